@@ -1,0 +1,489 @@
+//! The checked module: what `sema` produces from the syntax tree. Names are resolved to ids,
+//! scopes are flattened, every instruction has a known opcode, a normalised modifier set and
+//! typed operands. This is the input of the MIR lowering.
+
+use crate::ast::{ScalarType, Span, StateSpace};
+
+/// A register (a `.reg` variable, after scopes are flattened) in one function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+
+/// A variable in memory (`.local`, `.shared`, `.global`, `.const`, `.param`) visible in a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// A label in one function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LabelId(pub u32);
+
+/// The whole checked module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedModule {
+    /// `.version`.
+    pub version: (u32, u32),
+    /// The `sm_NN` target number (75 for `sm_75`).
+    pub target_sm: u32,
+    /// Module-scope variables (`.global`, `.const`, `.shared` incl. `.extern .shared`).
+    pub globals: Vec<VarInfo>,
+    /// Functions with bodies, in source order (kernels and device functions).
+    pub functions: Vec<CheckedFunction>,
+}
+
+/// A register declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegInfo {
+    /// The name as written (after `%r<N>` expansion, e.g. `%r3`).
+    pub name: String,
+    /// Its type.
+    pub ty: ScalarType,
+    /// `.v2`/`.v4` vector registers have a width; scalars 1.
+    pub vector: u32,
+}
+
+/// A variable in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarInfo {
+    /// The name.
+    pub name: String,
+    /// Its state space.
+    pub space: StateSpace,
+    /// Element type.
+    pub ty: ScalarType,
+    /// Total size in bytes (0 for `.extern .shared` dynamic arrays).
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Initial bytes (little-endian), if initialised.
+    pub init: Option<Vec<u8>>,
+    /// Addresses of other variables stored in the initialiser: (byte offset, variable, generic?).
+    pub init_relocs: Vec<(u64, VarId, bool)>,
+    /// `.extern`.
+    pub is_extern: bool,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A kernel parameter with its position in the parameter block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamInfo {
+    /// The name.
+    pub name: String,
+    /// Element type.
+    pub ty: ScalarType,
+    /// Size in bytes (element size times array length).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Byte offset in the parameter block (natural alignment, PTX rules).
+    pub offset: u32,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A checked function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedFunction {
+    /// Its name.
+    pub name: String,
+    /// `.entry`?
+    pub is_entry: bool,
+    /// Parameters in order with their layout.
+    pub params: Vec<ParamInfo>,
+    /// Return values (device functions).
+    pub returns: Vec<ParamInfo>,
+    /// Registers, indexed by [`RegId`].
+    pub regs: Vec<RegInfo>,
+    /// Variables visible in the function, indexed by [`VarId`]: the module globals first (same
+    /// order as [`CheckedModule::globals`]), then the function's own `.local`/`.shared`/`.param`.
+    pub vars: Vec<VarInfo>,
+    /// Label names, indexed by [`LabelId`].
+    pub labels: Vec<String>,
+    /// `.maxntid`.
+    pub max_ntid: Option<[u32; 3]>,
+    /// `.reqntid`.
+    pub req_ntid: Option<[u32; 3]>,
+    /// `.maxnreg`.
+    pub max_nreg: Option<u32>,
+    /// The body as a flat list (nested scopes flattened).
+    pub body: Vec<CheckedStmt>,
+    /// The whole function.
+    pub span: Span,
+}
+
+/// A statement of a checked body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckedStmt {
+    /// A label definition.
+    Label(LabelId),
+    /// An instruction.
+    Inst(CheckedInst),
+    /// A `.loc` line marker.
+    Loc { file: u32, line: u32, col: u32 },
+}
+
+/// A checked instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedInst {
+    /// `@p` / `@!p`: the predicate register and negation.
+    pub guard: Option<(RegId, bool)>,
+    /// The opcode.
+    pub op: Opcode,
+    /// Normalised modifiers.
+    pub mods: Mods,
+    /// Operands, in the written order.
+    pub operands: Vec<CheckedOperand>,
+    /// The whole instruction.
+    pub span: Span,
+}
+
+/// A resolved operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckedOperand {
+    /// A register.
+    Reg(RegId),
+    /// `!p`.
+    NotReg(RegId),
+    /// An element of a vector register: `%v.x` is `(reg, 0)`.
+    RegElem(RegId, u8),
+    /// An integer immediate (as written, 64-bit two's complement).
+    Int(i64),
+    /// A float immediate; `single` is true for `0f` literals.
+    Float { value: f64, single: bool },
+    /// A special register.
+    Special(SpecialReg),
+    /// The address of a variable (`mov.u64 %rd, var;`, `cvta.shared.u64 %rd, var;`).
+    VarAddr(VarId),
+    /// A memory address.
+    Address { base: AddrBase, offset: i64 },
+    /// `{a, b, ...}`: every element is a register, an immediate or the sink.
+    Vector(Vec<CheckedOperand>),
+    /// A branch target.
+    Label(LabelId),
+    /// A function name (`call`).
+    Func(String),
+    /// An argument list of `call`.
+    List(Vec<CheckedOperand>),
+    /// `_`.
+    Sink,
+}
+
+/// The base of an address operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddrBase {
+    /// `[%rd1+8]`
+    Reg(RegId),
+    /// `[var+8]` (incl. kernel parameters, which are variables in the `.param` space).
+    Var(VarId),
+    /// `[0x100]`
+    Absolute,
+}
+
+/// Special registers readable on sm_75.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum SpecialReg {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    NSmId,
+    GridId,
+    LaneMaskEq,
+    LaneMaskLe,
+    LaneMaskLt,
+    LaneMaskGe,
+    LaneMaskGt,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
+    TotalSmemSize,
+    DynamicSmemSize,
+    WarpSize,
+}
+
+/// PTX opcodes accepted for sm_75.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Opcode {
+    Abs,
+    Activemask,
+    Add,
+    Addc,
+    And,
+    Atom,
+    Bar,
+    Barrier,
+    Bfe,
+    Bfi,
+    Bfind,
+    Bmsk,
+    Bra,
+    Brev,
+    Brkpt,
+    Call,
+    Clz,
+    Cnot,
+    Copysign,
+    Cos,
+    Cvt,
+    Cvta,
+    Div,
+    Dp2a,
+    Dp4a,
+    Ex2,
+    Exit,
+    Fence,
+    Fma,
+    Isspacep,
+    Ld,
+    Ldu,
+    Ldmatrix,
+    Lg2,
+    Lop3,
+    Mad,
+    Mad24,
+    Madc,
+    Match,
+    Max,
+    Membar,
+    Min,
+    Mov,
+    Mul,
+    Mul24,
+    Nanosleep,
+    Neg,
+    Not,
+    Or,
+    Pmevent,
+    Popc,
+    Prefetch,
+    Prmt,
+    Rcp,
+    Red,
+    Rem,
+    Ret,
+    Rsqrt,
+    Sad,
+    Selp,
+    Set,
+    Setp,
+    Shf,
+    Shfl,
+    Shl,
+    Shr,
+    Sin,
+    Slct,
+    Sqrt,
+    St,
+    Sub,
+    Subc,
+    Szext,
+    Tanh,
+    Testp,
+    Trap,
+    Vote,
+    Xor,
+}
+
+/// Normalised modifiers of an instruction: each category at most once, whatever the written
+/// order. Which categories an opcode accepts is the per-opcode table's business.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mods {
+    /// Type suffixes in written order (`cvt.f32.s32` = `[F32, S32]`; `mul.wide.s32` = `[S32]`).
+    pub types: Vec<ScalarType>,
+    /// State space (`ld.global`, `cvta.to.shared`: `Shared`).
+    pub space: Option<StateSpace>,
+    /// `cvta.to.*` (conversion from generic to the space) rather than `cvta.*`.
+    pub to_space: bool,
+    /// Rounding mode.
+    pub rounding: Option<Rounding>,
+    /// `.ftz`.
+    pub ftz: bool,
+    /// `.sat` (and `.satfinite`).
+    pub sat: bool,
+    /// `.approx` / `.full` precision of div/rcp/sqrt/transcendentals.
+    pub approx: bool,
+    /// `.full` (div.full.f32).
+    pub full: bool,
+    /// `.lo` / `.hi` / `.wide` for mul/mad.
+    pub mul_mode: Option<MulMode>,
+    /// `.cc` (writes the carry flag).
+    pub cc: bool,
+    /// Comparison of setp/set/slct.
+    pub cmp: Option<CmpOp>,
+    /// Boolean combine of setp/set (`.and/.or/.xor`), or vote mode for vote, or reduction op of bar.red.
+    pub bool_op: Option<BoolOp>,
+    /// Atomic/reduction operation.
+    pub atom_op: Option<AtomOp>,
+    /// `.v2` / `.v4`.
+    pub vector: Option<u8>,
+    /// Cache operator (`.ca/.cg/.cs/.lu/.cv/.wb/.wt/.nc`).
+    pub cache: Option<CacheOp>,
+    /// Memory ordering (`.relaxed/.acquire/.release/.acq_rel/.sc/.volatile/.weak`).
+    pub order: Option<MemOrder>,
+    /// Scope (`.cta/.gpu/.sys`).
+    pub scope: Option<MemScope>,
+    /// shfl mode.
+    pub shfl_mode: Option<ShflMode>,
+    /// vote mode (`.all/.any/.uni/.ballot`).
+    pub vote_mode: Option<VoteMode>,
+    /// `.sync` (shfl/vote/bar/barrier/match).
+    pub sync: bool,
+    /// `.aligned`.
+    pub aligned: bool,
+    /// `.uni` on bra/call/ret.
+    pub uni: bool,
+    /// `.shiftamt` (bfind), `.clamp`/`.wrap` (shf), `.l`/`.r` (shf), etc.: other flags, lowercase.
+    pub flags: Vec<String>,
+}
+
+impl Mods {
+    /// True if `flag` (e.g. `"shiftamt"`) was written.
+    pub fn has_flag(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+
+    /// The first type suffix.
+    pub fn ty(&self) -> Option<ScalarType> {
+        self.types.first().copied()
+    }
+}
+
+/// Rounding modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Rounding {
+    /// `.rn` (floating-point result, nearest even)
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+    /// `.rni` (integer result, nearest even)
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+    /// `.rna` (nearest, ties away)
+    Rna,
+}
+
+/// `mul`/`mad` result selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum MulMode {
+    Lo,
+    Hi,
+    Wide,
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+/// Boolean combination operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+    Popc,
+}
+
+/// Atomic and reduction operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// Cache operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CacheOp {
+    Ca,
+    Cg,
+    Cs,
+    Lu,
+    Cv,
+    Wb,
+    Wt,
+    Nc,
+}
+
+/// Memory ordering semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum MemOrder {
+    Weak,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    Sc,
+    Volatile,
+}
+
+/// Memory scopes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum MemScope {
+    Cta,
+    Gpu,
+    Sys,
+}
+
+/// `shfl` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+/// `vote` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}

@@ -1,0 +1,1 @@
+//! ptxc as a library: the stages behind the `ptxc` command.

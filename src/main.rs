@@ -1,0 +1,2 @@
+//! The `ptxc` command-line tool.
+fn main() {}
