@@ -15,12 +15,18 @@ pub struct Span {
 impl Span {
     /// A span from `start` to `end` (byte offsets).
     pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -60,7 +66,11 @@ pub enum Item {
     /// A module-scope variable (`.global`, `.const`, `.shared`, ...).
     Variable(VarDecl),
     /// `.file N "name"` (kept for line information).
-    File { index: u32, name: String, span: Span },
+    File {
+        index: u32,
+        name: String,
+        span: Span,
+    },
     /// `.section`, `.pragma` and other directives that are kept but do not change the code.
     Opaque { directive: String, span: Span },
 }
@@ -181,7 +191,10 @@ impl ScalarType {
 
     /// True for `.sN`.
     pub fn is_signed(self) -> bool {
-        matches!(self, ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64)
+        matches!(
+            self,
+            ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64
+        )
     }
 
     /// True for floating-point types (incl. packed f16x2).
@@ -324,17 +337,34 @@ pub enum Initializer {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     /// An integer literal with its value and whether it is unsigned (`U` suffix or too big for i64).
-    Int { value: u64, unsigned: bool, span: Span },
+    Int {
+        value: u64,
+        unsigned: bool,
+        span: Span,
+    },
     /// A float literal: `0fXXXXXXXX` (f32 bits widened), `0dXXXXXXXXXXXXXXXX`, or decimal.
-    Float { value: f64, single: bool, span: Span },
+    Float {
+        value: f64,
+        single: bool,
+        span: Span,
+    },
     /// A name: address of a variable or function (`generic(x)` is `Generic`).
     Symbol(Ident),
     /// `generic(name)`.
     Generic(Ident),
     /// Unary minus, `~`, `!`.
-    Unary { op: char, arg: Box<Expr>, span: Span },
+    Unary {
+        op: char,
+        arg: Box<Expr>,
+        span: Span,
+    },
     /// Binary `+ - * / % & | ^ << >>`.
-    Binary { op: String, lhs: Box<Expr>, rhs: Box<Expr>, span: Span },
+    Binary {
+        op: String,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        span: Span,
+    },
 }
 
 /// A statement in a function body.
@@ -349,7 +379,12 @@ pub enum Statement {
     /// `{ ... }` nested scope.
     Block(Vec<Statement>, Span),
     /// `.loc file line col`.
-    Loc { file: u32, line: u32, col: u32, span: Span },
+    Loc {
+        file: u32,
+        line: u32,
+        col: u32,
+        span: Span,
+    },
     /// `.pragma "..."` and other kept directives.
     Opaque { directive: String, span: Span },
     /// `.callprototype` declaration.

@@ -1,0 +1,154 @@
+//! The decoder: 128 bits to an [`Inst`], driven by the form table. It never panics: an
+//! encoding that no form explains exactly is an error carrying the raw words.
+
+use super::bits::{bits, to_words};
+use super::build::{GUARD, GUARD_NEG, OPCODE};
+use super::control::Control;
+use super::desc::{Form, OpKind, OperandDesc};
+use super::inst::{FormId, Inst, Operand, Value};
+use super::sm75::isa;
+use smallvec::SmallVec;
+
+/// Why a word does not decode.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// No form has this opcode.
+    #[error("unknown opcode {opcode:#05x} at offset {offset:#x} (words {w0:#018x} {w1:#018x})")]
+    UnknownOpcode {
+        opcode: u16,
+        offset: u64,
+        w0: u64,
+        w1: u64,
+    },
+    /// The opcode is known but some bits match none of its forms.
+    #[error(
+        "unsupported encoding of {mnemonic} at offset {offset:#x} (words {w0:#018x} {w1:#018x}): {why}"
+    )]
+    Illegal {
+        mnemonic: &'static str,
+        offset: u64,
+        w0: u64,
+        w1: u64,
+        why: String,
+    },
+    /// The code size is not a multiple of 16 bytes.
+    #[error("code size {0} is not a multiple of 16 bytes")]
+    Truncated(usize),
+}
+
+/// Decodes one instruction found at byte `offset` (used in error messages).
+pub fn decode(word: u128, offset: u64) -> Result<Inst, DecodeError> {
+    let (w0, w1) = to_words(word);
+    let opcode = OPCODE.get(word) as u16;
+    let candidates = isa().by_opcode(opcode);
+    let mut last_why = String::new();
+    for &id in candidates {
+        match decode_form(id, isa().form(id), word) {
+            Ok(inst) => return Ok(inst),
+            Err(why) => last_why = why,
+        }
+    }
+    match candidates.first() {
+        None => Err(DecodeError::UnknownOpcode {
+            opcode,
+            offset,
+            w0,
+            w1,
+        }),
+        Some(&id) => Err(DecodeError::Illegal {
+            mnemonic: isa().form(id).mnemonic,
+            offset,
+            w0,
+            w1,
+            why: last_why,
+        }),
+    }
+}
+
+/// Decodes a whole code section (a multiple of 16 bytes).
+pub fn decode_all(code: &[u8]) -> Result<Vec<Inst>, DecodeError> {
+    if !code.len().is_multiple_of(16) {
+        return Err(DecodeError::Truncated(code.len()));
+    }
+    code.chunks_exact(16)
+        .enumerate()
+        .map(|(i, c)| {
+            decode(
+                u128::from_le_bytes(c.try_into().expect("16-byte chunk")),
+                i as u64 * 16,
+            )
+        })
+        .collect()
+}
+
+fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
+    let stray = (word ^ form.template) & !form.covered;
+    if stray != 0 {
+        return Err(format!("bits {:#x} are not understood", stray));
+    }
+    let operands = form
+        .operands
+        .iter()
+        .map(|d| decode_operand(d, word))
+        .collect::<Result<SmallVec<_>, _>>()?;
+    let mut mods = SmallVec::new();
+    for m in &form.mods {
+        let v = m.field.get(word) as u16;
+        if !m.values.iter().any(|(k, _)| *k == v) {
+            return Err(format!("modifier {} has unknown value {v}", m.name));
+        }
+        mods.push(v);
+    }
+    Ok(Inst {
+        form: id,
+        guard: GUARD.get(word) as u8,
+        guard_neg: GUARD_NEG.get(word) == 1,
+        operands,
+        mods,
+        ctrl: Control::decode(word),
+    })
+}
+
+fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
+    let value = match d.kind {
+        OpKind::Gpr { field, .. } => Value::Reg(field.get(word) as u8),
+        OpKind::Ugpr { field, .. } => Value::UReg(field.get(word) as u8),
+        OpKind::Pred { field, neg } | OpKind::Upred { field, neg } => Value::Pred {
+            idx: field.get(word) as u8,
+            neg: neg.is_some_and(|b| bits(b, 1).get(word) == 1),
+        },
+        OpKind::Imm { field, .. } => Value::Imm(field.get(word)),
+        OpKind::CBank { bank, offset } => Value::CBank {
+            bank: bank.get(word) as u8,
+            offset: offset.get(word) as i32,
+            reg: None,
+        },
+        OpKind::CBankIndexed { bank, offset, reg } => Value::CBank {
+            bank: bank.get(word) as u8,
+            offset: offset.get_signed(word) as i32,
+            reg: Some(reg.get(word) as u8),
+        },
+        OpKind::Mem {
+            base,
+            offset,
+            uniform,
+            scale,
+        } => Value::Mem {
+            base: base.get(word) as u8,
+            uniform: uniform.map(|f| f.get(word) as u8),
+            offset: offset.get_signed(word) as i32,
+            scale: scale.map_or(0, |f| f.get(word) as u8),
+        },
+        OpKind::Rel { field } => Value::Rel(field.get_signed(word)),
+        OpKind::SReg { field } => Value::SReg(field.get(word) as u8),
+        OpKind::Barrier { field } => Value::Barrier(field.get(word) as u8),
+    };
+    let flag = |b: Option<u8>| b.is_some_and(|b| bits(b, 1).get(word) == 1);
+    Ok(Operand {
+        value,
+        neg: flag(d.neg),
+        abs: flag(d.abs),
+        not: flag(d.not),
+        swizzle: d.swizzle.map_or(0, |f| f.get(word) as u8),
+    })
+}

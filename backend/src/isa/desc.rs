@@ -1,0 +1,313 @@
+//! The description language for instruction forms. One [`Form`] says everything about one
+//! encoding of one SASS operation: its opcode bits, its operands and where they live, its
+//! modifiers with their spellings, the bits that are fixed, and what later stages need to
+//! know (latency class, scoreboard use). Encoder, decoder, disassembler, scheduler and
+//! simulator all read these tables; no bit position is written anywhere else.
+
+use super::bits::BitField;
+
+/// Semantic operation shared by all forms (reg/imm/const...) of one SASS instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Op {
+    Mov,
+    Iadd3,
+    Imad,
+    ImadWide,
+    ImadHi,
+    Lea,
+    LeaHi,
+    Lop3,
+    Shf,
+    Isetp,
+    Sel,
+    Imnmx,
+    Iabs,
+    Prmt,
+    Sgxt,
+    Popc,
+    Flo,
+    Brev,
+    Plop3,
+    Fadd,
+    Fmul,
+    Ffma,
+    Fsetp,
+    Fmnmx,
+    Fsel,
+    Mufu,
+    Dadd,
+    Dmul,
+    Dfma,
+    Dsetp,
+    Hadd2,
+    Hfma2,
+    Hmul2,
+    I2f,
+    F2i,
+    F2f,
+    Fchk,
+    S2r,
+    Cs2r,
+    S2ur,
+    Ldg,
+    Stg,
+    Lds,
+    Sts,
+    Ldl,
+    Stl,
+    Ldc,
+    Uldc,
+    Atomg,
+    AtomgCas,
+    Atoms,
+    AtomsCas,
+    Red,
+    Membar,
+    Errbar,
+    Cctl,
+    Bar,
+    Shfl,
+    Vote,
+    Voteu,
+    Uiadd3,
+    Ulop3,
+    Bra,
+    Exit,
+    Bssy,
+    Bsync,
+    Bmov,
+    Warpsync,
+    Call,
+    Ret,
+    Nop,
+    Depbar,
+}
+
+/// How long a result takes, for the scheduler and the simulator's hazard model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LatencyClass {
+    /// Fixed latency, ALU pipe (IADD3, LOP3, ISETP, MOV, ...).
+    Alu,
+    /// Fixed latency, FMA pipe (FFMA, FADD, FMUL, IMAD family).
+    Fma,
+    /// Fixed latency, half-precision pipe (HADD2, HFMA2, HMUL2).
+    Fp16,
+    /// Variable latency: produces its result through a write scoreboard.
+    Variable,
+    /// Control flow and instructions without a register result.
+    None,
+}
+
+/// Which execution pipe an instruction issues to (throughput model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Pipe {
+    Alu,
+    Fma,
+    Fp64,
+    Fp16,
+    Mufu,
+    Conv,
+    Lsu,
+    Branch,
+    Uniform,
+    Misc,
+}
+
+/// Per-form facts for the scheduler and the simulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// Result latency class.
+    pub latency: LatencyClass,
+    /// Execution pipe.
+    pub pipe: Pipe,
+    /// Reads its register sources after issue (needs a read scoreboard to protect WAR).
+    pub reads_late: bool,
+    /// Ends the basic block (branch, exit, return).
+    pub terminator: bool,
+}
+
+/// How an immediate is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImmStyle {
+    /// Unsigned hexadecimal (`0xc0800000`).
+    Hex,
+    /// Signed hexadecimal (`-0xd`).
+    SignedHex,
+    /// An f32 bit pattern printed as a float (`0.5`, `+INF`).
+    F32,
+    /// The upper 32 bits of an f64 (the lower 32 are zero).
+    F64Hi,
+}
+
+/// Where and how an operand is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// A general register (8 bits, 255 = RZ); `width` consecutive registers (1, 2 or 4).
+    Gpr { field: BitField, width: u8 },
+    /// A uniform register (6 bits, 63 = URZ).
+    Ugpr { field: BitField, width: u8 },
+    /// A predicate (3 bits, 7 = PT) with an optional negation bit.
+    Pred { field: BitField, neg: Option<u8> },
+    /// A uniform predicate (3 bits, 7 = UPT) with an optional negation bit.
+    Upred { field: BitField, neg: Option<u8> },
+    /// An immediate in `field`.
+    Imm { field: BitField, style: ImmStyle },
+    /// A constant-bank operand `c[bank][offset]`; the offset's low `ignore_low` bits are not
+    /// part of the operand (ALU operands address words).
+    CBank { bank: BitField, offset: BitField },
+    /// `c[bank][Rn+offset]` (LDC): register index with signed offset.
+    CBankIndexed {
+        bank: BitField,
+        offset: BitField,
+        reg: BitField,
+    },
+    /// A memory address `[Ra+offset]`; `uniform` adds `URn` (`[UR4+0x4]` when Ra is RZ);
+    /// `scale` is the `.X4/.X8/.X16` field of shared-memory accesses; `wide` marks `.64`-bit
+    /// address registers (printed without suffix).
+    Mem {
+        base: BitField,
+        offset: BitField,
+        uniform: Option<BitField>,
+        scale: Option<BitField>,
+    },
+    /// A branch target: signed byte offset relative to the next instruction.
+    Rel { field: BitField },
+    /// A special register number (`SR_TID.X`).
+    SReg { field: BitField },
+    /// A convergence barrier register `B0..B15`.
+    Barrier { field: BitField },
+}
+
+/// When an operand is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    /// Always.
+    Always,
+    /// Only when its value differs from the default.
+    IfNotDefault,
+    /// Only when modifier `mod_index` of the form is non-zero.
+    IfMod(u8),
+    /// Never printed (an encoding detail that still round-trips).
+    Never,
+}
+
+/// The operand's role, for the backend and the simulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Role {
+    Dst,
+    PredDst0,
+    PredDst1,
+    A,
+    B,
+    C,
+    /// Predicate source (carry-in, select, combine).
+    PredSrc0,
+    PredSrc1,
+    PredSrc2,
+    Addr,
+    /// Data stored (stores, atomics).
+    Data,
+    Target,
+    Other,
+}
+
+/// An operand of a form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandDesc {
+    /// Role for the backend and simulator.
+    pub role: Role,
+    /// Encoding.
+    pub kind: OpKind,
+    /// Bit that negates the operand (`-R4`).
+    pub neg: Option<u8>,
+    /// Bit that takes the absolute value (`|R4|`).
+    pub abs: Option<u8>,
+    /// Bit that complements the operand (`~R4`, in `.X` forms).
+    pub not: Option<u8>,
+    /// Reuse slot (0 = A, 1 = B, 2 = C) for `.reuse`.
+    pub reuse: Option<u8>,
+    /// Value of the field when the operand is absent (RZ = 255, PT = 7, !PT = 15 incl. neg).
+    pub default: u64,
+    /// Printing rule.
+    pub show: Show,
+    /// True for outputs.
+    pub is_def: bool,
+    /// Half-precision swizzle field (`.H0_H0`, `.H1_H1`, `.F32`), if any.
+    pub swizzle: Option<BitField>,
+}
+
+/// A modifier: a field whose values print as `.SPELLING` suffixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModDesc {
+    /// Name, for the backend and the simulator (`"cmp"`, `"signed"`, `"rnd"` ...).
+    pub name: &'static str,
+    /// Where it is.
+    pub field: BitField,
+    /// `(value, spelling)`; an empty spelling prints nothing. Values not listed are illegal.
+    pub values: &'static [(u16, &'static str)],
+    /// The value used when the backend does not set it.
+    pub default: u16,
+}
+
+/// A printing alias: when every condition holds, `infix` is printed after the mnemonic
+/// (nvdisasm's `IMAD.MOV`, `IMAD.SHL`, `IMAD.IADD`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// The text inserted after the mnemonic, e.g. `.MOV`.
+    pub infix: &'static str,
+    /// Conditions: `(operand index, condition)`, or `(modifier index, ModIs(v))`.
+    pub when: &'static [(u8, AliasCond)],
+}
+
+/// A condition of an [`Alias`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AliasCond {
+    /// The register operand is RZ.
+    IsRz,
+    /// The immediate operand equals the value.
+    ImmEq(u32),
+    /// The immediate operand is a power of two.
+    ImmPow2,
+    /// The modifier (the index names a modifier, not an operand) has this value.
+    ModIs(u16),
+}
+
+/// One encoding of one SASS instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Form {
+    /// Printed mnemonic (`IMAD`, `LDG`).
+    pub mnemonic: &'static str,
+    /// Semantic operation.
+    pub op: Op,
+    /// Bits 0..12 (base opcode and operand form).
+    pub opcode: u16,
+    /// Operands in printed order.
+    pub operands: Vec<OperandDesc>,
+    /// Modifiers in printed order.
+    pub mods: Vec<ModDesc>,
+    /// Aliases, tried in order.
+    pub aliases: Vec<Alias>,
+    /// Fixed bits outside every field: `(field, value)`.
+    pub fixed: Vec<(BitField, u64)>,
+    /// Scheduler and simulator facts.
+    pub meta: Meta,
+    /// Bits owned by some field (computed).
+    pub covered: u128,
+    /// Template: fixed values and defaults of every field (computed).
+    pub template: u128,
+}
+
+impl Form {
+    /// Index of the modifier called `name`.
+    pub fn mod_index(&self, name: &str) -> Option<usize> {
+        self.mods.iter().position(|m| m.name == name)
+    }
+
+    /// Index of the first operand with `role`.
+    pub fn operand_index(&self, role: Role) -> Option<usize> {
+        self.operands.iter().position(|o| o.role == role)
+    }
+}

@@ -1,0 +1,258 @@
+//! The encoder: an [`Inst`] to 128 bits, driven by the form table.
+
+use super::bits::bits;
+use super::build::{GUARD, GUARD_NEG};
+use super::control::ControlError;
+use super::desc::{Form, OpKind, OperandDesc};
+use super::inst::{Inst, Operand, Value};
+use super::sm75::isa;
+
+/// Why an instruction cannot be encoded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EncodeError {
+    /// Wrong number of operands or modifiers for the form.
+    #[error("{mnemonic}: expected {expected} {what}, got {got}")]
+    Arity {
+        mnemonic: &'static str,
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
+    /// An operand value of the wrong kind for its slot.
+    #[error("{mnemonic}: operand {index} ({value:?}) does not fit the form's {kind}")]
+    Kind {
+        mnemonic: &'static str,
+        index: usize,
+        value: Value,
+        kind: &'static str,
+    },
+    /// A value too large for its field.
+    #[error("{mnemonic}: operand {index} value {value} does not fit its field")]
+    Range {
+        mnemonic: &'static str,
+        index: usize,
+        value: i64,
+    },
+    /// A modifier value the form does not list.
+    #[error("{mnemonic}: modifier {name} has no value {value}")]
+    Modifier {
+        mnemonic: &'static str,
+        name: &'static str,
+        value: u16,
+    },
+    /// An operand modifier (neg/abs/not) the slot does not have.
+    #[error("{mnemonic}: operand {index} cannot be {what}")]
+    OperandModifier {
+        mnemonic: &'static str,
+        index: usize,
+        what: &'static str,
+    },
+    /// An illegal control code.
+    #[error("{0}")]
+    Control(#[from] ControlError),
+}
+
+/// Encodes `inst` into its 128-bit word.
+pub fn encode(inst: &Inst) -> Result<u128, EncodeError> {
+    let form = isa().form(inst.form);
+    let mut word = form.template;
+    GUARD.set(&mut word, inst.guard as u64);
+    GUARD_NEG.set(&mut word, u64::from(inst.guard_neg));
+    check_arity(form, inst)?;
+    for (index, (desc, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
+        encode_operand(form, index, desc, op, &mut word)?;
+    }
+    for (m, &value) in form.mods.iter().zip(&inst.mods) {
+        if !m.values.iter().any(|(v, _)| *v == value) {
+            return Err(EncodeError::Modifier {
+                mnemonic: form.mnemonic,
+                name: m.name,
+                value,
+            });
+        }
+        m.field.set(&mut word, value as u64);
+    }
+    inst.ctrl.encode_into(&mut word)?;
+    Ok(word)
+}
+
+fn check_arity(form: &Form, inst: &Inst) -> Result<(), EncodeError> {
+    let arity = |what, expected, got| {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(EncodeError::Arity {
+                mnemonic: form.mnemonic,
+                what,
+                expected,
+                got,
+            })
+        }
+    };
+    arity("operands", form.operands.len(), inst.operands.len())?;
+    arity("modifiers", form.mods.len(), inst.mods.len())
+}
+
+fn encode_operand(
+    form: &Form,
+    index: usize,
+    desc: &OperandDesc,
+    op: &Operand,
+    word: &mut u128,
+) -> Result<(), EncodeError> {
+    let mnemonic = form.mnemonic;
+    let kind_err = |kind| EncodeError::Kind {
+        mnemonic,
+        index,
+        value: op.value,
+        kind,
+    };
+    let range_err = |value: i64| EncodeError::Range {
+        mnemonic,
+        index,
+        value,
+    };
+    match (desc.kind, op.value) {
+        (OpKind::Gpr { field, .. }, Value::Reg(r))
+        | (OpKind::Ugpr { field, .. }, Value::UReg(r))
+        | (OpKind::SReg { field }, Value::SReg(r))
+        | (OpKind::Barrier { field }, Value::Barrier(r)) => {
+            if !field.fits_unsigned(r as u64) {
+                return Err(range_err(r as i64));
+            }
+            field.set(word, r as u64);
+        }
+        (OpKind::Pred { field, neg }, Value::Pred { idx, neg: n })
+        | (OpKind::Upred { field, neg }, Value::Pred { idx, neg: n }) => {
+            if idx > 7 {
+                return Err(range_err(idx as i64));
+            }
+            field.set(word, idx as u64);
+            match neg {
+                Some(bit) => bits(bit, 1).set(word, u64::from(n)),
+                None if n => return Err(kind_err("non-negatable predicate")),
+                None => {}
+            }
+        }
+        (OpKind::Imm { field, .. }, Value::Imm(v)) => {
+            if !field.fits_unsigned(v) {
+                return Err(range_err(v as i64));
+            }
+            field.set(word, v);
+        }
+        (
+            OpKind::CBank { bank, offset },
+            Value::CBank {
+                bank: b,
+                offset: o,
+                reg: None,
+            },
+        ) => {
+            if !bank.fits_unsigned(b as u64) || o < 0 || !offset.fits_unsigned(o as u64) {
+                return Err(range_err(o as i64));
+            }
+            bank.set(word, b as u64);
+            offset.set(word, o as u64);
+        }
+        (
+            OpKind::CBankIndexed { bank, offset, reg },
+            Value::CBank {
+                bank: b,
+                offset: o,
+                reg: Some(r),
+            },
+        ) => {
+            if !bank.fits_unsigned(b as u64) || !offset.fits_signed(o as i64) {
+                return Err(range_err(o as i64));
+            }
+            bank.set(word, b as u64);
+            offset.set(word, o as u64);
+            reg.set(word, r as u64);
+        }
+        (
+            OpKind::Mem {
+                base,
+                offset,
+                uniform,
+                scale,
+            },
+            Value::Mem {
+                base: b,
+                uniform: u,
+                offset: o,
+                scale: s,
+            },
+        ) => {
+            if !offset.fits_signed(o as i64) {
+                return Err(range_err(o as i64));
+            }
+            base.set(word, b as u64);
+            offset.set(word, o as u64);
+            match (uniform, u) {
+                (Some(f), Some(u)) => f.set(word, u as u64),
+                (Some(_), None) | (None, None) => {}
+                (None, Some(_)) => return Err(kind_err("address without uniform register")),
+            }
+            match (scale, s) {
+                (Some(f), s) => f.set(word, s as u64),
+                (None, 0) => {}
+                (None, _) => return Err(kind_err("address without scale")),
+            }
+        }
+        (OpKind::Rel { field }, Value::Rel(off)) => {
+            if !field.fits_signed(off) {
+                return Err(range_err(off));
+            }
+            field.set(word, off as u64);
+        }
+        (kind, _) => return Err(kind_err(kind_name(kind))),
+    }
+    encode_flag(desc.neg, op.neg, word).map_err(|_| flag_err(mnemonic, index, "negated"))?;
+    encode_flag(desc.abs, op.abs, word).map_err(|_| flag_err(mnemonic, index, "absolute"))?;
+    encode_flag(desc.not, op.not, word).map_err(|_| flag_err(mnemonic, index, "complemented"))?;
+    match desc.swizzle {
+        Some(f) => f.set(word, op.swizzle as u64),
+        None if op.swizzle != 0 => return Err(flag_err(mnemonic, index, "swizzled")),
+        None => {}
+    }
+    Ok(())
+}
+
+fn flag_err(mnemonic: &'static str, index: usize, what: &'static str) -> EncodeError {
+    EncodeError::OperandModifier {
+        mnemonic,
+        index,
+        what,
+    }
+}
+
+fn encode_flag(bit: Option<u8>, set: bool, word: &mut u128) -> Result<(), ()> {
+    match bit {
+        Some(b) => {
+            // A shared neg/not bit may already be set by the other flag.
+            if set {
+                bits(b, 1).set(word, 1);
+            }
+            Ok(())
+        }
+        None if set => Err(()),
+        None => Ok(()),
+    }
+}
+
+/// A short name of an operand kind for messages.
+pub fn kind_name(kind: OpKind) -> &'static str {
+    match kind {
+        OpKind::Gpr { .. } => "register",
+        OpKind::Ugpr { .. } => "uniform register",
+        OpKind::Pred { .. } => "predicate",
+        OpKind::Upred { .. } => "uniform predicate",
+        OpKind::Imm { .. } => "immediate",
+        OpKind::CBank { .. } => "constant operand",
+        OpKind::CBankIndexed { .. } => "indexed constant operand",
+        OpKind::Mem { .. } => "memory address",
+        OpKind::Rel { .. } => "branch target",
+        OpKind::SReg { .. } => "special register",
+        OpKind::Barrier { .. } => "convergence barrier",
+    }
+}

@@ -1,0 +1,176 @@
+//! Building instructions by role: pick the form of an operation whose operand slots accept
+//! the given values (register, immediate, constant ...), and fill every other operand and
+//! modifier with its default.
+
+use super::control::Control;
+use super::desc::{Form, Op, OpKind, OperandDesc, Role};
+use super::inst::{FormId, Inst, Operand, Value};
+use super::sm75::isa;
+use smallvec::SmallVec;
+
+/// Why no form fits.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MakeError {
+    /// No form of the operation accepts these operands and modifiers.
+    #[error("no {op:?} form takes {what}")]
+    NoForm { op: Op, what: String },
+}
+
+impl Inst {
+    /// An instruction of form `id` with every operand and modifier at its default.
+    pub fn with_defaults(id: FormId) -> Inst {
+        let form = isa().form(id);
+        Inst {
+            form: id,
+            guard: 7,
+            guard_neg: false,
+            operands: form.operands.iter().map(default_operand).collect(),
+            mods: form.mods.iter().map(|m| m.default).collect(),
+            ctrl: Control::default(),
+        }
+    }
+
+    /// The form description.
+    pub fn desc(&self) -> &'static Form {
+        isa().form(self.form)
+    }
+
+    /// The first operand with `role`.
+    pub fn get(&self, role: Role) -> Option<&Operand> {
+        self.desc()
+            .operand_index(role)
+            .and_then(|i| self.operands.get(i))
+    }
+
+    /// The value of modifier `name`.
+    pub fn mod_value(&self, name: &str) -> Option<u16> {
+        self.desc()
+            .mod_index(name)
+            .and_then(|i| self.mods.get(i).copied())
+    }
+
+    /// Register width (1, 2 or 4) of the operand at `index`; width 0 in the table means
+    /// "from the `size` modifier" (memory data).
+    pub fn reg_width(&self, index: usize) -> u8 {
+        let d = &self.desc().operands[index];
+        match d.kind {
+            OpKind::Gpr { width: 0, .. } => match self.mod_value("size") {
+                Some(5) => 2,
+                Some(6) => 4,
+                _ => 1,
+            },
+            OpKind::Gpr { width, .. } | OpKind::Ugpr { width, .. } => width,
+            OpKind::Mem { .. } if self.mod_value("e") == Some(1) => 2,
+            _ => 1,
+        }
+    }
+}
+
+fn default_operand(d: &OperandDesc) -> Operand {
+    let value = match d.kind {
+        OpKind::Gpr { .. } => Value::Reg(d.default as u8),
+        OpKind::Ugpr { .. } => Value::UReg(d.default as u8),
+        OpKind::Pred { .. } | OpKind::Upred { .. } => Value::Pred {
+            idx: (d.default & 7) as u8,
+            neg: d.default >> 3 == 1,
+        },
+        OpKind::Imm { .. } => Value::Imm(d.default),
+        OpKind::CBank { .. } => Value::CBank {
+            bank: 0,
+            offset: 0,
+            reg: None,
+        },
+        OpKind::CBankIndexed { .. } => Value::CBank {
+            bank: 0,
+            offset: 0,
+            reg: Some(255),
+        },
+        OpKind::Mem { .. } => Value::Mem {
+            base: 255,
+            uniform: None,
+            offset: 0,
+            scale: 0,
+        },
+        OpKind::Rel { .. } => Value::Rel(0),
+        OpKind::SReg { .. } => Value::SReg(0),
+        OpKind::Barrier { .. } => Value::Barrier(0),
+    };
+    Operand::new(value)
+}
+
+/// True if a value of this kind can go in the slot.
+pub fn accepts(kind: OpKind, value: &Value) -> bool {
+    matches!(
+        (kind, value),
+        (OpKind::Gpr { .. }, Value::Reg(_))
+            | (OpKind::Ugpr { .. }, Value::UReg(_))
+            | (
+                OpKind::Pred { .. } | OpKind::Upred { .. },
+                Value::Pred { .. }
+            )
+            | (OpKind::Imm { .. }, Value::Imm(_))
+            | (OpKind::CBank { .. }, Value::CBank { reg: None, .. })
+            | (
+                OpKind::CBankIndexed { .. },
+                Value::CBank { reg: Some(_), .. }
+            )
+            | (OpKind::Mem { .. }, Value::Mem { .. })
+            | (OpKind::Rel { .. }, Value::Rel(_))
+            | (OpKind::SReg { .. }, Value::SReg(_))
+            | (OpKind::Barrier { .. }, Value::Barrier(_))
+    )
+}
+
+/// Builds an instruction of `op`: operands by role (the first slot with that role), modifiers
+/// by name; everything else at its default. The first form that accepts them is used.
+pub fn make(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, MakeError> {
+    let fits = |form: &Form| {
+        operands.iter().all(|(role, o)| {
+            form.operands
+                .iter()
+                .find(|d| d.role == *role)
+                .is_some_and(|d| accepts(d.kind, &o.value))
+        }) && mods.iter().all(|(name, v)| {
+            form.mods
+                .iter()
+                .any(|m| m.name == *name && m.values.iter().any(|(k, _)| k == v))
+        })
+    };
+    let (id, _) = isa()
+        .forms()
+        .find(|(_, f)| f.op == op && fits(f))
+        .ok_or_else(|| MakeError::NoForm {
+            op,
+            what: format!(
+                "{:?} with {:?}",
+                operands
+                    .iter()
+                    .map(|(r, o)| (r, o.value))
+                    .collect::<Vec<_>>(),
+                mods
+            ),
+        })?;
+    let mut inst = Inst::with_defaults(id);
+    let form = isa().form(id);
+    for (role, o) in operands {
+        if let Some(i) = form.operand_index(*role) {
+            inst.operands[i] = *o;
+        }
+    }
+    for (name, v) in mods {
+        if let Some(i) = form.mod_index(name) {
+            inst.mods[i] = *v;
+        }
+    }
+    Ok(inst)
+}
+
+/// Operand values of an instruction paired with their roles.
+pub fn by_role(inst: &Inst) -> SmallVec<[(Role, Operand); 8]> {
+    inst.desc()
+        .operands
+        .iter()
+        .map(|d| d.role)
+        .zip(inst.operands.iter().copied())
+        .collect()
+}

@@ -1,0 +1,22 @@
+//! The sm_75 instruction-set description and everything driven by it: the bit-field
+//! language ([`desc`], [`build`]), the table itself ([`sm75`]), and the [`encode`]r,
+//! [`decode`]r and disassembly [`text`] that read it. Control codes live in [`control`].
+
+pub mod bits;
+pub mod build;
+pub mod control;
+pub mod decode;
+pub mod desc;
+pub mod encode;
+pub mod floatfmt;
+pub mod inst;
+pub mod make;
+pub mod sm75;
+pub mod text;
+
+pub use control::Control;
+pub use decode::{DecodeError, decode, decode_all};
+pub use desc::{Form, Op, Role};
+pub use encode::{EncodeError, encode};
+pub use inst::{FormId, Inst, Operand, PT, RZ, URZ, Value};
+pub use sm75::isa;
