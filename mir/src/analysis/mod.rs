@@ -1,0 +1,3 @@
+//! Analyses over MIR functions.
+
+pub mod dom;

@@ -1,0 +1,166 @@
+//! A MIR function: arenas of instructions, values and blocks, and the block order.
+
+use super::entities::{Block, Inst, Value};
+use super::inst::{Aux, InstData, Opcode};
+use super::types::Type;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+use smallvec::SmallVec;
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDef {
+    /// Result `n` of an instruction.
+    Result(Inst, u8),
+    /// Parameter `n` of a block.
+    Param(Block, u8),
+}
+
+/// Facts about one value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueData {
+    /// Its type.
+    pub ty: Type,
+    /// Its definition.
+    pub def: ValueDef,
+}
+
+/// A basic block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockData {
+    /// Block parameters (SSA phis).
+    pub params: Vec<Value>,
+    /// Instructions in order; the last one is the terminator.
+    pub insts: Vec<Inst>,
+}
+
+/// A kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelParam {
+    /// Name.
+    pub name: String,
+    /// Byte offset in the parameter block.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+}
+
+/// A kernel in SSA form.
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    /// Name.
+    pub name: String,
+    /// Parameters in order.
+    pub params: Vec<KernelParam>,
+    /// `.reqntid`.
+    pub req_ntid: Option<[u32; 3]>,
+    /// `.maxntid`.
+    pub max_ntid: Option<[u32; 3]>,
+    /// `.maxnreg`.
+    pub max_nreg: Option<u32>,
+    /// Instruction arena.
+    pub insts: PrimaryMap<Inst, InstData>,
+    /// Results of each instruction.
+    pub results: SecondaryMap<Inst, SmallVec<[Value; 1]>>,
+    /// Value arena.
+    pub values: PrimaryMap<Value, ValueData>,
+    /// Block arena.
+    pub blocks: PrimaryMap<Block, BlockData>,
+    /// Block order; the first is the entry.
+    pub layout: Vec<Block>,
+}
+
+impl Function {
+    /// An empty function.
+    pub fn new(name: &str) -> Function {
+        Function { name: name.to_string(), ..Function::default() }
+    }
+
+    /// The entry block.
+    pub fn entry(&self) -> Option<Block> {
+        self.layout.first().copied()
+    }
+
+    /// Creates a block and appends it to the layout.
+    pub fn add_block(&mut self) -> Block {
+        let b = self.blocks.push(BlockData::default());
+        self.layout.push(b);
+        b
+    }
+
+    /// Adds a parameter of type `ty` to `block`.
+    pub fn add_block_param(&mut self, block: Block, ty: Type) -> Value {
+        let n = self.blocks[block].params.len() as u8;
+        let v = self.values.push(ValueData { ty, def: ValueDef::Param(block, n) });
+        self.blocks[block].params.push(v);
+        v
+    }
+
+    /// Appends an instruction producing results of `result_types` to `block`.
+    pub fn append(&mut self, block: Block, data: InstData, result_types: &[Type]) -> Inst {
+        let inst = self.insts.push(data);
+        let results = result_types
+            .iter()
+            .enumerate()
+            .map(|(i, &ty)| self.values.push(ValueData { ty, def: ValueDef::Result(inst, i as u8) }))
+            .collect();
+        self.results[inst] = results;
+        self.blocks[block].insts.push(inst);
+        inst
+    }
+
+    /// Appends a single-result instruction and returns the result.
+    pub fn append_value(
+        &mut self,
+        block: Block,
+        op: Opcode,
+        ty: Type,
+        args: &[Value],
+        aux: Aux,
+        result_ty: Type,
+    ) -> Value {
+        let inst = self.append(block, InstData { op, ty, args: args.into(), aux }, &[result_ty]);
+        self.results[inst][0]
+    }
+
+    /// The type of a value.
+    pub fn ty(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    /// The single result of an instruction.
+    pub fn result(&self, inst: Inst) -> Option<Value> {
+        self.results[inst].first().copied()
+    }
+
+    /// The terminator of a block.
+    pub fn terminator(&self, block: Block) -> Option<Inst> {
+        self.blocks[block].insts.last().copied().filter(|&i| self.insts[i].op.is_terminator())
+    }
+
+    /// Successor blocks of `block`.
+    pub fn successors(&self, block: Block) -> SmallVec<[Block; 2]> {
+        self.terminator(block)
+            .map(|t| self.insts[t].targets().iter().map(|c| c.block).collect())
+            .unwrap_or_default()
+    }
+
+    /// Predecessors of every block (in layout order of the predecessors).
+    pub fn predecessors(&self) -> SecondaryMap<Block, SmallVec<[Block; 2]>> {
+        let mut preds: SecondaryMap<Block, SmallVec<[Block; 2]>> = SecondaryMap::new();
+        for &b in &self.layout {
+            for s in self.successors(b) {
+                preds[s].push(b);
+            }
+        }
+        preds
+    }
+}
+
+/// A lowered module: its kernels.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// Kernels in source order.
+    pub functions: Vec<Function>,
+}

@@ -1,0 +1,14 @@
+//! The MIR proper: entities, types, instructions, functions, text form and verifier.
+
+pub mod entities;
+pub mod function;
+pub mod inst;
+pub mod print;
+pub mod types;
+pub mod verify;
+
+pub use entities::{Block, Inst, Value};
+pub use function::{BlockData, Function, KernelParam, Module, ValueData, ValueDef};
+pub use inst::*;
+pub use types::Type;
+pub use verify::{VerifyError, verify};

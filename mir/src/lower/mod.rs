@@ -1,0 +1,69 @@
+//! Lowering from the front end's checked module to MIR: blocks from labels and branches
+//! ([`blocks`]), SSA for PTX registers ([`ssa`]), and one file per instruction family.
+
+mod arith;
+mod blocks;
+mod compare;
+mod context;
+mod convert;
+mod memory;
+pub mod ssa;
+
+use crate::ir::{Function, KernelParam, Module};
+use context::Lowerer;
+use ptxc_frontend::ast::Span;
+use ptxc_frontend::checked::{CheckedFunction, CheckedModule};
+
+/// A construct the lowering cannot handle (yet), with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct LowerError {
+    /// What is wrong.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+impl LowerError {
+    /// An error at `span`.
+    pub fn new(message: impl Into<String>, span: Span) -> LowerError {
+        LowerError { message: message.into(), span }
+    }
+}
+
+/// Lowers every kernel (`.entry`) of the module.
+pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
+    let mut functions = Vec::new();
+    let mut errors = Vec::new();
+    for f in m.functions.iter().filter(|f| f.is_entry) {
+        match lower_function(f) {
+            Ok(func) => functions.push(func),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if errors.is_empty() { Ok(Module { functions }) } else { Err(errors) }
+}
+
+/// Lowers one kernel.
+pub fn lower_function(f: &CheckedFunction) -> Result<Function, Vec<LowerError>> {
+    let mut func = Function::new(&f.name);
+    func.params = f
+        .params
+        .iter()
+        .map(|p| KernelParam { name: p.name.clone(), offset: p.offset, size: p.size, align: p.align })
+        .collect();
+    func.req_ntid = f.req_ntid;
+    func.max_ntid = f.max_ntid;
+    func.max_nreg = f.max_nreg;
+    let segments = blocks::split(f).map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
+    let mut lowerer = Lowerer::new(f, func)?;
+    lowerer.lower_segments(&segments)?;
+    Ok(lowerer.finish())
+}
+
+fn span_of(f: &CheckedFunction, index: usize) -> Span {
+    match &f.body[index] {
+        ptxc_frontend::checked::CheckedStmt::Inst(i) => i.span,
+        _ => f.span,
+    }
+}
