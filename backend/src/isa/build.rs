@@ -215,7 +215,7 @@ pub fn form(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
             aliases: Vec::new(),
             fixed: Vec::new(),
             meta: Meta {
-                latency: LatencyClass::Alu,
+                cat: LatCat::Alu,
                 pipe: Pipe::Alu,
                 reads_late: false,
                 terminator: false,
@@ -251,9 +251,9 @@ impl FormBuilder {
         self
     }
 
-    /// Sets latency class and pipe.
-    pub fn timing(mut self, latency: LatencyClass, pipe: Pipe) -> Self {
-        self.form.meta.latency = latency;
+    /// Sets latency category and pipe.
+    pub fn timing(mut self, cat: LatCat, pipe: Pipe) -> Self {
+        self.form.meta.cat = cat;
         self.form.meta.pipe = pipe;
         self
     }

@@ -5,6 +5,7 @@
 //! simulator all read these tables; no bit position is written anywhere else.
 
 use super::bits::BitField;
+pub use super::timing::LatCat;
 
 /// Semantic operation shared by all forms (reg/imm/const...) of one SASS instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,21 +85,6 @@ pub enum Op {
     Depbar,
 }
 
-/// How long a result takes, for the scheduler and the simulator's hazard model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LatencyClass {
-    /// Fixed latency, ALU pipe (IADD3, LOP3, ISETP, MOV, ...).
-    Alu,
-    /// Fixed latency, FMA pipe (FFMA, FADD, FMUL, IMAD family).
-    Fma,
-    /// Fixed latency, half-precision pipe (HADD2, HFMA2, HMUL2).
-    Fp16,
-    /// Variable latency: produces its result through a write scoreboard.
-    Variable,
-    /// Control flow and instructions without a register result.
-    None,
-}
-
 /// Which execution pipe an instruction issues to (throughput model).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
@@ -118,8 +104,8 @@ pub enum Pipe {
 /// Per-form facts for the scheduler and the simulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Meta {
-    /// Result latency class.
-    pub latency: LatencyClass,
+    /// Latency category (NVIDIA's classification, see [`super::timing`]).
+    pub cat: LatCat,
     /// Execution pipe.
     pub pipe: Pipe,
     /// Reads its register sources after issue (needs a read scoreboard to protect WAR).

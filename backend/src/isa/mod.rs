@@ -13,6 +13,7 @@ pub mod inst;
 pub mod make;
 pub mod sm75;
 pub mod text;
+pub mod timing;
 
 pub use control::Control;
 pub use decode::{DecodeError, decode, decode_all};

@@ -20,7 +20,13 @@ impl DomTree {
         }
         let preds = func.predecessors();
         let mut idom: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
-        let Some(&entry) = rpo.first() else { return DomTree { idom, rpo_index, rpo } };
+        let Some(&entry) = rpo.first() else {
+            return DomTree {
+                idom,
+                rpo_index,
+                rpo,
+            };
+        };
         idom[entry] = Some(entry);
         let mut changed = true;
         while changed {
@@ -42,7 +48,11 @@ impl DomTree {
                 }
             }
         }
-        DomTree { idom, rpo_index, rpo }
+        DomTree {
+            idom,
+            rpo_index,
+            rpo,
+        }
     }
 
     /// True if `a` dominates `b` (every block dominates itself).
@@ -94,7 +104,9 @@ fn intersect(
 
 /// Reachable blocks in reverse post-order (iterative DFS).
 pub fn reverse_post_order(func: &Function) -> Vec<Block> {
-    let Some(entry) = func.entry() else { return Vec::new() };
+    let Some(entry) = func.entry() else {
+        return Vec::new();
+    };
     let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
     let mut post = Vec::new();
     let mut stack = vec![(entry, 0usize)];

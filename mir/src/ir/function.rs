@@ -74,7 +74,10 @@ pub struct Function {
 impl Function {
     /// An empty function.
     pub fn new(name: &str) -> Function {
-        Function { name: name.to_string(), ..Function::default() }
+        Function {
+            name: name.to_string(),
+            ..Function::default()
+        }
     }
 
     /// The entry block.
@@ -92,7 +95,10 @@ impl Function {
     /// Adds a parameter of type `ty` to `block`.
     pub fn add_block_param(&mut self, block: Block, ty: Type) -> Value {
         let n = self.blocks[block].params.len() as u8;
-        let v = self.values.push(ValueData { ty, def: ValueDef::Param(block, n) });
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, n),
+        });
         self.blocks[block].params.push(v);
         v
     }
@@ -103,7 +109,12 @@ impl Function {
         let results = result_types
             .iter()
             .enumerate()
-            .map(|(i, &ty)| self.values.push(ValueData { ty, def: ValueDef::Result(inst, i as u8) }))
+            .map(|(i, &ty)| {
+                self.values.push(ValueData {
+                    ty,
+                    def: ValueDef::Result(inst, i as u8),
+                })
+            })
             .collect();
         self.results[inst] = results;
         self.blocks[block].insts.push(inst);
@@ -120,7 +131,16 @@ impl Function {
         aux: Aux,
         result_ty: Type,
     ) -> Value {
-        let inst = self.append(block, InstData { op, ty, args: args.into(), aux }, &[result_ty]);
+        let inst = self.append(
+            block,
+            InstData {
+                op,
+                ty,
+                args: args.into(),
+                aux,
+            },
+            &[result_ty],
+        );
         self.results[inst][0]
     }
 
@@ -136,7 +156,11 @@ impl Function {
 
     /// The terminator of a block.
     pub fn terminator(&self, block: Block) -> Option<Inst> {
-        self.blocks[block].insts.last().copied().filter(|&i| self.insts[i].op.is_terminator())
+        self.blocks[block]
+            .insts
+            .last()
+            .copied()
+            .filter(|&i| self.insts[i].op.is_terminator())
     }
 
     /// Successor blocks of `block`.

@@ -139,7 +139,10 @@ impl Opcode {
 
     /// True if the instruction has an effect besides its results (cannot be removed or merged).
     pub fn has_side_effects(self) -> bool {
-        matches!(self, Opcode::Store | Opcode::Jump | Opcode::Brif | Opcode::Exit)
+        matches!(
+            self,
+            Opcode::Store | Opcode::Jump | Opcode::Brif | Opcode::Exit
+        )
     }
 }
 
@@ -341,7 +344,10 @@ impl InstData {
 
     /// Every value the instruction reads, including branch arguments.
     pub fn all_args(&self) -> impl Iterator<Item = Value> + '_ {
-        self.args.iter().copied().chain(self.targets().iter().flat_map(|t| t.args.iter().copied()))
+        self.args
+            .iter()
+            .copied()
+            .chain(self.targets().iter().flat_map(|t| t.args.iter().copied()))
     }
 
     /// Applies `f` to every value the instruction reads.

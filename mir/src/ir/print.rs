@@ -25,7 +25,10 @@ fn write_block(func: &Function, b: Block, f: &mut fmt::Formatter<'_>) -> fmt::Re
     write!(f, "{b}")?;
     let params = &func.blocks[b].params;
     if !params.is_empty() {
-        let list: Vec<String> = params.iter().map(|&p| format!("{p}: {}", func.ty(p))).collect();
+        let list: Vec<String> = params
+            .iter()
+            .map(|&p| format!("{p}: {}", func.ty(p)))
+            .collect();
         write!(f, "({})", list.join(", "))?;
     }
     writeln!(f, ":")?;

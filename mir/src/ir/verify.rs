@@ -21,7 +21,10 @@ pub struct VerifyError {
 
 /// Checks every invariant of `func`.
 pub fn verify(func: &Function) -> Result<(), VerifyError> {
-    let err = |what: String| VerifyError { func: func.name.clone(), what };
+    let err = |what: String| VerifyError {
+        func: func.name.clone(),
+        what,
+    };
     let dom = DomTree::new(func);
     let mut position: SecondaryMap<Inst, Option<(Block, u32)>> = SecondaryMap::new();
     for &b in &func.layout {
@@ -41,7 +44,10 @@ pub fn verify(func: &Function) -> Result<(), VerifyError> {
             let text = || inst_text(func, inst);
             for v in func.insts[inst].all_args() {
                 if !defined_before(func, &dom, &position, v, b, i as u32) {
-                    return Err(err(format!("`{}`: {v} is not dominated by its definition", text())));
+                    return Err(err(format!(
+                        "`{}`: {v} is not dominated by its definition",
+                        text()
+                    )));
                 }
             }
             check_types(func, inst).map_err(|w| err(format!("`{}`: {w}", text())))?;
@@ -52,7 +58,9 @@ pub fn verify(func: &Function) -> Result<(), VerifyError> {
 
 fn check_block_shape(func: &Function, b: Block) -> Result<(), String> {
     let insts = &func.blocks[b].insts;
-    let Some((&last, body)) = insts.split_last() else { return Err(format!("{b} is empty")) };
+    let Some((&last, body)) = insts.split_last() else {
+        return Err(format!("{b} is empty"));
+    };
     if !func.insts[last].op.is_terminator() {
         return Err(format!("{b} does not end with a terminator"));
     }
@@ -62,11 +70,20 @@ fn check_block_shape(func: &Function, b: Block) -> Result<(), String> {
     for call in func.insts[last].targets() {
         let params = &func.blocks[call.block].params;
         if params.len() != call.args.len() {
-            return Err(format!("{b}: branch to {} passes {} args for {} params", call.block, call.args.len(), params.len()));
+            return Err(format!(
+                "{b}: branch to {} passes {} args for {} params",
+                call.block,
+                call.args.len(),
+                params.len()
+            ));
         }
         for (&a, &p) in call.args.iter().zip(params) {
             if func.ty(a) != func.ty(p) {
-                return Err(format!("{b}: branch argument {a} has type {}, {p} expects {}", func.ty(a), func.ty(p)));
+                return Err(format!(
+                    "{b}: branch argument {a} has type {}, {p} expects {}",
+                    func.ty(a),
+                    func.ty(p)
+                ));
             }
         }
     }
@@ -104,8 +121,8 @@ fn check_types(func: &Function, inst: Inst) -> Result<(), String> {
     };
     use Opcode::*;
     match data.op {
-        Iadd | Isub | Imul | ImulHiS | ImulHiU | And | Or | Xor | MinS | MinU | MaxS | MaxU | Fadd | Fsub
-        | Fmul | Fmin | Fmax | Icmp | Fcmp | ImulWideS | ImulWideU => {
+        Iadd | Isub | Imul | ImulHiS | ImulHiU | And | Or | Xor | MinS | MinU | MaxS | MaxU
+        | Fadd | Fsub | Fmul | Fmin | Fmax | Icmp | Fcmp | ImulWideS | ImulWideU => {
             want(0, data.ty)?;
             want(1, data.ty)
         }

@@ -8,7 +8,11 @@ use ptxc_frontend::checked::{CheckedInst, MulMode, Opcode as P, Rounding};
 
 /// The float behaviour written on an instruction.
 pub fn float_mode(inst: &CheckedInst) -> FloatMode {
-    FloatMode { rnd: inst.mods.rounding.and_then(float_rounding), ftz: inst.mods.ftz, sat: inst.mods.sat }
+    FloatMode {
+        rnd: inst.mods.rounding.and_then(float_rounding),
+        ftz: inst.mods.ftz,
+        sat: inst.mods.sat,
+    }
 }
 
 /// A PTX rounding modifier as a float rounding mode (the integer `i` modes map too).
@@ -25,12 +29,18 @@ pub fn float_rounding(r: Rounding) -> Option<R> {
 impl Lowerer<'_> {
     /// The instruction type (first type suffix).
     fn inst_type(&self, inst: &CheckedInst) -> Result<(Type, bool), LowerError> {
-        let t = inst.mods.ty().ok_or_else(|| LowerError::new("instruction needs a type", inst.span))?;
+        let t = inst
+            .mods
+            .ty()
+            .ok_or_else(|| LowerError::new("instruction needs a type", inst.span))?;
         Ok((mir_type(t), t.is_signed()))
     }
 
     fn refuse(&self, inst: &CheckedInst, what: &str) -> LowerError {
-        LowerError::new(format!("{what} is not supported by this version of ptxc"), inst.span)
+        LowerError::new(
+            format!("{what} is not supported by this version of ptxc"),
+            inst.span,
+        )
     }
 
     /// Two- and three-source arithmetic and logic.
@@ -44,7 +54,11 @@ impl Lowerer<'_> {
         }
         let d = self.dst(inst, 0)?;
         let a = self.operand(self.arg(inst, 1)?, ty, signed, inst.span)?;
-        let b_ty = if matches!(inst.op, P::Shl | P::Shr) { Type::I32 } else { ty };
+        let b_ty = if matches!(inst.op, P::Shl | P::Shr) {
+            Type::I32
+        } else {
+            ty
+        };
         let b = self.operand(self.arg(inst, 2)?, b_ty, signed, inst.span)?;
         let (op, result_ty, extra) = self.select_binary(inst, ty, signed)?;
         let v = match extra {
@@ -58,8 +72,14 @@ impl Lowerer<'_> {
     }
 
     /// The MIR opcode, result type and (for three-source ops) the type of `c`.
-    fn select_binary(&self, inst: &CheckedInst, ty: Type, signed: bool) -> Result<(Opcode, Type, Option<Type>), LowerError> {
-        let wide_ty = || Type::int(ty.bits() * 2).ok_or_else(|| self.refuse(inst, "this `.wide` type"));
+    fn select_binary(
+        &self,
+        inst: &CheckedInst,
+        ty: Type,
+        signed: bool,
+    ) -> Result<(Opcode, Type, Option<Type>), LowerError> {
+        let wide_ty =
+            || Type::int(ty.bits() * 2).ok_or_else(|| self.refuse(inst, "this `.wide` type"));
         let float = ty.is_float();
         let pick = |s, u| if signed { s } else { u };
         Ok(match (inst.op, inst.mods.mul_mode) {
@@ -68,7 +88,9 @@ impl Lowerer<'_> {
             (P::Mul, _) if float => (Opcode::Fmul, ty, None),
             (P::Mul, Some(MulMode::Lo) | None) => (Opcode::Imul, ty, None),
             (P::Mul, Some(MulMode::Hi)) => (pick(Opcode::ImulHiS, Opcode::ImulHiU), ty, None),
-            (P::Mul, Some(MulMode::Wide)) => (pick(Opcode::ImulWideS, Opcode::ImulWideU), wide_ty()?, None),
+            (P::Mul, Some(MulMode::Wide)) => {
+                (pick(Opcode::ImulWideS, Opcode::ImulWideU), wide_ty()?, None)
+            }
             (P::Mad | P::Fma, _) if float => (Opcode::Ffma, ty, Some(ty)),
             (P::Mad, Some(MulMode::Lo) | None) => (Opcode::Imad, ty, Some(ty)),
             (P::Mad, Some(MulMode::Wide)) => {
@@ -103,7 +125,8 @@ impl Lowerer<'_> {
                 let zero = self.konst(ty, 0);
                 let neg = self.emit(Opcode::Ineg, ty, &[a], Aux::None);
                 let cond = crate::ir::Cond::Lt;
-                let is_neg = self.emit_typed(Opcode::Icmp, ty, &[a, zero], Aux::Cond(cond), Type::Pred);
+                let is_neg =
+                    self.emit_typed(Opcode::Icmp, ty, &[a, zero], Aux::Cond(cond), Type::Pred);
                 self.emit(Opcode::Select, ty, &[is_neg, neg, a], Aux::None)
             }
             _ => return Err(self.refuse(inst, "this unary operation")),

@@ -1,7 +1,9 @@
 //! Splits a checked body into segments that become basic blocks: a segment starts at a
 //! label or after a branch/exit, and ends with how control leaves it.
 
-use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, LabelId, Opcode};
+use ptxc_frontend::checked::{
+    CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, LabelId, Opcode,
+};
 use std::collections::HashMap;
 
 /// How control leaves a segment.
@@ -33,7 +35,13 @@ pub struct Segment {
 impl Segment {
     /// Successor segment indexes.
     pub fn successors(&self, index: usize, count: usize) -> Vec<usize> {
-        let next = || if index + 1 < count { vec![index + 1] } else { vec![] };
+        let next = || {
+            if index + 1 < count {
+                vec![index + 1]
+            } else {
+                vec![]
+            }
+        };
         match self.exit {
             Exit::FallThrough | Exit::CondReturn => next(),
             Exit::Jump(t) => vec![t],
@@ -73,7 +81,9 @@ pub fn split(f: &CheckedFunction) -> Result<Vec<Segment>, usize> {
         let exit = match last {
             None => Exit::FallThrough,
             Some(i) => {
-                let CheckedStmt::Inst(inst) = &f.body[i] else { unreachable!("branch is an instruction") };
+                let CheckedStmt::Inst(inst) = &f.body[i] else {
+                    unreachable!("branch is an instruction")
+                };
                 exit_of(inst, &label_seg).ok_or(i)?
             }
         };
@@ -94,7 +104,11 @@ fn exit_of(inst: &CheckedInst, labels: &HashMap<LabelId, usize>) -> Option<Exit>
                 CheckedOperand::Label(l) => labels.get(l).copied(),
                 _ => None,
             })?;
-            if guarded { Exit::CondJump(target) } else { Exit::Jump(target) }
+            if guarded {
+                Exit::CondJump(target)
+            } else {
+                Exit::Jump(target)
+            }
         }
         _ if guarded => Exit::CondReturn,
         _ => Exit::Return,

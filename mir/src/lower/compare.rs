@@ -34,22 +34,42 @@ pub fn cond_of(c: CmpOp, signed: bool, float: bool) -> Cond {
 impl Lowerer<'_> {
     /// `setp.cmp[.bop].type p[|q], a, b[, c]`.
     pub fn lower_setp(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let t = inst.mods.ty().ok_or_else(|| LowerError::new("setp needs a type", inst.span))?;
+        let t = inst
+            .mods
+            .ty()
+            .ok_or_else(|| LowerError::new("setp needs a type", inst.span))?;
         let ty = mir_type(t);
-        let cmp = inst.mods.cmp.ok_or_else(|| LowerError::new("setp needs a comparison", inst.span))?;
+        let cmp = inst
+            .mods
+            .cmp
+            .ok_or_else(|| LowerError::new("setp needs a comparison", inst.span))?;
         let cond = cond_of(cmp, t.is_signed(), ty.is_float());
         let a = self.operand(self.arg(inst, 1)?, ty, t.is_signed(), inst.span)?;
         let b = self.operand(self.arg(inst, 2)?, ty, t.is_signed(), inst.span)?;
-        let op = if ty.is_float() { Opcode::Fcmp } else { Opcode::Icmp };
+        let op = if ty.is_float() {
+            Opcode::Fcmp
+        } else {
+            Opcode::Icmp
+        };
         let r = self.emit_typed(op, ty, &[a, b], Aux::Cond(cond), Type::Pred);
         let (p, q) = match self.arg(inst, 0)? {
             CheckedOperand::Reg(p) => (*p, None),
             CheckedOperand::Vector(v) => match v.as_slice() {
                 [CheckedOperand::Reg(p), CheckedOperand::Reg(q)] => (*p, Some(*q)),
                 [CheckedOperand::Reg(p), CheckedOperand::Sink] => (*p, None),
-                _ => return Err(LowerError::new("setp destination must be `p` or `p|q`", inst.span)),
+                _ => {
+                    return Err(LowerError::new(
+                        "setp destination must be `p` or `p|q`",
+                        inst.span,
+                    ));
+                }
             },
-            _ => return Err(LowerError::new("setp destination must be a predicate", inst.span)),
+            _ => {
+                return Err(LowerError::new(
+                    "setp destination must be a predicate",
+                    inst.span,
+                ));
+            }
         };
         let not_r = self.emit(Opcode::Not, Type::Pred, &[r], Aux::None);
         let (r, not_r) = match inst.mods.bool_op {
@@ -60,9 +80,14 @@ impl Lowerer<'_> {
                     BoolOp::And => Opcode::And,
                     BoolOp::Or => Opcode::Or,
                     BoolOp::Xor => Opcode::Xor,
-                    BoolOp::Popc => return Err(LowerError::new("setp cannot combine with .popc", inst.span)),
+                    BoolOp::Popc => {
+                        return Err(LowerError::new("setp cannot combine with .popc", inst.span));
+                    }
                 };
-                (self.emit(op, Type::Pred, &[r, c], Aux::None), self.emit(op, Type::Pred, &[not_r, c], Aux::None))
+                (
+                    self.emit(op, Type::Pred, &[r, c], Aux::None),
+                    self.emit(op, Type::Pred, &[not_r, c], Aux::None),
+                )
             }
         };
         self.write_reg(p, r, false, inst.span)?;
@@ -74,7 +99,10 @@ impl Lowerer<'_> {
 
     /// `selp.type d, a, b, p`.
     pub fn lower_selp(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let t = inst.mods.ty().ok_or_else(|| LowerError::new("selp needs a type", inst.span))?;
+        let t = inst
+            .mods
+            .ty()
+            .ok_or_else(|| LowerError::new("selp needs a type", inst.span))?;
         let ty = mir_type(t);
         let d = self.dst(inst, 0)?;
         let a = self.operand(self.arg(inst, 1)?, ty, t.is_signed(), inst.span)?;

@@ -6,7 +6,9 @@ use super::blocks::{Exit, Segment};
 use super::ssa::{SsaBuilder, remove_trivial_params};
 use crate::ir::{Aux, Block, BlockCall, Function, InstData, Opcode, Type, Value};
 use ptxc_frontend::ast::{ScalarType, Span};
-use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, Opcode as P, RegId, SpecialReg};
+use ptxc_frontend::checked::{
+    CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, Opcode as P, RegId, SpecialReg,
+};
 use smallvec::smallvec;
 
 /// Lowers one function.
@@ -44,10 +46,21 @@ pub fn mir_type(t: ScalarType) -> Type {
 
 impl<'a> Lowerer<'a> {
     /// A lowerer for `src` building into `func`.
-    pub fn new(src: &'a CheckedFunction, mut func: Function) -> Result<Lowerer<'a>, Vec<LowerError>> {
+    pub fn new(
+        src: &'a CheckedFunction,
+        mut func: Function,
+    ) -> Result<Lowerer<'a>, Vec<LowerError>> {
         let reg_types = src.regs.iter().map(|r| mir_type(r.ty)).collect();
         let cur = func.add_block();
-        Ok(Lowerer { src, func, ssa: SsaBuilder::new(reg_types), cur, guard: None, exit_block: None, errors: Vec::new() })
+        Ok(Lowerer {
+            src,
+            func,
+            ssa: SsaBuilder::new(reg_types),
+            cur,
+            guard: None,
+            exit_block: None,
+            errors: Vec::new(),
+        })
     }
 
     /// Lowers the segments in order, wiring their exits.
@@ -83,7 +96,11 @@ impl<'a> Lowerer<'a> {
         for b in blocks {
             self.ssa.seal(&mut self.func, b);
         }
-        if self.errors.is_empty() { Ok(()) } else { Err(std::mem::take(&mut self.errors)) }
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(std::mem::take(&mut self.errors))
+        }
     }
 
     fn lower_exit(&mut self, seg: &Segment, i: usize, blocks: &[Block]) {
@@ -119,7 +136,12 @@ impl<'a> Lowerer<'a> {
             return b;
         }
         let b = self.func.add_block();
-        let data = InstData { op: Opcode::Exit, ty: Type::I32, args: smallvec![], aux: Aux::None };
+        let data = InstData {
+            op: Opcode::Exit,
+            ty: Type::I32,
+            args: smallvec![],
+            aux: Aux::None,
+        };
         self.func.append(b, data, &[]);
         self.exit_block = Some(b);
         b
@@ -128,11 +150,17 @@ impl<'a> Lowerer<'a> {
     /// The predicate value of a guard (`@p` or `@!p`).
     pub fn guard_value(&mut self, (reg, negated): (RegId, bool)) -> Value {
         let p = self.ssa.read(&mut self.func, self.cur, reg);
-        if negated { self.emit(Opcode::Not, Type::Pred, &[p], Aux::None) } else { p }
+        if negated {
+            self.emit(Opcode::Not, Type::Pred, &[p], Aux::None)
+        } else {
+            p
+        }
     }
 
     fn lower_guarded(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let Some(g) = inst.guard else { return self.lower_inst(inst) };
+        let Some(g) = inst.guard else {
+            return self.lower_inst(inst);
+        };
         let p = self.guard_value(g);
         if has_side_effects(inst.op) {
             // Run the instruction in a block of its own, entered only when the guard holds.
@@ -156,8 +184,16 @@ impl<'a> Lowerer<'a> {
 
     /// Ends the current block with a jump.
     pub fn jump(&mut self, target: Block) {
-        let call = BlockCall { block: target, args: smallvec![] };
-        let data = InstData { op: Opcode::Jump, ty: Type::I32, args: smallvec![], aux: Aux::Branch(smallvec![call]) };
+        let call = BlockCall {
+            block: target,
+            args: smallvec![],
+        };
+        let data = InstData {
+            op: Opcode::Jump,
+            ty: Type::I32,
+            args: smallvec![],
+            aux: Aux::Branch(smallvec![call]),
+        };
         self.func.append(self.cur, data, &[]);
         self.ssa.add_edge(self.cur, target);
     }
@@ -165,10 +201,21 @@ impl<'a> Lowerer<'a> {
     /// Ends the current block with a conditional branch.
     pub fn brif(&mut self, cond: Value, then_b: Block, else_b: Block) {
         let calls = smallvec![
-            BlockCall { block: then_b, args: smallvec![] },
-            BlockCall { block: else_b, args: smallvec![] }
+            BlockCall {
+                block: then_b,
+                args: smallvec![]
+            },
+            BlockCall {
+                block: else_b,
+                args: smallvec![]
+            }
         ];
-        let data = InstData { op: Opcode::Brif, ty: Type::Pred, args: smallvec![cond], aux: Aux::Branch(calls) };
+        let data = InstData {
+            op: Opcode::Brif,
+            ty: Type::Pred,
+            args: smallvec![cond],
+            aux: Aux::Branch(calls),
+        };
         self.func.append(self.cur, data, &[]);
         self.ssa.add_edge(self.cur, then_b);
         self.ssa.add_edge(self.cur, else_b);
@@ -176,7 +223,12 @@ impl<'a> Lowerer<'a> {
 
     /// Ends the current block with `exit`.
     pub fn exit(&mut self) {
-        let data = InstData { op: Opcode::Exit, ty: Type::I32, args: smallvec![], aux: Aux::None };
+        let data = InstData {
+            op: Opcode::Exit,
+            ty: Type::I32,
+            args: smallvec![],
+            aux: Aux::None,
+        };
         self.func.append(self.cur, data, &[]);
     }
 
@@ -186,13 +238,24 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Appends a single-result instruction with an explicit result type.
-    pub fn emit_typed(&mut self, op: Opcode, ty: Type, args: &[Value], aux: Aux, result: Type) -> Value {
+    pub fn emit_typed(
+        &mut self,
+        op: Opcode,
+        ty: Type,
+        args: &[Value],
+        aux: Aux,
+        result: Type,
+    ) -> Value {
         self.func.append_value(self.cur, op, ty, args, aux, result)
     }
 
     /// A constant of type `ty` (bits truncated to the type's width).
     pub fn konst(&mut self, ty: Type, bits: u64) -> Value {
-        let bits = if ty.bits() >= 64 { bits } else { bits & ((1u64 << ty.bits()) - 1) };
+        let bits = if ty.bits() >= 64 {
+            bits
+        } else {
+            bits & ((1u64 << ty.bits()) - 1)
+        };
         self.emit(Opcode::Const, ty, &[], Aux::Imm(bits))
     }
 
@@ -204,7 +267,13 @@ impl<'a> Lowerer<'a> {
 
     /// Converts `v` to `ty`: same width is a bitcast; a narrower target truncates and a
     /// wider one extends (signed or not): the relaxed rules of ld/st/cvt.
-    pub fn coerce(&mut self, v: Value, ty: Type, signed: bool, span: Span) -> Result<Value, LowerError> {
+    pub fn coerce(
+        &mut self,
+        v: Value,
+        ty: Type,
+        signed: bool,
+        span: Span,
+    ) -> Result<Value, LowerError> {
         let from = self.func.ty(v);
         if from == ty {
             return Ok(v);
@@ -213,7 +282,10 @@ impl<'a> Lowerer<'a> {
             return Ok(self.emit(Opcode::Bitcast, ty, &[v], Aux::None));
         }
         if from == Type::Pred || ty == Type::Pred {
-            return Err(LowerError::new(format!("cannot use a {from} value as {ty}"), span));
+            return Err(LowerError::new(
+                format!("cannot use a {from} value as {ty}"),
+                span,
+            ));
         }
         let int_from = Type::int(from.bits()).expect("scalar width");
         let int_to = Type::int(ty.bits()).expect("scalar width");
@@ -232,7 +304,13 @@ impl<'a> Lowerer<'a> {
 
     /// Writes `v` to register `reg`, converting to the register's declared type (`signed`
     /// decides the extension when the register is wider) and honouring the guard.
-    pub fn write_reg(&mut self, reg: RegId, v: Value, signed: bool, span: Span) -> Result<(), LowerError> {
+    pub fn write_reg(
+        &mut self,
+        reg: RegId,
+        v: Value,
+        signed: bool,
+        span: Span,
+    ) -> Result<(), LowerError> {
         let ty = self.ssa.reg_type(reg);
         let mut v = self.coerce(v, ty, signed, span)?;
         if let Some(g) = self.guard {
@@ -245,7 +323,13 @@ impl<'a> Lowerer<'a> {
 
     /// The value of a source operand as type `ty` (`signed` decides how immediates and
     /// narrower registers extend).
-    pub fn operand(&mut self, op: &CheckedOperand, ty: Type, signed: bool, span: Span) -> Result<Value, LowerError> {
+    pub fn operand(
+        &mut self,
+        op: &CheckedOperand,
+        ty: Type,
+        signed: bool,
+        span: Span,
+    ) -> Result<Value, LowerError> {
         match op {
             CheckedOperand::Reg(r) => {
                 let v = self.ssa.read(&mut self.func, self.cur, *r);
@@ -261,7 +345,10 @@ impl<'a> Lowerer<'a> {
                 let v = self.special(*sr);
                 self.coerce(v, ty, false, span)
             }
-            other => Err(LowerError::new(format!("operand {other:?} cannot be used as a {ty} value here"), span)),
+            other => Err(LowerError::new(
+                format!("operand {other:?} cannot be used as a {ty} value here"),
+                span,
+            )),
         }
     }
 
@@ -297,13 +384,22 @@ impl<'a> Lowerer<'a> {
     pub fn dst(&self, inst: &CheckedInst, i: usize) -> Result<RegId, LowerError> {
         match inst.operands.get(i) {
             Some(CheckedOperand::Reg(r)) => Ok(*r),
-            _ => Err(LowerError::new("expected a destination register", inst.span)),
+            _ => Err(LowerError::new(
+                "expected a destination register",
+                inst.span,
+            )),
         }
     }
 
     /// Operand `i` of `inst`.
-    pub fn arg<'b>(&self, inst: &'b CheckedInst, i: usize) -> Result<&'b CheckedOperand, LowerError> {
-        inst.operands.get(i).ok_or_else(|| LowerError::new(format!("missing operand {}", i + 1), inst.span))
+    pub fn arg<'b>(
+        &self,
+        inst: &'b CheckedInst,
+        i: usize,
+    ) -> Result<&'b CheckedOperand, LowerError> {
+        inst.operands
+            .get(i)
+            .ok_or_else(|| LowerError::new(format!("missing operand {}", i + 1), inst.span))
     }
 
     /// Dispatches one (unguarded, or guard already applied) instruction.
@@ -316,11 +412,24 @@ impl<'a> Lowerer<'a> {
             P::Cvt => self.lower_cvt(inst),
             P::Setp => self.lower_setp(inst),
             P::Selp => self.lower_selp(inst),
-            P::Add | P::Sub | P::Mul | P::Mad | P::Fma | P::And | P::Or | P::Xor | P::Shl | P::Shr | P::Min
+            P::Add
+            | P::Sub
+            | P::Mul
+            | P::Mad
+            | P::Fma
+            | P::And
+            | P::Or
+            | P::Xor
+            | P::Shl
+            | P::Shr
+            | P::Min
             | P::Max => self.lower_binary_family(inst),
             P::Neg | P::Not | P::Abs => self.lower_unary(inst),
             other => Err(LowerError::new(
-                format!("`{}` is not supported by this version of ptxc", format!("{other:?}").to_lowercase()),
+                format!(
+                    "`{}` is not supported by this version of ptxc",
+                    format!("{other:?}").to_lowercase()
+                ),
                 inst.span,
             )),
         }
@@ -335,5 +444,8 @@ impl<'a> Lowerer<'a> {
 
 /// True for instructions that must not run when their guard is false.
 fn has_side_effects(op: P) -> bool {
-    matches!(op, P::St | P::Atom | P::Red | P::Bar | P::Barrier | P::Membar | P::Fence | P::Call | P::Trap)
+    matches!(
+        op,
+        P::St | P::Atom | P::Red | P::Bar | P::Barrier | P::Membar | P::Fence | P::Call | P::Trap
+    )
 }

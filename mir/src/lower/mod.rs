@@ -27,7 +27,10 @@ pub struct LowerError {
 impl LowerError {
     /// An error at `span`.
     pub fn new(message: impl Into<String>, span: Span) -> LowerError {
-        LowerError { message: message.into(), span }
+        LowerError {
+            message: message.into(),
+            span,
+        }
     }
 }
 
@@ -41,7 +44,11 @@ pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
             Err(e) => errors.extend(e),
         }
     }
-    if errors.is_empty() { Ok(Module { functions }) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(Module { functions })
+    } else {
+        Err(errors)
+    }
 }
 
 /// Lowers one kernel.
@@ -50,12 +57,18 @@ pub fn lower_function(f: &CheckedFunction) -> Result<Function, Vec<LowerError>> 
     func.params = f
         .params
         .iter()
-        .map(|p| KernelParam { name: p.name.clone(), offset: p.offset, size: p.size, align: p.align })
+        .map(|p| KernelParam {
+            name: p.name.clone(),
+            offset: p.offset,
+            size: p.size,
+            align: p.align,
+        })
         .collect();
     func.req_ntid = f.req_ntid;
     func.max_ntid = f.max_ntid;
     func.max_nreg = f.max_nreg;
-    let segments = blocks::split(f).map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
+    let segments = blocks::split(f)
+        .map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
     let mut lowerer = Lowerer::new(f, func)?;
     lowerer.lower_segments(&segments)?;
     Ok(lowerer.finish())

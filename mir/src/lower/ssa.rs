@@ -99,7 +99,12 @@ impl SsaBuilder {
 }
 
 fn undef(func: &mut Function, block: Block, ty: Type) -> Value {
-    let data = InstData { op: Opcode::Undef, ty, args: SmallVec::new(), aux: Aux::None };
+    let data = InstData {
+        op: Opcode::Undef,
+        ty,
+        args: SmallVec::new(),
+        aux: Aux::None,
+    };
     let inst = func.append(block, data, &[ty]);
     // Keep the terminator last: move the new instruction to the front of the block.
     let insts = &mut func.blocks[block].insts;
@@ -146,7 +151,11 @@ pub fn remove_trivial_params(func: &mut Function) {
                         func.blocks[b].params.remove(i);
                         for &pred in &preds[b] {
                             let term = func.terminator(pred).expect("terminator");
-                            for call in func.insts[term].targets_mut().iter_mut().filter(|c| c.block == b) {
+                            for call in func.insts[term]
+                                .targets_mut()
+                                .iter_mut()
+                                .filter(|c| c.block == b)
+                            {
                                 call.args.remove(i);
                             }
                         }

@@ -2,7 +2,7 @@
 
 use crate::flag;
 use crate::isa::build::*;
-use crate::isa::desc::{ImmStyle, LatencyClass as L, Op, Pipe, Role, *};
+use crate::isa::desc::{ImmStyle, LatCat as L, Op, Pipe, Role, *};
 
 const FTZ: ModDesc = flag!("ftz", 80, ".FTZ");
 const SAT: ModDesc = flag!("sat", 77, ".SAT");
@@ -169,7 +169,7 @@ fn mufu() -> Vec<Form> {
             form("MUFU", Op::Mufu, opc)
                 .ops([rd(), b])
                 .mods([func])
-                .timing(L::Variable, Pipe::Mufu)
+                .timing(L::Decoupled, Pipe::Mufu)
         }));
     }
     v

@@ -2,7 +2,7 @@
 
 use crate::flag;
 use crate::isa::build::*;
-use crate::isa::desc::{LatencyClass as L, Op, Pipe, Role, Show, *};
+use crate::isa::desc::{LatCat as L, Op, Pipe, Role, Show, *};
 
 /// The condition predicate of control-flow instructions, printed when not PT.
 fn cond() -> OperandDesc {
@@ -19,7 +19,7 @@ fn barrier(lo: u8) -> OperandDesc {
 
 /// All control-flow forms.
 pub fn forms() -> Vec<Form> {
-    let br = |f: FormBuilder| f.timing(L::None, Pipe::Branch);
+    let br = |f: FormBuilder| f.timing(L::Decoupled, Pipe::Branch);
     vec![
         br(form("BRA", Op::Bra, 0x947)
             .ops([cond(), rel(bits(32, 50))])
@@ -35,15 +35,16 @@ pub fn forms() -> Vec<Form> {
         .build(),
         br(form("BSSY", Op::Bssy, 0x945).ops([cond(), barrier(16), rel(bits(32, 32))])).build(),
         br(form("BSYNC", Op::Bsync, 0x941).ops([cond(), barrier(16)])).build(),
-        br(form("BMOV.32", Op::Bmov, 0x355)
+        form("BMOV.32", Op::Bmov, 0x355)
             .ops([rd(), barrier(24)])
-            .mods([flag!("clear", 84, ".CLEAR")]))
-        .build(),
+            .mods([flag!("clear", 84, ".CLEAR")])
+            .timing(L::BMov, Pipe::Branch)
+            .build(),
         br(form("WARPSYNC", Op::Warpsync, 0x348).ops([cond(), reg(Role::B, RB)])).build(),
         br(form("WARPSYNC", Op::Warpsync, 0x948).ops([cond(), imm32(Role::B, ImmStyle::Hex)]))
             .build(),
         form("NOP", Op::Nop, 0x918)
-            .timing(L::None, Pipe::Misc)
+            .timing(L::Disp, Pipe::Misc)
             .build(),
     ]
 }

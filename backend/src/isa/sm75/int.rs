@@ -3,7 +3,7 @@
 
 use crate::flag;
 use crate::isa::build::*;
-use crate::isa::desc::{AliasCond::*, ImmStyle, LatencyClass as L, Op, Pipe, Role, Show, *};
+use crate::isa::desc::{AliasCond::*, ImmStyle, LatCat as L, Op, Pipe, Role, Show, *};
 
 const SIGNED: ModDesc = modifier("signed", 73, 1, &[(0, ".U32"), (1, "")], 1);
 const X: ModDesc = flag!("x", 74, ".X");
@@ -123,7 +123,14 @@ fn imad() -> Vec<Form> {
                         carry_in(1),
                     ])
                     .mods([SIGNED, X])
-                    .timing(L::Fma, Pipe::Fma);
+                    .timing(
+                        if op == Op::ImadWide {
+                            L::ImadWideUpper
+                        } else {
+                            L::ImadLo
+                        },
+                        Pipe::Fma,
+                    );
                 imad_aliases(f, op, opc >> 9)
             },
         ));

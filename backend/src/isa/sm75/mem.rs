@@ -2,7 +2,7 @@
 
 use crate::flag;
 use crate::isa::build::*;
-use crate::isa::desc::{LatencyClass as L, Op, Pipe, Role, *};
+use crate::isa::desc::{LatCat as L, Op, Pipe, Role, *};
 
 /// `.E`: 64-bit address.
 pub const E: ModDesc = flag!("e", 72, ".E");
@@ -57,7 +57,7 @@ const BY_SIZE: u8 = 0;
 
 /// All memory forms.
 pub fn forms() -> Vec<Form> {
-    let lsu = |f: FormBuilder| f.timing(L::Variable, Pipe::Lsu);
+    let lsu = |f: FormBuilder| f.timing(L::Decoupled, Pipe::Lsu);
     vec![
         lsu(form("LDG", Op::Ldg, 0x381)
             .ops([rd().width(BY_SIZE), mem(RA)])
@@ -68,7 +68,7 @@ pub fn forms() -> Vec<Form> {
             .ops([mem(RA), reg(Role::Data, RB).width(BY_SIZE)])
             .mods([E, SIZE, PRIVATE, SEMANTIC, SCOPE, CACHE]))
         .reads_late()
-        .timing(L::None, Pipe::Lsu)
+        .timing(L::Decoupled, Pipe::Lsu)
         .build(),
     ]
 }

@@ -1,7 +1,7 @@
 //! Special registers and barriers: S2R, CS2R, BAR.
 
 use crate::isa::build::*;
-use crate::isa::desc::{LatencyClass as L, Op, Pipe, Role, Show, *};
+use crate::isa::desc::{LatCat as L, Op, Pipe, Role, Show, *};
 
 /// Special-register operand in bits 72..80.
 fn sreg() -> OperandDesc {
@@ -16,12 +16,12 @@ pub fn forms() -> Vec<Form> {
     vec![
         form("S2R", Op::S2r, 0x919)
             .ops([rd(), sreg()])
-            .timing(L::Variable, Pipe::Misc)
+            .timing(L::Decoupled, Pipe::Misc)
             .build(),
         form("CS2R", Op::Cs2r, 0x805)
             .ops([rd().width(2), sreg()])
             .mods([modifier("wide", 80, 1, &[(0, ".32"), (1, "")], 1)])
-            .timing(L::Alu, Pipe::Alu)
+            .timing(L::Disp64, Pipe::Alu)
             .build(),
         form("BAR", Op::Bar, 0xb1d)
             .ops([
@@ -35,7 +35,7 @@ pub fn forms() -> Vec<Form> {
                 &[(0, ".SYNC"), (1, ".ARV"), (2, ".RED.POPC")],
                 0,
             )])
-            .timing(L::None, Pipe::Branch)
+            .timing(L::Decoupled, Pipe::Branch)
             .build(),
     ]
 }
