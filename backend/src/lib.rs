@@ -2,3 +2,8 @@
 //! control codes, encoding through the ISA description, and cubin writing.
 
 pub mod isa;
+pub mod isel;
+pub mod vcode;
+pub mod regalloc;
+pub mod emit;
+pub mod sched;

@@ -1,1 +1,20 @@
-//! ptxc's Turing SM simulator: loads sm_75 cubins and runs them.
+//! ptxc's Turing SM simulator: loads sm_75 cubins (ptxc's and ptxas's), decodes them with
+//! the back end's ISA description, and runs kernels warp by warp. Every instruction's
+//! control code is checked against NVIDIA's latency rules, so schedules that would give
+//! wrong results on hardware are reported as hazards.
+
+pub mod config;
+pub mod decoded;
+pub mod device;
+pub mod error;
+pub mod exec;
+pub mod fp;
+pub mod memory;
+pub mod module;
+pub mod stats;
+
+pub use config::Config;
+pub use device::{Device, KernelArg};
+pub use error::{Location, SimError};
+pub use exec::LaunchDims;
+pub use stats::Stats;

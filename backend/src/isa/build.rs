@@ -306,6 +306,7 @@ pub fn operand_mask(o: &OperandDesc) -> u128 {
         | OpKind::SReg { field }
         | OpKind::Barrier { field } => field.mask(),
         OpKind::Pred { field, neg } | OpKind::Upred { field, neg } => field.mask() | bit(neg),
+        OpKind::ImmSplit { lo, hi, .. } => lo.mask() | hi.mask(),
         OpKind::CBank { bank, offset } => bank.mask() | offset.mask(),
         OpKind::CBankIndexed { bank, offset, reg } => bank.mask() | offset.mask() | reg.mask(),
         OpKind::Mem {

@@ -118,6 +118,7 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
             neg: neg.is_some_and(|b| bits(b, 1).get(word) == 1),
         },
         OpKind::Imm { field, .. } => Value::Imm(field.get(word)),
+        OpKind::ImmSplit { lo, hi, .. } => Value::Imm(lo.get(word) | hi.get(word) << lo.len),
         OpKind::CBank { bank, offset } => Value::CBank {
             bank: bank.get(word) as u8,
             offset: offset.get(word) as i32,

@@ -140,6 +140,8 @@ pub enum OpKind {
     Upred { field: BitField, neg: Option<u8> },
     /// An immediate in `field`.
     Imm { field: BitField, style: ImmStyle },
+    /// An immediate split over two fields: `lo` holds the low bits, `hi` the rest.
+    ImmSplit { lo: BitField, hi: BitField, style: ImmStyle },
     /// A constant-bank operand `c[bank][offset]`; the offset's low `ignore_low` bits are not
     /// part of the operand (ALU operands address words).
     CBank { bank: BitField, offset: BitField },
@@ -194,6 +196,8 @@ pub enum Role {
     PredSrc1,
     PredSrc2,
     Addr,
+    /// A second immediate (PLOP3's second table).
+    Aux,
     /// Data stored (stores, atomics).
     Data,
     Target,

@@ -140,6 +140,13 @@ fn encode_operand(
             }
             field.set(word, v);
         }
+        (OpKind::ImmSplit { lo, hi, .. }, Value::Imm(v)) => {
+            if v >> (lo.len + hi.len) != 0 {
+                return Err(range_err(v as i64));
+            }
+            lo.set(word, v);
+            hi.set(word, v >> lo.len);
+        }
         (
             OpKind::CBank { bank, offset },
             Value::CBank {
@@ -247,7 +254,7 @@ pub fn kind_name(kind: OpKind) -> &'static str {
         OpKind::Ugpr { .. } => "uniform register",
         OpKind::Pred { .. } => "predicate",
         OpKind::Upred { .. } => "uniform predicate",
-        OpKind::Imm { .. } => "immediate",
+        OpKind::Imm { .. } | OpKind::ImmSplit { .. } => "immediate",
         OpKind::CBank { .. } => "constant operand",
         OpKind::CBankIndexed { .. } => "indexed constant operand",
         OpKind::Mem { .. } => "memory address",

@@ -74,7 +74,7 @@ fn default_operand(d: &OperandDesc) -> Operand {
             idx: (d.default & 7) as u8,
             neg: d.default >> 3 == 1,
         },
-        OpKind::Imm { .. } => Value::Imm(d.default),
+        OpKind::Imm { .. } | OpKind::ImmSplit { .. } => Value::Imm(d.default),
         OpKind::CBank { .. } => Value::CBank {
             bank: 0,
             offset: 0,
@@ -108,7 +108,7 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
                 OpKind::Pred { .. } | OpKind::Upred { .. },
                 Value::Pred { .. }
             )
-            | (OpKind::Imm { .. }, Value::Imm(_))
+            | (OpKind::Imm { .. } | OpKind::ImmSplit { .. }, Value::Imm(_))
             | (OpKind::CBank { .. }, Value::CBank { reg: None, .. })
             | (
                 OpKind::CBankIndexed { .. },
@@ -121,35 +121,38 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
     )
 }
 
+/// True if `form` can encode these operands (kinds, source modifiers) and modifiers.
+pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> bool {
+    operands.iter().all(|(role, o)| {
+        form.operands.iter().find(|d| d.role == *role).is_some_and(|d| {
+            accepts(d.kind, &o.value)
+                && (!o.neg || d.neg.is_some() || matches!(d.kind, OpKind::Pred { neg: Some(_), .. }))
+                && (!o.abs || d.abs.is_some())
+                && imm_fits(d.kind, &o.value)
+        })
+    }) && mods.iter().all(|(name, v)| form.mods.iter().any(|m| m.name == *name && m.values.iter().any(|(k, _)| k == v)))
+}
+
+fn imm_fits(kind: OpKind, value: &Value) -> bool {
+    match (kind, value) {
+        (OpKind::Imm { field, .. }, Value::Imm(v)) => field.fits_unsigned(*v),
+        (OpKind::ImmSplit { lo, hi, .. }, Value::Imm(v)) => v >> (lo.len + hi.len) == 0,
+        _ => true,
+    }
+}
+
+/// The first form of `op` that [`fits`] the operands and modifiers.
+pub fn find_form(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Option<FormId> {
+    isa().forms().find(|(_, f)| f.op == op && fits(f, operands, mods)).map(|(id, _)| id)
+}
+
 /// Builds an instruction of `op`: operands by role (the first slot with that role), modifiers
 /// by name; everything else at its default. The first form that accepts them is used.
 pub fn make(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, MakeError> {
-    let fits = |form: &Form| {
-        operands.iter().all(|(role, o)| {
-            form.operands
-                .iter()
-                .find(|d| d.role == *role)
-                .is_some_and(|d| accepts(d.kind, &o.value))
-        }) && mods.iter().all(|(name, v)| {
-            form.mods
-                .iter()
-                .any(|m| m.name == *name && m.values.iter().any(|(k, _)| k == v))
-        })
-    };
-    let (id, _) = isa()
-        .forms()
-        .find(|(_, f)| f.op == op && fits(f))
-        .ok_or_else(|| MakeError::NoForm {
-            op,
-            what: format!(
-                "{:?} with {:?}",
-                operands
-                    .iter()
-                    .map(|(r, o)| (r, o.value))
-                    .collect::<Vec<_>>(),
-                mods
-            ),
-        })?;
+    let id = find_form(op, operands, mods).ok_or_else(|| MakeError::NoForm {
+        op,
+        what: format!("{:?} with {:?}", operands.iter().map(|(r, o)| (r, o.value)).collect::<Vec<_>>(), mods),
+    })?;
     let mut inst = Inst::with_defaults(id);
     let form = isa().form(id);
     for (role, o) in operands {

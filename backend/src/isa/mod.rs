@@ -5,6 +5,7 @@
 pub mod bits;
 pub mod build;
 pub mod control;
+pub mod access;
 pub mod decode;
 pub mod desc;
 pub mod encode;

@@ -157,7 +157,7 @@ fn negation_is_not(form: &Form, inst: &Inst) -> bool {
 }
 
 fn imm_text(d: &OperandDesc, v: u64) -> String {
-    let OpKind::Imm { style, .. } = d.kind else {
+    let (OpKind::Imm { style, .. } | OpKind::ImmSplit { style, .. }) = d.kind else {
         return format!("{v:#x}");
     };
     match style {

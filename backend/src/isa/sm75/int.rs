@@ -54,7 +54,27 @@ pub fn forms() -> Vec<Form> {
     v.extend(shf());
     v.extend(isetp());
     v.extend(sel_imnmx());
+    v.push(plop3());
     v
+}
+
+/// `PLOP3.LUT Pd0, Pd1, Ps0, Ps1, Ps2, lut, lut2`: any function of three predicates.
+fn plop3() -> Form {
+    form("PLOP3.LUT", Op::Plop3, 0x81c)
+        .ops([
+            pred(Role::PredDst0, 81, None, false),
+            pred(Role::PredDst1, 84, None, false),
+            pred(Role::PredSrc0, 87, Some(90), false),
+            pred(Role::PredSrc1, 77, Some(80), false),
+            pred(Role::PredSrc2, 68, Some(71), false),
+            OperandDesc {
+                kind: OpKind::ImmSplit { lo: bits(64, 3), hi: bits(72, 5), style: ImmStyle::Hex },
+                ..reg(Role::Other, 0)
+            },
+            imm(Role::Aux, bits(16, 8), ImmStyle::Hex),
+        ])
+        .fixed(67, 1, 0)
+        .build()
 }
 
 fn mov() -> Vec<Form> {

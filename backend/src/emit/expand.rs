@@ -1,0 +1,208 @@
+//! Expansion of one allocated VCode instruction (or one regalloc2 move) into SASS.
+
+use super::{EmitError, Emitted, Locations};
+use crate::isa::make::make;
+use crate::isa::{Inst, Op, Operand, PT, RZ, Role, Value as V};
+use crate::regalloc::Regions;
+use crate::vcode::{MInst, MKind, MOp, Slot, VCode, VReg};
+use regalloc2 as ra;
+
+/// Expands instructions into `out`.
+pub struct Expander<'a> {
+    /// The function.
+    pub vcode: &'a VCode,
+    /// Register regions of the allocation.
+    pub regions: Regions,
+    /// Instructions of the current block.
+    pub out: Vec<Emitted>,
+}
+
+impl Expander<'_> {
+    fn err(&self, what: impl Into<String>) -> EmitError {
+        EmitError { kernel: self.vcode.name.clone(), what: what.into() }
+    }
+
+    fn push(&mut self, inst: Inst) {
+        self.out.push(Emitted { inst, target: None });
+    }
+
+    fn make(&self, op: Op, ops: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, EmitError> {
+        make(op, ops, mods).map_err(|e| self.err(e.to_string()))
+    }
+
+    /// The SASS register of an allocation.
+    fn phys(&self, a: ra::Allocation) -> Result<u8, EmitError> {
+        let r = a.as_reg().ok_or_else(|| self.err("a spilled value"))?;
+        Ok(self.regions.sass_reg(r))
+    }
+
+    fn pred_index(&self, a: ra::Allocation) -> Result<u8, EmitError> {
+        let r = a.as_reg().ok_or_else(|| self.err("a spilled predicate"))?;
+        Ok(r.hw_enc() as u8)
+    }
+
+    fn loc(&self, locs: &Locations, v: VReg) -> Result<ra::Allocation, EmitError> {
+        locs.get(&v).copied().ok_or_else(|| self.err(format!("v{} has no allocation here", v.0)))
+    }
+
+    /// The physical value of an operand.
+    fn value(&self, op: MOp, locs: &Locations) -> Result<V, EmitError> {
+        Ok(match op {
+            MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::Pred => {
+                V::Pred { idx: self.pred_index(self.loc(locs, v)?)?, neg: false }
+            }
+            MOp::Reg(v) => V::Reg(self.phys(self.loc(locs, v)?)?),
+            MOp::Half(v, h) => V::Reg(self.phys(self.loc(locs, v)?)? + h),
+            MOp::Pred(v, neg) => V::Pred { idx: self.pred_index(self.loc(locs, v)?)?, neg },
+            MOp::Mem { base, offset } => {
+                V::Mem { base: self.phys(self.loc(locs, base)?)?, uniform: None, offset, scale: 0 }
+            }
+            MOp::Fixed(v) => v,
+        })
+    }
+
+    fn operand(&self, s: &Slot, locs: &Locations) -> Result<Operand, EmitError> {
+        let mut o = Operand::new(self.value(s.op, locs)?);
+        if let V::Pred { neg, .. } = &mut o.value {
+            // A negated predicate source carries its negation in the value.
+            *neg ^= s.mods.neg;
+        } else {
+            o.neg = s.mods.neg;
+        }
+        o.abs = s.mods.abs;
+        Ok(o)
+    }
+
+    /// Expands one VCode instruction of block `block`.
+    pub fn inst(&mut self, inst: &MInst, locs: &Locations, block: usize) -> Result<(), EmitError> {
+        let (guard, guard_neg) = match inst.guard {
+            Some((g, neg)) => (self.pred_index(self.loc(locs, g)?)?, neg),
+            None => (PT, false),
+        };
+        let _ = block;
+        let start = self.out.len();
+        match &inst.kind {
+            MKind::Sass { op, slots, mods } => {
+                let ops = slots.iter().map(|s| Ok((s.role, self.operand(s, locs)?))).collect::<Result<Vec<_>, EmitError>>()?;
+                let i = self.make(*op, &ops, mods)?;
+                self.push(i);
+            }
+            MKind::Add64 { d, a, b, carry } => {
+                let d = self.phys(self.loc(locs, *d)?)?;
+                let p = self.pred_index(self.loc(locs, *carry)?)?;
+                let (alo, ahi) = self.halves(*a, locs)?;
+                let (blo, bhi) = self.halves(*b, locs)?;
+                let lo = [
+                    (Role::Dst, Operand::reg(d)),
+                    (Role::PredDst0, Operand::pred(p, false)),
+                    (Role::A, Operand::new(alo)),
+                    (Role::B, Operand::new(blo)),
+                    (Role::C, Operand::reg(RZ)),
+                ];
+                let i = self.make(Op::Iadd3, &lo, &[])?;
+                self.push(i);
+                let hi = [
+                    (Role::Dst, Operand::reg(d + 1)),
+                    (Role::A, Operand::new(ahi)),
+                    (Role::B, Operand::new(bhi)),
+                    (Role::C, Operand::reg(RZ)),
+                    (Role::PredSrc0, Operand::pred(p, false)),
+                ];
+                let i = self.make(Op::Iadd3, &hi, &[("x", 1)])?;
+                self.push(i);
+            }
+            MKind::Mov64 { d, src } => {
+                let d = self.phys(self.loc(locs, *d)?)?;
+                let (lo, hi) = self.halves(*src, locs)?;
+                self.mov(d, lo)?;
+                self.mov(d + 1, hi)?;
+            }
+            MKind::Pack64 { d, lo, hi } => {
+                let d = self.phys(self.loc(locs, *d)?)?;
+                let (lo, hi) = (self.value(*lo, locs)?, self.value(*hi, locs)?);
+                self.mov(d, lo)?;
+                self.mov(d + 1, hi)?;
+            }
+            MKind::Jump(t) => self.branch(PT, false, t.0 as usize)?,
+            MKind::CondJump { cond, neg, taken, not_taken } => {
+                let p = self.pred_index(self.loc(locs, *cond)?)?;
+                self.branch(p, *neg, taken.0 as usize)?;
+                self.branch(PT, false, not_taken.0 as usize)?;
+            }
+            MKind::Exit => {
+                let i = self.make(Op::Exit, &[], &[])?;
+                self.push(i);
+            }
+        }
+        if guard != PT || guard_neg {
+            for e in &mut self.out[start..] {
+                e.inst.guard = guard;
+                e.inst.guard_neg = guard_neg;
+            }
+        }
+        Ok(())
+    }
+
+    /// Low and high 32-bit halves of a 64-bit operand.
+    fn halves(&self, op: MOp, locs: &Locations) -> Result<(V, V), EmitError> {
+        Ok(match self.value(op, locs)? {
+            V::Reg(r) if r == RZ => (V::Reg(RZ), V::Reg(RZ)),
+            V::Reg(r) => (V::Reg(r), V::Reg(r + 1)),
+            V::CBank { bank, offset, reg } => (V::CBank { bank, offset, reg }, V::CBank { bank, offset: offset + 4, reg }),
+            V::Imm(bits) => (V::Imm(bits & 0xffff_ffff), V::Imm(bits >> 32)),
+            other => return Err(self.err(format!("64-bit operand {other:?}"))),
+        })
+    }
+
+    fn mov(&mut self, d: u8, src: V) -> Result<(), EmitError> {
+        if src == V::Reg(d) {
+            return Ok(());
+        }
+        let i = self.make(Op::Mov, &[(Role::Dst, Operand::reg(d)), (Role::B, Operand::new(src))], &[])?;
+        self.push(i);
+        Ok(())
+    }
+
+    fn branch(&mut self, pred: u8, neg: bool, target: usize) -> Result<(), EmitError> {
+        let mut i = self.make(Op::Bra, &[(Role::Target, Operand::new(V::Rel(0)))], &[])?;
+        i.guard = pred;
+        i.guard_neg = neg;
+        self.out.push(Emitted { inst: i, target: Some(target) });
+        Ok(())
+    }
+
+    /// A move between general registers of one class.
+    pub fn gpr_move(&mut self, from: ra::Allocation, to: ra::Allocation) -> Result<(), EmitError> {
+        let (f, t) = (from.as_reg().ok_or_else(|| self.err("a spill"))?, to.as_reg().ok_or_else(|| self.err("a reload"))?);
+        let width = match f.class() {
+            ra::RegClass::Int => 1,
+            ra::RegClass::Float => 2,
+            ra::RegClass::Vector => 4,
+        };
+        let (fr, tr) = (self.regions.sass_reg(f), self.regions.sass_reg(t));
+        for k in 0..width {
+            self.mov(tr + k, V::Reg(fr + k))?;
+        }
+        Ok(())
+    }
+
+    /// A move between predicates: `PLOP3.LUT Pt, PT, Pf, PT, PT, 0xf0, 0x0`.
+    pub fn pred_move(&mut self, from: ra::Allocation, to: ra::Allocation) -> Result<(), EmitError> {
+        let (f, t) = (self.pred_index(from)?, self.pred_index(to)?);
+        if f == t {
+            return Ok(());
+        }
+        let ops = [
+            (Role::PredDst0, Operand::pred(t, false)),
+            (Role::PredDst1, Operand::pred(PT, false)),
+            (Role::PredSrc0, Operand::pred(f, false)),
+            (Role::PredSrc1, Operand::pred(PT, false)),
+            (Role::PredSrc2, Operand::pred(PT, false)),
+            (Role::Other, Operand::imm(0xf0)),
+            (Role::Aux, Operand::imm(0)),
+        ];
+        let i = self.make(Op::Plop3, &ops, &[])?;
+        self.push(i);
+        Ok(())
+    }
+}

@@ -1,0 +1,107 @@
+//! From allocated VCode to SASS: operands get their physical registers, pseudo-instructions
+//! and regalloc2's moves expand into real instructions, branches to the next block
+//! disappear. The result is a list of blocks of `isa::Inst` that the scheduler annotates
+//! with control codes and [`layout`] turns into bytes.
+
+mod expand;
+pub mod layout;
+
+use crate::isa::Inst;
+use crate::regalloc::Allocation;
+use crate::vcode::{MKind, VCode, View, File};
+use regalloc2 as ra;
+use std::collections::HashMap;
+
+/// Why emission failed (a back-end bug or an unencodable operand combination).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("kernel `{kernel}`: cannot emit {what}")]
+pub struct EmitError {
+    /// The kernel.
+    pub kernel: String,
+    /// What could not be emitted.
+    pub what: String,
+}
+
+/// One emitted instruction; branches remember their target block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    /// The instruction (control code still default).
+    pub inst: Inst,
+    /// Target block of a branch.
+    pub target: Option<usize>,
+}
+
+/// A block of final code.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodeBlock {
+    /// Instructions in order.
+    pub insts: Vec<Emitted>,
+    /// Successor blocks (branch targets and the fall-through block).
+    pub succs: Vec<usize>,
+}
+
+/// The physical locations of one instruction's register operands.
+pub type Locations = HashMap<crate::vcode::VReg, ra::Allocation>;
+
+/// Emits the allocated function as blocks of SASS.
+pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Vec<CodeBlock>, EmitError> {
+    let gpr_view = View::new(vcode, File::Gpr);
+    let pred_view = View::new(vcode, File::Pred);
+    let mut ex = expand::Expander { vcode, regions: alloc.regions, out: Vec::new() };
+    let mut blocks = Vec::with_capacity(vcode.blocks.len());
+    let mut gpr_edits = alloc.gpr.edits.iter().peekable();
+    let mut pred_edits = alloc.pred.edits.iter().peekable();
+    for (b, blk) in vcode.blocks.iter().enumerate() {
+        for i in blk.start..blk.end {
+            let inst = ra::Inst::new(i as usize);
+            for point in [ra::ProgPoint::before(inst), ra::ProgPoint::after(inst)] {
+                if point == ra::ProgPoint::after(inst) {
+                    let locs = locations(&gpr_view, &alloc.gpr, inst, &pred_view, &alloc.pred);
+                    ex.inst(&vcode.insts[i as usize], &locs, b)?;
+                }
+                while let Some((_, ra::Edit::Move { from, to })) = gpr_edits.next_if(|(p, _)| *p == point) {
+                    ex.gpr_move(*from, *to)?;
+                }
+                while let Some((_, ra::Edit::Move { from, to })) = pred_edits.next_if(|(p, _)| *p == point) {
+                    ex.pred_move(*from, *to)?;
+                }
+            }
+        }
+        let insts = std::mem::take(&mut ex.out);
+        let succs = blk.succs.iter().map(|s| s.0 as usize).collect();
+        blocks.push(CodeBlock { insts, succs });
+    }
+    drop_fallthrough_jumps(&mut blocks, vcode);
+    Ok(blocks)
+}
+
+/// Allocations of every register operand of `inst` in both files.
+fn locations(gv: &View, gout: &ra::Output, inst: ra::Inst, pv: &View, pout: &ra::Output) -> Locations {
+    use ra::Function;
+    let mut m = Locations::new();
+    for (view, out) in [(gv, gout), (pv, pout)] {
+        for (op, a) in view.inst_operands(inst).iter().zip(out.inst_allocs(inst)) {
+            m.insert(crate::vcode::VReg(op.vreg().vreg() as u32), *a);
+        }
+    }
+    m
+}
+
+/// Removes an unconditional branch to the block that follows it in the layout.
+fn drop_fallthrough_jumps(blocks: &mut [CodeBlock], vcode: &VCode) {
+    let n = blocks.len();
+    for (b, blk) in blocks.iter_mut().enumerate() {
+        let last_is_jump = vcode.blocks[b].end > vcode.blocks[b].start
+            && matches!(vcode.insts[vcode.blocks[b].end as usize - 1].kind, MKind::Jump(_) | MKind::CondJump { .. });
+        if !last_is_jump {
+            continue;
+        }
+        if let Some(last) = blk.insts.last()
+            && last.target == Some(b + 1)
+            && last.inst.unguarded()
+            && b + 1 < n
+        {
+            blk.insts.pop();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Which registers and predicates an instruction reads and writes, with the latency
+//! category of each access. The scheduler computes stall counts and scoreboards from this,
+//! and the simulator checks the same accesses for hazards.
+
+use super::desc::{OpKind, Op, Role};
+use super::inst::{Inst, PT, RZ, Value};
+use super::timing::LatCat;
+use smallvec::SmallVec;
+
+/// A register of either file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reg {
+    /// General register R0..R254.
+    R(u8),
+    /// Predicate P0..P6.
+    P(u8),
+}
+
+/// One access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// The register.
+    pub reg: Reg,
+    /// The latency category of this access (the reader row or writer column).
+    pub cat: LatCat,
+    /// True for the guard predicate.
+    pub guard: bool,
+}
+
+/// Register reads and writes of an instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accesses {
+    /// Registers read.
+    pub reads: SmallVec<[Access; 8]>,
+    /// Registers written.
+    pub writes: SmallVec<[Access; 4]>,
+}
+
+/// The accesses of `inst`.
+pub fn accesses(inst: &Inst) -> Accesses {
+    let form = inst.desc();
+    let cat = form.meta.cat;
+    let mut acc = Accesses::default();
+    if inst.guard != PT {
+        acc.reads.push(Access { reg: Reg::P(inst.guard), cat, guard: true });
+    }
+    for (i, (d, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
+        let width = inst.reg_width(i);
+        let is_def = d.is_def;
+        let mut add = |reg: Reg, k: u8| {
+            let access_cat = wide_category(form.op, d.role, is_def, k).unwrap_or(cat);
+            let a = Access { reg, cat: access_cat, guard: false };
+            if is_def { acc.writes.push(a) } else { acc.reads.push(a) }
+        };
+        match (d.kind, op.value) {
+            (OpKind::Gpr { .. }, Value::Reg(r)) if r != RZ => {
+                for k in 0..width {
+                    add(Reg::R(r + k), k);
+                }
+            }
+            (OpKind::Pred { .. }, Value::Pred { idx, .. }) if idx != PT => add(Reg::P(idx), 0),
+            (OpKind::Mem { .. }, Value::Mem { base, .. }) if base != RZ => {
+                for k in 0..width {
+                    add(Reg::R(base + k), k);
+                }
+            }
+            (OpKind::CBankIndexed { .. }, Value::CBank { reg: Some(r), .. }) if r != RZ => add(Reg::R(r), 0),
+            _ => {}
+        }
+    }
+    acc
+}
+
+/// IMAD.WIDE's per-operand categories: A and B read as `ImadWideAB`; the halves of C and of
+/// the result as `ImadWideLower` / `ImadWideUpper`.
+fn wide_category(op: Op, role: Role, is_def: bool, half: u8) -> Option<LatCat> {
+    if op != Op::ImadWide {
+        return None;
+    }
+    let by_half = if half == 0 { LatCat::ImadWideLower } else { LatCat::ImadWideUpper };
+    match role {
+        Role::A | Role::B if !is_def => Some(LatCat::ImadWideAB),
+        Role::C | Role::Dst => Some(by_half),
+        _ => None,
+    }
+}
+
+/// True if the instruction's result comes back through a write scoreboard.
+pub fn needs_write_scoreboard(inst: &Inst) -> bool {
+    inst.desc().meta.cat.needs_write_scoreboard()
+}
+
+/// True if the instruction may read its registers after issue (a read scoreboard must
+/// protect them from being overwritten).
+pub fn reads_late(inst: &Inst) -> bool {
+    let m = inst.desc().meta;
+    m.reads_late || matches!(m.cat, LatCat::Decoupled | LatCat::Fp64 | LatCat::DecoupledOther)
+}

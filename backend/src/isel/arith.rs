@@ -1,0 +1,359 @@
+//! Integer, float, logic, comparison and select instructions.
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::isa::{Op, Role, Value as V};
+use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass};
+use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type, Value};
+
+/// LOP3/PLOP3 truth tables of the inputs a, b, c.
+const LUT_A: u16 = 0xf0;
+const LUT_B: u16 = 0xcc;
+
+/// ISETP/FSETP comparison codes (sm75-encoding.md B.1, B.2).
+fn int_cmp(c: Cond) -> Option<(u16, bool)> {
+    Some(match c {
+        Cond::Lt => (1, true),
+        Cond::Eq => (2, true),
+        Cond::Le => (3, true),
+        Cond::Gt => (4, true),
+        Cond::Ne => (5, true),
+        Cond::Ge => (6, true),
+        Cond::Ult => (1, false),
+        Cond::Ule => (3, false),
+        Cond::Ugt => (4, false),
+        Cond::Uge => (6, false),
+        _ => return None,
+    })
+}
+
+fn float_cmp(c: Cond) -> u16 {
+    match c {
+        Cond::Lt => 1,
+        Cond::Eq => 2,
+        Cond::Le => 3,
+        Cond::Gt => 4,
+        Cond::Ne => 5,
+        Cond::Ge => 6,
+        Cond::Num => 7,
+        Cond::Nan => 8,
+        Cond::Ltu => 9,
+        Cond::Equ => 10,
+        Cond::Leu => 11,
+        Cond::Gtu => 12,
+        Cond::Neu => 13,
+        Cond::Geu => 14,
+        Cond::Ult | Cond::Ule | Cond::Ugt | Cond::Uge => 0,
+    }
+}
+
+/// The comparison with its operands swapped (`a < b` == `b > a`).
+fn swapped(c: Cond) -> Cond {
+    match c {
+        Cond::Lt => Cond::Gt,
+        Cond::Gt => Cond::Lt,
+        Cond::Le => Cond::Ge,
+        Cond::Ge => Cond::Le,
+        Cond::Ult => Cond::Ugt,
+        Cond::Ugt => Cond::Ult,
+        Cond::Ule => Cond::Uge,
+        Cond::Uge => Cond::Ule,
+        Cond::Ltu => Cond::Gtu,
+        Cond::Gtu => Cond::Ltu,
+        Cond::Leu => Cond::Geu,
+        Cond::Geu => Cond::Leu,
+        c => c,
+    }
+}
+
+fn float_mods(aux: &Aux) -> Vec<(&'static str, u16)> {
+    let m = match aux {
+        Aux::Float(m) => *m,
+        _ => FloatMode::default(),
+    };
+    let rnd = match m.rnd {
+        None | Some(Rounding::Rn) => 0,
+        Some(Rounding::Rm) => 1,
+        Some(Rounding::Rp) => 2,
+        Some(Rounding::Rz) => 3,
+    };
+    let mut v = vec![("ftz", m.ftz as u16), ("rnd", rnd)];
+    if m.sat {
+        v.push(("sat", 1));
+    }
+    v
+}
+
+impl Isel<'_> {
+    /// Puts a foldable value second for commutative operations (A must be a register).
+    fn commute(&self, a: Value, b: Value) -> (Value, Value) {
+        if self.foldable(a).is_some() && self.foldable(b).is_none() { (b, a) } else { (a, b) }
+    }
+
+    fn dst(&mut self, inst: Inst) -> MOp {
+        let v = self.func.results[inst][0];
+        if self.func.ty(v) == Type::Pred { MOp::Pred(self.def_reg(v), false) } else { MOp::Reg(self.def_reg(v)) }
+    }
+
+    /// `-v` as an argument: constants are negated in place.
+    fn negated(&self, v: Value, float: bool) -> Arg {
+        match self.foldable(v) {
+            Some(V::Imm(bits)) if float => Arg::imm(bits as u32 ^ 0x8000_0000),
+            Some(V::Imm(bits)) => Arg::imm((bits as u32).wrapping_neg()),
+            _ => Arg::neg(v),
+        }
+    }
+
+    /// Integer and logic operations on 32-bit values and predicates.
+    pub fn lower_int(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, ty) = (data.op, data.ty);
+        let args = data.args.clone();
+        if ty == Type::Pred {
+            return self.lower_pred_logic(inst);
+        }
+        if ty.bits() != 32 && !matches!(op, Opcode::ImulWideS | Opcode::ImulWideU | Opcode::ImadWideS | Opcode::ImadWideU) {
+            return Err(self.unsupported(format!("{} on {ty}", op.name())));
+        }
+        let d = self.dst(inst);
+        let dst = [(Role::Dst, d)];
+        let signed = |s: bool| ("signed", s as u16);
+        match op {
+            Opcode::Iadd => {
+                let (a, b) = self.commute(args[0], args[1]);
+                self.emit_sass(Op::Iadd3, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::rz())], &[], None)
+            }
+            Opcode::Isub => {
+                let b = self.negated(args[1], false);
+                self.emit_sass(Op::Iadd3, &dst, &[(Role::A, Arg::v(args[0])), (Role::B, b), (Role::C, Arg::rz())], &[], None)
+            }
+            Opcode::Ineg => {
+                let a = self.negated(args[0], false);
+                self.emit_sass(Op::Iadd3, &dst, &[(Role::A, Arg::rz()), (Role::B, a), (Role::C, Arg::rz())], &[], None)
+            }
+            Opcode::Imul | Opcode::ImulHiS | Opcode::ImulHiU | Opcode::ImulWideS | Opcode::ImulWideU => {
+                let (a, b) = self.commute(args[0], args[1]);
+                let (sop, s) = match op {
+                    Opcode::Imul => (Op::Imad, true),
+                    Opcode::ImulHiS => (Op::ImadHi, true),
+                    Opcode::ImulHiU => (Op::ImadHi, false),
+                    Opcode::ImulWideS => (Op::ImadWide, true),
+                    _ => (Op::ImadWide, false),
+                };
+                self.emit_sass(sop, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::rz())], &[signed(s)], None)
+            }
+            Opcode::Imad | Opcode::ImadWideS | Opcode::ImadWideU => {
+                let (a, b) = self.commute(args[0], args[1]);
+                let (sop, s) = match op {
+                    Opcode::Imad => (Op::Imad, true),
+                    Opcode::ImadWideS => (Op::ImadWide, true),
+                    _ => (Op::ImadWide, false),
+                };
+                self.emit_sass(sop, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::v(args[2]))], &[signed(s)], None)
+            }
+            Opcode::And | Opcode::Or | Opcode::Xor => {
+                let (a, b) = self.commute(args[0], args[1]);
+                let lut = match op {
+                    Opcode::And => LUT_A & LUT_B,
+                    Opcode::Or => LUT_A | LUT_B,
+                    _ => LUT_A ^ LUT_B,
+                };
+                self.lop3(&dst, Arg::v(a), Arg::v(b), lut)
+            }
+            Opcode::Not => self.lop3(&dst, Arg::rz(), Arg::v(args[0]), !LUT_B & 0xff),
+            Opcode::Shl | Opcode::ShrU | Opcode::ShrS => self.lower_shift(inst, op, &dst, args[0], args[1]),
+            Opcode::MinS | Opcode::MinU | Opcode::MaxS | Opcode::MaxU => {
+                let (a, b) = self.commute(args[0], args[1]);
+                let max = matches!(op, Opcode::MaxS | Opcode::MaxU);
+                let s = matches!(op, Opcode::MinS | Opcode::MaxS);
+                let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, Arg::pt(max))];
+                self.emit_sass(Op::Imnmx, &dst, &srcs, &[signed(s)], None)
+            }
+            _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
+        }
+    }
+
+    fn lop3(&mut self, dst: &[(Role, MOp)], a: Arg, b: Arg, lut: u16) -> Result<(), IselError> {
+        let srcs = [(Role::A, a), (Role::B, b), (Role::C, Arg::rz()), (Role::Other, Arg::imm(lut as u32)), (Role::PredSrc0, Arg::pt(true))];
+        self.emit_sass(Op::Lop3, dst, &srcs, &[], None)
+    }
+
+    fn lower_shift(&mut self, _inst: Inst, op: Opcode, dst: &[(Role, MOp)], a: Value, amount: Value) -> Result<(), IselError> {
+        let Some(V::Imm(n)) = self.foldable(amount) else {
+            return Err(self.unsupported("shifts by a register amount"));
+        };
+        let n = n as u32;
+        if n >= 32 && op != Opcode::ShrS {
+            // PTX: shifting out every bit gives 0.
+            return self.emit_sass(Op::Mov, dst, &[(Role::B, Arg::rz())], &[], None);
+        }
+        let n = n.min(31);
+        let (right, ty) = match op {
+            Opcode::Shl => (0, 3),
+            Opcode::ShrU => (1, 3),
+            _ => (1, 2),
+        };
+        let srcs = if right == 0 {
+            [(Role::A, Arg::v(a)), (Role::B, Arg::imm(n)), (Role::C, Arg::rz())]
+        } else {
+            [(Role::A, Arg::rz()), (Role::B, Arg::imm(n)), (Role::C, Arg::v(a))]
+        };
+        let mods = [("right", right), ("type", ty), ("hi", right)];
+        self.emit_sass(Op::Shf, dst, &srcs, &mods, None)
+    }
+
+    /// and/or/xor/not/select on predicates with PLOP3.
+    fn lower_pred_logic(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let args = data.args.clone();
+        let op = data.op;
+        let d = self.dst(inst);
+        let lut = match op {
+            Opcode::And => LUT_A & LUT_B,
+            Opcode::Or => LUT_A | LUT_B,
+            Opcode::Xor => LUT_A ^ LUT_B,
+            Opcode::Not => !LUT_A & 0xff,
+            _ => return Err(self.unsupported(format!("{} on predicates", op.name()))),
+        };
+        let b = args.get(1).map_or(Arg::pt(false), |&v| Arg::v(v));
+        let srcs = [
+            (Role::PredSrc0, Arg::v(args[0])),
+            (Role::PredSrc1, b),
+            (Role::PredSrc2, Arg::pt(false)),
+            (Role::Other, Arg::imm(lut as u32)),
+            (Role::Aux, Arg::imm(0)),
+        ];
+        let dsts = [(Role::PredDst0, d), (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false }))];
+        self.emit_sass(Op::Plop3, &dsts, &srcs, &[], None)
+    }
+
+    /// Integer and float comparisons.
+    pub fn lower_cmp(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (ty, args) = (data.ty, data.args.clone());
+        let Aux::Cond(mut cond) = data.aux else { return Err(self.unsupported("compare without condition")) };
+        let (mut a, mut b) = (args[0], args[1]);
+        if self.foldable(a).is_some() && self.foldable(b).is_none() {
+            (a, b) = (b, a);
+            cond = swapped(cond);
+        }
+        let d = self.dst(inst);
+        let dsts = [(Role::PredDst0, d), (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false }))];
+        let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, Arg::pt(false))];
+        match (data.op, ty) {
+            (Opcode::Icmp, Type::I32) => {
+                let (code, signed) = int_cmp(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
+                self.emit_sass(Op::Isetp, &dsts, &srcs, &[("cmp", code), ("signed", signed as u16), ("bop", 0)], None)
+            }
+            (Opcode::Fcmp, Type::F32) => {
+                let ftz = matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. })) as u16;
+                self.emit_sass(Op::Fsetp, &dsts, &srcs, &[("cmp", float_cmp(cond)), ("ftz", ftz), ("bop", 0)], None)
+            }
+            (op, ty) => Err(self.unsupported(format!("{} on {ty}", op.name()))),
+        }
+    }
+
+    /// `select p, a, b`.
+    pub fn lower_select(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (ty, args) = (data.ty, data.args.clone());
+        let d = self.dst(inst);
+        match ty {
+            Type::Pred => {
+                // d = (p & a) | (!p & b)
+                let srcs = [
+                    (Role::PredSrc0, Arg::v(args[0])),
+                    (Role::PredSrc1, Arg::v(args[1])),
+                    (Role::PredSrc2, Arg::v(args[2])),
+                    (Role::Other, Arg::imm(((LUT_A & LUT_B) | (!LUT_A & 0xaa)) as u32 & 0xff)),
+                    (Role::Aux, Arg::imm(0)),
+                ];
+                let dsts = [(Role::PredDst0, d), (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false }))];
+                self.emit_sass(Op::Plop3, &dsts, &srcs, &[], None)
+            }
+            t if t.bits() == 32 => {
+                let op = if t.is_float() { Op::Fsel } else { Op::Sel };
+                let srcs = [(Role::A, Arg::v(args[1])), (Role::B, Arg::v(args[2])), (Role::PredSrc0, Arg::v(args[0]))];
+                self.emit_sass(op, &[(Role::Dst, d)], &srcs, &[], None)
+            }
+            t => Err(self.unsupported(format!("select on {t}"))),
+        }
+    }
+
+    /// Single-precision float arithmetic.
+    pub fn lower_float(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, ty, args) = (data.op, data.ty, data.args.clone());
+        if ty != Type::F32 {
+            return Err(self.unsupported(format!("{} on {ty}", op.name())));
+        }
+        let mods = float_mods(&data.aux);
+        let d = self.dst(inst);
+        let dst = [(Role::Dst, d)];
+        let neg_rz = Arg::Op(MOp::Fixed(V::Reg(crate::isa::RZ)), SrcMods { neg: true, abs: false });
+        match op {
+            Opcode::Fadd => {
+                let (a, b) = self.commute(args[0], args[1]);
+                self.emit_sass(Op::Fadd, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))], &mods, None)
+            }
+            Opcode::Fsub => {
+                let b = self.negated(args[1], true);
+                self.emit_sass(Op::Fadd, &dst, &[(Role::A, Arg::v(args[0])), (Role::B, b)], &mods, None)
+            }
+            Opcode::Fmul => {
+                let (a, b) = self.commute(args[0], args[1]);
+                self.emit_sass(Op::Fmul, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))], &mods, None)
+            }
+            Opcode::Ffma => {
+                let (a, b) = self.commute(args[0], args[1]);
+                let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::v(args[2]))];
+                self.emit_sass(Op::Ffma, &dst, &srcs, &mods, None)
+            }
+            Opcode::Fneg => self.emit_sass(Op::Fadd, &dst, &[(Role::A, Arg::neg(args[0])), (Role::B, neg_rz)], &mods, None),
+            Opcode::Fabs => {
+                let a = Arg::Val(args[0], SrcMods { neg: false, abs: true });
+                self.emit_sass(Op::Fadd, &dst, &[(Role::A, a), (Role::B, neg_rz)], &mods, None)
+            }
+            Opcode::Fmin | Opcode::Fmax => {
+                let (a, b) = self.commute(args[0], args[1]);
+                let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, Arg::pt(op == Opcode::Fmax))];
+                let ftz = mods.iter().find(|m| m.0 == "ftz").map_or(0, |m| m.1);
+                self.emit_sass(Op::Fmnmx, &dst, &srcs, &[("ftz", ftz)], None)
+            }
+            _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
+        }
+    }
+
+    /// 64-bit integer add (fusing a single-use 32x32->64 multiply into IMAD.WIDE).
+    pub fn lower_add64(&mut self, inst: Inst) -> Result<(), IselError> {
+        let args = self.func.insts[inst].args.clone();
+        let d = self.def_reg(self.func.results[inst][0]);
+        for (m, other) in [(args[0], args[1]), (args[1], args[0])] {
+            if let Some((_, x, y, signed)) = self.single_use_wide_mul(m) {
+                let (x, y) = self.commute(x, y);
+                let srcs = [(Role::A, Arg::v(x)), (Role::B, Arg::v(y)), (Role::C, Arg::v(other))];
+                return self.emit_sass(Op::ImadWide, &[(Role::Dst, MOp::Reg(d))], &srcs, &[("signed", signed as u16)], None);
+            }
+        }
+        let a = MOp::Reg(self.reg(args[0]));
+        let b = match self.foldable64(args[1]) {
+            Some(v) => MOp::Fixed(v),
+            None => MOp::Reg(self.reg(args[1])),
+        };
+        let carry = self.vcode.new_vreg(VClass::Pred);
+        self.push(MInst::new(MKind::Add64 { d, a, b, carry }));
+        Ok(())
+    }
+
+    /// `(mul inst, x, y, signed)` if `v` is a 32x32->64 multiply used only here.
+    fn single_use_wide_mul(&self, v: Value) -> Option<(Inst, Value, Value, bool)> {
+        let ptxc_mir::ir::ValueDef::Result(i, _) = self.func.values[v].def else { return None };
+        let d = &self.func.insts[i];
+        let signed = match d.op {
+            Opcode::ImulWideS => true,
+            Opcode::ImulWideU => false,
+            _ => return None,
+        };
+        self.is_fused(i).then_some((i, d.args[0], d.args[1], signed))
+    }
+}

@@ -1,0 +1,129 @@
+//! The block structure of VCode: one block per reachable MIR block, plus an empty block
+//! on every critical edge (regalloc2 places edge moves in blocks with a single predecessor
+//! or successor). Block parameters and branch arguments carry the SSA values across edges.
+
+use super::{Isel, IselError};
+use crate::vcode::{BlockId, MInst, MKind, VBlock};
+use ptxc_mir::analysis::dom::reverse_post_order;
+use ptxc_mir::ir::{Block, BlockCall, Opcode};
+use std::collections::{HashMap, HashSet};
+
+/// Where a MIR edge lands in VCode: the target block, or an edge block that jumps there.
+struct Edges {
+    block_of: HashMap<Block, BlockId>,
+    /// `(from, successor index)` -> edge block.
+    split: HashMap<(Block, usize), BlockId>,
+}
+
+/// Builds the VCode blocks and selects every instruction.
+pub fn build(isel: &mut Isel) -> Result<(), IselError> {
+    let func = isel.func;
+    let reachable: HashSet<Block> = reverse_post_order(func).into_iter().collect();
+    let order: Vec<Block> = func.layout.iter().copied().filter(|b| reachable.contains(b)).collect();
+    let preds = func.predecessors();
+    let mut edges = Edges { block_of: HashMap::new(), split: HashMap::new() };
+    let mut next = 0u32;
+    let mut layout: Vec<(Option<Block>, Option<(Block, usize)>)> = Vec::new();
+    for &b in &order {
+        edges.block_of.insert(b, BlockId(next));
+        layout.push((Some(b), None));
+        next += 1;
+        let succs = func.successors(b);
+        let same_twice = succs.len() == 2 && succs[0] == succs[1];
+        for (i, s) in succs.iter().enumerate() {
+            if succs.len() > 1 && (preds[*s].len() > 1 || same_twice) {
+                edges.split.insert((b, i), BlockId(next));
+                layout.push((None, Some((b, i))));
+                next += 1;
+            }
+        }
+    }
+    isel.vcode.blocks = vec![VBlock::default(); layout.len()];
+    for (id, entry) in layout.iter().enumerate() {
+        let start = isel.vcode.insts.len() as u32;
+        match entry {
+            (Some(b), _) => select_block(isel, &edges, *b, id)?,
+            (None, Some((from, i))) => {
+                let call = func.insts[func.terminator(*from).expect("terminator")].targets()[*i].clone();
+                edge_block(isel, &edges, id, &call);
+            }
+            _ => unreachable!("layout entries are blocks or edges"),
+        }
+        let end = isel.vcode.insts.len() as u32;
+        let blk = &mut isel.vcode.blocks[id];
+        blk.start = start;
+        blk.end = end;
+    }
+    isel.vcode.compute_preds();
+    Ok(())
+}
+
+fn select_block(isel: &mut Isel, edges: &Edges, b: Block, id: usize) -> Result<(), IselError> {
+    isel.start_block();
+    let func = isel.func;
+    let params = func.blocks[b].params.iter().map(|&p| isel.def_reg(p)).collect();
+    isel.vcode.blocks[id].params = params;
+    for &inst in &func.blocks[b].insts {
+        if isel.is_fused(inst) {
+            continue;
+        }
+        let data = &func.insts[inst];
+        if data.op.is_terminator() {
+            terminator(isel, edges, b, id, inst)?;
+        } else {
+            isel.lower_inst(inst)?;
+        }
+    }
+    let out = std::mem::take(&mut isel.out);
+    isel.vcode.insts.extend(out);
+    Ok(())
+}
+
+fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mir::ir::Inst) -> Result<(), IselError> {
+    let func = isel.func;
+    let data = &func.insts[inst];
+    let mut succs = Vec::new();
+    let mut succ_args: Vec<Vec<crate::vcode::VReg>> = Vec::new();
+    for (i, call) in data.targets().iter().enumerate() {
+        match edges.split.get(&(b, i)) {
+            Some(&e) => {
+                succs.push(e);
+                succ_args.push(Vec::new());
+            }
+            None => {
+                succs.push(edges.block_of[&call.block]);
+                succ_args.push(call.args.iter().map(|&a| isel.reg(a)).collect());
+            }
+        }
+    }
+    let kind = match data.op {
+        Opcode::Exit => MKind::Exit,
+        Opcode::Jump => MKind::Jump(succs[0]),
+        Opcode::Brif => match isel.pred(data.args[0]) {
+            crate::vcode::MOp::Pred(cond, neg) => MKind::CondJump { cond, neg, taken: succs[0], not_taken: succs[1] },
+            _ => {
+                // A constant condition lives in a predicate register like any other.
+                let cond = isel.reg(data.args[0]);
+                MKind::CondJump { cond, neg: false, taken: succs[0], not_taken: succs[1] }
+            }
+        },
+        other => return Err(isel.unsupported(format!("terminator {other:?}"))),
+    };
+    isel.push(MInst::new(kind));
+    let blk = &mut isel.vcode.blocks[id];
+    blk.succs = succs;
+    blk.succ_args = succ_args;
+    Ok(())
+}
+
+fn edge_block(isel: &mut Isel, edges: &Edges, id: usize, call: &BlockCall) {
+    isel.start_block();
+    let target = edges.block_of[&call.block];
+    let args = call.args.iter().map(|&a| isel.reg(a)).collect();
+    isel.push(MInst::new(MKind::Jump(target)));
+    let out = std::mem::take(&mut isel.out);
+    isel.vcode.insts.extend(out);
+    let blk = &mut isel.vcode.blocks[id];
+    blk.succs = vec![target];
+    blk.succ_args = vec![args];
+}

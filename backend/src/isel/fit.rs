@@ -1,0 +1,132 @@
+//! Choosing operand forms: given the MIR values an instruction reads, fold as many as
+//! possible into immediates and constant-bank operands such that some form of the SASS
+//! operation encodes them, and put the rest in registers.
+
+use super::{Isel, IselError};
+use crate::isa::make::find_form;
+use crate::isa::{Op, Operand, Role, Value as V};
+use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass};
+use ptxc_mir::ir::Value;
+use smallvec::SmallVec;
+
+/// A source of a SASS instruction.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    /// A MIR value: folded if possible, else in a register.
+    Val(Value, SrcMods),
+    /// A fixed operand.
+    Op(MOp, SrcMods),
+}
+
+impl Arg {
+    /// A plain MIR value.
+    pub fn v(v: Value) -> Arg {
+        Arg::Val(v, SrcMods::default())
+    }
+
+    /// A negated MIR value.
+    pub fn neg(v: Value) -> Arg {
+        Arg::Val(v, SrcMods { neg: true, abs: false })
+    }
+
+    /// A fixed operand.
+    pub fn op(op: MOp) -> Arg {
+        Arg::Op(op, SrcMods::default())
+    }
+
+    /// RZ.
+    pub fn rz() -> Arg {
+        Arg::op(MOp::Fixed(V::Reg(crate::isa::RZ)))
+    }
+
+    /// PT (or !PT).
+    pub fn pt(neg: bool) -> Arg {
+        Arg::op(MOp::Fixed(V::Pred { idx: 7, neg }))
+    }
+
+    /// An immediate.
+    pub fn imm(bits: u32) -> Arg {
+        Arg::op(MOp::Fixed(V::Imm(bits as u64)))
+    }
+}
+
+/// A stand-in isa operand with the kind an `MOp` will have after allocation.
+fn representative(op: MOp, mods: SrcMods) -> Operand {
+    let value = match op {
+        MOp::Reg(_) | MOp::Half(..) => V::Reg(0),
+        MOp::Pred(_, neg) => V::Pred { idx: 0, neg },
+        MOp::Mem { offset, .. } => V::Mem { base: 0, uniform: None, offset, scale: 0 },
+        MOp::Fixed(v) => v,
+    };
+    Operand { value, neg: mods.neg, abs: mods.abs, not: false, swizzle: 0 }
+}
+
+impl Isel<'_> {
+    /// The register operand for `v` (predicates fold `not`).
+    fn reg_op(&mut self, v: Value) -> MOp {
+        if self.vcode_class(v) == VClass::Pred { self.pred(v) } else { MOp::Reg(self.reg(v)) }
+    }
+
+    fn vcode_class(&self, v: Value) -> VClass {
+        super::class_of(self.func.ty(v))
+    }
+
+    fn folded(&self, v: Value) -> Option<V> {
+        match self.vcode_class(v) {
+            VClass::Pair => self.foldable64(v),
+            VClass::Pred => None,
+            _ => self.foldable(v),
+        }
+    }
+
+    /// Emits `op` with destinations `dsts` and sources `srcs`, folding what the forms allow.
+    pub fn emit_sass(
+        &mut self,
+        op: Op,
+        dsts: &[(Role, MOp)],
+        srcs: &[(Role, Arg)],
+        mods: &[(&'static str, u16)],
+        guard: Option<(crate::vcode::VReg, bool)>,
+    ) -> Result<(), IselError> {
+        let foldable: Vec<Option<V>> = srcs
+            .iter()
+            .map(|(_, a)| match a {
+                Arg::Val(v, _) => self.folded(*v),
+                Arg::Op(..) => None,
+            })
+            .collect();
+        let positions: Vec<usize> = (0..srcs.len()).filter(|&i| foldable[i].is_some()).collect();
+        let mut masks: Vec<u32> = (0..1u32 << positions.len()).collect();
+        // Most folds first; among equals, keep later operands folded (materialise earlier ones).
+        masks.sort_by_key(|m| (std::cmp::Reverse(m.count_ones()), std::cmp::Reverse(*m)));
+        for mask in masks {
+            let fold = |i: usize| positions.iter().position(|&p| p == i).is_some_and(|k| mask & (1 << k) != 0);
+            let mut ops: SmallVec<[(Role, Operand); 8]> =
+                dsts.iter().map(|&(r, o)| (r, representative(o, SrcMods::default()))).collect();
+            for (i, (role, a)) in srcs.iter().enumerate() {
+                let (mop, m) = match *a {
+                    Arg::Op(o, m) => (o, m),
+                    Arg::Val(_, m) if fold(i) => (MOp::Fixed(foldable[i].expect("foldable")), m),
+                    Arg::Val(v, m) if self.vcode_class(v) == VClass::Pred => (MOp::Pred(crate::vcode::VReg(0), false), m),
+                    Arg::Val(_, m) => (MOp::Reg(crate::vcode::VReg(0)), m),
+                };
+                ops.push((*role, representative(mop, m)));
+            }
+            if find_form(op, &ops, mods).is_none() {
+                continue;
+            }
+            let mut slots: SmallVec<[Slot; 6]> = dsts.iter().map(|&(role, op)| Slot { role, op, mods: SrcMods::default() }).collect();
+            for (i, (role, a)) in srcs.iter().enumerate() {
+                let (mop, m) = match *a {
+                    Arg::Op(o, m) => (o, m),
+                    Arg::Val(_, m) if fold(i) => (MOp::Fixed(foldable[i].expect("foldable")), m),
+                    Arg::Val(v, m) => (self.reg_op(v), m),
+                };
+                slots.push(Slot { role: *role, op: mop, mods: m });
+            }
+            self.push(MInst { kind: MKind::Sass { op, slots, mods: mods.iter().copied().collect() }, guard });
+            return Ok(());
+        }
+        Err(self.unsupported(format!("{op:?} with these operands ({srcs:?}, {mods:?})")))
+    }
+}

@@ -1,0 +1,158 @@
+//! Instruction selection: MIR to VCode. Each MIR value gets a virtual register of its width
+//! class, except constants, kernel parameters and `%ntid`/`%nctaid`, which are folded into
+//! operands (immediates and `c[0x0][...]`) wherever a form accepts them and materialised
+//! with a move where one does not. One file per instruction family.
+
+mod arith;
+mod cfg;
+mod fit;
+mod values;
+mod memory;
+mod operand;
+
+use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
+use ptxc_mir::ir::{Function, Inst, Type, Value};
+use std::collections::HashMap;
+
+/// A MIR construct the back end cannot select yet.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("kernel `{kernel}`: {what} is not supported by this version of the ptxc back end")]
+pub struct IselError {
+    /// The kernel.
+    pub kernel: String,
+    /// The construct.
+    pub what: String,
+}
+
+/// The register class of a MIR type.
+pub fn class_of(ty: Type) -> VClass {
+    match ty {
+        Type::Pred => VClass::Pred,
+        t if t.bits() <= 32 => VClass::Single,
+        _ => VClass::Pair,
+    }
+}
+
+/// Selection state for one function.
+pub struct Isel<'a> {
+    /// The MIR function.
+    pub func: &'a Function,
+    /// The VCode under construction.
+    pub vcode: VCode,
+    /// Registers of MIR values that live in registers.
+    regs: HashMap<Value, VReg>,
+    /// Foldable values materialised in the current block.
+    local: HashMap<Value, VReg>,
+    /// Instructions of the block being selected.
+    pub out: Vec<MInst>,
+    /// Number of uses of each value.
+    uses: HashMap<Value, u32>,
+    /// Instructions folded into their single user (skipped when reached).
+    fused: HashMap<Inst, ()>,
+}
+
+/// Selects VCode for `func`.
+pub fn select(func: &Function) -> Result<VCode, IselError> {
+    let mut isel = Isel {
+        func,
+        vcode: VCode { name: func.name.clone(), ..VCode::default() },
+        regs: HashMap::new(),
+        local: HashMap::new(),
+        out: Vec::new(),
+        uses: HashMap::new(),
+        fused: HashMap::new(),
+    };
+    isel.count_uses();
+    isel.find_fusions();
+    cfg::build(&mut isel)?;
+    Ok(isel.vcode)
+}
+
+impl Isel<'_> {
+    fn count_uses(&mut self) {
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                for v in self.func.insts[i].all_args() {
+                    *self.uses.entry(v).or_default() += 1;
+                }
+            }
+        }
+    }
+
+    /// Marks 32x32->64 multiplies whose only use is a 64-bit add in the same block: the add
+    /// becomes one IMAD.WIDE.
+    fn find_fusions(&mut self) {
+        use ptxc_mir::ir::{Opcode, Type, ValueDef};
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                let d = &self.func.insts[i];
+                if d.op != Opcode::Iadd || d.ty != Type::I64 {
+                    continue;
+                }
+                let fusable = d.args.iter().find_map(|&a| match self.func.values[a].def {
+                    ValueDef::Result(m, _)
+                        if matches!(self.func.insts[m].op, Opcode::ImulWideS | Opcode::ImulWideU)
+                            && self.use_count(a) == 1
+                            && self.func.blocks[b].insts.contains(&m) =>
+                    {
+                        Some(m)
+                    }
+                    _ => None,
+                });
+                if let Some(m) = fusable {
+                    self.fuse(m);
+                }
+            }
+        }
+    }
+
+    /// The number of uses of `v`.
+    pub fn use_count(&self, v: Value) -> u32 {
+        self.uses.get(&v).copied().unwrap_or(0)
+    }
+
+    /// An error about `what`.
+    pub fn unsupported(&self, what: impl Into<String>) -> IselError {
+        IselError { kernel: self.func.name.clone(), what: what.into() }
+    }
+
+    /// Appends an instruction to the current block.
+    pub fn push(&mut self, inst: MInst) {
+        self.out.push(inst);
+    }
+
+    /// The virtual register that holds `v` (defining it if needed).
+    pub fn def_reg(&mut self, v: Value) -> VReg {
+        if let Some(&r) = self.regs.get(&v) {
+            return r;
+        }
+        let r = self.vcode.new_vreg(class_of(self.func.ty(v)));
+        self.regs.insert(v, r);
+        r
+    }
+
+    /// Makes `alias` name the same register as `of` (bitcasts and copies).
+    pub fn alias(&mut self, alias: Value, of: VReg) {
+        self.regs.insert(alias, of);
+    }
+
+    /// Marks `inst` as folded into its user.
+    pub fn fuse(&mut self, inst: Inst) {
+        self.fused.insert(inst, ());
+    }
+
+    /// Whether `inst` was folded into its user.
+    pub fn is_fused(&self, inst: Inst) -> bool {
+        self.fused.contains_key(&inst)
+    }
+
+    /// Starts a new block: forgets block-local materialisations.
+    pub fn start_block(&mut self) {
+        self.local.clear();
+    }
+
+    /// Block id of the VCode block for a MIR block (assigned by `cfg`).
+    pub fn block_id(map: &HashMap<ptxc_mir::ir::Block, BlockId>, b: ptxc_mir::ir::Block) -> BlockId {
+        map[&b]
+    }
+}

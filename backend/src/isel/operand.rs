@@ -1,0 +1,146 @@
+//! Operands: which MIR values fold into immediates or constant-bank operands, and
+//! materialising them into registers where a register is needed.
+
+use super::Isel;
+use crate::isa::{Op, Role, Value as V};
+use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VReg};
+use ptxc_mir::ir::{Aux, Opcode, SpecialReg, Type, Value, ValueDef};
+use smallvec::smallvec;
+
+/// Byte offset of the kernel parameters in constant bank 0.
+pub const PARAM_BASE: i32 = 0x160;
+
+impl Isel<'_> {
+    /// The defining opcode and data of `v`, if it is an instruction result.
+    pub fn def_of(&self, v: Value) -> Option<&ptxc_mir::ir::InstData> {
+        match self.func.values[v].def {
+            ValueDef::Result(i, _) => Some(&self.func.insts[i]),
+            ValueDef::Param(..) => None,
+        }
+    }
+
+    /// `v` as an operand that needs no register (32-bit or predicate), if possible.
+    pub fn foldable(&self, v: Value) -> Option<V> {
+        let d = self.def_of(v)?;
+        let ty = self.func.ty(v);
+        match (&d.op, &d.aux) {
+            (Opcode::Copy | Opcode::Bitcast, _) => self.foldable(d.args[0]),
+            (Opcode::Undef, _) if ty == Type::Pred => Some(V::Pred { idx: 7, neg: true }),
+            (Opcode::Undef, _) if ty.bits() <= 32 => Some(V::Imm(0)),
+            (Opcode::Const, Aux::Imm(bits)) if ty == Type::Pred => Some(V::Pred { idx: 7, neg: *bits == 0 }),
+            (Opcode::Const, Aux::Imm(bits)) if ty.bits() <= 32 => Some(V::Imm(*bits & 0xffff_ffff)),
+            (Opcode::Param, Aux::Param(off)) if ty.bits() <= 32 => {
+                Some(V::CBank { bank: 0, offset: PARAM_BASE + *off as i32, reg: None })
+            }
+            (Opcode::Special, Aux::Special(sr)) => driver_constant(*sr).map(|offset| V::CBank { bank: 0, offset, reg: None }),
+            _ => None,
+        }
+    }
+
+    /// A 64-bit `v` as a constant-bank operand (a 64-bit kernel parameter), if possible.
+    pub fn foldable64(&self, v: Value) -> Option<V> {
+        let d = self.def_of(v)?;
+        match (&d.op, &d.aux) {
+            (Opcode::Copy | Opcode::Bitcast, _) => self.foldable64(d.args[0]),
+            (Opcode::Param, Aux::Param(off)) if self.func.ty(v).bits() == 64 => {
+                Some(V::CBank { bank: 0, offset: PARAM_BASE + *off as i32, reg: None })
+            }
+            _ => None,
+        }
+    }
+
+    /// The register holding `v`, materialising folded values in the current block.
+    pub fn reg(&mut self, v: Value) -> VReg {
+        if let Some(&r) = self.regs.get(&v) {
+            return r;
+        }
+        if let Some(&r) = self.local.get(&v) {
+            return r;
+        }
+        let ty = self.func.ty(v);
+        let class = super::class_of(ty);
+        let r = self.vcode.new_vreg(class);
+        let folded = if class == VClass::Pair { self.foldable64(v).or_else(|| self.const64(v)) } else { self.foldable(v) };
+        match folded {
+            Some(val) if class == VClass::Pair => self.push(MInst::new(MKind::Mov64 { d: r, src: MOp::Fixed(val) })),
+            Some(val) if class == VClass::Pred => self.push(pred_const(r, val)),
+            Some(val) => self.push(mov(r, MOp::Fixed(val))),
+            None => {
+                // Defined later in program order (a loop-carried use cannot reach here in
+                // SSA) or by an instruction that selects its own register.
+                self.regs.insert(v, r);
+                return r;
+            }
+        }
+        self.local.insert(v, r);
+        r
+    }
+
+    fn const64(&self, v: Value) -> Option<V> {
+        match self.def_of(v) {
+            Some(d) if matches!(d.op, Opcode::Copy | Opcode::Bitcast) => self.const64(d.args[0]),
+            Some(d) if d.op == Opcode::Undef => Some(V::Imm(0)),
+            Some(d) if d.op == Opcode::Const => match d.aux {
+                Aux::Imm(bits) => Some(V::Imm(bits)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `v` as a predicate operand (folding `not`).
+    pub fn pred(&mut self, v: Value) -> MOp {
+        if let Some(V::Pred { idx, neg }) = self.foldable(v) {
+            return MOp::Fixed(V::Pred { idx, neg });
+        }
+        if let Some(d) = self.def_of(v)
+            && d.op == Opcode::Not
+            && self.func.ty(v) == Type::Pred
+        {
+            let inner = d.args[0];
+            return match self.pred(inner) {
+                MOp::Pred(r, n) => MOp::Pred(r, !n),
+                MOp::Fixed(V::Pred { idx, neg }) => MOp::Fixed(V::Pred { idx, neg: !neg }),
+                other => other,
+            };
+        }
+        MOp::Pred(self.reg(v), false)
+    }
+}
+
+/// The constant-bank offset of special registers the driver keeps in bank 0.
+pub fn driver_constant(sr: SpecialReg) -> Option<i32> {
+    match sr {
+        SpecialReg::Ntid(d) => Some(4 * d as i32),
+        SpecialReg::Nctaid(d) => Some(0xc + 4 * d as i32),
+        SpecialReg::DynamicSmemSize => Some(0x2c),
+        _ => None,
+    }
+}
+
+/// `MOV d, src`.
+pub fn mov(d: VReg, src: MOp) -> MInst {
+    MInst::new(MKind::Sass {
+        op: Op::Mov,
+        slots: smallvec![slot(Role::Dst, MOp::Reg(d)), slot(Role::B, src)],
+        mods: smallvec![],
+    })
+}
+
+/// A predicate set to a constant: `PLOP3.LUT Pd, PT, PT, PT, PT, 0xff|0x00`.
+fn pred_const(d: VReg, val: V) -> MInst {
+    let truth = matches!(val, V::Pred { neg: false, .. });
+    MInst::new(MKind::Sass {
+        op: Op::Plop3,
+        slots: smallvec![
+            slot(Role::PredDst0, MOp::Pred(d, false)),
+            slot(Role::Other, MOp::Fixed(V::Imm(if truth { 0xff } else { 0 })))
+        ],
+        mods: smallvec![],
+    })
+}
+
+/// An operand slot without modifiers.
+pub fn slot(role: Role, op: MOp) -> Slot {
+    Slot { role, op, mods: SrcMods::default() }
+}

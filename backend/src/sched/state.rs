@@ -1,0 +1,210 @@
+//! The scheduler's abstract state of one warp: recent fixed-latency writes and reads with
+//! their issue times, and what each of the six scoreboards protects.
+
+use crate::isa::access::{Access, Reg};
+use crate::isa::timing::LatCat;
+use std::collections::BTreeMap;
+
+/// Number of scoreboards.
+pub const SCOREBOARDS: usize = 6;
+
+/// Results older than this many cycles are complete whatever their latency.
+const HORIZON: i32 = 16;
+
+/// A recent access of a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pending {
+    /// Issue time of the access.
+    pub time: i32,
+    /// Latency category of the access.
+    pub cat: LatCat,
+    /// A read (for write-after-read) rather than a write.
+    pub is_read: bool,
+    /// The writer was predicated.
+    pub predicated: bool,
+}
+
+impl PartialOrd for LatCat {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for LatCat {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (*self as u8).cmp(&(*other as u8))
+    }
+}
+
+/// The state at one program point.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockState {
+    /// Recent fixed-latency accesses per register.
+    recent: BTreeMap<Reg, Vec<Pending>>,
+    /// Registers whose pending write scoreboard is `k`.
+    write_sb: [Vec<Reg>; SCOREBOARDS],
+    /// Registers read late under read scoreboard `k`.
+    read_sb: [Vec<Reg>; SCOREBOARDS],
+    /// Issue time of the last write to each scoreboard (a waiter needs 2 cycles after it).
+    sb_time: [Option<i32>; SCOREBOARDS],
+    /// Round-robin cursor for allocation.
+    next_sb: usize,
+    /// Issue time of the last instruction.
+    pub last_issue: i32,
+}
+
+impl BlockState {
+    /// Merges a predecessor's exit state.
+    pub fn join(&mut self, other: &BlockState) {
+        for (reg, ps) in &other.recent {
+            let mine = self.recent.entry(*reg).or_default();
+            for p in ps {
+                if !mine.contains(p) {
+                    mine.push(*p);
+                }
+            }
+            mine.sort();
+        }
+        for k in 0..SCOREBOARDS {
+            merge(&mut self.write_sb[k], &other.write_sb[k]);
+            merge(&mut self.read_sb[k], &other.read_sb[k]);
+            self.sb_time[k] = match (self.sb_time[k], other.sb_time[k]) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        self.last_issue = self.last_issue.max(other.last_issue);
+    }
+
+    /// Earliest time `reg` may be read, given `latency(write)` for each pending write.
+    pub fn ready_for_read(&self, reg: Reg, latency: impl Fn(&Pending) -> i32) -> i32 {
+        self.recent.get(&reg).map_or(i32::MIN, |ps| {
+            ps.iter().filter(|p| !p.is_read).map(|p| p.time + latency(p)).max().unwrap_or(i32::MIN)
+        })
+    }
+
+    /// Earliest time `reg` may be written, given the WAW/WAR latency of each pending access.
+    pub fn ready_for_write(&self, reg: Reg, latency: impl Fn(&Pending) -> i32) -> i32 {
+        self.recent.get(&reg).map_or(i32::MIN, |ps| ps.iter().map(|p| p.time + latency(p)).max().unwrap_or(i32::MIN))
+    }
+
+    /// Scoreboards guarding a pending write of `reg` (as a wait mask).
+    pub fn write_sbs(&self, reg: Reg) -> u8 {
+        mask(&self.write_sb, reg)
+    }
+
+    /// Scoreboards guarding a pending late read of `reg`.
+    pub fn read_sbs(&self, reg: Reg) -> u8 {
+        mask(&self.read_sb, reg)
+    }
+
+    /// Earliest issue time of an instruction that waits on `wait`.
+    pub fn sb_visible(&self, wait: u8) -> i32 {
+        (0..SCOREBOARDS)
+            .filter(|k| wait & (1 << k) != 0)
+            .filter_map(|k| self.sb_time[k].map(|t| t + 2))
+            .max()
+            .unwrap_or(i32::MIN)
+    }
+
+    /// Waiting on scoreboards releases everything they protected.
+    pub fn clear_sbs(&mut self, wait: u8) {
+        for k in 0..SCOREBOARDS {
+            if wait & (1 << k) != 0 {
+                self.write_sb[k].clear();
+                self.read_sb[k].clear();
+                self.sb_time[k] = None;
+            }
+        }
+    }
+
+    /// A free scoreboard, or the least recently set one (shared counters stay correct).
+    pub fn alloc_sb(&mut self, _t: i32) -> u8 {
+        let free = (0..SCOREBOARDS)
+            .map(|i| (self.next_sb + i) % SCOREBOARDS)
+            .find(|&k| self.write_sb[k].is_empty() && self.read_sb[k].is_empty() && self.sb_time[k].is_none());
+        let k = free.unwrap_or_else(|| {
+            (0..SCOREBOARDS).min_by_key(|&k| self.sb_time[k].unwrap_or(i32::MIN)).expect("six scoreboards")
+        });
+        self.next_sb = (k + 1) % SCOREBOARDS;
+        k as u8
+    }
+
+    /// Records writes through scoreboard `sb`.
+    pub fn protect_writes(&mut self, sb: u8, writes: &[Access], t: i32) {
+        for w in writes {
+            self.recent.remove(&w.reg);
+            self.write_sb[sb as usize].push(w.reg);
+        }
+        self.sb_time[sb as usize] = Some(t);
+    }
+
+    /// Records late reads through scoreboard `sb`.
+    pub fn protect_reads(&mut self, sb: u8, regs: &[Reg], t: i32) {
+        self.read_sb[sb as usize].extend_from_slice(regs);
+        self.sb_time[sb as usize] = Some(self.sb_time[sb as usize].map_or(t, |x| x.max(t)));
+    }
+
+    /// Records fixed-latency writes at time `t`.
+    pub fn record_writes(&mut self, writes: &[Access], t: i32, predicated: bool) {
+        for w in writes {
+            for k in 0..SCOREBOARDS {
+                self.write_sb[k].retain(|r| *r != w.reg);
+            }
+            let entry = self.recent.entry(w.reg).or_default();
+            if !predicated {
+                entry.clear();
+            }
+            entry.push(Pending { time: t, cat: w.cat, is_read: false, predicated });
+        }
+    }
+
+    /// Records reads at time `t` (for write-after-read distances).
+    pub fn record_reads(&mut self, reads: &[Access], t: i32) {
+        for r in reads {
+            self.recent.entry(r.reg).or_default().push(Pending { time: t, cat: r.cat, is_read: true, predicated: false });
+        }
+    }
+
+    /// Notes the issue of an instruction at `t` and forgets accesses older than the horizon.
+    pub fn issued(&mut self, t: i32) {
+        self.last_issue = t;
+        self.recent.retain(|_, ps| {
+            ps.retain(|p| p.time > t - HORIZON);
+            !ps.is_empty()
+        });
+    }
+
+    /// Makes all times relative to `end` (the next block starts at time 0).
+    pub fn rebase(&mut self, end: i32) {
+        for ps in self.recent.values_mut() {
+            for p in ps.iter_mut() {
+                p.time = (p.time - end).max(-HORIZON);
+            }
+            ps.sort();
+            ps.dedup();
+        }
+        self.recent.retain(|_, ps| {
+            ps.retain(|p| p.time > -HORIZON);
+            !ps.is_empty()
+        });
+        for t in self.sb_time.iter_mut().flatten() {
+            *t = (*t - end).max(-HORIZON);
+        }
+        self.last_issue = (self.last_issue - end).max(-HORIZON);
+        self.next_sb = 0;
+    }
+}
+
+fn merge(a: &mut Vec<Reg>, b: &[Reg]) {
+    for r in b {
+        if !a.contains(r) {
+            a.push(*r);
+        }
+    }
+    a.sort();
+}
+
+fn mask(sbs: &[Vec<Reg>; SCOREBOARDS], reg: Reg) -> u8 {
+    (0..SCOREBOARDS).filter(|&k| sbs[k].contains(&reg)).fold(0, |m, k| m | 1 << k)
+}

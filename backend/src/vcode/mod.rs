@@ -1,0 +1,268 @@
+//! VCode: SASS operations on virtual registers, in SSA form with block parameters, the
+//! shape regalloc2 allocates (the model is Cranelift's `machinst::VCode`). Virtual registers
+//! have a width class: single 32-bit registers, aligned pairs, aligned quads, or predicates.
+
+mod ra_view;
+mod print;
+
+pub use ra_view::{File, View, ra_class};
+
+use crate::isa::{Op, Role, Value};
+use smallvec::SmallVec;
+
+/// A virtual register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg(pub u32);
+
+/// The register file and width of a virtual register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VClass {
+    /// One 32-bit register.
+    Single,
+    /// An even-aligned register pair (64-bit values).
+    Pair,
+    /// A 4-aligned register quad (128-bit values).
+    Quad,
+    /// A predicate.
+    Pred,
+}
+
+impl VClass {
+    /// Number of 32-bit registers.
+    pub fn width(self) -> u8 {
+        match self {
+            VClass::Single | VClass::Pred => 1,
+            VClass::Pair => 2,
+            VClass::Quad => 4,
+        }
+    }
+}
+
+/// A VCode block index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// An operand of a machine instruction before register allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MOp {
+    /// A whole virtual register (its width is its class's).
+    Reg(VReg),
+    /// One 32-bit half (0 = low, 1 = high) of a pair.
+    Half(VReg, u8),
+    /// A predicate register, possibly negated.
+    Pred(VReg, bool),
+    /// A memory address `[base + offset]` (base is a pair for 64-bit addresses).
+    Mem {
+        /// Address register.
+        base: VReg,
+        /// Byte offset.
+        offset: i32,
+    },
+    /// A fixed operand: RZ, PT, an immediate, a constant-bank operand, a special register.
+    Fixed(Value),
+}
+
+/// Source-operand modifiers kept beside an `MOp`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SrcMods {
+    /// `-x`
+    pub neg: bool,
+    /// `|x|`
+    pub abs: bool,
+}
+
+/// One operand slot of a SASS instruction: role, value and modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Slot {
+    /// The role in the ISA description.
+    pub role: Role,
+    /// The value.
+    pub op: MOp,
+    /// Modifiers.
+    pub mods: SrcMods,
+}
+
+/// What a machine instruction does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MKind {
+    /// One SASS instruction (the form is chosen by operand kinds at emission).
+    Sass {
+        /// Operation.
+        op: Op,
+        /// Operands by role.
+        slots: SmallVec<[Slot; 6]>,
+        /// Modifiers by name.
+        mods: SmallVec<[(&'static str, u16); 4]>,
+    },
+    /// 64-bit add `d = a + b` on pairs: IADD3 with carry-out, then IADD3.X.
+    Add64 {
+        /// Destination pair.
+        d: VReg,
+        /// First source pair.
+        a: MOp,
+        /// Second source: a pair or a fixed 64-bit operand.
+        b: MOp,
+        /// Carry predicate (temporary).
+        carry: VReg,
+    },
+    /// 64-bit move into a pair from a pair, a 64-bit constant-bank operand or an immediate.
+    Mov64 {
+        /// Destination pair.
+        d: VReg,
+        /// Source.
+        src: MOp,
+    },
+    /// Build a pair from two 32-bit values.
+    Pack64 {
+        /// Destination pair.
+        d: VReg,
+        /// Low half.
+        lo: MOp,
+        /// High half.
+        hi: MOp,
+    },
+    /// Unconditional branch.
+    Jump(BlockId),
+    /// Conditional branch: to `taken` if the predicate (xor `neg`) holds, else `not_taken`.
+    CondJump {
+        /// Condition.
+        cond: VReg,
+        /// Branch when the predicate is false.
+        neg: bool,
+        /// Target when true.
+        taken: BlockId,
+        /// Target when false.
+        not_taken: BlockId,
+    },
+    /// End of the thread.
+    Exit,
+}
+
+/// A machine instruction with its guard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MInst {
+    /// The operation.
+    pub kind: MKind,
+    /// `@P` / `@!P`.
+    pub guard: Option<(VReg, bool)>,
+}
+
+impl MInst {
+    /// An unguarded instruction.
+    pub fn new(kind: MKind) -> MInst {
+        MInst { kind, guard: None }
+    }
+
+    /// Calls `f(vreg, is_def)` for every register operand, guard included.
+    pub fn for_each_reg(&self, mut f: impl FnMut(VReg, bool)) {
+        if let Some((g, _)) = self.guard {
+            f(g, false);
+        }
+        let mut src = |op: &MOp| match *op {
+            MOp::Reg(v) | MOp::Half(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } => f(v, false),
+            MOp::Fixed(_) => {}
+        };
+        match &self.kind {
+            MKind::Sass { slots, .. } => {
+                let mut defs = SmallVec::<[VReg; 2]>::new();
+                for s in slots {
+                    match (s.op, is_def_role(s.role) && !matches!(s.op, MOp::Fixed(_))) {
+                        (MOp::Reg(v) | MOp::Pred(v, _), true) => defs.push(v),
+                        (op, _) => src(&op),
+                    }
+                }
+                for d in defs {
+                    f(d, true);
+                }
+            }
+            MKind::Add64 { d, a, b, carry } => {
+                src(a);
+                src(b);
+                f(*carry, true);
+                f(*d, true);
+            }
+            MKind::Mov64 { d, src: s } => {
+                src(s);
+                f(*d, true);
+            }
+            MKind::Pack64 { d, lo, hi } => {
+                src(lo);
+                src(hi);
+                f(*d, true);
+            }
+            MKind::CondJump { cond, .. } => f(*cond, false),
+            MKind::Jump(_) | MKind::Exit => {}
+        }
+    }
+
+    /// True for block terminators.
+    pub fn is_terminator(&self) -> bool {
+        matches!(self.kind, MKind::Jump(_) | MKind::CondJump { .. } | MKind::Exit)
+    }
+}
+
+/// True for roles that are results.
+pub fn is_def_role(role: Role) -> bool {
+    matches!(role, Role::Dst | Role::PredDst0 | Role::PredDst1)
+}
+
+/// A VCode block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VBlock {
+    /// Index of the first instruction.
+    pub start: u32,
+    /// One past the last instruction.
+    pub end: u32,
+    /// Block parameters.
+    pub params: Vec<VReg>,
+    /// Successors (in the order of the terminator's targets).
+    pub succs: Vec<BlockId>,
+    /// Predecessors.
+    pub preds: Vec<BlockId>,
+    /// Arguments passed to each successor's parameters.
+    pub succ_args: Vec<Vec<VReg>>,
+}
+
+/// A function in VCode.
+#[derive(Clone, Debug, Default)]
+pub struct VCode {
+    /// Kernel name (for messages).
+    pub name: String,
+    /// Instructions of all blocks, block after block.
+    pub insts: Vec<MInst>,
+    /// Blocks in layout order; block 0 is the entry.
+    pub blocks: Vec<VBlock>,
+    /// Class of every virtual register.
+    pub classes: Vec<VClass>,
+}
+
+impl VCode {
+    /// A new virtual register of class `c`.
+    pub fn new_vreg(&mut self, c: VClass) -> VReg {
+        self.classes.push(c);
+        VReg(self.classes.len() as u32 - 1)
+    }
+
+    /// The class of `v`.
+    pub fn class(&self, v: VReg) -> VClass {
+        self.classes[v.0 as usize]
+    }
+
+    /// The instructions of block `b`.
+    pub fn block_insts(&self, b: BlockId) -> &[MInst] {
+        let blk = &self.blocks[b.0 as usize];
+        &self.insts[blk.start as usize..blk.end as usize]
+    }
+
+    /// Fills in every block's predecessor list from the successor lists.
+    pub fn compute_preds(&mut self) {
+        for b in &mut self.blocks {
+            b.preds.clear();
+        }
+        for i in 0..self.blocks.len() {
+            for s in self.blocks[i].succs.clone() {
+                self.blocks[s.0 as usize].preds.push(BlockId(i as u32));
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Text form of VCode for dumps: one instruction per line with virtual registers
+//! (`v3` singles, `v4:2` pairs, `v5:p` predicates).
+
+use super::{MInst, MKind, MOp, Slot, VCode, VClass, VReg};
+use std::fmt::{self, Write};
+
+impl VCode {
+    fn reg(&self, v: VReg) -> String {
+        match self.class(v) {
+            VClass::Single => format!("v{}", v.0),
+            VClass::Pair => format!("v{}:2", v.0),
+            VClass::Quad => format!("v{}:4", v.0),
+            VClass::Pred => format!("v{}:p", v.0),
+        }
+    }
+
+    fn mop(&self, op: &MOp) -> String {
+        match op {
+            MOp::Reg(v) => self.reg(*v),
+            MOp::Half(v, h) => format!("{}.{}", self.reg(*v), if *h == 0 { "lo" } else { "hi" }),
+            MOp::Pred(v, neg) => format!("{}{}", if *neg { "!" } else { "" }, self.reg(*v)),
+            MOp::Mem { base, offset } => format!("[{}{offset:+#x}]", self.reg(*base)),
+            MOp::Fixed(val) => format!("{val:?}"),
+        }
+    }
+
+    fn slot(&self, s: &Slot) -> String {
+        let core = self.mop(&s.op);
+        let core = if s.mods.abs { format!("|{core}|") } else { core };
+        format!("{:?}={}{core}", s.role, if s.mods.neg { "-" } else { "" })
+    }
+
+    /// One instruction as text.
+    pub fn inst_text(&self, inst: &MInst) -> String {
+        let mut s = String::new();
+        if let Some((g, neg)) = inst.guard {
+            let _ = write!(s, "@{}{} ", if neg { "!" } else { "" }, self.reg(g));
+        }
+        match &inst.kind {
+            MKind::Sass { op, slots, mods } => {
+                let _ = write!(s, "{op:?}");
+                for (name, v) in mods {
+                    let _ = write!(s, ".{name}={v}");
+                }
+                let parts: Vec<String> = slots.iter().map(|x| self.slot(x)).collect();
+                let _ = write!(s, " {}", parts.join(", "));
+            }
+            MKind::Add64 { d, a, b, carry } => {
+                let _ = write!(s, "add64 {}, {}, {} (carry {})", self.reg(*d), self.mop(a), self.mop(b), self.reg(*carry));
+            }
+            MKind::Mov64 { d, src } => {
+                let _ = write!(s, "mov64 {}, {}", self.reg(*d), self.mop(src));
+            }
+            MKind::Pack64 { d, lo, hi } => {
+                let _ = write!(s, "pack64 {}, {}, {}", self.reg(*d), self.mop(lo), self.mop(hi));
+            }
+            MKind::Jump(b) => {
+                let _ = write!(s, "jump b{}", b.0);
+            }
+            MKind::CondJump { cond, neg, taken, not_taken } => {
+                let c = format!("{}{}", if *neg { "!" } else { "" }, self.reg(*cond));
+                let _ = write!(s, "brif {c}, b{}, b{}", taken.0, not_taken.0);
+            }
+            MKind::Exit => s.push_str("exit"),
+        }
+        s
+    }
+}
+
+impl fmt::Display for VCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "vcode {} {{", self.name)?;
+        for (i, b) in self.blocks.iter().enumerate() {
+            let params: Vec<String> = b.params.iter().map(|&p| self.reg(p)).collect();
+            writeln!(f, "b{i}({}):", params.join(", "))?;
+            for inst in &self.insts[b.start as usize..b.end as usize] {
+                writeln!(f, "    {}", self.inst_text(inst))?;
+            }
+            for (s, args) in b.succs.iter().zip(&b.succ_args) {
+                if !args.is_empty() {
+                    let a: Vec<String> = args.iter().map(|&v| self.reg(v)).collect();
+                    writeln!(f, "    ; -> b{}({})", s.0, a.join(", "))?;
+                }
+            }
+        }
+        writeln!(f, "}}")
+    }
+}

@@ -1,0 +1,153 @@
+//! The two views of a [`VCode`] that regalloc2 allocates: the general registers (three
+//! classes: singles, pairs, quads) and the predicates (one class). Each view lists only the
+//! operands of its register file, in the order [`MInst::for_each_reg`] visits them.
+
+use super::{BlockId, MKind, VClass, VCode, VReg};
+use regalloc2 as ra;
+
+/// Which register file a view allocates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum File {
+    /// R0..R254.
+    Gpr,
+    /// P0..P6.
+    Pred,
+}
+
+impl File {
+    /// True if registers of class `c` belong to this file.
+    pub fn holds(self, c: VClass) -> bool {
+        (c == VClass::Pred) == (self == File::Pred)
+    }
+}
+
+/// The regalloc2 class of a virtual-register class.
+pub fn ra_class(c: VClass) -> ra::RegClass {
+    match c {
+        VClass::Single | VClass::Pred => ra::RegClass::Int,
+        VClass::Pair => ra::RegClass::Float,
+        VClass::Quad => ra::RegClass::Vector,
+    }
+}
+
+/// A regalloc2 function over one register file of a VCode.
+pub struct View<'a> {
+    vcode: &'a VCode,
+    file: File,
+    operands: Vec<ra::Operand>,
+    offsets: Vec<u32>,
+    params: Vec<Vec<ra::VReg>>,
+    succ_args: Vec<Vec<Vec<ra::VReg>>>,
+    succs: Vec<Vec<ra::Block>>,
+    preds: Vec<Vec<ra::Block>>,
+}
+
+impl<'a> View<'a> {
+    /// Builds the view of `file`.
+    pub fn new(vcode: &'a VCode, file: File) -> View<'a> {
+        let vr = |v: VReg| ra::VReg::new(v.0 as usize, ra_class(vcode.class(v)));
+        let mut operands = Vec::new();
+        let mut offsets = Vec::with_capacity(vcode.insts.len() + 1);
+        for inst in &vcode.insts {
+            offsets.push(operands.len() as u32);
+            let early_def = matches!(inst.kind, MKind::Pack64 { .. });
+            let temp = match inst.kind {
+                MKind::Add64 { carry, .. } => Some(carry),
+                _ => None,
+            };
+            inst.for_each_reg(|v, is_def| {
+                if !file.holds(vcode.class(v)) {
+                    return;
+                }
+                operands.push(match (is_def, Some(v) == temp) {
+                    (true, true) => ra::Operand::reg_temp(vr(v)),
+                    (true, false) if early_def => ra::Operand::reg_def_at_start(vr(v)),
+                    (true, false) => ra::Operand::reg_def(vr(v)),
+                    (false, _) => ra::Operand::reg_use(vr(v)),
+                });
+            });
+        }
+        offsets.push(operands.len() as u32);
+        let keep = |vs: &[VReg]| vs.iter().filter(|&&v| file.holds(vcode.class(v))).map(|&v| vr(v)).collect::<Vec<_>>();
+        let blk = |b: &BlockId| ra::Block::new(b.0 as usize);
+        View {
+            vcode,
+            file,
+            operands,
+            offsets,
+            params: vcode.blocks.iter().map(|b| keep(&b.params)).collect(),
+            succ_args: vcode.blocks.iter().map(|b| b.succ_args.iter().map(|a| keep(a)).collect()).collect(),
+            succs: vcode.blocks.iter().map(|b| b.succs.iter().map(blk).collect()).collect(),
+            preds: vcode.blocks.iter().map(|b| b.preds.iter().map(blk).collect()).collect(),
+        }
+    }
+
+    /// The register file of this view.
+    pub fn file(&self) -> File {
+        self.file
+    }
+}
+
+impl ra::Function for View<'_> {
+    fn num_insts(&self) -> usize {
+        self.vcode.insts.len()
+    }
+
+    fn num_blocks(&self) -> usize {
+        self.vcode.blocks.len()
+    }
+
+    fn entry_block(&self) -> ra::Block {
+        ra::Block::new(0)
+    }
+
+    fn block_insns(&self, block: ra::Block) -> ra::InstRange {
+        let b = &self.vcode.blocks[block.index()];
+        ra::InstRange::new(ra::Inst::new(b.start as usize), ra::Inst::new(b.end as usize))
+    }
+
+    fn block_succs(&self, block: ra::Block) -> &[ra::Block] {
+        &self.succs[block.index()]
+    }
+
+    fn block_preds(&self, block: ra::Block) -> &[ra::Block] {
+        &self.preds[block.index()]
+    }
+
+    fn block_params(&self, block: ra::Block) -> &[ra::VReg] {
+        &self.params[block.index()]
+    }
+
+    fn is_ret(&self, insn: ra::Inst) -> bool {
+        matches!(self.vcode.insts[insn.index()].kind, MKind::Exit)
+    }
+
+    fn is_branch(&self, insn: ra::Inst) -> bool {
+        matches!(self.vcode.insts[insn.index()].kind, MKind::Jump(_) | MKind::CondJump { .. })
+    }
+
+    fn branch_blockparams(&self, block: ra::Block, _insn: ra::Inst, succ_idx: usize) -> &[ra::VReg] {
+        &self.succ_args[block.index()][succ_idx]
+    }
+
+    fn inst_operands(&self, insn: ra::Inst) -> &[ra::Operand] {
+        let i = insn.index();
+        &self.operands[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    fn inst_clobbers(&self, _insn: ra::Inst) -> ra::PRegSet {
+        ra::PRegSet::empty()
+    }
+
+    fn num_vregs(&self) -> usize {
+        self.vcode.classes.len()
+    }
+
+    fn spillslot_size(&self, regclass: ra::RegClass) -> usize {
+        match regclass {
+            ra::RegClass::Int => 1,
+            ra::RegClass::Float => 2,
+            ra::RegClass::Vector => 4,
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! The simulator's public API: a device with memory, modules and launches.
+
+use crate::config::Config;
+use crate::error::SimError;
+use crate::exec::{self, ConstBanks, LaunchDims};
+use crate::memory::GlobalMemory;
+use crate::module::Module;
+use crate::stats::Stats;
+
+/// A kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// Raw bytes (scalars, or a device address as 8 bytes).
+    Bytes(Vec<u8>),
+}
+
+/// A simulated GPU.
+pub struct Device {
+    /// Its configuration.
+    pub config: Config,
+    memory: GlobalMemory,
+}
+
+impl Device {
+    /// A device with configuration `config`.
+    pub fn new(config: Config) -> Device {
+        Device { config, memory: GlobalMemory::new() }
+    }
+
+    /// Allocates `bytes` of zeroed global memory; returns the device address.
+    pub fn alloc(&mut self, bytes: usize) -> u64 {
+        self.memory.alloc(bytes)
+    }
+
+    /// Copies host bytes to the device.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
+        self.memory.copy_in(addr, data)
+    }
+
+    /// Copies device bytes to the host.
+    pub fn read(&self, addr: u64, len: usize) -> Result<Vec<u8>, SimError> {
+        self.memory.copy_out(addr, len)
+    }
+
+    /// Loads a cubin.
+    pub fn load(&self, cubin: &[u8]) -> Result<Module, SimError> {
+        Module::load(cubin)
+    }
+
+    /// Launches `kernel` of `module` with the parameter block `params` (laid out as the
+    /// kernel's parameters: natural alignment, in order).
+    pub fn launch(&mut self, module: &Module, kernel: &str, dims: &LaunchDims, params: &[u8]) -> Result<Stats, SimError> {
+        let k = module.kernel(kernel)?;
+        if params.len() != k.param_size as usize {
+            return Err(SimError::BadLaunch(format!(
+                "kernel `{kernel}` takes {} bytes of parameters, {} were given",
+                k.param_size,
+                params.len()
+            )));
+        }
+        let mut banks = vec![exec::bank0(k, dims, params)];
+        banks.resize(4, Vec::new());
+        banks[3] = module.const_bank3.clone();
+        let consts = ConstBanks { banks };
+        exec::run(k, &consts, &mut self.memory, dims, &self.config)
+    }
+}

@@ -1,0 +1,65 @@
+//! Simulator errors: bad modules and launches, and faults in kernels (with kernel, thread and
+//! instruction address).
+
+use std::fmt;
+
+/// Where in a kernel something happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Kernel name.
+    pub kernel: String,
+    /// Block index.
+    pub ctaid: [u32; 3],
+    /// Thread index within the block.
+    pub tid: [u32; 3],
+    /// Byte offset of the instruction in the kernel's code.
+    pub pc: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel `{}`, block ({}, {}, {}), thread ({}, {}, {}), instruction /*{:04x}*/",
+            self.kernel, self.ctaid[0], self.ctaid[1], self.ctaid[2], self.tid[0], self.tid[1], self.tid[2], self.pc
+        )
+    }
+}
+
+/// Everything that can go wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// The cubin could not be read.
+    #[error("bad cubin: {0}")]
+    BadModule(String),
+    /// The kernel does not exist.
+    #[error("no kernel named `{0}` in the module")]
+    NoKernel(String),
+    /// The launch configuration is invalid.
+    #[error("invalid launch: {0}")]
+    BadLaunch(String),
+    /// An instruction could not be decoded.
+    #[error("kernel `{kernel}`: {message}")]
+    Decode { kernel: String, message: String },
+    /// A memory access outside every allocation (or the shared/local window).
+    #[error("{at}: out-of-bounds {space} access of {size} bytes at address {addr:#x}")]
+    OutOfBounds { at: Location, space: &'static str, addr: u64, size: u32 },
+    /// A misaligned access.
+    #[error("{at}: misaligned {space} access of {size} bytes at address {addr:#x}")]
+    Misaligned { at: Location, space: &'static str, addr: u64, size: u32 },
+    /// Warps wait at barriers that can never complete.
+    #[error("{at}: barrier deadlock: {detail}")]
+    Deadlock { at: Location, detail: String },
+    /// An instruction the simulator does not implement.
+    #[error("{at}: {what} is not supported by the simulator")]
+    Unsupported { at: Location, what: String },
+    /// The instruction limit was reached.
+    #[error("{at}: instruction limit of {limit} warp instructions reached (infinite loop?)")]
+    Limit { at: Location, limit: u64 },
+    /// `BPT.TRAP` / `trap`.
+    #[error("{at}: trap")]
+    Trap { at: Location },
+    /// A memory API misuse (copy outside an allocation).
+    #[error("memory: {0}")]
+    Memory(String),
+}
