@@ -15,12 +15,18 @@ pub struct Span {
 impl Span {
     /// A span from `start` to `end` (byte offsets).
     pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -60,9 +66,21 @@ pub enum Item {
     /// A module-scope variable (`.global`, `.const`, `.shared`, ...).
     Variable(VarDecl),
     /// `.file N "name"` (kept for line information).
-    File { index: u32, name: String, span: Span },
+    File {
+        /// The file number used by `.loc`.
+        index: u32,
+        /// The path as written (without quotes).
+        name: String,
+        /// The directive.
+        span: Span,
+    },
     /// `.section`, `.pragma` and other directives that are kept but do not change the code.
-    Opaque { directive: String, span: Span },
+    Opaque {
+        /// The directive's whole text as written.
+        directive: String,
+        /// The directive.
+        span: Span,
+    },
 }
 
 /// Linkage written before a function or variable.
@@ -131,6 +149,8 @@ pub struct Param {
     pub ty: ScalarType,
     /// `.align N` if written.
     pub align: Option<u32>,
+    /// `.v2`/`.v4` vector parameters (`.reg .v2 .u32 x`).
+    pub vector: Option<u32>,
     /// Array dimensions (`.param .b8 s[16]`).
     pub array: Vec<u32>,
     /// `.ptr .global .align N` attributes: the pointed-to state space and alignment.
@@ -181,7 +201,10 @@ impl ScalarType {
 
     /// True for `.sN`.
     pub fn is_signed(self) -> bool {
-        matches!(self, ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64)
+        matches!(
+            self,
+            ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64
+        )
     }
 
     /// True for floating-point types (incl. packed f16x2).
@@ -324,17 +347,47 @@ pub enum Initializer {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     /// An integer literal with its value and whether it is unsigned (`U` suffix or too big for i64).
-    Int { value: u64, unsigned: bool, span: Span },
+    Int {
+        /// The value (two's complement for negative results of folding).
+        value: u64,
+        /// `U` suffix, or too large for `i64`.
+        unsigned: bool,
+        /// The literal.
+        span: Span,
+    },
     /// A float literal: `0fXXXXXXXX` (f32 bits widened), `0dXXXXXXXXXXXXXXXX`, or decimal.
-    Float { value: f64, single: bool, span: Span },
+    Float {
+        /// The value (f32 literals widened exactly).
+        value: f64,
+        /// True for the `0f` single-precision form.
+        single: bool,
+        /// The literal.
+        span: Span,
+    },
     /// A name: address of a variable or function (`generic(x)` is `Generic`).
     Symbol(Ident),
     /// `generic(name)`.
     Generic(Ident),
     /// Unary minus, `~`, `!`.
-    Unary { op: char, arg: Box<Expr>, span: Span },
+    Unary {
+        /// `-`, `~` or `!`.
+        op: char,
+        /// The operand.
+        arg: Box<Expr>,
+        /// The whole expression.
+        span: Span,
+    },
     /// Binary `+ - * / % & | ^ << >>`.
-    Binary { op: String, lhs: Box<Expr>, rhs: Box<Expr>, span: Span },
+    Binary {
+        /// The operator as written.
+        op: String,
+        /// Left operand.
+        lhs: Box<Expr>,
+        /// Right operand.
+        rhs: Box<Expr>,
+        /// The whole expression.
+        span: Span,
+    },
 }
 
 /// A statement in a function body.
@@ -348,12 +401,52 @@ pub enum Statement {
     Inst(Instruction),
     /// `{ ... }` nested scope.
     Block(Vec<Statement>, Span),
-    /// `.loc file line col`.
-    Loc { file: u32, line: u32, col: u32, span: Span },
+    /// `.loc file line col`, optionally `, function_name NAME, inlined_at FILE LINE COL`.
+    Loc {
+        /// `.file` index.
+        file: u32,
+        /// Line (1-based).
+        line: u32,
+        /// Column (1-based, 0 if unknown).
+        col: u32,
+        /// The inlining context written after the column, if any.
+        inlined: Option<InlinedAt>,
+        /// The directive.
+        span: Span,
+    },
     /// `.pragma "..."` and other kept directives.
-    Opaque { directive: String, span: Span },
-    /// `.callprototype` declaration.
-    CallPrototype { name: Ident, span: Span },
+    Opaque {
+        /// The directive's whole text as written.
+        directive: String,
+        /// The directive.
+        span: Span,
+    },
+    /// `name: .callprototype (returns) _ (params);` declaration.
+    CallPrototype {
+        /// The prototype's label.
+        name: Ident,
+        /// Return parameters (names are usually `_`).
+        returns: Vec<Param>,
+        /// Parameters (names are usually `_`).
+        params: Vec<Param>,
+        /// `.noreturn` was written.
+        noreturn: bool,
+        /// The whole declaration.
+        span: Span,
+    },
+}
+
+/// The `, function_name NAME, inlined_at FILE LINE COL` tail of a `.loc`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlinedAt {
+    /// The label naming the inlined function (a string in `.debug_str`).
+    pub function_name: Ident,
+    /// `.file` index of the call site.
+    pub file: u32,
+    /// Line of the call site.
+    pub line: u32,
+    /// Column of the call site.
+    pub col: u32,
 }
 
 /// An instruction as written: `@%p opcode.mod.mod operands;`.
@@ -386,7 +479,12 @@ pub enum Operand {
     /// A register, variable, label, function or special register (`%tid.x` keeps its component).
     Name(Ident),
     /// A name with a vector component or sub-field: `%tid.x`, `%r1.y`.
-    Component { base: Ident, component: Ident },
+    Component {
+        /// The register.
+        base: Ident,
+        /// The component (`x`, `y`, `z`, `w`, `r`, `g`, `b`, `a`).
+        component: Ident,
+    },
     /// `!%p` (predicate operands of `setp`/`selp`/`vote`...).
     Not(Ident),
     /// `-x` where allowed (rare; kept for the checker to refuse or accept).

@@ -118,7 +118,14 @@ pub enum CheckedStmt {
     /// An instruction.
     Inst(CheckedInst),
     /// A `.loc` line marker.
-    Loc { file: u32, line: u32, col: u32 },
+    Loc {
+        /// `.file` index.
+        file: u32,
+        /// Line.
+        line: u32,
+        /// Column.
+        col: u32,
+    },
 }
 
 /// A checked instruction.
@@ -148,13 +155,23 @@ pub enum CheckedOperand {
     /// An integer immediate (as written, 64-bit two's complement).
     Int(i64),
     /// A float immediate; `single` is true for `0f` literals.
-    Float { value: f64, single: bool },
+    Float {
+        /// The value (f32 literals widened exactly).
+        value: f64,
+        /// True for `0f` literals.
+        single: bool,
+    },
     /// A special register.
     Special(SpecialReg),
     /// The address of a variable (`mov.u64 %rd, var;`, `cvta.shared.u64 %rd, var;`).
     VarAddr(VarId),
     /// A memory address.
-    Address { base: AddrBase, offset: i64 },
+    Address {
+        /// Register, variable or absolute.
+        base: AddrBase,
+        /// Byte offset.
+        offset: i64,
+    },
     /// `{a, b, ...}`: every element is a register, an immediate or the sink.
     Vector(Vec<CheckedOperand>),
     /// A branch target.

@@ -1,0 +1,3 @@
+//! Parser throughput on the largest corpus file.
+
+fn main() {}
