@@ -95,14 +95,48 @@ pub fn float<'a>(text: &str, l: usize, r: usize) -> PResult<'a, Expr> {
     }
 }
 
-/// `lhs op rhs`.
-pub fn binary(op: &str, lhs: Expr, rhs: Expr, l: usize, r: usize) -> Expr {
-    Expr::Binary {
-        op: op.to_string(),
-        lhs: Box::new(lhs),
-        rhs: Box::new(rhs),
-        span: span(l, r),
+/// Folds `first (op operand)*` into a tree by C precedence (all operators left-associative).
+pub fn climb(first: Expr, rest: Vec<(&'static str, Expr)>) -> Expr {
+    let mut rest = rest.into_iter().peekable();
+    climb_from(first, &mut rest, 0)
+}
+
+fn precedence(op: &str) -> u8 {
+    match op {
+        "|" => 1,
+        "^" => 2,
+        "&" => 3,
+        "<<" | ">>" => 4,
+        "+" | "-" => 5,
+        _ => 6,
     }
+}
+
+fn climb_from<I>(mut lhs: Expr, rest: &mut std::iter::Peekable<I>, min: u8) -> Expr
+where
+    I: Iterator<Item = (&'static str, Expr)>,
+{
+    while let Some(&(op, _)) = rest.peek() {
+        let level = precedence(op);
+        if level < min {
+            break;
+        }
+        let (_, mut rhs) = rest.next().expect("peeked");
+        while let Some(&(next, _)) = rest.peek() {
+            if precedence(next) <= level {
+                break;
+            }
+            rhs = climb_from(rhs, rest, level + 1);
+        }
+        let span = lhs.span().to(rhs.span());
+        lhs = Expr::Binary {
+            op: op.to_string(),
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+            span,
+        };
+    }
+    lhs
 }
 
 /// `op arg`.
@@ -237,7 +271,7 @@ pub fn param<'a>(
     name: Ident,
     dims: Vec<Option<u32>>,
     span: Span,
-) -> PResult<'a, Param> {
+) -> PResult<'a, Box<Param>> {
     pre.extend(post);
     let attrs = sort_attrs(pre, space == StateSpace::Param)?;
     let mut array = Vec::with_capacity(dims.len());
@@ -252,7 +286,7 @@ pub fn param<'a>(
             }
         }
     }
-    Ok(Param {
+    Ok(Box::new(Param {
         name,
         space,
         ty,
@@ -261,7 +295,7 @@ pub fn param<'a>(
         array,
         ptr: attrs.ptr,
         span,
-    })
+    }))
 }
 
 /// A variable declaration.
@@ -310,11 +344,11 @@ pub struct FunctionParts {
 }
 
 /// A function from its parts.
-pub fn function<'a>(p: FunctionParts) -> PResult<'a, Function> {
+pub fn function<'a>(p: FunctionParts) -> PResult<'a, Box<Function>> {
     if p.is_entry && p.returns.is_some() {
         return fail(p.kind_span, "a kernel (`.entry`) cannot have return values");
     }
-    Ok(Function {
+    Ok(Box::new(Function {
         name: p.name,
         is_entry: p.is_entry,
         linkage: p.linkage,
@@ -323,7 +357,7 @@ pub fn function<'a>(p: FunctionParts) -> PResult<'a, Function> {
         directives: p.directives,
         body: p.body,
         span: p.span,
-    })
+    }))
 }
 
 /// An operand written as an expression: a name, `!p`, `-x`, `p|q`, `_` or an immediate.
