@@ -311,19 +311,19 @@ pub static TABLE: &[OpSpec] = &[
         ..spec("ld", Opcode::Ld)
     },
     OpSpec {
-        mods: "global v2 v4",
-        types: &[memory!()],
-        min_types: 1,
-        operands: "d:T a",
-        ..spec("ldu", Opcode::Ldu)
-    },
-    OpSpec {
         mods: "sync aligned m8n8 x1 x2 x4 trans shared shared::cta",
         types: &["b16"],
         min_types: 1,
         required: "sync aligned m8n8 x1|x2|x4",
         operands: "d:b32 a",
         ..spec("ldmatrix", Opcode::Ldmatrix)
+    },
+    OpSpec {
+        mods: "global v2 v4",
+        types: &[memory!()],
+        min_types: 1,
+        operands: "d:T a",
+        ..spec("ldu", Opcode::Ldu)
     },
     OpSpec {
         mods: "approx ftz",
@@ -687,7 +687,10 @@ pub static TABLE: &[OpSpec] = &[
 
 /// The table entry of `name`.
 pub fn lookup(name: &str) -> Option<&'static OpSpec> {
-    TABLE.iter().find(|s| s.name == name)
+    TABLE
+        .binary_search_by(|s| s.name.cmp(name))
+        .ok()
+        .map(|i| &TABLE[i])
 }
 
 /// True if any opcode accepts the modifier `spelling`.
