@@ -67,12 +67,20 @@ pub enum Item {
     Variable(VarDecl),
     /// `.file N "name"` (kept for line information).
     File {
+        /// The file number used by `.loc`.
         index: u32,
+        /// The path as written (without quotes).
         name: String,
+        /// The directive.
         span: Span,
     },
     /// `.section`, `.pragma` and other directives that are kept but do not change the code.
-    Opaque { directive: String, span: Span },
+    Opaque {
+        /// The directive's whole text as written.
+        directive: String,
+        /// The directive.
+        span: Span,
+    },
 }
 
 /// Linkage written before a function or variable.
@@ -141,6 +149,8 @@ pub struct Param {
     pub ty: ScalarType,
     /// `.align N` if written.
     pub align: Option<u32>,
+    /// `.v2`/`.v4` vector parameters (`.reg .v2 .u32 x`).
+    pub vector: Option<u32>,
     /// Array dimensions (`.param .b8 s[16]`).
     pub array: Vec<u32>,
     /// `.ptr .global .align N` attributes: the pointed-to state space and alignment.
@@ -338,14 +348,20 @@ pub enum Initializer {
 pub enum Expr {
     /// An integer literal with its value and whether it is unsigned (`U` suffix or too big for i64).
     Int {
+        /// The value (two's complement for negative results of folding).
         value: u64,
+        /// `U` suffix, or too large for `i64`.
         unsigned: bool,
+        /// The literal.
         span: Span,
     },
     /// A float literal: `0fXXXXXXXX` (f32 bits widened), `0dXXXXXXXXXXXXXXXX`, or decimal.
     Float {
+        /// The value (f32 literals widened exactly).
         value: f64,
+        /// True for the `0f` single-precision form.
         single: bool,
+        /// The literal.
         span: Span,
     },
     /// A name: address of a variable or function (`generic(x)` is `Generic`).
@@ -354,15 +370,22 @@ pub enum Expr {
     Generic(Ident),
     /// Unary minus, `~`, `!`.
     Unary {
+        /// `-`, `~` or `!`.
         op: char,
+        /// The operand.
         arg: Box<Expr>,
+        /// The whole expression.
         span: Span,
     },
     /// Binary `+ - * / % & | ^ << >>`.
     Binary {
+        /// The operator as written.
         op: String,
+        /// Left operand.
         lhs: Box<Expr>,
+        /// Right operand.
         rhs: Box<Expr>,
+        /// The whole expression.
         span: Span,
     },
 }
@@ -378,17 +401,52 @@ pub enum Statement {
     Inst(Instruction),
     /// `{ ... }` nested scope.
     Block(Vec<Statement>, Span),
-    /// `.loc file line col`.
+    /// `.loc file line col`, optionally `, function_name NAME, inlined_at FILE LINE COL`.
     Loc {
+        /// `.file` index.
         file: u32,
+        /// Line (1-based).
         line: u32,
+        /// Column (1-based, 0 if unknown).
         col: u32,
+        /// The inlining context written after the column, if any.
+        inlined: Option<InlinedAt>,
+        /// The directive.
         span: Span,
     },
     /// `.pragma "..."` and other kept directives.
-    Opaque { directive: String, span: Span },
-    /// `.callprototype` declaration.
-    CallPrototype { name: Ident, span: Span },
+    Opaque {
+        /// The directive's whole text as written.
+        directive: String,
+        /// The directive.
+        span: Span,
+    },
+    /// `name: .callprototype (returns) _ (params);` declaration.
+    CallPrototype {
+        /// The prototype's label.
+        name: Ident,
+        /// Return parameters (names are usually `_`).
+        returns: Vec<Param>,
+        /// Parameters (names are usually `_`).
+        params: Vec<Param>,
+        /// `.noreturn` was written.
+        noreturn: bool,
+        /// The whole declaration.
+        span: Span,
+    },
+}
+
+/// The `, function_name NAME, inlined_at FILE LINE COL` tail of a `.loc`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlinedAt {
+    /// The label naming the inlined function (a string in `.debug_str`).
+    pub function_name: Ident,
+    /// `.file` index of the call site.
+    pub file: u32,
+    /// Line of the call site.
+    pub line: u32,
+    /// Column of the call site.
+    pub col: u32,
 }
 
 /// An instruction as written: `@%p opcode.mod.mod operands;`.
@@ -421,7 +479,12 @@ pub enum Operand {
     /// A register, variable, label, function or special register (`%tid.x` keeps its component).
     Name(Ident),
     /// A name with a vector component or sub-field: `%tid.x`, `%r1.y`.
-    Component { base: Ident, component: Ident },
+    Component {
+        /// The register.
+        base: Ident,
+        /// The component (`x`, `y`, `z`, `w`, `r`, `g`, `b`, `a`).
+        component: Ident,
+    },
     /// `!%p` (predicate operands of `setp`/`selp`/`vote`...).
     Not(Ident),
     /// `-x` where allowed (rare; kept for the checker to refuse or accept).

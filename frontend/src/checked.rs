@@ -63,11 +63,18 @@ pub struct VarInfo {
     pub span: Span,
 }
 
-/// A kernel parameter with its position in the parameter block.
+/// A parameter (or return value) with its position in the parameter block.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamInfo {
     /// The name.
     pub name: String,
+    /// `.param` or `.reg` (device functions only).
+    pub space: StateSpace,
+    /// The parameter as a variable in the `.param` space (always present, also for `.reg`
+    /// parameters, where it is the call slot): `[name+4]` addresses resolve to it.
+    pub var: VarId,
+    /// For `.reg` parameters: the register the body reads (or writes, for return values).
+    pub reg: Option<RegId>,
     /// Element type.
     pub ty: ScalarType,
     /// Size in bytes (element size times array length).
@@ -104,6 +111,10 @@ pub struct CheckedFunction {
     pub req_ntid: Option<[u32; 3]>,
     /// `.maxnreg`.
     pub max_nreg: Option<u32>,
+    /// `.minnctapersm`.
+    pub min_ncta_per_sm: Option<u32>,
+    /// `.noreturn`.
+    pub noreturn: bool,
     /// The body as a flat list (nested scopes flattened).
     pub body: Vec<CheckedStmt>,
     /// The whole function.
@@ -118,10 +129,19 @@ pub enum CheckedStmt {
     /// An instruction.
     Inst(CheckedInst),
     /// A `.loc` line marker.
-    Loc { file: u32, line: u32, col: u32 },
+    Loc {
+        /// `.file` index.
+        file: u32,
+        /// Line.
+        line: u32,
+        /// Column.
+        col: u32,
+    },
 }
 
-/// A checked instruction.
+/// A checked instruction. `call` operands are normalised to
+/// `[List(returns), Func(name) or Reg(target), List(arguments)]`, plus `Prototype(label)` for
+/// an indirect call; every other opcode keeps the written order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckedInst {
     /// `@p` / `@!p`: the predicate register and negation.
@@ -148,13 +168,23 @@ pub enum CheckedOperand {
     /// An integer immediate (as written, 64-bit two's complement).
     Int(i64),
     /// A float immediate; `single` is true for `0f` literals.
-    Float { value: f64, single: bool },
+    Float {
+        /// The value (f32 literals widened exactly).
+        value: f64,
+        /// True for `0f` literals.
+        single: bool,
+    },
     /// A special register.
     Special(SpecialReg),
     /// The address of a variable (`mov.u64 %rd, var;`, `cvta.shared.u64 %rd, var;`).
     VarAddr(VarId),
     /// A memory address.
-    Address { base: AddrBase, offset: i64 },
+    Address {
+        /// Register, variable or absolute.
+        base: AddrBase,
+        /// Byte offset.
+        offset: i64,
+    },
     /// `{a, b, ...}`: every element is a register, an immediate or the sink.
     Vector(Vec<CheckedOperand>),
     /// A branch target.
@@ -163,6 +193,16 @@ pub enum CheckedOperand {
     Func(String),
     /// An argument list of `call`.
     List(Vec<CheckedOperand>),
+    /// `reg + imm` used as a value (`st.u64 [a], %rd1 + 1;`): the register's value plus a
+    /// constant.
+    RegOffset(RegId, i64),
+    /// `var + imm` used as a value: the variable's address plus a constant.
+    VarAddrOffset(VarId, i64),
+    /// The `.callprototype` label of an indirect `call`.
+    Prototype(String),
+    /// The two destinations `a|p` of `setp`, `shfl` and `match`: the value (or `_`) and the
+    /// predicate (or `_`).
+    PredPair(Box<CheckedOperand>, Box<CheckedOperand>),
     /// `_`.
     Sink,
 }
@@ -288,6 +328,8 @@ pub enum Opcode {
     Testp,
     Trap,
     Vote,
+    Vshl,
+    Vshr,
     Xor,
 }
 
@@ -311,7 +353,7 @@ pub struct Mods {
     pub approx: bool,
     /// `.full` (div.full.f32).
     pub full: bool,
-    /// `.lo` / `.hi` / `.wide` for mul/mad.
+    /// `.lo` / `.hi` / `.wide` for mul/mad/mul24/mad24/madc, `.lo`/`.hi` for dp2a.
     pub mul_mode: Option<MulMode>,
     /// `.cc` (writes the carry flag).
     pub cc: bool,
@@ -331,7 +373,7 @@ pub struct Mods {
     pub scope: Option<MemScope>,
     /// shfl mode.
     pub shfl_mode: Option<ShflMode>,
-    /// vote mode (`.all/.any/.uni/.ballot`).
+    /// vote mode (`.all/.any/.uni/.ballot`), also `match.any`/`match.all`.
     pub vote_mode: Option<VoteMode>,
     /// `.sync` (shfl/vote/bar/barrier/match).
     pub sync: bool,
@@ -339,7 +381,10 @@ pub struct Mods {
     pub aligned: bool,
     /// `.uni` on bra/call/ret.
     pub uni: bool,
-    /// `.shiftamt` (bfind), `.clamp`/`.wrap` (shf), `.l`/`.r` (shf), etc.: other flags, lowercase.
+    /// `.shiftamt` (bfind), `.clamp`/`.wrap` (shf), `.l`/`.r` (shf), etc.: other flags as
+    /// written, in written order (`arrive`/`red`/`warp` of bar, `m8n8`/`x4`/`trans` of
+    /// ldmatrix, prmt modes, testp classes, `pack` of cvt, `add`/`min`/`max` of video ops,
+    /// `L1`/`L2` of prefetch, cache-eviction hints such as `L2::128B`).
     pub flags: Vec<String>,
 }
 

@@ -2,6 +2,36 @@
 //! ([`ast`]); `sema` resolves names, checks every instruction against its opcode's table and
 //! produces the [`checked`] module that the MIR lowering consumes. Errors are
 //! [`diag::Diagnostic`] values with spans, rendered with the source line and a caret.
+#![warn(missing_docs)]
 
 pub mod ast;
 pub mod checked;
+pub mod diag;
+pub mod lexer;
+pub mod literal;
+mod parser;
+pub mod print;
+pub mod sema;
+mod syntax;
+
+pub use diag::Diagnostic;
+
+/// Parses PTX source text into a syntax tree, or returns every syntax error found.
+pub fn parse(src: &str) -> Result<ast::Module, Vec<Diagnostic>> {
+    parser::parse(src)
+}
+
+/// Resolves names and checks every instruction of a parsed module for sm_75.
+pub fn check(m: &ast::Module) -> Result<checked::CheckedModule, Vec<Diagnostic>> {
+    sema::check(m)
+}
+
+/// [`parse`] then [`check`].
+pub fn parse_and_check(src: &str) -> Result<checked::CheckedModule, Vec<Diagnostic>> {
+    check(&parse(src)?)
+}
+
+/// Renders diagnostics about `src` (called `file_name` in the output) as plain text.
+pub fn render_diagnostics(file_name: &str, src: &str, diags: &[Diagnostic]) -> String {
+    diag::render(file_name, src, diags)
+}

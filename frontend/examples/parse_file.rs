@@ -1,0 +1,64 @@
+//! Parses and checks PTX files given on the command line and prints diagnostics; with
+//! `--repeat N`, parses each N times and prints the throughput.
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut repeat = 1usize;
+    if let Some(i) = args.iter().position(|a| a == "--repeat") {
+        repeat = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(1);
+        args.drain(i..(i + 2).min(args.len()));
+    }
+    let lex_only = args.iter().any(|a| a == "--lex");
+    args.retain(|a| a != "--lex");
+    let mut failed = false;
+    for path in &args {
+        let src = match std::fs::read_to_string(path) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let start = std::time::Instant::now();
+        if lex_only {
+            let mut tokens = 0;
+            for _ in 0..repeat {
+                tokens = ptxc_frontend::lexer::Lexer::new(&src).count();
+            }
+            let secs = start.elapsed().as_secs_f64() / repeat as f64;
+            println!(
+                "{path}: {tokens} tokens, {:.1} MB/s",
+                src.len() as f64 / secs / 1e6
+            );
+            let start = std::time::Instant::now();
+            for _ in 0..repeat {
+                use logos::Logos;
+                tokens = ptxc_frontend::lexer::Tok::lexer(&src).count();
+            }
+            let secs = start.elapsed().as_secs_f64() / repeat as f64;
+            println!(
+                "raw logos: {tokens} tokens, {:.1} MB/s",
+                src.len() as f64 / secs / 1e6
+            );
+            continue;
+        }
+        let mut result = ptxc_frontend::parse_and_check(&src);
+        for _ in 1..repeat {
+            result = ptxc_frontend::parse_and_check(&src);
+        }
+        let secs = start.elapsed().as_secs_f64() / repeat as f64;
+        match result {
+            Ok(m) => println!(
+                "{path}: ok, {} functions, {:.1} MB/s",
+                m.functions.len(),
+                src.len() as f64 / secs / 1e6
+            ),
+            Err(diags) => {
+                failed = true;
+                eprint!("{}", ptxc_frontend::render_diagnostics(path, &src, &diags));
+            }
+        }
+    }
+    std::process::exit(i32::from(failed));
+}

@@ -1,0 +1,1 @@
+//! Pretty-printer: PTX text from a syntax tree.

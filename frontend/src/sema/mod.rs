@@ -1,0 +1,212 @@
+//! Semantic checks: the target, module-level names (variables and functions), then each
+//! function body against the per-opcode instruction table. Produces the [`CheckedModule`].
+
+mod body;
+mod call;
+mod consteval;
+mod features;
+mod function;
+mod instruction;
+mod layout;
+mod modifiers;
+mod operands;
+mod rules;
+mod special;
+mod symbols;
+pub mod table;
+
+use crate::ast::{self, Item, Linkage, StateSpace};
+use crate::checked::{CheckedModule, VarId, VarInfo};
+use crate::diag::Diagnostic;
+use symbols::{ModuleSymbols, Signature};
+
+/// The GPU ptxc compiles for.
+pub const TARGET_SM: u32 = 75;
+
+/// Checks a parsed module.
+pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let target_sm = target(m, &mut diags);
+    if m.address_size != 64 {
+        diags.push(Diagnostic::error(
+            "only `.address_size 64` is supported",
+            ast::Span::default(),
+        ));
+    }
+    let mut symbols = ModuleSymbols::default();
+    let globals = module_variables(m, &mut symbols, &mut diags);
+    declare_functions(m, &mut symbols, &mut diags);
+    let mut functions = Vec::new();
+    for item in &m.items {
+        if let Item::Function(f) = item
+            && f.body.is_some()
+        {
+            match function::check(&symbols, &globals, f) {
+                Ok(checked) => functions.push(checked),
+                Err(errors) => diags.extend(errors),
+            }
+        }
+    }
+    if !diags.is_empty() {
+        diags.sort_by_key(|d| d.span.start);
+        return Err(diags);
+    }
+    Ok(CheckedModule {
+        version: m.version,
+        target_sm,
+        globals,
+        functions,
+    })
+}
+
+/// The `sm_NN` of `.target`; an error when it is missing or above sm_75.
+fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
+    let mut sm = None;
+    for t in &m.target {
+        let name = t.name.as_str();
+        if let Some(n) = name.strip_prefix("sm_") {
+            let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
+            let value: u32 = digits.parse().unwrap_or(u32::MAX);
+            if value > TARGET_SM || digits.len() != n.len() {
+                diags.push(Diagnostic::error(
+                    format!("`.target {name}` is not supported: ptxc compiles for sm_75 (Turing) and older targets"),
+                    t.span,
+                ));
+            }
+            sm = Some(value.min(TARGET_SM));
+        } else if !matches!(
+            name,
+            "debug" | "texmode_unified" | "texmode_independent" | "map_f64_to_f32"
+        ) {
+            diags.push(Diagnostic::error(
+                format!("unknown target `{name}`"),
+                t.span,
+            ));
+        }
+    }
+    sm.unwrap_or_else(|| {
+        let span = m.target.first().map(|t| t.span).unwrap_or_default();
+        diags.push(Diagnostic::error("`.target` names no `sm_NN`", span));
+        TARGET_SM
+    })
+}
+
+fn module_variables(
+    m: &ast::Module,
+    symbols: &mut ModuleSymbols,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<VarInfo> {
+    let decls: Vec<&ast::VarDecl> = m
+        .items
+        .iter()
+        .filter_map(|i| {
+            if let Item::Variable(d) = i {
+                Some(d)
+            } else {
+                None
+            }
+        })
+        .collect();
+    for d in &decls {
+        if matches!(
+            d.space,
+            StateSpace::Reg | StateSpace::Sreg | StateSpace::Param
+        ) {
+            let message = format!(
+                "`.{}` variables cannot be declared at module scope",
+                d.space.name()
+            );
+            diags.push(Diagnostic::error(message, d.span));
+            continue;
+        }
+        for name in &d.names {
+            let id = VarId(symbols.globals.len() as u32);
+            if symbols.globals.insert(name.name.name.clone(), id).is_some() {
+                diags.push(Diagnostic::error(
+                    format!("`{}` is declared twice", name.name.name),
+                    name.name.span,
+                ));
+            }
+        }
+    }
+    let mut globals = Vec::new();
+    let resolve = |n: &str| symbols.globals.get(n).copied();
+    for d in decls.iter().filter(|d| {
+        !matches!(
+            d.space,
+            StateSpace::Reg | StateSpace::Sreg | StateSpace::Param
+        )
+    }) {
+        for name in &d.names {
+            match layout::var_info(d, name, &resolve) {
+                Ok(info) => globals.push(info),
+                Err(diag) => {
+                    diags.push(diag);
+                    globals.push(placeholder(d, name));
+                }
+            }
+        }
+    }
+    globals
+}
+
+fn placeholder(d: &ast::VarDecl, name: &ast::VarName) -> VarInfo {
+    VarInfo {
+        name: name.name.name.clone(),
+        space: d.space,
+        ty: d.ty,
+        size: 0,
+        align: 1,
+        init: None,
+        init_relocs: Vec::new(),
+        is_extern: d.linkage == Linkage::Extern,
+        span: name.name.span,
+    }
+}
+
+fn declare_functions(m: &ast::Module, symbols: &mut ModuleSymbols, diags: &mut Vec<Diagnostic>) {
+    for item in &m.items {
+        let Item::Function(f) = item else { continue };
+        let sizes = |ps: &[ast::Param]| {
+            ps.iter()
+                .map(|p| (p.space, layout::param_size(p) as u32))
+                .collect()
+        };
+        let signature = Signature {
+            is_entry: f.is_entry,
+            params: sizes(&f.params),
+            returns: sizes(&f.returns),
+            defined: f.body.is_some(),
+            span: f.name.span,
+        };
+        if symbols.globals.contains_key(&f.name.name) {
+            diags.push(Diagnostic::error(
+                format!("`{}` is already a variable", f.name.name),
+                f.name.span,
+            ));
+        }
+        match symbols.functions.get_mut(&f.name.name) {
+            Some(previous) if previous.defined && signature.defined => {
+                let message = format!("function `{}` is defined twice", f.name.name);
+                diags.push(
+                    Diagnostic::error(message, f.name.span)
+                        .with_label(previous.span, "first defined here"),
+                );
+            }
+            Some(previous)
+                if previous.params.len() != signature.params.len()
+                    || previous.returns.len() != signature.returns.len() =>
+            {
+                let message = format!("`{}` does not match its earlier declaration", f.name.name);
+                diags.push(
+                    Diagnostic::error(message, f.name.span)
+                        .with_label(previous.span, "declared here"),
+                );
+            }
+            Some(previous) => previous.defined |= signature.defined,
+            None => {
+                symbols.functions.insert(f.name.name.clone(), signature);
+            }
+        }
+    }
+}

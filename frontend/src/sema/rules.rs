@@ -1,0 +1,411 @@
+//! Per-opcode checks that the table's columns cannot express: which modifiers go with which
+//! types (`.rn` with floats, `.lo` with integers), mandatory rounding of `cvt`, atomic
+//! operation/type pairs, and features of later GPUs written on otherwise valid opcodes.
+
+use crate::ast::ScalarType;
+use crate::checked::*;
+
+/// An extra check on an instruction's modifiers; `Err` is the message.
+pub type Rule = fn(&Mods) -> Result<(), String>;
+
+fn ty(m: &Mods) -> ScalarType {
+    m.ty().unwrap_or(ScalarType::B32)
+}
+
+fn needs_sm(what: &str, sm: u32) -> String {
+    format!("`{what}` needs sm_{sm} (target is sm_75)")
+}
+
+fn is_int(t: ScalarType) -> bool {
+    !t.is_float() && t != ScalarType::Pred
+}
+
+fn float_only(m: &Mods, name: &str) -> Result<(), String> {
+    let t = ty(m);
+    if !t.is_float() {
+        if m.rounding.is_some() {
+            return Err(format!("`{name}.{}` takes no rounding modifier", t.name()));
+        }
+        if m.ftz {
+            return Err(format!(
+                "`.ftz` needs a floating-point type, not `.{}`",
+                t.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn no_float_int_rounding(m: &Mods) -> Result<(), String> {
+    match m.rounding {
+        Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi) => {
+            Err("integer rounding (`.rni`, `.rzi`, ...) is only for `cvt`".to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn half_min_sm(m: &Mods, name: &str) -> Result<(), String> {
+    let t = ty(m);
+    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) {
+        return Err(needs_sm(&format!("{name}.{}", t.name()), 90));
+    }
+    Ok(())
+}
+
+/// `add`/`sub`.
+pub fn arith(m: &Mods) -> Result<(), String> {
+    float_only(m, "add")?;
+    no_float_int_rounding(m)?;
+    half_min_sm(m, "add")?;
+    let t = ty(m);
+    if m.cc && !matches!(t.size(), 4 | 8) | t.is_float() {
+        return Err("`.cc` needs a 32- or 64-bit integer type".to_string());
+    }
+    if m.sat && is_int(t) && t != ScalarType::S32 {
+        return Err("`.sat` on integers is only for `.s32`".to_string());
+    }
+    Ok(())
+}
+
+/// `mul`.
+pub fn mul(m: &Mods) -> Result<(), String> {
+    float_only(m, "mul")?;
+    no_float_int_rounding(m)?;
+    half_min_sm(m, "mul")?;
+    let t = ty(m);
+    if is_int(t) {
+        match m.mul_mode {
+            None => return Err("`mul` on integers needs `.lo`, `.hi` or `.wide`".to_string()),
+            Some(MulMode::Wide) if t.size() > 4 => {
+                return Err("`mul.wide` takes 16- or 32-bit sources".to_string());
+            }
+            _ => {}
+        }
+        if m.sat {
+            return Err("`mul` on integers takes no `.sat`".to_string());
+        }
+    } else if m.mul_mode.is_some() {
+        return Err("`.lo`, `.hi` and `.wide` are for integer `mul`".to_string());
+    }
+    Ok(())
+}
+
+/// `mad`.
+pub fn mad(m: &Mods) -> Result<(), String> {
+    float_only(m, "mad")?;
+    no_float_int_rounding(m)?;
+    let t = ty(m);
+    if is_int(t) {
+        match m.mul_mode {
+            None => return Err("`mad` on integers needs `.lo`, `.hi` or `.wide`".to_string()),
+            Some(MulMode::Wide) if t.size() > 4 => {
+                return Err("`mad.wide` takes 16- or 32-bit sources".to_string());
+            }
+            _ => {}
+        }
+        if m.sat && !(m.mul_mode == Some(MulMode::Hi) && t == ScalarType::S32) {
+            return Err("`.sat` is only for `mad.hi.sat.s32`".to_string());
+        }
+    } else {
+        if m.mul_mode.is_some() {
+            return Err("`.lo`, `.hi` and `.wide` are for integer `mad`".to_string());
+        }
+        if t == ScalarType::F64 && m.rounding.is_none() {
+            return Err(
+                "`mad.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string(),
+            );
+        }
+        if m.cc {
+            return Err("`.cc` needs an integer type".to_string());
+        }
+    }
+    Ok(())
+}
+
+/// `fma`.
+pub fn fma(m: &Mods) -> Result<(), String> {
+    no_float_int_rounding(m)?;
+    half_min_sm(m, "fma")?;
+    if m.rounding.is_none() {
+        return Err("`fma` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string());
+    }
+    if m.has_flag("relu") {
+        return Err(needs_sm("fma.relu", 80));
+    }
+    Ok(())
+}
+
+/// `div`.
+pub fn div(m: &Mods) -> Result<(), String> {
+    float_only(m, "div")?;
+    no_float_int_rounding(m)?;
+    let t = ty(m);
+    let modes = m.approx as u8 + m.full as u8 + m.rounding.is_some() as u8;
+    if is_int(t) {
+        if m.approx || m.full {
+            return Err("`.approx` and `.full` are for `div.f32`".to_string());
+        }
+    } else if t == ScalarType::F32 && modes != 1 {
+        return Err(
+            "`div.f32` needs exactly one of `.approx`, `.full`, `.rn`, `.rz`, `.rm`, `.rp`"
+                .to_string(),
+        );
+    } else if t == ScalarType::F64 && (m.rounding.is_none() || modes != 1) {
+        return Err(
+            "`div.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string(),
+        );
+    }
+    Ok(())
+}
+
+/// `rcp` and `sqrt`.
+pub fn rcp_sqrt(m: &Mods) -> Result<(), String> {
+    no_float_int_rounding(m)?;
+    let t = ty(m);
+    let ok = match t {
+        ScalarType::F32 => m.approx != m.rounding.is_some(),
+        _ => m.rounding.is_some() != (m.approx && m.ftz),
+    };
+    if !ok {
+        return Err(format!(
+            "`.{}` needs `.approx` or a rounding modifier (`.rn`, ...)",
+            t.name()
+        ));
+    }
+    Ok(())
+}
+
+/// `min`/`max`.
+pub fn min_max(m: &Mods) -> Result<(), String> {
+    float_only(m, "min")?;
+    let t = ty(m);
+    if matches!(
+        t,
+        ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2
+    ) {
+        return Err(needs_sm(
+            &format!("min.{} or max.{}", t.name(), t.name()),
+            80,
+        ));
+    }
+    for (flag, sm) in [("relu", 80), ("NaN", 80), ("xorsign", 86), ("abs", 86)] {
+        if m.has_flag(flag) {
+            return Err(needs_sm(&format!("min.{flag} or max.{flag}"), sm));
+        }
+    }
+    Ok(())
+}
+
+/// `setp`.
+pub fn setp(m: &Mods) -> Result<(), String> {
+    let t = ty(m);
+    if m.ftz && !t.is_float() {
+        return Err(format!(
+            "`.ftz` needs a floating-point type, not `.{}`",
+            t.name()
+        ));
+    }
+    if matches!(m.cmp, Some(CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)) && t.is_float() {
+        return Err("`.lo`, `.ls`, `.hi` and `.hs` compare integers".to_string());
+    }
+    let unordered = matches!(
+        m.cmp,
+        Some(
+            CmpOp::Equ
+                | CmpOp::Neu
+                | CmpOp::Ltu
+                | CmpOp::Leu
+                | CmpOp::Gtu
+                | CmpOp::Geu
+                | CmpOp::Num
+                | CmpOp::Nan
+        )
+    );
+    if unordered && !t.is_float() {
+        return Err(
+            "unordered comparisons, `.num` and `.nan` compare floating-point values".to_string(),
+        );
+    }
+    half_min_sm(m, "setp")
+}
+
+/// `cvt`.
+pub fn cvt(m: &Mods) -> Result<(), String> {
+    if m.has_flag("pack") {
+        return if m.types.len() == 3 && m.sat {
+            Ok(())
+        } else {
+            Err("`cvt.pack` is written `cvt.pack.sat.DTYPE.s32.b32`".to_string())
+        };
+    }
+    if m.types.len() != 2 {
+        return Err("`cvt` takes a destination and a source type".to_string());
+    }
+    if m.has_flag("relu") {
+        return Err(needs_sm("cvt.relu", 80));
+    }
+    let (dst, src) = (m.types[0], m.types[1]);
+    if matches!(
+        dst,
+        ScalarType::F16x2 | ScalarType::Bf16x2 | ScalarType::Tf32
+    ) {
+        return Err(needs_sm(&format!("cvt.{}.{}", dst.name(), src.name()), 80));
+    }
+    let int_rounding = matches!(
+        m.rounding,
+        Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
+    );
+    let float_rounding = matches!(
+        m.rounding,
+        Some(Rounding::Rn | Rounding::Rz | Rounding::Rm | Rounding::Rp)
+    );
+    match (dst.is_float(), src.is_float()) {
+        (false, true) if !int_rounding => Err(format!(
+            "`cvt.{}.{}` (float to integer) needs `.rni`, `.rzi`, `.rmi` or `.rpi`",
+            dst.name(),
+            src.name()
+        )),
+        (true, false) if !float_rounding => Err(format!(
+            "`cvt.{}.{}` (integer to float) needs `.rn`, `.rz`, `.rm` or `.rp`",
+            dst.name(),
+            src.name()
+        )),
+        (true, true) if dst.size() < src.size() && !float_rounding => Err(format!(
+            "`cvt.{}.{}` (narrowing) needs `.rn`, `.rz`, `.rm` or `.rp`",
+            dst.name(),
+            src.name()
+        )),
+        (true, true) if dst.size() > src.size() && m.rounding.is_some() => Err(format!(
+            "`cvt.{}.{}` (widening) takes no rounding modifier",
+            dst.name(),
+            src.name()
+        )),
+        (true, true) if dst.size() == src.size() && float_rounding => Err(format!(
+            "`cvt.{}.{}` rounds to an integral value: use `.rni`, `.rzi`, `.rmi` or `.rpi`",
+            dst.name(),
+            src.name()
+        )),
+        (false, false) if m.rounding.is_some() => {
+            Err("integer to integer `cvt` takes no rounding modifier".to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn memory_order(m: &Mods) -> Result<(), String> {
+    match m.order {
+        Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel) if m.scope.is_none() => {
+            Err("a `.relaxed`/`.acquire`/`.release` access needs a scope (`.cta`, `.gpu` or `.sys`)".to_string())
+        }
+        None | Some(MemOrder::Weak | MemOrder::Volatile) if m.scope.is_some() => {
+            Err("a scope needs `.relaxed`, `.acquire` or `.release`".to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn eviction_hints(m: &Mods, name: &str) -> Result<(), String> {
+    for flag in &m.flags {
+        if matches!(
+            flag.as_str(),
+            "L2::256B" | "L2::cache_hint" | "L1::evict_last" | "L2::evict_last"
+        ) || flag.starts_with("L2::evict")
+        {
+            return Err(needs_sm(&format!("{name}.{flag}"), 80));
+        }
+    }
+    Ok(())
+}
+
+/// `ld`.
+pub fn load(m: &Mods) -> Result<(), String> {
+    memory_order(m)?;
+    eviction_hints(m, "ld")?;
+    if m.cache == Some(CacheOp::Nc) && m.space != Some(crate::ast::StateSpace::Global) {
+        return Err("`ld.nc` reads the `.global` space only".to_string());
+    }
+    if m.cache.is_some() && m.order.is_some() {
+        return Err("a cache operator cannot be combined with a memory order".to_string());
+    }
+    Ok(())
+}
+
+/// `st`.
+pub fn store(m: &Mods) -> Result<(), String> {
+    memory_order(m)?;
+    eviction_hints(m, "st")?;
+    if m.cache.is_some() && m.order.is_some() {
+        return Err("a cache operator cannot be combined with a memory order".to_string());
+    }
+    Ok(())
+}
+
+/// `atom`/`red`.
+pub fn atomic(m: &Mods) -> Result<(), String> {
+    use ScalarType::*;
+    let t = ty(m);
+    let ok = match m.atom_op {
+        Some(AtomOp::Add) => matches!(t, U32 | S32 | U64 | F32 | F64 | F16 | F16x2 | Bf16 | Bf16x2),
+        Some(AtomOp::Inc | AtomOp::Dec) => t == U32,
+        Some(AtomOp::Min | AtomOp::Max) => matches!(t, U32 | S32 | U64 | S64),
+        Some(AtomOp::And | AtomOp::Or | AtomOp::Xor) => matches!(t, B32 | B64),
+        Some(AtomOp::Exch | AtomOp::Cas) => matches!(t, B32 | B64),
+        None => true,
+    };
+    if !ok {
+        return Err(format!(
+            "this atomic operation does not take `.{}`",
+            t.name()
+        ));
+    }
+    if matches!(t, Bf16 | Bf16x2) {
+        return Err(needs_sm(&format!("atom.add.{}", t.name()), 90));
+    }
+    match m.order {
+        Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel)
+        | None => Ok(()),
+        _ => Err("atomics take `.relaxed`, `.acquire`, `.release` or `.acq_rel`".to_string()),
+    }
+}
+
+/// `bar`/`barrier`.
+pub fn barrier(m: &Mods) -> Result<(), String> {
+    let kinds = m.sync as u8 + m.has_flag("arrive") as u8 + m.has_flag("red") as u8;
+    if kinds != 1 {
+        return Err("a barrier is one of `.sync`, `.arrive` or `.red`".to_string());
+    }
+    if m.has_flag("red") {
+        return match (m.bool_op, m.ty()) {
+            (Some(BoolOp::Popc), Some(ScalarType::U32)) => Ok(()),
+            (Some(BoolOp::And | BoolOp::Or), Some(ScalarType::Pred)) => Ok(()),
+            _ => Err("`bar.red` is `.popc.u32`, `.and.pred` or `.or.pred`".to_string()),
+        };
+    }
+    if m.bool_op.is_some() || m.ty().is_some() {
+        return Err("only `bar.red` takes a reduction and a type".to_string());
+    }
+    if m.has_flag("warp") && !m.sync {
+        return Err("`bar.warp` is written `bar.warp.sync`".to_string());
+    }
+    Ok(())
+}
+
+/// `fence`.
+pub fn fence(m: &Mods) -> Result<(), String> {
+    if m.scope.is_none() {
+        return Err("`fence` needs a scope (`.cta`, `.gpu` or `.sys`)".to_string());
+    }
+    Ok(())
+}
+
+/// `vote`.
+pub fn vote(m: &Mods) -> Result<(), String> {
+    let ballot = m.vote_mode == Some(VoteMode::Ballot);
+    match m.ty() {
+        Some(ScalarType::B32) if ballot => Ok(()),
+        Some(ScalarType::Pred) if !ballot => Ok(()),
+        _ if ballot => Err("`vote.ballot` is `.b32`".to_string()),
+        _ => Err("`vote.all`, `.any` and `.uni` are `.pred`".to_string()),
+    }
+}
