@@ -1,2 +1,3 @@
 //! ptxc's sm_75 back end: instruction selection, register allocation, scheduling and
 //! control codes, encoding through the ISA description, and cubin writing.
+pub mod cubin;
