@@ -41,7 +41,8 @@ pub struct Reloc {
     pub offset: u64,
     /// Relocation type.
     pub kind: RelocKind,
-    /// Name of the target symbol (a section name for section symbols).
+    /// Name of the target symbol (a section name for section symbols); empty for symbol
+    /// index 0 (no symbol, as in some `R_CUDA_UNUSED_CLEAR*` entries of relocatable files).
     pub symbol: String,
     /// Explicit addend (`Elf64_Rela`), or `None` for `Elf64_Rel`.
     pub addend: Option<i64>,

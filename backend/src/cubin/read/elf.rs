@@ -131,6 +131,8 @@ impl<'a> ElfView<'a> {
                 )));
             }
         };
+        // The program headers are derived data, but a file that cannot hold them is broken.
+        header.program_headers(LE, bytes)?;
         let table = header.sections(LE, bytes)?;
         let mut sections = Vec::with_capacity(table.len());
         for (index, sh) in table.enumerate() {

@@ -46,7 +46,10 @@ fn resolve(elf: &ElfView<'_>, section: &str, raw: &[RawReloc]) -> Result<Vec<Rel
             Ok(Reloc {
                 offset: r.offset,
                 kind: RelocKind(r.kind),
-                symbol: elf.symbol(r.symbol, section)?.name.clone(),
+                symbol: match r.symbol {
+                    0 => String::new(),
+                    index => elf.symbol(index, section)?.name.clone(),
+                },
                 addend: r.addend,
             })
         })

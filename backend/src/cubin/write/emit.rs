@@ -304,7 +304,12 @@ pub fn symtab(symbols: &[SymbolPlan], names: &[u32], r: &Resolver) -> Result<Vec
 pub fn relocations(relocs: &[Reloc], rela: bool, r: &Resolver) -> Result<Vec<u8>, CubinError> {
     let mut out = Vec::new();
     for reloc in relocs {
-        let info = (u64::from(r.symbol(&reloc.symbol)?) << 32) | u64::from(reloc.kind.0);
+        let symbol = if reloc.symbol.is_empty() {
+            0
+        } else {
+            r.symbol(&reloc.symbol)?
+        };
+        let info = (u64::from(symbol) << 32) | u64::from(reloc.kind.0);
         if rela {
             let entry = Rela64 {
                 r_offset: U64::new(LE, reloc.offset),

@@ -39,6 +39,7 @@ pub fn try_write(m: &CubinModule) -> Result<Vec<u8>, CubinError> {
         ));
     }
     let mut sections = sections::plan_sections(m);
+    check_alignments(&sections)?;
     let mut symbols = symbols::plan_symbols(m, &sections);
     if let Some(hints) = &m.layout {
         order::order_sections(&mut sections, hints);
@@ -74,6 +75,22 @@ pub fn try_write(m: &CubinModule) -> Result<Vec<u8>, CubinError> {
         shstrndx: r.section(SHSTRTAB)? as u16,
     };
     Ok(emit::emit(header, &finals))
+}
+
+/// Largest section alignment accepted (ptxas uses at most 128).
+const MAX_ALIGN: u64 = 1 << 16;
+
+fn check_alignments(sections: &[SectionPlan]) -> Result<(), CubinError> {
+    match sections
+        .iter()
+        .find(|s| s.align > MAX_ALIGN || (s.align != 0 && !s.align.is_power_of_two()))
+    {
+        Some(s) => Err(CubinError::Write(format!(
+            "section {} alignment {} is not a power of two up to {MAX_ALIGN}",
+            s.name, s.align
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn elf_flags(m: &CubinModule) -> u32 {

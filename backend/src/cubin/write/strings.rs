@@ -131,8 +131,10 @@ pub fn canonical_strings(m: &CubinModule, symbols: &[SymbolPlan], table: Table) 
             out.push(reloc_section(target, false));
         }
     }
-    out.push(reloc_section(DEBUG_FRAME, false));
-    out.push(reloc_section(DEBUG_FRAME, true));
+    if !m.kernels.is_empty() {
+        out.push(reloc_section(DEBUG_FRAME, false));
+        out.push(reloc_section(DEBUG_FRAME, true));
+    }
     if m.flavour == ElfFlavour::V8 {
         out.push(CALLGRAPH.into());
     }
