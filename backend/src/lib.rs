@@ -1,9 +1,10 @@
 //! ptxc's sm_75 back end: instruction selection, register allocation, scheduling and
 //! control codes, encoding through the ISA description, and cubin writing.
 
+pub mod cubin;
+pub mod emit;
 pub mod isa;
 pub mod isel;
-pub mod vcode;
 pub mod regalloc;
-pub mod emit;
 pub mod sched;
+pub mod vcode;

@@ -1,0 +1,51 @@
+//! Cubin (CUDA ELF) reading and writing for sm_75.
+//!
+//! [`read`] turns a cubin written by ptxas (either ELF flavour, `ET_EXEC` or `ET_REL`) or by
+//! [`write`] into a [`CubinModule`]; [`write`] turns a module into a loadable (`ET_EXEC`)
+//! cubin with the sections, flags, alignments, symbols, program headers and `.nv.info`
+//! attributes ptxas 13.5 writes for the same kernels. A module read from a file keeps the
+//! file's section, symbol and string order ([`LayoutHints`]), so writing it back in the same
+//! flavour reproduces the file.
+//!
+//! Format facts: `shared/docs/sm75-encoding.md`, section C.
+#![warn(missing_docs)]
+
+mod eiattr;
+mod error;
+mod model;
+mod names;
+mod notes;
+mod read;
+mod reloc;
+mod text;
+mod write;
+
+pub use eiattr::{EIATTRS, EiAttr, Format, eiattr, eiattr_name};
+pub use error::CubinError;
+pub use model::{
+    Binding, CubinModule, DEFAULT_TOOLKIT_VERSION, DeviceFunction, ElfFlavour, ExternSymbol,
+    GlobalSpace, GlobalVar, KernelImage, KernelParam, LayoutHints, NvInfoAttr, ObjectKind,
+    PARAM_BASE, PTXAS_RELOC_ACTIONS, RawSection, SymbolKind, ToolInfo,
+};
+pub use reloc::{CodeReloc, Reloc, RelocKind};
+pub use text::{BRA_SELF, MIN_REGISTER_COUNT, NOP, TEXT_ALIGN, pad_text, register_count};
+pub use write::try_write;
+
+/// Reads a cubin. Malformed or truncated input gives a [`CubinError`] naming the problem and
+/// where it is; no input makes it panic.
+pub fn read(bytes: &[u8]) -> Result<CubinModule, CubinError> {
+    read::read(bytes)
+}
+
+/// Writes `m` as an `ET_EXEC` cubin in `m.flavour`.
+///
+/// # Panics
+///
+/// If the module is inconsistent (a relocation, extern or attribute names a symbol the module
+/// does not define, or `m.kind` is `Relocatable`); [`try_write`] reports these as errors.
+pub fn write(m: &CubinModule) -> Vec<u8> {
+    match try_write(m) {
+        Ok(bytes) => bytes,
+        Err(e) => panic!("{e}"),
+    }
+}
