@@ -1,6 +1,7 @@
 //! ptxc's sm_75 back end: instruction selection, register allocation, scheduling and
 //! control codes, encoding through the ISA description, and cubin writing.
 
+pub mod compile;
 pub mod cubin;
 pub mod emit;
 pub mod isa;

@@ -1,0 +1,327 @@
+//! The TOML launch specification of `ptxc run`: kernel, grid, block, dynamic shared memory,
+//! parameters in order (scalars or buffer addresses) and the buffers with their initial
+//! contents. Every mistake is an error that names the key it is about.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Scalar kinds of parameters and buffer elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)]
+pub enum Scalar {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F16,
+    F32,
+    F64,
+}
+
+/// Every scalar kind with its spelling.
+pub const SCALARS: [(Scalar, &str); 11] = [
+    (Scalar::U8, "u8"),
+    (Scalar::I8, "i8"),
+    (Scalar::U16, "u16"),
+    (Scalar::I16, "i16"),
+    (Scalar::U32, "u32"),
+    (Scalar::I32, "i32"),
+    (Scalar::U64, "u64"),
+    (Scalar::I64, "i64"),
+    (Scalar::F16, "f16"),
+    (Scalar::F32, "f32"),
+    (Scalar::F64, "f64"),
+];
+
+impl Scalar {
+    /// Size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            Scalar::U8 | Scalar::I8 => 1,
+            Scalar::U16 | Scalar::I16 | Scalar::F16 => 2,
+            Scalar::U32 | Scalar::I32 | Scalar::F32 => 4,
+            Scalar::U64 | Scalar::I64 | Scalar::F64 => 8,
+        }
+    }
+
+    /// The spelling (`f32`).
+    pub fn name(self) -> &'static str {
+        SCALARS.iter().find(|(s, _)| *s == self).map(|(_, n)| *n).expect("every scalar is listed")
+    }
+
+    /// Parses a spelling.
+    pub fn from_name(s: &str) -> Option<Scalar> {
+        SCALARS.iter().find(|(_, n)| *n == s).map(|(k, _)| *k)
+    }
+
+    /// Encodes a TOML value as little-endian bytes of this kind.
+    pub fn encode(self, v: &toml::Value) -> Result<Vec<u8>, String> {
+        let int = || -> Result<i128, String> {
+            match v {
+                toml::Value::Integer(i) => Ok(*i as i128),
+                toml::Value::String(s) => parse_int(s).ok_or_else(|| format!("`{s}` is not an integer")),
+                other => Err(format!("expected an integer, found {}", other.type_str())),
+            }
+        };
+        let float = || -> Result<f64, String> {
+            match v {
+                toml::Value::Float(f) => Ok(*f),
+                toml::Value::Integer(i) => Ok(*i as f64),
+                other => Err(format!("expected a number, found {}", other.type_str())),
+            }
+        };
+        let ranged = |lo: i128, hi: i128| -> Result<i128, String> {
+            let i = int()?;
+            if i < lo || i > hi { Err(format!("{i} is out of range for {}", self.name())) } else { Ok(i) }
+        };
+        Ok(match self {
+            Scalar::U8 => (ranged(0, u8::MAX as i128)? as u8).to_le_bytes().to_vec(),
+            Scalar::I8 => (ranged(i8::MIN as i128, i8::MAX as i128)? as i8).to_le_bytes().to_vec(),
+            Scalar::U16 => (ranged(0, u16::MAX as i128)? as u16).to_le_bytes().to_vec(),
+            Scalar::I16 => (ranged(i16::MIN as i128, i16::MAX as i128)? as i16).to_le_bytes().to_vec(),
+            Scalar::U32 => (ranged(0, u32::MAX as i128)? as u32).to_le_bytes().to_vec(),
+            Scalar::I32 => (ranged(i32::MIN as i128, i32::MAX as i128)? as i32).to_le_bytes().to_vec(),
+            Scalar::U64 => (ranged(0, u64::MAX as i128)? as u64).to_le_bytes().to_vec(),
+            Scalar::I64 => (ranged(i64::MIN as i128, i64::MAX as i128)? as i64).to_le_bytes().to_vec(),
+            Scalar::F16 => half::f16::from_f64(float()?).to_le_bytes().to_vec(),
+            Scalar::F32 => (float()? as f32).to_le_bytes().to_vec(),
+            Scalar::F64 => float()?.to_le_bytes().to_vec(),
+        })
+    }
+}
+
+fn parse_int(s: &str) -> Option<i128> {
+    let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let v = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        Some(hex) => i128::from_str_radix(&hex.replace('_', ""), 16).ok()?,
+        None => body.replace('_', "").parse::<i128>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// One kernel parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamSpec {
+    /// A scalar value, already encoded.
+    Scalar {
+        /// Its kind.
+        kind: Scalar,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+    /// The device address of a buffer plus a byte offset.
+    Ptr {
+        /// Buffer name.
+        buffer: String,
+        /// Byte offset.
+        offset: u64,
+    },
+}
+
+impl ParamSpec {
+    /// Size of the parameter in bytes.
+    pub fn size(&self) -> usize {
+        match self {
+            ParamSpec::Scalar { bytes, .. } => bytes.len(),
+            ParamSpec::Ptr { .. } => 8,
+        }
+    }
+
+    /// A short description for messages (`i32`, `ptr`).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            ParamSpec::Scalar { kind, .. } => kind.name(),
+            ParamSpec::Ptr { .. } => "ptr",
+        }
+    }
+}
+
+/// Where a buffer's initial contents come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufferInit {
+    /// A `.npy` file (dtype and length come from it).
+    File(PathBuf),
+    /// Zero-filled.
+    Zero {
+        /// Element kind.
+        dtype: Scalar,
+        /// Element count.
+        len: usize,
+    },
+}
+
+/// A parsed launch specification.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchSpec {
+    /// Kernel name.
+    pub kernel: String,
+    /// Grid dimensions.
+    pub grid: [u32; 3],
+    /// Block dimensions.
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes.
+    pub dynamic_shared_bytes: u32,
+    /// Parameters in order.
+    pub params: Vec<ParamSpec>,
+    /// Buffers by name.
+    pub buffers: BTreeMap<String, BufferInit>,
+}
+
+/// Reads and checks a launch specification file.
+pub fn load(path: &Path) -> Result<LaunchSpec, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    parse(&text, base).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses a specification; relative file names are relative to `base`.
+pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
+    let root: toml::Table = text.parse().map_err(|e: toml::de::Error| format!("invalid TOML: {e}"))?;
+    const KEYS: [&str; 6] = ["kernel", "grid", "block", "dynamic_shared_bytes", "params", "buffers"];
+    if let Some(k) = root.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!("unknown key `{k}` (expected one of {})", KEYS.join(", ")));
+    }
+    let kernel = match root.get("kernel") {
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(v) => return Err(format!("`kernel` must be a string, found {}", v.type_str())),
+        None => return Err("missing `kernel`".into()),
+    };
+    let grid = dims(&root, "grid")?;
+    let block = dims(&root, "block")?;
+    let dynamic_shared_bytes = match root.get("dynamic_shared_bytes") {
+        None => 0,
+        Some(toml::Value::Integer(i)) if (0..=u32::MAX as i64).contains(i) => *i as u32,
+        Some(v) => return Err(format!("`dynamic_shared_bytes` must be a non-negative integer, found {v}")),
+    };
+    let buffers = buffers(&root, base)?;
+    let params = params(&root, &buffers)?;
+    Ok(LaunchSpec { kernel, grid, block, dynamic_shared_bytes, params, buffers })
+}
+
+fn dims(root: &toml::Table, key: &str) -> Result<[u32; 3], String> {
+    let v = root.get(key).ok_or_else(|| format!("missing `{key}`"))?;
+    let arr = v.as_array().ok_or_else(|| format!("`{key}` must be an array like [4, 1, 1]"))?;
+    if arr.is_empty() || arr.len() > 3 {
+        return Err(format!("`{key}` must have 1 to 3 dimensions, found {}", arr.len()));
+    }
+    let mut out = [1u32; 3];
+    for (i, x) in arr.iter().enumerate() {
+        out[i] = match x.as_integer() {
+            Some(n) if (1..=u32::MAX as i64).contains(&n) => n as u32,
+            _ => return Err(format!("`{key}[{i}]` must be a positive integer, found {x}")),
+        };
+    }
+    Ok(out)
+}
+
+fn buffers(root: &toml::Table, base: &Path) -> Result<BTreeMap<String, BufferInit>, String> {
+    let mut out = BTreeMap::new();
+    let Some(v) = root.get("buffers") else { return Ok(out) };
+    let table = v.as_table().ok_or("`buffers` must be a table of [buffers.NAME] sections")?;
+    for (name, b) in table {
+        let at = format!("buffers.{name}");
+        let t = b.as_table().ok_or_else(|| format!("`{at}` must be a table"))?;
+        if let Some(k) = t.keys().find(|k| !["file", "dtype", "len"].contains(&k.as_str())) {
+            return Err(format!("`{at}`: unknown key `{k}` (expected file, or dtype and len)"));
+        }
+        let init = match (t.get("file"), t.get("dtype"), t.get("len")) {
+            (Some(f), None, None) => {
+                let f = f.as_str().ok_or_else(|| format!("`{at}.file` must be a string"))?;
+                BufferInit::File(base.join(f))
+            }
+            (None, Some(d), Some(l)) => {
+                let d = d.as_str().and_then(Scalar::from_name).ok_or_else(|| {
+                    format!("`{at}.dtype` must be one of {}", SCALARS.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(" "))
+                })?;
+                let len = l.as_integer().filter(|&n| n >= 0).ok_or_else(|| format!("`{at}.len` must be a non-negative integer"))?;
+                BufferInit::Zero { dtype: d, len: len as usize }
+            }
+            _ => return Err(format!("`{at}` needs either `file` or both `dtype` and `len`")),
+        };
+        out.insert(name.clone(), init);
+    }
+    Ok(out)
+}
+
+fn params(root: &toml::Table, buffers: &BTreeMap<String, BufferInit>) -> Result<Vec<ParamSpec>, String> {
+    let Some(v) = root.get("params") else { return Ok(Vec::new()) };
+    let arr = v.as_array().ok_or("`params` must be an array of inline tables like { i32 = 5 }")?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = format!("params[{i}]");
+            let t = p.as_table().ok_or_else(|| format!("`{at}` must be an inline table like {{ f32 = 2.0 }}"))?;
+            if let Some(b) = t.get("ptr") {
+                let buffer = b.as_str().ok_or_else(|| format!("`{at}.ptr` must be a buffer name"))?.to_string();
+                if !buffers.contains_key(&buffer) {
+                    return Err(format!("`{at}`: no buffer named `{buffer}` (add a [buffers.{buffer}] section)"));
+                }
+                let offset = match t.get("offset") {
+                    None => 0,
+                    Some(o) => o.as_integer().filter(|&n| n >= 0).ok_or_else(|| format!("`{at}.offset` must be a non-negative integer"))? as u64,
+                };
+                if let Some(k) = t.keys().find(|k| *k != "ptr" && *k != "offset") {
+                    return Err(format!("`{at}`: unknown key `{k}` beside `ptr`"));
+                }
+                return Ok(ParamSpec::Ptr { buffer, offset });
+            }
+            let [(k, val)] = t.iter().collect::<Vec<_>>()[..] else {
+                return Err(format!("`{at}` must have exactly one key: a scalar kind or `ptr`"));
+            };
+            let kind = Scalar::from_name(k).ok_or_else(|| format!("`{at}`: unknown kind `{k}` (use u8..u64, i8..i64, f16, f32, f64 or ptr)"))?;
+            let bytes = kind.encode(val).map_err(|e| format!("`{at}`: {e}"))?;
+            Ok(ParamSpec::Scalar { kind, bytes })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAXPY: &str = r#"
+kernel = "saxpy"
+grid = [4, 1, 1]
+block = [256, 1, 1]
+params = [ { i32 = 1000 }, { f32 = 2.0 }, { ptr = "x" }, { ptr = "y", offset = 4 } ]
+[buffers.x]
+file = "x.npy"
+[buffers.y]
+dtype = "f32"
+len = 1000
+"#;
+
+    #[test]
+    fn parses_the_contract_example() {
+        let s = parse(SAXPY, Path::new("/d")).unwrap();
+        assert_eq!(s.kernel, "saxpy");
+        assert_eq!(s.grid, [4, 1, 1]);
+        assert_eq!(s.params[0], ParamSpec::Scalar { kind: Scalar::I32, bytes: 1000i32.to_le_bytes().to_vec() });
+        assert_eq!(s.params[3], ParamSpec::Ptr { buffer: "y".into(), offset: 4 });
+        assert_eq!(s.buffers["x"], BufferInit::File(PathBuf::from("/d/x.npy")));
+        assert_eq!(s.buffers["y"], BufferInit::Zero { dtype: Scalar::F32, len: 1000 });
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let cases = [
+            ("grid = [1]\nblock = [1]", "missing `kernel`"),
+            ("kernel = \"k\"\nblock = [1]", "missing `grid`"),
+            ("kernel = \"k\"\ngrid = [0]\nblock = [1]", "`grid[0]` must be a positive integer"),
+            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { ptr = \"z\" } ]", "`params[0]`: no buffer named `z`"),
+            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { u8 = 300 } ]", "`params[0]`: 300 is out of range for u8"),
+            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { q8 = 1 } ]", "unknown kind `q8`"),
+            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\n[buffers.a]\ndtype = \"f32\"", "`buffers.a` needs either"),
+            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\ngird = 3", "unknown key `gird`"),
+            ("kernel = ", "invalid TOML"),
+        ];
+        for (text, want) in cases {
+            let e = parse(text, Path::new(".")).unwrap_err();
+            assert!(e.contains(want), "{text:?}: got `{e}`, want `{want}`");
+        }
+    }
+}
