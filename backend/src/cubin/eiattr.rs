@@ -5,6 +5,7 @@
 
 use super::error::CubinError;
 use super::model::NvInfoAttr;
+use Format::{Bval, Hval, Nval, Sval};
 
 /// Record formats (`EIFMT_*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,511 +65,123 @@ pub mod id {
 /// "unknown Attribute" are missing). Formats are filled in for the attributes ptxas writes
 /// for sm_75.
 pub const EIATTRS: &[EiAttr] = &[
-    EiAttr {
-        id: 0x00,
-        name: "EIATTR_ERROR",
-        format: None,
-    },
-    EiAttr {
-        id: 0x01,
-        name: "EIATTR_PAD",
-        format: None,
-    },
-    EiAttr {
-        id: 0x02,
-        name: "EIATTR_IMAGE_SLOT",
-        format: None,
-    },
-    EiAttr {
-        id: 0x03,
-        name: "EIATTR_JUMPTABLE_RELOCS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x04,
-        name: "EIATTR_CTAIDZ_USED",
-        format: Some(Format::Nval),
-    },
-    EiAttr {
-        id: 0x05,
-        name: "EIATTR_MAX_THREADS",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x06,
-        name: "EIATTR_IMAGE_OFFSET",
-        format: None,
-    },
-    EiAttr {
-        id: 0x07,
-        name: "EIATTR_IMAGE_SIZE",
-        format: None,
-    },
-    EiAttr {
-        id: 0x08,
-        name: "EIATTR_TEXTURE_NORMALIZED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x09,
-        name: "EIATTR_SAMPLER_INIT",
-        format: None,
-    },
-    EiAttr {
-        id: 0x0a,
-        name: "EIATTR_PARAM_CBANK",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x0b,
-        name: "EIATTR_SMEM_PARAM_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x0c,
-        name: "EIATTR_CBANK_PARAM_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x0d,
-        name: "EIATTR_SYNC_STACK",
-        format: None,
-    },
-    EiAttr {
-        id: 0x0e,
-        name: "EIATTR_TEXID_SAMPID_MAP",
-        format: None,
-    },
-    EiAttr {
-        id: 0x0f,
-        name: "EIATTR_EXTERNS",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x10,
-        name: "EIATTR_REQNTID",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x11,
-        name: "EIATTR_FRAME_SIZE",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x12,
-        name: "EIATTR_MIN_STACK_SIZE",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x13,
-        name: "EIATTR_SAMPLER_FORCE_UNNORMALIZED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x14,
-        name: "EIATTR_BINDLESS_IMAGE_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x15,
-        name: "EIATTR_BINDLESS_TEXTURE_BANK",
-        format: Some(Format::Bval),
-    },
-    EiAttr {
-        id: 0x16,
-        name: "EIATTR_BINDLESS_SURFACE_BANK",
-        format: Some(Format::Bval),
-    },
-    EiAttr {
-        id: 0x17,
-        name: "EIATTR_KPARAM_INFO",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x18,
-        name: "EIATTR_SMEM_PARAM_SIZE",
-        format: None,
-    },
-    EiAttr {
-        id: 0x19,
-        name: "EIATTR_CBANK_PARAM_SIZE",
-        format: Some(Format::Hval),
-    },
-    EiAttr {
-        id: 0x1a,
-        name: "EIATTR_QUERY_NUMATTRIB",
-        format: None,
-    },
-    EiAttr {
-        id: 0x1b,
-        name: "EIATTR_MAXREG_COUNT",
-        format: Some(Format::Hval),
-    },
-    EiAttr {
-        id: 0x1c,
-        name: "EIATTR_EXIT_INSTR_OFFSETS",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x1d,
-        name: "EIATTR_S2RCTAID_INSTR_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x1e,
-        name: "EIATTR_CRS_STACK_SIZE",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x1f,
-        name: "EIATTR_NEED_CNP_WRAPPER",
-        format: None,
-    },
-    EiAttr {
-        id: 0x20,
-        name: "EIATTR_NEED_CNP_PATCH",
-        format: None,
-    },
-    EiAttr {
-        id: 0x21,
-        name: "EIATTR_EXPLICIT_CACHING",
-        format: None,
-    },
-    EiAttr {
-        id: 0x22,
-        name: "EIATTR_ISTYPEP_USED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x23,
-        name: "EIATTR_MAX_STACK_SIZE",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x24,
-        name: "EIATTR_SUQ_USED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x25,
-        name: "EIATTR_LD_CACHEMOD_INSTR_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x26,
-        name: "EIATTR_LOAD_CACHE_REQUEST",
-        format: None,
-    },
-    EiAttr {
-        id: 0x27,
-        name: "EIATTR_ATOM_SYS_INSTR_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x28,
-        name: "EIATTR_COOP_GROUP_INSTR_OFFSETS",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x29,
-        name: "EIATTR_COOP_GROUP_MASK_REGIDS",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x2b,
-        name: "EIATTR_WMMA_USED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x2c,
-        name: "EIATTR_HAS_PRE_V10_OBJECT",
-        format: None,
-    },
-    EiAttr {
-        id: 0x2d,
-        name: "EIATTR_ATOMF16_EMUL_INSTR_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x2e,
-        name: "EIATTR_ATOM16_EMUL_INSTR_REG_MAP",
-        format: None,
-    },
-    EiAttr {
-        id: 0x2f,
-        name: "EIATTR_REGCOUNT",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x31,
-        name: "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x32,
-        name: "EIATTR_SHARED_SCRATCH",
-        format: None,
-    },
-    EiAttr {
-        id: 0x33,
-        name: "EIATTR_STATISTICS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x34,
-        name: "EIATTR_INDIRECT_BRANCH_TARGETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x36,
-        name: "EIATTR_SW_WAR",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x37,
-        name: "EIATTR_CUDA_API_VERSION",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x38,
-        name: "EIATTR_NUM_MBARRIERS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x39,
-        name: "EIATTR_MBARRIER_INSTR_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x3a,
-        name: "EIATTR_COROUTINE_RESUME_ID_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x3b,
-        name: "EIATTR_SAM_REGION_STACK_SIZE",
-        format: None,
-    },
-    EiAttr {
-        id: 0x3c,
-        name: "EIATTR_PER_REG_TARGET_PERF_STATS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x3d,
-        name: "EIATTR_CTA_PER_CLUSTER",
-        format: None,
-    },
-    EiAttr {
-        id: 0x3e,
-        name: "EIATTR_EXPLICIT_CLUSTER",
-        format: None,
-    },
-    EiAttr {
-        id: 0x3f,
-        name: "EIATTR_MAX_CLUSTER_RANK",
-        format: None,
-    },
-    EiAttr {
-        id: 0x40,
-        name: "EIATTR_INSTR_REG_MAP",
-        format: None,
-    },
-    EiAttr {
-        id: 0x41,
-        name: "EIATTR_RESERVED_SMEM_USED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x42,
-        name: "EIATTR_RESERVED_SMEM_0_SIZE",
-        format: None,
-    },
-    EiAttr {
-        id: 0x43,
-        name: "EIATTR_UCODE_SECTION_DATA",
-        format: None,
-    },
-    EiAttr {
-        id: 0x44,
-        name: "EIATTR_UNUSED_LOAD_BYTE_OFFSET",
-        format: None,
-    },
-    EiAttr {
-        id: 0x45,
-        name: "EIATTR_KPARAM_INFO_V2",
-        format: None,
-    },
-    EiAttr {
-        id: 0x46,
-        name: "EIATTR_SYSCALL_OFFSETS",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x48,
-        name: "EIATTR_GRAPHICS_GLOBAL_CBANK",
-        format: None,
-    },
-    EiAttr {
-        id: 0x49,
-        name: "EIATTR_SHADER_TYPE",
-        format: None,
-    },
-    EiAttr {
-        id: 0x4a,
-        name: "EIATTR_VRC_CTA_INIT_COUNT",
-        format: None,
-    },
-    EiAttr {
-        id: 0x4b,
-        name: "EIATTR_TOOLS_PATCH_FUNC",
-        format: None,
-    },
-    EiAttr {
-        id: 0x4c,
-        name: "EIATTR_NUM_BARRIERS",
-        format: Some(Format::Bval),
-    },
-    EiAttr {
-        id: 0x4d,
-        name: "EIATTR_TEXMODE_INDEPENDENT",
-        format: None,
-    },
-    EiAttr {
-        id: 0x4e,
-        name: "EIATTR_PERF_STATISTICS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x4f,
-        name: "EIATTR_AT_ENTRY_FRAGMENTS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x50,
-        name: "EIATTR_SPARSE_MMA_MASK",
-        format: None,
-    },
-    EiAttr {
-        id: 0x51,
-        name: "EIATTR_TCGEN05_1CTA_USED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x52,
-        name: "EIATTR_TCGEN05_2CTA_USED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x53,
-        name: "EIATTR_GEN_ERRBAR_AT_EXIT",
-        format: None,
-    },
-    EiAttr {
-        id: 0x54,
-        name: "EIATTR_REG_RECONFIG",
-        format: None,
-    },
-    EiAttr {
-        id: 0x55,
-        name: "EIATTR_ANNOTATIONS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x57,
-        name: "EIATTR_STACK_CANARY_TRAP_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x58,
-        name: "EIATTR_STUB_FUNCTION_KIND",
-        format: None,
-    },
-    EiAttr {
-        id: 0x59,
-        name: "EIATTR_LOCAL_CTA_ASYNC_STORE_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x5b,
-        name: "EIATTR_BLOCKS_ARE_CLUSTERS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x5c,
-        name: "EIATTR_SANITIZE",
-        format: None,
-    },
-    EiAttr {
-        id: 0x5d,
-        name: "EIATTR_SYSCALLS_FALLBACK",
-        format: None,
-    },
-    EiAttr {
-        id: 0x5e,
-        name: "EIATTR_CUDA_REQ",
-        format: None,
-    },
-    EiAttr {
-        id: 0x61,
-        name: "EIATTR_RTCORE_ENTRY",
-        format: None,
-    },
-    EiAttr {
-        id: 0x62,
-        name: "EIATTR_CLUSTER_LAUNCH_CONTROL_USED",
-        format: None,
-    },
-    EiAttr {
-        id: 0x64,
-        name: "EIATTR_MIN_PER_CTA_MEMORY_SIZE",
-        format: None,
-    },
-    EiAttr {
-        id: 0x65,
-        name: "EIATTR_IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x66,
-        name: "EIATTR_LANGUAGE",
-        format: Some(Format::Sval),
-    },
-    EiAttr {
-        id: 0x68,
-        name: "EIATTR_GRID_ATTRIBUTES",
-        format: None,
-    },
-    EiAttr {
-        id: 0x69,
-        name: "EIATTR_STACK_OFFSET",
-        format: None,
-    },
-    EiAttr {
-        id: 0x6a,
-        name: "EIATTR_RT_LIVESTATE_SASS_MAP",
-        format: None,
-    },
-    EiAttr {
-        id: 0x6b,
-        name: "EIATTR_NVSAL_SW_WAR",
-        format: None,
-    },
-    EiAttr {
-        id: 0x6c,
-        name: "EIATTR_INSTR_OFFSETS",
-        format: None,
-    },
-    EiAttr {
-        id: 0x6d,
-        name: "EIATTR_PREEXIT_USED",
-        format: None,
-    },
+    row(0x00, "EIATTR_ERROR", None),
+    row(0x01, "EIATTR_PAD", None),
+    row(0x02, "EIATTR_IMAGE_SLOT", None),
+    row(0x03, "EIATTR_JUMPTABLE_RELOCS", None),
+    row(0x04, "EIATTR_CTAIDZ_USED", Some(Nval)),
+    row(0x05, "EIATTR_MAX_THREADS", Some(Sval)),
+    row(0x06, "EIATTR_IMAGE_OFFSET", None),
+    row(0x07, "EIATTR_IMAGE_SIZE", None),
+    row(0x08, "EIATTR_TEXTURE_NORMALIZED", None),
+    row(0x09, "EIATTR_SAMPLER_INIT", None),
+    row(0x0a, "EIATTR_PARAM_CBANK", Some(Sval)),
+    row(0x0b, "EIATTR_SMEM_PARAM_OFFSETS", None),
+    row(0x0c, "EIATTR_CBANK_PARAM_OFFSETS", None),
+    row(0x0d, "EIATTR_SYNC_STACK", None),
+    row(0x0e, "EIATTR_TEXID_SAMPID_MAP", None),
+    row(0x0f, "EIATTR_EXTERNS", Some(Sval)),
+    row(0x10, "EIATTR_REQNTID", Some(Sval)),
+    row(0x11, "EIATTR_FRAME_SIZE", Some(Sval)),
+    row(0x12, "EIATTR_MIN_STACK_SIZE", Some(Sval)),
+    row(0x13, "EIATTR_SAMPLER_FORCE_UNNORMALIZED", None),
+    row(0x14, "EIATTR_BINDLESS_IMAGE_OFFSETS", None),
+    row(0x15, "EIATTR_BINDLESS_TEXTURE_BANK", Some(Bval)),
+    row(0x16, "EIATTR_BINDLESS_SURFACE_BANK", Some(Bval)),
+    row(0x17, "EIATTR_KPARAM_INFO", Some(Sval)),
+    row(0x18, "EIATTR_SMEM_PARAM_SIZE", None),
+    row(0x19, "EIATTR_CBANK_PARAM_SIZE", Some(Hval)),
+    row(0x1a, "EIATTR_QUERY_NUMATTRIB", None),
+    row(0x1b, "EIATTR_MAXREG_COUNT", Some(Hval)),
+    row(0x1c, "EIATTR_EXIT_INSTR_OFFSETS", Some(Sval)),
+    row(0x1d, "EIATTR_S2RCTAID_INSTR_OFFSETS", None),
+    row(0x1e, "EIATTR_CRS_STACK_SIZE", Some(Sval)),
+    row(0x1f, "EIATTR_NEED_CNP_WRAPPER", None),
+    row(0x20, "EIATTR_NEED_CNP_PATCH", None),
+    row(0x21, "EIATTR_EXPLICIT_CACHING", None),
+    row(0x22, "EIATTR_ISTYPEP_USED", None),
+    row(0x23, "EIATTR_MAX_STACK_SIZE", Some(Sval)),
+    row(0x24, "EIATTR_SUQ_USED", None),
+    row(0x25, "EIATTR_LD_CACHEMOD_INSTR_OFFSETS", None),
+    row(0x26, "EIATTR_LOAD_CACHE_REQUEST", None),
+    row(0x27, "EIATTR_ATOM_SYS_INSTR_OFFSETS", None),
+    row(0x28, "EIATTR_COOP_GROUP_INSTR_OFFSETS", Some(Sval)),
+    row(0x29, "EIATTR_COOP_GROUP_MASK_REGIDS", Some(Sval)),
+    row(0x2b, "EIATTR_WMMA_USED", None),
+    row(0x2c, "EIATTR_HAS_PRE_V10_OBJECT", None),
+    row(0x2d, "EIATTR_ATOMF16_EMUL_INSTR_OFFSETS", None),
+    row(0x2e, "EIATTR_ATOM16_EMUL_INSTR_REG_MAP", None),
+    row(0x2f, "EIATTR_REGCOUNT", Some(Sval)),
+    row(0x31, "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS", Some(Sval)),
+    row(0x32, "EIATTR_SHARED_SCRATCH", None),
+    row(0x33, "EIATTR_STATISTICS", None),
+    row(0x34, "EIATTR_INDIRECT_BRANCH_TARGETS", None),
+    row(0x36, "EIATTR_SW_WAR", Some(Sval)),
+    row(0x37, "EIATTR_CUDA_API_VERSION", Some(Sval)),
+    row(0x38, "EIATTR_NUM_MBARRIERS", None),
+    row(0x39, "EIATTR_MBARRIER_INSTR_OFFSETS", None),
+    row(0x3a, "EIATTR_COROUTINE_RESUME_ID_OFFSETS", None),
+    row(0x3b, "EIATTR_SAM_REGION_STACK_SIZE", None),
+    row(0x3c, "EIATTR_PER_REG_TARGET_PERF_STATS", None),
+    row(0x3d, "EIATTR_CTA_PER_CLUSTER", None),
+    row(0x3e, "EIATTR_EXPLICIT_CLUSTER", None),
+    row(0x3f, "EIATTR_MAX_CLUSTER_RANK", None),
+    row(0x40, "EIATTR_INSTR_REG_MAP", None),
+    row(0x41, "EIATTR_RESERVED_SMEM_USED", None),
+    row(0x42, "EIATTR_RESERVED_SMEM_0_SIZE", None),
+    row(0x43, "EIATTR_UCODE_SECTION_DATA", None),
+    row(0x44, "EIATTR_UNUSED_LOAD_BYTE_OFFSET", None),
+    row(0x45, "EIATTR_KPARAM_INFO_V2", None),
+    row(0x46, "EIATTR_SYSCALL_OFFSETS", Some(Sval)),
+    row(0x48, "EIATTR_GRAPHICS_GLOBAL_CBANK", None),
+    row(0x49, "EIATTR_SHADER_TYPE", None),
+    row(0x4a, "EIATTR_VRC_CTA_INIT_COUNT", None),
+    row(0x4b, "EIATTR_TOOLS_PATCH_FUNC", None),
+    row(0x4c, "EIATTR_NUM_BARRIERS", Some(Bval)),
+    row(0x4d, "EIATTR_TEXMODE_INDEPENDENT", None),
+    row(0x4e, "EIATTR_PERF_STATISTICS", None),
+    row(0x4f, "EIATTR_AT_ENTRY_FRAGMENTS", None),
+    row(0x50, "EIATTR_SPARSE_MMA_MASK", None),
+    row(0x51, "EIATTR_TCGEN05_1CTA_USED", None),
+    row(0x52, "EIATTR_TCGEN05_2CTA_USED", None),
+    row(0x53, "EIATTR_GEN_ERRBAR_AT_EXIT", None),
+    row(0x54, "EIATTR_REG_RECONFIG", None),
+    row(0x55, "EIATTR_ANNOTATIONS", None),
+    row(0x57, "EIATTR_STACK_CANARY_TRAP_OFFSETS", None),
+    row(0x58, "EIATTR_STUB_FUNCTION_KIND", None),
+    row(0x59, "EIATTR_LOCAL_CTA_ASYNC_STORE_OFFSETS", None),
+    row(0x5b, "EIATTR_BLOCKS_ARE_CLUSTERS", None),
+    row(0x5c, "EIATTR_SANITIZE", None),
+    row(0x5d, "EIATTR_SYSCALLS_FALLBACK", None),
+    row(0x5e, "EIATTR_CUDA_REQ", None),
+    row(0x61, "EIATTR_RTCORE_ENTRY", None),
+    row(0x62, "EIATTR_CLUSTER_LAUNCH_CONTROL_USED", None),
+    row(0x64, "EIATTR_MIN_PER_CTA_MEMORY_SIZE", None),
+    row(0x65, "EIATTR_IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS", None),
+    row(0x66, "EIATTR_LANGUAGE", Some(Sval)),
+    row(0x68, "EIATTR_GRID_ATTRIBUTES", None),
+    row(0x69, "EIATTR_STACK_OFFSET", None),
+    row(0x6a, "EIATTR_RT_LIVESTATE_SASS_MAP", None),
+    row(0x6b, "EIATTR_NVSAL_SW_WAR", None),
+    row(0x6c, "EIATTR_INSTR_OFFSETS", None),
+    row(0x6d, "EIATTR_PREEXIT_USED", None),
 ];
+
+const fn row(id: u8, name: &'static str, format: Option<Format>) -> EiAttr {
+    EiAttr { id, name, format }
+}
 
 /// The table row for `id`.
 pub fn eiattr(id: u8) -> Option<&'static EiAttr> {
     EIATTRS.iter().find(|a| a.id == id)
+}
+
+/// Whether record `r` has the format the table gives for its attribute (`true` when the
+/// table has none).
+pub fn has_expected_format(r: &NvInfoAttr) -> bool {
+    eiattr(r.id)
+        .and_then(|a| a.format)
+        .is_none_or(|f| f as u8 == r.format)
 }
 
 /// The printable name of attribute `id`.

@@ -1,7 +1,7 @@
 //! Cubin (CUDA ELF) reading and writing for sm_75.
 //!
-//! [`read`] turns a cubin written by ptxas (either ELF flavour, `ET_EXEC` or `ET_REL`) or by
-//! [`write`] into a [`CubinModule`]; [`write`] turns a module into a loadable (`ET_EXEC`)
+//! [`read()`] turns a cubin written by ptxas (either ELF flavour, `ET_EXEC` or `ET_REL`) or by
+//! [`write()`] into a [`CubinModule`]; [`write()`] turns a module into a loadable (`ET_EXEC`)
 //! cubin with the sections, flags, alignments, symbols, program headers and `.nv.info`
 //! attributes ptxas 13.5 writes for the same kernels. A module read from a file keeps the
 //! file's section, symbol and string order ([`LayoutHints`]), so writing it back in the same

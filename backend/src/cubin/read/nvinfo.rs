@@ -1,9 +1,10 @@
 //! Reading `.nv.info` and `.nv.info.<kernel>` records into the model. Records whose value
 //! the writer derives (`LANGUAGE`, `SW_WAR`, `CUDA_API_VERSION`, `PARAM_CBANK`, the unnamed
-//! 0x5f) are checked for shape only; unknown records are kept verbatim.
+//! 0x5f) are checked for shape only; unknown records, and known ones in an unexpected
+//! format, are kept verbatim.
 
 use super::elf::{ElfView, Section};
-use crate::cubin::eiattr::{decode_records, eiattr_name, id};
+use crate::cubin::eiattr::{decode_records, eiattr_name, has_expected_format, id};
 use crate::cubin::error::CubinError;
 use crate::cubin::model::{CubinModule, KernelImage, KernelParam, NvInfoAttr};
 
@@ -14,6 +15,10 @@ pub fn apply_kernel_info(
     k: &mut KernelImage,
 ) -> Result<(), CubinError> {
     for (at, r) in decode_records(&section.name, section.data)? {
+        if !has_expected_format(&r) {
+            k.other_attrs.push(r);
+            continue;
+        }
         let words = r.payload_words();
         let need = |n: usize| expect_words(section, at, &r, &words, n);
         match r.id {
@@ -77,6 +82,10 @@ pub fn apply_module_info(
     m: &mut CubinModule,
 ) -> Result<(), CubinError> {
     for (at, r) in decode_records(&section.name, section.data)? {
+        if !has_expected_format(&r) {
+            m.other_module_attrs.push(r);
+            continue;
+        }
         let words = r.payload_words();
         let target = match r.id {
             id::REGCOUNT | id::FRAME_SIZE | id::MIN_STACK_SIZE | id::MAX_STACK_SIZE => {

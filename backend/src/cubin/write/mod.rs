@@ -1,5 +1,27 @@
 //! The cubin writer: model → plan (sections, symbols) → order (canonical or recorded) →
 //! contents that refer to indices → bytes.
+//!
+//! Sections, in ptxas 13.5's header order, and when they are written:
+//!
+//! | section | when |
+//! |---|---|
+//! | `.shstrtab`, `.strtab`, `.symtab` | always |
+//! | `.debug_frame` | always (empty without kernels; generated when the module has none) |
+//! | extra sections (line tables, ...) | as given |
+//! | `.note.nv.tkinfo`, `.note.nv.cuinfo` | V8 |
+//! | `.nv.info`, `.nv.info.<k>` | always (records: see `nvinfo.rs`) |
+//! | `.nv.callgraph` | V8 |
+//! | `.nv.rel.action` | always |
+//! | `.rel`/`.rela` + target | for every target with relocations |
+//! | `.nv.constant4`, `.nv.constant3` | when the bank is not empty |
+//! | `.nv.constant2.<k>` | when the kernel's bank 2 is not empty |
+//! | `.nv.constant0.<k>` | every entry (`0x160 + param_size` zero bytes) |
+//! | `.text.<k>` | every kernel |
+//! | `.nv.global.init` | initialised `.global` variables |
+//! | `.nv.shared.<first k>`, `.nv.global`, `.nv.shared.<k>` | static or dynamic shared memory; zero-initialised `.global` variables |
+//!
+//! V7 differs: no notes or call graph, flags without `SHF_INFO_LINK`, the barrier count in
+//! the `.text` flags, `e_version` = toolkit version, 3 program headers instead of 4.
 
 mod data;
 mod debug_frame;

@@ -260,6 +260,16 @@ fn text_section(k: &KernelImage, f: &Flavoured) -> SectionPlan {
     })
 }
 
+/// The shared-memory alignment: at least 16 with dynamic shared memory, as ptxas does.
+fn shared_align(k: &KernelImage) -> u64 {
+    let declared = u64::from(k.shared_align.max(1));
+    if k.uses_dynamic_shared {
+        declared.max(16)
+    } else {
+        declared
+    }
+}
+
 /// `.nv.global.init`, then the NOBITS sections: the first kernel's shared memory,
 /// `.nv.global`, the other kernels' shared memory (ptxas' creation order).
 fn data_sections(m: &CubinModule, data: &ModuleData, f: &Flavoured) -> Vec<SectionPlan> {
@@ -291,7 +301,7 @@ fn data_sections(m: &CubinModule, data: &ModuleData, f: &Flavoured) -> Vec<Secti
                 kernel_section(SHARED_PREFIX, &k.name),
                 SHT_NOBITS,
                 SHF_WRITE_ALLOC | f.info_link(),
-                u64::from(k.shared_align.max(1)),
+                shared_align(k),
                 Body::NoBits(u64::from(k.shared_size)),
             )
             .info(Info::Section(kernel_section(TEXT_PREFIX, &k.name)))
