@@ -50,7 +50,11 @@ impl Scalar {
 
     /// The spelling (`f32`).
     pub fn name(self) -> &'static str {
-        SCALARS.iter().find(|(s, _)| *s == self).map(|(_, n)| *n).expect("every scalar is listed")
+        SCALARS
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map(|(_, n)| *n)
+            .expect("every scalar is listed")
     }
 
     /// Parses a spelling.
@@ -76,17 +80,27 @@ impl Scalar {
         };
         let ranged = |lo: i128, hi: i128| -> Result<i128, String> {
             let i = int()?;
-            if i < lo || i > hi { Err(format!("{i} is out of range for {}", self.name())) } else { Ok(i) }
+            if i < lo || i > hi {
+                Err(format!("{i} is out of range for {}", self.name()))
+            } else {
+                Ok(i)
+            }
         };
         Ok(match self {
             Scalar::U8 => (ranged(0, u8::MAX as i128)? as u8).to_le_bytes().to_vec(),
             Scalar::I8 => (ranged(i8::MIN as i128, i8::MAX as i128)? as i8).to_le_bytes().to_vec(),
             Scalar::U16 => (ranged(0, u16::MAX as i128)? as u16).to_le_bytes().to_vec(),
-            Scalar::I16 => (ranged(i16::MIN as i128, i16::MAX as i128)? as i16).to_le_bytes().to_vec(),
+            Scalar::I16 => (ranged(i16::MIN as i128, i16::MAX as i128)? as i16)
+                .to_le_bytes()
+                .to_vec(),
             Scalar::U32 => (ranged(0, u32::MAX as i128)? as u32).to_le_bytes().to_vec(),
-            Scalar::I32 => (ranged(i32::MIN as i128, i32::MAX as i128)? as i32).to_le_bytes().to_vec(),
+            Scalar::I32 => (ranged(i32::MIN as i128, i32::MAX as i128)? as i32)
+                .to_le_bytes()
+                .to_vec(),
             Scalar::U64 => (ranged(0, u64::MAX as i128)? as u64).to_le_bytes().to_vec(),
-            Scalar::I64 => (ranged(i64::MIN as i128, i64::MAX as i128)? as i64).to_le_bytes().to_vec(),
+            Scalar::I64 => (ranged(i64::MIN as i128, i64::MAX as i128)? as i64)
+                .to_le_bytes()
+                .to_vec(),
             Scalar::F16 => half::f16::from_f64(float()?).to_le_bytes().to_vec(),
             Scalar::F32 => (float()? as f32).to_le_bytes().to_vec(),
             Scalar::F64 => float()?.to_le_bytes().to_vec(),
@@ -180,7 +194,9 @@ pub fn load(path: &Path) -> Result<LaunchSpec, String> {
 
 /// Parses a specification; relative file names are relative to `base`.
 pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
-    let root: toml::Table = text.parse().map_err(|e: toml::de::Error| format!("invalid TOML: {e}"))?;
+    let root: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("invalid TOML: {e}"))?;
     const KEYS: [&str; 6] = ["kernel", "grid", "block", "dynamic_shared_bytes", "params", "buffers"];
     if let Some(k) = root.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("unknown key `{k}` (expected one of {})", KEYS.join(", ")));
@@ -195,16 +211,29 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
     let dynamic_shared_bytes = match root.get("dynamic_shared_bytes") {
         None => 0,
         Some(toml::Value::Integer(i)) if (0..=u32::MAX as i64).contains(i) => *i as u32,
-        Some(v) => return Err(format!("`dynamic_shared_bytes` must be a non-negative integer, found {v}")),
+        Some(v) => {
+            return Err(format!(
+                "`dynamic_shared_bytes` must be a non-negative integer, found {v}"
+            ));
+        }
     };
     let buffers = buffers(&root, base)?;
     let params = params(&root, &buffers)?;
-    Ok(LaunchSpec { kernel, grid, block, dynamic_shared_bytes, params, buffers })
+    Ok(LaunchSpec {
+        kernel,
+        grid,
+        block,
+        dynamic_shared_bytes,
+        params,
+        buffers,
+    })
 }
 
 fn dims(root: &toml::Table, key: &str) -> Result<[u32; 3], String> {
     let v = root.get(key).ok_or_else(|| format!("missing `{key}`"))?;
-    let arr = v.as_array().ok_or_else(|| format!("`{key}` must be an array like [4, 1, 1]"))?;
+    let arr = v
+        .as_array()
+        .ok_or_else(|| format!("`{key}` must be an array like [4, 1, 1]"))?;
     if arr.is_empty() || arr.len() > 3 {
         return Err(format!("`{key}` must have 1 to 3 dimensions, found {}", arr.len()));
     }
@@ -212,7 +241,9 @@ fn dims(root: &toml::Table, key: &str) -> Result<[u32; 3], String> {
     for (i, x) in arr.iter().enumerate() {
         out[i] = match x.as_integer() {
             Some(n) if (1..=u32::MAX as i64).contains(&n) => n as u32,
-            _ => return Err(format!("`{key}[{i}]` must be a positive integer, found {x}")),
+            _ => {
+                return Err(format!("`{key}[{i}]` must be a positive integer, found {x}"));
+            }
         };
     }
     Ok(out)
@@ -220,8 +251,12 @@ fn dims(root: &toml::Table, key: &str) -> Result<[u32; 3], String> {
 
 fn buffers(root: &toml::Table, base: &Path) -> Result<BTreeMap<String, BufferInit>, String> {
     let mut out = BTreeMap::new();
-    let Some(v) = root.get("buffers") else { return Ok(out) };
-    let table = v.as_table().ok_or("`buffers` must be a table of [buffers.NAME] sections")?;
+    let Some(v) = root.get("buffers") else {
+        return Ok(out);
+    };
+    let table = v
+        .as_table()
+        .ok_or("`buffers` must be a table of [buffers.NAME] sections")?;
     for (name, b) in table {
         let at = format!("buffers.{name}");
         let t = b.as_table().ok_or_else(|| format!("`{at}` must be a table"))?;
@@ -235,12 +270,23 @@ fn buffers(root: &toml::Table, base: &Path) -> Result<BTreeMap<String, BufferIni
             }
             (None, Some(d), Some(l)) => {
                 let d = d.as_str().and_then(Scalar::from_name).ok_or_else(|| {
-                    format!("`{at}.dtype` must be one of {}", SCALARS.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(" "))
+                    format!(
+                        "`{at}.dtype` must be one of {}",
+                        SCALARS.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(" ")
+                    )
                 })?;
-                let len = l.as_integer().filter(|&n| n >= 0).ok_or_else(|| format!("`{at}.len` must be a non-negative integer"))?;
-                BufferInit::Zero { dtype: d, len: len as usize }
+                let len = l
+                    .as_integer()
+                    .filter(|&n| n >= 0)
+                    .ok_or_else(|| format!("`{at}.len` must be a non-negative integer"))?;
+                BufferInit::Zero {
+                    dtype: d,
+                    len: len as usize,
+                }
             }
-            _ => return Err(format!("`{at}` needs either `file` or both `dtype` and `len`")),
+            _ => {
+                return Err(format!("`{at}` needs either `file` or both `dtype` and `len`"));
+            }
         };
         out.insert(name.clone(), init);
     }
@@ -248,21 +294,36 @@ fn buffers(root: &toml::Table, base: &Path) -> Result<BTreeMap<String, BufferIni
 }
 
 fn params(root: &toml::Table, buffers: &BTreeMap<String, BufferInit>) -> Result<Vec<ParamSpec>, String> {
-    let Some(v) = root.get("params") else { return Ok(Vec::new()) };
-    let arr = v.as_array().ok_or("`params` must be an array of inline tables like { i32 = 5 }")?;
+    let Some(v) = root.get("params") else {
+        return Ok(Vec::new());
+    };
+    let arr = v
+        .as_array()
+        .ok_or("`params` must be an array of inline tables like { i32 = 5 }")?;
     arr.iter()
         .enumerate()
         .map(|(i, p)| {
             let at = format!("params[{i}]");
-            let t = p.as_table().ok_or_else(|| format!("`{at}` must be an inline table like {{ f32 = 2.0 }}"))?;
+            let t = p
+                .as_table()
+                .ok_or_else(|| format!("`{at}` must be an inline table like {{ f32 = 2.0 }}"))?;
             if let Some(b) = t.get("ptr") {
-                let buffer = b.as_str().ok_or_else(|| format!("`{at}.ptr` must be a buffer name"))?.to_string();
+                let buffer = b
+                    .as_str()
+                    .ok_or_else(|| format!("`{at}.ptr` must be a buffer name"))?
+                    .to_string();
                 if !buffers.contains_key(&buffer) {
-                    return Err(format!("`{at}`: no buffer named `{buffer}` (add a [buffers.{buffer}] section)"));
+                    return Err(format!(
+                        "`{at}`: no buffer named `{buffer}` (add a [buffers.{buffer}] section)"
+                    ));
                 }
                 let offset = match t.get("offset") {
                     None => 0,
-                    Some(o) => o.as_integer().filter(|&n| n >= 0).ok_or_else(|| format!("`{at}.offset` must be a non-negative integer"))? as u64,
+                    Some(o) => o
+                        .as_integer()
+                        .filter(|&n| n >= 0)
+                        .ok_or_else(|| format!("`{at}.offset` must be a non-negative integer"))?
+                        as u64,
                 };
                 if let Some(k) = t.keys().find(|k| *k != "ptr" && *k != "offset") {
                     return Err(format!("`{at}`: unknown key `{k}` beside `ptr`"));
@@ -272,7 +333,8 @@ fn params(root: &toml::Table, buffers: &BTreeMap<String, BufferInit>) -> Result<
             let [(k, val)] = t.iter().collect::<Vec<_>>()[..] else {
                 return Err(format!("`{at}` must have exactly one key: a scalar kind or `ptr`"));
             };
-            let kind = Scalar::from_name(k).ok_or_else(|| format!("`{at}`: unknown kind `{k}` (use u8..u64, i8..i64, f16, f32, f64 or ptr)"))?;
+            let kind = Scalar::from_name(k)
+                .ok_or_else(|| format!("`{at}`: unknown kind `{k}` (use u8..u64, i8..i64, f16, f32, f64 or ptr)"))?;
             let bytes = kind.encode(val).map_err(|e| format!("`{at}`: {e}"))?;
             Ok(ParamSpec::Scalar { kind, bytes })
         })
@@ -300,10 +362,28 @@ len = 1000
         let s = parse(SAXPY, Path::new("/d")).unwrap();
         assert_eq!(s.kernel, "saxpy");
         assert_eq!(s.grid, [4, 1, 1]);
-        assert_eq!(s.params[0], ParamSpec::Scalar { kind: Scalar::I32, bytes: 1000i32.to_le_bytes().to_vec() });
-        assert_eq!(s.params[3], ParamSpec::Ptr { buffer: "y".into(), offset: 4 });
+        assert_eq!(
+            s.params[0],
+            ParamSpec::Scalar {
+                kind: Scalar::I32,
+                bytes: 1000i32.to_le_bytes().to_vec()
+            }
+        );
+        assert_eq!(
+            s.params[3],
+            ParamSpec::Ptr {
+                buffer: "y".into(),
+                offset: 4
+            }
+        );
         assert_eq!(s.buffers["x"], BufferInit::File(PathBuf::from("/d/x.npy")));
-        assert_eq!(s.buffers["y"], BufferInit::Zero { dtype: Scalar::F32, len: 1000 });
+        assert_eq!(
+            s.buffers["y"],
+            BufferInit::Zero {
+                dtype: Scalar::F32,
+                len: 1000
+            }
+        );
     }
 
     #[test]
@@ -311,12 +391,30 @@ len = 1000
         let cases = [
             ("grid = [1]\nblock = [1]", "missing `kernel`"),
             ("kernel = \"k\"\nblock = [1]", "missing `grid`"),
-            ("kernel = \"k\"\ngrid = [0]\nblock = [1]", "`grid[0]` must be a positive integer"),
-            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { ptr = \"z\" } ]", "`params[0]`: no buffer named `z`"),
-            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { u8 = 300 } ]", "`params[0]`: 300 is out of range for u8"),
-            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { q8 = 1 } ]", "unknown kind `q8`"),
-            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\n[buffers.a]\ndtype = \"f32\"", "`buffers.a` needs either"),
-            ("kernel = \"k\"\ngrid = [1]\nblock = [1]\ngird = 3", "unknown key `gird`"),
+            (
+                "kernel = \"k\"\ngrid = [0]\nblock = [1]",
+                "`grid[0]` must be a positive integer",
+            ),
+            (
+                "kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { ptr = \"z\" } ]",
+                "`params[0]`: no buffer named `z`",
+            ),
+            (
+                "kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { u8 = 300 } ]",
+                "`params[0]`: 300 is out of range for u8",
+            ),
+            (
+                "kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { q8 = 1 } ]",
+                "unknown kind `q8`",
+            ),
+            (
+                "kernel = \"k\"\ngrid = [1]\nblock = [1]\n[buffers.a]\ndtype = \"f32\"",
+                "`buffers.a` needs either",
+            ),
+            (
+                "kernel = \"k\"\ngrid = [1]\nblock = [1]\ngird = 3",
+                "unknown key `gird`",
+            ),
             ("kernel = ", "invalid TOML"),
         ];
         for (text, want) in cases {

@@ -1,2 +1,204 @@
-//! The `ptxc` command-line tool.
-fn main() {}
+//! The `ptxc` command: `compile`, `disasm` and `run`.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ptxc::pipeline::{CompileOptions, Dump, compile_ptx};
+use ptxc_backend::cubin::ElfFlavour;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "ptxc",
+    version,
+    about = "PTX to Turing (sm_75) SASS compiler and SM simulator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile a PTX file to a cubin.
+    Compile {
+        /// Input PTX.
+        input: PathBuf,
+        /// Output cubin.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Target architecture (only sm_75).
+        #[arg(long, default_value = "sm_75")]
+        arch: String,
+        /// ELF flavour of the cubin.
+        #[arg(long, value_enum, default_value_t = Flavour::V8)]
+        elf: Flavour,
+        /// Print an intermediate form to standard error (repeatable).
+        #[arg(long, value_enum)]
+        dump: Vec<DumpArg>,
+    },
+    /// List the SASS of every kernel of a cubin (ours or ptxas's).
+    Disasm {
+        /// Input cubin.
+        input: PathBuf,
+        /// Show control codes ([wait:read:write:yield:stall]).
+        #[arg(long)]
+        controls: bool,
+    },
+    /// Run a kernel on the simulator.
+    Run {
+        /// A .cubin, or a .ptx compiled first.
+        module: PathBuf,
+        /// Launch specification (TOML).
+        #[arg(long)]
+        launch: PathBuf,
+        /// Directory for the buffers after the run (`<name>.npy`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write statistics as JSON.
+        #[arg(long)]
+        stats: Option<PathBuf>,
+        /// Device configuration: small, t4, 2080ti.
+        #[arg(long, default_value = "small")]
+        device: String,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Flavour {
+    V7,
+    V8,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DumpArg {
+    Mir,
+    Vcode,
+    Sass,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("{}", msg.trim_end());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Compile {
+            input,
+            output,
+            arch,
+            elf,
+            dump,
+        } => {
+            check_arch(&arch)?;
+            let opts = CompileOptions {
+                flavour: match elf {
+                    Flavour::V7 => ElfFlavour::V7,
+                    Flavour::V8 => ElfFlavour::V8,
+                },
+                dumps: dump
+                    .into_iter()
+                    .map(|d| match d {
+                        DumpArg::Mir => Dump::Mir,
+                        DumpArg::Vcode => Dump::Vcode,
+                        DumpArg::Sass => Dump::Sass,
+                    })
+                    .collect(),
+            };
+            let cubin = compile_file(&input, &opts)?;
+            write_atomically(&output, &cubin)
+        }
+        Command::Disasm { input, controls } => {
+            let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
+            let text = ptxc::disasm::disassemble(&bytes, controls).map_err(|e| format!("{}: {e}", input.display()))?;
+            print!("{text}");
+            Ok(())
+        }
+        Command::Run {
+            module,
+            launch,
+            out,
+            stats,
+            device,
+        } => {
+            let config = ptxc_sim::Config::by_name(&device)
+                .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            let spec = ptxc::launch::load(&launch)?;
+            let cubin = if module.extension().is_some_and(|e| e == "ptx") {
+                compile_file(&module, &CompileOptions::default())?
+            } else {
+                std::fs::read(&module).map_err(|e| format!("{}: {e}", module.display()))?
+            };
+            let result = ptxc::run::run(&cubin, &spec, config).map_err(|e| format!("error: {e}"))?;
+            report(&result, out.as_deref(), stats.as_deref())
+        }
+    }
+}
+
+fn check_arch(arch: &str) -> Result<(), String> {
+    if arch == "sm_75" {
+        Ok(())
+    } else {
+        Err(format!("error: unsupported architecture `{arch}` (ptxc targets sm_75)"))
+    }
+}
+
+fn compile_file(input: &Path, opts: &CompileOptions) -> Result<Vec<u8>, String> {
+    let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let src = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{}: not UTF-8 text (byte {})",
+            input.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    compile_ptx(&src, &input.display().to_string(), opts).map_err(|e| e.0)
+}
+
+/// Writes `bytes` through a temporary file so that a failure leaves nothing behind.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension("ptxc-tmp");
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: {e}", path.display())
+    })
+}
+
+fn report(result: &ptxc::run::RunOutput, out: Option<&Path>, stats: Option<&Path>) -> Result<(), String> {
+    for (name, a) in &result.buffers {
+        println!(
+            "{name}: {} x {} = {}",
+            a.dtype.name(),
+            a.len(),
+            ptxc::run::preview(a, 8)
+        );
+    }
+    let s = &result.stats;
+    println!(
+        "stats: engine {}, cycles {}, warp instructions {}, thread instructions {}, hazards {}, CTAs {}, warps {}",
+        s.engine, s.cycles, s.warp_instructions, s.thread_instructions, s.hazards, s.ctas, s.warps
+    );
+    for h in &s.hazard_reports {
+        println!(
+            "hazard: kernel `{}`, block {:?}, warp {}, /*{:04x}*/: {}",
+            h.kernel, h.ctaid, h.warp, h.pc, h.what
+        );
+    }
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (name, a) in &result.buffers {
+            ptxc::npy::write(&dir.join(format!("{name}.npy")), a)?;
+        }
+    }
+    if let Some(path) = stats {
+        let json = serde_json::to_string_pretty(s).map_err(|e| e.to_string())?;
+        std::fs::write(path, json + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}

@@ -72,8 +72,12 @@ pub fn read(path: &Path) -> Result<Array, String> {
         npyz::DType::Plain(t) => t.to_string(),
         other => return Err(format!("{}: unsupported dtype {other:?}", path.display())),
     };
-    let dtype = scalar_of(&type_str)
-        .ok_or_else(|| format!("{}: unsupported dtype `{type_str}` (use u8..u64, i8..i64, f16, f32, f64)", path.display()))?;
+    let dtype = scalar_of(&type_str).ok_or_else(|| {
+        format!(
+            "{}: unsupported dtype `{type_str}` (use u8..u64, i8..i64, f16, f32, f64)",
+            path.display()
+        )
+    })?;
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let out: Vec<u8> = match dtype {
         Scalar::U8 => file.into_vec::<u8>().map_err(err)?,
@@ -105,7 +109,11 @@ pub fn write(path: &Path, a: &Array) -> Result<(), String> {
 /// The .npy v1.0 encoding: magic, header dictionary padded to 64 bytes, raw data (read back
 /// with npyz in the tests).
 fn write_raw(out: &mut Vec<u8>, a: &Array) {
-    let header = format!("{{'descr': '{}', 'fortran_order': False, 'shape': ({},), }}", descr(a.dtype), a.len());
+    let header = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': ({},), }}",
+        descr(a.dtype),
+        a.len()
+    );
     let unpadded = 10 + header.len() + 1;
     let padded = unpadded.div_ceil(64) * 64;
     out.extend_from_slice(b"\x93NUMPY\x01\x00");

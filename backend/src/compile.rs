@@ -75,7 +75,11 @@ pub fn compile_function(f: &Function, dump: &mut dyn FnMut(Stage, &str)) -> Resu
             Reg::P(_) => None,
         })
         .max();
-    Ok(CompiledKernel { name: f.name.clone(), assembled, highest_gpr })
+    Ok(CompiledKernel {
+        name: f.name.clone(),
+        assembled,
+        highest_gpr,
+    })
 }
 
 /// A listing of assembled code: address, control code, text.
@@ -84,13 +88,21 @@ pub fn sass_text(a: &Assembled) -> String {
     let mut s = String::new();
     for (i, inst) in a.insts.iter().enumerate() {
         let addr = 16 * i as u64;
-        s.push_str(&format!("/*{addr:04x}*/ {} {} ;\n", inst.ctrl, inst_text(inst, addr, &AddressLabels)));
+        s.push_str(&format!(
+            "/*{addr:04x}*/ {} {} ;\n",
+            inst.ctrl,
+            inst_text(inst, addr, &AddressLabels)
+        ));
     }
     s
 }
 
 /// Compiles every kernel of `m` into a cubin.
-pub fn compile_module(m: &Module, opts: &Options, dump: &mut dyn FnMut(&str, Stage, &str)) -> Result<Vec<u8>, BackendError> {
+pub fn compile_module(
+    m: &Module,
+    opts: &Options,
+    dump: &mut dyn FnMut(&str, Stage, &str),
+) -> Result<Vec<u8>, BackendError> {
     let mut module = CubinModule::new(75);
     module.flavour = opts.flavour;
     for f in &m.functions {
@@ -104,7 +116,12 @@ fn kernel_image(f: &Function, k: CompiledKernel) -> KernelImage {
     let mut code = k.assembled.code;
     cubin::pad_text(&mut code);
     let mut img = KernelImage::new(f.name.clone(), code);
-    img.params = f.params.iter().enumerate().map(|(i, p)| KernelParam::new(i as u32, p.offset, p.size)).collect();
+    img.params = f
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| KernelParam::new(i as u32, p.offset, p.size))
+        .collect();
     img.param_size = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
     img.reg_count = cubin::register_count(k.highest_gpr);
     img.exit_offsets = k.assembled.exit_offsets;

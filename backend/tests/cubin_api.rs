@@ -6,8 +6,8 @@ mod cubin_support;
 
 use cubin_support::*;
 use ptxc_backend::cubin::{
-    self, BRA_SELF, Binding, CubinError, CubinModule, ElfFlavour, GlobalSpace, GlobalVar,
-    KernelImage, KernelParam, NOP, Reloc, RelocKind, pad_text, register_count,
+    self, BRA_SELF, Binding, CubinError, CubinModule, ElfFlavour, GlobalSpace, GlobalVar, KernelImage, KernelParam,
+    NOP, Reloc, RelocKind, pad_text, register_count,
 };
 
 /// `MOV R1, c[0x0][0x28]` as ptxas encodes it.
@@ -41,11 +41,7 @@ fn register_count_is_highest_plus_three() {
     assert_eq!(register_count(Some(1)), 4);
     assert_eq!(register_count(Some(9)), 12);
     assert_eq!(register_count(Some(45)), 48);
-    assert_eq!(
-        register_count(None),
-        4,
-        "ptxas' minimum: every kernel sets up R1"
-    );
+    assert_eq!(register_count(None), 4, "ptxas' minimum: every kernel sets up R1");
 }
 
 /// A module as the emitter would build it.
@@ -111,29 +107,14 @@ fn handmade_module_is_accepted_by_the_tools() {
         std::fs::write(&path, cubin::write(&handmade(flavour))).unwrap();
         let disasm = nvdisasm(&path);
         let warnings: Vec<&str> = disasm.stderr.lines().collect();
-        let expected: &[&str] = if flavour == ElfFlavour::V8 {
-            &[]
-        } else {
-            &V7_WARNINGS
-        };
-        assert!(
-            disasm.ok && warnings == expected,
-            "{flavour:?}: {}",
-            disasm.stderr
-        );
+        let expected: &[&str] = if flavour == ElfFlavour::V8 { &[] } else { &V7_WARNINGS };
+        assert!(disasm.ok && warnings == expected, "{flavour:?}: {}", disasm.stderr);
         let code = instruction_lines(&disasm.stdout).join("\n");
-        assert!(
-            code.contains("MOV R1, c[0x0][0x28]") && code.contains("EXIT"),
-            "{code}"
-        );
+        assert!(code.contains("MOV R1, c[0x0][0x28]") && code.contains("EXIT"), "{code}");
         assert!(code.contains("BRA") && code.contains("NOP"), "{code}");
 
         let elf = cuobjdump_elf(&path);
-        assert!(
-            elf.ok && elf.stderr.is_empty(),
-            "{flavour:?}: {}",
-            elf.stderr
-        );
+        assert!(elf.ok && elf.stderr.is_empty(), "{flavour:?}: {}", elf.stderr);
         for needle in [
             "EIATTR_KPARAM_INFO",
             "EIATTR_REQNTID",
@@ -148,21 +129,14 @@ fn handmade_module_is_accepted_by_the_tools() {
                 elf.stdout
             );
         }
-        let relocations = elf
-            .stdout
-            .split(".rel.nv.constant4")
-            .nth(2)
-            .unwrap_or_default();
+        let relocations = elf.stdout.split(".rel.nv.constant4").nth(2).unwrap_or_default();
         assert!(
             relocations.contains("z    R_CUDA_64") && relocations.contains("g    R_CUDA_64"),
             "{relocations}"
         );
         match flavour {
             ElfFlavour::V8 => assert!(elf.stdout.contains("EIATTR_NUM_BARRIERS")),
-            ElfFlavour::V7 => assert!(
-                elf.stdout.contains("100006"),
-                "barrier count in the .text flags"
-            ),
+            ElfFlavour::V7 => assert!(elf.stdout.contains("100006"), "barrier count in the .text flags"),
         }
     }
 }

@@ -92,28 +92,17 @@ fn check_file(c: &Compiled, dir: &std::path::Path) -> Report {
 /// The rewritten V8 file must be accepted silently and print exactly what ptxas' file prints.
 /// (When the bytes are identical the disassemblies are too, so the original is disassembled
 /// only when they differ: nvdisasm takes 0.2 s per file.)
-fn compare_with_ptxas(
-    c: &Compiled,
-    rewritten: &std::path::Path,
-    disasm: &ToolRun,
-    identical: bool,
-) -> Vec<String> {
+fn compare_with_ptxas(c: &Compiled, rewritten: &std::path::Path, disasm: &ToolRun, identical: bool) -> Vec<String> {
     let mut problems = Vec::new();
     let elf = cuobjdump_elf(rewritten);
     let ptxas_elf = cuobjdump_elf(&c.cubin);
     if !disasm.ok || !disasm.stderr.is_empty() {
-        problems.push(format!(
-            "nvdisasm on the rewritten file: {}",
-            disasm.stderr.trim()
-        ));
+        problems.push(format!("nvdisasm on the rewritten file: {}", disasm.stderr.trim()));
     }
     // cuobjdump notes "Skipping .debug_frame section, as length was 0" for ptxas' own
     // kernel-less modules too: the rewritten file must say what ptxas' says.
     if !elf.ok || elf.stderr != ptxas_elf.stderr {
-        problems.push(format!(
-            "cuobjdump -elf on the rewritten file: {}",
-            elf.stderr.trim()
-        ));
+        problems.push(format!("cuobjdump -elf on the rewritten file: {}", elf.stderr.trim()));
     }
     if elf.stdout != ptxas_elf.stdout {
         problems.push("cuobjdump -elf output differs".into());
@@ -145,8 +134,7 @@ fn check_v7(m: &CubinModule, path: &std::path::Path, v8_disasm: &str) -> Vec<Str
         problems.push("instructions differ from the V8 file".into());
     }
     let elf = cuobjdump_elf(path);
-    let expected = elf.stderr.is_empty()
-        || m.kernels.is_empty() && elf.stderr.trim() == EMPTY_DEBUG_FRAME_NOTE;
+    let expected = elf.stderr.is_empty() || m.kernels.is_empty() && elf.stderr.trim() == EMPTY_DEBUG_FRAME_NOTE;
     if !elf.ok || !expected {
         problems.push(format!("cuobjdump -elf: {}", elf.stderr.trim()));
     }
@@ -160,13 +148,7 @@ fn check_v7(m: &CubinModule, path: &std::path::Path, v8_disasm: &str) -> Vec<Str
 
 /// Without the recorded layout the writer uses its own order, which is ptxas' for all but a
 /// few modules; those must still disassemble to the same instructions.
-fn check_canonical(
-    c: &Compiled,
-    m: &CubinModule,
-    path: &std::path::Path,
-    v8_disasm: &str,
-    r: &mut Report,
-) {
+fn check_canonical(c: &Compiled, m: &CubinModule, path: &std::path::Path, v8_disasm: &str, r: &mut Report) {
     let mut canonical = m.clone();
     canonical.layout = None;
     let bytes = cubin::write(&canonical);
@@ -177,8 +159,7 @@ fn check_canonical(
     std::fs::write(path, &bytes).unwrap();
     let disasm = nvdisasm(path);
     if !disasm.ok || !disasm.stderr.is_empty() {
-        r.canonical_problems
-            .push(format!("nvdisasm: {}", disasm.stderr.trim()));
+        r.canonical_problems.push(format!("nvdisasm: {}", disasm.stderr.trim()));
     }
     if instruction_lines(&disasm.stdout) != instruction_lines(v8_disasm) {
         r.canonical_problems.push("instructions differ".into());
@@ -222,14 +203,7 @@ fn same_kernels(a: &CubinModule, b: &CubinModule) -> bool {
     let key = |m: &CubinModule| -> Vec<(String, Vec<u8>, u32, Vec<u32>)> {
         m.kernels
             .iter()
-            .map(|k| {
-                (
-                    k.name.clone(),
-                    k.code.clone(),
-                    k.reg_count,
-                    k.exit_offsets.clone(),
-                )
-            })
+            .map(|k| (k.name.clone(), k.code.clone(), k.reg_count, k.exit_offsets.clone()))
             .collect()
     };
     key(a) == key(b) && a.globals == b.globals
@@ -239,11 +213,7 @@ fn failures(select: impl Fn(&Report) -> Vec<String>) -> Vec<String> {
     run()
         .reports
         .iter()
-        .flat_map(|r| {
-            select(r)
-                .into_iter()
-                .map(move |p| format!("{}: {p}", r.name))
-        })
+        .flat_map(|r| select(r).into_iter().map(move |p| format!("{}: {p}", r.name)))
         .collect()
 }
 

@@ -64,11 +64,7 @@ fn every_truncation_is_an_error_or_a_module() {
             .flat_map(|name| {
                 let bytes = sample(name);
                 (0..bytes.len())
-                    .filter_map(|len| {
-                        survives(&bytes[..len])
-                            .err()
-                            .map(|e| format!("{name}[..{len}]: {e}"))
-                    })
+                    .filter_map(|len| survives(&bytes[..len]).err().map(|e| format!("{name}[..{len}]: {e}")))
                     .collect::<Vec<_>>()
             })
             .collect()

@@ -6,8 +6,7 @@ mod cubin_support;
 
 use cubin_support::*;
 use ptxc_backend::cubin::{
-    self, Binding, CubinModule, ElfFlavour, GlobalSpace, KernelParam, ObjectKind, RelocKind,
-    SymbolKind,
+    self, Binding, CubinModule, ElfFlavour, GlobalSpace, KernelParam, ObjectKind, RelocKind, SymbolKind,
 };
 
 fn sample() -> (Vec<u8>, CubinModule) {
@@ -38,11 +37,7 @@ fn module_fields() {
             "_Z10simpletest4int4Pi"
         ]
     );
-    let externs: Vec<(&str, SymbolKind)> = m
-        .externs
-        .iter()
-        .map(|e| (e.name.as_str(), e.kind))
-        .collect();
+    let externs: Vec<(&str, SymbolKind)> = m.externs.iter().map(|e| (e.name.as_str(), e.kind)).collect();
     assert_eq!(
         externs,
         [
@@ -87,10 +82,7 @@ fn kernel_fields() {
     let k = m.kernel("_Z7argtestPiS_S_").unwrap();
     assert!(k.entry);
     assert_eq!(k.binding, Binding::Global);
-    assert_eq!(
-        (k.reg_count, k.param_size, k.const_bank0_size),
-        (24, 0x18, Some(0x188))
-    );
+    assert_eq!((k.reg_count, k.param_size, k.const_bank0_size), (24, 0x18, Some(0x188)));
     assert_eq!(
         k.params,
         [
@@ -112,10 +104,7 @@ fn kernel_fields() {
     assert_eq!((k.functions[0].offset, k.functions[0].size), (0x940, 0x10));
     assert_eq!(k.relocs.len(), 9);
     let call = k.relocs.iter().find(|r| r.symbol == "vprintf").unwrap();
-    assert_eq!(
-        (call.offset, call.kind),
-        (0x920, RelocKind::R_CUDA_ABS47_34)
-    );
+    assert_eq!((call.offset, call.kind), (0x920, RelocKind::R_CUDA_ABS47_34));
     assert_eq!(k.relocs.iter().filter(|r| r.addend.is_some()).count(), 2);
     assert_eq!(k.const_bank0_relocs.len(), 4);
 
@@ -125,12 +114,7 @@ fn kernel_fields() {
         (1, 0x1010, 16)
     );
     assert!(m.kernel("_Z11nvinfo_testiiPi").unwrap().ctaid_z_used);
-    assert_eq!(
-        m.kernel("_Z10simpletest4int4Pi")
-            .unwrap()
-            .coop_group_offsets,
-        [0x160]
-    );
+    assert_eq!(m.kernel("_Z10simpletest4int4Pi").unwrap().coop_group_offsets, [0x160]);
 }
 
 #[test]
@@ -153,10 +137,7 @@ fn tools_accept_the_rewrite_and_its_v8_conversion() {
     let (before, after) = (nvdisasm(&original), nvdisasm(&rewritten));
     assert_eq!(after.stderr.lines().collect::<Vec<_>>(), V7_WARNINGS);
     assert_eq!(before.stdout, after.stdout);
-    assert_eq!(
-        cuobjdump_elf(&original).stdout,
-        cuobjdump_elf(&rewritten).stdout
-    );
+    assert_eq!(cuobjdump_elf(&original).stdout, cuobjdump_elf(&rewritten).stdout);
 
     let mut v8 = m.clone();
     v8.flavour = ElfFlavour::V8;
@@ -165,10 +146,7 @@ fn tools_accept_the_rewrite_and_its_v8_conversion() {
     std::fs::write(&converted, cubin::write(&v8)).unwrap();
     let disasm = nvdisasm(&converted);
     assert!(disasm.ok && disasm.stderr.is_empty(), "{}", disasm.stderr);
-    assert_eq!(
-        instruction_lines(&disasm.stdout),
-        instruction_lines(&before.stdout)
-    );
+    assert_eq!(instruction_lines(&disasm.stdout), instruction_lines(&before.stdout));
     let elf = cuobjdump_elf(&converted);
     assert!(elf.ok && elf.stderr.is_empty(), "{}", elf.stderr);
 }

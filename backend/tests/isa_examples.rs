@@ -61,10 +61,7 @@ fn known_opcodes_decode_print_and_reencode_exactly() {
                 }
                 match encode(&inst) {
                     Ok(w) if w == word => {}
-                    Ok(w) => failures.push(format!(
-                        "{}: re-encoded {w:#034x}, want {word:#034x}",
-                        ex.text
-                    )),
+                    Ok(w) => failures.push(format!("{}: re-encoded {w:#034x}, want {word:#034x}", ex.text)),
                     Err(e) => failures.push(format!("{}: {e}", ex.text)),
                 }
             }

@@ -16,9 +16,7 @@ fn parse_throughput(c: &mut Criterion) {
     group.bench_function("lex", |b| {
         b.iter(|| ptxc_frontend::lexer::Lexer::new(black_box(&src)).count())
     });
-    group.bench_function("parse", |b| {
-        b.iter(|| ptxc_frontend::parse(black_box(&src)).is_ok())
-    });
+    group.bench_function("parse", |b| b.iter(|| ptxc_frontend::parse(black_box(&src)).is_ok()));
     group.bench_function("parse_and_check", |b| {
         b.iter(|| ptxc_frontend::parse_and_check(black_box(&src)).is_ok())
     });

@@ -27,20 +27,14 @@ fn main() {
                 tokens = ptxc_frontend::lexer::Lexer::new(&src).count();
             }
             let secs = start.elapsed().as_secs_f64() / repeat as f64;
-            println!(
-                "{path}: {tokens} tokens, {:.1} MB/s",
-                src.len() as f64 / secs / 1e6
-            );
+            println!("{path}: {tokens} tokens, {:.1} MB/s", src.len() as f64 / secs / 1e6);
             let start = std::time::Instant::now();
             for _ in 0..repeat {
                 use logos::Logos;
                 tokens = ptxc_frontend::lexer::Tok::lexer(&src).count();
             }
             let secs = start.elapsed().as_secs_f64() / repeat as f64;
-            println!(
-                "raw logos: {tokens} tokens, {:.1} MB/s",
-                src.len() as f64 / secs / 1e6
-            );
+            println!("raw logos: {tokens} tokens, {:.1} MB/s", src.len() as f64 / secs / 1e6);
             continue;
         }
         let mut result = ptxc_frontend::parse_and_check(&src);

@@ -89,10 +89,7 @@ pub fn render(file_name: &str, src: &str, diags: &[Diagnostic]) -> String {
             Ok(text) => out.push_str(&text),
             Err(_) => {
                 let (line, col) = diag.line_col(src);
-                out.push_str(&format!(
-                    "error: {}\n  --> {file_name}:{line}:{col}\n",
-                    diag.message
-                ));
+                out.push_str(&format!("error: {}\n  --> {file_name}:{line}:{col}\n", diag.message));
             }
         }
     }

@@ -312,8 +312,7 @@ impl<'a> Lexer<'a> {
             | Tok::Shr => {
                 self.operators += 1;
                 if self.operators > MAX_EXPR_OPERATORS {
-                    let message =
-                        format!("expression with more than {MAX_EXPR_OPERATORS} operators");
+                    let message = format!("expression with more than {MAX_EXPR_OPERATORS} operators");
                     self.abort(span, message);
                     return false;
                 }

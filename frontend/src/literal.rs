@@ -39,9 +39,7 @@ pub fn parse_float(text: &str) -> Result<(f64, bool), String> {
         let bits = u64::from_str_radix(&text[2..], 16).map_err(|_| malformed())?;
         return Ok((f64::from_bits(bits), false));
     }
-    text.parse::<f64>()
-        .map(|v| (v, false))
-        .map_err(|_| malformed())
+    text.parse::<f64>().map(|v| (v, false)).map_err(|_| malformed())
 }
 
 /// The exact spelling of an f64 as a PTX `0d` literal.

@@ -16,10 +16,7 @@ lalrpop_util::lalrpop_mod!(
 /// Parses a whole PTX file.
 pub fn parse(src: &str) -> Result<Module, Vec<Diagnostic>> {
     if src.len() >= u32::MAX as usize {
-        return Err(vec![Diagnostic::error(
-            "input larger than 4 GiB",
-            Span::default(),
-        )]);
+        return Err(vec![Diagnostic::error("input larger than 4 GiB", Span::default())]);
     }
     let mut lexer = Lexer::new(src);
     let mut recovered = Vec::new();
@@ -52,9 +49,7 @@ type Error<'a> = ParseError<usize, Tok<'a>, SyntaxError>;
 /// The diagnostic for one parse error (`None` for errors at tokens the lexer already reported).
 fn convert(src: &str, e: Error<'_>) -> Option<Diagnostic> {
     Some(match e {
-        ParseError::InvalidToken { location } => {
-            Diagnostic::error("invalid token", Span::new(location, location + 1))
-        }
+        ParseError::InvalidToken { location } => Diagnostic::error("invalid token", Span::new(location, location + 1)),
         ParseError::UnrecognizedEof { location, expected } => {
             let message = format!("unexpected end of input{}", expected_suffix(&expected));
             Diagnostic::error(message, Span::new(location, location))
@@ -97,10 +92,7 @@ fn describe(src: &str, l: usize, r: usize, tok: &Tok<'_>) -> String {
 /// ", expected X or Y" when the expected set is small or has punctuation that helps.
 fn expected_suffix(expected: &[String]) -> String {
     const PUNCT: [&str; 6] = ["\";\"", "\",\"", "\")\"", "\"]\"", "\"}\"", "\":\""];
-    let punct: Vec<&String> = expected
-        .iter()
-        .filter(|e| PUNCT.contains(&e.as_str()))
-        .collect();
+    let punct: Vec<&String> = expected.iter().filter(|e| PUNCT.contains(&e.as_str())).collect();
     let shown: Vec<&String> = if !punct.is_empty() {
         punct
     } else if expected.len() <= 6 {

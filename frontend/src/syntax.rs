@@ -50,9 +50,7 @@ pub fn unquote(text: &str) -> String {
 /// A non-negative integer that fits in 32 bits (counts, sizes, alignments).
 pub fn uint<'a>(text: &str, l: usize, r: usize) -> PResult<'a, u32> {
     match literal::parse_int(text) {
-        Ok((v, _)) => {
-            u32::try_from(v).or_else(|_| fail(span(l, r), format!("`{text}` is too large here")))
-        }
+        Ok((v, _)) => u32::try_from(v).or_else(|_| fail(span(l, r), format!("`{text}` is too large here"))),
         Err(message) => fail(span(l, r), message),
     }
 }
@@ -64,10 +62,7 @@ pub fn version<'a>(text: &str, l: usize, r: usize) -> PResult<'a, (u32, u32)> {
         .and_then(|(major, minor)| Some((major.parse().ok()?, minor.parse().ok()?)));
     match parsed {
         Some(v) => Ok(v),
-        None => fail(
-            span(l, r),
-            format!("malformed version `{text}`, expected MAJOR.MINOR"),
-        ),
+        None => fail(span(l, r), format!("malformed version `{text}`, expected MAJOR.MINOR")),
     }
 }
 
@@ -155,10 +150,7 @@ pub fn generic<'a>(keyword: Ident, name: Ident) -> PResult<'a, Expr> {
     } else {
         fail(
             keyword.span,
-            format!(
-                "unexpected `{}(`: only `generic(...)` takes an argument",
-                keyword.name
-            ),
+            format!("unexpected `{}(`: only `generic(...)` takes an argument", keyword.name),
         )
     }
 }
@@ -173,16 +165,10 @@ pub fn inlined_at<'a>(
     col: u32,
 ) -> PResult<'a, InlinedAt> {
     if fn_kw.name != "function_name" {
-        return fail(
-            fn_kw.span,
-            format!("expected `function_name`, found `{}`", fn_kw.name),
-        );
+        return fail(fn_kw.span, format!("expected `function_name`, found `{}`", fn_kw.name));
     }
     if at_kw.name != "inlined_at" {
-        return fail(
-            at_kw.span,
-            format!("expected `inlined_at`, found `{}`", at_kw.name),
-        );
+        return fail(at_kw.span, format!("expected `inlined_at`, found `{}`", at_kw.name));
     }
     Ok(InlinedAt {
         function_name,
@@ -237,18 +223,12 @@ fn sort_attrs<'a>(attrs: Vec<Attr>, allow_ptr: bool) -> PResult<'a, Attrs> {
             Attr::Space(space, sp) => match &mut out.ptr {
                 Some((slot @ None, None)) => *slot = Some(space),
                 Some(_) => {
-                    return fail(
-                        sp,
-                        "the state space of `.ptr` must come before its `.align`, once",
-                    );
+                    return fail(sp, "the state space of `.ptr` must come before its `.align`, once");
                 }
                 None => {
                     return fail(
                         sp,
-                        format!(
-                            "unexpected `.{}`: a declaration has one state space",
-                            space.name()
-                        ),
+                        format!("unexpected `.{}`: a declaration has one state space", space.name()),
                     );
                 }
             },
@@ -279,10 +259,7 @@ pub fn param<'a>(
         match dim {
             Some(n) => array.push(n),
             None => {
-                return fail(
-                    name.span,
-                    format!("parameter `{}` needs an array size", name.name),
-                );
+                return fail(name.span, format!("parameter `{}` needs an array size", name.name));
             }
         }
     }
@@ -398,10 +375,7 @@ pub fn operand_from_expr(e: Expr) -> Operand {
 pub fn address<'a>(e: Expr, span: Span) -> PResult<'a, Address> {
     match split_address(&e) {
         Some((base, offset)) => Ok(Address { base, offset, span }),
-        None => fail(
-            e.span(),
-            "an address must be `[name]`, `[name+offset]` or `[constant]`",
-        ),
+        None => fail(e.span(), "an address must be `[name]`, `[name+offset]` or `[constant]`"),
     }
 }
 

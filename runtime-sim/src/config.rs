@@ -22,12 +22,20 @@ pub struct Config {
 impl Config {
     /// Tesla T4: 40 SMs.
     pub fn t4() -> Config {
-        Config { name: "T4", sms: 40, ..Config::small() }
+        Config {
+            name: "T4",
+            sms: 40,
+            ..Config::small()
+        }
     }
 
     /// GeForce RTX 2080 Ti: 68 SMs.
     pub fn rtx_2080_ti() -> Config {
-        Config { name: "RTX 2080 Ti", sms: 68, ..Config::small() }
+        Config {
+            name: "RTX 2080 Ti",
+            sms: 68,
+            ..Config::small()
+        }
     }
 
     /// A small Turing device with 4 SMs (the default: quick to simulate).

@@ -2,7 +2,7 @@
 //! by role, modifier values by name, absolute branch targets, and the register accesses the
 //! hazard model checks.
 
-use ptxc_backend::isa::access::{accesses, needs_write_scoreboard, reads_late, Accesses};
+use ptxc_backend::isa::access::{Accesses, accesses, needs_write_scoreboard, reads_late};
 use ptxc_backend::isa::{Control, Inst, Op, PT, RZ, Role, Value};
 
 /// A source operand.
@@ -32,7 +32,11 @@ pub struct SrcOp {
 }
 
 impl SrcOp {
-    const NONE: SrcOp = SrcOp { src: Src::None, neg: false, abs: false };
+    const NONE: SrcOp = SrcOp {
+        src: Src::None,
+        neg: false,
+        abs: false,
+    };
 }
 
 /// A predicate operand.
@@ -80,7 +84,11 @@ pub struct Mods {
 
 impl Mods {
     fn from_inst(inst: &Inst) -> Mods {
-        let mut m = Mods { signed: true, size: 4, ..Mods::default() };
+        let mut m = Mods {
+            signed: true,
+            size: 4,
+            ..Mods::default()
+        };
         for (desc, &v) in inst.desc().mods.iter().zip(&inst.mods) {
             let b = v != 0;
             match desc.name {
@@ -164,7 +172,9 @@ pub struct Decoded {
 }
 
 fn src_of(inst: &Inst, role: Role) -> SrcOp {
-    let Some(o) = inst.get(role) else { return SrcOp::NONE };
+    let Some(o) = inst.get(role) else {
+        return SrcOp::NONE;
+    };
     let src = match o.value {
         Value::Reg(r) => Src::Reg(r),
         Value::UReg(r) => Src::UReg(r),
@@ -172,7 +182,11 @@ fn src_of(inst: &Inst, role: Role) -> SrcOp {
         Value::CBank { bank, offset, reg } => Src::Const { bank, offset, reg },
         _ => Src::None,
     };
-    SrcOp { src, neg: o.neg, abs: o.abs }
+    SrcOp {
+        src,
+        neg: o.neg,
+        abs: o.abs,
+    }
 }
 
 fn pred_of(inst: &Inst, role: Role) -> PredOp {
@@ -222,14 +236,21 @@ impl Decoded {
         Decoded {
             pc,
             op: form.op,
-            guard: PredOp { idx: inst.guard, neg: inst.guard_neg },
+            guard: PredOp {
+                idx: inst.guard,
+                neg: inst.guard_neg,
+            },
             dst,
             dst_width,
             pd: [pd_of(Role::PredDst0), pd_of(Role::PredDst1)],
             a: src_of(&inst, Role::A),
             b: src_of(&inst, Role::B),
             c: src_of(&inst, Role::C),
-            ps: [pred_of(&inst, Role::PredSrc0), pred_of(&inst, Role::PredSrc1), pred_of(&inst, Role::PredSrc2)],
+            ps: [
+                pred_of(&inst, Role::PredSrc0),
+                pred_of(&inst, Role::PredSrc1),
+                pred_of(&inst, Role::PredSrc2),
+            ],
             addr,
             data,
             other: imm_of(Role::Other),

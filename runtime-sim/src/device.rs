@@ -24,7 +24,10 @@ pub struct Device {
 impl Device {
     /// A device with configuration `config`.
     pub fn new(config: Config) -> Device {
-        Device { config, memory: GlobalMemory::new() }
+        Device {
+            config,
+            memory: GlobalMemory::new(),
+        }
     }
 
     /// Allocates `bytes` of zeroed global memory; returns the device address.
@@ -49,7 +52,13 @@ impl Device {
 
     /// Launches `kernel` of `module` with the parameter block `params` (laid out as the
     /// kernel's parameters: natural alignment, in order).
-    pub fn launch(&mut self, module: &Module, kernel: &str, dims: &LaunchDims, params: &[u8]) -> Result<Stats, SimError> {
+    pub fn launch(
+        &mut self,
+        module: &Module,
+        kernel: &str,
+        dims: &LaunchDims,
+        params: &[u8],
+    ) -> Result<Stats, SimError> {
         let k = module.kernel(kernel)?;
         if params.len() != k.param_size as usize {
             return Err(SimError::BadLaunch(format!(

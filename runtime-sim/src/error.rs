@@ -43,10 +43,20 @@ pub enum SimError {
     Decode { kernel: String, message: String },
     /// A memory access outside every allocation (or the shared/local window).
     #[error("{at}: out-of-bounds {space} access of {size} bytes at address {addr:#x}")]
-    OutOfBounds { at: Location, space: &'static str, addr: u64, size: u32 },
+    OutOfBounds {
+        at: Location,
+        space: &'static str,
+        addr: u64,
+        size: u32,
+    },
     /// A misaligned access.
     #[error("{at}: misaligned {space} access of {size} bytes at address {addr:#x}")]
-    Misaligned { at: Location, space: &'static str, addr: u64, size: u32 },
+    Misaligned {
+        at: Location,
+        space: &'static str,
+        addr: u64,
+        size: u32,
+    },
     /// Warps wait at barriers that can never complete.
     #[error("{at}: barrier deadlock: {detail}")]
     Deadlock { at: Location, detail: String },

@@ -29,7 +29,11 @@ impl Rnd {
 
 /// Flushes a subnormal to a zero of the same sign.
 pub fn flush(x: f32) -> f32 {
-    if x.is_subnormal() { f32::from_bits(x.to_bits() & 0x8000_0000) } else { x }
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
 }
 
 fn next_up(x: f32) -> f32 {
@@ -56,10 +60,10 @@ fn direct(r: f32, err: f64, mode: Rnd) -> f32 {
         Rnd::Rn => r,
         Rnd::Rp if err > 0.0 => next_up(r),
         Rnd::Rm if err < 0.0 => next_down(r),
-        Rnd::Rz if (err < 0.0) != (r < 0.0) || r == 0.0 => r,
-        Rnd::Rz => {
-            if r > 0.0 { next_down(r) } else { next_up(r) }
-        }
+        // Toward zero: keep r unless the exact value lies between r and zero.
+        Rnd::Rz if r == 0.0 || (err > 0.0) == (r > 0.0) => r,
+        Rnd::Rz if r > 0.0 => next_down(r),
+        Rnd::Rz => next_up(r),
         _ => r,
     }
 }
@@ -90,7 +94,11 @@ pub fn add(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
     let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
     let r = a + b;
     let r = if mode == Rnd::Rn || !r.is_finite() || !a.is_finite() || !b.is_finite() {
-        if r.is_infinite() && a.is_finite() && b.is_finite() { directed_overflow(r, mode) } else { r }
+        if r.is_infinite() && a.is_finite() && b.is_finite() {
+            directed_overflow(r, mode)
+        } else {
+            r
+        }
     } else {
         // TwoSum: the exact error of the nearest sum.
         let bb = r - a;
@@ -103,7 +111,11 @@ pub fn add(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
 /// `a * b`.
 pub fn mul(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
     let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
-    let r = if mode == Rnd::Rn { a * b } else { round_f64(a as f64 * b as f64, mode) };
+    let r = if mode == Rnd::Rn {
+        a * b
+    } else {
+        round_f64(a as f64 * b as f64, mode)
+    };
     if ftz { flush(r) } else { r }
 }
 
@@ -145,7 +157,11 @@ pub fn min_max(a: f32, b: f32, max: bool, ftz: bool) -> f32 {
         (true, false) => b,
         (false, true) => a,
         _ => {
-            let pick_a = if a == b { (a.is_sign_negative() && !max) || (a.is_sign_positive() && max) } else { (a < b) != max };
+            let pick_a = if a == b {
+                (a.is_sign_negative() && !max) || (a.is_sign_positive() && max)
+            } else {
+                (a < b) != max
+            };
             if pick_a { a } else { b }
         }
     }
@@ -163,7 +179,9 @@ mod tests {
         assert_eq!(add(1.0, -1e-10, Rnd::Rz, false), next_down(1.0));
         assert_eq!(add(1.0, -1e-10, Rnd::Rm, false), next_down(1.0));
         assert_eq!(mul(third, 3.0, Rnd::Rn, false), 1.0);
-        assert!(mul(third, 3.0, Rnd::Rz, false) < 1.0);
+        // third is 0x3eaaaaab, a little above 1/3: the exact product is 1 + 2^-25.
+        assert_eq!(mul(third, 3.0, Rnd::Rz, false), 1.0);
+        assert_eq!(mul(third, 3.0, Rnd::Rp, false), next_up(1.0));
         assert_eq!(fma(2.0, 3.0, 1.0, Rnd::Rz, false), 7.0);
         assert_eq!(add(f32::MAX, f32::MAX, Rnd::Rz, false), f32::MAX);
         assert_eq!(flush(f32::from_bits(1)), 0.0);

@@ -19,7 +19,10 @@ pub struct GlobalMemory {
 impl GlobalMemory {
     /// An empty address space.
     pub fn new() -> GlobalMemory {
-        GlobalMemory { allocs: BTreeMap::new(), next: HEAP_BASE }
+        GlobalMemory {
+            allocs: BTreeMap::new(),
+            next: HEAP_BASE,
+        }
     }
 
     /// Allocates `size` zeroed bytes and returns the device address.
@@ -53,13 +56,22 @@ impl GlobalMemory {
 
     /// Copies host data into device memory.
     pub fn copy_in(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
-        self.write(addr, data).ok_or_else(|| SimError::Memory(format!("copy of {} bytes to {addr:#x} is outside every allocation", data.len())))
+        self.write(addr, data).ok_or_else(|| {
+            SimError::Memory(format!(
+                "copy of {} bytes to {addr:#x} is outside every allocation",
+                data.len()
+            ))
+        })
     }
 
     /// Copies device memory out to the host.
     pub fn copy_out(&self, addr: u64, len: usize) -> Result<Vec<u8>, SimError> {
         let mut v = vec![0; len];
-        self.read(addr, &mut v).ok_or_else(|| SimError::Memory(format!("copy of {len} bytes from {addr:#x} is outside every allocation")))?;
+        self.read(addr, &mut v).ok_or_else(|| {
+            SimError::Memory(format!(
+                "copy of {len} bytes from {addr:#x} is outside every allocation"
+            ))
+        })?;
         Ok(v)
     }
 }

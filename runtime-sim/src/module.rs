@@ -40,7 +40,10 @@ impl Module {
         let mut kernels = Vec::new();
         for k in &m.kernels {
             let insts = decode::decode_all(&k.code)
-                .map_err(|e| SimError::Decode { kernel: k.name.clone(), message: e.to_string() })?
+                .map_err(|e| SimError::Decode {
+                    kernel: k.name.clone(),
+                    message: e.to_string(),
+                })?
                 .into_iter()
                 .enumerate()
                 .map(|(i, inst)| Decoded::new(inst, 16 * i as u32))
@@ -57,11 +60,17 @@ impl Module {
                 local_size: k.frame_size,
             });
         }
-        Ok(Module { kernels, const_bank3: m.const_bank3.clone() })
+        Ok(Module {
+            kernels,
+            const_bank3: m.const_bank3.clone(),
+        })
     }
 
     /// The kernel called `name`.
     pub fn kernel(&self, name: &str) -> Result<&Kernel, SimError> {
-        self.kernels.iter().find(|k| k.name == name).ok_or_else(|| SimError::NoKernel(name.to_string()))
+        self.kernels
+            .iter()
+            .find(|k| k.name == name)
+            .ok_or_else(|| SimError::NoKernel(name.to_string()))
     }
 }

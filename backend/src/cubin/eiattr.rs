@@ -179,9 +179,7 @@ pub fn eiattr(id: u8) -> Option<&'static EiAttr> {
 /// Whether record `r` has the format the table gives for its attribute (`true` when the
 /// table has none).
 pub fn has_expected_format(r: &NvInfoAttr) -> bool {
-    eiattr(r.id)
-        .and_then(|a| a.format)
-        .is_none_or(|f| f as u8 == r.format)
+    eiattr(r.id).and_then(|a| a.format).is_none_or(|f| f as u8 == r.format)
 }
 
 /// The printable name of attribute `id`.
@@ -263,12 +261,7 @@ pub fn decode_records(section: &str, bytes: &[u8]) -> Result<Vec<(u64, NvInfoAtt
             1..=3 => Vec::new(),
             4 => bytes
                 .get(pos + 4..pos + 4 + usize::from(value))
-                .ok_or_else(|| {
-                    bad(format!(
-                        "{} payload of {value} bytes cut short",
-                        eiattr_name(id)
-                    ))
-                })?
+                .ok_or_else(|| bad(format!("{} payload of {value} bytes cut short", eiattr_name(id))))?
                 .to_vec(),
             _ => return Err(bad(format!("unknown record format {format}"))),
         };

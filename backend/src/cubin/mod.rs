@@ -23,9 +23,9 @@ mod write;
 pub use eiattr::{EIATTRS, EiAttr, Format, eiattr, eiattr_name};
 pub use error::CubinError;
 pub use model::{
-    Binding, CubinModule, DEFAULT_TOOLKIT_VERSION, DeviceFunction, ElfFlavour, ExternSymbol,
-    GlobalSpace, GlobalVar, KernelImage, KernelParam, LayoutHints, NvInfoAttr, ObjectKind,
-    PARAM_BASE, PTXAS_RELOC_ACTIONS, RawSection, SymbolKind, ToolInfo,
+    Binding, CubinModule, DEFAULT_TOOLKIT_VERSION, DeviceFunction, ElfFlavour, ExternSymbol, GlobalSpace, GlobalVar,
+    KernelImage, KernelParam, LayoutHints, NvInfoAttr, ObjectKind, PARAM_BASE, PTXAS_RELOC_ACTIONS, RawSection,
+    SymbolKind, ToolInfo,
 };
 pub use reloc::{CodeReloc, Reloc, RelocKind};
 pub use text::{BRA_SELF, MIN_REGISTER_COUNT, NOP, TEXT_ALIGN, pad_text, register_count};

@@ -135,9 +135,7 @@ pub struct CubinModule {
 }
 
 /// ptxas 13.5's `.nv.rel.action` table: one action for `R_CUDA_CONST_FIELD22_37`.
-pub const PTXAS_RELOC_ACTIONS: [u8; 16] = [
-    0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0x00, 0x05, 0x36,
-];
+pub const PTXAS_RELOC_ACTIONS: [u8; 16] = [0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0x00, 0x05, 0x36];
 
 impl CubinModule {
     /// An empty module for `sm`, in the default flavour, with ptxas 13.5 conventions.

@@ -69,9 +69,9 @@ pub fn decode_tkinfo(bytes: &[u8]) -> Result<ToolInfo, CubinError> {
     let blob = desc.get(24..).unwrap_or_default();
     let string = |i: usize| -> Result<String, CubinError> {
         let start = word(i)?;
-        let tail = blob.get(start..).ok_or_else(|| {
-            CubinError::at(TKINFO, 24 + start as u64, "string offset out of range")
-        })?;
+        let tail = blob
+            .get(start..)
+            .ok_or_else(|| CubinError::at(TKINFO, 24 + start as u64, "string offset out of range"))?;
         let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
         Ok(String::from_utf8_lossy(&tail[..end]).into_owned())
     };
@@ -95,11 +95,7 @@ pub fn decode_cuinfo(bytes: &[u8]) -> Result<(u32, u32), CubinError> {
     Ok((half(1)?, half(2)?))
 }
 
-fn note_desc<'a>(
-    section: &str,
-    bytes: &'a [u8],
-    expected_type: u32,
-) -> Result<&'a [u8], CubinError> {
+fn note_desc<'a>(section: &str, bytes: &'a [u8], expected_type: u32) -> Result<&'a [u8], CubinError> {
     let word = |at: usize| {
         bytes
             .get(at..at + 4)

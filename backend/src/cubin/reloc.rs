@@ -20,10 +20,7 @@ impl RelocKind {
 
     /// The name `cuobjdump` prints for this type.
     pub fn name(self) -> &'static str {
-        RELOC_NAMES
-            .get(self.0 as usize)
-            .copied()
-            .unwrap_or("R_CUDA_UNKNOWN")
+        RELOC_NAMES.get(self.0 as usize).copied().unwrap_or("R_CUDA_UNKNOWN")
     }
 }
 

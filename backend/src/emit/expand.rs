@@ -19,7 +19,10 @@ pub struct Expander<'a> {
 
 impl Expander<'_> {
     fn err(&self, what: impl Into<String>) -> EmitError {
-        EmitError { kernel: self.vcode.name.clone(), what: what.into() }
+        EmitError {
+            kernel: self.vcode.name.clone(),
+            what: what.into(),
+        }
     }
 
     fn push(&mut self, inst: Inst) {
@@ -42,21 +45,30 @@ impl Expander<'_> {
     }
 
     fn loc(&self, locs: &Locations, v: VReg) -> Result<ra::Allocation, EmitError> {
-        locs.get(&v).copied().ok_or_else(|| self.err(format!("v{} has no allocation here", v.0)))
+        locs.get(&v)
+            .copied()
+            .ok_or_else(|| self.err(format!("v{} has no allocation here", v.0)))
     }
 
     /// The physical value of an operand.
     fn value(&self, op: MOp, locs: &Locations) -> Result<V, EmitError> {
         Ok(match op {
-            MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::Pred => {
-                V::Pred { idx: self.pred_index(self.loc(locs, v)?)?, neg: false }
-            }
+            MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::Pred => V::Pred {
+                idx: self.pred_index(self.loc(locs, v)?)?,
+                neg: false,
+            },
             MOp::Reg(v) => V::Reg(self.phys(self.loc(locs, v)?)?),
             MOp::Half(v, h) => V::Reg(self.phys(self.loc(locs, v)?)? + h),
-            MOp::Pred(v, neg) => V::Pred { idx: self.pred_index(self.loc(locs, v)?)?, neg },
-            MOp::Mem { base, offset } => {
-                V::Mem { base: self.phys(self.loc(locs, base)?)?, uniform: None, offset, scale: 0 }
-            }
+            MOp::Pred(v, neg) => V::Pred {
+                idx: self.pred_index(self.loc(locs, v)?)?,
+                neg,
+            },
+            MOp::Mem { base, offset } => V::Mem {
+                base: self.phys(self.loc(locs, base)?)?,
+                uniform: None,
+                offset,
+                scale: 0,
+            },
             MOp::Fixed(v) => v,
         })
     }
@@ -83,7 +95,10 @@ impl Expander<'_> {
         let start = self.out.len();
         match &inst.kind {
             MKind::Sass { op, slots, mods } => {
-                let ops = slots.iter().map(|s| Ok((s.role, self.operand(s, locs)?))).collect::<Result<Vec<_>, EmitError>>()?;
+                let ops = slots
+                    .iter()
+                    .map(|s| Ok((s.role, self.operand(s, locs)?)))
+                    .collect::<Result<Vec<_>, EmitError>>()?;
                 let i = self.make(*op, &ops, mods)?;
                 self.push(i);
             }
@@ -124,7 +139,12 @@ impl Expander<'_> {
                 self.mov(d + 1, hi)?;
             }
             MKind::Jump(t) => self.branch(PT, false, t.0 as usize)?,
-            MKind::CondJump { cond, neg, taken, not_taken } => {
+            MKind::CondJump {
+                cond,
+                neg,
+                taken,
+                not_taken,
+            } => {
                 let p = self.pred_index(self.loc(locs, *cond)?)?;
                 self.branch(p, *neg, taken.0 as usize)?;
                 self.branch(PT, false, not_taken.0 as usize)?;
@@ -148,7 +168,14 @@ impl Expander<'_> {
         Ok(match self.value(op, locs)? {
             V::Reg(r) if r == RZ => (V::Reg(RZ), V::Reg(RZ)),
             V::Reg(r) => (V::Reg(r), V::Reg(r + 1)),
-            V::CBank { bank, offset, reg } => (V::CBank { bank, offset, reg }, V::CBank { bank, offset: offset + 4, reg }),
+            V::CBank { bank, offset, reg } => (
+                V::CBank { bank, offset, reg },
+                V::CBank {
+                    bank,
+                    offset: offset + 4,
+                    reg,
+                },
+            ),
             V::Imm(bits) => (V::Imm(bits & 0xffff_ffff), V::Imm(bits >> 32)),
             other => return Err(self.err(format!("64-bit operand {other:?}"))),
         })
@@ -158,7 +185,11 @@ impl Expander<'_> {
         if src == V::Reg(d) {
             return Ok(());
         }
-        let i = self.make(Op::Mov, &[(Role::Dst, Operand::reg(d)), (Role::B, Operand::new(src))], &[])?;
+        let i = self.make(
+            Op::Mov,
+            &[(Role::Dst, Operand::reg(d)), (Role::B, Operand::new(src))],
+            &[],
+        )?;
         self.push(i);
         Ok(())
     }
@@ -167,13 +198,19 @@ impl Expander<'_> {
         let mut i = self.make(Op::Bra, &[(Role::Target, Operand::new(V::Rel(0)))], &[])?;
         i.guard = pred;
         i.guard_neg = neg;
-        self.out.push(Emitted { inst: i, target: Some(target) });
+        self.out.push(Emitted {
+            inst: i,
+            target: Some(target),
+        });
         Ok(())
     }
 
     /// A move between general registers of one class.
     pub fn gpr_move(&mut self, from: ra::Allocation, to: ra::Allocation) -> Result<(), EmitError> {
-        let (f, t) = (from.as_reg().ok_or_else(|| self.err("a spill"))?, to.as_reg().ok_or_else(|| self.err("a reload"))?);
+        let (f, t) = (
+            from.as_reg().ok_or_else(|| self.err("a spill"))?,
+            to.as_reg().ok_or_else(|| self.err("a reload"))?,
+        );
         let width = match f.class() {
             ra::RegClass::Int => 1,
             ra::RegClass::Float => 2,

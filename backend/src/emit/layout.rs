@@ -1,7 +1,7 @@
 //! Final layout: instruction addresses, branch offsets, and the encoded bytes.
 
 use super::CodeBlock;
-use crate::isa::{Op, Value, encode, EncodeError};
+use crate::isa::{EncodeError, Op, Value, encode};
 
 /// The encoded code of one kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,7 +30,10 @@ pub fn assemble(blocks: &[CodeBlock]) -> Result<Assembled, EncodeError> {
             let mut inst = e.inst.clone();
             if let Some(t) = e.target {
                 let rel = starts[t] - (addr + 16);
-                let i = inst.desc().operand_index(crate::isa::Role::Target).expect("branch has a target");
+                let i = inst
+                    .desc()
+                    .operand_index(crate::isa::Role::Target)
+                    .expect("branch has a target");
                 inst.operands[i].value = Value::Rel(rel);
             }
             if inst.desc().op == Op::Exit {

@@ -3,12 +3,15 @@
 //! disappear. The result is a list of blocks of `isa::Inst` that the scheduler annotates
 //! with control codes and [`layout`] turns into bytes.
 
+mod branches;
 mod expand;
 pub mod layout;
 
+pub use branches::successors;
+
 use crate::isa::Inst;
 use crate::regalloc::Allocation;
-use crate::vcode::{MKind, VCode, View, File};
+use crate::vcode::{File, VCode, View};
 use regalloc2 as ra;
 use std::collections::HashMap;
 
@@ -31,13 +34,12 @@ pub struct Emitted {
     pub target: Option<usize>,
 }
 
-/// A block of final code.
+/// A block of final code. Control leaves through its branches (whose targets are block
+/// indexes) or falls through to the next non-empty block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CodeBlock {
     /// Instructions in order.
     pub insts: Vec<Emitted>,
-    /// Successor blocks (branch targets and the fall-through block).
-    pub succs: Vec<usize>,
 }
 
 /// The physical locations of one instruction's register operands.
@@ -47,7 +49,11 @@ pub type Locations = HashMap<crate::vcode::VReg, ra::Allocation>;
 pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Vec<CodeBlock>, EmitError> {
     let gpr_view = View::new(vcode, File::Gpr);
     let pred_view = View::new(vcode, File::Pred);
-    let mut ex = expand::Expander { vcode, regions: alloc.regions, out: Vec::new() };
+    let mut ex = expand::Expander {
+        vcode,
+        regions: alloc.regions,
+        out: Vec::new(),
+    };
     let mut blocks = Vec::with_capacity(vcode.blocks.len());
     let mut gpr_edits = alloc.gpr.edits.iter().peekable();
     let mut pred_edits = alloc.pred.edits.iter().peekable();
@@ -68,10 +74,9 @@ pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Vec<CodeBlock>, EmitErr
             }
         }
         let insts = std::mem::take(&mut ex.out);
-        let succs = blk.succs.iter().map(|s| s.0 as usize).collect();
-        blocks.push(CodeBlock { insts, succs });
+        blocks.push(CodeBlock { insts });
     }
-    drop_fallthrough_jumps(&mut blocks, vcode);
+    branches::simplify(&mut blocks);
     Ok(blocks)
 }
 
@@ -85,23 +90,4 @@ fn locations(gv: &View, gout: &ra::Output, inst: ra::Inst, pv: &View, pout: &ra:
         }
     }
     m
-}
-
-/// Removes an unconditional branch to the block that follows it in the layout.
-fn drop_fallthrough_jumps(blocks: &mut [CodeBlock], vcode: &VCode) {
-    let n = blocks.len();
-    for (b, blk) in blocks.iter_mut().enumerate() {
-        let last_is_jump = vcode.blocks[b].end > vcode.blocks[b].start
-            && matches!(vcode.insts[vcode.blocks[b].end as usize - 1].kind, MKind::Jump(_) | MKind::CondJump { .. });
-        if !last_is_jump {
-            continue;
-        }
-        if let Some(last) = blk.insts.last()
-            && last.target == Some(b + 1)
-            && last.inst.unguarded()
-            && b + 1 < n
-        {
-            blk.insts.pop();
-        }
-    }
 }

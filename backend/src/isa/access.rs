@@ -2,7 +2,7 @@
 //! category of each access. The scheduler computes stall counts and scoreboards from this,
 //! and the simulator checks the same accesses for hazards.
 
-use super::desc::{OpKind, Op, Role};
+use super::desc::{Op, OpKind, Role};
 use super::inst::{Inst, PT, RZ, Value};
 use super::timing::LatCat;
 use smallvec::SmallVec;
@@ -42,14 +42,22 @@ pub fn accesses(inst: &Inst) -> Accesses {
     let cat = form.meta.cat;
     let mut acc = Accesses::default();
     if inst.guard != PT {
-        acc.reads.push(Access { reg: Reg::P(inst.guard), cat, guard: true });
+        acc.reads.push(Access {
+            reg: Reg::P(inst.guard),
+            cat,
+            guard: true,
+        });
     }
     for (i, (d, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
         let width = inst.reg_width(i);
         let is_def = d.is_def;
         let mut add = |reg: Reg, k: u8| {
             let access_cat = wide_category(form.op, d.role, is_def, k).unwrap_or(cat);
-            let a = Access { reg, cat: access_cat, guard: false };
+            let a = Access {
+                reg,
+                cat: access_cat,
+                guard: false,
+            };
             if is_def { acc.writes.push(a) } else { acc.reads.push(a) }
         };
         match (d.kind, op.value) {
@@ -77,7 +85,11 @@ fn wide_category(op: Op, role: Role, is_def: bool, half: u8) -> Option<LatCat> {
     if op != Op::ImadWide {
         return None;
     }
-    let by_half = if half == 0 { LatCat::ImadWideLower } else { LatCat::ImadWideUpper };
+    let by_half = if half == 0 {
+        LatCat::ImadWideLower
+    } else {
+        LatCat::ImadWideUpper
+    };
     match role {
         Role::A | Role::B if !is_def => Some(LatCat::ImadWideAB),
         Role::C | Role::Dst => Some(by_half),

@@ -314,12 +314,7 @@ pub fn operand_mask(o: &OperandDesc) -> u128 {
             offset,
             uniform,
             scale,
-        } => {
-            base.mask()
-                | offset.mask()
-                | uniform.map_or(0, |f| f.mask())
-                | scale.map_or(0, |f| f.mask())
-        }
+        } => base.mask() | offset.mask() | uniform.map_or(0, |f| f.mask()) | scale.map_or(0, |f| f.mask()),
     };
     kind | bit(o.neg) | bit(o.abs) | bit(o.not) | o.swizzle.map_or(0, |f| f.mask())
 }
@@ -444,9 +439,7 @@ pub fn src2_family(
             Src2::RegInC(fb) => make(base | fb << 9, reg(Role::B, RC).reuse(1)).build(),
             Src2::Imm(fb) => make(base | fb << 9, imm32(Role::B, imm_style)).build(),
             Src2::Const(fb) => make(base | fb << 9, cbank(Role::B)).build(),
-            Src2::Ureg(fb) => make(base | fb << 9, ureg(Role::B, RB))
-                .fixed(91, 1, 1)
-                .build(),
+            Src2::Ureg(fb) => make(base | fb << 9, ureg(Role::B, RB)).fixed(91, 1, 1).build(),
         })
         .collect()
 }

@@ -123,12 +123,7 @@ impl Control {
 
     /// The bits the control code occupies.
     pub fn mask() -> u128 {
-        STALL.mask()
-            | YIELD_BIT.mask()
-            | WRITE_SB.mask()
-            | READ_SB.mask()
-            | WAIT.mask()
-            | REUSE.mask()
+        STALL.mask() | YIELD_BIT.mask() | WRITE_SB.mask() | READ_SB.mask() | WAIT.mask() | REUSE.mask()
     }
 
     /// True if the reuse flags are shown: nvdisasm ignores them when the yield bit is set.
@@ -149,11 +144,7 @@ impl fmt::Display for Control {
             }
         }
         let sb = |s: u8| {
-            if s == NO_SB {
-                "-".to_string()
-            } else {
-                s.to_string()
-            }
+            if s == NO_SB { "-".to_string() } else { s.to_string() }
         };
         write!(
             f,

@@ -14,16 +14,9 @@ use smallvec::SmallVec;
 pub enum DecodeError {
     /// No form has this opcode.
     #[error("unknown opcode {opcode:#05x} at offset {offset:#x} (words {w0:#018x} {w1:#018x})")]
-    UnknownOpcode {
-        opcode: u16,
-        offset: u64,
-        w0: u64,
-        w1: u64,
-    },
+    UnknownOpcode { opcode: u16, offset: u64, w0: u64, w1: u64 },
     /// The opcode is known but some bits match none of its forms.
-    #[error(
-        "unsupported encoding of {mnemonic} at offset {offset:#x} (words {w0:#018x} {w1:#018x}): {why}"
-    )]
+    #[error("unsupported encoding of {mnemonic} at offset {offset:#x} (words {w0:#018x} {w1:#018x}): {why}")]
     Illegal {
         mnemonic: &'static str,
         offset: u64,
@@ -49,12 +42,7 @@ pub fn decode(word: u128, offset: u64) -> Result<Inst, DecodeError> {
         }
     }
     match candidates.first() {
-        None => Err(DecodeError::UnknownOpcode {
-            opcode,
-            offset,
-            w0,
-            w1,
-        }),
+        None => Err(DecodeError::UnknownOpcode { opcode, offset, w0, w1 }),
         Some(&id) => Err(DecodeError::Illegal {
             mnemonic: isa().form(id).mnemonic,
             offset,
@@ -72,12 +60,7 @@ pub fn decode_all(code: &[u8]) -> Result<Vec<Inst>, DecodeError> {
     }
     code.chunks_exact(16)
         .enumerate()
-        .map(|(i, c)| {
-            decode(
-                u128::from_le_bytes(c.try_into().expect("16-byte chunk")),
-                i as u64 * 16,
-            )
-        })
+        .map(|(i, c)| decode(u128::from_le_bytes(c.try_into().expect("16-byte chunk")), i as u64 * 16))
         .collect()
 }
 

@@ -141,7 +141,11 @@ pub enum OpKind {
     /// An immediate in `field`.
     Imm { field: BitField, style: ImmStyle },
     /// An immediate split over two fields: `lo` holds the low bits, `hi` the rest.
-    ImmSplit { lo: BitField, hi: BitField, style: ImmStyle },
+    ImmSplit {
+        lo: BitField,
+        hi: BitField,
+        style: ImmStyle,
+    },
     /// A constant-bank operand `c[bank][offset]`; the offset's low `ignore_low` bits are not
     /// part of the operand (ALU operands address words).
     CBank { bank: BitField, offset: BitField },

@@ -107,11 +107,7 @@ fn encode_operand(
         value: op.value,
         kind,
     };
-    let range_err = |value: i64| EncodeError::Range {
-        mnemonic,
-        index,
-        value,
-    };
+    let range_err = |value: i64| EncodeError::Range { mnemonic, index, value };
     match (desc.kind, op.value) {
         (OpKind::Gpr { field, .. }, Value::Reg(r))
         | (OpKind::Ugpr { field, .. }, Value::UReg(r))
@@ -226,11 +222,7 @@ fn encode_operand(
 }
 
 fn flag_err(mnemonic: &'static str, index: usize, what: &'static str) -> EncodeError {
-    EncodeError::OperandModifier {
-        mnemonic,
-        index,
-        what,
-    }
+    EncodeError::OperandModifier { mnemonic, index, what }
 }
 
 fn encode_flag(bit: Option<u8>, set: bool, word: &mut u128) -> Result<(), ()> {

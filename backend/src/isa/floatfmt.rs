@@ -9,18 +9,10 @@ pub fn f32_text(bits: u32) -> String {
 /// Formats an f64 (`negative` gives the sign of NaNs).
 pub fn f64_text(x: f64, negative: bool) -> String {
     if x.is_nan() {
-        return if negative {
-            "-QNAN ".into()
-        } else {
-            "+QNAN ".into()
-        };
+        return if negative { "-QNAN ".into() } else { "+QNAN ".into() };
     }
     if x.is_infinite() {
-        return if x < 0.0 {
-            "-INF ".into()
-        } else {
-            "+INF ".into()
-        };
+        return if x < 0.0 { "-INF ".into() } else { "+INF ".into() };
     }
     percent_g(x, 20)
 }
@@ -28,11 +20,7 @@ pub fn f64_text(x: f64, negative: bool) -> String {
 /// C's `%.{precision}g`.
 pub fn percent_g(x: f64, precision: usize) -> String {
     if x == 0.0 {
-        return if x.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
+        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
     }
     let sci = format!("{:.*e}", precision - 1, x);
     let (mantissa, exp) = sci.split_once('e').expect("exponent in {:e} output");

@@ -27,11 +27,7 @@ pub enum Value {
     /// Raw immediate bits.
     Imm(u64),
     /// `c[bank][offset]`, optionally indexed by a register (`c[0x3][R27+0x10]`).
-    CBank {
-        bank: u8,
-        offset: i32,
-        reg: Option<u8>,
-    },
+    CBank { bank: u8, offset: i32, reg: Option<u8> },
     /// `[base + uniform + offset]` with a scale field (0 = none, 1 = X4, 2 = X8, 3 = X16).
     Mem {
         base: u8,

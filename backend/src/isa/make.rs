@@ -37,16 +37,12 @@ impl Inst {
 
     /// The first operand with `role`.
     pub fn get(&self, role: Role) -> Option<&Operand> {
-        self.desc()
-            .operand_index(role)
-            .and_then(|i| self.operands.get(i))
+        self.desc().operand_index(role).and_then(|i| self.operands.get(i))
     }
 
     /// The value of modifier `name`.
     pub fn mod_value(&self, name: &str) -> Option<u16> {
-        self.desc()
-            .mod_index(name)
-            .and_then(|i| self.mods.get(i).copied())
+        self.desc().mod_index(name).and_then(|i| self.mods.get(i).copied())
     }
 
     /// Register width (1, 2 or 4) of the operand at `index`; width 0 in the table means
@@ -104,16 +100,10 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
         (kind, value),
         (OpKind::Gpr { .. }, Value::Reg(_))
             | (OpKind::Ugpr { .. }, Value::UReg(_))
-            | (
-                OpKind::Pred { .. } | OpKind::Upred { .. },
-                Value::Pred { .. }
-            )
+            | (OpKind::Pred { .. } | OpKind::Upred { .. }, Value::Pred { .. })
             | (OpKind::Imm { .. } | OpKind::ImmSplit { .. }, Value::Imm(_))
             | (OpKind::CBank { .. }, Value::CBank { reg: None, .. })
-            | (
-                OpKind::CBankIndexed { .. },
-                Value::CBank { reg: Some(_), .. }
-            )
+            | (OpKind::CBankIndexed { .. }, Value::CBank { reg: Some(_), .. })
             | (OpKind::Mem { .. }, Value::Mem { .. })
             | (OpKind::Rel { .. }, Value::Rel(_))
             | (OpKind::SReg { .. }, Value::SReg(_))
@@ -130,7 +120,11 @@ pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> 
                 && (!o.abs || d.abs.is_some())
                 && imm_fits(d.kind, &o.value)
         })
-    }) && mods.iter().all(|(name, v)| form.mods.iter().any(|m| m.name == *name && m.values.iter().any(|(k, _)| k == v)))
+    }) && mods.iter().all(|(name, v)| {
+        form.mods
+            .iter()
+            .any(|m| m.name == *name && m.values.iter().any(|(k, _)| k == v))
+    })
 }
 
 fn imm_fits(kind: OpKind, value: &Value) -> bool {
@@ -143,7 +137,10 @@ fn imm_fits(kind: OpKind, value: &Value) -> bool {
 
 /// The first form of `op` that [`fits`] the operands and modifiers.
 pub fn find_form(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Option<FormId> {
-    isa().forms().find(|(_, f)| f.op == op && fits(f, operands, mods)).map(|(id, _)| id)
+    isa()
+        .forms()
+        .find(|(_, f)| f.op == op && fits(f, operands, mods))
+        .map(|(id, _)| id)
 }
 
 /// Builds an instruction of `op`: operands by role (the first slot with that role), modifiers
@@ -151,7 +148,11 @@ pub fn find_form(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> 
 pub fn make(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, MakeError> {
     let id = find_form(op, operands, mods).ok_or_else(|| MakeError::NoForm {
         op,
-        what: format!("{:?} with {:?}", operands.iter().map(|(r, o)| (r, o.value)).collect::<Vec<_>>(), mods),
+        what: format!(
+            "{:?} with {:?}",
+            operands.iter().map(|(r, o)| (r, o.value)).collect::<Vec<_>>(),
+            mods
+        ),
     })?;
     let mut inst = Inst::with_defaults(id);
     let form = isa().form(id);

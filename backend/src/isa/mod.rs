@@ -2,10 +2,10 @@
 //! language ([`desc`], [`build`]), the table itself ([`sm75`]), and the [`encode`]r,
 //! [`decode`]r and disassembly [`text`] that read it. Control codes live in [`control`].
 
+pub mod access;
 pub mod bits;
 pub mod build;
 pub mod control;
-pub mod access;
 pub mod decode;
 pub mod desc;
 pub mod encode;

@@ -60,9 +60,7 @@ fn shown(form: &Form, d: &OperandDesc, op: &Operand, inst: &Inst) -> bool {
     match d.show {
         Show::Always => true,
         Show::Never => false,
-        Show::IfMod(m) => {
-            inst.mods.get(m as usize).is_some_and(|&v| v != 0) || form.mods.is_empty()
-        }
+        Show::IfMod(m) => inst.mods.get(m as usize).is_some_and(|&v| v != 0) || form.mods.is_empty(),
         Show::IfNotDefault => raw_value(op) != d.default,
     }
 }
@@ -94,14 +92,7 @@ fn alias_applies(when: &[(u8, AliasCond)], inst: &Inst) -> bool {
     })
 }
 
-fn operand_text(
-    form: &Form,
-    inst: &Inst,
-    d: &OperandDesc,
-    op: &Operand,
-    addr: u64,
-    labels: &dyn LabelNamer,
-) -> String {
+fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u64, labels: &dyn LabelNamer) -> String {
     let core = match op.value {
         Value::Reg(r) => reg_name(r),
         Value::UReg(r) => ureg_name(r),
@@ -125,11 +116,7 @@ fn operand_text(
     };
     let mut s = String::new();
     if op.neg {
-        s.push(if negation_is_not(form, inst) {
-            '~'
-        } else {
-            '-'
-        });
+        s.push(if negation_is_not(form, inst) { '~' } else { '-' });
     }
     if op.not {
         s.push('~');
@@ -182,11 +169,7 @@ fn cbank_text(bank: u8, offset: i32, reg: Option<u8>) -> String {
     match reg {
         None => format!("c[{bank:#x}][{offset:#x}]"),
         Some(r) if offset == 0 => format!("c[{bank:#x}][{}]", reg_name(r)),
-        Some(r) => format!(
-            "c[{bank:#x}][{}+{}]",
-            reg_name(r),
-            signed_hex(offset as i64)
-        ),
+        Some(r) => format!("c[{bank:#x}][{}+{}]", reg_name(r), signed_hex(offset as i64)),
     }
 }
 
@@ -218,27 +201,15 @@ fn signed_hex(v: i64) -> String {
 
 /// `R7`, or `RZ` for 255.
 pub fn reg_name(r: u8) -> String {
-    if r == RZ {
-        "RZ".into()
-    } else {
-        format!("R{r}")
-    }
+    if r == RZ { "RZ".into() } else { format!("R{r}") }
 }
 
 /// `UR4`, or `URZ` for 63.
 pub fn ureg_name(r: u8) -> String {
-    if r == URZ {
-        "URZ".into()
-    } else {
-        format!("UR{r}")
-    }
+    if r == URZ { "URZ".into() } else { format!("UR{r}") }
 }
 
 /// `P3`, or `PT` for 7.
 pub fn pred_name(p: u8) -> String {
-    if p == PT {
-        "PT".into()
-    } else {
-        format!("P{p}")
-    }
+    if p == PT { "PT".into() } else { format!("P{p}") }
 }

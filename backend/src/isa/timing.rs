@@ -104,9 +104,7 @@ const fn after(
     fp16: (u8, u8),
 ) -> [(u8, u8); 13] {
     let one = (1, 0);
-    [
-        disp64, alu, alu, fma, fma, one, lower, upper, fp64, fp16, one, one, one,
-    ]
+    [disp64, alu, alu, fma, fma, one, lower, upper, fp64, fp16, one, one, one]
 }
 
 /// Predicate read-after-write: `PRED_RAW[reader][writer]`; the guard predicate of any

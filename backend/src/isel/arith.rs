@@ -87,12 +87,20 @@ fn float_mods(aux: &Aux) -> Vec<(&'static str, u16)> {
 impl Isel<'_> {
     /// Puts a foldable value second for commutative operations (A must be a register).
     fn commute(&self, a: Value, b: Value) -> (Value, Value) {
-        if self.foldable(a).is_some() && self.foldable(b).is_none() { (b, a) } else { (a, b) }
+        if self.foldable(a).is_some() && self.foldable(b).is_none() {
+            (b, a)
+        } else {
+            (a, b)
+        }
     }
 
     fn dst(&mut self, inst: Inst) -> MOp {
         let v = self.func.results[inst][0];
-        if self.func.ty(v) == Type::Pred { MOp::Pred(self.def_reg(v), false) } else { MOp::Reg(self.def_reg(v)) }
+        if self.func.ty(v) == Type::Pred {
+            MOp::Pred(self.def_reg(v), false)
+        } else {
+            MOp::Reg(self.def_reg(v))
+        }
     }
 
     /// `-v` as an argument: constants are negated in place.
@@ -112,7 +120,12 @@ impl Isel<'_> {
         if ty == Type::Pred {
             return self.lower_pred_logic(inst);
         }
-        if ty.bits() != 32 && !matches!(op, Opcode::ImulWideS | Opcode::ImulWideU | Opcode::ImadWideS | Opcode::ImadWideU) {
+        if ty.bits() != 32
+            && !matches!(
+                op,
+                Opcode::ImulWideS | Opcode::ImulWideU | Opcode::ImadWideS | Opcode::ImadWideU
+            )
+        {
             return Err(self.unsupported(format!("{} on {ty}", op.name())));
         }
         let d = self.dst(inst);
@@ -121,15 +134,33 @@ impl Isel<'_> {
         match op {
             Opcode::Iadd => {
                 let (a, b) = self.commute(args[0], args[1]);
-                self.emit_sass(Op::Iadd3, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::rz())], &[], None)
+                self.emit_sass(
+                    Op::Iadd3,
+                    &dst,
+                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::rz())],
+                    &[],
+                    None,
+                )
             }
             Opcode::Isub => {
                 let b = self.negated(args[1], false);
-                self.emit_sass(Op::Iadd3, &dst, &[(Role::A, Arg::v(args[0])), (Role::B, b), (Role::C, Arg::rz())], &[], None)
+                self.emit_sass(
+                    Op::Iadd3,
+                    &dst,
+                    &[(Role::A, Arg::v(args[0])), (Role::B, b), (Role::C, Arg::rz())],
+                    &[],
+                    None,
+                )
             }
             Opcode::Ineg => {
                 let a = self.negated(args[0], false);
-                self.emit_sass(Op::Iadd3, &dst, &[(Role::A, Arg::rz()), (Role::B, a), (Role::C, Arg::rz())], &[], None)
+                self.emit_sass(
+                    Op::Iadd3,
+                    &dst,
+                    &[(Role::A, Arg::rz()), (Role::B, a), (Role::C, Arg::rz())],
+                    &[],
+                    None,
+                )
             }
             Opcode::Imul | Opcode::ImulHiS | Opcode::ImulHiU | Opcode::ImulWideS | Opcode::ImulWideU => {
                 let (a, b) = self.commute(args[0], args[1]);
@@ -140,7 +171,13 @@ impl Isel<'_> {
                     Opcode::ImulWideS => (Op::ImadWide, true),
                     _ => (Op::ImadWide, false),
                 };
-                self.emit_sass(sop, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::rz())], &[signed(s)], None)
+                self.emit_sass(
+                    sop,
+                    &dst,
+                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::rz())],
+                    &[signed(s)],
+                    None,
+                )
             }
             Opcode::Imad | Opcode::ImadWideS | Opcode::ImadWideU => {
                 let (a, b) = self.commute(args[0], args[1]);
@@ -149,7 +186,13 @@ impl Isel<'_> {
                     Opcode::ImadWideS => (Op::ImadWide, true),
                     _ => (Op::ImadWide, false),
                 };
-                self.emit_sass(sop, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::v(args[2]))], &[signed(s)], None)
+                self.emit_sass(
+                    sop,
+                    &dst,
+                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::v(args[2]))],
+                    &[signed(s)],
+                    None,
+                )
             }
             Opcode::And | Opcode::Or | Opcode::Xor => {
                 let (a, b) = self.commute(args[0], args[1]);
@@ -166,7 +209,11 @@ impl Isel<'_> {
                 let (a, b) = self.commute(args[0], args[1]);
                 let max = matches!(op, Opcode::MaxS | Opcode::MaxU);
                 let s = matches!(op, Opcode::MinS | Opcode::MaxS);
-                let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, Arg::pt(max))];
+                let srcs = [
+                    (Role::A, Arg::v(a)),
+                    (Role::B, Arg::v(b)),
+                    (Role::PredSrc0, Arg::pt(max)),
+                ];
                 self.emit_sass(Op::Imnmx, &dst, &srcs, &[signed(s)], None)
             }
             _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
@@ -174,11 +221,24 @@ impl Isel<'_> {
     }
 
     fn lop3(&mut self, dst: &[(Role, MOp)], a: Arg, b: Arg, lut: u16) -> Result<(), IselError> {
-        let srcs = [(Role::A, a), (Role::B, b), (Role::C, Arg::rz()), (Role::Other, Arg::imm(lut as u32)), (Role::PredSrc0, Arg::pt(true))];
+        let srcs = [
+            (Role::A, a),
+            (Role::B, b),
+            (Role::C, Arg::rz()),
+            (Role::Other, Arg::imm(lut as u32)),
+            (Role::PredSrc0, Arg::pt(true)),
+        ];
         self.emit_sass(Op::Lop3, dst, &srcs, &[], None)
     }
 
-    fn lower_shift(&mut self, _inst: Inst, op: Opcode, dst: &[(Role, MOp)], a: Value, amount: Value) -> Result<(), IselError> {
+    fn lower_shift(
+        &mut self,
+        _inst: Inst,
+        op: Opcode,
+        dst: &[(Role, MOp)],
+        a: Value,
+        amount: Value,
+    ) -> Result<(), IselError> {
         let Some(V::Imm(n)) = self.foldable(amount) else {
             return Err(self.unsupported("shifts by a register amount"));
         };
@@ -223,7 +283,10 @@ impl Isel<'_> {
             (Role::Other, Arg::imm(lut as u32)),
             (Role::Aux, Arg::imm(0)),
         ];
-        let dsts = [(Role::PredDst0, d), (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false }))];
+        let dsts = [
+            (Role::PredDst0, d),
+            (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+        ];
         self.emit_sass(Op::Plop3, &dsts, &srcs, &[], None)
     }
 
@@ -231,23 +294,44 @@ impl Isel<'_> {
     pub fn lower_cmp(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let (ty, args) = (data.ty, data.args.clone());
-        let Aux::Cond(mut cond) = data.aux else { return Err(self.unsupported("compare without condition")) };
+        let Aux::Cond(mut cond) = data.aux else {
+            return Err(self.unsupported("compare without condition"));
+        };
         let (mut a, mut b) = (args[0], args[1]);
         if self.foldable(a).is_some() && self.foldable(b).is_none() {
             (a, b) = (b, a);
             cond = swapped(cond);
         }
         let d = self.dst(inst);
-        let dsts = [(Role::PredDst0, d), (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false }))];
-        let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, Arg::pt(false))];
+        let dsts = [
+            (Role::PredDst0, d),
+            (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+        ];
+        let srcs = [
+            (Role::A, Arg::v(a)),
+            (Role::B, Arg::v(b)),
+            (Role::PredSrc0, Arg::pt(false)),
+        ];
         match (data.op, ty) {
             (Opcode::Icmp, Type::I32) => {
                 let (code, signed) = int_cmp(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
-                self.emit_sass(Op::Isetp, &dsts, &srcs, &[("cmp", code), ("signed", signed as u16), ("bop", 0)], None)
+                self.emit_sass(
+                    Op::Isetp,
+                    &dsts,
+                    &srcs,
+                    &[("cmp", code), ("signed", signed as u16), ("bop", 0)],
+                    None,
+                )
             }
             (Opcode::Fcmp, Type::F32) => {
                 let ftz = matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. })) as u16;
-                self.emit_sass(Op::Fsetp, &dsts, &srcs, &[("cmp", float_cmp(cond)), ("ftz", ftz), ("bop", 0)], None)
+                self.emit_sass(
+                    Op::Fsetp,
+                    &dsts,
+                    &srcs,
+                    &[("cmp", float_cmp(cond)), ("ftz", ftz), ("bop", 0)],
+                    None,
+                )
             }
             (op, ty) => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }
@@ -268,12 +352,19 @@ impl Isel<'_> {
                     (Role::Other, Arg::imm(((LUT_A & LUT_B) | (!LUT_A & 0xaa)) as u32 & 0xff)),
                     (Role::Aux, Arg::imm(0)),
                 ];
-                let dsts = [(Role::PredDst0, d), (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false }))];
+                let dsts = [
+                    (Role::PredDst0, d),
+                    (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+                ];
                 self.emit_sass(Op::Plop3, &dsts, &srcs, &[], None)
             }
             t if t.bits() == 32 => {
                 let op = if t.is_float() { Op::Fsel } else { Op::Sel };
-                let srcs = [(Role::A, Arg::v(args[1])), (Role::B, Arg::v(args[2])), (Role::PredSrc0, Arg::v(args[0]))];
+                let srcs = [
+                    (Role::A, Arg::v(args[1])),
+                    (Role::B, Arg::v(args[2])),
+                    (Role::PredSrc0, Arg::v(args[0])),
+                ];
                 self.emit_sass(op, &[(Role::Dst, d)], &srcs, &[], None)
             }
             t => Err(self.unsupported(format!("select on {t}"))),
@@ -294,7 +385,13 @@ impl Isel<'_> {
         match op {
             Opcode::Fadd => {
                 let (a, b) = self.commute(args[0], args[1]);
-                self.emit_sass(Op::Fadd, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))], &mods, None)
+                self.emit_sass(
+                    Op::Fadd,
+                    &dst,
+                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))],
+                    &mods,
+                    None,
+                )
             }
             Opcode::Fsub => {
                 let b = self.negated(args[1], true);
@@ -302,21 +399,37 @@ impl Isel<'_> {
             }
             Opcode::Fmul => {
                 let (a, b) = self.commute(args[0], args[1]);
-                self.emit_sass(Op::Fmul, &dst, &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))], &mods, None)
+                self.emit_sass(
+                    Op::Fmul,
+                    &dst,
+                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))],
+                    &mods,
+                    None,
+                )
             }
             Opcode::Ffma => {
                 let (a, b) = self.commute(args[0], args[1]);
                 let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::v(args[2]))];
                 self.emit_sass(Op::Ffma, &dst, &srcs, &mods, None)
             }
-            Opcode::Fneg => self.emit_sass(Op::Fadd, &dst, &[(Role::A, Arg::neg(args[0])), (Role::B, neg_rz)], &mods, None),
+            Opcode::Fneg => self.emit_sass(
+                Op::Fadd,
+                &dst,
+                &[(Role::A, Arg::neg(args[0])), (Role::B, neg_rz)],
+                &mods,
+                None,
+            ),
             Opcode::Fabs => {
                 let a = Arg::Val(args[0], SrcMods { neg: false, abs: true });
                 self.emit_sass(Op::Fadd, &dst, &[(Role::A, a), (Role::B, neg_rz)], &mods, None)
             }
             Opcode::Fmin | Opcode::Fmax => {
                 let (a, b) = self.commute(args[0], args[1]);
-                let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, Arg::pt(op == Opcode::Fmax))];
+                let srcs = [
+                    (Role::A, Arg::v(a)),
+                    (Role::B, Arg::v(b)),
+                    (Role::PredSrc0, Arg::pt(op == Opcode::Fmax)),
+                ];
                 let ftz = mods.iter().find(|m| m.0 == "ftz").map_or(0, |m| m.1);
                 self.emit_sass(Op::Fmnmx, &dst, &srcs, &[("ftz", ftz)], None)
             }
@@ -332,7 +445,13 @@ impl Isel<'_> {
             if let Some((_, x, y, signed)) = self.single_use_wide_mul(m) {
                 let (x, y) = self.commute(x, y);
                 let srcs = [(Role::A, Arg::v(x)), (Role::B, Arg::v(y)), (Role::C, Arg::v(other))];
-                return self.emit_sass(Op::ImadWide, &[(Role::Dst, MOp::Reg(d))], &srcs, &[("signed", signed as u16)], None);
+                return self.emit_sass(
+                    Op::ImadWide,
+                    &[(Role::Dst, MOp::Reg(d))],
+                    &srcs,
+                    &[("signed", signed as u16)],
+                    None,
+                );
             }
         }
         let a = MOp::Reg(self.reg(args[0]));
@@ -347,7 +466,9 @@ impl Isel<'_> {
 
     /// `(mul inst, x, y, signed)` if `v` is a 32x32->64 multiply used only here.
     fn single_use_wide_mul(&self, v: Value) -> Option<(Inst, Value, Value, bool)> {
-        let ptxc_mir::ir::ValueDef::Result(i, _) = self.func.values[v].def else { return None };
+        let ptxc_mir::ir::ValueDef::Result(i, _) = self.func.values[v].def else {
+            return None;
+        };
         let d = &self.func.insts[i];
         let signed = match d.op {
             Opcode::ImulWideS => true,

@@ -8,6 +8,13 @@ use ptxc_mir::analysis::dom::reverse_post_order;
 use ptxc_mir::ir::{Block, BlockCall, Opcode};
 use std::collections::{HashMap, HashSet};
 
+/// A VCode block: a MIR block, or the edge block of successor `n` of a MIR block.
+#[derive(Clone, Copy)]
+enum Entry {
+    Block(Block),
+    Edge(Block, usize),
+}
+
 /// Where a MIR edge lands in VCode: the target block, or an edge block that jumps there.
 struct Edges {
     block_of: HashMap<Block, BlockId>,
@@ -21,19 +28,22 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     let reachable: HashSet<Block> = reverse_post_order(func).into_iter().collect();
     let order: Vec<Block> = func.layout.iter().copied().filter(|b| reachable.contains(b)).collect();
     let preds = func.predecessors();
-    let mut edges = Edges { block_of: HashMap::new(), split: HashMap::new() };
+    let mut edges = Edges {
+        block_of: HashMap::new(),
+        split: HashMap::new(),
+    };
     let mut next = 0u32;
-    let mut layout: Vec<(Option<Block>, Option<(Block, usize)>)> = Vec::new();
+    let mut layout: Vec<Entry> = Vec::new();
     for &b in &order {
         edges.block_of.insert(b, BlockId(next));
-        layout.push((Some(b), None));
+        layout.push(Entry::Block(b));
         next += 1;
         let succs = func.successors(b);
         let same_twice = succs.len() == 2 && succs[0] == succs[1];
         for (i, s) in succs.iter().enumerate() {
             if succs.len() > 1 && (preds[*s].len() > 1 || same_twice) {
                 edges.split.insert((b, i), BlockId(next));
-                layout.push((None, Some((b, i))));
+                layout.push(Entry::Edge(b, i));
                 next += 1;
             }
         }
@@ -41,13 +51,12 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     isel.vcode.blocks = vec![VBlock::default(); layout.len()];
     for (id, entry) in layout.iter().enumerate() {
         let start = isel.vcode.insts.len() as u32;
-        match entry {
-            (Some(b), _) => select_block(isel, &edges, *b, id)?,
-            (None, Some((from, i))) => {
-                let call = func.insts[func.terminator(*from).expect("terminator")].targets()[*i].clone();
+        match *entry {
+            Entry::Block(b) => select_block(isel, &edges, b, id)?,
+            Entry::Edge(from, i) => {
+                let call = func.insts[func.terminator(from).expect("terminator")].targets()[i].clone();
                 edge_block(isel, &edges, id, &call);
             }
-            _ => unreachable!("layout entries are blocks or edges"),
         }
         let end = isel.vcode.insts.len() as u32;
         let blk = &mut isel.vcode.blocks[id];
@@ -100,11 +109,21 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
         Opcode::Exit => MKind::Exit,
         Opcode::Jump => MKind::Jump(succs[0]),
         Opcode::Brif => match isel.pred(data.args[0]) {
-            crate::vcode::MOp::Pred(cond, neg) => MKind::CondJump { cond, neg, taken: succs[0], not_taken: succs[1] },
+            crate::vcode::MOp::Pred(cond, neg) => MKind::CondJump {
+                cond,
+                neg,
+                taken: succs[0],
+                not_taken: succs[1],
+            },
             _ => {
                 // A constant condition lives in a predicate register like any other.
                 let cond = isel.reg(data.args[0]);
-                MKind::CondJump { cond, neg: false, taken: succs[0], not_taken: succs[1] }
+                MKind::CondJump {
+                    cond,
+                    neg: false,
+                    taken: succs[0],
+                    not_taken: succs[1],
+                }
             }
         },
         other => return Err(isel.unsupported(format!("terminator {other:?}"))),

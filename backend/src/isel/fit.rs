@@ -55,16 +55,31 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
     let value = match op {
         MOp::Reg(_) | MOp::Half(..) => V::Reg(0),
         MOp::Pred(_, neg) => V::Pred { idx: 0, neg },
-        MOp::Mem { offset, .. } => V::Mem { base: 0, uniform: None, offset, scale: 0 },
+        MOp::Mem { offset, .. } => V::Mem {
+            base: 0,
+            uniform: None,
+            offset,
+            scale: 0,
+        },
         MOp::Fixed(v) => v,
     };
-    Operand { value, neg: mods.neg, abs: mods.abs, not: false, swizzle: 0 }
+    Operand {
+        value,
+        neg: mods.neg,
+        abs: mods.abs,
+        not: false,
+        swizzle: 0,
+    }
 }
 
 impl Isel<'_> {
     /// The register operand for `v` (predicates fold `not`).
     fn reg_op(&mut self, v: Value) -> MOp {
-        if self.vcode_class(v) == VClass::Pred { self.pred(v) } else { MOp::Reg(self.reg(v)) }
+        if self.vcode_class(v) == VClass::Pred {
+            self.pred(v)
+        } else {
+            MOp::Reg(self.reg(v))
+        }
     }
 
     fn vcode_class(&self, v: Value) -> VClass {
@@ -100,14 +115,23 @@ impl Isel<'_> {
         // Most folds first; among equals, keep later operands folded (materialise earlier ones).
         masks.sort_by_key(|m| (std::cmp::Reverse(m.count_ones()), std::cmp::Reverse(*m)));
         for mask in masks {
-            let fold = |i: usize| positions.iter().position(|&p| p == i).is_some_and(|k| mask & (1 << k) != 0);
-            let mut ops: SmallVec<[(Role, Operand); 8]> =
-                dsts.iter().map(|&(r, o)| (r, representative(o, SrcMods::default()))).collect();
+            let fold = |i: usize| {
+                positions
+                    .iter()
+                    .position(|&p| p == i)
+                    .is_some_and(|k| mask & (1 << k) != 0)
+            };
+            let mut ops: SmallVec<[(Role, Operand); 8]> = dsts
+                .iter()
+                .map(|&(r, o)| (r, representative(o, SrcMods::default())))
+                .collect();
             for (i, (role, a)) in srcs.iter().enumerate() {
                 let (mop, m) = match *a {
                     Arg::Op(o, m) => (o, m),
                     Arg::Val(_, m) if fold(i) => (MOp::Fixed(foldable[i].expect("foldable")), m),
-                    Arg::Val(v, m) if self.vcode_class(v) == VClass::Pred => (MOp::Pred(crate::vcode::VReg(0), false), m),
+                    Arg::Val(v, m) if self.vcode_class(v) == VClass::Pred => {
+                        (MOp::Pred(crate::vcode::VReg(0), false), m)
+                    }
                     Arg::Val(_, m) => (MOp::Reg(crate::vcode::VReg(0)), m),
                 };
                 ops.push((*role, representative(mop, m)));
@@ -115,16 +139,34 @@ impl Isel<'_> {
             if find_form(op, &ops, mods).is_none() {
                 continue;
             }
-            let mut slots: SmallVec<[Slot; 6]> = dsts.iter().map(|&(role, op)| Slot { role, op, mods: SrcMods::default() }).collect();
+            let mut slots: SmallVec<[Slot; 6]> = dsts
+                .iter()
+                .map(|&(role, op)| Slot {
+                    role,
+                    op,
+                    mods: SrcMods::default(),
+                })
+                .collect();
             for (i, (role, a)) in srcs.iter().enumerate() {
                 let (mop, m) = match *a {
                     Arg::Op(o, m) => (o, m),
                     Arg::Val(_, m) if fold(i) => (MOp::Fixed(foldable[i].expect("foldable")), m),
                     Arg::Val(v, m) => (self.reg_op(v), m),
                 };
-                slots.push(Slot { role: *role, op: mop, mods: m });
+                slots.push(Slot {
+                    role: *role,
+                    op: mop,
+                    mods: m,
+                });
             }
-            self.push(MInst { kind: MKind::Sass { op, slots, mods: mods.iter().copied().collect() }, guard });
+            self.push(MInst {
+                kind: MKind::Sass {
+                    op,
+                    slots,
+                    mods: mods.iter().copied().collect(),
+                },
+                guard,
+            });
             return Ok(());
         }
         Err(self.unsupported(format!("{op:?} with these operands ({srcs:?}, {mods:?})")))

@@ -33,7 +33,9 @@ impl Isel<'_> {
                 return None;
             }
             match self.def_of(d.args[1]).map(|c| (c.op, &c.aux)) {
-                Some((Opcode::Const, Aux::Imm(k))) if fits24(offset + *k as i64) => Some((d.args[0], offset + *k as i64)),
+                Some((Opcode::Const, Aux::Imm(k))) if fits24(offset + *k as i64) => {
+                    Some((d.args[0], offset + *k as i64))
+                }
                 _ => None,
             }
         });
@@ -41,7 +43,10 @@ impl Isel<'_> {
         if !fits24(total) {
             return Err(self.unsupported("address offsets beyond 24 bits"));
         }
-        Ok(MOp::Mem { base: self.reg(base), offset: total as i32 })
+        Ok(MOp::Mem {
+            base: self.reg(base),
+            offset: total as i32,
+        })
     }
 
     fn mem_mods(&self, info: &MemInfo, bytes: u32) -> Result<Vec<(&'static str, u16)>, IselError> {
@@ -64,7 +69,9 @@ impl Isel<'_> {
     /// `load`.
     pub fn lower_load(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let Aux::Mem(info) = data.aux else { return Err(self.unsupported("load without memory info")) };
+        let Aux::Mem(info) = data.aux else {
+            return Err(self.unsupported("load without memory info"));
+        };
         self.check_space(&info)?;
         let results = self.func.results[inst].clone();
         if results.len() != 1 {
@@ -79,7 +86,9 @@ impl Isel<'_> {
     /// `store`.
     pub fn lower_store(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let Aux::Mem(info) = data.aux else { return Err(self.unsupported("store without memory info")) };
+        let Aux::Mem(info) = data.aux else {
+            return Err(self.unsupported("store without memory info"));
+        };
         self.check_space(&info)?;
         if data.args.len() != 2 {
             return Err(self.unsupported("vector stores"));
@@ -88,6 +97,12 @@ impl Isel<'_> {
         let mods = self.mem_mods(&info, ty.bytes())?;
         let addr = self.address(data.args[0], info.offset)?;
         let v = MOp::Reg(self.reg(value));
-        self.emit_sass(Op::Stg, &[], &[(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(v))], &mods, None)
+        self.emit_sass(
+            Op::Stg,
+            &[],
+            &[(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(v))],
+            &mods,
+            None,
+        )
     }
 }

@@ -6,9 +6,9 @@
 mod arith;
 mod cfg;
 mod fit;
-mod values;
 mod memory;
 mod operand;
+mod values;
 
 use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
 use ptxc_mir::ir::{Function, Inst, Type, Value};
@@ -55,7 +55,10 @@ pub struct Isel<'a> {
 pub fn select(func: &Function) -> Result<VCode, IselError> {
     let mut isel = Isel {
         func,
-        vcode: VCode { name: func.name.clone(), ..VCode::default() },
+        vcode: VCode {
+            name: func.name.clone(),
+            ..VCode::default()
+        },
         regs: HashMap::new(),
         local: HashMap::new(),
         out: Vec::new(),
@@ -92,8 +95,7 @@ impl Isel<'_> {
                 let fusable = d.args.iter().find_map(|&a| match self.func.values[a].def {
                     ValueDef::Result(m, _)
                         if matches!(self.func.insts[m].op, Opcode::ImulWideS | Opcode::ImulWideU)
-                            && self.use_count(a) == 1
-                            && self.func.blocks[b].insts.contains(&m) =>
+                            && self.all_uses_are_wide_adds(a, b) =>
                     {
                         Some(m)
                     }
@@ -106,6 +108,22 @@ impl Isel<'_> {
         }
     }
 
+    /// True if every use of `v` is a 64-bit add in block `b` (a multiply feeding only such
+    /// adds is folded into each of them as IMAD.WIDE, as ptxas does).
+    fn all_uses_are_wide_adds(&self, v: Value, b: ptxc_mir::ir::Block) -> bool {
+        use ptxc_mir::ir::{Opcode, Type};
+        let mut uses = 0;
+        for &i in &self.func.blocks[b].insts {
+            let d = &self.func.insts[i];
+            let n = d.all_args().filter(|&a| a == v).count() as u32;
+            if n > 0 && (d.op != Opcode::Iadd || d.ty != Type::I64 || n > 1) {
+                return false;
+            }
+            uses += n;
+        }
+        uses == self.use_count(v)
+    }
+
     /// The number of uses of `v`.
     pub fn use_count(&self, v: Value) -> u32 {
         self.uses.get(&v).copied().unwrap_or(0)
@@ -113,7 +131,10 @@ impl Isel<'_> {
 
     /// An error about `what`.
     pub fn unsupported(&self, what: impl Into<String>) -> IselError {
-        IselError { kernel: self.func.name.clone(), what: what.into() }
+        IselError {
+            kernel: self.func.name.clone(),
+            what: what.into(),
+        }
     }
 
     /// Appends an instruction to the current block.

@@ -27,12 +27,21 @@ impl Isel<'_> {
             (Opcode::Copy | Opcode::Bitcast, _) => self.foldable(d.args[0]),
             (Opcode::Undef, _) if ty == Type::Pred => Some(V::Pred { idx: 7, neg: true }),
             (Opcode::Undef, _) if ty.bits() <= 32 => Some(V::Imm(0)),
-            (Opcode::Const, Aux::Imm(bits)) if ty == Type::Pred => Some(V::Pred { idx: 7, neg: *bits == 0 }),
+            (Opcode::Const, Aux::Imm(bits)) if ty == Type::Pred => Some(V::Pred {
+                idx: 7,
+                neg: *bits == 0,
+            }),
             (Opcode::Const, Aux::Imm(bits)) if ty.bits() <= 32 => Some(V::Imm(*bits & 0xffff_ffff)),
-            (Opcode::Param, Aux::Param(off)) if ty.bits() <= 32 => {
-                Some(V::CBank { bank: 0, offset: PARAM_BASE + *off as i32, reg: None })
-            }
-            (Opcode::Special, Aux::Special(sr)) => driver_constant(*sr).map(|offset| V::CBank { bank: 0, offset, reg: None }),
+            (Opcode::Param, Aux::Param(off)) if ty.bits() <= 32 => Some(V::CBank {
+                bank: 0,
+                offset: PARAM_BASE + *off as i32,
+                reg: None,
+            }),
+            (Opcode::Special, Aux::Special(sr)) => driver_constant(*sr).map(|offset| V::CBank {
+                bank: 0,
+                offset,
+                reg: None,
+            }),
             _ => None,
         }
     }
@@ -42,9 +51,11 @@ impl Isel<'_> {
         let d = self.def_of(v)?;
         match (&d.op, &d.aux) {
             (Opcode::Copy | Opcode::Bitcast, _) => self.foldable64(d.args[0]),
-            (Opcode::Param, Aux::Param(off)) if self.func.ty(v).bits() == 64 => {
-                Some(V::CBank { bank: 0, offset: PARAM_BASE + *off as i32, reg: None })
-            }
+            (Opcode::Param, Aux::Param(off)) if self.func.ty(v).bits() == 64 => Some(V::CBank {
+                bank: 0,
+                offset: PARAM_BASE + *off as i32,
+                reg: None,
+            }),
             _ => None,
         }
     }
@@ -60,9 +71,16 @@ impl Isel<'_> {
         let ty = self.func.ty(v);
         let class = super::class_of(ty);
         let r = self.vcode.new_vreg(class);
-        let folded = if class == VClass::Pair { self.foldable64(v).or_else(|| self.const64(v)) } else { self.foldable(v) };
+        let folded = if class == VClass::Pair {
+            self.foldable64(v).or_else(|| self.const64(v))
+        } else {
+            self.foldable(v)
+        };
         match folded {
-            Some(val) if class == VClass::Pair => self.push(MInst::new(MKind::Mov64 { d: r, src: MOp::Fixed(val) })),
+            Some(val) if class == VClass::Pair => self.push(MInst::new(MKind::Mov64 {
+                d: r,
+                src: MOp::Fixed(val),
+            })),
             Some(val) if class == VClass::Pred => self.push(pred_const(r, val)),
             Some(val) => self.push(mov(r, MOp::Fixed(val))),
             None => {
@@ -142,5 +160,9 @@ fn pred_const(d: VReg, val: V) -> MInst {
 
 /// An operand slot without modifiers.
 pub fn slot(role: Role, op: MOp) -> Slot {
-    Slot { role, op, mods: SrcMods::default() }
+    Slot {
+        role,
+        op,
+        mods: SrcMods::default(),
+    }
 }

@@ -37,9 +37,16 @@ const MAX_SINGLES: usize = 63;
 
 /// Allocates registers for `vcode`.
 pub fn allocate(vcode: &VCode) -> Result<Allocation, AllocError> {
-    let internal = |e: ra::RegAllocError| AllocError::Internal { kernel: vcode.name.clone(), what: format!("{e:?}") };
+    let internal = |e: ra::RegAllocError| AllocError::Internal {
+        kernel: vcode.name.clone(),
+        what: format!("{e:?}"),
+    };
     let need = pressure::max_live(vcode);
-    let options = ra::RegallocOptions { verbose_log: false, validate_ssa: cfg!(debug_assertions), algorithm: ra::Algorithm::Ion };
+    let options = ra::RegallocOptions {
+        verbose_log: false,
+        validate_ssa: cfg!(debug_assertions),
+        algorithm: ra::Algorithm::Ion,
+    };
 
     let gpr_view = View::new(vcode, File::Gpr);
     let mut sizes = [need[&VClass::Single], need[&VClass::Pair], need[&VClass::Quad]];
@@ -48,7 +55,10 @@ pub fn allocate(vcode: &VCode) -> Result<Allocation, AllocError> {
         if regions.total() > 255 || sizes[0] > MAX_SINGLES {
             return Err(AllocError::NeedsSpill {
                 kernel: vcode.name.clone(),
-                what: format!("{} live 32-bit values and {} live 64-bit values do not fit in 255 registers", sizes[0], sizes[1]),
+                what: format!(
+                    "{} live 32-bit values and {} live 64-bit values do not fit in 255 registers",
+                    sizes[0], sizes[1]
+                ),
             });
         }
         let out = ra::run(&gpr_view, &regions.machine_env(), &options).map_err(internal)?;
@@ -69,7 +79,11 @@ pub fn allocate(vcode: &VCode) -> Result<Allocation, AllocError> {
     }
     check(vcode, &gpr_view, &gpr.0, &gpr.1.machine_env())?;
     check(vcode, &pred_view, &pred, &pred_env)?;
-    Ok(Allocation { gpr: gpr.0, pred, regions: gpr.1 })
+    Ok(Allocation {
+        gpr: gpr.0,
+        pred,
+        regions: gpr.1,
+    })
 }
 
 /// The class index (0 Int, 1 Float, 2 Vector) of a value that went to a spill slot.
@@ -78,7 +92,9 @@ fn spilled_class(out: &ra::Output) -> Option<usize> {
         return None;
     }
     let class_of_stack = out.edits.iter().find_map(|(_, ra::Edit::Move { from, to })| {
-        from.as_reg().filter(|_| to.is_stack()).or_else(|| to.as_reg().filter(|_| from.is_stack()))
+        from.as_reg()
+            .filter(|_| to.is_stack())
+            .or_else(|| to.as_reg().filter(|_| from.is_stack()))
     });
     Some(class_of_stack.map_or(0, |r| r.class() as usize))
 }
@@ -109,9 +125,10 @@ pub fn machine_env_for(n: [usize; 3]) -> ra::MachineEnv {
 fn check(vcode: &VCode, view: &View, out: &ra::Output, env: &ra::MachineEnv) -> Result<(), AllocError> {
     let mut checker = ra::checker::Checker::new(view, env);
     checker.prepare(out);
-    checker
-        .run()
-        .map_err(|e| AllocError::Internal { kernel: vcode.name.clone(), what: format!("checker: {e:?}") })
+    checker.run().map_err(|e| AllocError::Internal {
+        kernel: vcode.name.clone(),
+        what: format!("checker: {e:?}"),
+    })
 }
 
 #[cfg(not(feature = "ra-checker"))]

@@ -9,7 +9,7 @@ pub fn max_live(vcode: &VCode) -> HashMap<VClass, usize> {
     let live_out = live_out(vcode);
     let mut max: HashMap<VClass, usize> = [VClass::Single, VClass::Pair, VClass::Quad, VClass::Pred]
         .into_iter()
-        .map(|c| (c, 1))
+        .map(|c| (c, 0))
         .collect();
     for (b, blk) in vcode.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();

@@ -18,7 +18,10 @@ impl Regions {
         let quad_base = 0;
         let pair_base = quad_base + 4 * quads;
         let single_base = pair_base + 2 * pairs;
-        Regions { count: [quads, pairs, singles], base: [quad_base, pair_base, single_base] }
+        Regions {
+            count: [quads, pairs, singles],
+            base: [quad_base, pair_base, single_base],
+        }
     }
 
     /// Registers used in all (highest + 1).

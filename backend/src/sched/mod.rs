@@ -5,11 +5,11 @@
 
 mod state;
 
-use crate::emit::{CodeBlock, Emitted};
-use crate::isa::access::{accesses, needs_write_scoreboard, reads_late, Reg};
+use crate::emit::{CodeBlock, Emitted, successors};
+use crate::isa::access::{Reg, accesses, needs_write_scoreboard, reads_late};
 use crate::isa::make::make;
+use crate::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
 use crate::isa::{Control, Op};
-use crate::isa::timing::{pred_raw, pred_war, pred_waw, raw, war, waw, LatCat};
 use state::{BlockState, Pending};
 
 /// Stall after branches and EXIT (as ptxas does).
@@ -20,6 +20,14 @@ const BRANCH_STALL: u8 = 5;
 pub fn assign_control(blocks: &mut [CodeBlock]) {
     let n = blocks.len();
     let preds = predecessors(blocks);
+    let writes = writes_per_block(blocks);
+    // A register is overwritten "later" if another block writes it (conservative across the CFG).
+    let written_elsewhere = |b: usize, r: Reg| {
+        writes
+            .iter()
+            .enumerate()
+            .any(|(o, w)| o != b && w.binary_search(&r).is_ok())
+    };
     let mut entry: Vec<BlockState> = vec![BlockState::default(); n];
     let mut exit: Vec<Option<BlockState>> = vec![None; n];
     // Iterate to a fixed point: exit states only grow (more pending results).
@@ -33,7 +41,7 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
                 }
             }
             entry[b] = state.clone();
-            let out = schedule_block(&mut blocks[b].insts.clone(), state);
+            let out = schedule_block(&mut blocks[b].insts.clone(), state, &|r| written_elsewhere(b, r));
             if exit[b].as_ref() != Some(&out) {
                 exit[b] = Some(out);
                 changed = true;
@@ -44,33 +52,45 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
         }
     }
     for b in 0..n {
-        schedule_block(&mut blocks[b].insts, entry[b].clone());
+        schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r| written_elsewhere(b, r));
     }
+}
+
+/// Registers written by each block (a late reader needs a read scoreboard only if a source
+/// register is written again afterwards).
+fn writes_per_block(blocks: &[CodeBlock]) -> Vec<Vec<Reg>> {
+    blocks
+        .iter()
+        .map(|b| {
+            let mut regs: Vec<Reg> = b
+                .insts
+                .iter()
+                .flat_map(|e| accesses(&e.inst).writes)
+                .map(|a| a.reg)
+                .collect();
+            regs.sort();
+            regs.dedup();
+            regs
+        })
+        .collect()
 }
 
 fn predecessors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
     let mut preds = vec![Vec::new(); blocks.len()];
-    for (b, blk) in blocks.iter().enumerate() {
-        let mut succs = blk.succs.clone();
-        let falls_through = blk.insts.last().is_none_or(|e| !ends_flow(e));
-        if falls_through && b + 1 < blocks.len() && !succs.contains(&(b + 1)) {
-            succs.push(b + 1);
+    for b in 0..blocks.len() {
+        if blocks[b].insts.is_empty() {
+            continue;
         }
-        for s in succs {
+        for s in successors(blocks, b) {
             preds[s].push(b);
         }
     }
     preds
 }
 
-/// True for an unconditional branch or EXIT.
-fn ends_flow(e: &Emitted) -> bool {
-    e.inst.unguarded() && matches!(e.inst.desc().op, Op::Bra | Op::Exit)
-}
-
 /// Assigns control codes within one block starting from `state`; returns the state at the
 /// block's end (times relative to the end).
-fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState) -> BlockState {
+fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &dyn Fn(Reg) -> bool) -> BlockState {
     let mut i = 0;
     while i < insts.len() {
         let inst = &insts[i].inst;
@@ -96,7 +116,7 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState) -> BlockState
         let t = if i == 0 {
             0
         } else {
-            let stall = (earliest - state.last_issue).clamp(1, 15) as u8;
+            let stall = (earliest.max(state.last_issue + 1) - state.last_issue).min(15) as u8;
             set_stall(&mut insts[i - 1].inst.ctrl, stall);
             state.last_issue + stall as i32
         };
@@ -112,7 +132,16 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState) -> BlockState
             state.record_writes(&acc.writes, t, inst.guard != crate::isa::PT);
         }
         let late: Vec<Reg> = acc.reads.iter().filter(|r| !r.guard).map(|r| r.reg).collect();
-        if reads_late(inst) && !late.is_empty() {
+        // Any other writer of a source, in this block (loops included) or another one.
+        let overwritten = late.iter().any(|&r| {
+            elsewhere(r)
+                || insts
+                    .iter()
+                    .enumerate()
+                    .any(|(j, e)| j != i && accesses(&e.inst).writes.iter().any(|w| w.reg == r))
+        });
+        let inst = &mut insts[i].inst;
+        if reads_late(inst) && overwritten {
             let sb = state.alloc_sb(t);
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);

@@ -79,13 +79,19 @@ impl BlockState {
     /// Earliest time `reg` may be read, given `latency(write)` for each pending write.
     pub fn ready_for_read(&self, reg: Reg, latency: impl Fn(&Pending) -> i32) -> i32 {
         self.recent.get(&reg).map_or(i32::MIN, |ps| {
-            ps.iter().filter(|p| !p.is_read).map(|p| p.time + latency(p)).max().unwrap_or(i32::MIN)
+            ps.iter()
+                .filter(|p| !p.is_read)
+                .map(|p| p.time + latency(p))
+                .max()
+                .unwrap_or(i32::MIN)
         })
     }
 
     /// Earliest time `reg` may be written, given the WAW/WAR latency of each pending access.
     pub fn ready_for_write(&self, reg: Reg, latency: impl Fn(&Pending) -> i32) -> i32 {
-        self.recent.get(&reg).map_or(i32::MIN, |ps| ps.iter().map(|p| p.time + latency(p)).max().unwrap_or(i32::MIN))
+        self.recent.get(&reg).map_or(i32::MIN, |ps| {
+            ps.iter().map(|p| p.time + latency(p)).max().unwrap_or(i32::MIN)
+        })
     }
 
     /// Scoreboards guarding a pending write of `reg` (as a wait mask).
@@ -124,7 +130,9 @@ impl BlockState {
             .map(|i| (self.next_sb + i) % SCOREBOARDS)
             .find(|&k| self.write_sb[k].is_empty() && self.read_sb[k].is_empty() && self.sb_time[k].is_none());
         let k = free.unwrap_or_else(|| {
-            (0..SCOREBOARDS).min_by_key(|&k| self.sb_time[k].unwrap_or(i32::MIN)).expect("six scoreboards")
+            (0..SCOREBOARDS)
+                .min_by_key(|&k| self.sb_time[k].unwrap_or(i32::MIN))
+                .expect("six scoreboards")
         });
         self.next_sb = (k + 1) % SCOREBOARDS;
         k as u8
@@ -155,14 +163,24 @@ impl BlockState {
             if !predicated {
                 entry.clear();
             }
-            entry.push(Pending { time: t, cat: w.cat, is_read: false, predicated });
+            entry.push(Pending {
+                time: t,
+                cat: w.cat,
+                is_read: false,
+                predicated,
+            });
         }
     }
 
     /// Records reads at time `t` (for write-after-read distances).
     pub fn record_reads(&mut self, reads: &[Access], t: i32) {
         for r in reads {
-            self.recent.entry(r.reg).or_default().push(Pending { time: t, cat: r.cat, is_read: true, predicated: false });
+            self.recent.entry(r.reg).or_default().push(Pending {
+                time: t,
+                cat: r.cat,
+                is_read: true,
+                predicated: false,
+            });
         }
     }
 
@@ -206,5 +224,7 @@ fn merge(a: &mut Vec<Reg>, b: &[Reg]) {
 }
 
 fn mask(sbs: &[Vec<Reg>; SCOREBOARDS], reg: Reg) -> u8 {
-    (0..SCOREBOARDS).filter(|&k| sbs[k].contains(&reg)).fold(0, |m, k| m | 1 << k)
+    (0..SCOREBOARDS)
+        .filter(|&k| sbs[k].contains(&reg))
+        .fold(0, |m, k| m | 1 << k)
 }

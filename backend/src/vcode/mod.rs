@@ -2,8 +2,8 @@
 //! shape regalloc2 allocates (the model is Cranelift's `machinst::VCode`). Virtual registers
 //! have a width class: single 32-bit registers, aligned pairs, aligned quads, or predicates.
 
-mod ra_view;
 mod print;
+mod ra_view;
 
 pub use ra_view::{File, View, ra_class};
 
@@ -82,8 +82,10 @@ pub struct Slot {
     pub mods: SrcMods,
 }
 
-/// What a machine instruction does.
+/// What a machine instruction does. Nearly every instruction is `Sass`, so boxing it to
+/// shrink the rare variants would only add an allocation per instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)]
 pub enum MKind {
     /// One SASS instruction (the form is chosen by operand kinds at emission).
     Sass {

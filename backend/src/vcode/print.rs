@@ -1,7 +1,7 @@
 //! Text form of VCode for dumps: one instruction per line with virtual registers
 //! (`v3` singles, `v4:2` pairs, `v5:p` predicates).
 
-use super::{MInst, MKind, MOp, Slot, VCode, VClass, VReg};
+use super::{MInst, MKind, MOp, Slot, VClass, VCode, VReg};
 use std::fmt::{self, Write};
 
 impl VCode {
@@ -46,7 +46,14 @@ impl VCode {
                 let _ = write!(s, " {}", parts.join(", "));
             }
             MKind::Add64 { d, a, b, carry } => {
-                let _ = write!(s, "add64 {}, {}, {} (carry {})", self.reg(*d), self.mop(a), self.mop(b), self.reg(*carry));
+                let _ = write!(
+                    s,
+                    "add64 {}, {}, {} (carry {})",
+                    self.reg(*d),
+                    self.mop(a),
+                    self.mop(b),
+                    self.reg(*carry)
+                );
             }
             MKind::Mov64 { d, src } => {
                 let _ = write!(s, "mov64 {}, {}", self.reg(*d), self.mop(src));
@@ -57,7 +64,12 @@ impl VCode {
             MKind::Jump(b) => {
                 let _ = write!(s, "jump b{}", b.0);
             }
-            MKind::CondJump { cond, neg, taken, not_taken } => {
+            MKind::CondJump {
+                cond,
+                neg,
+                taken,
+                not_taken,
+            } => {
                 let c = format!("{}{}", if *neg { "!" } else { "" }, self.reg(*cond));
                 let _ = write!(s, "brif {c}, b{}, b{}", taken.0, not_taken.0);
             }

@@ -68,7 +68,12 @@ impl<'a> View<'a> {
             });
         }
         offsets.push(operands.len() as u32);
-        let keep = |vs: &[VReg]| vs.iter().filter(|&&v| file.holds(vcode.class(v))).map(|&v| vr(v)).collect::<Vec<_>>();
+        let keep = |vs: &[VReg]| {
+            vs.iter()
+                .filter(|&&v| file.holds(vcode.class(v)))
+                .map(|&v| vr(v))
+                .collect::<Vec<_>>()
+        };
         let blk = |b: &BlockId| ra::Block::new(b.0 as usize);
         View {
             vcode,
@@ -76,7 +81,11 @@ impl<'a> View<'a> {
             operands,
             offsets,
             params: vcode.blocks.iter().map(|b| keep(&b.params)).collect(),
-            succ_args: vcode.blocks.iter().map(|b| b.succ_args.iter().map(|a| keep(a)).collect()).collect(),
+            succ_args: vcode
+                .blocks
+                .iter()
+                .map(|b| b.succ_args.iter().map(|a| keep(a)).collect())
+                .collect(),
             succs: vcode.blocks.iter().map(|b| b.succs.iter().map(blk).collect()).collect(),
             preds: vcode.blocks.iter().map(|b| b.preds.iter().map(blk).collect()).collect(),
         }
@@ -123,7 +132,10 @@ impl ra::Function for View<'_> {
     }
 
     fn is_branch(&self, insn: ra::Inst) -> bool {
-        matches!(self.vcode.insts[insn.index()].kind, MKind::Jump(_) | MKind::CondJump { .. })
+        matches!(
+            self.vcode.insts[insn.index()].kind,
+            MKind::Jump(_) | MKind::CondJump { .. }
+        )
     }
 
     fn branch_blockparams(&self, block: ra::Block, _insn: ra::Inst, succ_idx: usize) -> &[ra::VReg] {

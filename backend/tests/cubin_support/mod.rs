@@ -28,11 +28,7 @@ pub fn oracle_bin() -> PathBuf {
 /// The shared test data directory (`<worktrees>/shared`).
 pub fn shared_dir() -> PathBuf {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"));
-    assert!(
-        dir.is_dir(),
-        "shared test data missing at {}",
-        dir.display()
-    );
+    assert!(dir.is_dir(), "shared test data missing at {}", dir.display());
     dir
 }
 
@@ -51,8 +47,7 @@ pub fn scratch_dir(name: &str) -> PathBuf {
 
 /// `*.ptx` files of `dir`, sorted.
 pub fn ptx_files(dir: &Path) -> Vec<PathBuf> {
-    let entries =
-        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
     let mut files: Vec<PathBuf> = entries
         .map(|e| e.expect("directory entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
@@ -103,10 +98,7 @@ pub fn cuobjdump_elf(cubin: &Path) -> ToolRun {
 
 /// The instruction lines of `nvdisasm -hex` output (text and encodings).
 pub fn instruction_lines(disassembly: &str) -> Vec<&str> {
-    disassembly
-        .lines()
-        .filter(|l| l.contains("/* 0x"))
-        .collect()
+    disassembly.lines().filter(|l| l.contains("/* 0x")).collect()
 }
 
 /// The two warnings nvdisasm 13.5 prints for every V7 ("Old ELF") cubin.
@@ -117,9 +109,7 @@ pub const V7_WARNINGS: [&str; 2] = [
 
 /// Applies `f` to every item on all cores, keeping the order.
 pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(8);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
     let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
@@ -175,12 +165,7 @@ pub fn compile_test_ptx(dir: &Path) -> (Vec<Compiled>, Vec<String>) {
         let cubin = dir.join(format!("{name}.cubin"));
         let run = ptxas(ptx, &cubin, &[]);
         if !run.ok {
-            assert!(
-                !required,
-                "ptxas rejected {}: {}",
-                ptx.display(),
-                run.stderr
-            );
+            assert!(!required, "ptxas rejected {}: {}", ptx.display(), run.stderr);
             return Err(name);
         }
         let bytes = std::fs::read(&cubin).expect("read ptxas output");

@@ -17,12 +17,7 @@ struct Parts<'a> {
 }
 
 fn split(inst: &Instruction) -> Result<Parts<'_>, Diagnostic> {
-    let bad = || {
-        Diagnostic::error(
-            "`call` is written `call (returns), function, (arguments);`",
-            inst.span,
-        )
-    };
+    let bad = || Diagnostic::error("`call` is written `call (returns), function, (arguments);`", inst.span);
     let mut ops = inst.operands.iter().peekable();
     let returns = match ops.peek() {
         Some(Operand::List(items, _)) => {
@@ -72,13 +67,7 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<Vec<CheckedOperand>,
                     target.span,
                 ));
             }
-            arity(
-                target.span,
-                &target.name,
-                "argument",
-                sig.params.len(),
-                args.len(),
-            )?;
+            arity(target.span, &target.name, "argument", sig.params.len(), args.len())?;
             arity(
                 target.span,
                 &target.name,
@@ -87,10 +76,7 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<Vec<CheckedOperand>,
                 returns.len(),
             )?;
             if let Some(p) = parts.prototype {
-                return Err(Diagnostic::error(
-                    "a direct call takes no prototype",
-                    p.span(),
-                ));
+                return Err(Diagnostic::error("a direct call takes no prototype", p.span()));
             }
             out.push(CheckedOperand::List(returns));
             out.push(CheckedOperand::Func(target.name.clone()));
@@ -149,10 +135,7 @@ fn list(body: &Body<'_>, items: &[Operand]) -> Result<Vec<CheckedOperand>, Diagn
             },
             Operand::Imm(e) => Ok(match consteval::eval(e)? {
                 Value::Int(v) => CheckedOperand::Int(v),
-                Value::Float(value) => CheckedOperand::Float {
-                    value,
-                    single: false,
-                },
+                Value::Float(value) => CheckedOperand::Float { value, single: false },
             }),
             other => Err(Diagnostic::error(
                 "a call argument is a `.param` variable or a register",

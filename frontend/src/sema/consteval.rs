@@ -19,10 +19,7 @@ pub fn eval(e: &Expr) -> Result<Value, Diagnostic> {
         Expr::Int { value, .. } => Value::Int(*value as i64),
         Expr::Float { value, .. } => Value::Float(*value),
         Expr::Symbol(i) | Expr::Generic(i) => {
-            return Err(Diagnostic::error(
-                format!("`{}` is not a constant", i.name),
-                i.span,
-            ));
+            return Err(Diagnostic::error(format!("`{}` is not a constant", i.name), i.span));
         }
         Expr::Unary { op, arg, span } => match (op, eval(arg)?) {
             ('-', Value::Int(v)) => Value::Int(v.wrapping_neg()),
@@ -31,10 +28,7 @@ pub fn eval(e: &Expr) -> Result<Value, Diagnostic> {
             ('!', Value::Int(v)) => Value::Int((v == 0) as i64),
             ('!', Value::Float(v)) => Value::Int((v == 0.0) as i64),
             _ => {
-                return Err(Diagnostic::error(
-                    format!("`{op}` needs an integer operand"),
-                    *span,
-                ));
+                return Err(Diagnostic::error(format!("`{op}` needs an integer operand"), *span));
             }
         },
         Expr::Binary { op, lhs, rhs, span } => binary(op, eval(lhs)?, eval(rhs)?, *span)?,
@@ -64,10 +58,7 @@ fn binary(op: &str, a: Value, b: Value, span: crate::ast::Span) -> Result<Value,
                 "*" => x * y,
                 "/" => x / y,
                 _ => {
-                    return Err(Diagnostic::error(
-                        format!("`{op}` needs integer operands"),
-                        span,
-                    ));
+                    return Err(Diagnostic::error(format!("`{op}` needs integer operands"), span));
                 }
             })
         }

@@ -33,10 +33,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("sured", "surface instructions are not supported"),
     ("suq", "surface instructions are not supported"),
     ("istypep", "texture and surface types are not supported"),
-    (
-        "wmma",
-        "tensor-core (`wmma`) instructions are not supported",
-    ),
+    ("wmma", "tensor-core (`wmma`) instructions are not supported"),
     ("mma", "tensor-core (`mma`) instructions are not supported"),
     ("alloca", "`alloca` is not supported"),
     ("stacksave", "`stacksave` is not supported"),

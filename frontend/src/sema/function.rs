@@ -12,11 +12,7 @@ use crate::diag::Diagnostic;
 const MAX_REGS: usize = 1 << 22;
 
 /// Checks a function with a body.
-pub fn check(
-    module: &ModuleSymbols,
-    globals: &[VarInfo],
-    f: &Function,
-) -> Result<CheckedFunction, Vec<Diagnostic>> {
+pub fn check(module: &ModuleSymbols, globals: &[VarInfo], f: &Function) -> Result<CheckedFunction, Vec<Diagnostic>> {
     let mut body = Body::new(module, globals);
     let params = parameters(&mut body, f, &f.params);
     let returns = parameters(&mut body, f, &f.returns);
@@ -57,17 +53,12 @@ fn parameters(body: &mut Body<'_>, f: &Function, params: &[Param]) -> Vec<ParamI
             let info = layout::param_var(p, size, align);
             let (var, reg) = if p.space == StateSpace::Reg {
                 if f.is_entry {
-                    body.diags.push(Diagnostic::error(
-                        "kernel parameters must be `.param`",
-                        p.span,
-                    ));
+                    body.diags
+                        .push(Diagnostic::error("kernel parameters must be `.param`", p.span));
                 }
                 let var = VarId(body.vars.len() as u32);
                 body.vars.push(info);
-                (
-                    var,
-                    Some(body.add_reg(&p.name, p.ty, p.vector.unwrap_or(1))),
-                )
+                (var, Some(body.add_reg(&p.name, p.ty, p.vector.unwrap_or(1))))
             } else {
                 (body.add_var(&p.name, info), None)
             };
@@ -128,9 +119,7 @@ fn walk(body: &mut Body<'_>, stmts: &[Statement], out: &mut Vec<CheckedStmt>) {
                 walk(body, inner, out);
                 body.scopes.pop();
             }
-            Statement::Loc {
-                file, line, col, ..
-            } => out.push(CheckedStmt::Loc {
+            Statement::Loc { file, line, col, .. } => out.push(CheckedStmt::Loc {
                 file: *file,
                 line: *line,
                 col: *col,
@@ -143,10 +132,9 @@ fn walk(body: &mut Body<'_>, stmts: &[Statement], out: &mut Vec<CheckedStmt>) {
 fn declare(body: &mut Body<'_>, d: &VarDecl) {
     match d.space {
         StateSpace::Reg => declare_regs(body, d),
-        StateSpace::Sreg => body.diags.push(Diagnostic::error(
-            "special registers cannot be declared",
-            d.span,
-        )),
+        StateSpace::Sreg => body
+            .diags
+            .push(Diagnostic::error("special registers cannot be declared", d.span)),
         _ => {
             for name in &d.names {
                 let module = body.module;
@@ -175,10 +163,8 @@ fn declare_regs(body: &mut Body<'_>, d: &VarDecl) {
         }
         let count = name.range.unwrap_or(0) as usize;
         if body.regs.len() + count > MAX_REGS {
-            body.diags.push(Diagnostic::error(
-                "too many registers in one function",
-                name.name.span,
-            ));
+            body.diags
+                .push(Diagnostic::error("too many registers in one function", name.name.span));
             return;
         }
         match name.range {

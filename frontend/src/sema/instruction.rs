@@ -75,11 +75,7 @@ fn modifiers_of(spec: &OpSpec, written: &[Ident]) -> Result<(Mods, Vec<Span>), D
             type_spans.push(m.span);
             continue;
         }
-        if !spec
-            .mods
-            .split_whitespace()
-            .any(|allowed| allowed == m.name)
-        {
+        if !spec.mods.split_whitespace().any(|allowed| allowed == m.name) {
             let message = if modifiers::is_known(&m.name) {
                 format!("`{}` does not take `.{}`", spec.name, m.name)
             } else {
@@ -94,12 +90,7 @@ fn modifiers_of(spec: &OpSpec, written: &[Ident]) -> Result<(Mods, Vec<Span>), D
     Ok((mods, type_spans))
 }
 
-fn check_types(
-    spec: &OpSpec,
-    mods: &Mods,
-    spans: &[Span],
-    opcode: &Ident,
-) -> Result<(), Diagnostic> {
+fn check_types(spec: &OpSpec, mods: &Mods, spans: &[Span], opcode: &Ident) -> Result<(), Diagnostic> {
     if mods.types.len() < spec.min_types {
         let example = spec
             .types

@@ -15,9 +15,7 @@ pub fn param_size(p: &Param) -> u64 {
 
 /// Alignment of a parameter (written or natural).
 pub fn param_align(p: &Param) -> u32 {
-    p.align
-        .unwrap_or(p.ty.size() * p.vector.unwrap_or(1))
-        .max(1)
+    p.align.unwrap_or(p.ty.size() * p.vector.unwrap_or(1)).max(1)
 }
 
 /// `(offset, size, align)` of each parameter, laid out from offset 0 in order.
@@ -61,11 +59,7 @@ pub type ResolveVar<'a> = &'a dyn Fn(&str) -> Option<VarId>;
 const MAX_VAR_BYTES: u64 = 1 << 32;
 
 /// The [`VarInfo`] of one declared name of `decl`.
-pub fn var_info(
-    decl: &VarDecl,
-    name: &VarName,
-    resolve: ResolveVar<'_>,
-) -> Result<VarInfo, Diagnostic> {
+pub fn var_info(decl: &VarDecl, name: &VarName, resolve: ResolveVar<'_>) -> Result<VarInfo, Diagnostic> {
     let elem = decl.ty.size() as u64 * decl.vector.unwrap_or(1) as u64;
     let mut count: u64 = 1;
     let mut open_dim = false;
@@ -79,12 +73,7 @@ pub fn var_info(
     if let Some(init) = &name.init {
         flatten(init, &name.array, &mut init_values)?;
         if open_dim {
-            let inner: u64 = name
-                .array
-                .iter()
-                .skip(1)
-                .map(|d| d.unwrap_or(1) as u64)
-                .product();
+            let inner: u64 = name.array.iter().skip(1).map(|d| d.unwrap_or(1) as u64).product();
             count = (init_values.len() as u64).div_ceil(inner.max(1)) * inner.max(1);
         } else if init_values.len() as u64 > count * decl.vector.unwrap_or(1) as u64 {
             return Err(Diagnostic::error(
@@ -99,10 +88,7 @@ pub fn var_info(
     } else if open_dim {
         if decl.linkage != crate::ast::Linkage::Extern {
             return Err(Diagnostic::error(
-                format!(
-                    "`{}[]` needs a size, an initialiser or `.extern`",
-                    name.name.name
-                ),
+                format!("`{}[]` needs a size, an initialiser or `.extern`", name.name.name),
                 name.name.span,
             ));
         }
@@ -146,11 +132,7 @@ pub fn var_info(
 }
 
 /// Flattens a (nested) initialiser list in row-major order, padding short inner lists.
-fn flatten<'e>(
-    init: &'e Initializer,
-    dims: &[Option<u32>],
-    out: &mut Vec<&'e Expr>,
-) -> Result<(), Diagnostic> {
+fn flatten<'e>(init: &'e Initializer, dims: &[Option<u32>], out: &mut Vec<&'e Expr>) -> Result<(), Diagnostic> {
     match init {
         Initializer::Scalar(e) => out.push(e),
         Initializer::List(items) => {
@@ -206,10 +188,7 @@ fn encode(
             ));
         };
         if out.len() < 4 {
-            return Err(Diagnostic::error(
-                "an address needs a 32- or 64-bit element",
-                e.span(),
-            ));
+            return Err(Diagnostic::error("an address needs a 32- or 64-bit element", e.span()));
         }
         relocs.push((offset, var, generic));
         write_int(out, addend as u64);

@@ -78,10 +78,7 @@ fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
             name,
             "debug" | "texmode_unified" | "texmode_independent" | "map_f64_to_f32"
         ) {
-            diags.push(Diagnostic::error(
-                format!("unknown target `{name}`"),
-                t.span,
-            ));
+            diags.push(Diagnostic::error(format!("unknown target `{name}`"), t.span));
         }
     }
     sm.unwrap_or_else(|| {
@@ -91,31 +88,15 @@ fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
     })
 }
 
-fn module_variables(
-    m: &ast::Module,
-    symbols: &mut ModuleSymbols,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<VarInfo> {
+fn module_variables(m: &ast::Module, symbols: &mut ModuleSymbols, diags: &mut Vec<Diagnostic>) -> Vec<VarInfo> {
     let decls: Vec<&ast::VarDecl> = m
         .items
         .iter()
-        .filter_map(|i| {
-            if let Item::Variable(d) = i {
-                Some(d)
-            } else {
-                None
-            }
-        })
+        .filter_map(|i| if let Item::Variable(d) = i { Some(d) } else { None })
         .collect();
     for d in &decls {
-        if matches!(
-            d.space,
-            StateSpace::Reg | StateSpace::Sreg | StateSpace::Param
-        ) {
-            let message = format!(
-                "`.{}` variables cannot be declared at module scope",
-                d.space.name()
-            );
+        if matches!(d.space, StateSpace::Reg | StateSpace::Sreg | StateSpace::Param) {
+            let message = format!("`.{}` variables cannot be declared at module scope", d.space.name());
             diags.push(Diagnostic::error(message, d.span));
             continue;
         }
@@ -131,12 +112,10 @@ fn module_variables(
     }
     let mut globals = Vec::new();
     let resolve = |n: &str| symbols.globals.get(n).copied();
-    for d in decls.iter().filter(|d| {
-        !matches!(
-            d.space,
-            StateSpace::Reg | StateSpace::Sreg | StateSpace::Param
-        )
-    }) {
+    for d in decls
+        .iter()
+        .filter(|d| !matches!(d.space, StateSpace::Reg | StateSpace::Sreg | StateSpace::Param))
+    {
         for name in &d.names {
             match layout::var_info(d, name, &resolve) {
                 Ok(info) => globals.push(info),
@@ -167,11 +146,7 @@ fn placeholder(d: &ast::VarDecl, name: &ast::VarName) -> VarInfo {
 fn declare_functions(m: &ast::Module, symbols: &mut ModuleSymbols, diags: &mut Vec<Diagnostic>) {
     for item in &m.items {
         let Item::Function(f) = item else { continue };
-        let sizes = |ps: &[ast::Param]| {
-            ps.iter()
-                .map(|p| (p.space, layout::param_size(p) as u32))
-                .collect()
-        };
+        let sizes = |ps: &[ast::Param]| ps.iter().map(|p| (p.space, layout::param_size(p) as u32)).collect();
         let signature = Signature {
             is_entry: f.is_entry,
             params: sizes(&f.params),
@@ -188,20 +163,14 @@ fn declare_functions(m: &ast::Module, symbols: &mut ModuleSymbols, diags: &mut V
         match symbols.functions.get_mut(&f.name.name) {
             Some(previous) if previous.defined && signature.defined => {
                 let message = format!("function `{}` is defined twice", f.name.name);
-                diags.push(
-                    Diagnostic::error(message, f.name.span)
-                        .with_label(previous.span, "first defined here"),
-                );
+                diags.push(Diagnostic::error(message, f.name.span).with_label(previous.span, "first defined here"));
             }
             Some(previous)
                 if previous.params.len() != signature.params.len()
                     || previous.returns.len() != signature.returns.len() =>
             {
                 let message = format!("`{}` does not match its earlier declaration", f.name.name);
-                diags.push(
-                    Diagnostic::error(message, f.name.span)
-                        .with_label(previous.span, "declared here"),
-                );
+                diags.push(Diagnostic::error(message, f.name.span).with_label(previous.span, "declared here"));
             }
             Some(previous) => previous.defined |= signature.defined,
             None => {

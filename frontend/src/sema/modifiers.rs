@@ -199,9 +199,7 @@ pub fn classify(ctx: Ctx, spelling: &str) -> ModValue {
         Ctx::Vote => lookup(VOTE, spelling),
         Ctx::Mul => lookup(MUL, spelling),
     };
-    specific
-        .or_else(|| lookup(COMMON, spelling))
-        .unwrap_or(ModValue::Flag)
+    specific.or_else(|| lookup(COMMON, spelling)).unwrap_or(ModValue::Flag)
 }
 
 /// True if `spelling` means something to some opcode (used to tell "unknown modifier" from

@@ -28,10 +28,7 @@ pub fn check_all(
 ) -> Result<Vec<CheckedOperand>, Diagnostic> {
     let shapes: Vec<&str> = spec.operands.split('|').collect();
     let count = inst.operands.len();
-    let Some(shape) = shapes
-        .iter()
-        .find(|s| s.split_whitespace().count() == count)
-    else {
+    let Some(shape) = shapes.iter().find(|s| s.split_whitespace().count() == count) else {
         let counts: Vec<String> = shapes
             .iter()
             .map(|s| s.split_whitespace().count().to_string())
@@ -146,10 +143,7 @@ fn operand_of(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOper
         (_, Operand::Address(a)) => Err(Diagnostic::error("unexpected address operand", a.span)),
         ('l', Operand::Name(n)) => match body.resolve(n)? {
             Resolved::Label(l) => Ok(CheckedOperand::Label(l)),
-            _ => Err(Diagnostic::error(
-                format!("`{}` is not a label", n.name),
-                n.span,
-            )),
+            _ => Err(Diagnostic::error(format!("`{}` is not a label", n.name), n.span)),
         },
         ('l', other) => Err(Diagnostic::error("expected a label", other.span())),
         ('i', Operand::Imm(e)) => match consteval::eval(e)? {
@@ -192,12 +186,7 @@ fn pred_reg(body: &Body<'_>, n: &Ident) -> Result<RegId, Diagnostic> {
 }
 
 /// A register written as a whole: checks its type (and vector width) against `w`.
-fn whole_reg(
-    body: &Body<'_>,
-    w: &Want<'_>,
-    n: &Ident,
-    r: RegId,
-) -> Result<CheckedOperand, Diagnostic> {
+fn whole_reg(body: &Body<'_>, w: &Want<'_>, n: &Ident, r: RegId) -> Result<CheckedOperand, Diagnostic> {
     let info = &body.regs[r.0 as usize];
     let width = w.mods.vector.map_or(1, u32::from);
     if let Some(want) = w.ty {
@@ -217,12 +206,7 @@ fn whole_reg(
     Ok(CheckedOperand::Reg(r))
 }
 
-fn component(
-    body: &Body<'_>,
-    w: &Want<'_>,
-    base: &Ident,
-    comp: &Ident,
-) -> Result<CheckedOperand, Diagnostic> {
+fn component(body: &Body<'_>, w: &Want<'_>, base: &Ident, comp: &Ident) -> Result<CheckedOperand, Diagnostic> {
     if special::is_vector(&base.name) && body.scopes.lookup(&base.name).is_none() {
         return match special::component(&base.name, &comp.name) {
             Some(s) => Ok(CheckedOperand::Special(s)),
@@ -261,10 +245,7 @@ fn destination(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOpe
                 format!("special register `{}` is read-only", n.name),
                 n.span,
             )),
-            _ => Err(Diagnostic::error(
-                format!("`{}` is not a register", n.name),
-                n.span,
-            )),
+            _ => Err(Diagnostic::error(format!("`{}` is not a register", n.name), n.span)),
         },
         Operand::Component { base, component: c } => component(body, w, base, c),
         Operand::Vector(items, span) => vector(body, w, items, *span, true),
@@ -298,22 +279,13 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
         Operand::Imm(e) => sum_or_immediate(body, w, e),
         Operand::Vector(items, span) => vector(body, w, items, *span, false),
         Operand::Sink(s) => Err(Diagnostic::error("`_` can only be a destination", *s)),
-        Operand::Not(n) => Err(Diagnostic::error(
-            "`!` is only allowed on predicate operands",
-            n.span,
-        )),
+        Operand::Not(n) => Err(Diagnostic::error("`!` is only allowed on predicate operands", n.span)),
         Operand::Neg(o) => Err(Diagnostic::error(
             "a negated register is not an operand; use `neg`",
             o.span(),
         )),
-        Operand::PredPair(a, _) => Err(Diagnostic::error(
-            "`a|p` is only allowed as a destination",
-            a.span,
-        )),
-        Operand::List(_, s) => Err(Diagnostic::error(
-            "an argument list is only allowed in `call`",
-            *s,
-        )),
+        Operand::PredPair(a, _) => Err(Diagnostic::error("`a|p` is only allowed as a destination", a.span)),
+        Operand::List(_, s) => Err(Diagnostic::error("an argument list is only allowed in `call`", *s)),
         Operand::Address(a) => Err(Diagnostic::error("unexpected address operand", a.span)),
     }
 }
@@ -337,10 +309,7 @@ fn sum_or_immediate(body: &Body<'_>, w: &Want<'_>, e: &Expr) -> Result<CheckedOp
                     Ok(CheckedOperand::RegOffset(r, k))
                 }
                 Resolved::Var(v) if w.kind == 'm' => Ok(CheckedOperand::VarAddrOffset(v, k)),
-                _ => Err(Diagnostic::error(
-                    format!("`{}` cannot be offset here", n.name),
-                    n.span,
-                )),
+                _ => Err(Diagnostic::error(format!("`{}` cannot be offset here", n.name), n.span)),
             };
         }
     }
@@ -400,10 +369,7 @@ fn vector(
         }
     };
     let packing = elem_want.is_none() && w.ty.is_some();
-    let elem = Want {
-        ty: elem_want,
-        ..*w
-    };
+    let elem = Want { ty: elem_want, ..*w };
     let mut out = Vec::with_capacity(items.len());
     let mut bits = 0;
     for item in items {
@@ -444,11 +410,7 @@ fn address(body: &Body<'_>, w: &Want<'_>, a: &Address) -> Result<CheckedOperand,
         Resolved::Reg(r) => {
             let info = &body.regs[r.0 as usize];
             if info.vector > 1 || !matches!(info.ty.size(), 4 | 8) || info.ty.is_float() {
-                let message = format!(
-                    "`{}` cannot hold an address (it is `.{}`)",
-                    base.name,
-                    info.ty.name()
-                );
+                let message = format!("`{}` cannot hold an address (it is `.{}`)", base.name, info.ty.name());
                 return Err(Diagnostic::error(message, base.span));
             }
             AddrBase::Reg(r)
@@ -459,12 +421,7 @@ fn address(body: &Body<'_>, w: &Want<'_>, a: &Address) -> Result<CheckedOperand,
                 && space != var.space
                 && var.space != StateSpace::Generic
             {
-                let message = format!(
-                    "`{}` is in `.{}`, not `.{}`",
-                    base.name,
-                    var.space.name(),
-                    space.name()
-                );
+                let message = format!("`{}` is in `.{}`, not `.{}`", base.name, var.space.name(), space.name());
                 return Err(Diagnostic::error(message, base.span));
             }
             AddrBase::Var(v)
@@ -476,8 +433,5 @@ fn address(body: &Body<'_>, w: &Want<'_>, a: &Address) -> Result<CheckedOperand,
             ));
         }
     };
-    Ok(CheckedOperand::Address {
-        base,
-        offset: a.offset,
-    })
+    Ok(CheckedOperand::Address { base, offset: a.offset })
 }

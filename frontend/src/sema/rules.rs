@@ -27,10 +27,7 @@ fn float_only(m: &Mods, name: &str) -> Result<(), String> {
             return Err(format!("`{name}.{}` takes no rounding modifier", t.name()));
         }
         if m.ftz {
-            return Err(format!(
-                "`.ftz` needs a floating-point type, not `.{}`",
-                t.name()
-            ));
+            return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()));
         }
     }
     Ok(())
@@ -112,9 +109,7 @@ pub fn mad(m: &Mods) -> Result<(), String> {
             return Err("`.lo`, `.hi` and `.wide` are for integer `mad`".to_string());
         }
         if t == ScalarType::F64 && m.rounding.is_none() {
-            return Err(
-                "`mad.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string(),
-            );
+            return Err("`mad.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string());
         }
         if m.cc {
             return Err("`.cc` needs an integer type".to_string());
@@ -147,14 +142,9 @@ pub fn div(m: &Mods) -> Result<(), String> {
             return Err("`.approx` and `.full` are for `div.f32`".to_string());
         }
     } else if t == ScalarType::F32 && modes != 1 {
-        return Err(
-            "`div.f32` needs exactly one of `.approx`, `.full`, `.rn`, `.rz`, `.rm`, `.rp`"
-                .to_string(),
-        );
+        return Err("`div.f32` needs exactly one of `.approx`, `.full`, `.rn`, `.rz`, `.rm`, `.rp`".to_string());
     } else if t == ScalarType::F64 && (m.rounding.is_none() || modes != 1) {
-        return Err(
-            "`div.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string(),
-        );
+        return Err("`div.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string());
     }
     Ok(())
 }
@@ -184,10 +174,7 @@ pub fn min_max(m: &Mods) -> Result<(), String> {
         t,
         ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2
     ) {
-        return Err(needs_sm(
-            &format!("min.{} or max.{}", t.name(), t.name()),
-            80,
-        ));
+        return Err(needs_sm(&format!("min.{} or max.{}", t.name(), t.name()), 80));
     }
     for (flag, sm) in [("relu", 80), ("NaN", 80), ("xorsign", 86), ("abs", 86)] {
         if m.has_flag(flag) {
@@ -201,31 +188,17 @@ pub fn min_max(m: &Mods) -> Result<(), String> {
 pub fn setp(m: &Mods) -> Result<(), String> {
     let t = ty(m);
     if m.ftz && !t.is_float() {
-        return Err(format!(
-            "`.ftz` needs a floating-point type, not `.{}`",
-            t.name()
-        ));
+        return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()));
     }
     if matches!(m.cmp, Some(CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)) && t.is_float() {
         return Err("`.lo`, `.ls`, `.hi` and `.hs` compare integers".to_string());
     }
     let unordered = matches!(
         m.cmp,
-        Some(
-            CmpOp::Equ
-                | CmpOp::Neu
-                | CmpOp::Ltu
-                | CmpOp::Leu
-                | CmpOp::Gtu
-                | CmpOp::Geu
-                | CmpOp::Num
-                | CmpOp::Nan
-        )
+        Some(CmpOp::Equ | CmpOp::Neu | CmpOp::Ltu | CmpOp::Leu | CmpOp::Gtu | CmpOp::Geu | CmpOp::Num | CmpOp::Nan)
     );
     if unordered && !t.is_float() {
-        return Err(
-            "unordered comparisons, `.num` and `.nan` compare floating-point values".to_string(),
-        );
+        return Err("unordered comparisons, `.num` and `.nan` compare floating-point values".to_string());
     }
     half_min_sm(m, "setp")
 }
@@ -246,10 +219,7 @@ pub fn cvt(m: &Mods) -> Result<(), String> {
         return Err(needs_sm("cvt.relu", 80));
     }
     let (dst, src) = (m.types[0], m.types[1]);
-    if matches!(
-        dst,
-        ScalarType::F16x2 | ScalarType::Bf16x2 | ScalarType::Tf32
-    ) {
+    if matches!(dst, ScalarType::F16x2 | ScalarType::Bf16x2 | ScalarType::Tf32) {
         return Err(needs_sm(&format!("cvt.{}.{}", dst.name(), src.name()), 80));
     }
     let int_rounding = matches!(
@@ -354,17 +324,13 @@ pub fn atomic(m: &Mods) -> Result<(), String> {
         None => true,
     };
     if !ok {
-        return Err(format!(
-            "this atomic operation does not take `.{}`",
-            t.name()
-        ));
+        return Err(format!("this atomic operation does not take `.{}`", t.name()));
     }
     if matches!(t, Bf16 | Bf16x2) {
         return Err(needs_sm(&format!("atom.add.{}", t.name()), 90));
     }
     match m.order {
-        Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel)
-        | None => Ok(()),
+        Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel) | None => Ok(()),
         _ => Err("atomics take `.relaxed`, `.acquire`, `.release` or `.acq_rel`".to_string()),
     }
 }

@@ -19,26 +19,10 @@ const SCALARS: &[(&str, SpecialReg, ScalarType)] = &[
     ("%clock", SpecialReg::Clock, ScalarType::U32),
     ("%clock64", SpecialReg::Clock64, ScalarType::U64),
     ("%globaltimer", SpecialReg::GlobalTimer, ScalarType::U64),
-    (
-        "%globaltimer_lo",
-        SpecialReg::GlobalTimerLo,
-        ScalarType::U32,
-    ),
-    (
-        "%globaltimer_hi",
-        SpecialReg::GlobalTimerHi,
-        ScalarType::U32,
-    ),
-    (
-        "%total_smem_size",
-        SpecialReg::TotalSmemSize,
-        ScalarType::U32,
-    ),
-    (
-        "%dynamic_smem_size",
-        SpecialReg::DynamicSmemSize,
-        ScalarType::U32,
-    ),
+    ("%globaltimer_lo", SpecialReg::GlobalTimerLo, ScalarType::U32),
+    ("%globaltimer_hi", SpecialReg::GlobalTimerHi, ScalarType::U32),
+    ("%total_smem_size", SpecialReg::TotalSmemSize, ScalarType::U32),
+    ("%dynamic_smem_size", SpecialReg::DynamicSmemSize, ScalarType::U32),
     ("WARP_SZ", SpecialReg::WarpSize, ScalarType::U32),
 ];
 
@@ -54,10 +38,7 @@ const VECTORS: &[(&str, MakeSpecial)] = &[
 
 /// The special register `name` (no component) and its type.
 pub fn scalar(name: &str) -> Option<(SpecialReg, ScalarType)> {
-    SCALARS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, r, t)| (*r, *t))
+    SCALARS.iter().find(|(n, _, _)| *n == name).map(|(_, r, t)| (*r, *t))
 }
 
 /// True if `name` is a vector special register that needs a component (`%tid`).
@@ -71,10 +52,7 @@ pub fn component(name: &str, component: &str) -> Option<SpecialReg> {
     if index > 2 {
         return None;
     }
-    VECTORS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, make)| make(index))
+    VECTORS.iter().find(|(n, _)| *n == name).map(|(_, make)| make(index))
 }
 
 /// `x`/`r` → 0, `y`/`g` → 1, `z`/`b` → 2, `w`/`a` → 3.

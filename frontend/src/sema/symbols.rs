@@ -64,9 +64,6 @@ impl Scopes {
 
     /// The innermost declaration of `name`.
     pub fn lookup(&self, name: &str) -> Option<Symbol> {
-        self.stack
-            .iter()
-            .rev()
-            .find_map(|scope| scope.get(name).copied())
+        self.stack.iter().rev().find_map(|scope| scope.get(name).copied())
     }
 }

@@ -687,17 +687,12 @@ pub static TABLE: &[OpSpec] = &[
 
 /// The table entry of `name`.
 pub fn lookup(name: &str) -> Option<&'static OpSpec> {
-    TABLE
-        .binary_search_by(|s| s.name.cmp(name))
-        .ok()
-        .map(|i| &TABLE[i])
+    TABLE.binary_search_by(|s| s.name.cmp(name)).ok().map(|i| &TABLE[i])
 }
 
 /// True if any opcode accepts the modifier `spelling`.
 pub fn any_opcode_allows(spelling: &str) -> bool {
-    TABLE
-        .iter()
-        .any(|s| s.mods.split_whitespace().any(|m| m == spelling))
+    TABLE.iter().any(|s| s.mods.split_whitespace().any(|m| m == spelling))
 }
 
 #[cfg(test)]
@@ -707,32 +702,19 @@ mod tests {
     #[test]
     fn entries_are_sorted_and_unique() {
         for pair in TABLE.windows(2) {
-            assert!(
-                pair[0].name < pair[1].name,
-                "{} before {}",
-                pair[0].name,
-                pair[1].name
-            );
+            assert!(pair[0].name < pair[1].name, "{} before {}", pair[0].name, pair[1].name);
         }
     }
 
     #[test]
     fn operand_shapes_are_well_formed() {
         for spec in TABLE {
-            for shape in spec
-                .operands
-                .split('|')
-                .filter(|s| !s.is_empty() && *s != "call")
-            {
+            for shape in spec.operands.split('|').filter(|s| !s.is_empty() && *s != "call") {
                 for item in shape.split_whitespace() {
                     let (kind, ty) = item.split_once(':').unwrap_or((item, "*"));
-                    assert!(
-                        "dDsmnali".contains(kind),
-                        "{}: bad kind in {item}",
-                        spec.name
-                    );
-                    let ok = matches!(ty, "T" | "U" | "V" | "R" | "*")
-                        || crate::ast::ScalarType::from_name(ty).is_some();
+                    assert!("dDsmnali".contains(kind), "{}: bad kind in {item}", spec.name);
+                    let ok =
+                        matches!(ty, "T" | "U" | "V" | "R" | "*") || crate::ast::ScalarType::from_name(ty).is_some();
                     assert!(ok, "{}: bad type in {item}", spec.name);
                 }
             }

@@ -12,8 +12,7 @@ pub const LOCAL_DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 /// The `.ptx` files directly inside `dir`, sorted; panics (fails the test) when the folder is
 /// missing or holds none.
 pub fn ptx_files_in(dir: &str) -> Vec<PathBuf> {
-    let entries =
-        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("test data folder {dir} is missing: {e}"));
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("test data folder {dir} is missing: {e}"));
     let mut files: Vec<PathBuf> = entries
         .map(|e| e.expect("readable directory entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "ptx"))

@@ -21,11 +21,7 @@ impl DomTree {
         let preds = func.predecessors();
         let mut idom: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
         let Some(&entry) = rpo.first() else {
-            return DomTree {
-                idom,
-                rpo_index,
-                rpo,
-            };
+            return DomTree { idom, rpo_index, rpo };
         };
         idom[entry] = Some(entry);
         let mut changed = true;
@@ -48,11 +44,7 @@ impl DomTree {
                 }
             }
         }
-        DomTree {
-            idom,
-            rpo_index,
-            rpo,
-        }
+        DomTree { idom, rpo_index, rpo }
     }
 
     /// True if `a` dominates `b` (every block dominates itself).

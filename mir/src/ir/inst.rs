@@ -139,10 +139,7 @@ impl Opcode {
 
     /// True if the instruction has an effect besides its results (cannot be removed or merged).
     pub fn has_side_effects(self) -> bool {
-        matches!(
-            self,
-            Opcode::Store | Opcode::Jump | Opcode::Brif | Opcode::Exit
-        )
+        matches!(self, Opcode::Store | Opcode::Jump | Opcode::Brif | Opcode::Exit)
     }
 }
 

@@ -25,10 +25,7 @@ fn write_block(func: &Function, b: Block, f: &mut fmt::Formatter<'_>) -> fmt::Re
     write!(f, "{b}")?;
     let params = &func.blocks[b].params;
     if !params.is_empty() {
-        let list: Vec<String> = params
-            .iter()
-            .map(|&p| format!("{p}: {}", func.ty(p)))
-            .collect();
+        let list: Vec<String> = params.iter().map(|&p| format!("{p}: {}", func.ty(p))).collect();
         write!(f, "({})", list.join(", "))?;
     }
     writeln!(f, ":")?;
@@ -76,12 +73,7 @@ pub fn inst_text(func: &Function, inst: Inst) -> String {
             }
         }
         Aux::Convert(c) => {
-            let _ = write!(
-                s,
-                ".{}{}",
-                if c.from_signed { "s" } else { "" },
-                c.from.name()
-            );
+            let _ = write!(s, ".{}{}", if c.from_signed { "s" } else { "" }, c.from.name());
             if let Some(r) = c.rnd {
                 let _ = write!(s, ".{}", format!("{r:?}").to_lowercase());
             }

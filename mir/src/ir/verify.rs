@@ -44,10 +44,7 @@ pub fn verify(func: &Function) -> Result<(), VerifyError> {
             let text = || inst_text(func, inst);
             for v in func.insts[inst].all_args() {
                 if !defined_before(func, &dom, &position, v, b, i as u32) {
-                    return Err(err(format!(
-                        "`{}`: {v} is not dominated by its definition",
-                        text()
-                    )));
+                    return Err(err(format!("`{}`: {v} is not dominated by its definition", text())));
                 }
             }
             check_types(func, inst).map_err(|w| err(format!("`{}`: {w}", text())))?;
@@ -121,8 +118,8 @@ fn check_types(func: &Function, inst: Inst) -> Result<(), String> {
     };
     use Opcode::*;
     match data.op {
-        Iadd | Isub | Imul | ImulHiS | ImulHiU | And | Or | Xor | MinS | MinU | MaxS | MaxU
-        | Fadd | Fsub | Fmul | Fmin | Fmax | Icmp | Fcmp | ImulWideS | ImulWideU => {
+        Iadd | Isub | Imul | ImulHiS | ImulHiU | And | Or | Xor | MinS | MinU | MaxS | MaxU | Fadd | Fsub | Fmul
+        | Fmin | Fmax | Icmp | Fcmp | ImulWideS | ImulWideU => {
             want(0, data.ty)?;
             want(1, data.ty)
         }

@@ -37,10 +37,7 @@ impl Lowerer<'_> {
     }
 
     fn refuse(&self, inst: &CheckedInst, what: &str) -> LowerError {
-        LowerError::new(
-            format!("{what} is not supported by this version of ptxc"),
-            inst.span,
-        )
+        LowerError::new(format!("{what} is not supported by this version of ptxc"), inst.span)
     }
 
     /// Two- and three-source arithmetic and logic.
@@ -78,8 +75,7 @@ impl Lowerer<'_> {
         ty: Type,
         signed: bool,
     ) -> Result<(Opcode, Type, Option<Type>), LowerError> {
-        let wide_ty =
-            || Type::int(ty.bits() * 2).ok_or_else(|| self.refuse(inst, "this `.wide` type"));
+        let wide_ty = || Type::int(ty.bits() * 2).ok_or_else(|| self.refuse(inst, "this `.wide` type"));
         let float = ty.is_float();
         let pick = |s, u| if signed { s } else { u };
         Ok(match (inst.op, inst.mods.mul_mode) {
@@ -88,9 +84,7 @@ impl Lowerer<'_> {
             (P::Mul, _) if float => (Opcode::Fmul, ty, None),
             (P::Mul, Some(MulMode::Lo) | None) => (Opcode::Imul, ty, None),
             (P::Mul, Some(MulMode::Hi)) => (pick(Opcode::ImulHiS, Opcode::ImulHiU), ty, None),
-            (P::Mul, Some(MulMode::Wide)) => {
-                (pick(Opcode::ImulWideS, Opcode::ImulWideU), wide_ty()?, None)
-            }
+            (P::Mul, Some(MulMode::Wide)) => (pick(Opcode::ImulWideS, Opcode::ImulWideU), wide_ty()?, None),
             (P::Mad | P::Fma, _) if float => (Opcode::Ffma, ty, Some(ty)),
             (P::Mad, Some(MulMode::Lo) | None) => (Opcode::Imad, ty, Some(ty)),
             (P::Mad, Some(MulMode::Wide)) => {
@@ -125,8 +119,7 @@ impl Lowerer<'_> {
                 let zero = self.konst(ty, 0);
                 let neg = self.emit(Opcode::Ineg, ty, &[a], Aux::None);
                 let cond = crate::ir::Cond::Lt;
-                let is_neg =
-                    self.emit_typed(Opcode::Icmp, ty, &[a, zero], Aux::Cond(cond), Type::Pred);
+                let is_neg = self.emit_typed(Opcode::Icmp, ty, &[a, zero], Aux::Cond(cond), Type::Pred);
                 self.emit(Opcode::Select, ty, &[is_neg, neg, a], Aux::None)
             }
             _ => return Err(self.refuse(inst, "this unary operation")),

@@ -1,9 +1,7 @@
 //! Splits a checked body into segments that become basic blocks: a segment starts at a
 //! label or after a branch/exit, and ends with how control leaves it.
 
-use ptxc_frontend::checked::{
-    CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, LabelId, Opcode,
-};
+use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, LabelId, Opcode};
 use std::collections::HashMap;
 
 /// How control leaves a segment.
@@ -36,11 +34,7 @@ impl Segment {
     /// Successor segment indexes.
     pub fn successors(&self, index: usize, count: usize) -> Vec<usize> {
         let next = || {
-            if index + 1 < count {
-                vec![index + 1]
-            } else {
-                vec![]
-            }
+            if index + 1 < count { vec![index + 1] } else { vec![] }
         };
         match self.exit {
             Exit::FallThrough | Exit::CondReturn => next(),

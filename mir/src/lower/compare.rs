@@ -46,11 +46,7 @@ impl Lowerer<'_> {
         let cond = cond_of(cmp, t.is_signed(), ty.is_float());
         let a = self.operand(self.arg(inst, 1)?, ty, t.is_signed(), inst.span)?;
         let b = self.operand(self.arg(inst, 2)?, ty, t.is_signed(), inst.span)?;
-        let op = if ty.is_float() {
-            Opcode::Fcmp
-        } else {
-            Opcode::Icmp
-        };
+        let op = if ty.is_float() { Opcode::Fcmp } else { Opcode::Icmp };
         let r = self.emit_typed(op, ty, &[a, b], Aux::Cond(cond), Type::Pred);
         let (p, q) = match self.arg(inst, 0)? {
             CheckedOperand::Reg(p) => (*p, None),
@@ -58,17 +54,11 @@ impl Lowerer<'_> {
                 [CheckedOperand::Reg(p), CheckedOperand::Reg(q)] => (*p, Some(*q)),
                 [CheckedOperand::Reg(p), CheckedOperand::Sink] => (*p, None),
                 _ => {
-                    return Err(LowerError::new(
-                        "setp destination must be `p` or `p|q`",
-                        inst.span,
-                    ));
+                    return Err(LowerError::new("setp destination must be `p` or `p|q`", inst.span));
                 }
             },
             _ => {
-                return Err(LowerError::new(
-                    "setp destination must be a predicate",
-                    inst.span,
-                ));
+                return Err(LowerError::new("setp destination must be a predicate", inst.span));
             }
         };
         let not_r = self.emit(Opcode::Not, Type::Pred, &[r], Aux::None);

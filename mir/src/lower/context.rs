@@ -46,10 +46,7 @@ pub fn mir_type(t: ScalarType) -> Type {
 
 impl<'a> Lowerer<'a> {
     /// A lowerer for `src` building into `func`.
-    pub fn new(
-        src: &'a CheckedFunction,
-        mut func: Function,
-    ) -> Result<Lowerer<'a>, Vec<LowerError>> {
+    pub fn new(src: &'a CheckedFunction, mut func: Function) -> Result<Lowerer<'a>, Vec<LowerError>> {
         let reg_types = src.regs.iter().map(|r| mir_type(r.ty)).collect();
         let cur = func.add_block();
         Ok(Lowerer {
@@ -238,14 +235,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Appends a single-result instruction with an explicit result type.
-    pub fn emit_typed(
-        &mut self,
-        op: Opcode,
-        ty: Type,
-        args: &[Value],
-        aux: Aux,
-        result: Type,
-    ) -> Value {
+    pub fn emit_typed(&mut self, op: Opcode, ty: Type, args: &[Value], aux: Aux, result: Type) -> Value {
         self.func.append_value(self.cur, op, ty, args, aux, result)
     }
 
@@ -267,13 +257,7 @@ impl<'a> Lowerer<'a> {
 
     /// Converts `v` to `ty`: same width is a bitcast; a narrower target truncates and a
     /// wider one extends (signed or not): the relaxed rules of ld/st/cvt.
-    pub fn coerce(
-        &mut self,
-        v: Value,
-        ty: Type,
-        signed: bool,
-        span: Span,
-    ) -> Result<Value, LowerError> {
+    pub fn coerce(&mut self, v: Value, ty: Type, signed: bool, span: Span) -> Result<Value, LowerError> {
         let from = self.func.ty(v);
         if from == ty {
             return Ok(v);
@@ -282,10 +266,7 @@ impl<'a> Lowerer<'a> {
             return Ok(self.emit(Opcode::Bitcast, ty, &[v], Aux::None));
         }
         if from == Type::Pred || ty == Type::Pred {
-            return Err(LowerError::new(
-                format!("cannot use a {from} value as {ty}"),
-                span,
-            ));
+            return Err(LowerError::new(format!("cannot use a {from} value as {ty}"), span));
         }
         let int_from = Type::int(from.bits()).expect("scalar width");
         let int_to = Type::int(ty.bits()).expect("scalar width");
@@ -304,13 +285,7 @@ impl<'a> Lowerer<'a> {
 
     /// Writes `v` to register `reg`, converting to the register's declared type (`signed`
     /// decides the extension when the register is wider) and honouring the guard.
-    pub fn write_reg(
-        &mut self,
-        reg: RegId,
-        v: Value,
-        signed: bool,
-        span: Span,
-    ) -> Result<(), LowerError> {
+    pub fn write_reg(&mut self, reg: RegId, v: Value, signed: bool, span: Span) -> Result<(), LowerError> {
         let ty = self.ssa.reg_type(reg);
         let mut v = self.coerce(v, ty, signed, span)?;
         if let Some(g) = self.guard {
@@ -323,13 +298,7 @@ impl<'a> Lowerer<'a> {
 
     /// The value of a source operand as type `ty` (`signed` decides how immediates and
     /// narrower registers extend).
-    pub fn operand(
-        &mut self,
-        op: &CheckedOperand,
-        ty: Type,
-        signed: bool,
-        span: Span,
-    ) -> Result<Value, LowerError> {
+    pub fn operand(&mut self, op: &CheckedOperand, ty: Type, signed: bool, span: Span) -> Result<Value, LowerError> {
         match op {
             CheckedOperand::Reg(r) => {
                 let v = self.ssa.read(&mut self.func, self.cur, *r);
@@ -384,19 +353,12 @@ impl<'a> Lowerer<'a> {
     pub fn dst(&self, inst: &CheckedInst, i: usize) -> Result<RegId, LowerError> {
         match inst.operands.get(i) {
             Some(CheckedOperand::Reg(r)) => Ok(*r),
-            _ => Err(LowerError::new(
-                "expected a destination register",
-                inst.span,
-            )),
+            _ => Err(LowerError::new("expected a destination register", inst.span)),
         }
     }
 
     /// Operand `i` of `inst`.
-    pub fn arg<'b>(
-        &self,
-        inst: &'b CheckedInst,
-        i: usize,
-    ) -> Result<&'b CheckedOperand, LowerError> {
+    pub fn arg<'b>(&self, inst: &'b CheckedInst, i: usize) -> Result<&'b CheckedOperand, LowerError> {
         inst.operands
             .get(i)
             .ok_or_else(|| LowerError::new(format!("missing operand {}", i + 1), inst.span))

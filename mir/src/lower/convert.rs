@@ -10,10 +10,7 @@ impl Lowerer<'_> {
     /// `cvt[.rnd][.ftz][.sat].dtype.stype d, a`.
     pub fn lower_cvt(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let [to, from] = inst.mods.types[..] else {
-            return Err(LowerError::new(
-                "cvt needs a destination and a source type",
-                inst.span,
-            ));
+            return Err(LowerError::new("cvt needs a destination and a source type", inst.span));
         };
         let (to_ty, from_ty) = (mir_type(to), mir_type(from));
         let d = self.dst(inst, 0)?;
@@ -26,10 +23,7 @@ impl Lowerer<'_> {
             sat: inst.mods.sat,
             ftz: inst.mods.ftz,
         };
-        let v = if to_ty == from_ty
-            && !info.sat
-            && !(to_ty.is_float() && (info.rnd.is_some() || info.ftz))
-        {
+        let v = if to_ty == from_ty && !info.sat && !(to_ty.is_float() && (info.rnd.is_some() || info.ftz)) {
             a
         } else {
             self.emit(Opcode::Convert, to_ty, &[a], Aux::Convert(info))

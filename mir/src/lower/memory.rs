@@ -69,8 +69,7 @@ impl Lowerer<'_> {
             let param_offset = self.param_offset(inst, base)?;
             (0..dsts.len())
                 .map(|i| {
-                    let off =
-                        (param_offset as i64 + offset + (i as u32 * ty.bytes()) as i64) as u32;
+                    let off = (param_offset as i64 + offset + (i as u32 * ty.bytes()) as i64) as u32;
                     self.emit(Opcode::Param, ty, &[], Aux::Param(off))
                 })
                 .collect()
@@ -162,24 +161,14 @@ impl Lowerer<'_> {
                 .map(|o| match o {
                     CheckedOperand::Reg(r) => Ok(Some(*r)),
                     CheckedOperand::Sink => Ok(None),
-                    _ => Err(LowerError::new(
-                        "vector destinations must be registers",
-                        inst.span,
-                    )),
+                    _ => Err(LowerError::new("vector destinations must be registers", inst.span)),
                 })
                 .collect(),
-            _ => Err(LowerError::new(
-                "expected a destination register",
-                inst.span,
-            )),
+            _ => Err(LowerError::new("expected a destination register", inst.span)),
         }
     }
 
-    fn address<'b>(
-        &self,
-        inst: &'b CheckedInst,
-        i: usize,
-    ) -> Result<(&'b AddrBase, i64), LowerError> {
+    fn address<'b>(&self, inst: &'b CheckedInst, i: usize) -> Result<(&'b AddrBase, i64), LowerError> {
         match self.arg(inst, i)? {
             CheckedOperand::Address { base, offset } => Ok((base, *offset)),
             _ => Err(LowerError::new("expected an address `[...]`", inst.span)),
@@ -212,10 +201,7 @@ impl Lowerer<'_> {
     /// The parameter-block offset of the kernel parameter named by `base`.
     fn param_offset(&self, inst: &CheckedInst, base: &AddrBase) -> Result<u32, LowerError> {
         let AddrBase::Var(v) = base else {
-            return Err(LowerError::new(
-                "`ld.param` needs a parameter name",
-                inst.span,
-            ));
+            return Err(LowerError::new("`ld.param` needs a parameter name", inst.span));
         };
         let var = &self.src.vars[v.0 as usize];
         self.src
@@ -223,11 +209,6 @@ impl Lowerer<'_> {
             .iter()
             .find(|p| p.name == var.name)
             .map(|p| p.offset)
-            .ok_or_else(|| {
-                LowerError::new(
-                    format!("`{}` is not a kernel parameter", var.name),
-                    inst.span,
-                )
-            })
+            .ok_or_else(|| LowerError::new(format!("`{}` is not a kernel parameter", var.name), inst.span))
     }
 }

@@ -67,8 +67,7 @@ pub fn lower_function(f: &CheckedFunction) -> Result<Function, Vec<LowerError>> 
     func.req_ntid = f.req_ntid;
     func.max_ntid = f.max_ntid;
     func.max_nreg = f.max_nreg;
-    let segments = blocks::split(f)
-        .map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
+    let segments = blocks::split(f).map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
     let mut lowerer = Lowerer::new(f, func)?;
     lowerer.lower_segments(&segments)?;
     Ok(lowerer.finish())

@@ -151,11 +151,7 @@ pub fn remove_trivial_params(func: &mut Function) {
                         func.blocks[b].params.remove(i);
                         for &pred in &preds[b] {
                             let term = func.terminator(pred).expect("terminator");
-                            for call in func.insts[term]
-                                .targets_mut()
-                                .iter_mut()
-                                .filter(|c| c.block == b)
-                            {
+                            for call in func.insts[term].targets_mut().iter_mut().filter(|c| c.block == b) {
                                 call.args.remove(i);
                             }
                         }

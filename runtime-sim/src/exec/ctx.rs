@@ -23,7 +23,9 @@ pub struct ConstBanks {
 impl ConstBanks {
     /// The 32-bit word at `bank[offset]` (0 outside the bank).
     pub fn read32(&self, bank: u8, offset: i64) -> u32 {
-        let Some(b) = self.banks.get(bank as usize) else { return 0 };
+        let Some(b) = self.banks.get(bank as usize) else {
+            return 0;
+        };
         if offset < 0 {
             return 0;
         }
@@ -47,10 +49,6 @@ pub struct Ctx<'a> {
     pub shared: Vec<u8>,
     /// Block index.
     pub ctaid: [u32; 3],
-    /// Block dimensions.
-    pub ntid: [u32; 3],
-    /// Grid dimensions.
-    pub nctaid: [u32; 3],
     /// Statistics of the launch.
     pub stats: &'a mut Stats,
     /// Threads of this CTA waiting at each barrier.
@@ -65,7 +63,13 @@ impl Ctx<'_> {
     pub fn src32(&self, w: &Warp, s: &SrcOp, lane: usize) -> u32 {
         match s.src {
             Src::Reg(r) => w.reg(r, lane),
-            Src::UReg(r) => if r == 63 { 0 } else { w.uregs[r as usize] },
+            Src::UReg(r) => {
+                if r == 63 {
+                    0
+                } else {
+                    w.uregs[r as usize]
+                }
+            }
             Src::Imm(v) => v as u32,
             Src::Const { bank, offset, reg } => {
                 let idx = reg.map_or(0, |r| w.reg(r, lane) as i32 as i64);
@@ -91,6 +95,11 @@ impl Ctx<'_> {
 
     /// The location of `lane` of `w` at `pc`, for error messages.
     pub fn at(&self, w: &Warp, lane: usize, pc: u32) -> Location {
-        Location { kernel: self.kernel.name.clone(), ctaid: self.ctaid, tid: w.tid[lane], pc }
+        Location {
+            kernel: self.kernel.name.clone(),
+            ctaid: self.ctaid,
+            tid: w.tid[lane],
+            pc,
+        }
     }
 }

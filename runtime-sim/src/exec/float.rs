@@ -25,10 +25,20 @@ pub fn exec(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, mask: u32) {
     let ftz = d.m.ftz;
     let post = |x: f32| if d.m.sat { fp::saturate(x) } else { x };
     match d.op {
-        Op::Fadd => each(w, mask, d.dst, |w, l| post(fp::add(fsrc(ctx, w, &d.a, l), fsrc(ctx, w, &d.b, l), rnd, ftz))),
-        Op::Fmul => each(w, mask, d.dst, |w, l| post(fp::mul(fsrc(ctx, w, &d.a, l), fsrc(ctx, w, &d.b, l), rnd, ftz))),
+        Op::Fadd => each(w, mask, d.dst, |w, l| {
+            post(fp::add(fsrc(ctx, w, &d.a, l), fsrc(ctx, w, &d.b, l), rnd, ftz))
+        }),
+        Op::Fmul => each(w, mask, d.dst, |w, l| {
+            post(fp::mul(fsrc(ctx, w, &d.a, l), fsrc(ctx, w, &d.b, l), rnd, ftz))
+        }),
         Op::Ffma => each(w, mask, d.dst, |w, l| {
-            post(fp::fma(fsrc(ctx, w, &d.a, l), fsrc(ctx, w, &d.b, l), fsrc(ctx, w, &d.c, l), rnd, ftz))
+            post(fp::fma(
+                fsrc(ctx, w, &d.a, l),
+                fsrc(ctx, w, &d.b, l),
+                fsrc(ctx, w, &d.c, l),
+                rnd,
+                ftz,
+            ))
         }),
         Op::Fmnmx => each(w, mask, d.dst, |w, l| {
             let max = w.pred_mask(d.ps[0], 1 << l) == 0;

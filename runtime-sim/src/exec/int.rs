@@ -24,41 +24,80 @@ pub fn exec(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, mask: u32) {
     match d.op {
         Op::Mov => each(w, mask, |w, l| ctx.src32(w, &d.b, l), d.dst),
         Op::Iadd3 => iadd3(ctx, w, d, mask),
-        Op::Imad => each(w, mask, |w, l| {
-            let (a, b, c) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), ctx.src32(w, &d.c, l));
-            let c = ineg(c, d.c.neg, d.m.x) as u32;
-            let carry = d.m.x && pred_bit(w, d.ps[0], l);
-            a.wrapping_mul(b).wrapping_add(c).wrapping_add(carry as u32)
-        }, d.dst),
-        Op::ImadHi => each(w, mask, |w, l| {
-            let (a, b, c) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), ctx.src32(w, &d.c, l));
-            let hi = if d.m.signed { ((a as i32 as i64 * b as i32 as i64) >> 32) as u32 } else { ((a as u64 * b as u64) >> 32) as u32 };
-            hi.wrapping_add(c)
-        }, d.dst),
+        Op::Imad => each(
+            w,
+            mask,
+            |w, l| {
+                let (a, b, c) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), ctx.src32(w, &d.c, l));
+                let c = ineg(c, d.c.neg, d.m.x) as u32;
+                let carry = d.m.x && pred_bit(w, d.ps[0], l);
+                a.wrapping_mul(b).wrapping_add(c).wrapping_add(carry as u32)
+            },
+            d.dst,
+        ),
+        Op::ImadHi => each(
+            w,
+            mask,
+            |w, l| {
+                let (a, b, c) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), ctx.src32(w, &d.c, l));
+                let hi = if d.m.signed {
+                    ((a as i32 as i64 * b as i32 as i64) >> 32) as u32
+                } else {
+                    ((a as u64 * b as u64) >> 32) as u32
+                };
+                hi.wrapping_add(c)
+            },
+            d.dst,
+        ),
         Op::ImadWide => {
             for l in lanes(mask) {
                 let (a, b) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l));
                 let c = ctx.src64(w, &d.c, l);
                 let c = if d.c.neg { c.wrapping_neg() } else { c };
-                let p = if d.m.signed { (a as i32 as i64).wrapping_mul(b as i32 as i64) as u64 } else { a as u64 * b as u64 };
+                let p = if d.m.signed {
+                    (a as i32 as i64).wrapping_mul(b as i32 as i64) as u64
+                } else {
+                    a as u64 * b as u64
+                };
                 w.set_reg64(d.dst, l, p.wrapping_add(c));
             }
         }
         Op::Lea | Op::LeaHi => lea(ctx, w, d, mask),
         Op::Lop3 => lop3(ctx, w, d, mask),
-        Op::Shf => each(w, mask, |w, l| shf(d, ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), ctx.src32(w, &d.c, l)), d.dst),
+        Op::Shf => each(
+            w,
+            mask,
+            |w, l| shf(d, ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), ctx.src32(w, &d.c, l)),
+            d.dst,
+        ),
         Op::Isetp => isetp(ctx, w, d, mask),
-        Op::Sel => each(w, mask, |w, l| if pred_bit(w, d.ps[0], l) { ctx.src32(w, &d.a, l) } else { ctx.src32(w, &d.b, l) }, d.dst),
-        Op::Imnmx => each(w, mask, |w, l| {
-            let (a, b) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l));
-            let max = !pred_bit(w, d.ps[0], l);
-            match (d.m.signed, max) {
-                (true, false) => (a as i32).min(b as i32) as u32,
-                (true, true) => (a as i32).max(b as i32) as u32,
-                (false, false) => a.min(b),
-                (false, true) => a.max(b),
-            }
-        }, d.dst),
+        Op::Sel => each(
+            w,
+            mask,
+            |w, l| {
+                if pred_bit(w, d.ps[0], l) {
+                    ctx.src32(w, &d.a, l)
+                } else {
+                    ctx.src32(w, &d.b, l)
+                }
+            },
+            d.dst,
+        ),
+        Op::Imnmx => each(
+            w,
+            mask,
+            |w, l| {
+                let (a, b) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l));
+                let max = !pred_bit(w, d.ps[0], l);
+                match (d.m.signed, max) {
+                    (true, false) => (a as i32).min(b as i32) as u32,
+                    (true, true) => (a as i32).max(b as i32) as u32,
+                    (false, false) => a.min(b),
+                    (false, true) => a.max(b),
+                }
+            },
+            d.dst,
+        ),
         Op::Plop3 => plop3(w, d, mask),
         _ => unreachable!("not an integer instruction: {:?}", d.op),
     }
@@ -83,7 +122,11 @@ fn iadd3(ctx: &Ctx, w: &mut Warp, d: &Decoded, mask: u32) {
         let a = ineg(ctx.src32(w, &d.a, l), d.a.neg, d.m.x);
         let b = ineg(ctx.src32(w, &d.b, l), d.b.neg, d.m.x);
         let c = ineg(ctx.src32(w, &d.c, l), d.c.neg, d.m.x);
-        let carry = if d.m.x { pred_bit(w, d.ps[0], l) as u64 + pred_bit(w, d.ps[1], l) as u64 } else { 0 };
+        let carry = if d.m.x {
+            pred_bit(w, d.ps[0], l) as u64 + pred_bit(w, d.ps[1], l) as u64
+        } else {
+            0
+        };
         let sum = a + b + c + carry;
         out[l] = sum as u32;
         c0 |= (((sum >> 32) & 1) as u32) << l;
@@ -102,10 +145,18 @@ fn lea(ctx: &Ctx, w: &mut Warp, d: &Decoded, mask: u32) {
     let mut out = [0u32; 32];
     for l in lanes(mask) {
         let a = ctx.src32(w, &d.a, l);
-        let a = if d.a.neg { if d.m.x { !a } else { a.wrapping_neg() } } else { a };
+        let a = if d.a.neg {
+            if d.m.x { !a } else { a.wrapping_neg() }
+        } else {
+            a
+        };
         let b = ctx.src32(w, &d.b, l);
         let shifted = if d.m.hi {
-            let c = if d.m.sx32 { ((a as i32) >> 31) as u32 } else { ctx.src32(w, &d.c, l) };
+            let c = if d.m.sx32 {
+                ((a as i32) >> 31) as u32
+            } else {
+                ctx.src32(w, &d.c, l)
+            };
             let wide = (c as u64) << 32 | a as u64;
             ((wide << s) >> 32) as u32
         } else {
@@ -152,7 +203,7 @@ fn shf(d: &Decoded, a: u32, amount: u32, c: u32) -> u32 {
     let bits: u32 = if d.m.shf_type >= 2 { 32 } else { 64 };
     let s = if d.m.w { amount & (bits - 1) } else { amount.min(bits) };
     let x = (c as u64) << 32 | a as u64;
-    let signed = d.m.shf_type % 2 == 0;
+    let signed = d.m.shf_type.is_multiple_of(2);
     let r = match (d.m.right, signed) {
         (false, _) => x.checked_shl(s).unwrap_or(0),
         (true, true) => ((x as i64) >> s.min(63)) as u64,
@@ -213,7 +264,9 @@ fn isetp(ctx: &Ctx, w: &mut Warp, d: &Decoded, mask: u32) {
 fn plop3(w: &mut Warp, d: &Decoded, mask: u32) {
     let (mut p0, mut p1) = (0u32, 0u32);
     for l in lanes(mask) {
-        let idx = (pred_bit(w, d.ps[0], l) as u32) << 2 | (pred_bit(w, d.ps[1], l) as u32) << 1 | pred_bit(w, d.ps[2], l) as u32;
+        let idx = (pred_bit(w, d.ps[0], l) as u32) << 2
+            | (pred_bit(w, d.ps[1], l) as u32) << 1
+            | pred_bit(w, d.ps[2], l) as u32;
         p0 |= (((d.other >> idx) & 1) as u32) << l;
         p1 |= (((d.aux >> idx) & 1) as u32) << l;
     }

@@ -22,13 +22,22 @@ fn size_of(code: u8) -> (usize, bool) {
 /// The address of `lane`: a 64-bit register pair (`.E`) or a 32-bit register, plus offset.
 fn address(w: &Warp, d: &Decoded, lane: usize) -> u64 {
     let (base, offset) = d.addr.unwrap_or((ptxc_backend::isa::RZ, 0));
-    let b = if d.m.e { w.reg64(base, lane) } else { w.reg(base, lane) as u64 };
+    let b = if d.m.e {
+        w.reg64(base, lane)
+    } else {
+        w.reg(base, lane) as u64
+    };
     b.wrapping_add(offset as i64 as u64)
 }
 
 fn check(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize, addr: u64, size: usize) -> Result<(), SimError> {
-    if addr % size as u64 != 0 {
-        return Err(SimError::Misaligned { at: ctx.at(w, lane, d.pc), space: "global", addr, size: size as u32 });
+    if !addr.is_multiple_of(size as u64) {
+        return Err(SimError::Misaligned {
+            at: ctx.at(w, lane, d.pc),
+            space: "global",
+            addr,
+            size: size as u32,
+        });
     }
     Ok(())
 }
@@ -42,12 +51,14 @@ pub fn exec(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, mask: u32) -> Result<(), S
                 let addr = address(w, d, l);
                 check(ctx, w, d, l, addr, size)?;
                 let mut buf = [0u8; 16];
-                ctx.global.read(addr, &mut buf[..size]).ok_or_else(|| SimError::OutOfBounds {
-                    at: ctx.at(w, l, d.pc),
-                    space: "global",
-                    addr,
-                    size: size as u32,
-                })?;
+                ctx.global
+                    .read(addr, &mut buf[..size])
+                    .ok_or_else(|| SimError::OutOfBounds {
+                        at: ctx.at(w, l, d.pc),
+                        space: "global",
+                        addr,
+                        size: size as u32,
+                    })?;
                 write_loaded(w, d.dst, l, &buf[..size], sign);
             }
         }
@@ -62,12 +73,14 @@ pub fn exec(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, mask: u32) -> Result<(), S
                     let n = (size - 4 * k).min(4);
                     buf[4 * k..4 * k + n].copy_from_slice(&v[..n]);
                 }
-                ctx.global.write(addr, &buf[..size]).ok_or_else(|| SimError::OutOfBounds {
-                    at: ctx.at(w, l, d.pc),
-                    space: "global",
-                    addr,
-                    size: size as u32,
-                })?;
+                ctx.global
+                    .write(addr, &buf[..size])
+                    .ok_or_else(|| SimError::OutOfBounds {
+                        at: ctx.at(w, l, d.pc),
+                        space: "global",
+                        addr,
+                        size: size as u32,
+                    })?;
             }
         }
         _ => unreachable!("not a global memory instruction: {:?}", d.op),
@@ -90,6 +103,10 @@ fn write_loaded(w: &mut Warp, dst: u8, lane: usize, bytes: &[u8], sign: bool) {
         return;
     }
     for (k, chunk) in bytes.chunks(4).enumerate() {
-        w.set_reg(dst.wrapping_add(k as u8), lane, u32::from_le_bytes(chunk.try_into().expect("4 bytes")));
+        w.set_reg(
+            dst.wrapping_add(k as u8),
+            lane,
+            u32::from_le_bytes(chunk.try_into().expect("4 bytes")),
+        );
     }
 }

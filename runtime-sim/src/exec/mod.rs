@@ -58,10 +58,14 @@ pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8]) -> Vec<u8> {
 pub fn check_dims(dims: &LaunchDims) -> Result<(), SimError> {
     let [x, y, z] = dims.block;
     if x == 0 || y == 0 || z == 0 || dims.grid.contains(&0) {
-        return Err(SimError::BadLaunch("grid and block dimensions must be at least 1".into()));
+        return Err(SimError::BadLaunch(
+            "grid and block dimensions must be at least 1".into(),
+        ));
     }
     if x > 1024 || y > 1024 || z > 64 || x * y * z > 1024 {
-        return Err(SimError::BadLaunch(format!("block {x}x{y}x{z} exceeds 1024 threads (max 1024x1024x64)")));
+        return Err(SimError::BadLaunch(format!(
+            "block {x}x{y}x{z} exceeds 1024 threads (max 1024x1024x64)"
+        )));
     }
     if dims.grid[1] > 65535 || dims.grid[2] > 65535 {
         return Err(SimError::BadLaunch("grid y and z are limited to 65535".into()));
@@ -78,7 +82,10 @@ pub fn run(
     config: &Config,
 ) -> Result<Stats, SimError> {
     check_dims(dims)?;
-    let mut stats = Stats { engine: "functional".into(), ..Stats::default() };
+    let mut stats = Stats {
+        engine: "functional".into(),
+        ..Stats::default()
+    };
     for z in 0..dims.grid[2] {
         for y in 0..dims.grid[1] {
             for x in 0..dims.grid[0] {
@@ -100,7 +107,9 @@ fn run_cta(
 ) -> Result<(), SimError> {
     let threads = dims.block.iter().product::<u32>();
     let nwarps = threads.div_ceil(WARP as u32);
-    let mut warps: Vec<Warp> = (0..nwarps).map(|i| Warp::new(i, dims.block, kernel.regs as usize)).collect();
+    let mut warps: Vec<Warp> = (0..nwarps)
+        .map(|i| Warp::new(i, dims.block, kernel.regs as usize))
+        .collect();
     let mut timers: Vec<Timer> = vec![Timer::default(); nwarps as usize];
     let mut ctx = Ctx {
         kernel,
@@ -108,8 +117,6 @@ fn run_cta(
         global,
         shared: vec![0; (kernel.shared_size + dims.dynamic_shared) as usize],
         ctaid,
-        ntid: dims.block,
-        nctaid: dims.grid,
         stats,
         bar_arrived: [0; 16],
         live_threads: threads,
@@ -120,15 +127,23 @@ fn run_cta(
         let mut progress = false;
         for wi in 0..warps.len() {
             for _ in 0..SLICE {
-                let Some((pc, group)) = warps[wi].next_group() else { break };
+                let Some((pc, group)) = warps[wi].next_group() else {
+                    break;
+                };
                 let Some(d) = kernel.insts.get(pc as usize / 16) else {
                     let lane = group.trailing_zeros() as usize;
-                    return Err(SimError::Unsupported { at: ctx.at(&warps[wi], lane, pc), what: "execution past the end of the code".into() });
+                    return Err(SimError::Unsupported {
+                        at: ctx.at(&warps[wi], lane, pc),
+                        what: "execution past the end of the code".into(),
+                    });
                 };
                 step::step(&mut ctx, &mut warps[wi], &mut timers[wi], d, group)?;
                 progress = true;
                 if ctx.stats.warp_instructions > config.instruction_limit {
-                    return Err(SimError::Limit { at: ctx.at(&warps[wi], group.trailing_zeros() as usize, pc), limit: config.instruction_limit });
+                    return Err(SimError::Limit {
+                        at: ctx.at(&warps[wi], group.trailing_zeros() as usize, pc),
+                        limit: config.instruction_limit,
+                    });
                 }
                 if matches!(d.op, ptxc_backend::isa::Op::Bar | ptxc_backend::isa::Op::Exit) {
                     release_barriers(&mut ctx, &mut warps, kernel);
@@ -180,9 +195,15 @@ fn deadlock(ctx: &Ctx, warps: &[Warp]) -> SimError {
     let lane = (w.alive & w.blocked).trailing_zeros() as usize % WARP;
     let at_bar = w.bar_wait.iter().any(|&m| m != 0);
     let detail = if at_bar {
-        format!("{} of the CTA's threads wait at a barrier that the others never reach", ctx.bar_arrived.iter().sum::<u32>())
+        format!(
+            "{} of the CTA's threads wait at a barrier that the others never reach",
+            ctx.bar_arrived.iter().sum::<u32>()
+        )
     } else {
         "threads wait at a convergence barrier (BSYNC/WARPSYNC) that other threads never reach".into()
     };
-    SimError::Deadlock { at: ctx.at(w, lane, w.pc[lane]), detail }
+    SimError::Deadlock {
+        at: ctx.at(w, lane, w.pc[lane]),
+        detail,
+    }
 }

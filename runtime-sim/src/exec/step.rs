@@ -13,7 +13,13 @@ use ptxc_backend::isa::Op;
 /// Runs `d` for the lanes of `group` (all at `d.pc`).
 pub fn step(ctx: &mut Ctx, w: &mut Warp, timer: &mut Timer, d: &Decoded, group: u32) -> Result<(), SimError> {
     for what in timer.issue(d) {
-        ctx.stats.hazard(Hazard { kernel: ctx.kernel.name.clone(), ctaid: ctx.ctaid, warp: w.index, pc: d.pc, what });
+        ctx.stats.hazard(Hazard {
+            kernel: ctx.kernel.name.clone(),
+            ctaid: ctx.ctaid,
+            warp: w.index,
+            pc: d.pc,
+            what,
+        });
     }
     ctx.stats.warp_instructions += 1;
     let exec = w.pred_mask(d.guard, group);
@@ -69,8 +75,19 @@ pub fn step(ctx: &mut Ctx, w: &mut Warp, timer: &mut Timer, d: &Decoded, group: 
             float::exec(ctx, w, d, exec);
             w.advance(group);
         }
-        Op::Mov | Op::Iadd3 | Op::Imad | Op::ImadHi | Op::ImadWide | Op::Lea | Op::LeaHi | Op::Lop3 | Op::Shf
-        | Op::Isetp | Op::Sel | Op::Imnmx | Op::Plop3 => {
+        Op::Mov
+        | Op::Iadd3
+        | Op::Imad
+        | Op::ImadHi
+        | Op::ImadWide
+        | Op::Lea
+        | Op::LeaHi
+        | Op::Lop3
+        | Op::Shf
+        | Op::Isetp
+        | Op::Sel
+        | Op::Imnmx
+        | Op::Plop3 => {
             int::exec(ctx, w, d, exec);
             w.advance(group);
         }
@@ -80,7 +97,10 @@ pub fn step(ctx: &mut Ctx, w: &mut Warp, timer: &mut Timer, d: &Decoded, group: 
         }
         other => {
             let lane = lanes(group).next().unwrap_or(0);
-            return Err(SimError::Unsupported { at: ctx.at(w, lane, d.pc), what: format!("{other:?}") });
+            return Err(SimError::Unsupported {
+                at: ctx.at(w, lane, d.pc),
+                what: format!("{other:?}"),
+            });
         }
     }
     Ok(())

@@ -6,11 +6,11 @@
 //! that breaks these rules is a hazard: real hardware would compute a wrong value.
 
 use crate::decoded::Decoded;
+use ptxc_backend::isa::Op;
 use ptxc_backend::isa::access::{Access, Reg};
 use ptxc_backend::isa::control::NO_SB;
 use ptxc_backend::isa::desc::Pipe;
-use ptxc_backend::isa::timing::{pred_raw, pred_war, pred_waw, raw, war, waw, LatCat};
-use ptxc_backend::isa::Op;
+use ptxc_backend::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
 
 /// Nominal result latency of variable-latency instructions in the functional engine.
 fn result_latency(op: Op, pipe: Pipe) -> i64 {
@@ -67,7 +67,12 @@ pub struct Timer {
 
 impl Default for Timer {
     fn default() -> Self {
-        Timer { next: 0, gpr: vec![RegState::default(); 256], pred: [RegState::default(); 8], sb: Default::default() }
+        Timer {
+            next: 0,
+            gpr: vec![RegState::default(); 256],
+            pred: [RegState::default(); 8],
+            sb: Default::default(),
+        }
     }
 }
 
@@ -131,7 +136,9 @@ impl Timer {
         // Results of unscoreboarded LSU loads return in order: waiting on a later one covers them.
         if cleared_until > i64::MIN {
             for s in self.gpr.iter_mut().chain(self.pred.iter_mut()) {
-                if s.var.is_some_and(|v| v.sb == NO_SB && v.pipe == Pipe::Lsu && v.issue <= cleared_until) {
+                if s.var
+                    .is_some_and(|v| v.sb == NO_SB && v.pipe == Pipe::Lsu && v.issue <= cleared_until)
+                {
                     s.var = None;
                 }
             }
@@ -147,11 +154,19 @@ impl Timer {
                 Reg::P(_) => pred_raw(w.cat, a.cat, a.guard),
             } as i64;
             if t < w.t + need {
-                return Some(format!("{} read {} cycles after its write, {need} needed", name(a.reg), t - w.t));
+                return Some(format!(
+                    "{} read {} cycles after its write, {need} needed",
+                    name(a.reg),
+                    t - w.t
+                ));
             }
         }
         if let Some(v) = s.var {
-            return Some(format!("{} read before its variable-latency write (scoreboard {}) was waited for", name(a.reg), sb_name(v.sb)));
+            return Some(format!(
+                "{} read before its variable-latency write (scoreboard {}) was waited for",
+                name(a.reg),
+                sb_name(v.sb)
+            ));
         }
         None
     }
@@ -164,16 +179,28 @@ impl Timer {
                 Reg::P(_) => pred_waw(w.cat, a.cat, w.predicated),
             } as i64;
             if t < w.t + need {
-                return Some(format!("{} written {} cycles after an earlier write, {need} needed", name(a.reg), t - w.t));
+                return Some(format!(
+                    "{} written {} cycles after an earlier write, {need} needed",
+                    name(a.reg),
+                    t - w.t
+                ));
             }
         }
         if let Some(v) = s.var {
-            return Some(format!("{} written while a variable-latency write (scoreboard {}) is outstanding", name(a.reg), sb_name(v.sb)));
+            return Some(format!(
+                "{} written while a variable-latency write (scoreboard {}) is outstanding",
+                name(a.reg),
+                sb_name(v.sb)
+            ));
         }
         if let Some((sb, release)) = s.late_read
             && t < release
         {
-            return Some(format!("{} overwritten before a pending read (scoreboard {}) completed", name(a.reg), sb_name(sb)));
+            return Some(format!(
+                "{} overwritten before a pending read (scoreboard {}) completed",
+                name(a.reg),
+                sb_name(sb)
+            ));
         }
         if let Some((tr, cr)) = s.last_read {
             let need = match a.reg {
@@ -181,7 +208,11 @@ impl Timer {
                 Reg::P(_) => pred_war(cr, a.cat),
             } as i64;
             if t < tr + need {
-                return Some(format!("{} overwritten {} cycles after a read, {need} needed", name(a.reg), t - tr));
+                return Some(format!(
+                    "{} overwritten {} cycles after a read, {need} needed",
+                    name(a.reg),
+                    t - tr
+                ));
             }
         }
         None
@@ -207,7 +238,11 @@ impl Timer {
             for a in &inst.accesses.writes {
                 let s = self.state(a.reg);
                 s.write = None;
-                s.var = Some(VarWrite { sb: inst.ctrl.write_sb, issue: t, pipe });
+                s.var = Some(VarWrite {
+                    sb: inst.ctrl.write_sb,
+                    issue: t,
+                    pipe,
+                });
             }
             if inst.ctrl.write_sb != NO_SB {
                 self.sb[inst.ctrl.write_sb as usize].push(SbOp { issue: t, release });
@@ -216,7 +251,11 @@ impl Timer {
             for a in &inst.accesses.writes {
                 let s = self.state(a.reg);
                 s.var = None;
-                s.write = Some(FixedWrite { t, cat: if a.cat == cat { cat } else { a.cat }, predicated });
+                s.write = Some(FixedWrite {
+                    t,
+                    cat: if a.cat == cat { cat } else { a.cat },
+                    predicated,
+                });
             }
         }
     }

@@ -2,7 +2,7 @@
 //! masks, a program counter per thread (Volta-style independent thread scheduling), the
 //! convergence-barrier masks, and which lanes are blocked.
 
-use crate::decoded::{PredOp, Src, SrcOp};
+use crate::decoded::PredOp;
 use ptxc_backend::isa::{PT, RZ};
 
 /// Lanes per warp.
@@ -46,7 +46,11 @@ impl Warp {
             let linear = first + lane as u32;
             if linear < total {
                 alive |= 1 << lane;
-                *t = [linear % ntid[0], linear / ntid[0] % ntid[1], linear / (ntid[0] * ntid[1])];
+                *t = [
+                    linear % ntid[0],
+                    linear / ntid[0] % ntid[1],
+                    linear / (ntid[0] * ntid[1]),
+                ];
             }
         }
         let mut preds = [0; 8];
@@ -111,7 +115,11 @@ impl Warp {
     /// Register pair `r:r+1` of `lane` as a 64-bit value.
     #[inline]
     pub fn reg64(&self, r: u8, lane: usize) -> u64 {
-        if r == RZ { 0 } else { self.reg(r, lane) as u64 | (self.reg(r + 1, lane) as u64) << 32 }
+        if r == RZ {
+            0
+        } else {
+            self.reg(r, lane) as u64 | (self.reg(r + 1, lane) as u64) << 32
+        }
     }
 
     /// Writes the pair `r:r+1`.
@@ -128,11 +136,6 @@ impl Warp {
         for l in lanes(mask) {
             self.pc[l] += 16;
         }
-    }
-
-    /// Whether a source is a register (for `.reuse`-free reads).
-    pub fn is_reg(s: &SrcOp) -> bool {
-        matches!(s.src, Src::Reg(_))
     }
 }
 

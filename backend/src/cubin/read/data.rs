@@ -4,9 +4,7 @@
 use super::elf::{ElfView, Section, Symbol};
 use super::kernel::binding;
 use crate::cubin::error::CubinError;
-use crate::cubin::model::{
-    CubinModule, ExternSymbol, GlobalSpace, GlobalVar, RawSection, SymbolKind,
-};
+use crate::cubin::model::{CubinModule, ExternSymbol, GlobalSpace, GlobalVar, RawSection, SymbolKind};
 use crate::cubin::names::*;
 use crate::cubin::notes;
 
@@ -62,11 +60,7 @@ fn extern_symbol(sym: &Symbol) -> ExternSymbol {
 }
 
 /// The variable defined by object symbol `sym`, if it lives in a module data section.
-fn variable(
-    elf: &ElfView<'_>,
-    index: usize,
-    sym: &Symbol,
-) -> Result<Option<GlobalVar>, CubinError> {
+fn variable(elf: &ElfView<'_>, index: usize, sym: &Symbol) -> Result<Option<GlobalVar>, CubinError> {
     let Some(section) = elf.sections.get(sym.shndx) else {
         return Err(CubinError::symbol(
             &sym.name,

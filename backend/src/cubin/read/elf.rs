@@ -145,10 +145,7 @@ impl<'a> ElfView<'a> {
             let shndx = usize::from(sym.st_shndx(LE).0);
             let mut name = String::from_utf8_lossy(name).into_owned();
             if name.is_empty() && sym.st_type().0 == STT_SECTION {
-                name = sections
-                    .get(shndx)
-                    .map(|s| s.name.clone())
-                    .unwrap_or_default();
+                name = sections.get(shndx).map(|s| s.name.clone()).unwrap_or_default();
             }
             if i == 0 {
                 name.clear();
@@ -183,12 +180,7 @@ impl<'a> ElfView<'a> {
         self.symbols
             .get(index)
             .filter(|_| index != 0)
-            .ok_or_else(|| {
-                CubinError::symbol(
-                    format!("#{index}"),
-                    format!("referenced by {context}, does not exist"),
-                )
-            })
+            .ok_or_else(|| CubinError::symbol(format!("#{index}"), format!("referenced by {context}, does not exist")))
     }
 
     /// The relocation sections (`SHT_REL`, `SHT_RELA`) and their entries.
@@ -235,17 +227,13 @@ fn relocations(s: &Section<'_>) -> Result<Vec<RawReloc>, CubinError> {
         return Err(CubinError::at(
             &s.name,
             0,
-            format!(
-                "size {} is not a multiple of the entry size {entry}",
-                s.data.len()
-            ),
+            format!("size {} is not a multiple of the entry size {entry}", s.data.len()),
         ));
     }
     let raw = |info: u64| (info >> 32) as usize;
     let out = if s.sh_type == SHT_RELA {
-        let (entries, _) =
-            object::pod::slice_from_bytes::<Rela64<LE>>(s.data, s.data.len() / entry)
-                .map_err(|()| CubinError::at(&s.name, 0, "unreadable entries"))?;
+        let (entries, _) = object::pod::slice_from_bytes::<Rela64<LE>>(s.data, s.data.len() / entry)
+            .map_err(|()| CubinError::at(&s.name, 0, "unreadable entries"))?;
         entries
             .iter()
             .map(|e| RawReloc {

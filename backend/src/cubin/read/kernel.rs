@@ -29,9 +29,7 @@ pub fn read_kernel(elf: &ElfView<'_>, text: &Section<'_>) -> Result<KernelImage,
     k.functions = functions(elf, text.index, sym_index);
     read_banks(elf, text, suffix, &mut k);
     read_shared(elf, text, suffix, &mut k);
-    if let Some(info) = attached(elf, text, INFO_PREFIX, suffix, |s| {
-        s.sh_type == SHT_CUDA_INFO
-    }) {
+    if let Some(info) = attached(elf, text, INFO_PREFIX, suffix, |s| s.sh_type == SHT_CUDA_INFO) {
         apply_kernel_info(elf, info, &mut k)?;
     }
     settle_bank0_size(&mut k);

@@ -22,11 +22,7 @@ pub fn read(bytes: &[u8]) -> Result<CubinModule, CubinError> {
     m.abi_version = elf.abi_version;
     m.reloc_actions.clear();
     read_notes(&elf, &mut m)?;
-    for text in elf
-        .sections
-        .iter()
-        .filter(|s| s.name.starts_with(TEXT_PREFIX))
-    {
+    for text in elf.sections.iter().filter(|s| s.name.starts_with(TEXT_PREFIX)) {
         m.kernels.push(kernel::read_kernel(&elf, text)?);
     }
     if let Some(info) = elf.section_named(NV_INFO) {
@@ -78,12 +74,7 @@ fn layout_hints(elf: &ElfView<'_>) -> LayoutHints {
         })
     };
     LayoutHints {
-        section_order: elf
-            .sections
-            .iter()
-            .skip(1)
-            .map(|s| s.name.clone())
-            .collect(),
+        section_order: elf.sections.iter().skip(1).map(|s| s.name.clone()).collect(),
         symbol_order: elf.symbols.iter().skip(1).map(|s| s.name.clone()).collect(),
         shstrtab: strings(SHSTRTAB),
         strtab: strings(STRTAB),

@@ -9,11 +9,7 @@ use crate::cubin::error::CubinError;
 use crate::cubin::model::{CubinModule, KernelImage, KernelParam, NvInfoAttr};
 
 /// Applies the records of `.nv.info.<kernel>` to `k`.
-pub fn apply_kernel_info(
-    elf: &ElfView<'_>,
-    section: &Section<'_>,
-    k: &mut KernelImage,
-) -> Result<(), CubinError> {
+pub fn apply_kernel_info(elf: &ElfView<'_>, section: &Section<'_>, k: &mut KernelImage) -> Result<(), CubinError> {
     for (at, r) in decode_records(&section.name, section.data)? {
         if !has_expected_format(&r) {
             k.other_attrs.push(r);
@@ -22,8 +18,7 @@ pub fn apply_kernel_info(
         let words = r.payload_words();
         let need = |n: usize| expect_words(section, at, &r, &words, n);
         match r.id {
-            id::LANGUAGE | id::SW_WAR | id::CUDA_API_VERSION | id::PARAM_CBANK | id::UNNAMED_5F => {
-            }
+            id::LANGUAGE | id::SW_WAR | id::CUDA_API_VERSION | id::PARAM_CBANK | id::UNNAMED_5F => {}
             id::CBANK_PARAM_SIZE => k.param_size = u32::from(r.value),
             id::KPARAM_INFO => {
                 need(3)?;
@@ -33,8 +28,7 @@ pub fn apply_kernel_info(
             id::NUM_BARRIERS => k.num_barriers = u32::from(r.value),
             id::EXTERNS => {
                 for w in &words {
-                    k.externs
-                        .push(elf.symbol(*w as usize, &section.name)?.name.clone());
+                    k.externs.push(elf.symbol(*w as usize, &section.name)?.name.clone());
                 }
             }
             id::COOP_GROUP_MASK_REGIDS => k.coop_group_mask_regids = words,
@@ -76,11 +70,7 @@ fn param(words: &[u32]) -> KernelParam {
 }
 
 /// Applies the per-function records of `.nv.info` to the kernels and functions of `m`.
-pub fn apply_module_info(
-    elf: &ElfView<'_>,
-    section: &Section<'_>,
-    m: &mut CubinModule,
-) -> Result<(), CubinError> {
+pub fn apply_module_info(elf: &ElfView<'_>, section: &Section<'_>, m: &mut CubinModule) -> Result<(), CubinError> {
     for (at, r) in decode_records(&section.name, section.data)? {
         if !has_expected_format(&r) {
             m.other_module_attrs.push(r);
@@ -103,10 +93,7 @@ pub fn apply_module_info(
             return Err(CubinError::at(
                 &section.name,
                 at,
-                format!(
-                    "{} refers to {target}, which is not a function",
-                    eiattr_name(r.id)
-                ),
+                format!("{} refers to {target}, which is not a function", eiattr_name(r.id)),
             ));
         }
     }
@@ -138,22 +125,12 @@ fn set_function_value(m: &mut CubinModule, name: &str, attr: u8, value: u32) -> 
     false
 }
 
-fn expect_words(
-    section: &Section<'_>,
-    at: u64,
-    r: &NvInfoAttr,
-    words: &[u32],
-    n: usize,
-) -> Result<(), CubinError> {
+fn expect_words(section: &Section<'_>, at: u64, r: &NvInfoAttr, words: &[u32], n: usize) -> Result<(), CubinError> {
     if words.len() < n {
         return Err(CubinError::at(
             &section.name,
             at,
-            format!(
-                "{} has {} payload words, expected {n}",
-                eiattr_name(r.id),
-                words.len()
-            ),
+            format!("{} has {} payload words, expected {n}", eiattr_name(r.id), words.len()),
         ));
     }
     Ok(())

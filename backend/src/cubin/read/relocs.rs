@@ -20,13 +20,7 @@ pub fn read_relocations(elf: &ElfView<'_>, m: &mut CubinModule) -> Result<(), Cu
             .sections
             .get(section.info as usize)
             .filter(|t| t.index != 0)
-            .ok_or_else(|| {
-                CubinError::at(
-                    &section.name,
-                    0,
-                    format!("sh_info {} names no section", section.info),
-                )
-            })?;
+            .ok_or_else(|| CubinError::at(&section.name, 0, format!("sh_info {} names no section", section.info)))?;
         let relocs = resolve(elf, &section.name, &raw)?;
         let slot = destination(m, &texts, elf, target.index, &target.name).ok_or_else(|| {
             CubinError::at(

@@ -18,11 +18,9 @@ impl ModuleData {
     /// Lays out the `.global` variables of `m` at their offsets.
     pub fn new(m: &CubinModule) -> Self {
         let globals = m.globals.iter().filter(|g| g.space == GlobalSpace::Global);
-        let (initialised, zero): (Vec<&GlobalVar>, Vec<&GlobalVar>) =
-            globals.partition(|g| g.init.is_some());
+        let (initialised, zero): (Vec<&GlobalVar>, Vec<&GlobalVar>) = globals.partition(|g| g.init.is_some());
         ModuleData {
-            global_init: (!initialised.is_empty())
-                .then(|| (init_bytes(&initialised), max_align(&initialised))),
+            global_init: (!initialised.is_empty()).then(|| (init_bytes(&initialised), max_align(&initialised))),
             global_zero: (!zero.is_empty()).then(|| (extent(&zero), max_align(&zero))),
         }
     }
@@ -30,11 +28,7 @@ impl ModuleData {
 
 /// Alignment of `.nv.constant3`: the largest of its variables'.
 pub fn constant3_align(m: &CubinModule) -> u64 {
-    let consts: Vec<&GlobalVar> = m
-        .globals
-        .iter()
-        .filter(|g| g.space == GlobalSpace::Const)
-        .collect();
+    let consts: Vec<&GlobalVar> = m.globals.iter().filter(|g| g.space == GlobalSpace::Const).collect();
     if consts.is_empty() {
         DEFAULT_CONST_ALIGN
     } else {
@@ -60,8 +54,5 @@ fn extent(vars: &[&GlobalVar]) -> u64 {
 }
 
 fn max_align(vars: &[&GlobalVar]) -> u64 {
-    vars.iter()
-        .map(|v| u64::from(v.align.max(1)))
-        .max()
-        .unwrap_or(1)
+    vars.iter().map(|v| u64::from(v.align.max(1))).max().unwrap_or(1)
 }

@@ -7,8 +7,8 @@
 //! reproduce ptxas' tables, and it cannot place program headers after the section headers.
 
 use object::elf::{
-    self, FileHeader64, Ident, ProgramHeader64, Rel64, Rela64, SectionHeader64, Sym64, SymbolInfo,
-    SymbolOther, SymbolSection,
+    self, FileHeader64, Ident, ProgramHeader64, Rel64, Rela64, SectionHeader64, Sym64, SymbolInfo, SymbolOther,
+    SymbolSection,
 };
 use object::endian::{I64, LittleEndian as LE, U16, U32, U64};
 use object::pod::bytes_of;
@@ -86,13 +86,7 @@ pub fn emit(header: Header, sections: &[FinalSection]) -> Vec<u8> {
     let end = sections
         .iter()
         .zip(&offsets)
-        .map(|(s, &o)| {
-            if s.sh_type == SHT_NOBITS {
-                o
-            } else {
-                o + s.size()
-            }
-        })
+        .map(|(s, &o)| if s.sh_type == SHT_NOBITS { o } else { o + s.size() })
         .fold(EHDR_SIZE, u64::max);
     let shoff = end.next_multiple_of(8);
     let phoff = shoff + SHDR_SIZE * (sections.len() as u64 + 1);
@@ -102,13 +96,7 @@ pub fn emit(header: Header, sections: &[FinalSection]) -> Vec<u8> {
         Vec::new()
     };
     let mut out = Vec::with_capacity((phoff + PHDR_SIZE * phdrs.len() as u64) as usize);
-    out.extend_from_slice(bytes_of(&file_header(
-        header,
-        sections.len(),
-        shoff,
-        &phdrs,
-        phoff,
-    )));
+    out.extend_from_slice(bytes_of(&file_header(header, sections.len(), shoff, &phdrs, phoff)));
     for (s, &offset) in sections.iter().zip(&offsets) {
         if s.sh_type != SHT_NOBITS {
             out.resize(offset as usize, 0);
@@ -142,13 +130,7 @@ fn section_offsets(sections: &[FinalSection]) -> Vec<u64> {
         .collect()
 }
 
-fn file_header(
-    h: Header,
-    nsections: usize,
-    shoff: u64,
-    phdrs: &[ProgramHeader64<LE>],
-    phoff: u64,
-) -> FileHeader64<LE> {
+fn file_header(h: Header, nsections: usize, shoff: u64, phdrs: &[ProgramHeader64<LE>], phoff: u64) -> FileHeader64<LE> {
     let (os_abi, usual_abi_version) = match h.flavour {
         ElfFlavour::V7 => (0x33, 7),
         ElfFlavour::V8 => (0x41, 8),
@@ -246,10 +228,7 @@ fn writable_extent(sections: &[FinalSection], offsets: &[u64]) -> Option<(u64, u
         .filter(|(s, _)| is_alloc(s, true))
         .collect();
     let start = writable.first()?.1;
-    let first_nobits = writable
-        .iter()
-        .find(|(s, _)| s.sh_type == SHT_NOBITS)
-        .map(|&(_, o)| o);
+    let first_nobits = writable.iter().find(|(s, _)| s.sh_type == SHT_NOBITS).map(|&(_, o)| o);
     let progbits_end = writable
         .iter()
         .filter(|(s, _)| s.sh_type != SHT_NOBITS)
@@ -260,9 +239,7 @@ fn writable_extent(sections: &[FinalSection], offsets: &[u64]) -> Option<(u64, u
     let memsz = writable
         .iter()
         .filter(|(s, _)| s.sh_type == SHT_NOBITS)
-        .fold(filesz, |pos, (s, _)| {
-            pos.next_multiple_of(s.align.max(1)) + s.size()
-        });
+        .fold(filesz, |pos, (s, _)| pos.next_multiple_of(s.align.max(1)) + s.size());
     Some((start, filesz, memsz))
 }
 

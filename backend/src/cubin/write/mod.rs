@@ -56,9 +56,7 @@ const V7_FLAGS: u32 = 0x500;
 /// Writes `m` as a cubin, or says why it cannot.
 pub fn try_write(m: &CubinModule) -> Result<Vec<u8>, CubinError> {
     if m.kind != ObjectKind::Executable {
-        return Err(CubinError::Write(
-            "only ET_EXEC cubins can be written".into(),
-        ));
+        return Err(CubinError::Write("only ET_EXEC cubins can be written".into()));
     }
     let mut sections = sections::plan_sections(m);
     check_alignments(&sections)?;
@@ -70,10 +68,7 @@ pub fn try_write(m: &CubinModule) -> Result<Vec<u8>, CubinError> {
     let r = Resolver::new(&sections, &symbols);
     let (strtab, symbol_names) = symbol_strings(m, &symbols);
     let mut shstrtab = section_strings(m, &symbols);
-    let names: Vec<u32> = sections
-        .iter()
-        .map(|s| shstrtab.offset_of(&s.name))
-        .collect();
+    let names: Vec<u32> = sections.iter().map(|s| shstrtab.offset_of(&s.name)).collect();
     let symtab = emit::symtab(&symbols, &symbol_names, &r)?;
     let mut tables = Tables {
         shstrtab: Some(shstrtab.into_bytes()),
@@ -123,11 +118,7 @@ fn elf_flags(m: &CubinModule) -> u32 {
                 .extra_sections
                 .iter()
                 .any(|s| s.name == ".debug_line" || s.name == ".nv_debug_line_sass");
-            (if line_info {
-                V8_FLAGS_LINE_INFO
-            } else {
-                V8_FLAGS
-            }) | (m.sm << 8)
+            (if line_info { V8_FLAGS_LINE_INFO } else { V8_FLAGS }) | (m.sm << 8)
         }
     }
 }
@@ -136,11 +127,7 @@ fn elf_flags(m: &CubinModule) -> u32 {
 fn symbol_strings(m: &CubinModule, symbols: &[SymbolPlan]) -> (Vec<u8>, Vec<u32>) {
     let mut table = match &m.layout {
         Some(h) => StringTable::from_strings(h.strtab.iter().map(String::as_str)),
-        None => StringTable::from_strings(
-            canonical_strings(m, symbols, Table::Symbol)
-                .iter()
-                .map(String::as_str),
-        ),
+        None => StringTable::from_strings(canonical_strings(m, symbols, Table::Symbol).iter().map(String::as_str)),
     };
     let offsets = symbols.iter().map(|s| table.offset_of(&s.name)).collect();
     (table.into_bytes(), offsets)
@@ -149,11 +136,7 @@ fn symbol_strings(m: &CubinModule, symbols: &[SymbolPlan]) -> (Vec<u8>, Vec<u32>
 fn section_strings(m: &CubinModule, symbols: &[SymbolPlan]) -> StringTable {
     match &m.layout {
         Some(h) => StringTable::from_strings(h.shstrtab.iter().map(String::as_str)),
-        None => StringTable::from_strings(
-            canonical_strings(m, symbols, Table::Section)
-                .iter()
-                .map(String::as_str),
-        ),
+        None => StringTable::from_strings(canonical_strings(m, symbols, Table::Section).iter().map(String::as_str)),
     }
 }
 
@@ -209,12 +192,7 @@ fn link_value(link: &Link, r: &Resolver) -> Result<u32, CubinError> {
     }
 }
 
-fn info_value(
-    info: &Info,
-    symbols: &[SymbolPlan],
-    r: &Resolver,
-    v7: bool,
-) -> Result<u32, CubinError> {
+fn info_value(info: &Info, symbols: &[SymbolPlan], r: &Resolver, v7: bool) -> Result<u32, CubinError> {
     match info {
         Info::Raw(v) => Ok(*v),
         Info::Section(name) => r.section(name),

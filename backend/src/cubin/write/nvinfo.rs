@@ -5,8 +5,7 @@ use super::resolve::Resolver;
 use crate::cubin::eiattr::{encode_records, id};
 use crate::cubin::error::CubinError;
 use crate::cubin::model::{
-    Binding, CubinModule, DeviceFunction, ElfFlavour, KernelImage, NvInfoAttr, PARAM_BASE,
-    SymbolKind,
+    Binding, CubinModule, DeviceFunction, ElfFlavour, KernelImage, NvInfoAttr, PARAM_BASE, SymbolKind,
 };
 use crate::cubin::names::{CONSTANT0_PREFIX, kernel_section};
 
@@ -41,12 +40,7 @@ pub fn module_info(m: &CubinModule, r: &Resolver) -> Result<Vec<u8>, CubinError>
     }
     if v8 {
         for k in &m.kernels {
-            push_sized(
-                &mut records,
-                id::MIN_STACK_SIZE,
-                r.symbol(&k.name)?,
-                k.min_stack_size,
-            );
+            push_sized(&mut records, id::MIN_STACK_SIZE, r.symbol(&k.name)?, k.min_stack_size);
         }
         if m.kernels.is_empty() {
             records.push(NvInfoAttr::hval(id::UNNAMED_5F, 0));
@@ -79,10 +73,7 @@ pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec
         rec.push(NvInfoAttr::words(id::LANGUAGE, &[LANGUAGE_PTX]));
     }
     rec.push(NvInfoAttr::words(id::SW_WAR, &[SW_WAR]));
-    rec.push(NvInfoAttr::words(
-        id::CUDA_API_VERSION,
-        &[m.toolkit_version],
-    ));
+    rec.push(NvInfoAttr::words(id::CUDA_API_VERSION, &[m.toolkit_version]));
     rec.extend(param_records(k, r)?);
     if let Some(max) = k.max_reg_count {
         rec.push(NvInfoAttr::hval(id::MAXREG_COUNT, max as u16));
@@ -91,31 +82,15 @@ pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec
         rec.push(NvInfoAttr::bval(id::NUM_BARRIERS, k.num_barriers as u8));
     }
     if !k.externs.is_empty() {
-        let syms = k
-            .externs
-            .iter()
-            .map(|e| r.symbol(e))
-            .collect::<Result<Vec<_>, _>>()?;
+        let syms = k.externs.iter().map(|e| r.symbol(e)).collect::<Result<Vec<_>, _>>()?;
         rec.push(NvInfoAttr::words(id::EXTERNS, &syms));
     }
     if v8 {
         rec.push(NvInfoAttr::hval(id::UNNAMED_5F, 0));
     }
-    push_words(
-        &mut rec,
-        id::COOP_GROUP_MASK_REGIDS,
-        &k.coop_group_mask_regids,
-    );
-    push_words(
-        &mut rec,
-        id::COOP_GROUP_INSTR_OFFSETS,
-        &k.coop_group_offsets,
-    );
-    push_words(
-        &mut rec,
-        id::INT_WARP_WIDE_INSTR_OFFSETS,
-        &k.int_warp_wide_offsets,
-    );
+    push_words(&mut rec, id::COOP_GROUP_MASK_REGIDS, &k.coop_group_mask_regids);
+    push_words(&mut rec, id::COOP_GROUP_INSTR_OFFSETS, &k.coop_group_offsets);
+    push_words(&mut rec, id::INT_WARP_WIDE_INSTR_OFFSETS, &k.int_warp_wide_offsets);
     push_words(&mut rec, id::SYSCALL_OFFSETS, &k.syscall_offsets);
     push_words(&mut rec, id::EXIT_INSTR_OFFSETS, &k.exit_offsets);
     if k.ctaid_z_used {
@@ -165,12 +140,7 @@ const KERNEL_ATTR_ORDER: [u8; 21] = [
 /// Inserts `attr` after the last record that comes before it in [`KERNEL_ATTR_ORDER`]
 /// (unlisted attributes go last).
 fn insert_in_order(records: &mut Vec<NvInfoAttr>, attr: NvInfoAttr) {
-    let rank = |id: u8| {
-        KERNEL_ATTR_ORDER
-            .iter()
-            .position(|&a| a == id)
-            .unwrap_or(usize::MAX)
-    };
+    let rank = |id: u8| KERNEL_ATTR_ORDER.iter().position(|&a| a == id).unwrap_or(usize::MAX);
     let at = records
         .iter()
         .rposition(|r| rank(r.id) <= rank(attr.id))

@@ -24,10 +24,5 @@ pub fn order_sections(sections: &mut [SectionPlan], hints: &LayoutHints) {
 /// Reorders `symbols` as recorded in `hints`.
 pub fn order_symbols(symbols: &mut [SymbolPlan], hints: &LayoutHints) {
     let pos = positions(&hints.symbol_order);
-    symbols.sort_by_key(|s| {
-        (
-            !s.is_local(),
-            pos.get(s.name.as_str()).copied().unwrap_or(usize::MAX),
-        )
-    });
+    symbols.sort_by_key(|s| (!s.is_local(), pos.get(s.name.as_str()).copied().unwrap_or(usize::MAX)));
 }

@@ -37,10 +37,7 @@ pub fn plan_sections(m: &CubinModule) -> Vec<SectionPlan> {
         v8: m.flavour == ElfFlavour::V8,
     };
     let data = ModuleData::new(m);
-    let frame = m
-        .debug_frame
-        .clone()
-        .unwrap_or_else(|| default_debug_frame(m));
+    let frame = m.debug_frame.clone().unwrap_or_else(|| default_debug_frame(m));
     let mut out = tables();
     out.push(raw_section(&frame));
     out.extend(m.extra_sections.iter().map(raw_section));
@@ -71,16 +68,10 @@ fn tables() -> Vec<SectionPlan> {
 }
 
 fn raw_section(s: &RawSection) -> SectionPlan {
-    SectionPlan::new(
-        &s.name,
-        s.sh_type,
-        s.flags,
-        s.align,
-        Body::Bytes(s.data.clone()),
-    )
-    .link(Link::Raw(s.link))
-    .info(Info::Raw(s.info))
-    .entsize(s.entsize)
+    SectionPlan::new(&s.name, s.sh_type, s.flags, s.align, Body::Bytes(s.data.clone()))
+        .link(Link::Raw(s.link))
+        .info(Info::Raw(s.info))
+        .entsize(s.entsize)
 }
 
 fn note_sections(m: &CubinModule) -> [SectionPlan; 2] {
@@ -104,8 +95,7 @@ fn note_sections(m: &CubinModule) -> [SectionPlan; 2] {
 }
 
 fn info_sections(m: &CubinModule, f: &Flavoured) -> Vec<SectionPlan> {
-    let module =
-        SectionPlan::new(NV_INFO, SHT_CUDA_INFO, 0, 4, Body::ModuleInfo).link(Link::Symtab);
+    let module = SectionPlan::new(NV_INFO, SHT_CUDA_INFO, 0, 4, Body::ModuleInfo).link(Link::Symtab);
     let kernels = m.kernels.iter().enumerate().map(|(i, k)| {
         SectionPlan::new(
             kernel_section(INFO_PREFIX, &k.name),
@@ -147,16 +137,10 @@ fn reloc_sections(m: &CubinModule, frame: &RawSection, f: &Flavoured) -> Vec<Sec
         targets.push((kernel_section(TEXT_PREFIX, &k.name), &k.relocs));
     }
     for k in &m.kernels {
-        targets.push((
-            kernel_section(CONSTANT0_PREFIX, &k.name),
-            &k.const_bank0_relocs,
-        ));
+        targets.push((kernel_section(CONSTANT0_PREFIX, &k.name), &k.const_bank0_relocs));
     }
     for k in &m.kernels {
-        targets.push((
-            kernel_section(CONSTANT2_PREFIX, &k.name),
-            &k.const_bank2_relocs,
-        ));
+        targets.push((kernel_section(CONSTANT2_PREFIX, &k.name), &k.const_bank2_relocs));
     }
     targets.push((CONSTANT4.into(), &m.const_bank4_relocs));
     targets.push((CONSTANT3.into(), &m.const_bank3_relocs));
@@ -219,33 +203,21 @@ fn constant_sections(m: &CubinModule, f: &Flavoured) -> Vec<SectionPlan> {
         if !k.const_bank2.is_empty() {
             let name = kernel_section(CONSTANT2_PREFIX, &k.name);
             out.push(
-                SectionPlan::new(
-                    name,
-                    SHT_PROGBITS,
-                    bank_flags,
-                    4,
-                    Body::Bytes(k.const_bank2.clone()),
-                )
-                .info(text.clone()),
+                SectionPlan::new(name, SHT_PROGBITS, bank_flags, 4, Body::Bytes(k.const_bank2.clone()))
+                    .info(text.clone()),
             );
         }
         if k.entry {
             let name = kernel_section(CONSTANT0_PREFIX, &k.name);
             let bank0 = vec![0; k.const_bank0_size.unwrap_or(PARAM_BASE + k.param_size) as usize];
-            out.push(
-                SectionPlan::new(name, SHT_PROGBITS, bank_flags, 4, Body::Bytes(bank0)).info(text),
-            );
+            out.push(SectionPlan::new(name, SHT_PROGBITS, bank_flags, 4, Body::Bytes(bank0)).info(text));
         }
     }
     out
 }
 
 fn text_section(k: &KernelImage, f: &Flavoured) -> SectionPlan {
-    let barriers = if f.v8 {
-        0
-    } else {
-        u64::from(k.num_barriers) << 20
-    };
+    let barriers = if f.v8 { 0 } else { u64::from(k.num_barriers) << 20 };
     SectionPlan::new(
         kernel_section(TEXT_PREFIX, &k.name),
         SHT_PROGBITS,
@@ -283,34 +255,21 @@ fn data_sections(m: &CubinModule, data: &ModuleData, f: &Flavoured) -> Vec<Secti
             Body::Bytes(bytes.clone()),
         ));
     }
-    let global = data.global_zero.map(|(size, align)| {
+    let global = data
+        .global_zero
+        .map(|(size, align)| SectionPlan::new(GLOBAL, SHT_NOBITS, SHF_WRITE_ALLOC, align, Body::NoBits(size)));
+    let shared = m.kernels.iter().filter(|k| k.has_shared_section()).map(|k| {
         SectionPlan::new(
-            GLOBAL,
+            kernel_section(SHARED_PREFIX, &k.name),
             SHT_NOBITS,
-            SHF_WRITE_ALLOC,
-            align,
-            Body::NoBits(size),
+            SHF_WRITE_ALLOC | f.info_link(),
+            shared_align(k),
+            Body::NoBits(u64::from(k.shared_size)),
         )
+        .info(Info::Section(kernel_section(TEXT_PREFIX, &k.name)))
     });
-    let shared = m
-        .kernels
-        .iter()
-        .filter(|k| k.has_shared_section())
-        .map(|k| {
-            SectionPlan::new(
-                kernel_section(SHARED_PREFIX, &k.name),
-                SHT_NOBITS,
-                SHF_WRITE_ALLOC | f.info_link(),
-                shared_align(k),
-                Body::NoBits(u64::from(k.shared_size)),
-            )
-            .info(Info::Section(kernel_section(TEXT_PREFIX, &k.name)))
-        });
     let mut shared = shared.peekable();
-    if m.kernels
-        .first()
-        .is_some_and(KernelImage::has_shared_section)
-    {
+    if m.kernels.first().is_some_and(KernelImage::has_shared_section) {
         out.extend(shared.next());
     }
     out.extend(global);

@@ -50,11 +50,7 @@ impl StringTable {
         if let Some((i, _)) = whole {
             return i as u32;
         }
-        match self
-            .bytes
-            .windows(pattern.len())
-            .position(|w| w == pattern.as_slice())
-        {
+        match self.bytes.windows(pattern.len()).position(|w| w == pattern.as_slice()) {
             Some(i) => i as u32,
             None => self.push(s),
         }
@@ -140,12 +136,7 @@ pub fn canonical_strings(m: &CubinModule, symbols: &[SymbolPlan], table: Table) 
     }
     out.extend([".nv.prototype", REL_ACTION].map(String::from));
     if with_symbols {
-        out.extend(
-            symbols
-                .iter()
-                .filter(|s| !s.is_local())
-                .map(|s| s.name.clone()),
-        );
+        out.extend(symbols.iter().filter(|s| !s.is_local()).map(|s| s.name.clone()));
     }
     out
 }
@@ -156,14 +147,8 @@ fn module_data_names(symbols: &[SymbolPlan], with_symbols: bool) -> Vec<String> 
     let module_sections = [GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4];
     let is_module_local = |s: &&SymbolPlan| {
         s.is_local()
-            && s.section
-                .as_deref()
-                .is_some_and(|sec| module_sections.contains(&sec))
+            && s.section.as_deref().is_some_and(|sec| module_sections.contains(&sec))
             && (s.is_section() || with_symbols)
     };
-    symbols
-        .iter()
-        .filter(is_module_local)
-        .map(|s| s.name.clone())
-        .collect()
+    symbols.iter().filter(is_module_local).map(|s| s.name.clone()).collect()
 }

@@ -5,9 +5,7 @@
 //! first kernel, its visible functions).
 
 use super::plan::{STT_FUNC, STT_OBJECT, STT_SECTION, SectionPlan, SymbolPlan};
-use crate::cubin::model::{
-    Binding, CubinModule, ElfFlavour, GlobalSpace, GlobalVar, KernelImage, SymbolKind,
-};
+use crate::cubin::model::{Binding, CubinModule, ElfFlavour, GlobalSpace, GlobalVar, KernelImage, SymbolKind};
 use crate::cubin::names::*;
 use crate::cubin::notes;
 
@@ -41,10 +39,7 @@ pub fn plan_symbols(m: &CubinModule, sections: &[SectionPlan]) -> Vec<SymbolPlan
     if m.kernels.is_empty() {
         locals.extend(module_data_locals(m, &exists));
     }
-    if sections
-        .iter()
-        .any(|s| s.name == DEBUG_FRAME && !s.is_empty())
-    {
+    if sections.iter().any(|s| s.name == DEBUG_FRAME && !s.is_empty()) {
         locals.push(section_symbol(DEBUG_FRAME));
     }
     locals.extend(m.extra_sections.iter().map(|s| section_symbol(&s.name)));

@@ -6,13 +6,7 @@ use crate::isa::desc::{ImmStyle, LatCat as L, Op, Pipe, Role, *};
 
 const FTZ: ModDesc = flag!("ftz", 80, ".FTZ");
 const SAT: ModDesc = flag!("sat", 77, ".SAT");
-const RND: ModDesc = modifier(
-    "rnd",
-    78,
-    2,
-    &[(0, ""), (1, ".RM"), (2, ".RP"), (3, ".RZ")],
-    0,
-);
+const RND: ModDesc = modifier("rnd", 78, 2, &[(0, ""), (1, ".RM"), (2, ".RP"), (3, ".RZ")], 0);
 const FMZ: ModDesc = flag!("fmz", 76, ".FMZ");
 /// FSETP comparisons (bits 76..80).
 pub const FCMP: ModDesc = modifier(
@@ -97,17 +91,12 @@ pub fn forms() -> Vec<Form> {
         },
     ));
     let places = [Src3::Rrr, Src3::Rri, Src3::Rrc, Src3::Rir, Src3::Rcr];
-    v.extend(src3_family(
-        0x023,
-        &places,
-        ImmStyle::F32,
-        |opc, _, b, c| {
-            let (b, c) = float_slot_mods(b, c);
-            fma(form("FFMA", Op::Ffma, opc)
-                .ops([rd(), fa(), b, c])
-                .mods([FTZ, FMZ, RND, SAT]))
-        },
-    ));
+    v.extend(src3_family(0x023, &places, ImmStyle::F32, |opc, _, b, c| {
+        let (b, c) = float_slot_mods(b, c);
+        fma(form("FFMA", Op::Ffma, opc)
+            .ops([rd(), fa(), b, c])
+            .mods([FTZ, FMZ, RND, SAT]))
+    }));
     let two = [Src2::Reg(1), Src2::Imm(4), Src2::Const(5)];
     v.extend(src2_family(0x00b, &two, ImmStyle::F32, |opc, b| {
         form("FSETP", Op::Fsetp, opc)

@@ -41,10 +41,7 @@ pub fn forms() -> Vec<Form> {
             .timing(L::BMov, Pipe::Branch)
             .build(),
         br(form("WARPSYNC", Op::Warpsync, 0x348).ops([cond(), reg(Role::B, RB)])).build(),
-        br(form("WARPSYNC", Op::Warpsync, 0x948).ops([cond(), imm32(Role::B, ImmStyle::Hex)]))
-            .build(),
-        form("NOP", Op::Nop, 0x918)
-            .timing(L::Disp, Pipe::Misc)
-            .build(),
+        br(form("WARPSYNC", Op::Warpsync, 0x948).ops([cond(), imm32(Role::B, ImmStyle::Hex)])).build(),
+        form("NOP", Op::Nop, 0x918).timing(L::Disp, Pipe::Misc).build(),
     ]
 }

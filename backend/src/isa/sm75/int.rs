@@ -68,7 +68,11 @@ fn plop3() -> Form {
             pred(Role::PredSrc1, 77, Some(80), false),
             pred(Role::PredSrc2, 68, Some(71), false),
             OperandDesc {
-                kind: OpKind::ImmSplit { lo: bits(64, 3), hi: bits(72, 5), style: ImmStyle::Hex },
+                kind: OpKind::ImmSplit {
+                    lo: bits(64, 3),
+                    hi: bits(72, 5),
+                    style: ImmStyle::Hex,
+                },
                 ..reg(Role::Other, 0)
             },
             imm(Role::Aux, bits(16, 8), ImmStyle::Hex),
@@ -121,39 +125,34 @@ fn imad() -> Vec<Form> {
         ("IMAD.WIDE", Op::ImadWide, 0x025, 2),
         ("IMAD.HI", Op::ImadHi, 0x027, 2),
     ] {
-        v.extend(src3_family(
-            base,
-            &all,
-            ImmStyle::SignedHex,
-            |opc, _, b, c| {
-                let dst_width = if op == Op::ImadWide { 2 } else { 1 };
-                // Bit 75 negates C only where C sits in the Rc field.
-                let c = if matches!(c.kind, OpKind::Gpr { .. }) {
-                    c.width(wide_c).neg(75)
-                } else {
-                    c
-                };
-                let f = form(mn, op, opc)
-                    .ops([
-                        rd().width(dst_width),
-                        opt_pd(Role::PredDst0, 81),
-                        reg(Role::A, RA).reuse(0),
-                        b,
-                        c,
-                        carry_in(1),
-                    ])
-                    .mods([SIGNED, X])
-                    .timing(
-                        if op == Op::ImadWide {
-                            L::ImadWideUpper
-                        } else {
-                            L::ImadLo
-                        },
-                        Pipe::Fma,
-                    );
-                imad_aliases(f, op, opc >> 9)
-            },
-        ));
+        v.extend(src3_family(base, &all, ImmStyle::SignedHex, |opc, _, b, c| {
+            let dst_width = if op == Op::ImadWide { 2 } else { 1 };
+            // Bit 75 negates C only where C sits in the Rc field.
+            let c = if matches!(c.kind, OpKind::Gpr { .. }) {
+                c.width(wide_c).neg(75)
+            } else {
+                c
+            };
+            let f = form(mn, op, opc)
+                .ops([
+                    rd().width(dst_width),
+                    opt_pd(Role::PredDst0, 81),
+                    reg(Role::A, RA).reuse(0),
+                    b,
+                    c,
+                    carry_in(1),
+                ])
+                .mods([SIGNED, X])
+                .timing(
+                    if op == Op::ImadWide {
+                        L::ImadWideUpper
+                    } else {
+                        L::ImadLo
+                    },
+                    Pipe::Fma,
+                );
+            imad_aliases(f, op, opc >> 9)
+        }));
     }
     v
 }
@@ -215,13 +214,7 @@ fn shf() -> Vec<Form> {
             .mods([
                 modifier("right", 76, 1, &[(0, ".L"), (1, ".R")], 0),
                 flag!("w", 75, ".W"),
-                modifier(
-                    "type",
-                    73,
-                    2,
-                    &[(0, ".S64"), (1, ".U64"), (2, ".S32"), (3, ".U32")],
-                    3,
-                ),
+                modifier("type", 73, 2, &[(0, ".S64"), (1, ".U64"), (2, ".S32"), (3, ".U32")], 3),
                 flag!("hi", 80, ".HI"),
             ])
     })
@@ -253,20 +246,15 @@ fn sel_imnmx() -> Vec<Form> {
             pred(Role::PredSrc0, 87, Some(90), false),
         ])
     });
-    v.extend(src2_family(
-        0x017,
-        &places,
-        ImmStyle::SignedHex,
-        |opc, b| {
-            form("IMNMX", Op::Imnmx, opc)
-                .ops([
-                    rd(),
-                    reg(Role::A, RA).reuse(0),
-                    b,
-                    pred(Role::PredSrc0, 87, Some(90), false),
-                ])
-                .mods([SIGNED])
-        },
-    ));
+    v.extend(src2_family(0x017, &places, ImmStyle::SignedHex, |opc, b| {
+        form("IMNMX", Op::Imnmx, opc)
+            .ops([
+                rd(),
+                reg(Role::A, RA).reuse(0),
+                b,
+                pred(Role::PredSrc0, 87, Some(90), false),
+            ])
+            .mods([SIGNED])
+    }));
     v
 }

@@ -29,26 +29,13 @@ const SEMANTIC: ModDesc = modifier(
     &[(0, ".CONSTANT"), (1, ""), (2, ".STRONG"), (3, ".MMIO")],
     1,
 );
-const SCOPE: ModDesc = modifier(
-    "scope",
-    77,
-    2,
-    &[(0, ".CTA"), (1, ".SM"), (2, ".GPU"), (3, ".SYS")],
-    3,
-);
+const SCOPE: ModDesc = modifier("scope", 77, 2, &[(0, ".CTA"), (1, ".SM"), (2, ".GPU"), (3, ".SYS")], 3);
 const PRIVATE: ModDesc = flag!("private", 76, ".PRIVATE");
 const CACHE: ModDesc = modifier(
     "cache",
     84,
     3,
-    &[
-        (0, ".EF"),
-        (1, ""),
-        (2, ".EL"),
-        (3, ".LU"),
-        (4, ".EU"),
-        (5, ".NA"),
-    ],
+    &[(0, ".EF"), (1, ""), (2, ".EL"), (3, ".LU"), (4, ".EU"), (5, ".NA")],
     1,
 );
 

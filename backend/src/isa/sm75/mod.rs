@@ -30,10 +30,7 @@ impl Isa {
         forms.extend(misc::forms());
         let mut by_opcode: HashMap<u16, Vec<FormId>> = HashMap::new();
         for (i, f) in forms.iter().enumerate() {
-            by_opcode
-                .entry(f.opcode)
-                .or_default()
-                .push(FormId(i as u16));
+            by_opcode.entry(f.opcode).or_default().push(FormId(i as u16));
         }
         Isa { forms, by_opcode }
     }
@@ -45,10 +42,7 @@ impl Isa {
 
     /// All forms.
     pub fn forms(&self) -> impl Iterator<Item = (FormId, &Form)> {
-        self.forms
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (FormId(i as u16), f))
+        self.forms.iter().enumerate().map(|(i, f)| (FormId(i as u16), f))
     }
 
     /// Candidate forms for the 12-bit opcode.

@@ -1,0 +1,68 @@
+//! The whole compiler: PTX text to cubin bytes, with diagnostics rendered against the source.
+
+use ptxc_backend::compile::{Options, Stage, compile_module};
+use ptxc_backend::cubin::ElfFlavour;
+use ptxc_frontend::Diagnostic;
+
+/// Intermediate forms that `--dump` can print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dump {
+    /// The SSA IR after lowering.
+    Mir,
+    /// VCode after instruction selection.
+    Vcode,
+    /// SASS with control codes.
+    Sass,
+}
+
+/// Compiler options.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// ELF flavour of the cubin.
+    pub flavour: ElfFlavour,
+    /// Forms to print to standard error.
+    pub dumps: Vec<Dump>,
+}
+
+/// A compilation failure: the rendered diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CompileError(pub String);
+
+/// Compiles PTX `src` (named `file_name` in messages) to a cubin.
+pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<Vec<u8>, CompileError> {
+    let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
+    let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
+    if checked.target_sm > 75 {
+        return Err(CompileError(format!(
+            "{file_name}: error: target sm_{} is newer than sm_75",
+            checked.target_sm
+        )));
+    }
+    let module = ptxc_mir::lower::lower_module(&checked).map_err(|errs| {
+        let diags: Vec<Diagnostic> = errs
+            .iter()
+            .map(|e| Diagnostic::error(e.message.clone(), e.span))
+            .collect();
+        render(&diags)
+    })?;
+    for f in &module.functions {
+        if let Err(e) = ptxc_mir::ir::verify(f) {
+            return Err(CompileError(format!("{file_name}: internal error: {e}")));
+        }
+        if opts.dumps.contains(&Dump::Mir) {
+            eprintln!("{f}");
+        }
+    }
+    let backend_opts = Options { flavour: opts.flavour };
+    let mut dump = |kernel: &str, stage: Stage, text: &str| {
+        let wanted = match stage {
+            Stage::Vcode => Dump::Vcode,
+            Stage::Sass => Dump::Sass,
+        };
+        if opts.dumps.contains(&wanted) {
+            eprintln!("// {kernel} after {wanted:?}\n{text}");
+        }
+    };
+    compile_module(&module, &backend_opts, &mut dump).map_err(|e| CompileError(format!("{file_name}: error: {e}")))
+}

@@ -1,0 +1,118 @@
+//! The command-line contract: exit codes, no output left behind on errors, clear messages for
+//! bad PTX, bad cubins and bad launch specs.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn compile_error_exits_1_with_location_and_leaves_no_file() {
+    let dir = scratch("compile_error");
+    let ptx = dir.join("bad.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  frobnicate.u32 %r1;\n  ret;\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("bad.cubin");
+    let o = ptxc(&["compile", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("bad.ptx:6:"), "no location in: {err}");
+    assert!(!out.exists(), "a failed compile left {}", out.display());
+    assert!(
+        std::fs::read_dir(&dir).unwrap().count() == 1,
+        "temporary files left behind"
+    );
+}
+
+#[test]
+fn unsupported_architecture_is_refused() {
+    let dir = scratch("bad_arch");
+    let out = dir.join("x.cubin");
+    let o = ptxc(&[
+        "compile",
+        example("saxpy.ptx").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--arch",
+        "sm_80",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("sm_80"));
+    assert!(!out.exists());
+}
+
+#[test]
+fn disasm_of_a_non_cubin_is_an_error() {
+    let dir = scratch("bad_cubin");
+    let f = dir.join("junk.cubin");
+    std::fs::write(&f, b"\x7fELF this is not a cubin").unwrap();
+    let o = ptxc(&["disasm", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("bad cubin"), "{}", text(&o.stderr));
+}
+
+fn run_with_spec(name: &str, spec: &str) -> (Option<i32>, String) {
+    let dir = scratch(name);
+    let path = dir.join("spec.toml");
+    std::fs::write(&path, spec).unwrap();
+    for f in ["saxpy_x.npy", "saxpy_y.npy"] {
+        std::fs::copy(example(f), dir.join(f)).unwrap();
+    }
+    let o = ptxc(&[
+        "run",
+        example("saxpy.ptx").to_str().unwrap(),
+        "--launch",
+        path.to_str().unwrap(),
+    ]);
+    (o.status.code(), text(&o.stderr))
+}
+
+#[test]
+fn bad_launch_specs_are_clear_errors() {
+    let base = "grid = [4, 1, 1]\nblock = [256, 1, 1]\n[buffers.x]\nfile = \"saxpy_x.npy\"\n[buffers.y]\nfile = \"saxpy_y.npy\"\n";
+    let cases = [
+        (
+            "unknown_kernel",
+            "kernel = \"nope\"\nparams = []\n",
+            "no kernel named `nope`",
+        ),
+        (
+            "too_few_params",
+            "kernel = \"saxpy\"\nparams = [ { i32 = 1000 } ]\n",
+            "takes 4 parameter(s), the launch spec gives 1",
+        ),
+        (
+            "wrong_size",
+            "kernel = \"saxpy\"\nparams = [ { i64 = 1000 }, { f32 = 2.0 }, { ptr = \"x\" }, { ptr = \"y\" } ]\n",
+            "params[0]: kernel `saxpy` expects a 4-byte parameter",
+        ),
+        (
+            "missing_buffer",
+            "kernel = \"saxpy\"\nparams = [ { ptr = \"q\" } ]\n",
+            "no buffer named `q`",
+        ),
+        ("bad_toml", "kernel = \n", "invalid TOML"),
+    ];
+    for (name, head, want) in cases {
+        let (code, err) = run_with_spec(name, &format!("{head}{base}"));
+        assert_eq!(code, Some(1), "{name}: {err}");
+        assert!(err.contains(want), "{name}: want `{want}` in `{err}`");
+    }
+}
+
+#[test]
+fn out_of_bounds_access_is_a_fault_naming_kernel_thread_and_address() {
+    // n = 2000 but the buffers hold 1000 elements: thread 1000 reads past the end.
+    let spec = "kernel = \"saxpy\"\ngrid = [8, 1, 1]\nblock = [256, 1, 1]\nparams = [ { i32 = 2000 }, { f32 = 2.0 }, { ptr = \"x\" }, { ptr = \"y\" } ]\n[buffers.x]\nfile = \"saxpy_x.npy\"\n[buffers.y]\nfile = \"saxpy_y.npy\"\n";
+    let (code, err) = run_with_spec("oob", spec);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("kernel `saxpy`")
+            && err.contains("out-of-bounds")
+            && err.contains("thread (")
+            && err.contains("instruction /*"),
+        "{err}"
+    );
+}

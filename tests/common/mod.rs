@@ -1,0 +1,111 @@
+//! Shared helpers of the integration tests: the oracle tools, running `ptxc`, listings.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The folder of NVIDIA's tools (`CUDA_ORACLE_BIN`); the oracle tests cannot run without it.
+pub fn oracle_bin() -> PathBuf {
+    match std::env::var_os("CUDA_ORACLE_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => panic!(
+            "CUDA_ORACLE_BIN is not set: run `../shared/tools/cuda-oracle install` and export \
+             CUDA_ORACLE_BIN=<the folder it prints> (CI does this in .ci/run)"
+        ),
+    }
+}
+
+/// Runs an oracle tool.
+pub fn oracle(tool: &str, args: &[&str]) -> Output {
+    let path = oracle_bin().join(tool);
+    Command::new(&path)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Runs the `ptxc` binary under test.
+pub fn ptxc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxc"))
+        .args(args)
+        .output()
+        .expect("run ptxc")
+}
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A bundled example.
+pub fn example(name: &str) -> PathBuf {
+    root().join("examples").join(name)
+}
+
+/// A scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Text of an output stream.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Instruction texts of a listing in nvdisasm's syntax (`/*ADDR*/ TEXT ;`), keyed by address,
+/// with branch labels replaced by their target address and whitespace normalised. Works on
+/// both nvdisasm's and `ptxc disasm`'s output.
+pub fn listing(s: &str) -> BTreeMap<u64, String> {
+    let mut labels: BTreeMap<String, u64> = BTreeMap::new();
+    let mut pending: Vec<String> = Vec::new();
+    let mut raw: Vec<(u64, String)> = Vec::new();
+    for line in s.lines() {
+        let t = line.trim();
+        if let Some(name) = t.strip_suffix(':').filter(|n| n.starts_with(".L")) {
+            pending.push(name.to_string());
+            continue;
+        }
+        let Some(rest) = t.strip_prefix("/*") else {
+            continue;
+        };
+        let Some((addr, body)) = rest.split_once("*/") else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        for p in pending.drain(..) {
+            labels.insert(p, addr);
+        }
+        let body = body.split("/*").next().unwrap_or("").trim();
+        // Drop a leading control-code column.
+        let body = match body.strip_prefix('[') {
+            Some(b) if b.contains(":S") => b.split_once(']').map_or(body, |(_, r)| r.trim()),
+            _ => body,
+        };
+        let body = body.trim_end_matches(';').trim();
+        raw.push((addr, body.split_whitespace().collect::<Vec<_>>().join(" ")));
+    }
+    raw.into_iter()
+        .map(|(a, b)| {
+            let mut b = b;
+            for (name, target) in &labels {
+                b = b.replace(&format!("`({name})"), &format!("`(@{target:#x})"));
+            }
+            (a, b)
+        })
+        .collect()
+}
+
+/// Compiles `ptx` with ptxas into `out`.
+pub fn ptxas(ptx: &Path, out: &Path) {
+    let o = oracle(
+        "ptxas",
+        &["-arch=sm_75", "-O3", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "ptxas failed: {}", text(&o.stderr));
+}
