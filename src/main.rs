@@ -60,6 +60,12 @@ enum Command {
         /// Device configuration: small, t4, 2080ti.
         #[arg(long, default_value = "small")]
         device: String,
+        /// Simulator engine.
+        #[arg(long, value_enum, default_value_t = Mode::Timed)]
+        mode: Mode,
+        /// Write a Chrome trace-event timeline (one track per warp; open in Perfetto).
+        #[arg(long)]
+        trace: Option<PathBuf>,
     },
 }
 
@@ -67,6 +73,12 @@ enum Command {
 enum Flavour {
     V7,
     V8,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Mode {
+    Functional,
+    Timed,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -125,16 +137,33 @@ fn run(cli: Cli) -> Result<(), String> {
             out,
             stats,
             device,
+            mode,
+            trace,
         } => {
             let config = ptxc_sim::Config::by_name(&device)
                 .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            let engine = match mode {
+                Mode::Functional => ptxc_sim::Engine::Functional,
+                Mode::Timed => ptxc_sim::Engine::Timed,
+            };
+            if trace.is_some() && engine != ptxc_sim::Engine::Timed {
+                return Err("error: --trace needs --mode timed".into());
+            }
+            let opts = ptxc::run::RunOptions {
+                config,
+                engine,
+                trace: trace.is_some(),
+            };
             let spec = ptxc::launch::load(&launch)?;
             let cubin = if module.extension().is_some_and(|e| e == "ptx") {
                 compile_file(&module, &CompileOptions::default())?
             } else {
                 std::fs::read(&module).map_err(|e| format!("{}: {e}", module.display()))?
             };
-            let result = ptxc::run::run(&cubin, &spec, config).map_err(|e| format!("error: {e}"))?;
+            let result = ptxc::run::run(&cubin, &spec, &opts).map_err(|e| format!("error: {e}"))?;
+            if let (Some(path), Some(t)) = (&trace, &result.trace) {
+                std::fs::write(path, t.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
             report(&result, out.as_deref(), stats.as_deref())
         }
     }
@@ -184,6 +213,23 @@ fn report(result: &ptxc::run::RunOutput, out: Option<&Path>, stats: Option<&Path
         "stats: engine {}, cycles {}, warp instructions {}, thread instructions {}, hazards {}, CTAs {}, warps {}",
         s.engine, s.cycles, s.warp_instructions, s.thread_instructions, s.hazards, s.ctas, s.warps
     );
+    if s.engine == "timed" {
+        let st = &s.stalls;
+        println!(
+            "timing: IPC {:.3} on {} SM(s); stalls (warp-cycles): scoreboard {}, stall count {}, pipe busy {}, bank conflict {}, barrier {}, yield {}, not selected {}; bank-conflict bubbles {}, reuse hits {}",
+            s.ipc,
+            s.sms_used,
+            st.scoreboard,
+            st.stall_count,
+            st.pipe_busy,
+            st.bank_conflict,
+            st.barrier,
+            st.yield_,
+            st.not_selected,
+            s.bank_conflicts,
+            s.reuse_hits
+        );
+    }
     for h in &s.hazard_reports {
         println!(
             "hazard: kernel `{}`, block {:?}, warp {}, /*{:04x}*/: {}",
