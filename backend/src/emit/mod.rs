@@ -5,6 +5,7 @@
 
 mod branches;
 mod expand;
+mod wide;
 pub mod layout;
 
 pub use branches::successors;

@@ -8,7 +8,9 @@ mod cfg;
 mod fit;
 mod memory;
 mod operand;
+mod subword;
 mod values;
+mod wide;
 
 use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
 use ptxc_mir::ir::{Function, Inst, Type, Value};
@@ -43,6 +45,8 @@ pub struct Isel<'a> {
     regs: HashMap<Value, VReg>,
     /// Foldable values materialised in the current block.
     local: HashMap<Value, VReg>,
+    /// Values that live in one register of a tuple (elements of vector loads).
+    subs: HashMap<Value, (VReg, u8)>,
     /// Instructions of the block being selected.
     pub out: Vec<MInst>,
     /// Number of uses of each value.
@@ -61,6 +65,7 @@ pub fn select(func: &Function) -> Result<VCode, IselError> {
         },
         regs: HashMap::new(),
         local: HashMap::new(),
+        subs: HashMap::new(),
         out: Vec::new(),
         uses: HashMap::new(),
         fused: HashMap::new(),
@@ -155,6 +160,16 @@ impl Isel<'_> {
     /// Makes `alias` name the same register as `of` (bitcasts and copies).
     pub fn alias(&mut self, alias: Value, of: VReg) {
         self.regs.insert(alias, of);
+    }
+
+    /// Makes `v` name register `index` of the tuple `of`.
+    pub fn alias_sub(&mut self, v: Value, of: VReg, index: u8) {
+        self.subs.insert(v, (of, index));
+    }
+
+    /// The tuple register `v` lives in, if it is an element of a tuple.
+    pub fn sub_of(&self, v: Value) -> Option<(VReg, u8)> {
+        self.subs.get(&v).copied()
     }
 
     /// Marks `inst` as folded into its user.
