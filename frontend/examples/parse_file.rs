@@ -1,5 +1,6 @@
 //! Parses and checks PTX files given on the command line and prints diagnostics; with
-//! `--repeat N`, parses each N times and prints the throughput.
+//! `--repeat N`, parses each N times and prints the throughput; `--lex` measures the lexer
+//! alone; `--print` pretty-prints the parsed file instead.
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -9,7 +10,8 @@ fn main() {
         args.drain(i..(i + 2).min(args.len()));
     }
     let lex_only = args.iter().any(|a| a == "--lex");
-    args.retain(|a| a != "--lex");
+    let print = args.iter().any(|a| a == "--print");
+    args.retain(|a| a != "--lex" && a != "--print");
     let mut failed = false;
     for path in &args {
         let src = match std::fs::read_to_string(path) {
@@ -20,6 +22,13 @@ fn main() {
                 continue;
             }
         };
+        if print {
+            match ptxc_frontend::parse(&src) {
+                Ok(m) => print!("{}", ptxc_frontend::print::module(&m)),
+                Err(d) => eprint!("{}", ptxc_frontend::render_diagnostics(path, &src, &d)),
+            }
+            continue;
+        }
         let start = std::time::Instant::now();
         if lex_only {
             let mut tokens = 0;

@@ -30,8 +30,9 @@ pub enum Tok<'a> {
     /// An identifier: `%r1`, `$L__BB0_2`, `_Z3foo`, `ld`, `WARP_SZ`, `_`.
     #[regex(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+|_", |lex| lex.slice())]
     Ident(&'a str),
-    /// `.name` that is not a keyword below (a modifier or an unknown directive).
-    #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*", |lex| lex.slice())]
+    /// `.name` that is not a keyword below (a modifier or an unknown directive), including
+    /// `::` qualified forms such as `.L2::128B`.
+    #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*", |lex| lex.slice())]
     DotName(&'a str),
     /// `.pred`, `.u32`, `.f16x2`, ... (a fundamental type).
     #[regex(

@@ -111,10 +111,9 @@ pub fn mad(m: &Mods) -> Result<(), String> {
         if m.mul_mode.is_some() {
             return Err("`.lo`, `.hi` and `.wide` are for integer `mad`".to_string());
         }
-        if t == ScalarType::F64 && m.rounding.is_none() {
-            return Err(
-                "`mad.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string(),
-            );
+        if m.rounding.is_none() {
+            let message = "needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)";
+            return Err(format!("`mad.{}` {message}", t.name()));
         }
         if m.cc {
             return Err("`.cc` needs an integer type".to_string());
