@@ -32,7 +32,7 @@ pub enum Tok<'a> {
     Ident(&'a str),
     /// `.name` that is not a keyword below (a modifier or an unknown directive), including
     /// `::` qualified forms such as `.L2::128B`.
-    #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*", |lex| lex.slice())]
+    #[regex(r"\.[A-Za-z0-9_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*", |lex| lex.slice())]
     DotName(&'a str),
     /// `.pred`, `.u32`, `.f16x2`, ... (a fundamental type).
     #[regex(

@@ -266,7 +266,13 @@ fn destination(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOpe
                 n.span,
             )),
         },
-        Operand::Component { base, component: c } => component(body, w, base, c),
+        Operand::Component { base, component: c } => match component(body, w, base, c)? {
+            CheckedOperand::Special(_) => {
+                let message = format!("special register `{}.{}` is read-only", base.name, c.name);
+                Err(Diagnostic::error(message, base.span))
+            }
+            elem => Ok(elem),
+        },
         Operand::Vector(items, span) => vector(body, w, items, *span, true),
         other => Err(Diagnostic::error(
             format!("the destination of `{}` must be a register", w.spec.name),
