@@ -195,7 +195,7 @@ fn pathological_inputs_finish_with_an_error() {
         format!("{head}.reg .b32 %q<4000000000>;\n}}"),
         format!("{head}.reg .b32 %q<99999999999999999999>;\n}}"),
         format!("{head}{}\n}}", "bad;\n".repeat(100_000)),
-        format!(".version 7.8\n.target sm_75\n.global .b8 big[4000000000000];\n"),
+        ".version 7.8\n.target sm_75\n.global .b8 big[4000000000000];\n".to_string(),
         format!("{head}{}", "\u{0}\u{1F600}".repeat(1000)),
         String::new(),
         "\n\n\n".to_string(),
