@@ -1,6 +1,6 @@
 //! Parses and checks PTX files given on the command line and prints diagnostics; with
 //! `--repeat N`, parses each N times and prints the throughput; `--lex` measures the lexer
-//! alone; `--print` pretty-prints the parsed file instead.
+//! alone, `--parse` the parser without the checks; `--print` pretty-prints the parsed file instead.
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -11,7 +11,8 @@ fn main() {
     }
     let lex_only = args.iter().any(|a| a == "--lex");
     let print = args.iter().any(|a| a == "--print");
-    args.retain(|a| a != "--lex" && a != "--print");
+    let parse_only = args.iter().any(|a| a == "--parse");
+    args.retain(|a| a != "--lex" && a != "--print" && a != "--parse");
     let mut failed = false;
     for path in &args {
         let src = match std::fs::read_to_string(path) {
@@ -50,6 +51,14 @@ fn main() {
                 "raw logos: {tokens} tokens, {:.1} MB/s",
                 src.len() as f64 / secs / 1e6
             );
+            continue;
+        }
+        if parse_only {
+            for _ in 0..repeat {
+                let _ = std::hint::black_box(ptxc_frontend::parse(&src));
+            }
+            let secs = start.elapsed().as_secs_f64() / repeat as f64;
+            println!("{path}: parsed, {:.1} MB/s", src.len() as f64 / secs / 1e6);
             continue;
         }
         let mut result = ptxc_frontend::parse_and_check(&src);

@@ -53,6 +53,11 @@ pub enum Tok<'a> {
     Str(&'a str),
     /// A whole `.section name { ... }` block (made by [`Lexer`], never by logos).
     Section(&'a str),
+    /// An opcode with its modifiers written together, `ld.global.u32` (made by
+    /// [`crate::fusion::Fused`], never by logos).
+    Opcode(&'a str),
+    /// `.loc FILE LINE COL` (made by [`crate::fusion::Fused`], never by logos).
+    LocLine((u32, u32, u32)),
     /// A character that starts no token (made by [`Lexer`] after reporting it).
     Invalid,
 
@@ -219,6 +224,11 @@ impl<'a> Lexer<'a> {
             diagnostics: Vec::new(),
             aborted: false,
         }
+    }
+
+    /// The source text.
+    pub fn source(&self) -> &'a str {
+        self.src
     }
 
     fn error(&mut self, span: Span, message: String) {

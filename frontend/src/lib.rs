@@ -7,6 +7,7 @@
 pub mod ast;
 pub mod checked;
 pub mod diag;
+mod fusion;
 pub mod lexer;
 pub mod literal;
 mod parser;

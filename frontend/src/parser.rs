@@ -4,6 +4,7 @@
 
 use crate::ast::{Module, Span};
 use crate::diag::Diagnostic;
+use crate::fusion::Fused;
 use crate::lexer::{Lexer, MAX_ERRORS, Tok};
 use crate::syntax::SyntaxError;
 use lalrpop_util::ParseError;
@@ -21,10 +22,11 @@ pub fn parse(src: &str) -> Result<Module, Vec<Diagnostic>> {
             Span::default(),
         )]);
     }
-    let mut lexer = Lexer::new(src);
+    let mut tokens = Fused::new(Lexer::new(src));
     let mut recovered = Vec::new();
-    let result = grammar::ModuleParser::new().parse(src, &mut recovered, &mut lexer);
-    let mut diags = std::mem::take(&mut lexer.diagnostics);
+    let result = grammar::ModuleParser::new().parse(src, &mut recovered, &mut tokens);
+    let lexer = tokens.lexer;
+    let mut diags = lexer.diagnostics;
     for r in recovered {
         diags.extend(convert(src, r.error));
     }
