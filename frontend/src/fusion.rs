@@ -1,38 +1,72 @@
-//! Token fusion, for speed: the LR parser pays per token, so the two most frequent multi-token
-//! forms reach it as one token each. An opcode written together with its modifiers at the
-//! start of a statement (`ld.global.u32`) becomes [`Tok::Opcode`]; `.loc 1 2 3` becomes
-//! [`Tok::LocLine`]. Anything else (or these forms written with spaces) passes through
-//! unchanged, and the grammar accepts both shapes.
+//! The token stream the LR grammar reads: the lexer's tokens, except that every instruction
+//! is parsed here (by [`crate::instruction_syntax`]) and arrives as one [`Tok::Instruction`]
+//! token, and `.loc 1 2 3` arrives as one [`Tok::LocLine`]. The LR parser pays per token, so
+//! this is most of the parser's speed. A syntax error inside an instruction is reported here
+//! and the instruction skipped up to its `;`, so one run reports several errors.
 
-use crate::lexer::{Lexer, Spanned, Tok};
+use crate::ast::Instruction;
+use crate::instruction_syntax::{self, TokenSource};
+use crate::lexer::{Lexer, MAX_ERRORS, Spanned, Tok};
 use crate::syntax::SyntaxError;
+use std::cell::RefCell;
 use std::collections::VecDeque;
 
-/// Where in a statement the stream is.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
-    /// A new statement may start here.
-    StatementStart,
-    /// After `@` or `@!`: the guard predicate comes next.
-    Guard,
-    /// Inside a statement.
-    Inside,
+/// Instructions parsed ahead of the grammar, handed over by number. The grammar takes them in
+/// order (skipping those that error recovery dropped), so only the few between the stream and
+/// the parser's lookahead are ever held.
+#[derive(Default)]
+pub struct InstrTable {
+    waiting: RefCell<VecDeque<(usize, Instruction)>>,
+    count: std::cell::Cell<usize>,
 }
 
-/// The fused token stream over a [`Lexer`].
-pub struct Fused<'a> {
-    /// The underlying lexer (its diagnostics are read after parsing).
-    pub lexer: Lexer<'a>,
-    pending: VecDeque<Spanned<'a>>,
-    state: State,
-}
-
-impl<'a> Fused<'a> {
-    /// Fuses `lexer`'s tokens.
-    pub fn new(lexer: Lexer<'a>) -> Fused<'a> {
-        Fused { lexer, pending: VecDeque::new(), state: State::StatementStart }
+impl InstrTable {
+    fn push(&self, inst: Instruction) -> usize {
+        let number = self.count.get();
+        self.count.set(number + 1);
+        self.waiting.borrow_mut().push_back((number, inst));
+        number
     }
 
+    /// Takes instruction `number` (once), forgetting any older one never taken.
+    pub fn take(&self, number: usize) -> Option<Instruction> {
+        let mut waiting = self.waiting.borrow_mut();
+        while waiting.front().is_some_and(|(n, _)| *n < number) {
+            waiting.pop_front();
+        }
+        match waiting.front() {
+            Some((n, _)) if *n == number => waiting.pop_front().map(|(_, inst)| inst),
+            _ => None,
+        }
+    }
+}
+
+/// Where in the structure the stream is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// A statement may start here: an identifier starts an instruction or a label.
+    StatementStart,
+    /// Inside a directive or declaration.
+    Inside,
+    /// Inside an initialiser (`= {...}`), until the `;`.
+    Initializer,
+    /// In the `, function_name F, inlined_at A B C` tail of a `.loc`: how many of `inlined_at`
+    /// and its three numbers were seen.
+    LocTail(u8),
+}
+
+/// The token stream over a [`Lexer`].
+pub struct Fused<'a, 't> {
+    /// The underlying lexer (its diagnostics, with the instructions' syntax errors, are read
+    /// after parsing).
+    pub lexer: Lexer<'a>,
+    instrs: &'t InstrTable,
+    pending: VecDeque<Spanned<'a>>,
+    state: State,
+    after_loc: bool,
+}
+
+impl<'a> TokenSource<'a> for Fused<'a, '_> {
     fn pull(&mut self) -> Option<Spanned<'a>> {
         if let Some(tok) = self.pending.pop_front() {
             return Some(tok);
@@ -40,35 +74,39 @@ impl<'a> Fused<'a> {
         self.lexer.next().and_then(Result::ok)
     }
 
-    /// `ident.mod.mod...` written without spaces, starting with the identifier at `l..r`.
-    fn opcode(&mut self, l: usize, r: usize, ident: Tok<'a>) -> Spanned<'a> {
-        let mut end = r;
-        while let Some(next) = self.pull() {
-            if next.0 == end && is_modifier(&next.1) {
-                end = next.2;
-            } else {
-                self.pending.push_back(next);
-                break;
-            }
+    fn unpull(&mut self, tok: Spanned<'a>) {
+        self.pending.push_front(tok);
+    }
+
+    fn text(&self) -> &'a str {
+        self.lexer.source()
+    }
+}
+
+impl<'a, 't> Fused<'a, 't> {
+    /// The stream over `lexer`, parking parsed instructions in `instrs`.
+    pub fn new(lexer: Lexer<'a>, instrs: &'t InstrTable) -> Fused<'a, 't> {
+        Fused {
+            lexer,
+            instrs,
+            pending: VecDeque::new(),
+            state: State::StatementStart,
+            after_loc: false,
         }
-        if end == r {
-            return (l, ident, r);
-        }
-        (l, Tok::Opcode(&self.lexer.source()[l..end]), end)
     }
 
     /// `.loc` at `l..r` followed by three integers.
     fn loc(&mut self, l: usize, r: usize) -> Spanned<'a> {
         let mut numbers = [0u32; 3];
         let mut taken = Vec::with_capacity(3);
-        let mut end = r;
         for slot in &mut numbers {
             let Some(tok) = self.pull() else { break };
             let value = match tok.1 {
-                Tok::Int(text) => crate::literal::parse_int(text).ok().and_then(|(v, _)| u32::try_from(v).ok()),
+                Tok::Int(text) => crate::literal::parse_int(text)
+                    .ok()
+                    .and_then(|(v, _)| u32::try_from(v).ok()),
                 _ => None,
             };
-            end = tok.2;
             taken.push(tok);
             match value {
                 Some(v) => *slot = v,
@@ -76,7 +114,11 @@ impl<'a> Fused<'a> {
             }
         }
         if taken.len() == 3 && taken.iter().all(|t| matches!(t.1, Tok::Int(_))) {
-            return (l, Tok::LocLine((numbers[0], numbers[1], numbers[2])), end);
+            return (
+                l,
+                Tok::LocLine((numbers[0], numbers[1], numbers[2])),
+                taken[2].2,
+            );
         }
         for tok in taken.into_iter().rev() {
             self.pending.push_front(tok);
@@ -84,50 +126,78 @@ impl<'a> Fused<'a> {
         (l, Tok::Loc, r)
     }
 
+    /// True if the identifier just pulled is a label (`name:`).
+    fn is_label(&mut self) -> bool {
+        match self.pull() {
+            Some(next) => {
+                let colon = next.1 == Tok::Colon;
+                self.pending.push_front(next);
+                colon
+            }
+            None => false,
+        }
+    }
+
+    /// Parses an instruction starting at `first`; `None` when it was malformed (reported).
+    fn instruction(&mut self, first: Spanned<'a>) -> Option<Spanned<'a>> {
+        match instruction_syntax::parse(self, first) {
+            Ok(inst) => {
+                let (l, r) = (inst.span.start as usize, inst.span.end as usize);
+                Some((l, Tok::Instruction(self.instrs.push(inst)), r))
+            }
+            Err(SyntaxError { span, message }) => {
+                self.lexer.report(span, message);
+                instruction_syntax::recover(self);
+                None
+            }
+        }
+    }
+
     fn advance_state(&mut self, tok: &Tok<'a>) {
         self.state = match (self.state, tok) {
-            (_, Tok::Semi | Tok::Colon) => State::StatementStart,
-            (State::StatementStart, Tok::LBrace | Tok::RBrace | Tok::LocLine(_) | Tok::Section(_)) => {
+            (_, Tok::Semi) => State::StatementStart,
+            (State::LocTail(0), Tok::Ident("inlined_at")) => State::LocTail(1),
+            (State::LocTail(3), Tok::Int(_)) => State::StatementStart,
+            (State::LocTail(n), Tok::Int(_)) if n > 0 => State::LocTail(n + 1),
+            (State::LocTail(n), _) => State::LocTail(n),
+            (State::Initializer, _) => State::Initializer,
+            (_, Tok::Eq) => State::Initializer,
+            (_, Tok::LBrace | Tok::RBrace | Tok::Colon | Tok::LocLine(_) | Tok::Section(_)) => {
                 State::StatementStart
             }
-            (State::StatementStart, Tok::At) => State::Guard,
-            (State::Guard, Tok::Bang) => State::Guard,
-            (State::Guard, Tok::Ident(_)) => State::StatementStart,
+            (_, Tok::Instruction(_)) => State::StatementStart,
+            (State::StatementStart, Tok::Comma) if self.after_loc => State::LocTail(0),
             (State::StatementStart, Tok::Int(_)) => State::StatementStart,
             _ => State::Inside,
         };
     }
 }
 
-fn is_modifier(tok: &Tok<'_>) -> bool {
-    matches!(
-        tok,
-        Tok::DotName(_)
-            | Tok::Type(_)
-            | Tok::Global
-            | Tok::Shared
-            | Tok::Local
-            | Tok::Const
-            | Tok::Param
-            | Tok::Reg
-            | Tok::V2
-            | Tok::V4
-            | Tok::V8
-    )
-}
-
-impl<'a> Iterator for Fused<'a> {
+impl<'a> Iterator for Fused<'a, '_> {
     type Item = Result<Spanned<'a>, SyntaxError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (l, tok, r) = self.pull()?;
-        let out = match tok {
-            Tok::Ident(_) if self.state == State::StatementStart => self.opcode(l, r, tok),
-            Tok::Loc if self.state == State::StatementStart => self.loc(l, r),
-            _ => (l, tok, r),
-        };
-        self.advance_state(&out.1);
-        Some(Ok(out))
+        loop {
+            if self.lexer.diagnostics.len() >= MAX_ERRORS {
+                self.lexer.aborted = true;
+                return None;
+            }
+            let (l, tok, r) = self.pull()?;
+            let out = match tok {
+                Tok::At if self.state == State::StatementStart => self.instruction((l, tok, r)),
+                Tok::Ident(_) if self.state == State::StatementStart && !self.is_label() => {
+                    self.instruction((l, tok, r))
+                }
+                Tok::Loc if self.state == State::StatementStart => Some(self.loc(l, r)),
+                _ => Some((l, tok, r)),
+            };
+            if let Some(out) = out {
+                self.advance_state(&out.1);
+                self.after_loc = matches!(out.1, Tok::LocLine(_));
+                return Some(Ok(out));
+            }
+            self.state = State::StatementStart;
+        }
     }
 }
 
@@ -136,28 +206,42 @@ mod tests {
     use super::*;
 
     fn kinds(src: &str) -> Vec<String> {
-        Fused::new(Lexer::new(src)).map(|t| format!("{:?}", t.expect("token").1)).collect()
+        let table = InstrTable::default();
+        Fused::new(Lexer::new(src), &table)
+            .map(|t| format!("{:?}", t.expect("token").1))
+            .collect()
     }
 
     #[test]
-    fn opcodes_and_locs_are_fused_at_statement_start_only() {
-        let toks = kinds("{ .loc 1 2 3\n@!%p ld.global.u32 %r1, [%rd1]; mov.u32 %r1, %tid.x; L: ret; }");
+    fn instructions_and_locs_become_single_tokens() {
+        let toks = kinds(
+            ".global .u32 a[2] = {x, y};\n{ .loc 1 2 3\n@!%p ld.global.u32 %r1, [%rd1]; L: mov.u32 %r1, {%tid.x}; { ret; } }",
+        );
         let expected = [
-            "LBrace", "LocLine((1, 2, 3))", "At", "Bang", "Ident(\"%p\")", "Opcode(\"ld.global.u32\")",
-            "Ident(\"%r1\")", "Comma", "LBracket", "Ident(\"%rd1\")", "RBracket", "Semi",
-            "Opcode(\"mov.u32\")", "Ident(\"%r1\")", "Comma", "Ident(\"%tid\")", "DotName(\".x\")",
-            "Semi", "Ident(\"L\")", "Colon", "Ident(\"ret\")", "Semi", "RBrace",
+            "Global",
+            "Type(U32)",
+            "Ident(\"a\")",
+            "LBracket",
+            "Int(\"2\")",
+            "RBracket",
+            "Eq",
+            "LBrace",
+            "Ident(\"x\")",
+            "Comma",
+            "Ident(\"y\")",
+            "RBrace",
+            "Semi",
+            "LBrace",
+            "LocLine((1, 2, 3))",
+            "Instruction(0)",
+            "Ident(\"L\")",
+            "Colon",
+            "Instruction(1)",
+            "LBrace",
+            "Instruction(2)",
+            "RBrace",
+            "RBrace",
         ];
         assert_eq!(toks, expected);
-    }
-
-    #[test]
-    fn the_big_file_shrinks() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/ptx90parser__matrix_free_device_matrix_vector.ptx");
-        let src = std::fs::read_to_string(path).expect("corpus file");
-        let raw = Lexer::new(&src).count();
-        let fused = Fused::new(Lexer::new(&src)).count();
-        eprintln!("{raw} -> {fused}");
-        assert!(fused * 10 < raw * 8, "{raw} -> {fused}");
     }
 }

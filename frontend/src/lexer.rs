@@ -53,9 +53,9 @@ pub enum Tok<'a> {
     Str(&'a str),
     /// A whole `.section name { ... }` block (made by [`Lexer`], never by logos).
     Section(&'a str),
-    /// An opcode with its modifiers written together, `ld.global.u32` (made by
+    /// A whole instruction, parsed ahead and parked under this index (made by
     /// [`crate::fusion::Fused`], never by logos).
-    Opcode(&'a str),
+    Instruction(usize),
     /// `.loc FILE LINE COL` (made by [`crate::fusion::Fused`], never by logos).
     LocLine((u32, u32, u32)),
     /// A character that starts no token (made by [`Lexer`] after reporting it).
@@ -229,6 +229,11 @@ impl<'a> Lexer<'a> {
     /// The source text.
     pub fn source(&self) -> &'a str {
         self.src
+    }
+
+    /// Records an error found by a later stage of the token stream.
+    pub fn report(&mut self, span: Span, message: String) {
+        self.error(span, message);
     }
 
     fn error(&mut self, span: Span, message: String) {

@@ -8,6 +8,7 @@ pub mod ast;
 pub mod checked;
 pub mod diag;
 mod fusion;
+mod instruction_syntax;
 pub mod lexer;
 pub mod literal;
 mod parser;

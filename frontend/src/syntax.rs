@@ -40,22 +40,6 @@ pub fn ident(name: &str, l: usize, r: usize) -> Ident {
     }
 }
 
-/// `ld.global.u32` written as one token starting at `start`: the opcode and its modifiers.
-pub fn split_opcode(text: &str, start: usize) -> (Ident, Vec<Ident>) {
-    let mut parts = text.split('.');
-    let op = parts.next().unwrap_or_default();
-    let opcode = ident(op, start, start + op.len());
-    let mut at = start + op.len() + 1;
-    let modifiers = parts
-        .map(|m| {
-            let id = ident(m, at, at + m.len());
-            at += m.len() + 1;
-            id
-        })
-        .collect();
-    (opcode, modifiers)
-}
-
 /// A string literal without its quotes (escapes are kept as written).
 pub fn unquote(text: &str) -> String {
     text.get(1..text.len().saturating_sub(1))

@@ -338,7 +338,7 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Kernel("mov.b32 %r1, \"text\";"),
-        "unexpected `\"text\"`",
+        "unexpected `\"text\"`, expected an operand",
         11,
         14,
     ),
