@@ -61,21 +61,29 @@ pub struct Fused<'a, 't> {
     /// after parsing).
     pub lexer: Lexer<'a>,
     instrs: &'t InstrTable,
+    peeked: Option<Spanned<'a>>,
     pending: VecDeque<Spanned<'a>>,
     state: State,
     after_loc: bool,
 }
 
 impl<'a> TokenSource<'a> for Fused<'a, '_> {
+    #[inline]
     fn pull(&mut self) -> Option<Spanned<'a>> {
+        if let Some(tok) = self.peeked.take() {
+            return Some(tok);
+        }
         if let Some(tok) = self.pending.pop_front() {
             return Some(tok);
         }
         self.lexer.next().and_then(Result::ok)
     }
 
+    #[inline]
     fn unpull(&mut self, tok: Spanned<'a>) {
-        self.pending.push_front(tok);
+        if let Some(older) = self.peeked.replace(tok) {
+            self.pending.push_front(older);
+        }
     }
 
     fn text(&self) -> &'a str {
@@ -89,6 +97,7 @@ impl<'a, 't> Fused<'a, 't> {
         Fused {
             lexer,
             instrs,
+            peeked: None,
             pending: VecDeque::new(),
             state: State::StatementStart,
             after_loc: false,
@@ -121,7 +130,7 @@ impl<'a, 't> Fused<'a, 't> {
             );
         }
         for tok in taken.into_iter().rev() {
-            self.pending.push_front(tok);
+            self.unpull(tok);
         }
         (l, Tok::Loc, r)
     }
@@ -131,7 +140,7 @@ impl<'a, 't> Fused<'a, 't> {
         match self.pull() {
             Some(next) => {
                 let colon = next.1 == Tok::Colon;
-                self.pending.push_front(next);
+                self.unpull(next);
                 colon
             }
             None => false,

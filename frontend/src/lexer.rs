@@ -247,6 +247,8 @@ impl<'a> Lexer<'a> {
     }
 
     /// Reads `.section name { ... }` after the `.section` keyword at `start`.
+    #[cold]
+    #[inline(never)]
     fn section(&mut self, start: usize) -> Option<Spanned<'a>> {
         let mut end = self.inner.span().end;
         let mut saw_name = false;
@@ -277,6 +279,19 @@ impl<'a> Lexer<'a> {
         self.abort(Span::new(start, end), "unterminated `.section`".to_string())
     }
 
+    /// Reports the text at `span`, which starts no token; `None` once there are too many errors.
+    #[cold]
+    #[inline(never)]
+    fn invalid(&mut self, span: Span) -> Option<Tok<'a>> {
+        let message = self.invalid_message(span);
+        self.error(span, message);
+        if self.diagnostics.len() >= MAX_ERRORS {
+            self.aborted = true;
+            return None;
+        }
+        Some(Tok::Invalid)
+    }
+
     fn invalid_message(&self, span: Span) -> String {
         let text = &self.src[span.start as usize..span.end as usize];
         if text.starts_with("/*") {
@@ -294,7 +309,23 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    #[cold]
+    fn too_deep(&mut self, span: Span) -> bool {
+        self.abort(span, format!("nesting deeper than {MAX_NESTING} levels"));
+        false
+    }
+
+    #[cold]
+    fn too_long(&mut self, span: Span) -> bool {
+        self.abort(
+            span,
+            format!("expression with more than {MAX_EXPR_OPERATORS} operators"),
+        );
+        false
+    }
+
     /// Applies the nesting and expression-size limits to `tok`.
+    #[inline]
     fn check_limits(&mut self, tok: &Tok<'a>, span: Span) -> bool {
         match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket => {
@@ -303,8 +334,7 @@ impl<'a> Lexer<'a> {
                     self.operators = 0;
                 }
                 if self.depth > MAX_NESTING {
-                    self.abort(span, format!("nesting deeper than {MAX_NESTING} levels"));
-                    return false;
+                    return self.too_deep(span);
                 }
             }
             Tok::RBrace | Tok::RParen | Tok::RBracket => {
@@ -328,10 +358,7 @@ impl<'a> Lexer<'a> {
             | Tok::Shr => {
                 self.operators += 1;
                 if self.operators > MAX_EXPR_OPERATORS {
-                    let message =
-                        format!("expression with more than {MAX_EXPR_OPERATORS} operators");
-                    self.abort(span, message);
-                    return false;
+                    return self.too_long(span);
                 }
             }
             _ => {}
@@ -343,6 +370,7 @@ impl<'a> Lexer<'a> {
 impl<'a> Iterator for Lexer<'a> {
     type Item = Result<Spanned<'a>, SyntaxError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.aborted {
             return None;
@@ -353,15 +381,7 @@ impl<'a> Iterator for Lexer<'a> {
         let tok = match tok {
             Ok(Tok::SectionKw) => return self.section(range.start).map(Ok),
             Ok(tok) => tok,
-            Err(()) => {
-                let message = self.invalid_message(span);
-                self.error(span, message);
-                if self.diagnostics.len() >= MAX_ERRORS {
-                    self.aborted = true;
-                    return None;
-                }
-                Tok::Invalid
-            }
+            Err(()) => self.invalid(span)?,
         };
         if !self.check_limits(&tok, span) {
             return None;
