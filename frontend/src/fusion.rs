@@ -104,30 +104,27 @@ impl<'a, 't> Fused<'a, 't> {
         }
     }
 
-    /// `.loc` at `l..r` followed by three integers.
+    /// `.loc` at `l..r` followed by three integers that fit in 32 bits.
     fn loc(&mut self, l: usize, r: usize) -> Spanned<'a> {
-        let mut numbers = [0u32; 3];
         let mut taken = Vec::with_capacity(3);
-        for slot in &mut numbers {
+        let mut fitting = 0;
+        while taken.len() < 3 {
             let Some(tok) = self.pull() else { break };
-            let value = match tok.1 {
-                Tok::Int(text) => crate::literal::parse_int(text)
-                    .ok()
-                    .and_then(|(v, _)| u32::try_from(v).ok()),
-                _ => None,
+            let fits = match tok.1 {
+                Tok::Int(text) => {
+                    crate::literal::parse_int(text).is_ok_and(|(v, _)| v <= u32::MAX as u64)
+                }
+                _ => false,
             };
             taken.push(tok);
-            match value {
-                Some(v) => *slot = v,
-                None => break,
+            if !fits {
+                break;
             }
+            fitting += 1;
         }
-        if taken.len() == 3 && taken.iter().all(|t| matches!(t.1, Tok::Int(_))) {
-            return (
-                l,
-                Tok::LocLine((numbers[0], numbers[1], numbers[2])),
-                taken[2].2,
-            );
+        if fitting == 3 {
+            let end = taken[2].2;
+            return (l, Tok::LocLine(&self.lexer.source()[l..end]), end);
         }
         for tok in taken.into_iter().rev() {
             self.unpull(tok);
@@ -228,7 +225,7 @@ mod tests {
         );
         let expected = [
             "Global",
-            "Type(U32)",
+            "Type(\".u32\")",
             "Ident(\"a\")",
             "LBracket",
             "Int(\"2\")",
@@ -241,7 +238,7 @@ mod tests {
             "RBrace",
             "Semi",
             "LBrace",
-            "LocLine((1, 2, 3))",
+            "LocLine(\".loc 1 2 3\")",
             "Instruction(0)",
             "Ident(\"L\")",
             "Colon",

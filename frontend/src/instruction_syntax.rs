@@ -192,13 +192,24 @@ impl<'a, T: TokenSource<'a>> Parser<'_, T> {
             }
             Tok::Ident(n) => {
                 let base = syntax::ident(n, tok.0, tok.2);
-                if let Some(Tok::DotName(c)) = self.peek() {
-                    let c_tok = self.next("a component")?;
-                    let component = syntax::ident(&c[1..], c_tok.0 + 1, c_tok.2);
-                    return Ok(Operand::Component { base, component });
+                match self.ts.pull() {
+                    Some((l, Tok::DotName(c), r)) => {
+                        self.end = r;
+                        let component = syntax::ident(&c[1..], l + 1, r);
+                        Ok(Operand::Component { base, component })
+                    }
+                    Some(next) if ends_operand(&next.1) => {
+                        self.ts.unpull(next);
+                        Ok(syntax::operand_from_expr(Expr::Symbol(base)))
+                    }
+                    next => {
+                        if let Some(next) = next {
+                            self.ts.unpull(next);
+                        }
+                        let first = self.after_name(base)?;
+                        Ok(syntax::operand_from_expr(self.binary_tail(first)?))
+                    }
                 }
-                let first = self.after_name(base)?;
-                Ok(syntax::operand_from_expr(self.binary_tail(first)?))
             }
             _ => {
                 self.ts.unpull(tok);
@@ -299,6 +310,14 @@ impl<'a, T: TokenSource<'a>> Parser<'_, T> {
         self.close(Tok::RParen, "`)`")?;
         syntax::generic(name, inner).map_err(user)
     }
+}
+
+/// Tokens that end an operand (the common case after a bare name).
+fn ends_operand(tok: &Tok<'_>) -> bool {
+    matches!(
+        tok,
+        Tok::Comma | Tok::Semi | Tok::RBracket | Tok::RBrace | Tok::RParen
+    )
 }
 
 fn binary_op(tok: Tok<'_>) -> Option<&'static str> {
