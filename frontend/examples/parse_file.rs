@@ -82,7 +82,7 @@ fn main() {
             ),
             Err(diags) => {
                 failed = true;
-                eprint!("{}", ptxc_frontend::render_diagnostics(path, &src, &diags));
+                ptxc_frontend::eprint_diagnostics(path, &src, &diags);
             }
         }
     }

@@ -33,7 +33,13 @@ pub fn parse_and_check(src: &str) -> Result<checked::CheckedModule, Vec<Diagnost
     check(&parse(src)?)
 }
 
-/// Renders diagnostics about `src` (called `file_name` in the output) as plain text.
+/// Renders diagnostics about `src` (called `file_name` in the output) as plain text:
+/// `error: message`, `┌─ file:line:column`, the source line and a caret under the span.
 pub fn render_diagnostics(file_name: &str, src: &str, diags: &[Diagnostic]) -> String {
     diag::render(file_name, src, diags)
+}
+
+/// Prints diagnostics to standard error, coloured only when it is a terminal.
+pub fn eprint_diagnostics(file_name: &str, src: &str, diags: &[Diagnostic]) {
+    diag::eprint(file_name, src, diags)
 }

@@ -9,7 +9,7 @@ use crate::checked::*;
 use crate::diag::Diagnostic;
 
 /// Most registers one function may declare (bounds memory on hostile input).
-const MAX_REGS: usize = 1 << 22;
+const MAX_REGS: usize = 1 << 20;
 
 /// Checks a function with a body.
 pub fn check(

@@ -59,6 +59,8 @@ pub fn param_var(p: &Param, size: u32, align: u32) -> VarInfo {
 pub type ResolveVar<'a> = &'a dyn Fn(&str) -> Option<VarId>;
 
 const MAX_VAR_BYTES: u64 = 1 << 32;
+/// Largest variable with an initialiser (its bytes are built in memory).
+const MAX_INIT_BYTES: u64 = 1 << 28;
 
 /// The [`VarInfo`] of one declared name of `decl`.
 pub fn var_info(
@@ -126,6 +128,13 @@ pub fn var_info(
         is_extern: decl.linkage == crate::ast::Linkage::Extern,
         span: name.name.span,
     };
+    if name.init.is_some() && size > MAX_INIT_BYTES {
+        let message = format!(
+            "`{}` is too large to initialise (over 256 MiB)",
+            name.name.name
+        );
+        return Err(Diagnostic::error(message, name.name.span));
+    }
     if name.init.is_some() {
         let mut bytes = vec![0u8; size as usize];
         let width = decl.ty.size() as usize;
