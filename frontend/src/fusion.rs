@@ -151,9 +151,10 @@ impl<'a, 't> Fused<'a, 't> {
                 let (l, r) = (inst.span.start as usize, inst.span.end as usize);
                 Some((l, Tok::Instruction(self.instrs.push(inst)), r))
             }
-            Err(SyntaxError { span, message }) => {
+            Err(failure) => {
+                let SyntaxError { span, message } = failure.error;
                 self.lexer.report(span, message);
-                instruction_syntax::recover(self);
+                instruction_syntax::recover(self, failure.open_braces);
                 None
             }
         }

@@ -22,9 +22,35 @@ pub trait TokenSource<'a> {
 
 type Result<T> = std::result::Result<T, SyntaxError>;
 
+/// A syntax error inside an instruction, with how many `{` were open where it was found (the
+/// recovery must skip their `}` too).
+pub struct Failure {
+    /// The error.
+    pub error: SyntaxError,
+    /// Unclosed `{` at the error.
+    pub open_braces: u32,
+}
+
 /// Parses one instruction whose first token (`@` or the opcode) is `first`.
-pub fn parse<'a>(ts: &mut impl TokenSource<'a>, first: Spanned<'a>) -> Result<Instruction> {
-    let mut p = Parser { ts, end: first.2 };
+pub fn parse<'a>(
+    ts: &mut impl TokenSource<'a>,
+    first: Spanned<'a>,
+) -> std::result::Result<Instruction, Failure> {
+    let mut p = Parser {
+        ts,
+        end: first.2,
+        braces: 0,
+    };
+    instruction(&mut p, first).map_err(|error| Failure {
+        error,
+        open_braces: p.braces,
+    })
+}
+
+fn instruction<'a, T: TokenSource<'a>>(
+    p: &mut Parser<'_, T>,
+    first: Spanned<'a>,
+) -> Result<Instruction> {
     let start = first.0;
     let (guard, op_tok) = match first.1 {
         Tok::At => {
@@ -63,9 +89,10 @@ pub fn parse<'a>(ts: &mut impl TokenSource<'a>, first: Spanned<'a>) -> Result<In
     })
 }
 
-/// Skips the rest of a bad instruction: through the next `;`, or up to an unmatched `}`.
-pub fn recover<'a>(ts: &mut impl TokenSource<'a>) {
-    let mut depth = 0u32;
+/// Skips the rest of a bad instruction (inside `open_braces` unclosed `{`): through the next
+/// `;`, or up to an unmatched `}`.
+pub fn recover<'a>(ts: &mut impl TokenSource<'a>, open_braces: u32) {
+    let mut depth = open_braces;
     while let Some(tok) = ts.pull() {
         match tok.1 {
             Tok::Semi if depth == 0 => return,
@@ -83,6 +110,7 @@ pub fn recover<'a>(ts: &mut impl TokenSource<'a>) {
 struct Parser<'p, T> {
     ts: &'p mut T,
     end: usize,
+    braces: u32,
 }
 
 impl<'a, T: TokenSource<'a>> Parser<'_, T> {
@@ -183,7 +211,9 @@ impl<'a, T: TokenSource<'a>> Parser<'_, T> {
                 ))
             }
             Tok::LBrace => {
+                self.braces += 1;
                 let items = self.operand_list(Tok::RBrace, "`,` or `}`", false)?;
+                self.braces -= 1;
                 Ok(Operand::Vector(items, Span::new(tok.0, self.end)))
             }
             Tok::LParen => {

@@ -23,6 +23,15 @@ impl Rng {
 
 fn run(src: &str) {
     let result = std::panic::catch_unwind(|| {
+        if let Ok(module) = ptxc_frontend::parse(src) {
+            let printed = ptxc_frontend::print::module(&module);
+            let again = ptxc_frontend::parse(&printed).expect("printed text parses");
+            assert_eq!(
+                without_spans(&module),
+                without_spans(&again),
+                "round trip changed the tree"
+            );
+        }
         if let Err(diags) = ptxc_frontend::parse_and_check(src) {
             assert!(!diags.is_empty(), "an error without a diagnostic");
             let text = ptxc_frontend::render_diagnostics("fuzz.ptx", src, &diags);
@@ -217,6 +226,11 @@ fn one_run_reports_several_errors() {
     let places: Vec<(u32, u32)> = diags.iter().map(|d| d.line_col(src)).collect();
     assert_eq!(places, vec![(7, 13), (8, 14)], "{diags:?}");
 
+    let src = ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\nmov.b64 {%r1, %r2 %r0}, %rd1;\nmov.u32 %r1, ;\nret;\n}\n";
+    let diags = ptxc_frontend::parse(src).expect_err("an error inside braces, then another");
+    let places: Vec<(u32, u32)> = diags.iter().map(|d| d.line_col(src)).collect();
+    assert_eq!(places, vec![(6, 19), (7, 14)], "{diags:?}");
+
     let src = ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<3>;\nfrob %r1;\nadd.s32 %r1, %r9, 1;\nmul.s32 %r1, %r2, %r2;\nret;\n}\n";
     let diags = ptxc_frontend::parse_and_check(src).expect_err("three semantic errors");
     let lines: Vec<u32> = diags.iter().map(|d| d.line_col(src).0).collect();
@@ -233,4 +247,96 @@ fn rendering_shows_file_line_column_and_caret() {
     assert!(text.contains("6 │ frob;"), "{text}");
     assert!(text.contains("^^^^"), "{text}");
     assert!(!text.contains('\u{1b}'), "no colour codes in rendered text");
+}
+
+/// A random operand in any syntactic form the instruction syntax knows.
+fn random_operand(rng: &mut Rng, depth: u32) -> String {
+    const NAMES: &[&str] = &[
+        "%r1",
+        "%rd2",
+        "%f3",
+        "%p1",
+        "x",
+        "$L__BB0_1",
+        "_",
+        "arr",
+        "%tid",
+    ];
+    const ATOMS: &[&str] = &[
+        "0",
+        "7U",
+        "0x1F",
+        "017",
+        "0b101",
+        "0f3F800000",
+        "0d4000000000000000",
+        "1.5",
+        "1e3",
+    ];
+    let name = NAMES[rng.below(NAMES.len())];
+    let atom = ATOMS[rng.below(ATOMS.len())];
+    match rng.below(if depth > 1 { 9 } else { 12 }) {
+        0 => name.to_string(),
+        1 => format!("{name}.x"),
+        2 => format!("!{name}"),
+        3 => format!("-{atom}"),
+        4 => format!("{name} + {atom}"),
+        5 => format!("[{name}+{}]", rng.below(64) as i64 - 32),
+        6 => format!("[{}]", rng.below(4096)),
+        7 => format!("{name}|%p2"),
+        8 => format!("{atom} * ({atom} - {atom}) << 2 | ~{atom}"),
+        9 => format!(
+            "{{{}, {}}}",
+            random_operand(rng, depth + 1),
+            random_operand(rng, depth + 1)
+        ),
+        10 => format!("({})", random_operand(rng, depth + 1)),
+        _ => format!("generic({name})"),
+    }
+}
+
+#[test]
+fn random_instructions_round_trip() {
+    const OPS: &[&str] = &[
+        "ld", "st", "add", "mov", "setp", "call", "cvt", "atom", "bra", "frob",
+    ];
+    const MODS: &[&str] = &[
+        ".global",
+        ".u32",
+        ".lt",
+        ".v2",
+        ".rn",
+        ".ftz",
+        ".L2::128B",
+        ".2d",
+        ".b64",
+    ];
+    let mut rng = Rng(2024);
+    for _ in 0..1500 {
+        let mut src =
+            String::from(".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n");
+        for _ in 0..rng.below(12) {
+            if rng.below(4) == 0 {
+                src.push_str(if rng.below(2) == 0 { "@%p1 " } else { "@!%p1 " });
+            }
+            src.push_str(OPS[rng.below(OPS.len())]);
+            for _ in 0..rng.below(4) {
+                src.push_str(MODS[rng.below(MODS.len())]);
+            }
+            for i in 0..rng.below(5) {
+                src.push_str(if i == 0 { " " } else { ", " });
+                src.push_str(&random_operand(&mut rng, 0));
+            }
+            src.push_str(";\n");
+            if rng.below(5) == 0 {
+                src.push_str(".loc 1 2 3\nL1:\n");
+            }
+        }
+        src.push_str("}\n");
+        let module = ptxc_frontend::parse(&src).unwrap_or_else(|d| panic!("{src}\n{d:?}"));
+        let printed = ptxc_frontend::print::module(&module);
+        let again = ptxc_frontend::parse(&printed).unwrap_or_else(|d| panic!("{printed}\n{d:?}"));
+        assert_eq!(without_spans(&module), without_spans(&again), "{src}");
+        run(&src);
+    }
 }

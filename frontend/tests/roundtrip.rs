@@ -5,21 +5,6 @@ mod common;
 
 use common::*;
 
-/// The tree's debug text with every span blanked out.
-fn without_spans(m: &ptxc_frontend::ast::Module) -> String {
-    let text = format!("{m:?}");
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find("Span { start: ") {
-        out.push_str(&rest[..at]);
-        out.push_str("Span");
-        rest = &rest[at..];
-        rest = &rest[rest.find(" }").map_or(rest.len(), |e| e + 2)..];
-    }
-    out.push_str(rest);
-    out
-}
-
 #[test]
 fn print_then_parse_gives_the_same_tree() {
     let mut failures = Vec::new();
