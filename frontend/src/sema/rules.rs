@@ -306,13 +306,12 @@ fn memory_order(m: &Mods) -> Result<(), String> {
 
 fn eviction_hints(m: &Mods, name: &str) -> Result<(), String> {
     for flag in &m.flags {
-        if matches!(
-            flag.as_str(),
-            "L2::256B" | "L2::cache_hint" | "L1::evict_last" | "L2::evict_last"
-        ) || flag.starts_with("L2::evict")
-        {
-            return Err(needs_sm(&format!("{name}.{flag}"), 80));
-        }
+        let sm = match flag.as_str() {
+            "L2::256B" | "L2::cache_hint" => 80,
+            f if f.starts_with("L2::evict") => 100,
+            _ => continue,
+        };
+        return Err(needs_sm(&format!("{name}.{flag}"), sm));
     }
     Ok(())
 }
