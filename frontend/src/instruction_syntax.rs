@@ -175,22 +175,12 @@ impl<'a, T: TokenSource<'a>> Parser<'_, T> {
         }
     }
 
+    /// A `.modifier` written right after the opcode or the previous modifier. Keywords count
+    /// too (`.weak` is a memory order, `.global` a state space).
     fn eat_modifier(&mut self) -> Option<Ident> {
         let tok = self.ts.pull()?;
-        let is_modifier = matches!(
-            tok.1,
-            Tok::DotName(_)
-                | Tok::Type(_)
-                | Tok::Global
-                | Tok::Shared
-                | Tok::Local
-                | Tok::Const
-                | Tok::Param
-                | Tok::Reg
-                | Tok::V2
-                | Tok::V4
-                | Tok::V8
-        );
+        let attached = tok.0 == self.end;
+        let is_modifier = attached && self.ts.text().as_bytes().get(tok.0) == Some(&b'.');
         if !is_modifier {
             self.ts.unpull(tok);
             return None;

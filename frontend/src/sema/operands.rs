@@ -153,6 +153,9 @@ fn operand_of(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOper
         },
         ('l', other) => Err(Diagnostic::error("expected a label", other.span())),
         ('i', Operand::Imm(e)) => match consteval::eval(e)? {
+            Value::Int(v) if w.spec.op == Opcode::Pmevent && !(0..16).contains(&v) => {
+                Err(Diagnostic::error("`pmevent` takes an event number from 0 to 15", e.span()))
+            }
             Value::Int(v) => Ok(CheckedOperand::Int(v)),
             Value::Float(_) => Err(Diagnostic::error("expected an integer constant", e.span())),
         },
@@ -353,20 +356,35 @@ fn sum_or_immediate(body: &Body<'_>, w: &Want<'_>, e: &Expr) -> Result<CheckedOp
     immediate(e, w.ty)
 }
 
+/// A constant for an operand of type `ty`, with ptxas's rules: no integers for floating-point
+/// operands, floating-point constants only for `.f32`/`.f64` (and, as bit patterns, `.bN`), no
+/// constants at all for half-precision operands.
 fn immediate(e: &Expr, ty: Option<ScalarType>) -> Result<CheckedOperand, Diagnostic> {
-    match consteval::eval(e)? {
-        Value::Int(v) => Ok(CheckedOperand::Int(v)),
-        Value::Float(value) => {
-            if let Some(t) = ty
-                && !t.is_float()
-                && !matches!(t, ScalarType::B16 | ScalarType::B32 | ScalarType::B64)
-            {
-                let message = format!("floating-point constant for a `.{}` operand", t.name());
-                return Err(Diagnostic::error(message, e.span()));
-            }
-            let single = single_literal(e);
-            Ok(CheckedOperand::Float { value, single })
-        }
+    use ScalarType::*;
+    let value = consteval::eval(e)?;
+    let Some(t) = ty else {
+        return Ok(constant(value, e));
+    };
+    let refusal = match (value, t) {
+        (_, F16 | F16x2 | Bf16 | Bf16x2) => Some(format!("`.{}` operands cannot be constants", t.name())),
+        (Value::Int(_), F32 | F64 | Tf32) => Some(format!(
+            "integer constant for a `.{}` operand: write it as a floating-point number (`1.0`, `0f3F800000`)",
+            t.name()
+        )),
+        (Value::Float(_), F32 | F64 | B16 | B32 | B64) => None,
+        (Value::Float(_), _) => Some(format!("floating-point constant for a `.{}` operand", t.name())),
+        _ => None,
+    };
+    match refusal {
+        Some(message) => Err(Diagnostic::error(message, e.span())),
+        None => Ok(constant(value, e)),
+    }
+}
+
+fn constant(value: Value, e: &Expr) -> CheckedOperand {
+    match value {
+        Value::Int(v) => CheckedOperand::Int(v),
+        Value::Float(value) => CheckedOperand::Float { value, single: single_literal(e) },
     }
 }
 

@@ -145,6 +145,8 @@ pub fn div(m: &Mods) -> Result<(), String> {
         if m.approx || m.full {
             return Err("`.approx` and `.full` are for `div.f32`".to_string());
         }
+    } else if m.ftz && t != ScalarType::F32 {
+        return Err("`.ftz` is only for `div.f32`".to_string());
     } else if t == ScalarType::F32 && modes != 1 {
         return Err(
             "`div.f32` needs exactly one of `.approx`, `.full`, `.rn`, `.rz`, `.rm`, `.rp`"
@@ -158,10 +160,65 @@ pub fn div(m: &Mods) -> Result<(), String> {
     Ok(())
 }
 
+/// `abs`/`neg`.
+pub fn sign(m: &Mods) -> Result<(), String> {
+    float_only(m, "abs")
+}
+
+/// `ex2`: `.ftz` only for `.f32`.
+pub fn ftz_f32_only(m: &Mods) -> Result<(), String> {
+    let t = ty(m);
+    if m.ftz && t != ScalarType::F32 {
+        return Err(format!("`.ftz` is not allowed with `.{}` here", t.name()));
+    }
+    Ok(())
+}
+
+/// `mov`: vectors of 16-, 32- and 64-bit integers, bits and f32/f64 only.
+pub fn mov(m: &Mods) -> Result<(), String> {
+    use ScalarType::*;
+    let t = ty(m);
+    if m.vector.is_some() && matches!(t, Pred | F16 | F16x2 | Bf16 | Bf16x2 | B128) {
+        return Err(format!("`mov.v{}` does not take `.{}`", m.vector.unwrap_or(2), t.name()));
+    }
+    Ok(())
+}
+
+/// `prefetch`: one cache level.
+pub fn prefetch(m: &Mods) -> Result<(), String> {
+    if m.flags.len() > 1 {
+        return Err("`prefetch` takes one cache level".to_string());
+    }
+    Ok(())
+}
+
+/// `prmt`: at most one mode.
+pub fn prmt(m: &Mods) -> Result<(), String> {
+    if m.flags.len() > 1 {
+        return Err("`prmt` takes at most one mode".to_string());
+    }
+    Ok(())
+}
+
+/// `set`: a half-precision result compares the same half type; the comparison must suit the
+/// source type.
+pub fn set(m: &Mods) -> Result<(), String> {
+    use ScalarType::*;
+    let dst = ty(m);
+    let src = m.types.get(1).copied().unwrap_or(dst);
+    if matches!(dst, F16 | F16x2 | Bf16 | Bf16x2) && dst != src {
+        return Err(format!("`set.{}` compares `.{}` values", dst.name(), dst.name()));
+    }
+    setp(&Mods { types: vec![src], ..m.clone() })
+}
+
 /// `rcp` and `sqrt`.
 pub fn rcp_sqrt(m: &Mods) -> Result<(), String> {
     no_float_int_rounding(m)?;
     let t = ty(m);
+    if m.ftz && t == ScalarType::F64 && !m.approx {
+        return Err("`.ftz` with `.f64` is only for `.approx`".to_string());
+    }
     let ok = match t {
         ScalarType::F32 => m.approx != m.rounding.is_some(),
         _ => m.rounding.is_some() != (m.approx && m.ftz),
