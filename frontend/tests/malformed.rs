@@ -298,7 +298,7 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Kernel("setp.lo.f32 %p1, %f1, %f2;"),
-        "`.lo`, `.ls`, `.hi` and `.hs` compare integers",
+        "`.lo`, `.ls`, `.hi` and `.hs` compare unsigned integers",
         11,
         1,
     ),

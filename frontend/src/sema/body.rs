@@ -22,6 +22,8 @@ pub struct Body<'m> {
     pub label_names: Vec<String>,
     /// `.callprototype` labels.
     pub prototypes: HashSet<String>,
+    /// Kernel parameters (read-only).
+    pub kernel_params: Vec<VarId>,
     /// Nested scopes.
     pub scopes: Scopes,
     /// Errors so far.
@@ -61,6 +63,7 @@ impl<'m> Body<'m> {
             labels: NameMap::default(),
             label_names: Vec::new(),
             prototypes: HashSet::new(),
+            kernel_params: Vec::new(),
             scopes,
             diags: Vec::new(),
         }

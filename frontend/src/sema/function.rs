@@ -69,7 +69,11 @@ fn parameters(body: &mut Body<'_>, f: &Function, params: &[Param]) -> Vec<ParamI
                     Some(body.add_reg(&p.name, p.ty, p.vector.unwrap_or(1))),
                 )
             } else {
-                (body.add_var(&p.name, info), None)
+                let var = body.add_var(&p.name, info);
+                if f.is_entry {
+                    body.kernel_params.push(var);
+                }
+                (var, None)
             };
             ParamInfo {
                 name: p.name.name.clone(),

@@ -153,9 +153,19 @@ fn operand_of(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOper
         },
         ('l', other) => Err(Diagnostic::error("expected a label", other.span())),
         ('i', Operand::Imm(e)) => match consteval::eval(e)? {
-            Value::Int(v) if w.spec.op == Opcode::Pmevent && !(0..16).contains(&v) => {
-                Err(Diagnostic::error("`pmevent` takes an event number from 0 to 15", e.span()))
+            Value::Int(v)
+                if w.spec.op == Opcode::Pmevent
+                    && !w.mods.has_flag("mask")
+                    && !(0..16).contains(&v) =>
+            {
+                Err(Diagnostic::error(
+                    "`pmevent` takes an event number from 0 to 15",
+                    e.span(),
+                ))
             }
+            Value::Int(v) if w.spec.op == Opcode::Pmevent && !(0..0x10000).contains(&v) => Err(
+                Diagnostic::error("`pmevent.mask` takes a 16-bit mask", e.span()),
+            ),
             Value::Int(v) => Ok(CheckedOperand::Int(v)),
             Value::Float(_) => Err(Diagnostic::error("expected an integer constant", e.span())),
         },
@@ -289,7 +299,10 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
         Operand::Name(n) => match body.resolve(n)? {
             Resolved::Reg(r) => whole_reg(body, w, n, r),
             Resolved::Special(s, _) => Ok(CheckedOperand::Special(s)),
-            Resolved::Var(v) if w.kind == 'm' => Ok(CheckedOperand::VarAddr(v)),
+            Resolved::Var(v) if w.kind == 'm' => {
+                address_of_var(body, w, n, v)?;
+                Ok(CheckedOperand::VarAddr(v))
+            }
             Resolved::Func if w.kind == 'm' => Ok(CheckedOperand::Func(n.name.clone())),
             Resolved::Var(_) => Err(Diagnostic::error(
                 format!(
@@ -325,6 +338,27 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
         )),
         Operand::Address(a) => Err(Diagnostic::error("unexpected address operand", a.span)),
     }
+}
+
+/// Taking a variable's address (`mov`, `cvta`): into an integer register, from the space
+/// `cvta` names.
+fn address_of_var(body: &Body<'_>, w: &Want<'_>, n: &Ident, v: VarId) -> Result<(), Diagnostic> {
+    if w.ty
+        .is_some_and(|t| t.is_float() || t == ScalarType::Pred || t.size() < 4)
+    {
+        let message = format!(
+            "the address of `{}` goes into a 32- or 64-bit integer",
+            n.name
+        );
+        return Err(Diagnostic::error(message, n.span));
+    }
+    let space = body.vars[v.0 as usize].space;
+    if w.spec.op == Opcode::Cvta && w.mods.space.is_some_and(|s| s != space) {
+        let wanted = w.mods.space.map_or("", |s| s.name());
+        let message = format!("`{}` is in `.{}`, not `.{wanted}`", n.name, space.name());
+        return Err(Diagnostic::error(message, n.span));
+    }
+    Ok(())
 }
 
 /// An immediate, or `name + constant` (a register's value or a variable's address plus it).
@@ -366,13 +400,18 @@ fn immediate(e: &Expr, ty: Option<ScalarType>) -> Result<CheckedOperand, Diagnos
         return Ok(constant(value, e));
     };
     let refusal = match (value, t) {
-        (_, F16 | F16x2 | Bf16 | Bf16x2) => Some(format!("`.{}` operands cannot be constants", t.name())),
+        (_, F16 | F16x2 | Bf16 | Bf16x2) => {
+            Some(format!("`.{}` operands cannot be constants", t.name()))
+        }
         (Value::Int(_), F32 | F64 | Tf32) => Some(format!(
             "integer constant for a `.{}` operand: write it as a floating-point number (`1.0`, `0f3F800000`)",
             t.name()
         )),
         (Value::Float(_), F32 | F64 | B16 | B32 | B64) => None,
-        (Value::Float(_), _) => Some(format!("floating-point constant for a `.{}` operand", t.name())),
+        (Value::Float(_), _) => Some(format!(
+            "floating-point constant for a `.{}` operand",
+            t.name()
+        )),
         _ => None,
     };
     match refusal {
@@ -384,7 +423,10 @@ fn immediate(e: &Expr, ty: Option<ScalarType>) -> Result<CheckedOperand, Diagnos
 fn constant(value: Value, e: &Expr) -> CheckedOperand {
     match value {
         Value::Int(v) => CheckedOperand::Int(v),
-        Value::Float(value) => CheckedOperand::Float { value, single: single_literal(e) },
+        Value::Float(value) => CheckedOperand::Float {
+            value,
+            single: single_literal(e),
+        },
     }
 }
 
@@ -479,6 +521,12 @@ fn address(body: &Body<'_>, w: &Want<'_>, a: &Address) -> Result<CheckedOperand,
         }
         Resolved::Var(v) => {
             let var = &body.vars[v.0 as usize];
+            if matches!(w.spec.op, Opcode::St | Opcode::Atom | Opcode::Red)
+                && body.kernel_params.contains(&v)
+            {
+                let message = format!("kernel parameter `{}` is read-only", base.name);
+                return Err(Diagnostic::error(message, base.span));
+            }
             if let Some(space) = w.mods.space
                 && space != var.space
                 && var.space != StateSpace::Generic

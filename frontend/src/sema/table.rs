@@ -66,12 +66,12 @@ macro_rules! half {
 }
 macro_rules! memory {
     () => {
-        "b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 f32 f64 bf16 bf16x2"
+        "b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f32 f64"
     };
 }
 macro_rules! cvt {
     () => {
-        "u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 f32 f64 bf16 bf16x2 tf32 b16 b32"
+        "u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 f32 f64 bf16 bf16x2 tf32"
     };
 }
 macro_rules! ld_mods {
@@ -106,7 +106,7 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { mods: "cc", types: &[int32_64!()], min_types: 1, operands: "d:T s:T s:T", ..spec("addc", Opcode::Addc) },
     OpSpec { types: &[concat!("pred ", bits!())], min_types: 1, operands: "d:T s:T s:T", ..spec("and", Opcode::And) },
     OpSpec { ctx: Ctx::Atomic, mods: "global shared shared::cta add min max inc dec and or xor exch cas relaxed acquire release acq_rel cta gpu sys noftz", types: &["b32 b64 u32 u64 s32 s64 f32 f64 f16 f16x2 bf16 bf16x2"], min_types: 1, required: "@atom", operands: "d:T a s:T|d:T a s:T s:T", rule: Some(rules::atomic), ..spec("atom", Opcode::Atom) },
-    OpSpec { ctx: Ctx::Barrier, mods: "sync arrive red and or popc aligned warp", types: &["u32 pred"], required: "sync|arrive|red", operands: "s:u32|s:u32 s:u32|d:T s:u32 n:pred|d:T s:u32 s:u32 n:pred", rule: Some(rules::barrier), ..spec("bar", Opcode::Bar) },
+    OpSpec { ctx: Ctx::Barrier, mods: "sync arrive red and or popc warp", types: &["u32 pred"], required: "sync|arrive|red", operands: "s:u32|s:u32 s:u32|d:T s:u32 n:pred|d:T s:u32 s:u32 n:pred", rule: Some(rules::barrier), ..spec("bar", Opcode::Bar) },
     OpSpec { ctx: Ctx::Barrier, mods: "sync arrive red and or popc aligned", types: &["u32 pred"], required: "sync|arrive|red", operands: "s:u32|s:u32 s:u32|d:T s:u32 n:pred|d:T s:u32 s:u32 n:pred", rule: Some(rules::barrier), ..spec("barrier", Opcode::Barrier) },
     OpSpec { types: &["u32 s32 u64 s64"], min_types: 1, operands: "d:T s:T s:u32 s:u32", ..spec("bfe", Opcode::Bfe) },
     OpSpec { types: &["b32 b64"], min_types: 1, operands: "d:T s:T s:T s:u32 s:u32", ..spec("bfi", Opcode::Bfi) },
@@ -129,20 +129,20 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { ..spec("exit", Opcode::Exit) },
     OpSpec { mods: "sc acq_rel cta gpu sys", operands: "", rule: Some(rules::fence), ..spec("fence", Opcode::Fence) },
     OpSpec { mods: "rn rz rm rp ftz sat relu", types: &[concat!(float!(), " ", half!())], min_types: 1, operands: "d:T s:T s:T s:T", rule: Some(rules::fma), ..spec("fma", Opcode::Fma) },
-    OpSpec { mods: "to global shared shared::cta local const param", required: "@space", operands: "d:pred m:*", ..spec("isspacep", Opcode::Isspacep) },
+    OpSpec { mods: "global shared shared::cta local const param", required: "@space", operands: "d:pred s:*", ..spec("isspacep", Opcode::Isspacep) },
     OpSpec { mods: ld_mods!(), types: &[memory!()], min_types: 1, operands: "d:T a", rule: Some(rules::load), ..spec("ld", Opcode::Ld) },
     OpSpec { mods: "sync aligned m8n8 x1 x2 x4 trans shared shared::cta", types: &["b16"], min_types: 1, required: "sync aligned m8n8 x1|x2|x4", operands: "d:b32 a", ..spec("ldmatrix", Opcode::Ldmatrix) },
-    OpSpec { mods: "global v2 v4", types: &[memory!()], min_types: 1, operands: "d:T a", ..spec("ldu", Opcode::Ldu) },
+    OpSpec { mods: "global v2 v4", types: &[memory!()], min_types: 1, operands: "d:T a", rule: Some(rules::load_uniform), ..spec("ldu", Opcode::Ldu) },
     OpSpec { mods: "approx ftz", types: &["f32"], min_types: 1, required: "approx", operands: "d:T s:T", ..spec("lg2", Opcode::Lg2) },
     OpSpec { types: &["b32"], min_types: 1, operands: "d:T s:T s:T s:T i:b32", ..spec("lop3", Opcode::Lop3) },
     OpSpec { ctx: Ctx::Mul, mods: "lo hi wide sat cc rn rz rm rp ftz", types: &[concat!(int!(), " ", float!())], min_types: 1, operands: "d:R s:T s:T s:R", rule: Some(rules::mad), ..spec("mad", Opcode::Mad) },
-    OpSpec { ctx: Ctx::Mul, mods: "lo hi sat", types: &["u32 s32"], min_types: 1, required: "@mul", operands: "d:T s:T s:T s:T", ..spec("mad24", Opcode::Mad24) },
+    OpSpec { ctx: Ctx::Mul, mods: "lo hi sat", types: &["u32 s32"], min_types: 1, required: "@mul", operands: "d:T s:T s:T s:T", rule: Some(rules::mad24), ..spec("mad24", Opcode::Mad24) },
     OpSpec { ctx: Ctx::Mul, mods: "lo hi cc", types: &[int32_64!()], min_types: 1, required: "@mul", operands: "d:T s:T s:T s:T", ..spec("madc", Opcode::Madc) },
     OpSpec { ctx: Ctx::Vote, mods: "sync any all", types: &["b32 b64"], min_types: 1, required: "sync any|all", operands: "D:b32 s:T s:u32", ..spec("match", Opcode::Match) },
     OpSpec { mods: "ftz relu NaN xorsign abs", types: &[concat!(int!(), " ", float!(), " ", half!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::min_max), ..spec("max", Opcode::Max) },
     OpSpec { mods: "cta gl sys", required: "@scope", operands: "", ..spec("membar", Opcode::Membar) },
     OpSpec { mods: "ftz relu NaN xorsign abs", types: &[concat!(int!(), " ", float!(), " ", half!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::min_max), ..spec("min", Opcode::Min) },
-    OpSpec { mods: "v2 v4", types: &["pred b16 b32 b64 b128 u16 u32 u64 s16 s32 s64 f16 f16x2 f32 f64 bf16 bf16x2"], min_types: 1, operands: "d:T m:T", rule: Some(rules::mov), ..spec("mov", Opcode::Mov) },
+    OpSpec { mods: "v2 v4", types: &["pred b16 b32 b64 b128 u16 u32 u64 s16 s32 s64 f32 f64"], min_types: 1, operands: "d:T m:T", rule: Some(rules::mov), ..spec("mov", Opcode::Mov) },
     OpSpec { ctx: Ctx::Mul, mods: "lo hi wide sat rn rz rm rp ftz", types: &[concat!(int!(), " ", float!(), " ", half!())], min_types: 1, operands: "d:R s:T s:T", rule: Some(rules::mul), ..spec("mul", Opcode::Mul) },
     OpSpec { ctx: Ctx::Mul, mods: "lo hi", types: &["u32 s32"], min_types: 1, required: "@mul", operands: "d:T s:T s:T", ..spec("mul24", Opcode::Mul24) },
     OpSpec { types: &["u32"], min_types: 1, operands: "s:u32", ..spec("nanosleep", Opcode::Nanosleep) },
@@ -168,8 +168,8 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { types: &[bits!()], min_types: 1, operands: "d:T s:T s:u32", ..spec("shl", Opcode::Shl) },
     OpSpec { types: &[concat!(bits!(), " ", int!())], min_types: 1, operands: "d:T s:T s:u32", ..spec("shr", Opcode::Shr) },
     OpSpec { mods: "approx ftz", types: &["f32"], min_types: 1, required: "approx", operands: "d:T s:T", ..spec("sin", Opcode::Sin) },
-    OpSpec { ctx: Ctx::Compare, mods: "ftz", types: &[concat!(bits!(), " ", int!(), " ", float!()), "s32 f32"], min_types: 2, operands: "d:T s:T s:T s:U", ..spec("slct", Opcode::Slct) },
-    OpSpec { mods: "approx rn rz rm rp ftz", types: &[float!()], min_types: 1, operands: "d:T s:T", rule: Some(rules::rcp_sqrt), ..spec("sqrt", Opcode::Sqrt) },
+    OpSpec { ctx: Ctx::Compare, mods: "ftz", types: &[concat!(bits!(), " ", int!(), " ", float!()), "s32 f32"], min_types: 2, operands: "d:T s:T s:T s:U", rule: Some(rules::slct), ..spec("slct", Opcode::Slct) },
+    OpSpec { mods: "approx rn rz rm rp ftz", types: &[float!()], min_types: 1, operands: "d:T s:T", rule: Some(rules::sqrt), ..spec("sqrt", Opcode::Sqrt) },
     OpSpec { mods: "global shared shared::cta local param wb cg cs wt v2 v4 weak relaxed release volatile cta gpu sys L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::cache_hint", types: &[memory!()], min_types: 1, operands: "a s:T", rule: Some(rules::store), ..spec("st", Opcode::St) },
     OpSpec { mods: "sat rn rz rm rp ftz cc", types: &[concat!(int!(), " ", float!(), " ", half!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::arith), ..spec("sub", Opcode::Sub) },
     OpSpec { mods: "cc", types: &[int32_64!()], min_types: 1, operands: "d:T s:T s:T", ..spec("subc", Opcode::Subc) },
