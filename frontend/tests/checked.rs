@@ -198,3 +198,16 @@ fn modifier_order_does_not_matter() {
     assert_eq!(mods(&a).order, Some(MemOrder::Relaxed));
     assert_eq!(mods(&a).scope, Some(MemScope::Gpu));
 }
+
+#[test]
+fn indirect_calls_name_their_prototype() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/indirect_call.ptx");
+    let src = std::fs::read_to_string(path).expect("test data");
+    let m = ptxc_frontend::parse_and_check(&src).expect("checks");
+    let k = kernel(&m);
+    let i = insts(k);
+    assert!(matches!(i[0].operands[1], CheckedOperand::Func(ref f) if f == "f"));
+    let call = i.iter().find(|i| i.op == Opcode::Call).expect("call");
+    assert!(matches!(&call.operands[..],
+        [CheckedOperand::List(_), CheckedOperand::Reg(_), CheckedOperand::List(_), CheckedOperand::Prototype(p)] if p == "proto"));
+}
