@@ -13,15 +13,11 @@ use crate::diag::Diagnostic;
 /// Checks `inst` in `body`.
 pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnostic> {
     let opcode = &inst.opcode;
-    let first_mod = inst.modifiers.first().map(|m| m.name.as_str());
-    if let Some(message) = features::refusal(&opcode.name, first_mod) {
-        return Err(Diagnostic::error(message, opcode.span));
-    }
     let Some(spec) = table::lookup(&opcode.name) else {
-        return Err(Diagnostic::error(
-            format!("unknown instruction `{}`", opcode.name),
-            opcode.span,
-        ));
+        let first_mod = inst.modifiers.first().map(|m| m.name.as_str());
+        let message = features::refusal(&opcode.name, first_mod)
+            .unwrap_or_else(|| format!("unknown instruction `{}`", opcode.name));
+        return Err(Diagnostic::error(message, opcode.span));
     };
     let guard = match &inst.guard {
         Some(g) => Some((predicate(body, &g.pred)?, g.negated)),
