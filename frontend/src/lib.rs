@@ -1,6 +1,7 @@
-//! ptxc's PTX front end: a logos lexer and a lalrpop grammar produce the syntax tree
-//! ([`ast`]); `sema` resolves names, checks every instruction against its opcode's table and
-//! produces the [`checked`] module that the MIR lowering consumes. Errors are
+//! ptxc's PTX front end: a logos lexer and a lalrpop grammar (module structure; instructions
+//! are parsed generically ahead of it) produce the syntax tree ([`ast`]); [`sema`] resolves
+//! names, checks every instruction against its opcode's table and produces the [`checked`]
+//! module that the MIR lowering consumes. [`print`] turns a tree back into PTX. Errors are
 //! [`diag::Diagnostic`] values with spans, rendered with the source line and a caret.
 #![warn(missing_docs)]
 
