@@ -5,8 +5,8 @@
 
 mod branches;
 mod expand;
-mod wide;
 pub mod layout;
+mod wide;
 
 pub use branches::successors;
 

@@ -14,8 +14,19 @@ fn op(v: V) -> Operand {
 
 impl Expander<'_> {
     /// Expands one wide operation.
-    pub fn wide(&mut self, op_kind: WideOp, d: VReg, srcs: &[MOp], tmp: Option<VReg>, locs: &Locations) -> Result<(), EmitError> {
-        let src = |i: usize| srcs.get(i).copied().ok_or_else(|| self.err(format!("{op_kind:?} needs operand {i}")));
+    pub fn wide(
+        &mut self,
+        op_kind: WideOp,
+        d: VReg,
+        srcs: &[MOp],
+        tmp: Option<VReg>,
+        locs: &Locations,
+    ) -> Result<(), EmitError> {
+        let src = |i: usize| {
+            srcs.get(i)
+                .copied()
+                .ok_or_else(|| self.err(format!("{op_kind:?} needs operand {i}")))
+        };
         match op_kind {
             WideOp::Add | WideOp::Sub | WideOp::Neg => {
                 let dst = self.phys(self.loc(locs, d)?)?;
@@ -76,7 +87,12 @@ impl Expander<'_> {
                     _ => [(0, 1, 0, 0, alo, ahi), (1, 1, 2, 1, V::Reg(RZ), ahi)],
                 };
                 for (k, right, ty, hi, a, c) in steps {
-                    let ops = [(Role::Dst, Operand::reg(dst + k)), (Role::A, op(a)), (Role::B, op(s)), (Role::C, op(c))];
+                    let ops = [
+                        (Role::Dst, Operand::reg(dst + k)),
+                        (Role::A, op(a)),
+                        (Role::B, op(s)),
+                        (Role::C, op(c)),
+                    ];
                     let i = self.make(Op::Shf, &ops, &[("right", right), ("type", ty), ("hi", hi)])?;
                     self.push(i);
                 }
@@ -92,7 +108,12 @@ impl Expander<'_> {
                 ];
                 for (o, a, b, c, dd, signed) in steps {
                     let (a, b) = if matches!(a, V::Reg(_)) { (a, b) } else { (b, a) };
-                    let ops = [(Role::Dst, Operand::reg(dd)), (Role::A, op(a)), (Role::B, op(b)), (Role::C, op(c))];
+                    let ops = [
+                        (Role::Dst, Operand::reg(dd)),
+                        (Role::A, op(a)),
+                        (Role::B, op(b)),
+                        (Role::C, op(c)),
+                    ];
                     let i = self.make(o, &ops, &[("signed", signed)])?;
                     self.push(i);
                 }
@@ -103,12 +124,21 @@ impl Expander<'_> {
                 let (alo, ahi) = self.halves(src(1)?, locs)?;
                 let (blo, bhi) = self.halves(src(2)?, locs)?;
                 for (k, a, b) in [(0, alo, blo), (1, ahi, bhi)] {
-                    let (a, b, neg) = if matches!(a, V::Reg(_)) { (a, b, false) } else { (b, a, true) };
+                    let (a, b, neg) = if matches!(a, V::Reg(_)) {
+                        (a, b, false)
+                    } else {
+                        (b, a, true)
+                    };
                     let pred = match p {
                         V::Pred { idx, neg: n } => Operand::pred(idx, n ^ neg),
                         other => return Err(self.err(format!("select predicate {other:?}"))),
                     };
-                    let ops = [(Role::Dst, Operand::reg(dst + k)), (Role::A, op(a)), (Role::B, op(b)), (Role::PredSrc0, pred)];
+                    let ops = [
+                        (Role::Dst, Operand::reg(dst + k)),
+                        (Role::A, op(a)),
+                        (Role::B, op(b)),
+                        (Role::PredSrc0, pred),
+                    ];
                     let i = self.make(Op::Sel, &ops, &[])?;
                     self.push(i);
                 }
@@ -122,7 +152,9 @@ impl Expander<'_> {
                     self.mov(dst, lo)?;
                     self.mov(dst + 1, hi)?;
                 } else {
-                    let V::Reg(base) = self.value(s, locs)? else { return Err(self.err("quad move from a non-register")) };
+                    let V::Reg(base) = self.value(s, locs)? else {
+                        return Err(self.err("quad move from a non-register"));
+                    };
                     for k in 0..width {
                         self.mov(dst + k, V::Reg(base + k))?;
                     }
@@ -151,7 +183,12 @@ impl Expander<'_> {
                     if ex {
                         ops.push((Role::PredSrc1, Operand::pred(p, false)));
                     }
-                    let mods = [("cmp", code as u16), ("signed", s as u16), ("bop", 0), ("ex", ex as u16)];
+                    let mods = [
+                        ("cmp", code as u16),
+                        ("signed", s as u16),
+                        ("bop", 0),
+                        ("ex", ex as u16),
+                    ];
                     let i = self.make(Op::Isetp, &ops, &mods)?;
                     self.push(i);
                 }

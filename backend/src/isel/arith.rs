@@ -163,7 +163,13 @@ impl Isel<'_> {
                 let s = matches!(op, Opcode::ImulWideS | Opcode::ImadWideS);
                 let (a, b) = self.narrow_args(ty, s, args[0], args[1])?;
                 let c = args.get(2).map_or(Arg::rz(), |&c| Arg::v(c));
-                self.emit_sass(Op::Imad, &dst, &[(Role::A, a), (Role::B, b), (Role::C, c)], &[signed(true)], None)
+                self.emit_sass(
+                    Op::Imad,
+                    &dst,
+                    &[(Role::A, a), (Role::B, b), (Role::C, c)],
+                    &[signed(true)],
+                    None,
+                )
             }
             Opcode::Imul | Opcode::ImulHiS | Opcode::ImulHiU | Opcode::ImulWideS | Opcode::ImulWideU => {
                 let (a, b) = self.commute(args[0], args[1]);
@@ -234,13 +240,24 @@ impl Isel<'_> {
     /// Shifts of 32-bit (and narrower) values: SHF clamps the amount at 32, which is PTX's
     /// semantics for out-of-range amounts (ptxas emits a bare SHF too). Narrow values are
     /// extended before a right shift.
-    fn lower_shift(&mut self, ty: Type, op: Opcode, dst: &[(Role, MOp)], a: Value, amount: Value) -> Result<(), IselError> {
+    fn lower_shift(
+        &mut self,
+        ty: Type,
+        op: Opcode,
+        dst: &[(Role, MOp)],
+        a: Value,
+        amount: Value,
+    ) -> Result<(), IselError> {
         let (right, shf_type) = match op {
             Opcode::Shl => (0, 3),
             Opcode::ShrU => (1, 3),
             _ => (1, 2),
         };
-        let value = if right == 1 { Arg::op(self.extended(a, ty.bits(), op == Opcode::ShrS)?) } else { Arg::v(a) };
+        let value = if right == 1 {
+            Arg::op(self.extended(a, ty.bits(), op == Opcode::ShrS)?)
+        } else {
+            Arg::v(a)
+        };
         let srcs = if right == 0 {
             [(Role::A, value), (Role::B, Arg::v(amount)), (Role::C, Arg::rz())]
         } else {

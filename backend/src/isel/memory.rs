@@ -46,7 +46,9 @@ impl Isel<'_> {
                 return None;
             }
             match self.def_of(d.args[1]).map(|c| (c.op, &c.aux)) {
-                Some((Opcode::Const, Aux::Imm(k))) if fits24(offset + *k as i64) => Some((d.args[0], offset + *k as i64)),
+                Some((Opcode::Const, Aux::Imm(k))) if fits24(offset + *k as i64) => {
+                    Some((d.args[0], offset + *k as i64))
+                }
                 _ => None,
             }
         });
@@ -54,7 +56,10 @@ impl Isel<'_> {
         if !fits24(total) {
             return Err(self.unsupported("address offsets beyond 24 bits"));
         }
-        Ok(MOp::Mem { base: self.reg(base), offset: total as i32 })
+        Ok(MOp::Mem {
+            base: self.reg(base),
+            offset: total as i32,
+        })
     }
 
     fn mem_mods(&self, info: &MemInfo, bytes: u32) -> Result<Vec<(&'static str, u16)>, IselError> {
@@ -86,15 +91,27 @@ impl Isel<'_> {
     /// `load`: the destination is a register, pair or quad; vector elements alias its registers.
     pub fn lower_load(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let Aux::Mem(info) = data.aux else { return Err(self.unsupported("load without memory info")) };
+        let Aux::Mem(info) = data.aux else {
+            return Err(self.unsupported("load without memory info"));
+        };
         self.check_space(&info)?;
         let results = self.func.results[inst].clone();
         let ty = data.ty;
         let bytes = self.access_shape(ty, results.len())?;
         let mods = self.mem_mods(&info, bytes)?;
         let addr = self.address(data.args[0], info.offset)?;
-        let d = if results.len() == 1 { self.def_reg(results[0]) } else { self.vcode.new_vreg(tuple_class(bytes)) };
-        self.emit_sass(Op::Ldg, &[(Role::Dst, MOp::Reg(d))], &[(Role::Addr, Arg::op(addr))], &mods, None)?;
+        let d = if results.len() == 1 {
+            self.def_reg(results[0])
+        } else {
+            self.vcode.new_vreg(tuple_class(bytes))
+        };
+        self.emit_sass(
+            Op::Ldg,
+            &[(Role::Dst, MOp::Reg(d))],
+            &[(Role::Addr, Arg::op(addr))],
+            &mods,
+            None,
+        )?;
         if results.len() > 1 {
             let regs_per = (ty.bytes() / 4) as u8;
             for (i, &r) in results.iter().enumerate() {
@@ -103,7 +120,12 @@ impl Isel<'_> {
                     self.alias_sub(r, d, first);
                 } else {
                     let pair = self.def_reg(r);
-                    self.push(MInst::new(MKind::Wide { op: WideOp::Mov, d: pair, srcs: smallvec::smallvec![MOp::Sub(d, first)], tmp: None }));
+                    self.push(MInst::new(MKind::Wide {
+                        op: WideOp::Mov,
+                        d: pair,
+                        srcs: smallvec::smallvec![MOp::Sub(d, first)],
+                        tmp: None,
+                    }));
                 }
             }
         }
@@ -113,14 +135,22 @@ impl Isel<'_> {
     /// `store`: vector data is packed into a pair or quad unless it already is one.
     pub fn lower_store(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let Aux::Mem(info) = data.aux else { return Err(self.unsupported("store without memory info")) };
+        let Aux::Mem(info) = data.aux else {
+            return Err(self.unsupported("store without memory info"));
+        };
         self.check_space(&info)?;
         let (ty, values) = (data.ty, data.args[1..].to_vec());
         let bytes = self.access_shape(ty, values.len())?;
         let mods = self.mem_mods(&info, bytes)?;
         let addr = self.address(data.args[0], info.offset)?;
         let v = self.store_data(ty, &values, bytes);
-        self.emit_sass(Op::Stg, &[], &[(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(v))], &mods, None)
+        self.emit_sass(
+            Op::Stg,
+            &[],
+            &[(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(v))],
+            &mods,
+            None,
+        )
     }
 
     /// The register (or tuple) holding the data of a store.
@@ -141,14 +171,22 @@ impl Isel<'_> {
             }
         }
         let d = self.vcode.new_vreg(tuple_class(bytes));
-        self.push(MInst::new(MKind::Wide { op: WideOp::Pack, d, srcs: parts, tmp: None }));
+        self.push(MInst::new(MKind::Wide {
+            op: WideOp::Pack,
+            d,
+            srcs: parts,
+            tmp: None,
+        }));
         MOp::Reg(d)
     }
 
     /// The tuple whose registers are exactly `values` in order, if there is one.
     fn same_tuple(&self, values: &[Value], bytes: u32) -> Option<VReg> {
         let (t, _) = self.sub_of(values[0])?;
-        let ok = values.iter().enumerate().all(|(i, &v)| self.sub_of(v) == Some((t, i as u8)));
+        let ok = values
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| self.sub_of(v) == Some((t, i as u8)));
         (ok && self.vcode.class(t) == tuple_class(bytes)).then_some(t)
     }
 }

@@ -16,17 +16,41 @@ impl Isel<'_> {
         }
         if let Some(V::Imm(k)) = self.foldable(v) {
             let shift = 64 - bits;
-            let x = if signed { ((k << shift) as i64 >> shift) as u64 } else { k & ((1 << bits) - 1) };
+            let x = if signed {
+                ((k << shift) as i64 >> shift) as u64
+            } else {
+                k & ((1 << bits) - 1)
+            };
             return Ok(MOp::Fixed(V::Imm(x & 0xffff_ffff)));
         }
         let a = self.src_op(v);
         let d = self.vcode.new_vreg(VClass::Single);
         if signed {
             let t = self.vcode.new_vreg(VClass::Single);
-            let up = [(Role::A, Arg::op(a)), (Role::B, Arg::imm(32 - bits)), (Role::C, Arg::rz())];
-            self.emit_sass(Op::Shf, &[(Role::Dst, MOp::Reg(t))], &up, &[("right", 0), ("type", 3), ("hi", 0)], None)?;
-            let down = [(Role::A, Arg::rz()), (Role::B, Arg::imm(32 - bits)), (Role::C, Arg::op(MOp::Reg(t)))];
-            self.emit_sass(Op::Shf, &[(Role::Dst, MOp::Reg(d))], &down, &[("right", 1), ("type", 2), ("hi", 1)], None)?;
+            let up = [
+                (Role::A, Arg::op(a)),
+                (Role::B, Arg::imm(32 - bits)),
+                (Role::C, Arg::rz()),
+            ];
+            self.emit_sass(
+                Op::Shf,
+                &[(Role::Dst, MOp::Reg(t))],
+                &up,
+                &[("right", 0), ("type", 3), ("hi", 0)],
+                None,
+            )?;
+            let down = [
+                (Role::A, Arg::rz()),
+                (Role::B, Arg::imm(32 - bits)),
+                (Role::C, Arg::op(MOp::Reg(t))),
+            ];
+            self.emit_sass(
+                Op::Shf,
+                &[(Role::Dst, MOp::Reg(d))],
+                &down,
+                &[("right", 1), ("type", 2), ("hi", 1)],
+                None,
+            )?;
         } else {
             let mask = (1u32 << bits) - 1;
             let srcs = [

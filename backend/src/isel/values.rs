@@ -128,7 +128,9 @@ impl Isel<'_> {
     /// Conversions (integer width changes; float conversions need the converter forms).
     fn lower_convert(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let Aux::Convert(info) = data.aux else { return Err(self.unsupported("conversion")) };
+        let Aux::Convert(info) = data.aux else {
+            return Err(self.unsupported("conversion"));
+        };
         let (to, from, a) = (data.ty, info.from, data.args[0]);
         let result = self.func.results[inst][0];
         match (from.is_int(), to.is_int()) {
@@ -137,8 +139,17 @@ impl Isel<'_> {
                 // cvt.ftz/.sat.f32.f32: an addition of -0 flushes and saturates.
                 let mods = [("ftz", info.ftz as u16), ("rnd", 0), ("sat", info.sat as u16)];
                 let d = MOp::Reg(self.def_reg(result));
-                let neg_rz = Arg::Op(MOp::Fixed(V::Reg(crate::isa::RZ)), crate::vcode::SrcMods { neg: true, abs: false });
-                self.emit_sass(Op::Fadd, &[(Role::Dst, d)], &[(Role::A, Arg::v(a)), (Role::B, neg_rz)], &mods, None)
+                let neg_rz = Arg::Op(
+                    MOp::Fixed(V::Reg(crate::isa::RZ)),
+                    crate::vcode::SrcMods { neg: true, abs: false },
+                );
+                self.emit_sass(
+                    Op::Fadd,
+                    &[(Role::Dst, d)],
+                    &[(Role::A, Arg::v(a)), (Role::B, neg_rz)],
+                    &mods,
+                    None,
+                )
             }
             _ => Err(self.unsupported(format!("conversion from {from} to {to}"))),
         }
@@ -187,7 +198,12 @@ impl Isel<'_> {
                     MOp::Fixed(V::Reg(crate::isa::RZ))
                 };
                 let tmp = None;
-                self.push(MInst::new(MKind::Wide { op: WideOp::Pack, d, srcs: smallvec::smallvec![lo, hi], tmp }));
+                self.push(MInst::new(MKind::Wide {
+                    op: WideOp::Pack,
+                    d,
+                    srcs: smallvec::smallvec![lo, hi],
+                    tmp,
+                }));
                 Ok(())
             }
             (f, t) if t > f => {
@@ -234,17 +250,35 @@ impl Isel<'_> {
         }
         let x = self.extended(a, from.bits(), from_signed)?;
         let bits = to.bits();
-        let (lo, hi): (i64, i64) = if to_signed { (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+        let (lo, hi): (i64, i64) = if to_signed {
+            (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        } else {
+            (0, (1i64 << bits) - 1)
+        };
         // Clamp in the source's signedness; bounds outside its range do nothing.
-        let (src_lo, src_hi): (i64, i64) = if from_signed { (i32::MIN as i64, i32::MAX as i64) } else { (0, u32::MAX as i64) };
+        let (src_lo, src_hi): (i64, i64) = if from_signed {
+            (i32::MIN as i64, i32::MAX as i64)
+        } else {
+            (0, u32::MAX as i64)
+        };
         let mut cur = x;
         for (bound, max) in [(lo, true), (hi, false)] {
             if (max && bound <= src_lo) || (!max && bound >= src_hi) {
                 continue;
             }
             let t = self.vcode.new_vreg(crate::vcode::VClass::Single);
-            let srcs = [(Role::A, Arg::op(cur)), (Role::B, Arg::imm(bound as u32)), (Role::PredSrc0, Arg::pt(max))];
-            self.emit_sass(Op::Imnmx, &[(Role::Dst, MOp::Reg(t))], &srcs, &[("signed", from_signed as u16)], None)?;
+            let srcs = [
+                (Role::A, Arg::op(cur)),
+                (Role::B, Arg::imm(bound as u32)),
+                (Role::PredSrc0, Arg::pt(max)),
+            ];
+            self.emit_sass(
+                Op::Imnmx,
+                &[(Role::Dst, MOp::Reg(t))],
+                &srcs,
+                &[("signed", from_signed as u16)],
+                None,
+            )?;
             cur = MOp::Reg(t);
         }
         self.bind(result, cur)

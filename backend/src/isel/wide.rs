@@ -53,7 +53,12 @@ impl Isel<'_> {
     /// Appends a wide operation; `carry` adds a predicate temporary.
     fn wide(&mut self, op: WideOp, d: VReg, srcs: &[MOp], carry: bool) {
         let tmp = carry.then(|| self.vcode.new_vreg(VClass::Pred));
-        self.push(MInst::new(MKind::Wide { op, d, srcs: SmallVec::from_slice(srcs), tmp }));
+        self.push(MInst::new(MKind::Wide {
+            op,
+            d,
+            srcs: SmallVec::from_slice(srcs),
+            tmp,
+        }));
     }
 
     /// A 64-bit source that must be a register (the first operand of IADD3/LOP3/IMAD/SEL).
@@ -66,7 +71,11 @@ impl Isel<'_> {
 
     /// The two sources with a foldable one second (for commutative operations).
     fn wide_pair(&mut self, a: Value, b: Value) -> (MOp, MOp) {
-        let (a, b) = if self.is_wide_const(a) && !self.is_wide_const(b) { (b, a) } else { (a, b) };
+        let (a, b) = if self.is_wide_const(a) && !self.is_wide_const(b) {
+            (b, a)
+        } else {
+            (a, b)
+        };
         (self.wide_reg(a), self.wide_src(b))
     }
 
@@ -133,10 +142,18 @@ impl Isel<'_> {
                 self.wide(WideOp::Mul, d, &[a, b], false);
             }
             Opcode::MinS | Opcode::MinU | Opcode::MaxS | Opcode::MaxU => {
-                let cond = if matches!(op, Opcode::MinS | Opcode::MaxS) { Cond::Lt } else { Cond::Ult };
+                let cond = if matches!(op, Opcode::MinS | Opcode::MaxS) {
+                    Cond::Lt
+                } else {
+                    Cond::Ult
+                };
                 let lt = self.vcode.new_vreg(VClass::Pred);
                 self.cmp64(lt, cond, args[0], args[1])?;
-                let (x, y) = if matches!(op, Opcode::MinS | Opcode::MinU) { (args[0], args[1]) } else { (args[1], args[0]) };
+                let (x, y) = if matches!(op, Opcode::MinS | Opcode::MinU) {
+                    (args[0], args[1])
+                } else {
+                    (args[1], args[0])
+                };
                 let (x, y) = (self.wide_reg(x), self.wide_src(y));
                 self.wide(WideOp::Select, d, &[MOp::Pred(lt, false), x, y], false);
             }
@@ -147,7 +164,11 @@ impl Isel<'_> {
 
     /// `d = a cond b` on 64-bit integers.
     pub fn cmp64(&mut self, d: VReg, cond: Cond, a: Value, b: Value) -> Result<(), IselError> {
-        let (a, b, cond) = if self.is_wide_const(a) && !self.is_wide_const(b) { (b, a, swap_cond(cond)) } else { (a, b, cond) };
+        let (a, b, cond) = if self.is_wide_const(a) && !self.is_wide_const(b) {
+            (b, a, swap_cond(cond))
+        } else {
+            (a, b, cond)
+        };
         let (code, signed) = isetp_code(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
         let (a, b) = (self.wide_reg(a), self.wide_src(b));
         self.wide(WideOp::Cmp(code, signed), d, &[a, b], false);
@@ -157,7 +178,9 @@ impl Isel<'_> {
     /// Integer compare of 64-bit values.
     pub fn lower_icmp64(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let Aux::Cond(cond) = data.aux else { return Err(self.unsupported("compare without condition")) };
+        let Aux::Cond(cond) = data.aux else {
+            return Err(self.unsupported("compare without condition"));
+        };
         let (a, b) = (data.args[0], data.args[1]);
         let d = self.def_reg(self.func.results[inst][0]);
         self.cmp64(d, cond, a, b)
@@ -179,9 +202,19 @@ impl Isel<'_> {
         for (m, other) in [(args[0], args[1]), (args[1], args[0])] {
             if let Some((x, y, signed)) = self.fused_mul_operands(m) {
                 let d = self.def_reg(self.func.results[inst][0]);
-                let (x, y) = if self.foldable(x).is_some() && self.foldable(y).is_none() { (y, x) } else { (x, y) };
+                let (x, y) = if self.foldable(x).is_some() && self.foldable(y).is_none() {
+                    (y, x)
+                } else {
+                    (x, y)
+                };
                 let srcs = [(Role::A, Arg::v(x)), (Role::B, Arg::v(y)), (Role::C, Arg::v(other))];
-                self.emit_sass(Op::ImadWide, &[(Role::Dst, MOp::Reg(d))], &srcs, &[("signed", signed as u16)], None)?;
+                self.emit_sass(
+                    Op::ImadWide,
+                    &[(Role::Dst, MOp::Reg(d))],
+                    &srcs,
+                    &[("signed", signed as u16)],
+                    None,
+                )?;
                 return Ok(true);
             }
         }
@@ -190,7 +223,9 @@ impl Isel<'_> {
 
     /// `(x, y, signed)` if `v` is a 32x32->64 multiply that was folded into its users.
     fn fused_mul_operands(&self, v: Value) -> Option<(Value, Value, bool)> {
-        let ptxc_mir::ir::ValueDef::Result(i, _) = self.func.values[v].def else { return None };
+        let ptxc_mir::ir::ValueDef::Result(i, _) = self.func.values[v].def else {
+            return None;
+        };
         let d = &self.func.insts[i];
         let signed = match d.op {
             Opcode::ImulWideS => true,
