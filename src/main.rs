@@ -35,6 +35,9 @@ enum Command {
         /// Print an intermediate form to standard error (repeatable).
         #[arg(long, value_enum)]
         dump: Vec<DumpArg>,
+        /// Print each kernel's resources (registers, constant and shared memory, stack, spills).
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -106,6 +109,7 @@ fn run(cli: Cli) -> Result<(), String> {
             arch,
             elf,
             dump,
+            verbose,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -121,6 +125,7 @@ fn run(cli: Cli) -> Result<(), String> {
                         DumpArg::Sass => Dump::Sass,
                     })
                     .collect(),
+                verbose,
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)

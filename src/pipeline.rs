@@ -22,6 +22,8 @@ pub struct CompileOptions {
     pub flavour: ElfFlavour,
     /// Forms to print to standard error.
     pub dumps: Vec<Dump>,
+    /// Print each kernel's resources to standard error, as `ptxas -v` does.
+    pub verbose: bool,
 }
 
 /// A compilation failure: the rendered diagnostics.
@@ -64,5 +66,12 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
             eprintln!("// {kernel} after {wanted:?}\n{text}");
         }
     };
-    compile_module(&module, &backend_opts, &mut dump).map_err(|e| CompileError(format!("{file_name}: error: {e}")))
+    let compiled = compile_module(&module, &backend_opts, &mut dump)
+        .map_err(|e| CompileError(format!("{file_name}: error: {e}")))?;
+    if opts.verbose {
+        for r in &compiled.resources {
+            eprint!("{}", r.report("ptxc"));
+        }
+    }
+    Ok(compiled.cubin)
 }

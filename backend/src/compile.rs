@@ -43,6 +43,51 @@ pub struct Options {
     pub flavour: ElfFlavour,
 }
 
+/// The resources of a compiled kernel, as `ptxas -v` reports them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    /// Kernel name.
+    pub name: String,
+    /// Registers per thread (as recorded in the cubin).
+    pub registers: u32,
+    /// CTA barriers used.
+    pub barriers: u32,
+    /// Bytes of constant bank 0 (driver area + parameters).
+    pub cmem0: u32,
+    /// Static shared memory in bytes.
+    pub smem: u32,
+    /// Local memory frame per thread in bytes.
+    pub stack_frame: u32,
+    /// Bytes stored by register spills.
+    pub spill_stores: u32,
+    /// Bytes loaded by register spills.
+    pub spill_loads: u32,
+}
+
+impl Resources {
+    /// The lines `ptxas -v` prints for a kernel, with `tool` in place of "ptxas".
+    pub fn report(&self, tool: &str) -> String {
+        format!(
+            "{tool} info    : Compiling entry function '{n}' for 'sm_75'\n\
+             {tool} info    : Function properties for {n}\n\
+             \x20   {} bytes stack frame, {} bytes spill stores, {} bytes spill loads\n\
+             {tool} info    : Used {} registers, used {} barriers, {} bytes cmem[0]{}\n",
+            self.stack_frame,
+            self.spill_stores,
+            self.spill_loads,
+            self.registers,
+            self.barriers,
+            self.cmem0,
+            if self.smem > 0 {
+                format!(", {} bytes smem", self.smem)
+            } else {
+                String::new()
+            },
+            n = self.name,
+        )
+    }
+}
+
 /// A kernel compiled to SASS.
 #[derive(Clone, Debug)]
 pub struct CompiledKernel {
@@ -97,19 +142,43 @@ pub fn sass_text(a: &Assembled) -> String {
     s
 }
 
+/// A compiled module: the cubin and each kernel's resources.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The cubin bytes.
+    pub cubin: Vec<u8>,
+    /// Resources per kernel, in module order.
+    pub resources: Vec<Resources>,
+}
+
 /// Compiles every kernel of `m` into a cubin.
 pub fn compile_module(
     m: &Module,
     opts: &Options,
     dump: &mut dyn FnMut(&str, Stage, &str),
-) -> Result<Vec<u8>, BackendError> {
+) -> Result<Compiled, BackendError> {
     let mut module = CubinModule::new(75);
     module.flavour = opts.flavour;
+    let mut resources = Vec::new();
     for f in &m.functions {
         let k = compile_function(f, &mut |stage, text| dump(&f.name, stage, text))?;
-        module.kernels.push(kernel_image(f, k));
+        let img = kernel_image(f, k);
+        resources.push(Resources {
+            name: img.name.clone(),
+            registers: img.reg_count,
+            barriers: img.num_barriers,
+            cmem0: 0x160 + img.param_size,
+            smem: img.shared_size,
+            stack_frame: img.frame_size,
+            spill_stores: 0,
+            spill_loads: 0,
+        });
+        module.kernels.push(img);
     }
-    Ok(cubin::write(&module))
+    Ok(Compiled {
+        cubin: cubin::write(&module),
+        resources,
+    })
 }
 
 fn kernel_image(f: &Function, k: CompiledKernel) -> KernelImage {
