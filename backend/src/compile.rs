@@ -105,6 +105,7 @@ pub fn compile_function(f: &Function, dump: &mut dyn FnMut(Stage, &str)) -> Resu
     dump(Stage::Vcode, &vcode.to_string());
     let alloc = allocate(&vcode)?;
     let mut blocks = emit(&vcode, &alloc)?;
+    crate::regalloc::banks::spread_banks(&mut blocks, &alloc.regions);
     assign_control(&mut blocks);
     let assembled = assemble(&blocks)?;
     dump(Stage::Sass, &sass_text(&assembled));

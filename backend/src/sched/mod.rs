@@ -3,6 +3,7 @@
 //! description. The state of outstanding results flows across block boundaries by a
 //! dataflow over the CFG, so a block waits only for what its predecessors left pending.
 
+mod reuse;
 mod state;
 
 use crate::emit::{CodeBlock, Emitted, successors};
@@ -53,6 +54,7 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
     }
     for b in 0..n {
         schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r| written_elsewhere(b, r));
+        reuse::set_reuse_flags(&mut blocks[b].insts);
     }
 }
 
