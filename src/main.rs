@@ -38,6 +38,9 @@ enum Command {
         /// Print each kernel's resources (registers, constant and shared memory, stack, spills).
         #[arg(short, long)]
         verbose: bool,
+        /// Post-allocation scheduling heuristic: source, critical-path, loads-first, or none.
+        #[arg(long, default_value = ptxc_backend::compile::DEFAULT_SCHED)]
+        sched: String,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -110,6 +113,7 @@ fn run(cli: Cli) -> Result<(), String> {
             elf,
             dump,
             verbose,
+            sched,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -126,6 +130,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     })
                     .collect(),
                 verbose,
+                sched: (sched != "none").then_some(sched),
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)

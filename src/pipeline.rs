@@ -16,7 +16,7 @@ pub enum Dump {
 }
 
 /// Compiler options.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// ELF flavour of the cubin.
     pub flavour: ElfFlavour,
@@ -24,6 +24,19 @@ pub struct CompileOptions {
     pub dumps: Vec<Dump>,
     /// Print each kernel's resources to standard error, as `ptxas -v` does.
     pub verbose: bool,
+    /// Post-allocation scheduling heuristic (`None` keeps the selected order).
+    pub sched: Option<String>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            flavour: ElfFlavour::default(),
+            dumps: Vec::new(),
+            verbose: false,
+            sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
+        }
+    }
 }
 
 /// A compilation failure: the rendered diagnostics.
@@ -56,7 +69,10 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
             eprintln!("{f}");
         }
     }
-    let backend_opts = Options { flavour: opts.flavour };
+    let backend_opts = Options {
+        flavour: opts.flavour,
+        post_sched: opts.sched.clone(),
+    };
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         let wanted = match stage {
             Stage::Vcode => Dump::Vcode,

@@ -25,6 +25,9 @@ pub enum BackendError {
     /// Encoding (a back-end bug: an instruction the ISA description cannot encode).
     #[error("encoding: {0}")]
     Encode(#[from] EncodeError),
+    /// Invalid options.
+    #[error("{0}")]
+    Options(String),
 }
 
 /// Stages whose text form can be dumped.
@@ -37,10 +40,24 @@ pub enum Stage {
 }
 
 /// Options of the back end.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
-    /// ELF flavour of the cubin (v7 by default).
+    /// ELF flavour of the cubin.
     pub flavour: ElfFlavour,
+    /// Post-allocation scheduling heuristic (`None`: keep the selected order).
+    pub post_sched: Option<String>,
+}
+
+/// The default post-allocation scheduling heuristic.
+pub const DEFAULT_SCHED: &str = "critical-path";
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            flavour: ElfFlavour::default(),
+            post_sched: Some(DEFAULT_SCHED.to_string()),
+        }
+    }
 }
 
 /// The resources of a compiled kernel, as `ptxas -v` reports them.
@@ -100,12 +117,25 @@ pub struct CompiledKernel {
 }
 
 /// Compiles one kernel; `dump` receives the text of each stage.
-pub fn compile_function(f: &Function, dump: &mut dyn FnMut(Stage, &str)) -> Result<CompiledKernel, BackendError> {
+pub fn compile_function(
+    f: &Function,
+    opts: &Options,
+    dump: &mut dyn FnMut(Stage, &str),
+) -> Result<CompiledKernel, BackendError> {
     let vcode = select(f)?;
     dump(Stage::Vcode, &vcode.to_string());
     let alloc = allocate(&vcode)?;
     let mut blocks = emit(&vcode, &alloc)?;
     crate::regalloc::banks::spread_banks(&mut blocks, &alloc.regions);
+    if let Some(name) = &opts.post_sched {
+        let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
+            BackendError::Options(format!(
+                "unknown scheduling heuristic `{name}` (known: {})",
+                crate::sched::heuristics::NAMES.join(", ")
+            ))
+        })?;
+        crate::sched::list::schedule(&mut blocks, h.as_ref());
+    }
     assign_control(&mut blocks);
     let assembled = assemble(&blocks)?;
     dump(Stage::Sass, &sass_text(&assembled));
@@ -162,7 +192,7 @@ pub fn compile_module(
     module.flavour = opts.flavour;
     let mut resources = Vec::new();
     for f in &m.functions {
-        let k = compile_function(f, &mut |stage, text| dump(&f.name, stage, text))?;
+        let k = compile_function(f, opts, &mut |stage, text| dump(&f.name, stage, text))?;
         let img = kernel_image(f, k);
         resources.push(Resources {
             name: img.name.clone(),

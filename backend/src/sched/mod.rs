@@ -3,6 +3,9 @@
 //! description. The state of outstanding results flows across block boundaries by a
 //! dataflow over the CFG, so a block waits only for what its predecessors left pending.
 
+mod dag;
+pub mod heuristics;
+pub mod list;
 mod reuse;
 mod state;
 
