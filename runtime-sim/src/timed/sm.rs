@@ -299,7 +299,7 @@ impl SmRun<'_> {
             stats: self.stats,
         };
         exec::execute(&mut ctx, &mut s.warp, d, group, t)?;
-        defer_results(s, d, before, t, latency);
+        defer_results(s, d, before, t, latency, exec_mask);
         let (name, ctaid, warp_index) = (&kernel.name, r.cta.ctaid, s.warp.index);
         let stats = &mut *self.stats;
         s.timer.issue_at(t, d, latency, &mut |what| {
@@ -393,22 +393,23 @@ fn snapshot(w: &Warp, d: &Decoded) -> Vec<(Reg, [u32; WARP])> {
 
 /// Moves `d`'s results from the register file into the pending queue (restoring the old
 /// values) until the first cycle any reader may legally see them.
-fn defer_results(s: &mut Slot, d: &Decoded, before: Vec<(Reg, [u32; WARP])>, t: i64, latency: i64) {
+/// `written` are the lanes that executed: their values are queued even when they equal the
+/// current register (an earlier queued write to the same register may still be pending).
+fn defer_results(s: &mut Slot, d: &Decoded, before: Vec<(Reg, [u32; WARP])>, t: i64, latency: i64, written: u32) {
     let cat = d.inst.desc().meta.cat;
     for (reg, old) in before {
         let (new, mask) = match reg {
             Reg::R(r) if r != RZ => {
                 let new = s.warp.regs[r as usize];
                 s.warp.regs[r as usize] = old;
-                let mask = (0..WARP).filter(|&l| new[l] != old[l]).fold(0u32, |m, l| m | 1 << l);
-                (new, mask)
+                (new, written)
             }
             Reg::P(p) => {
                 let new = s.warp.preds[p as usize & 7];
                 s.warp.preds[p as usize & 7] = old[0];
                 let mut values = [0; WARP];
                 values[0] = new;
-                (values, new ^ old[0])
+                (values, written)
             }
             _ => continue,
         };
