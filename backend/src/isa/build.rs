@@ -294,6 +294,7 @@ pub fn form(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
             fixed: Vec::new(),
             uniform_guard: false,
             not_under: None,
+            invalid: Vec::new(),
             meta: Meta {
                 cat: LatCat::Alu,
                 pipe: Pipe::Alu,
@@ -353,6 +354,18 @@ impl FormBuilder {
     /// Marks the guard as a uniform predicate (uniform-datapath instructions).
     pub fn uniform_guard(mut self) -> Self {
         self.form.uniform_guard = true;
+        self
+    }
+
+    /// Rejects encodings whose listed bits have the listed values (`(bit, value)` pairs).
+    pub fn invalid_when(mut self, bits_values: &[(u8, bool)]) -> Self {
+        let mut mask = 0u128;
+        let mut value = 0u128;
+        for &(b, v) in bits_values {
+            mask |= 1u128 << b;
+            value |= u128::from(v) << b;
+        }
+        self.form.invalid.push((mask, value));
         self
     }
 

@@ -69,6 +69,9 @@ fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
     if stray != 0 {
         return Err(format!("bits {:#x} are not understood", stray));
     }
+    if let Some(mask) = form.invalid_combination(word) {
+        return Err(format!("the fields at bits {mask:#x} do not go together"));
+    }
     let operands = form
         .operands
         .iter()

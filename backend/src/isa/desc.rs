@@ -163,6 +163,8 @@ pub enum ImmStyle {
     F64Hi,
     /// Two f16 values, high half first (`0.5, 1`).
     F16x2,
+    /// One f16 value.
+    F16,
     /// A signed count of 4-byte units printed as a byte address (`CALL.ABS` targets).
     SignedHexX4,
     /// A scoreboard index (`SB3`).
@@ -398,6 +400,9 @@ pub struct Form {
     pub uniform_guard: bool,
     /// Index of the modifier (`.X`) under which negation bits mean bitwise NOT (`~R4`).
     pub not_under: Option<u8>,
+    /// Illegal combinations of fields: an encoding with `word & mask == value` is rejected
+    /// (nvdisasm prints them as `INVALID`), e.g. `.FTZ` with `.FMZ`.
+    pub invalid: Vec<(u128, u128)>,
     /// Scheduler and simulator facts.
     pub meta: Meta,
     /// Bits owned by an operand or modifier (computed); every other bit must equal the
@@ -408,6 +413,14 @@ pub struct Form {
 }
 
 impl Form {
+    /// The first illegal field combination `word` contains, as a bit mask.
+    pub fn invalid_combination(&self, word: u128) -> Option<u128> {
+        self.invalid
+            .iter()
+            .find(|(mask, value)| word & mask == *value)
+            .map(|(mask, _)| *mask)
+    }
+
     /// Index of the modifier called `name`.
     pub fn mod_index(&self, name: &str) -> Option<usize> {
         self.mods.iter().position(|m| m.name == name)

@@ -47,6 +47,9 @@ pub enum EncodeError {
         index: usize,
         what: &'static str,
     },
+    /// Fields whose values are legal one by one but not together.
+    #[error("{mnemonic}: illegal combination of the fields at bits {mask:#x}")]
+    Combination { mnemonic: &'static str, mask: u128 },
     /// An illegal control code.
     #[error("{0}")]
     Control(#[from] ControlError),
@@ -71,6 +74,12 @@ pub fn encode(inst: &Inst) -> Result<u128, EncodeError> {
             });
         }
         m.set(&mut word, value);
+    }
+    if let Some(mask) = form.invalid_combination(word) {
+        return Err(EncodeError::Combination {
+            mnemonic: form.mnemonic,
+            mask,
+        });
     }
     inst.ctrl.encode_into(&mut word)?;
     Ok(word)

@@ -193,6 +193,7 @@ fn imm_text(d: &OperandDesc, v: u64) -> String {
             let x = f64::from_bits(v << 32);
             f64_text(x, x.is_sign_negative())
         }
+        ImmStyle::F16 => f16_text(v as u16),
         ImmStyle::F16x2 => format!("{}, {}", f16_text((v >> 16) as u16), f16_text(v as u16)),
         ImmStyle::SignedHexX4 => {
             let shift = 64 - width.min(64);

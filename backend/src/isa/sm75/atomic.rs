@@ -2,7 +2,7 @@
 //! compare-and-swap forms, RED (no result), ATOMS (shared memory) and QSPC (address-space
 //! query). Data are read late (a read scoreboard protects them).
 
-use super::mem::{CACHE, E, PRIVATE, SCOPE, UrAt, address, uniform_bit};
+use super::mem::{CACHE, E, PRIVATE, SCOPE, UrAt, WIDE_WITHOUT_E, address, address_with_width_bit, uniform_bit};
 use crate::isa::build::*;
 use crate::isa::desc::{LatCat as L, Pipe, Role, *};
 
@@ -58,12 +58,17 @@ fn global() -> Vec<Form> {
     for (mn, op, base, ops) in [("ATOMG", Op::Atomg, 0x0a8, OPS), ("ATOM", Op::Atom, 0x08a, &OPS[..9])] {
         for ur in [UrAt::None, UrAt::C] {
             let opc = base | if ur == UrAt::None { 0x300 } else { 0x900 };
+            let f = if ur == UrAt::None {
+                form(mn, op, opc)
+            } else {
+                form(mn, op, opc).invalid_when(&[(72, false), (70, true)])
+            };
             v.push(
-                uniform_bit(lsu(form(mn, op, opc)), ur)
+                uniform_bit(lsu(f), ur)
                     .ops([
                         pred(Role::PredDst0, 81, None, false),
                         rd().width(0),
-                        address(ur, off, true, false),
+                        address_with_width_bit(ur, off, Some(70), false),
                         data(Role::Data),
                     ])
                     .mods([
@@ -75,7 +80,11 @@ fn global() -> Vec<Form> {
                         SCOPE,
                         PRIVATE,
                     ])
-                    .fixed(RC, 8, if ur == UrAt::None { 0xff } else { 0x40 })
+                    .fixed(
+                        if ur == UrAt::None { RC } else { 71 },
+                        if ur == UrAt::None { 8 } else { 1 },
+                        if ur == UrAt::None { 0xff } else { 0 },
+                    )
                     .build(),
             );
         }
@@ -117,6 +126,7 @@ fn global() -> Vec<Form> {
         v.push(
             uniform_bit(lsu(form("RED", Op::Red, 0x98e)), ur)
                 .ops([address(ur, off, true, false), data(Role::Data)])
+                .invalid_when(WIDE_WITHOUT_E)
                 .mods([
                     E,
                     modifier("aop", 87, 3, &OPS[..8], 0),

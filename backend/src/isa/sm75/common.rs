@@ -109,6 +109,22 @@ pub fn cslot(o: OperandDesc) -> OperandDesc {
     }
 }
 
+/// The operand without a reuse slot (the MIO instructions print no `.reuse`).
+pub fn no_reuse(mut o: OperandDesc) -> OperandDesc {
+    o.reuse = None;
+    o
+}
+
+/// A half-precision source of a conversion or MUFU: `.H1` (bit 60) selects the upper half;
+/// an immediate is one f16 in bits 32..48.
+pub fn f16_source(b: OperandDesc) -> OperandDesc {
+    const HALF: &[(u16, &str)] = &[(0, ""), (1, ".H1")];
+    match b.kind {
+        OpKind::Imm { .. } => imm(b.role, bits(32, 16), ImmStyle::F16),
+        _ => b.suffix(suffix(60, 1, HALF)),
+    }
+}
+
 /// An 8-bit hexadecimal immediate (LUTs).
 pub fn lut(lo: u8) -> OperandDesc {
     imm(Role::Other, bits(lo, 8), ImmStyle::Hex)

@@ -91,7 +91,30 @@ fn subword(b: OperandDesc, width: &[u16]) -> OperandDesc {
     }
 }
 
-/// I2F: 0x306 for 32-bit and narrower sources to F16/F32; 0x312 when a side is 64-bit.
+/// A float source of type `t`: negation and absolute value, a register pair for F64, the
+/// half select for F16.
+fn float_source(b: OperandDesc, t: u16) -> OperandDesc {
+    let b = no_reuse(fneg_abs_b(b));
+    match t {
+        F16 => f16_source(b),
+        F64 => b.width(2),
+        _ => b,
+    }
+}
+
+/// The immediate style of a float source type.
+fn imm_style(t: u16) -> ImmStyle {
+    match t {
+        F64 => ImmStyle::F64Hi,
+        _ => ImmStyle::F32,
+    }
+}
+
+/// Register, constant and uniform placements (no immediate).
+const NO_IMM: [Src2; 3] = [Src2::Reg(1), Src2::Const(5), Src2::Ureg(6)];
+
+/// I2F: 0x306 for 32-bit and narrower sources to F16/F32; 0x312 when a side is 64-bit. An
+/// immediate source exists for 32-bit integers only.
 fn i2f() -> Vec<Form> {
     let mut v = Vec::new();
     let variants: [(u16, &[u16], &[u16]); 8] = [
@@ -105,8 +128,9 @@ fn i2f() -> Vec<Form> {
         (0x112, &[F16, F32], &WIDE),
     ];
     for (base, dst, src) in variants {
-        v.extend(src2_family(base, &SRC1_RICU, ImmStyle::Hex, |opc, b| {
-            let b = width_of(subword(b, src), src == WIDE);
+        let places: &[Src2] = if src == WORD { &SRC1_RICU } else { &NO_IMM };
+        v.extend(src2_family(base, places, ImmStyle::Hex, |opc, b| {
+            let b = width_of(subword(no_reuse(b), src), src == WIDE);
             let f = form("I2F", Op::I2f, opc)
                 .ops([width_of(rd(), dst == [F64]), b])
                 .mods([ftype("dst", 75, dst, FTYPE_F32_SILENT), itype("src", 74, 84, src), RND])
@@ -125,21 +149,22 @@ fn i2f() -> Vec<Form> {
 fn f2i() -> Vec<Form> {
     let mut v = Vec::new();
     let narrow = [0, 1, 2, 3, 4, 5];
-    let variants: [(u16, &[u16], &[u16]); 4] = [
-        (0x105, &[F16, F32], &narrow),
-        (0x111, &[F64], &narrow),
-        (0x111, &[F64], &WIDE),
-        (0x111, &[F16, F32], &WIDE),
+    let variants: [(u16, u16, &[u16]); 6] = [
+        (0x105, F32, &narrow),
+        (0x105, F16, &narrow),
+        (0x111, F64, &narrow),
+        (0x111, F64, &WIDE),
+        (0x111, F32, &WIDE),
+        (0x111, F16, &WIDE),
     ];
     for (base, src, dst) in variants {
-        let style = if src == [F64] { ImmStyle::F64Hi } else { ImmStyle::F32 };
-        v.extend(src2_family(base, &SRC1_RICU, style, |opc, b| {
+        v.extend(src2_family(base, &SRC1_RICU, imm_style(src), |opc, b| {
             form("F2I", Op::F2i, opc)
-                .ops([width_of(rd(), dst == WIDE), width_of(fneg_abs_b(b), src == [F64])])
+                .ops([width_of(rd(), dst == WIDE), float_source(b, src)])
                 .mods([
                     FTZ,
                     itype("dst", 72, 75, dst),
-                    ftype("src", 84, src, FTYPE_F32_SILENT),
+                    ftype("src", 84, &[src], FTYPE_F32_SILENT),
                     F2I_RND,
                     flag!("ntz", 77, ".NTZ"),
                 ])
@@ -165,10 +190,9 @@ fn f2f() -> Vec<Form> {
         let name = |t: u16| FTYPE_NAMES[t as usize - 1].1;
         let spelling: &'static str = String::leak(format!("{}{}", name(dst), name(src)));
         let values: &'static [(u16, &'static str)] = Vec::leak(vec![(dst | src << 2, spelling)]);
-        let style = if src == F64 { ImmStyle::F64Hi } else { ImmStyle::F32 };
-        v.extend(src2_family(base, &SRC1_RICU, style, |opc, b| {
+        v.extend(src2_family(base, &SRC1_RICU, imm_style(src), |opc, b| {
             form("F2F", Op::F2f, opc)
-                .ops([width_of(rd(), dst == F64), width_of(fneg_abs_b(b), src == F64)])
+                .ops([width_of(rd(), dst == F64), float_source(b, src)])
                 .mods([
                     FTZ,
                     split_modifier("types", bits(75, 2), bits(84, 2), values, values[0].0),
@@ -182,19 +206,15 @@ fn f2f() -> Vec<Form> {
 
 /// FRND: round to an integral value in the same float type (0x307 F16/F32, 0x313 F64).
 fn frnd() -> Vec<Form> {
-    const SMALL: &[(u16, &str)] = &[(F16 | F16 << 2, ".F16"), (F32 | F32 << 2, "")];
-    const DOUBLE: &[(u16, &str)] = &[(F64 | F64 << 2, ".F64")];
     let mut v = Vec::new();
-    for (base, types) in [(0x107, SMALL), (0x113, DOUBLE)] {
-        let double = base == 0x113;
-        let style = if double { ImmStyle::F64Hi } else { ImmStyle::F32 };
-        v.extend(src2_family(base, &SRC1_RICU, style, |opc, b| {
-            let default = types[types.len() - 1].0;
+    for (base, t, spelling) in [(0x107, F32, ""), (0x107, F16, ".F16"), (0x113, F64, ".F64")] {
+        let values: &'static [(u16, &'static str)] = Vec::leak(vec![(t | t << 2, spelling)]);
+        v.extend(src2_family(base, &SRC1_RICU, imm_style(t), |opc, b| {
             form("FRND", Op::Frnd, opc)
-                .ops([width_of(rd(), double), width_of(fneg_abs_b(b), double)])
+                .ops([width_of(rd(), t == F64), float_source(b, t)])
                 .mods([
                     FTZ,
-                    split_modifier("types", bits(75, 2), bits(84, 2), types, default),
+                    split_modifier("types", bits(75, 2), bits(84, 2), values, values[0].0),
                     F2I_RND,
                 ])
                 .timing(L::Decoupled, Pipe::Conv)

@@ -7,15 +7,15 @@ use crate::isa::desc::{ImmStyle, LatCat as L, OpKind, Pipe, Role, *};
 /// FADD's placements (B always in bits 32..64; the uniform form is 0xexx).
 const FADD_PLACES: [Src2; 4] = [Src2::Reg(1), Src2::Imm(2), Src2::Const(3), Src2::Ureg(7)];
 
-/// FMUL scale factors (bits 84..87; 4 = none).
+/// FMUL scale factors (bits 84..87; 4 = none, 0 is illegal).
 const SCALE: ModDesc = modifier(
     "scale",
     84,
     3,
     &[
-        (0, ".D8"),
-        (1, ".D4"),
-        (2, ".D2"),
+        (1, ".D8"),
+        (2, ".D4"),
+        (3, ".D2"),
         (4, ""),
         (5, ".M2"),
         (6, ".M4"),
@@ -23,6 +23,9 @@ const SCALE: ModDesc = modifier(
     ],
     4,
 );
+
+/// `.FTZ` and `.FMZ` exclude each other (nvdisasm: `INVALID3`).
+const FTZ_WITH_FMZ: &[(u8, bool)] = &[(76, true), (80, true)];
 
 /// All single-precision forms.
 pub fn forms() -> Vec<Form> {
@@ -36,13 +39,15 @@ pub fn forms() -> Vec<Form> {
     v.extend(src2_family(0x020, &SRC2_RICU, ImmStyle::F32, |opc, b| {
         fma(form("FMUL", Op::Fmul, opc)
             .ops([rd(), fa(), fneg_abs_b(b)])
-            .mods([FTZ, FMZ, RND, SAT, SCALE]))
+            .mods([FTZ, FMZ, SCALE, RND, SAT])
+            .invalid_when(FTZ_WITH_FMZ))
     }));
     v.extend(src3_family(0x023, &ALL_SRC3, ImmStyle::F32, |opc, _, b, c| {
         let (b, c) = float_slot_mods(b, c);
         fma(form("FFMA", Op::Ffma, opc)
             .ops([rd(), fa(), uniform_mods(b), uniform_mods(c)])
-            .mods([FTZ, FMZ, RND, SAT]))
+            .mods([FTZ, FMZ, RND, SAT])
+            .invalid_when(FTZ_WITH_FMZ))
     }));
     v.extend(src2_family(0x00b, &SRC2_RICU, ImmStyle::F32, |opc, b| {
         form("FSETP", Op::Fsetp, opc)
@@ -67,7 +72,11 @@ pub fn forms() -> Vec<Form> {
     }));
     v.extend(src2_family(0x102, &SRC2_RICU, ImmStyle::F32, |opc, b| {
         form("FCHK", Op::Fchk, opc)
-            .ops([pred(Role::PredDst0, 81, None, false), fa(), fneg_abs_b(b)])
+            .ops([
+                pred(Role::PredDst0, 81, None, false),
+                no_reuse(fa()),
+                no_reuse(fneg_abs_b(b)),
+            ])
             .timing(L::Decoupled, Pipe::Mufu)
     }));
     v.extend(mufu());
@@ -82,40 +91,50 @@ fn uniform_mods(o: OperandDesc) -> OperandDesc {
     }
 }
 
-/// MUFU functions with a 32-bit operand; an immediate is an f32.
-const MUFU_F32: ModDesc = modifier(
-    "func",
-    74,
-    4,
-    &[
-        (0, ".COS"),
-        (1, ".SIN"),
-        (2, ".EX2"),
-        (3, ".LG2"),
-        (4, ".RCP"),
-        (5, ".RSQ"),
-        (8, ".SQRT"),
-        (9, ".TANH"),
-    ],
-    4,
-);
-/// MUFU functions on the upper half of an f64; an immediate is that upper half.
-const MUFU_F64H: ModDesc = modifier("func", 74, 4, &[(6, ".RCP64H"), (7, ".RSQ64H")], 6);
-/// Half-precision results (bit 73), not with the 64H functions.
-const MUFU_F16: ModDesc = crate::flag!("f16", 73, ".F16");
+/// MUFU functions (bits 74..78); 6 and 7 take the upper half of an f64 and have no
+/// half-precision variant.
+const MUFU_FUNCS: &[(u16, &str)] = &[
+    (0, ".COS"),
+    (1, ".SIN"),
+    (2, ".EX2"),
+    (3, ".LG2"),
+    (4, ".RCP"),
+    (5, ".RSQ"),
+    (6, ".RCP64H"),
+    (7, ".RSQ64H"),
+    (8, ".SQRT"),
+    (9, ".TANH"),
+];
 
+/// MUFU in three families: f32 functions (an immediate is an f32), the 64H functions (an
+/// immediate is the upper half of an f64) and `.F16` (a half-precision source).
 fn mufu() -> Vec<Form> {
+    const F32_FUNCS: &[(u16, &str)] = &[
+        MUFU_FUNCS[0],
+        MUFU_FUNCS[1],
+        MUFU_FUNCS[2],
+        MUFU_FUNCS[3],
+        MUFU_FUNCS[4],
+        MUFU_FUNCS[5],
+        MUFU_FUNCS[8],
+        MUFU_FUNCS[9],
+    ];
+    let f32_funcs = modifier("func", 74, 4, F32_FUNCS, 4);
+    let f64h_funcs = modifier("func", 74, 4, &MUFU_FUNCS[6..8], 6);
+    let f32 = modifier("f16", 73, 1, &[(0, "")], 0);
+    let f16 = modifier("f16", 73, 1, &[(1, ".F16")], 1);
     let mut v = Vec::new();
-    for (func, style) in [(MUFU_F32, ImmStyle::F32), (MUFU_F64H, ImmStyle::F64Hi)] {
+    for (func, prec, style) in [
+        (f32_funcs, f32, ImmStyle::F32),
+        (f64h_funcs, f32, ImmStyle::F64Hi),
+        (f32_funcs, f16, ImmStyle::F32),
+    ] {
         v.extend(src2_family(0x108, &SRC2_RICU, style, |opc, b| {
-            let f16 = if func.default == 6 {
-                modifier("f16", 73, 1, &[(0, "")], 0)
-            } else {
-                MUFU_F16
-            };
+            let src = no_reuse(fneg_abs_b(b));
+            let src = if prec.default == 1 { f16_source(src) } else { src };
             form("MUFU", Op::Mufu, opc)
-                .ops([rd(), fneg_abs_b(b)])
-                .mods([func, f16])
+                .ops([rd(), src])
+                .mods([func, prec])
                 .timing(L::Decoupled, Pipe::Mufu)
         }));
     }

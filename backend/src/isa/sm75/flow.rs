@@ -35,10 +35,11 @@ pub fn forms() -> Vec<Form> {
         branch(form("BRA", Op::Bra, 0x947))
             .ops([cond(), far_target()])
             .mods([
-                modifier("kind", 32, 2, &[(0, ""), (1, ".U"), (2, ".DIV"), (3, ".CONV")], 0),
                 flag!("inc", 85, ".INC"),
                 flag!("dec", 86, ".DEC"),
+                modifier("kind", 32, 2, &[(0, ""), (1, ".U"), (2, ".DIV"), (3, ".CONV")], 0),
             ])
+            .invalid_when(&[(85, true), (86, true)])
             .terminator()
             .build(),
         branch(form("EXIT", Op::Exit, 0x94d))
@@ -48,6 +49,7 @@ pub fn forms() -> Vec<Form> {
                 flag!("preempted", 85, ".PREEMPTED"),
                 flag!("no_atexit", 86, ".NO_ATEXIT"),
             ])
+            .invalid_when(&[(84, true), (85, true)])
             .terminator()
             .build(),
         branch(form("BSSY", Op::Bssy, 0x945))

@@ -5,6 +5,9 @@ use super::common::*;
 use crate::isa::build::*;
 use crate::isa::desc::{AliasCond::*, ImmStyle, LatCat as L, OpKind, Pipe, Role, Show, *};
 
+/// Every placement but R, R, imm.
+const NO_RRI: [Src3; 6] = [Src3::Rrr, Src3::Rrc, Src3::Rir, Src3::Rcr, Src3::Rur, Src3::Rru];
+
 /// All multiply-add forms.
 pub fn forms() -> Vec<Form> {
     let mut v = Vec::new();
@@ -13,7 +16,9 @@ pub fn forms() -> Vec<Form> {
         ("IMAD.WIDE", Op::ImadWide, 0x025),
         ("IMAD.HI", Op::ImadHi, 0x027),
     ] {
-        v.extend(src3_family(base, &ALL_SRC3, ImmStyle::SignedHex, |opc, p, b, c| {
+        // IMAD.WIDE and IMAD.HI have no R, R, imm form (0x4xx).
+        let places: &[Src3] = if op == Op::Imad { &ALL_SRC3 } else { &NO_RRI };
+        v.extend(src3_family(base, places, ImmStyle::SignedHex, |opc, p, b, c| {
             imad_form(mn, op, opc, p, b, c)
         }));
     }

@@ -243,10 +243,10 @@ fn p2r_r2p() -> Vec<Form> {
             .ops([rd(), literal("PR"), reg(Role::A, RA).reuse(0), b])
             .mods([BYTE])
     });
+    // R2P selects the byte of the source register with a suffix (`R8.B1`).
+    const BYTE_SUFFIX: SuffixDesc = suffix(76, 2, &[(0, ""), (1, ".B1"), (2, ".B2"), (3, ".B3")]);
     v.extend(src2_family(0x004, &REG_IMM_CONST, ImmStyle::SignedHex, |opc, b| {
-        form("R2P", Op::R2p, opc)
-            .ops([literal("PR"), reg(Role::A, RA).reuse(0), b])
-            .mods([BYTE])
+        form("R2P", Op::R2p, opc).ops([literal("PR"), reg(Role::A, RA).reuse(0).suffix(BYTE_SUFFIX), b])
     }));
     v
 }

@@ -63,8 +63,11 @@ const ZD: ModDesc = flag!("zd", 87, ".ZD");
 /// Register width 0 means "from the size modifier".
 pub const BY_SIZE: u8 = 0;
 
-/// Width of the address register in the uniform forms (bit 90).
+/// Width of the address register in the uniform forms (bit 90; bit 70 in ATOM and ATOMG,
+/// whose bit 90 belongs to the operation).
 const ADDR_WIDTH: SuffixDesc = suffix(90, 1, &[(0, ".U32"), (1, ".64")]);
+/// A 64-bit address register needs `.E` (nvdisasm: `???0`); harmless in the register forms.
+pub const WIDE_WITHOUT_E: &[(u8, bool)] = &[(72, false), (90, true)];
 
 /// Where the uniform register of a uniform-address form is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -80,16 +83,23 @@ pub enum UrAt {
 /// A memory operand `[Ra(+URb)+offset]` with the offset in `offset`; `wide_suffix` adds
 /// the address width suffix of global/generic uniform forms; `scale` the shared-memory scale.
 pub fn address(ur: UrAt, offset: BitField, wide_suffix: bool, scale: bool) -> OperandDesc {
+    address_with_width_bit(ur, offset, wide_suffix.then_some(90), scale)
+}
+
+/// [`address`] with the address-width suffix at `width_bit`.
+pub fn address_with_width_bit(ur: UrAt, offset: BitField, width_bit: Option<u8>, scale: bool) -> OperandDesc {
     let uniform = match ur {
         UrAt::None => None,
         UrAt::B => Some(bits(RB, 6)),
         UrAt::C => Some(bits(RC, 6)),
     };
     let m = mem_with(bits(RA, 8), offset, uniform, scale.then(|| bits(78, 2)));
-    if wide_suffix && ur != UrAt::None {
-        m.suffix(ADDR_WIDTH)
-    } else {
-        m
+    match width_bit {
+        Some(bit) if ur != UrAt::None => m.suffix(SuffixDesc {
+            field: bits(bit, 1),
+            ..ADDR_WIDTH
+        }),
+        _ => m,
     }
 }
 
@@ -132,13 +142,13 @@ fn global_generic() -> Vec<Form> {
                     rd().width(BY_SIZE),
                     address(ur, off, true, false),
                 ])
-                .mods([E, LTC, CACHE, SIZE, LOAD_SEM, SCOPE, PRIVATE, ZD])
+                .mods([E, CACHE, LTC, SIZE, LOAD_SEM, SCOPE, PRIVATE, ZD])
                 .fixed(64, 4, 0)
+                .invalid_when(WIDE_WITHOUT_E)
                 .build(),
         );
     }
-    // Stores keep their data in bits 32..40, except ST with a register address (Rc field);
-    // the L2 prefetch hint needs bits 64..72 free.
+    // Stores keep their data in bits 32..40, except ST with a register address (Rc field).
     let stores = [
         ("STG", Op::Stg, 0x386, UrAt::None, off24, RB),
         ("STG", Op::Stg, 0x986, UrAt::C, off24, RB),
@@ -146,12 +156,11 @@ fn global_generic() -> Vec<Form> {
         ("ST", Op::St, 0x985, UrAt::C, off24, RB),
     ];
     for (mn, op, opc, ur, off, data) in stores {
-        let ltc = ur == UrAt::None && data == RB;
-        let mods = [E, LTC, CACHE, SIZE, STORE_SEM, SCOPE, PRIVATE];
         v.push(
             uniform_bit(lsu(form(mn, op, opc)), ur)
                 .ops([address(ur, off, true, false), reg(Role::Data, data).width(BY_SIZE)])
-                .mods(mods.into_iter().filter(|m| ltc || m.name != "ltc"))
+                .mods([E, CACHE, SIZE, STORE_SEM, SCOPE, PRIVATE])
+                .invalid_when(WIDE_WITHOUT_E)
                 .reads_late()
                 .build(),
         );

@@ -104,8 +104,9 @@ fn cctl() -> Vec<Form> {
             .timing(L::DecoupledOther, Pipe::Lsu)
             .build(),
         form("CCTL", Op::Cctl, 0x98f)
-            .mods([E, CACHE, ALL])
+            .mods([CACHE, ALL])
             .fixed(RA, 8, 0xff)
+            .fixed(72, 1, 0)
             .timing(L::DecoupledOther, Pipe::Lsu)
             .build(),
     ]

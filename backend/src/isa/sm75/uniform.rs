@@ -7,7 +7,7 @@
 use super::common::*;
 use crate::flag;
 use crate::isa::build::*;
-use crate::isa::desc::{AliasCond::*, ImmStyle, LatCat as L, Pipe, Role, Show, *};
+use crate::isa::desc::{ImmStyle, LatCat as L, Pipe, Role, Show, *};
 
 /// Operand placement of a uniform three-source instruction.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -80,7 +80,7 @@ fn moves() -> Vec<Form> {
             .timing(L::Decoupled, Pipe::Misc)
             .build(),
         form("R2UR", Op::R2ur, 0x3c2)
-            .ops([urd(), opt_pd(Role::PredDst0, 81), reg(Role::A, RA)])
+            .ops([opt_pd(Role::PredDst0, 81), urd(), reg(Role::A, RA)])
             .timing(L::Decoupled, Pipe::Uniform)
             .build(),
         uniform(form("UPOPC", Op::Upopc, 0x2bf).ops([urd(), ureg(Role::B, RB).not(63)])).build(),
@@ -111,36 +111,32 @@ fn arithmetic() -> Vec<Form> {
         },
     ));
     for (mn, op, base) in [("UIMAD", Op::Uimad, 0x0a4), ("UIMAD.WIDE", Op::UimadWide, 0x0a5)] {
-        v.extend(u3_family(
-            base,
-            &[U3::Rrr, U3::Rri, U3::Rir],
-            ImmStyle::SignedHex,
-            |opc, b, c| {
-                let wide = op == Op::UimadWide;
-                let pd_show = if wide { Show::IfNotDefault } else { Show::Never };
-                let c = if matches!(c.kind, OpKind::Ugpr { .. }) {
-                    c.neg(75)
-                } else {
-                    c
-                };
-                let f = form(mn, op, opc)
-                    .ops([
-                        urd(),
-                        upred(Role::PredDst0, 81, None, false).show(pd_show),
-                        ua(),
-                        b,
-                        c,
-                        upred(Role::PredSrc0, 87, Some(90), true).show(Show::IfMod(1)),
-                    ])
-                    .mods([SIGNED, X])
-                    .not_under_x();
-                if wide || opc >> 9 == 4 {
-                    f
-                } else {
-                    f.alias(".MOV", &[(2, IsRz), (3, IsRz), (1, ModIs(0))])
-                }
-            },
-        ));
+        // UIMAD.WIDE has no UR, UR, imm form (0x4xx).
+        let places: &[U3] = if op == Op::Uimad {
+            &[U3::Rrr, U3::Rri, U3::Rir]
+        } else {
+            &[U3::Rrr, U3::Rir]
+        };
+        v.extend(u3_family(base, places, ImmStyle::SignedHex, |opc, b, c| {
+            let wide = op == Op::UimadWide;
+            let pd_show = if wide { Show::IfNotDefault } else { Show::Never };
+            let c = if matches!(c.kind, OpKind::Ugpr { .. }) {
+                c.neg(75)
+            } else {
+                c
+            };
+            form(mn, op, opc)
+                .ops([
+                    urd(),
+                    upred(Role::PredDst0, 81, None, false).show(pd_show),
+                    ua(),
+                    b,
+                    c,
+                    upred(Role::PredSrc0, 87, Some(90), true).show(Show::IfMod(1)),
+                ])
+                .mods([SIGNED, X])
+                .not_under_x()
+        }));
     }
     for sx32 in [false, true] {
         v.extend(u3_family(0x091, &[U3::Rrr, U3::Rir], ImmStyle::Hex, |opc, b, c| {
@@ -198,12 +194,9 @@ fn logic_and_shifts() -> Vec<Form> {
             ])
         },
     ));
-    v.extend(u3_family(
-        0x096,
-        &[U3::Rrr, U3::Rri, U3::Rir],
-        ImmStyle::Hex,
-        |opc, b, c| form("UPRMT", Op::Uprmt, opc).ops([urd(), ua(), b, c]),
-    ));
+    v.extend(u3_family(0x096, &[U3::Rrr, U3::Rir], ImmStyle::Hex, |opc, b, c| {
+        form("UPRMT", Op::Uprmt, opc).ops([urd(), ua(), b, c])
+    }));
     v
 }
 
@@ -232,7 +225,7 @@ fn compares() -> Vec<Form> {
                         ua(),
                         two(fb, ImmStyle::SignedHex),
                         upred(Role::PredSrc0, 87, Some(90), false),
-                        upred(Role::PredSrc1, 68, Some(71), false).show(Show::IfModOrNotDefault(3)),
+                        upred(Role::PredSrc1, 68, Some(71), false).show(Show::IfMod(3)),
                     ])
                     .mods([ICMP, SIGNED, BOP, flag!("ex", 72, ".EX")]),
             )
