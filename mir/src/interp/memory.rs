@@ -94,6 +94,18 @@ impl Layout {
                 }
             }
         }
+        // Slack after the variables: hardware reads past an array without faulting.
+        module.resize(module.len() + 0x1_0000, 0);
+        for (i, v) in func.vars.iter().enumerate() {
+            for &(off, target) in &v.relocs {
+                let addr = match func.vars[target as usize].space {
+                    Space::Shared | Space::Local => offsets[target as usize],
+                    _ => MODULE_BASE + offsets[target as usize],
+                };
+                let at = (offsets[i] + off) as usize;
+                module[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+            }
+        }
         let shared_static = align_up(shared, 16);
         for (i, v) in func.vars.iter().enumerate() {
             if v.space == Space::Shared && v.size == 0 {

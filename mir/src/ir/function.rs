@@ -60,6 +60,8 @@ pub struct MemVar {
     pub align: u32,
     /// Initial bytes (global and const), zero-filled to `size` if shorter.
     pub init: Option<Vec<u8>>,
+    /// Addresses of other variables in the initial bytes: (byte offset, variable index).
+    pub relocs: Vec<(u64, u32)>,
 }
 
 /// A kernel in SSA form.

@@ -180,6 +180,12 @@ impl FuncParser {
         }
         let name = w[0].strip_prefix('@').and_then(|n| n.strip_suffix(':')).ok_or("expected `@name:`")?;
         let space = SPACES.iter().find(|(_, n)| *n == w[1]).ok_or("unknown space")?.0;
+        let mut relocs = Vec::new();
+        let mut w = w;
+        while w.len() >= 3 && w[w.len() - 3] == "reloc" {
+            relocs.insert(0, (number(w[w.len() - 2])?, number(w[w.len() - 1])?));
+            w.truncate(w.len() - 3);
+        }
         let init = match w.get(5..) {
             Some(["init", hex]) => {
                 let hex = hex.strip_prefix("0x").ok_or("init needs 0x")?;
@@ -197,6 +203,7 @@ impl FuncParser {
             size: number(w[2])?,
             align: number(w[4])?,
             init,
+            relocs,
         });
         Ok(())
     }

@@ -59,6 +59,9 @@ pub fn var_text(v: &MemVar) -> String {
             let _ = write!(s, "{b:02x}");
         }
     }
+    for (off, var) in &v.relocs {
+        let _ = write!(s, " reloc {off} {var}");
+    }
     s
 }
 

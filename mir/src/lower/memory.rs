@@ -81,10 +81,19 @@ impl Lowerer<'_> {
                 size: info.size,
                 align: info.align.max(1),
                 init,
+                relocs: Vec::new(),
             });
             self.func.vars.len() - 1
         }) as u32;
         self.frame.vars.insert(v.0, i);
+        if existing.is_none() {
+            let relocs = self.src.vars[v.0 as usize].init_relocs.clone();
+            for (off, target, _) in relocs {
+                if let VarPlace::Mem(t, _) = self.var_place(target) {
+                    self.func.vars[i as usize].relocs.push((off, t));
+                }
+            }
+        }
         VarPlace::Mem(i, space)
     }
 
