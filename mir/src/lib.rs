@@ -6,3 +6,4 @@ pub mod analysis;
 pub mod interp;
 pub mod ir;
 pub mod lower;
+pub mod opt;

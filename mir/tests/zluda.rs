@@ -18,7 +18,12 @@ fn report(label: &str, cases: &[Case], transform: &dyn Fn(&mut ptxc_mir::ir::Fun
     for f in &failures {
         println!("  FAIL {f}");
     }
-    assert!(failures.is_empty(), "{label}: {} of {} kernels failed", failures.len(), cases.len());
+    assert!(
+        failures.is_empty(),
+        "{label}: {} of {} kernels failed",
+        failures.len(),
+        cases.len()
+    );
 }
 
 #[test]
@@ -26,4 +31,18 @@ fn zluda_kernels_match_hardware_on_the_interpreter() {
     let cases = load_cases();
     assert_eq!(cases.len(), 158, "the manifest lists 158 kernels");
     report("lowered", &cases, &|_| {});
+}
+
+#[test]
+fn zluda_kernels_match_hardware_after_every_pass() {
+    let cases = load_cases();
+    for pass in ptxc_mir::opt::PASSES {
+        report(pass.name, &cases, &|f| {
+            ptxc_mir::opt::run_pass(f, pass);
+        });
+    }
+    report("all passes", &cases, &|f| {
+        ptxc_mir::opt::run_until(f, None).expect("known passes");
+        ptxc_mir::opt::run_until(f, None).expect("known passes");
+    });
 }

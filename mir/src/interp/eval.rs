@@ -17,7 +17,11 @@ pub const WINDOW_SIZE: u64 = 1 << 32;
 pub type Results = SmallVec<[u64; 2]>;
 
 fn sext(v: u64, bits: u32) -> i64 {
-    if bits >= 64 { v as i64 } else { ((v << (64 - bits)) as i64) >> (64 - bits) }
+    if bits >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - bits)) as i64) >> (64 - bits)
+    }
 }
 
 fn mask(ty: Type) -> u64 {
@@ -50,8 +54,12 @@ pub fn eval_pure(op: Opcode, ty: Type, aux: &Aux, args: &[u64]) -> Option<Result
         Imad => one(a.wrapping_mul(b).wrapping_add(c)),
         ImadHiS => one((((sa as i128 * sb as i128) >> w) as u64).wrapping_add(c)),
         ImadHiU => one((((a as u128 * b as u128) >> w) as u64).wrapping_add(c)),
-        ImadWideS => Some(smallvec![((sa as i128 * sb as i128) as u64).wrapping_add(c) & mask(wide(ty))]),
-        ImadWideU => Some(smallvec![((a as u128 * b as u128) as u64).wrapping_add(c) & mask(wide(ty))]),
+        ImadWideS => Some(smallvec![
+            ((sa as i128 * sb as i128) as u64).wrapping_add(c) & mask(wide(ty))
+        ]),
+        ImadWideU => Some(smallvec![
+            ((a as u128 * b as u128) as u64).wrapping_add(c) & mask(wide(ty))
+        ]),
         IaddSatS => one(saturate(sa as i128 + sb as i128, w)),
         IsubSatS => one(saturate(sa as i128 - sb as i128, w)),
         IaddCarry => {
@@ -80,10 +88,18 @@ pub fn eval_pure(op: Opcode, ty: Type, aux: &Aux, args: &[u64]) -> Option<Result
         MaxU => one(a.max(b)),
         BfeS | BfeU => one(bfe(a, b, c, w, op == BfeS)),
         Bfi => one(bfi(a, b, c, args.get(3).copied().unwrap_or(0), w)),
-        BfindU => Some(smallvec![if a == 0 { 0xffff_ffff } else { 63 - a.leading_zeros() as u64 }]),
+        BfindU => Some(smallvec![if a == 0 {
+            0xffff_ffff
+        } else {
+            63 - a.leading_zeros() as u64
+        }]),
         BfindS => {
             let x = if sa < 0 { !a & m } else { a };
-            Some(smallvec![if x == 0 { 0xffff_ffff } else { 63 - x.leading_zeros() as u64 }])
+            Some(smallvec![if x == 0 {
+                0xffff_ffff
+            } else {
+                63 - x.leading_zeros() as u64
+            }])
         }
         Brev => one(a.reverse_bits() >> (64 - w)),
         Clz => Some(smallvec![(a.leading_zeros() - (64 - w)) as u64]),
@@ -163,7 +179,11 @@ fn bfe(a: u64, pos: u64, len: u64, w: u32, signed: bool) -> u64 {
     }
     let sbit = if signed { (a >> (pos + len - 1).min(msb)) & 1 } else { 0 };
     (0..w as u64).fold(0, |d, i| {
-        let bit = if i < len && pos + i <= msb { (a >> (pos + i)) & 1 } else { sbit };
+        let bit = if i < len && pos + i <= msb {
+            (a >> (pos + i)) & 1
+        } else {
+            sbit
+        };
         d | bit << i
     })
 }

@@ -5,7 +5,7 @@ use super::eval::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, eval_pure};
 use super::memory::{GlobalMemory, Layout, MODULE_BASE};
 use super::{InterpError, LaunchConfig, STEP_LIMIT, Stats};
 use crate::analysis::dom::reverse_post_order;
-use crate::ir::{Aux, AtomOp, Block, Function, Inst, Opcode, Space, SpecialReg, Type, print::inst_text};
+use crate::ir::{AtomOp, Aux, Block, Function, Inst, Opcode, Space, SpecialReg, Type, print::inst_text};
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 /// What a thread is doing.
@@ -82,7 +82,10 @@ impl Machine<'_, '_> {
         let [bx, by, bz] = self.cfg.block;
         let n = (bx * by * bz) as usize;
         self.shared = vec![0; (self.layout.shared_static + self.cfg.dynamic_shared as u64) as usize];
-        let entry = self.func.entry().ok_or_else(|| self.error(None, None, "empty kernel".into()))?;
+        let entry = self
+            .func
+            .entry()
+            .ok_or_else(|| self.error(None, None, "empty kernel".into()))?;
         let mut threads: Vec<Thread> = (0..n)
             .map(|i| {
                 let i = i as u32;
@@ -146,7 +149,11 @@ impl Machine<'_, '_> {
         let results = &func.results[inst];
         match data.op {
             Opcode::Jump | Opcode::Brif => {
-                let k = if data.op == Opcode::Brif && args[0] & 1 == 0 { 1 } else { 0 };
+                let k = if data.op == Opcode::Brif && args[0] & 1 == 0 {
+                    1
+                } else {
+                    0
+                };
                 let call = &data.targets()[k];
                 let vals: Vec<u64> = call.args.iter().map(|v| t.vals[v.index()]).collect();
                 for (p, v) in func.blocks[call.block].params.iter().zip(vals) {
@@ -310,12 +317,20 @@ impl Machine<'_, '_> {
         };
         match resolved {
             Space::Shared => {
-                let off = if space == Space::Generic { addr - SHARED_WINDOW } else { addr & 0xffff_ffff };
+                let off = if space == Space::Generic {
+                    addr - SHARED_WINDOW
+                } else {
+                    addr & 0xffff_ffff
+                };
                 let r = slice_of(&mut self.shared, off, "shared")?;
                 copy(&mut self.shared, r, buf);
             }
             Space::Local => {
-                let off = if space == Space::Generic { addr - LOCAL_WINDOW } else { addr & 0xffff_ffff };
+                let off = if space == Space::Generic {
+                    addr - LOCAL_WINDOW
+                } else {
+                    addr & 0xffff_ffff
+                };
                 let r = slice_of(&mut t.local, off, "local")?;
                 copy(&mut t.local, r, buf);
             }
@@ -505,11 +520,16 @@ impl Machine<'_, '_> {
         let id = id_of(&threads[first]);
         let same: Vec<usize> = waiting.iter().copied().filter(|&i| id_of(&threads[i]) == id).collect();
         if same.len() != live {
-            let State::Waiting(inst) = threads[first].state else { unreachable!() };
+            let State::Waiting(inst) = threads[first].state else {
+                unreachable!()
+            };
             return Err(self.error(
                 Some(&threads[first]),
                 Some(inst),
-                format!("barrier deadlock: {} of {live} live threads wait at barrier {id}", same.len()),
+                format!(
+                    "barrier deadlock: {} of {live} live threads wait at barrier {id}",
+                    same.len()
+                ),
             ));
         }
         let pred = |t: &Thread| match t.state {
@@ -520,7 +540,9 @@ impl Machine<'_, '_> {
         };
         let count = same.iter().filter(|&&i| pred(&threads[i]) == 1).count() as u64;
         for &i in &same {
-            let State::Waiting(inst) = threads[i].state else { continue };
+            let State::Waiting(inst) = threads[i].state else {
+                continue;
+            };
             let r = match self.func.insts[inst].op {
                 Opcode::BarRedPopc => Some(count),
                 Opcode::BarRedAnd => Some((count == same.len() as u64) as u64),
@@ -540,7 +562,12 @@ impl Machine<'_, '_> {
 /// The source lane of a shuffle and whether it is in range (PTX's `shfl.sync` rules).
 fn shfl_source(aux: Aux, lane: u32, b: u64, c: u64) -> (u32, bool) {
     let Aux::Imm(mode) = aux else { return (lane, false) };
-    let (lane, bval, cval, seg) = (lane as i64, (b & 0x1f) as i64, (c & 0x1f) as i64, ((c >> 8) & 0x1f) as i64);
+    let (lane, bval, cval, seg) = (
+        lane as i64,
+        (b & 0x1f) as i64,
+        (c & 0x1f) as i64,
+        ((c >> 8) & 0x1f) as i64,
+    );
     let max_lane = (lane & seg) | (cval & !seg);
     let min_lane = lane & seg;
     let (j, ok) = match mode {

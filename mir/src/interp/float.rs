@@ -167,7 +167,11 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
             let (ff, tf) = (fmt_of(from), fmt_of(to));
             let a = pre(a, ff, m);
             let v = if ff == tf {
-                if matches!(sf::unpack(a, ff), sf::Class::Nan) { ff.nan() } else { a }
+                if matches!(sf::unpack(a, ff), sf::Class::Nan) {
+                    ff.nan()
+                } else {
+                    a
+                }
             } else {
                 sf::convert(a, ff, tf, r.unwrap_or(Rounding::Rn))
             };

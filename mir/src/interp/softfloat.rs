@@ -110,7 +110,11 @@ pub fn is_subnormal(bits: u64, f: Fmt) -> bool {
 
 /// Flushes a subnormal to a zero of the same sign.
 pub fn flush(bits: u64, f: Fmt) -> u64 {
-    if is_subnormal(bits, f) { bits & f.sign_bit() } else { bits }
+    if is_subnormal(bits, f) {
+        bits & f.sign_bit()
+    } else {
+        bits
+    }
 }
 
 fn bitlen(m: u128) -> i32 {
@@ -208,18 +212,31 @@ pub fn add(a: u64, b: u64, f: Fmt, r: Rounding) -> u64 {
         (Zero(_), Zero(_)) => exact_zero(f, r),
         (Zero(_), _) => b,
         (_, Zero(_)) => a,
-        (Finite { neg: n1, mant: m1, exp: e1 }, Finite { neg: n2, mant: m2, exp: e2 }) => {
-            match add_exact((n1, m1, e1), (n2, m2, e2)) {
-                None => exact_zero(f, r),
-                Some((n, m, e)) => round(n, m, e, f, r),
-            }
-        }
+        (
+            Finite {
+                neg: n1,
+                mant: m1,
+                exp: e1,
+            },
+            Finite {
+                neg: n2,
+                mant: m2,
+                exp: e2,
+            },
+        ) => match add_exact((n1, m1, e1), (n2, m2, e2)) {
+            None => exact_zero(f, r),
+            Some((n, m, e)) => round(n, m, e, f, r),
+        },
     }
 }
 
 /// `a - b`.
 pub fn sub(a: u64, b: u64, f: Fmt, r: Rounding) -> u64 {
-    let nb = if matches!(unpack(b, f), Class::Nan) { b } else { b ^ f.sign_bit() };
+    let nb = if matches!(unpack(b, f), Class::Nan) {
+        b
+    } else {
+        b ^ f.sign_bit()
+    };
     add(a, nb, f, r)
 }
 
@@ -233,9 +250,18 @@ pub fn mul(a: u64, b: u64, f: Fmt, r: Rounding) -> u64 {
         (Zero(x), Zero(y)) => f.zero(x != y),
         (Inf(x), Finite { neg: y, .. }) | (Finite { neg: y, .. }, Inf(x)) => f.inf(x != y),
         (Zero(x), Finite { neg: y, .. }) | (Finite { neg: y, .. }, Zero(x)) => f.zero(x != y),
-        (Finite { neg: n1, mant: m1, exp: e1 }, Finite { neg: n2, mant: m2, exp: e2 }) => {
-            round(n1 != n2, m1 * m2, e1 + e2, f, r)
-        }
+        (
+            Finite {
+                neg: n1,
+                mant: m1,
+                exp: e1,
+            },
+            Finite {
+                neg: n2,
+                mant: m2,
+                exp: e2,
+            },
+        ) => round(n1 != n2, m1 * m2, e1 + e2, f, r),
     }
 }
 
@@ -296,7 +322,18 @@ pub fn div(a: u64, b: u64, f: Fmt, r: Rounding) -> u64 {
         (Finite { neg: x, .. }, Zero(y)) => f.inf(x != y),
         (Zero(x), Inf(y)) | (Zero(x), Finite { neg: y, .. }) => f.zero(x != y),
         (Finite { neg: x, .. }, Inf(y)) => f.zero(x != y),
-        (Finite { neg: n1, mant: m1, exp: e1 }, Finite { neg: n2, mant: m2, exp: e2 }) => {
+        (
+            Finite {
+                neg: n1,
+                mant: m1,
+                exp: e1,
+            },
+            Finite {
+                neg: n2,
+                mant: m2,
+                exp: e2,
+            },
+        ) => {
             let s = 125 - (bitlen(m1) - 1);
             let num = m1 << s;
             let (q, rem) = (num / m2, num % m2);
@@ -384,12 +421,21 @@ mod tests {
                 assert_eq!(f32op(mul, a, b, Rounding::Rn), a * b, "{a} * {b}");
                 assert_eq!(f32op(div, a, b, Rounding::Rn), a / b, "{a} / {b}");
                 assert_eq!(
-                    f32::from_bits(fma(a.to_bits() as u64, b.to_bits() as u64, 1.5f32.to_bits() as u64, F32, Rounding::Rn) as u32),
+                    f32::from_bits(fma(
+                        a.to_bits() as u64,
+                        b.to_bits() as u64,
+                        1.5f32.to_bits() as u64,
+                        F32,
+                        Rounding::Rn
+                    ) as u32),
                     a.mul_add(b, 1.5)
                 );
             }
             if a >= 0.0 {
-                assert_eq!(f32::from_bits(sqrt(a.to_bits() as u64, F32, Rounding::Rn) as u32), a.sqrt());
+                assert_eq!(
+                    f32::from_bits(sqrt(a.to_bits() as u64, F32, Rounding::Rn) as u32),
+                    a.sqrt()
+                );
             }
         }
     }

@@ -270,7 +270,11 @@ pub const ATOM_OPS: &[(AtomOp, &str)] = &[
 impl AtomOp {
     /// The text-form name.
     pub fn name(self) -> &'static str {
-        ATOM_OPS.iter().find(|(o, _)| *o == self).map(|(_, n)| *n).unwrap_or("?")
+        ATOM_OPS
+            .iter()
+            .find(|(o, _)| *o == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
     }
 }
 

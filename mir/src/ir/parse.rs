@@ -58,7 +58,10 @@ pub fn parse_function(text: &str) -> Result<Function, ParseError> {
 }
 
 fn err(line: usize, message: String) -> ParseError {
-    ParseError { line: line + 1, message }
+    ParseError {
+        line: line + 1,
+        message,
+    }
 }
 
 #[derive(Default)]
@@ -178,7 +181,10 @@ impl FuncParser {
         if w.len() < 5 || w[3] != "align" {
             return Err(format!("bad variable `{text}`"));
         }
-        let name = w[0].strip_prefix('@').and_then(|n| n.strip_suffix(':')).ok_or("expected `@name:`")?;
+        let name = w[0]
+            .strip_prefix('@')
+            .and_then(|n| n.strip_suffix(':'))
+            .ok_or("expected `@name:`")?;
         let space = SPACES.iter().find(|(_, n)| *n == w[1]).ok_or("unknown space")?.0;
         let mut relocs = Vec::new();
         let mut w = w;
@@ -309,7 +315,12 @@ impl FuncParser {
         };
         let types = super::typing::result_types(&data);
         if types.len() != results.len() {
-            return Err(format!("`{}` has {} results, {} written", op.name(), types.len(), results.len()));
+            return Err(format!(
+                "`{}` has {} results, {} written",
+                op.name(),
+                types.len(),
+                results.len()
+            ));
         }
         let inst = self.func.insts.push(data);
         let mut rs = SmallVec::new();
@@ -370,7 +381,12 @@ impl FuncParser {
             AuxKind::Var => {
                 let a = args.pop().ok_or("missing @var")?;
                 let name = a.strip_prefix('@').ok_or("expected @var")?;
-                let i = self.func.vars.iter().position(|v| v.name == name).ok_or("unknown variable")?;
+                let i = self
+                    .func
+                    .vars
+                    .iter()
+                    .position(|v| v.name == name)
+                    .ok_or("unknown variable")?;
                 no_mods(Aux::Var(i as u32))?
             }
             AuxKind::Mem => Aux::Mem(mem_info(mods)?),

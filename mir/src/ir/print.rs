@@ -97,7 +97,10 @@ pub fn special_name(sr: SpecialReg) -> String {
         Ntid(d) => format!("%ntid.{}", dim(d)),
         Ctaid(d) => format!("%ctaid.{}", dim(d)),
         Nctaid(d) => format!("%nctaid.{}", dim(d)),
-        other => format!("%{}", SPECIAL_NAMES.iter().find(|(s, _)| *s == other).map_or("?", |(_, n)| *n)),
+        other => format!(
+            "%{}",
+            SPECIAL_NAMES.iter().find(|(s, _)| *s == other).map_or("?", |(_, n)| *n)
+        ),
     }
 }
 
@@ -210,7 +213,10 @@ pub fn inst_text(func: &Function, inst: Inst) -> String {
         Aux::Imm(bits) => args.push(format!("{bits:#x}")),
         Aux::Special(sr) => args.push(special_name(*sr)),
         Aux::Param(off) => args.push(format!("param+{off}")),
-        Aux::Var(i) => args.push(format!("@{}", func.vars.get(*i as usize).map_or("?", |v| v.name.as_str()))),
+        Aux::Var(i) => args.push(format!(
+            "@{}",
+            func.vars.get(*i as usize).map_or("?", |v| v.name.as_str())
+        )),
         Aux::Branch(targets) => args.extend(targets.iter().map(call_text)),
         _ => {}
     }

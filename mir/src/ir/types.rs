@@ -83,7 +83,11 @@ impl Type {
 
     /// Mask of the low `bits()` bits.
     pub fn mask(self) -> u64 {
-        if self.bits() >= 64 { u64::MAX } else { (1u64 << self.bits()) - 1 }
+        if self.bits() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
     }
 
     /// The text-form name.

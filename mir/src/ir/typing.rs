@@ -70,7 +70,10 @@ pub fn check_args(func: &Function, data: &InstData) -> Result<(), String> {
                 if optional || repeat {
                     break;
                 }
-                return Err(format!("argument {i} ({v}) has type {actual}, expected `{code}` for {}", data.ty));
+                return Err(format!(
+                    "argument {i} ({v}) has type {actual}, expected `{code}` for {}",
+                    data.ty
+                ));
             }
             i += 1;
             if !repeat {
@@ -158,6 +161,10 @@ fn check_aux(data: &InstData) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("`{}` has the wrong kind of extra data {:?}", data.op.name(), data.aux))
+        Err(format!(
+            "`{}` has the wrong kind of extra data {:?}",
+            data.op.name(),
+            data.aux
+        ))
     }
 }

@@ -50,7 +50,11 @@ impl Lowerer<'_> {
         let wide = matches!(inst.mods.mul_mode, Some(MulMode::Wide));
         let src_ty = ty;
         let a = self.operand(self.arg(inst, 1)?, src_ty, signed, inst.span)?;
-        let b_ty = if matches!(inst.op, P::Shl | P::Shr) { Type::I32 } else { ty };
+        let b_ty = if matches!(inst.op, P::Shl | P::Shr) {
+            Type::I32
+        } else {
+            ty
+        };
         let b = self.operand(self.arg(inst, 2)?, b_ty, signed, inst.span)?;
         let c = match inst.op {
             P::Mad | P::Fma => {
@@ -155,11 +159,19 @@ impl Lowerer<'_> {
     ) -> Result<Value, LowerError> {
         let (lhs, rhs, cin) = match inst.op {
             P::Add | P::Addc => {
-                let cin = if carry_in { self.read_carry() } else { self.konst(Type::Pred, 0) };
+                let cin = if carry_in {
+                    self.read_carry()
+                } else {
+                    self.konst(Type::Pred, 0)
+                };
                 (a, b, cin)
             }
             P::Sub | P::Subc => {
-                let cin = if carry_in { self.read_carry() } else { self.konst(Type::Pred, 1) };
+                let cin = if carry_in {
+                    self.read_carry()
+                } else {
+                    self.konst(Type::Pred, 1)
+                };
                 let nb = self.emit(Opcode::Not, ty, &[b], Aux::None);
                 (a, nb, cin)
             }
@@ -170,7 +182,11 @@ impl Lowerer<'_> {
                     _ => Opcode::Imul,
                 };
                 let p = self.emit(op, ty, &[a, b], Aux::None);
-                let cin = if carry_in { self.read_carry() } else { self.konst(Type::Pred, 0) };
+                let cin = if carry_in {
+                    self.read_carry()
+                } else {
+                    self.konst(Type::Pred, 0)
+                };
                 (p, c.expect("mad has c"), cin)
             }
             _ => return Err(self.refuse(inst, "this carry form")),

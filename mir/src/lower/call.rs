@@ -24,8 +24,12 @@ enum Binding {
 impl<'a> Lowerer<'a> {
     /// `call (rets), f, (args)`.
     pub fn lower_call(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let [CheckedOperand::List(rets), CheckedOperand::Func(name), CheckedOperand::List(args), ..] =
-            &inst.operands[..]
+        let [
+            CheckedOperand::List(rets),
+            CheckedOperand::Func(name),
+            CheckedOperand::List(args),
+            ..,
+        ] = &inst.operands[..]
         else {
             return Err(self.refuse(inst, "an indirect `call`"));
         };
@@ -101,9 +105,7 @@ impl<'a> Lowerer<'a> {
         match a {
             CheckedOperand::VarAddr(v) => match self.var_place(*v) {
                 VarPlace::Mem(i, _) => Ok(Binding::Copy(i)),
-                VarPlace::KernelParam(off) => {
-                    Ok(Binding::Store(self.emit(Opcode::Param, ty, &[], Aux::Param(off))))
-                }
+                VarPlace::KernelParam(off) => Ok(Binding::Store(self.emit(Opcode::Param, ty, &[], Aux::Param(off)))),
             },
             other => Ok(Binding::Store(self.operand(other, ty, p.ty.is_signed(), inst.span)?)),
         }
@@ -151,7 +153,10 @@ impl<'a> Lowerer<'a> {
             .align
             .min(self.func.vars[to as usize].align)
             .clamp(1, 8) as u64;
-        let chunk = [8u64, 4, 2, 1].into_iter().find(|c| *c <= align && size % c == 0).unwrap_or(1);
+        let chunk = [8u64, 4, 2, 1]
+            .into_iter()
+            .find(|c| *c <= align && size % c == 0)
+            .unwrap_or(1);
         let ty = Type::int(chunk as u32 * 8).expect("chunk width");
         let space = |v: u32, this: &Self| this.func.vars[v as usize].space;
         for k in 0..size / chunk {

@@ -70,7 +70,11 @@ impl Lowerer<'_> {
         let once = is_global || space == Space::Shared;
         let existing = self.func.vars.iter().position(|m| once && m.name == shared_key);
         let i = existing.unwrap_or_else(|| {
-            let name = if once { shared_key } else { self.fresh_var_name(&info.name) };
+            let name = if once {
+                shared_key
+            } else {
+                self.fresh_var_name(&info.name)
+            };
             let init = info.init.clone().map(|mut b| {
                 b.resize(info.size as usize, 0);
                 b
@@ -102,7 +106,10 @@ impl Lowerer<'_> {
         if !taken(base) {
             return base.to_string();
         }
-        (1..).map(|k| format!("{base}.{k}")).find(|n| !taken(n)).expect("a free name")
+        (1..)
+            .map(|k| format!("{base}.{k}"))
+            .find(|n| !taken(n))
+            .expect("a free name")
     }
 
     /// The address of variable `v` plus `k` as a value of type `ty` (in the variable's space).
@@ -388,7 +395,10 @@ impl Lowerer<'_> {
         let is_red = inst.op == ptxc_frontend::checked::Opcode::Red;
         let first = if is_red { 0 } else { 1 };
         let Address::Value(addr, space, offset) = self.address(inst, first)? else {
-            return Err(LowerError::new("atomics on kernel parameters are not allowed", inst.span));
+            return Err(LowerError::new(
+                "atomics on kernel parameters are not allowed",
+                inst.span,
+            ));
         };
         let op = atom_op(inst, t).ok_or_else(|| LowerError::new("unsupported atomic operation", inst.span))?;
         let mut args = vec![addr];
