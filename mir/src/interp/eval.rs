@@ -71,7 +71,7 @@ pub fn eval_pure(op: Opcode, ty: Type, aux: &Aux, args: &[u64]) -> Option<Result
         Mul24HiS => one(((sext(a, 24) * sext(b, 24)) >> 16) as u64),
         Mul24HiU => one(((a & 0xff_ffff) * (b & 0xff_ffff)) >> 16),
         DivS => one(if sb == 0 { m } else { sa.wrapping_div(sb) as u64 }),
-        DivU => one(if b == 0 { m } else { a / b }),
+        DivU => one(a.checked_div(b).unwrap_or(m)),
         RemS => one(if sb == 0 { a } else { sa.wrapping_rem(sb) as u64 }),
         RemU => one(if b == 0 { a } else { a % b }),
         Ineg => one(a.wrapping_neg()),

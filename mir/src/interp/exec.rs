@@ -341,7 +341,7 @@ impl Machine<'_, '_> {
                 let r = slice_of(&mut self.cfg.params.clone(), addr, "parameter")?;
                 buf.copy_from_slice(&self.cfg.params[r]);
             }
-            _ if addr >= MODULE_BASE && addr < MODULE_BASE + (1 << 32) => {
+            _ if (MODULE_BASE..MODULE_BASE + (1 << 32)).contains(&addr) => {
                 let r = slice_of(&mut self.layout.module, addr - MODULE_BASE, "module variable")?;
                 copy(&mut self.layout.module, r, buf);
             }
@@ -589,7 +589,7 @@ fn le(bytes: &[u8]) -> u64 {
 }
 
 fn check_align(addr: u64, size: u64) -> Result<(), Fault> {
-    if size > 1 && addr % size.min(16) != 0 {
+    if size > 1 && !addr.is_multiple_of(size.min(16)) {
         Err(format!("misaligned {size}-byte access at {addr:#x}"))
     } else {
         Ok(())

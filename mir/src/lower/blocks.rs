@@ -5,6 +5,7 @@ use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, Check
 use std::collections::HashMap;
 
 /// How control leaves a segment.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// Into the next segment.

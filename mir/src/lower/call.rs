@@ -155,7 +155,7 @@ impl<'a> Lowerer<'a> {
             .clamp(1, 8) as u64;
         let chunk = [8u64, 4, 2, 1]
             .into_iter()
-            .find(|c| *c <= align && size % c == 0)
+            .find(|c| *c <= align && size.is_multiple_of(*c))
             .unwrap_or(1);
         let ty = Type::int(chunk as u32 * 8).expect("chunk width");
         let space = |v: u32, this: &Self| this.func.vars[v as usize].space;
