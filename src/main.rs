@@ -39,6 +39,12 @@ enum Command {
         /// licm, strength, addrfold, dce), or after all of them.
         #[arg(long, value_name = "PASS", num_args = 0..=1, default_missing_value = "")]
         dump_mir: Option<String>,
+        /// Print each kernel's resources (registers, constant and shared memory, stack, spills).
+        #[arg(short, long)]
+        verbose: bool,
+        /// Post-allocation scheduling heuristic: source, critical-path, loads-first, or none.
+        #[arg(long, default_value = ptxc_backend::compile::DEFAULT_SCHED)]
+        sched: String,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -67,6 +73,12 @@ enum Command {
         /// Execution engine: the SM simulator on the compiled SASS, or the MIR interpreter.
         #[arg(long, value_enum, default_value_t = Engine::Sim)]
         engine: Engine,
+        /// Simulator engine.
+        #[arg(long, value_enum, default_value_t = Mode::Timed)]
+        mode: Mode,
+        /// Write a Chrome trace-event timeline (one track per warp; open in Perfetto).
+        #[arg(long)]
+        trace: Option<PathBuf>,
     },
 }
 
@@ -80,6 +92,12 @@ enum Engine {
 enum Flavour {
     V7,
     V8,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Mode {
+    Functional,
+    Timed,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -108,6 +126,8 @@ fn run(cli: Cli) -> Result<(), String> {
             elf,
             dump,
             dump_mir,
+            verbose,
+            sched,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -124,6 +144,8 @@ fn run(cli: Cli) -> Result<(), String> {
                     })
                     .collect(),
                 dump_mir_after: dump_mir,
+                verbose,
+                sched: (sched != "none").then_some(sched),
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)
@@ -140,15 +162,29 @@ fn run(cli: Cli) -> Result<(), String> {
             out,
             stats,
             device,
-            engine,
+            engine: run_engine,
+            mode,
+            trace,
         } => {
             let config = ptxc_sim::Config::by_name(&device)
                 .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            let engine = match mode {
+                Mode::Functional => ptxc_sim::Engine::Functional,
+                Mode::Timed => ptxc_sim::Engine::Timed,
+            };
+            if trace.is_some() && engine != ptxc_sim::Engine::Timed {
+                return Err("error: --trace needs --mode timed".into());
+            }
+            let opts = ptxc::run::RunOptions {
+                config,
+                engine,
+                trace: trace.is_some(),
+            };
             let spec = ptxc::launch::load(&launch)?;
-            if engine == Engine::Mir {
+            if run_engine == Engine::Mir {
                 let src = read_text(&module)?;
                 let m = ptxc::pipeline::lower_ptx(&src, &module.display().to_string()).map_err(|e| e.0)?;
-                let result = ptxc::run::run_mir(&m, &spec, config).map_err(|e| format!("error: {e}"))?;
+                let result = ptxc::run::run_mir(&m, &spec, opts.config.clone()).map_err(|e| format!("error: {e}"))?;
                 return report(&result, out.as_deref(), stats.as_deref());
             }
             let cubin = if module.extension().is_some_and(|e| e == "ptx") {
@@ -156,7 +192,10 @@ fn run(cli: Cli) -> Result<(), String> {
             } else {
                 std::fs::read(&module).map_err(|e| format!("{}: {e}", module.display()))?
             };
-            let result = ptxc::run::run(&cubin, &spec, config).map_err(|e| format!("error: {e}"))?;
+            let result = ptxc::run::run(&cubin, &spec, &opts).map_err(|e| format!("error: {e}"))?;
+            if let (Some(path), Some(t)) = (&trace, &result.trace) {
+                std::fs::write(path, t.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
             report(&result, out.as_deref(), stats.as_deref())
         }
     }
@@ -210,6 +249,23 @@ fn report(result: &ptxc::run::RunOutput, out: Option<&Path>, stats: Option<&Path
         "stats: engine {}, cycles {}, warp instructions {}, thread instructions {}, hazards {}, CTAs {}, warps {}",
         s.engine, s.cycles, s.warp_instructions, s.thread_instructions, s.hazards, s.ctas, s.warps
     );
+    if s.engine == "timed" {
+        let st = &s.stalls;
+        println!(
+            "timing: IPC {:.3} on {} SM(s); stalls (warp-cycles): scoreboard {}, stall count {}, pipe busy {}, bank conflict {}, barrier {}, yield {}, not selected {}; bank-conflict bubbles {}, reuse hits {}",
+            s.ipc,
+            s.sms_used,
+            st.scoreboard,
+            st.stall_count,
+            st.pipe_busy,
+            st.bank_conflict,
+            st.barrier,
+            st.yield_,
+            st.not_selected,
+            s.bank_conflicts,
+            s.reuse_hits
+        );
+    }
     for h in &s.hazard_reports {
         println!(
             "hazard: kernel `{}`, block {:?}, warp {}, /*{:04x}*/: {}",

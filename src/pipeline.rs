@@ -16,15 +16,31 @@ pub enum Dump {
 }
 
 /// Compiler options.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// ELF flavour of the cubin.
     pub flavour: ElfFlavour,
     /// Forms to print to standard error.
     pub dumps: Vec<Dump>,
+    /// Print each kernel's resources to standard error, as `ptxas -v` does.
+    pub verbose: bool,
+    /// Post-allocation scheduling heuristic (`None` keeps the selected order).
+    pub sched: Option<String>,
     /// `--dump-mir[=PASS]`: print the MIR after the optimisation passes up to PASS (`Some("")`:
     /// after every pass).
     pub dump_mir_after: Option<String>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            flavour: ElfFlavour::default(),
+            dumps: Vec::new(),
+            verbose: false,
+            sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
+            dump_mir_after: None,
+        }
+    }
 }
 
 /// Parses, checks and lowers PTX `src` to MIR (diagnostics rendered against the source).
@@ -82,7 +98,10 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
             eprintln!("// {} after {}\n{g}", f.name, last.unwrap_or("every pass"));
         }
     }
-    let backend_opts = Options { flavour: opts.flavour };
+    let backend_opts = Options {
+        flavour: opts.flavour,
+        post_sched: opts.sched.clone(),
+    };
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         let wanted = match stage {
             Stage::Vcode => Dump::Vcode,
@@ -92,5 +111,12 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
             eprintln!("// {kernel} after {wanted:?}\n{text}");
         }
     };
-    compile_module(&module, &backend_opts, &mut dump).map_err(|e| CompileError(format!("{file_name}: error: {e}")))
+    let compiled = compile_module(&module, &backend_opts, &mut dump)
+        .map_err(|e| CompileError(format!("{file_name}: error: {e}")))?;
+    if opts.verbose {
+        for r in &compiled.resources {
+            eprint!("{}", r.report("ptxc"));
+        }
+    }
+    Ok(compiled.cubin)
 }

@@ -3,7 +3,7 @@
 
 use crate::launch::{BufferInit, LaunchSpec, ParamSpec};
 use crate::npy::{self, Array};
-use ptxc_sim::{Config, Device, LaunchDims, Stats};
+use ptxc_sim::{Config, Device, Engine, LaunchDims, Stats, Trace};
 use std::collections::BTreeMap;
 
 /// What a run produced.
@@ -13,10 +13,24 @@ pub struct RunOutput {
     pub buffers: BTreeMap<String, Array>,
     /// Launch statistics.
     pub stats: Stats,
+    /// The timeline, if requested.
+    pub trace: Option<Trace>,
+}
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Device configuration.
+    pub config: Config,
+    /// Simulator engine.
+    pub engine: Engine,
+    /// Collect a timeline (timed engine).
+    pub trace: bool,
 }
 
 /// Runs the kernel of `spec` from the cubin `module`.
-pub fn run(module: &[u8], spec: &LaunchSpec, config: Config) -> Result<RunOutput, String> {
+pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOutput, String> {
+    let config = opts.config.clone();
     let mut dev = Device::new(config);
     let m = dev.load(module).map_err(|e| e.to_string())?;
     let k = m.kernel(&spec.kernel).map_err(|_| {
@@ -33,11 +47,18 @@ pub fn run(module: &[u8], spec: &LaunchSpec, config: Config) -> Result<RunOutput
         block: spec.block,
         dynamic_shared: spec.dynamic_shared_bytes,
     };
-    let stats = dev.launch(&m, &spec.kernel, &dims, &block).map_err(|e| e.to_string())?;
+    let mut trace = opts.trace.then(Trace::default);
+    let stats = dev
+        .launch_with(&m, &spec.kernel, &dims, &block, opts.engine, trace.as_mut())
+        .map_err(|e| e.to_string())?;
     for (name, a) in arrays.iter_mut() {
         a.bytes = dev.read(addrs[name], a.bytes.len()).map_err(|e| e.to_string())?;
     }
-    Ok(RunOutput { buffers: arrays, stats })
+    Ok(RunOutput {
+        buffers: arrays,
+        stats,
+        trace,
+    })
 }
 
 /// Global memory of the MIR interpreter: the simulated device's memory.
@@ -90,8 +111,13 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, spec: &LaunchSpec, config: Config)
         hazard_reports: Vec::new(),
         ctas: s.ctas,
         warps: s.warps,
+        ..Stats::default()
     };
-    Ok(RunOutput { buffers: arrays, stats })
+    Ok(RunOutput {
+        buffers: arrays,
+        stats,
+        trace: None,
+    })
 }
 
 type Prepared = (BTreeMap<String, Array>, BTreeMap<String, u64>, Vec<u8>);
