@@ -313,6 +313,17 @@ impl Isel<'_> {
             return Err(self.unsupported("compare without condition"));
         };
         let (mut a, mut b) = (args[0], args[1]);
+        // `setp.ftz` is lowered as a compare of flushed operands (fused, see `find_fusions`).
+        let mut flushed = false;
+        for v in [&mut a, &mut b] {
+            if let Some(ptxc_mir::ir::ValueDef::Result(i, _)) = Some(self.func.values[*v].def)
+                && self.func.insts[i].op == Opcode::Fflush
+                && self.is_fused(i)
+            {
+                *v = self.func.insts[i].args[0];
+                flushed = true;
+            }
+        }
         if self.foldable(a).is_some() && self.foldable(b).is_none() {
             (a, b) = (b, a);
             cond = swapped(cond);
@@ -337,7 +348,7 @@ impl Isel<'_> {
                 self.emit_sass(Op::Isetp, &dsts, &srcs, &mods, None)
             }
             (Opcode::Fcmp, Type::F32) => {
-                let ftz = matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. })) as u16;
+                let ftz = (flushed || matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. }))) as u16;
                 self.emit_sass(
                     Op::Fsetp,
                     &dsts,

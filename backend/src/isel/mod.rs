@@ -92,6 +92,7 @@ impl Isel<'_> {
     /// Marks 32x32->64 multiplies whose only use is a 64-bit add in the same block: the add
     /// becomes one IMAD.WIDE.
     fn find_fusions(&mut self) {
+        self.fuse_flushed_compares();
         use ptxc_mir::ir::{Opcode, Type, ValueDef};
         self.discount_folded_uses();
         for &b in &self.func.layout {
@@ -176,6 +177,31 @@ impl Isel<'_> {
             uses += n;
         }
         uses == self.use_count(v)
+    }
+
+    /// Marks the MIR `fflush` instructions that only feed f32 compares: `lower_cmp` reads
+    /// through them and sets FSETP.FTZ instead (how `setp.ftz` is lowered).
+    fn fuse_flushed_compares(&mut self) {
+        use ptxc_mir::ir::{Opcode, Type, ValueDef};
+        let mut fcmp_uses: HashMap<Value, u32> = HashMap::new();
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                let d = &self.func.insts[i];
+                if d.op == Opcode::Fcmp && d.ty == Type::F32 {
+                    for &a in &d.args {
+                        *fcmp_uses.entry(a).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for (v, n) in fcmp_uses {
+            if let ValueDef::Result(i, _) = self.func.values[v].def
+                && self.func.insts[i].op == Opcode::Fflush
+                && n == self.use_count(v)
+            {
+                self.fuse(i);
+            }
+        }
     }
 
     /// The number of uses of `v`.

@@ -101,9 +101,10 @@ impl Isel<'_> {
             Opcode::Convert => self.lower_convert(inst),
             Opcode::Load => self.lower_load(inst),
             Opcode::Store => self.lower_store(inst),
-            Opcode::Jump | Opcode::Brif | Opcode::Exit => {
+            Opcode::Jump | Opcode::Brif | Opcode::Exit | Opcode::Trap => {
                 unreachable!("terminators are selected by cfg")
             }
+            other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }
 
