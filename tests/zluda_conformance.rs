@@ -314,7 +314,6 @@ const KNOWN_PTXC: &[&str] = &[
     "mul24_lo_s32",
     "mul24_lo_u32",
     "mul_hi",
-    "multiple_return",
     "nanosleep",
     "param_is_addressable",
     "popc",

@@ -8,4 +8,5 @@ pub mod isa;
 pub mod isel;
 pub mod regalloc;
 pub mod sched;
+pub mod vars;
 pub mod vcode;
