@@ -53,6 +53,18 @@ pub fn decode(word: u128, offset: u64) -> Result<Inst, DecodeError> {
     }
 }
 
+/// Every form that explains `word` exactly. The table keeps forms disjoint, so this is at
+/// most one; the tests check that.
+pub fn matching_forms(word: u128) -> Vec<FormId> {
+    let opcode = OPCODE.get(word) as u16;
+    isa()
+        .by_opcode(opcode)
+        .iter()
+        .copied()
+        .filter(|&id| decode_form(id, isa().form(id), word).is_ok())
+        .collect()
+}
+
 /// Decodes a whole code section (a multiple of 16 bytes).
 pub fn decode_all(code: &[u8]) -> Result<Vec<Inst>, DecodeError> {
     if !code.len().is_multiple_of(16) {
@@ -85,13 +97,15 @@ fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
         }
         mods.push(v);
     }
+    let ctrl = Control::decode(word);
+    ctrl.validate().map_err(|e| e.to_string())?;
     Ok(Inst {
         form: id,
         guard: GUARD.get(word) as u8,
         guard_neg: GUARD_NEG.get(word) == 1,
         operands,
         mods,
-        ctrl: Control::decode(word),
+        ctrl,
     })
 }
 

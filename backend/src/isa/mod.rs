@@ -17,7 +17,7 @@ pub mod text;
 pub mod timing;
 
 pub use control::Control;
-pub use decode::{DecodeError, decode, decode_all};
+pub use decode::{DecodeError, decode, decode_all, matching_forms};
 pub use desc::{Form, Op, Role};
 pub use encode::{EncodeError, encode};
 pub use inst::{FormId, Inst, Operand, PT, RZ, URZ, Value};
