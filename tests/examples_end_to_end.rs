@@ -67,7 +67,7 @@ fn read_f32(path: &Path) -> Vec<f32> {
     file.into_vec::<f32>().unwrap()
 }
 
-fn run(module: &Path, spec: &str, out: &Path, stats: &Path) -> String {
+fn run(module: &Path, spec: &str, out: &Path, stats: &Path, mode: &str) -> String {
     let o = ptxc(&[
         "run",
         module.to_str().unwrap(),
@@ -77,6 +77,8 @@ fn run(module: &Path, spec: &str, out: &Path, stats: &Path) -> String {
         out.to_str().unwrap(),
         "--stats",
         stats.to_str().unwrap(),
+        "--mode",
+        mode,
     ]);
     assert!(o.status.success(), "ptxc run {}: {}", module.display(), text(&o.stderr));
     text(&o.stdout)
@@ -105,10 +107,15 @@ fn examples_compute_correct_results_on_ours_and_ptxas_cubins() {
         ptxas(&example(&format!("{name}.ptx")), &theirs);
         let ours_ptx = example(&format!("{name}.ptx"));
         let mut results = Vec::new();
-        for (tag, module) in [("ours", ours_ptx.as_path()), ("ptxas", theirs.as_path())] {
+        for (tag, module, mode) in [
+            ("ours", ours_ptx.as_path(), "timed"),
+            ("ours_functional", ours_ptx.as_path(), "functional"),
+            ("ptxas", theirs.as_path(), "timed"),
+            ("ptxas_functional", theirs.as_path(), "functional"),
+        ] {
             let out = dir.join(format!("{name}_{tag}"));
             let stats = dir.join(format!("{name}_{tag}.json"));
-            let console = run(module, spec, &out, &stats);
+            let console = run(module, spec, &out, &stats, mode);
             assert!(console.contains("hazards 0"), "{name} ({tag}): {console}");
             let got = read_f32(&out.join(format!("{buf}.npy")));
             assert_eq!(got.len(), want.len());
@@ -120,6 +127,8 @@ fn examples_compute_correct_results_on_ours_and_ptxas_cubins() {
             assert!(stats_field(&stats, "cycles") > 0);
             results.push(std::fs::read(out.join(format!("{buf}.npy"))).unwrap());
         }
-        assert_eq!(results[0], results[1], "{name}: ptxc's and ptxas's cubins disagree");
+        for r in &results[1..] {
+            assert_eq!(&results[0], r, "{name}: runs disagree (ours/ptxas, timed/functional)");
+        }
     }
 }

@@ -96,6 +96,23 @@ pub fn render(file_name: &str, src: &str, diags: &[Diagnostic]) -> String {
     out
 }
 
+/// Writes `diags` to standard error, in colour only when standard error is a terminal.
+pub fn eprint(file_name: &str, src: &str, diags: &[Diagnostic]) {
+    use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        eprint!("{}", render(file_name, src, diags));
+        return;
+    }
+    let file = SimpleFile::new(file_name, src);
+    let config = term::Config::default();
+    let stream = StandardStream::stderr(ColorChoice::Auto);
+    let mut out = stream.lock();
+    for diag in diags {
+        let _ = term::emit_to_write_style(&mut out, &config, &file, &to_codespan(diag, src));
+    }
+}
+
 fn clamp(span: Span, src: &str) -> std::ops::Range<usize> {
     let start = floor_char_boundary(src, (span.start as usize).min(src.len()));
     let end = floor_char_boundary(src, (span.end as usize).min(src.len())).max(start);

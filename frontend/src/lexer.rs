@@ -3,7 +3,7 @@
 //! invalid characters as diagnostics and bounds nesting and expression length so that no input
 //! can make the parser (or anything that later walks the tree recursively) run out of stack.
 
-use crate::ast::{ScalarType, Span};
+use crate::ast::Span;
 use crate::diag::Diagnostic;
 use crate::syntax::SyntaxError;
 use logos::{FilterResult, Logos};
@@ -30,16 +30,18 @@ pub enum Tok<'a> {
     /// An identifier: `%r1`, `$L__BB0_2`, `_Z3foo`, `ld`, `WARP_SZ`, `_`.
     #[regex(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+|_", |lex| lex.slice())]
     Ident(&'a str),
-    /// `.name` that is not a keyword below (a modifier or an unknown directive).
-    #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*", |lex| lex.slice())]
+    /// `.name` that is not a keyword below (a modifier or an unknown directive), including
+    /// `::` qualified forms such as `.L2::128B`.
+    #[regex(r"\.[A-Za-z0-9_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*", |lex| lex.slice())]
     DotName(&'a str),
-    /// `.pred`, `.u32`, `.f16x2`, ... (a fundamental type).
+    /// `.pred`, `.u32`, `.f16x2`, ... (a fundamental type), as written. Every payload of this
+    /// enum is 8-byte aligned: a 1-byte payload made copying tokens stall the CPU.
     #[regex(
         r"\.(pred|b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64|f16|f16x2|f32|f64|bf16|bf16x2|tf32)",
-        type_name,
+        |lex| lex.slice(),
         priority = 20
     )]
-    Type(ScalarType),
+    Type(&'a str),
     /// An integer literal as written (decimal, `0x`, octal `0NNN`, `0b`, optional `U`).
     #[regex(r"0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?", |lex| lex.slice())]
     Int(&'a str),
@@ -52,6 +54,11 @@ pub enum Tok<'a> {
     Str(&'a str),
     /// A whole `.section name { ... }` block (made by [`Lexer`], never by logos).
     Section(&'a str),
+    /// A whole instruction, parsed ahead and parked under this index (made by
+    /// [`crate::fusion::Fused`], never by logos).
+    Instruction(usize),
+    /// `.loc FILE LINE COL`, its whole text (made by [`crate::fusion::Fused`], never by logos).
+    LocLine(&'a str),
     /// A character that starts no token (made by [`Lexer`] after reporting it).
     Invalid,
 
@@ -186,10 +193,6 @@ fn block_comment<'a>(lex: &mut logos::Lexer<'a, Tok<'a>>) -> FilterResult<(), ()
     }
 }
 
-fn type_name<'a>(lex: &mut logos::Lexer<'a, Tok<'a>>) -> Option<ScalarType> {
-    ScalarType::from_name(&lex.slice()[1..])
-}
-
 /// A token with its byte range, as lalrpop expects.
 pub type Spanned<'a> = (usize, Tok<'a>, usize);
 
@@ -220,6 +223,16 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// The source text.
+    pub fn source(&self) -> &'a str {
+        self.src
+    }
+
+    /// Records an error found by a later stage of the token stream.
+    pub fn report(&mut self, span: Span, message: String) {
+        self.error(span, message);
+    }
+
     fn error(&mut self, span: Span, message: String) {
         self.diagnostics.push(Diagnostic::error(message, span));
     }
@@ -231,6 +244,8 @@ impl<'a> Lexer<'a> {
     }
 
     /// Reads `.section name { ... }` after the `.section` keyword at `start`.
+    #[cold]
+    #[inline(never)]
     fn section(&mut self, start: usize) -> Option<Spanned<'a>> {
         let mut end = self.inner.span().end;
         let mut saw_name = false;
@@ -261,6 +276,19 @@ impl<'a> Lexer<'a> {
         self.abort(Span::new(start, end), "unterminated `.section`".to_string())
     }
 
+    /// Reports the text at `span`, which starts no token; `None` once there are too many errors.
+    #[cold]
+    #[inline(never)]
+    fn invalid(&mut self, span: Span) -> Option<Tok<'a>> {
+        let message = self.invalid_message(span);
+        self.error(span, message);
+        if self.diagnostics.len() >= MAX_ERRORS {
+            self.aborted = true;
+            return None;
+        }
+        Some(Tok::Invalid)
+    }
+
     fn invalid_message(&self, span: Span) -> String {
         let text = &self.src[span.start as usize..span.end as usize];
         if text.starts_with("/*") {
@@ -278,7 +306,23 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    #[cold]
+    fn too_deep(&mut self, span: Span) -> bool {
+        self.abort(span, format!("nesting deeper than {MAX_NESTING} levels"));
+        false
+    }
+
+    #[cold]
+    fn too_long(&mut self, span: Span) -> bool {
+        self.abort(
+            span,
+            format!("expression with more than {MAX_EXPR_OPERATORS} operators"),
+        );
+        false
+    }
+
     /// Applies the nesting and expression-size limits to `tok`.
+    #[inline]
     fn check_limits(&mut self, tok: &Tok<'a>, span: Span) -> bool {
         match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket => {
@@ -287,8 +331,7 @@ impl<'a> Lexer<'a> {
                     self.operators = 0;
                 }
                 if self.depth > MAX_NESTING {
-                    self.abort(span, format!("nesting deeper than {MAX_NESTING} levels"));
-                    return false;
+                    return self.too_deep(span);
                 }
             }
             Tok::RBrace | Tok::RParen | Tok::RBracket => {
@@ -312,9 +355,7 @@ impl<'a> Lexer<'a> {
             | Tok::Shr => {
                 self.operators += 1;
                 if self.operators > MAX_EXPR_OPERATORS {
-                    let message = format!("expression with more than {MAX_EXPR_OPERATORS} operators");
-                    self.abort(span, message);
-                    return false;
+                    return self.too_long(span);
                 }
             }
             _ => {}
@@ -326,6 +367,7 @@ impl<'a> Lexer<'a> {
 impl<'a> Iterator for Lexer<'a> {
     type Item = Result<Spanned<'a>, SyntaxError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.aborted {
             return None;
@@ -336,15 +378,7 @@ impl<'a> Iterator for Lexer<'a> {
         let tok = match tok {
             Ok(Tok::SectionKw) => return self.section(range.start).map(Ok),
             Ok(tok) => tok,
-            Err(()) => {
-                let message = self.invalid_message(span);
-                self.error(span, message);
-                if self.diagnostics.len() >= MAX_ERRORS {
-                    self.aborted = true;
-                    return None;
-                }
-                Tok::Invalid
-            }
+            Err(()) => self.invalid(span)?,
         };
         if !self.check_limits(&tok, span) {
             return None;

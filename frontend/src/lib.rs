@@ -1,12 +1,15 @@
-//! ptxc's PTX front end: a logos lexer and a lalrpop grammar produce the syntax tree
-//! ([`ast`]); `sema` resolves names, checks every instruction against its opcode's table and
-//! produces the [`checked`] module that the MIR lowering consumes. Errors are
+//! ptxc's PTX front end: a logos lexer and a lalrpop grammar (module structure; instructions
+//! are parsed generically ahead of it) produce the syntax tree ([`ast`]); [`sema`] resolves
+//! names, checks every instruction against its opcode's table and produces the [`checked`]
+//! module that the MIR lowering consumes. [`print`] turns a tree back into PTX. Errors are
 //! [`diag::Diagnostic`] values with spans, rendered with the source line and a caret.
 #![warn(missing_docs)]
 
 pub mod ast;
 pub mod checked;
 pub mod diag;
+mod fusion;
+mod instruction_syntax;
 pub mod lexer;
 pub mod literal;
 mod parser;
@@ -31,7 +34,13 @@ pub fn parse_and_check(src: &str) -> Result<checked::CheckedModule, Vec<Diagnost
     check(&parse(src)?)
 }
 
-/// Renders diagnostics about `src` (called `file_name` in the output) as plain text.
+/// Renders diagnostics about `src` (called `file_name` in the output) as plain text:
+/// `error: message`, `┌─ file:line:column`, the source line and a caret under the span.
 pub fn render_diagnostics(file_name: &str, src: &str, diags: &[Diagnostic]) -> String {
     diag::render(file_name, src, diags)
+}
+
+/// Prints diagnostics to standard error, coloured only when it is a terminal.
+pub fn eprint_diagnostics(file_name: &str, src: &str, diags: &[Diagnostic]) {
+    diag::eprint(file_name, src, diags)
 }

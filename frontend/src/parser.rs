@@ -1,9 +1,10 @@
-//! Runs the lalrpop parser over the [`Lexer`] and turns every syntax error into a
-//! [`Diagnostic`]. Errors inside function bodies are recovered at the next `;`, so one run
-//! reports several.
+//! Runs the lalrpop parser over the token stream ([`Fused`]: the [`Lexer`]'s tokens with
+//! instructions parsed ahead) and turns every syntax error into a [`Diagnostic`]. Errors inside
+//! function bodies are recovered at the next `;`, so one run reports several.
 
 use crate::ast::{Module, Span};
 use crate::diag::Diagnostic;
+use crate::fusion::{Fused, InstrTable};
 use crate::lexer::{Lexer, MAX_ERRORS, Tok};
 use crate::syntax::SyntaxError;
 use lalrpop_util::ParseError;
@@ -18,10 +19,12 @@ pub fn parse(src: &str) -> Result<Module, Vec<Diagnostic>> {
     if src.len() >= u32::MAX as usize {
         return Err(vec![Diagnostic::error("input larger than 4 GiB", Span::default())]);
     }
-    let mut lexer = Lexer::new(src);
+    let instructions = InstrTable::default();
+    let mut tokens = Fused::new(Lexer::new(src), &instructions);
     let mut recovered = Vec::new();
-    let result = grammar::ModuleParser::new().parse(src, &mut recovered, &mut lexer);
-    let mut diags = std::mem::take(&mut lexer.diagnostics);
+    let result = grammar::ModuleParser::new().parse(src, &mut recovered, &instructions, &mut tokens);
+    let lexer = tokens.lexer;
+    let mut diags = lexer.diagnostics;
     for r in recovered {
         diags.extend(convert(src, r.error));
     }

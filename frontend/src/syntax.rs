@@ -40,6 +40,21 @@ pub fn ident(name: &str, l: usize, r: usize) -> Ident {
     }
 }
 
+/// The type of a `.u32`-like token (the lexer only makes these for valid type names).
+pub fn scalar_type(text: &str) -> ScalarType {
+    ScalarType::from_name(text.trim_start_matches('.')).unwrap_or(ScalarType::B8)
+}
+
+/// The numbers of a fused `.loc FILE LINE COL` (checked to fit when it was fused).
+pub fn loc_numbers(text: &str) -> (u32, u32, u32) {
+    let mut numbers = text
+        .split_ascii_whitespace()
+        .skip(1)
+        .map(|n| literal::parse_int(n).map_or(0, |(v, _)| v as u32));
+    let mut next = || numbers.next().unwrap_or(0);
+    (next(), next(), next())
+}
+
 /// A string literal without its quotes (escapes are kept as written).
 pub fn unquote(text: &str) -> String {
     text.get(1..text.len().saturating_sub(1))

@@ -17,6 +17,42 @@ pub struct Config {
     pub ctas_per_sm: u32,
     /// Upper bound on warp instructions per launch (catches infinite loops).
     pub instruction_limit: u64,
+    /// Memory latencies and cache sizes of the timed engine.
+    pub memory: MemoryTiming,
+}
+
+/// Memory latencies (cycles) and cache sizes (128-byte lines) of the timed engine. Defaults
+/// from public microbenchmarks of Turing (see `sm75-timing.md`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryTiming {
+    /// Shared-memory load without bank conflicts.
+    pub shared: u32,
+    /// L1 hit.
+    pub l1: u32,
+    /// L2 hit.
+    pub l2: u32,
+    /// DRAM.
+    pub dram: u32,
+    /// Lines of the per-SM L1 data cache.
+    pub l1_lines: usize,
+    /// Lines of the device-wide L2.
+    pub l2_lines: usize,
+    /// Extra cycles per additional 128-byte line a warp access touches.
+    pub per_line: u32,
+}
+
+impl Default for MemoryTiming {
+    fn default() -> Self {
+        MemoryTiming {
+            shared: 23,
+            l1: 32,
+            l2: 200,
+            dram: 400,
+            l1_lines: 512,
+            l2_lines: 32768,
+            per_line: 2,
+        }
+    }
 }
 
 impl Config {
@@ -48,6 +84,7 @@ impl Config {
             threads_per_sm: 1024,
             ctas_per_sm: 16,
             instruction_limit: 1 << 32,
+            memory: MemoryTiming::default(),
         }
     }
 

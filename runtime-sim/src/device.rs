@@ -6,6 +6,17 @@ use crate::exec::{self, ConstBanks, LaunchDims};
 use crate::memory::GlobalMemory;
 use crate::module::Module;
 use crate::stats::Stats;
+use crate::timed::trace::Trace;
+
+/// Which engine runs a launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// Cycle by cycle: sub-partitions, pipes, memory latencies, occupancy (the default).
+    #[default]
+    Timed,
+    /// Warp by warp, with each warp's own issue timeline for the hazard check.
+    Functional,
+}
 
 /// A kernel argument.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,14 +61,27 @@ impl Device {
         Module::load(cubin)
     }
 
-    /// Launches `kernel` of `module` with the parameter block `params` (laid out as the
-    /// kernel's parameters: natural alignment, in order).
+    /// Launches `kernel` of `module` on the timed engine with the parameter block `params`
+    /// (laid out as the kernel's parameters: natural alignment, in order).
     pub fn launch(
         &mut self,
         module: &Module,
         kernel: &str,
         dims: &LaunchDims,
         params: &[u8],
+    ) -> Result<Stats, SimError> {
+        self.launch_with(module, kernel, dims, params, Engine::Timed, None)
+    }
+
+    /// Launches with a chosen engine; the timed engine records a timeline into `trace`.
+    pub fn launch_with(
+        &mut self,
+        module: &Module,
+        kernel: &str,
+        dims: &LaunchDims,
+        params: &[u8],
+        engine: Engine,
+        trace: Option<&mut Trace>,
     ) -> Result<Stats, SimError> {
         let k = module.kernel(kernel)?;
         if params.len() != k.param_size as usize {
@@ -71,6 +95,24 @@ impl Device {
         banks.resize(4, Vec::new());
         banks[3] = module.const_bank3.clone();
         let consts = ConstBanks { banks };
-        exec::run(k, &consts, &mut self.memory, dims, &self.config)
+        let mut stats = Stats::default();
+        let result = match engine {
+            Engine::Functional => exec::run(k, &consts, &mut self.memory, dims, &self.config, &mut stats),
+            Engine::Timed => crate::timed::run(k, &consts, &mut self.memory, dims, &self.config, trace, &mut stats),
+        };
+        match result {
+            Ok(()) => Ok(stats),
+            // A fault after a hazard is usually its consequence: say so.
+            Err(e) if stats.hazards > 0 => Err(SimError::AfterHazards {
+                fault: Box::new(e),
+                hazards: stats.hazards,
+                first: stats
+                    .hazard_reports
+                    .first()
+                    .map(|h| format!("/*{:04x}*/ {}", h.pc, h.what))
+                    .unwrap_or_default(),
+            }),
+            Err(e) => Err(e),
+        }
     }
 }

@@ -69,6 +69,16 @@ pub enum SimError {
     /// `BPT.TRAP` / `trap`.
     #[error("{at}: trap")]
     Trap { at: Location },
+    /// A fault that followed hazards (usually caused by them).
+    #[error("{fault}\n(after {hazards} hazard(s) in the control codes; the first: {first})")]
+    AfterHazards {
+        /// The fault.
+        fault: Box<SimError>,
+        /// Hazards before it.
+        hazards: u64,
+        /// The first hazard.
+        first: String,
+    },
     /// A memory API misuse (copy outside an allocation).
     #[error("memory: {0}")]
     Memory(String),

@@ -12,9 +12,11 @@ pub mod fp;
 pub mod memory;
 pub mod module;
 pub mod stats;
+pub mod timed;
 
 pub use config::Config;
-pub use device::{Device, KernelArg};
+pub use device::{Device, Engine, KernelArg};
 pub use error::{Location, SimError};
 pub use exec::LaunchDims;
 pub use stats::Stats;
+pub use timed::trace::Trace;

@@ -1,6 +1,8 @@
 //! Shared helpers of the integration tests: the oracle tools, running `ptxc`, listings.
 #![allow(dead_code)]
 
+pub mod zluda;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -18,47 +18,47 @@ pub struct Expander<'a> {
 }
 
 impl Expander<'_> {
-    fn err(&self, what: impl Into<String>) -> EmitError {
+    pub(super) fn err(&self, what: impl Into<String>) -> EmitError {
         EmitError {
             kernel: self.vcode.name.clone(),
             what: what.into(),
         }
     }
 
-    fn push(&mut self, inst: Inst) {
+    pub(super) fn push(&mut self, inst: Inst) {
         self.out.push(Emitted { inst, target: None });
     }
 
-    fn make(&self, op: Op, ops: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, EmitError> {
+    pub(super) fn make(&self, op: Op, ops: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, EmitError> {
         make(op, ops, mods).map_err(|e| self.err(e.to_string()))
     }
 
     /// The SASS register of an allocation.
-    fn phys(&self, a: ra::Allocation) -> Result<u8, EmitError> {
+    pub(super) fn phys(&self, a: ra::Allocation) -> Result<u8, EmitError> {
         let r = a.as_reg().ok_or_else(|| self.err("a spilled value"))?;
         Ok(self.regions.sass_reg(r))
     }
 
-    fn pred_index(&self, a: ra::Allocation) -> Result<u8, EmitError> {
+    pub(super) fn pred_index(&self, a: ra::Allocation) -> Result<u8, EmitError> {
         let r = a.as_reg().ok_or_else(|| self.err("a spilled predicate"))?;
         Ok(r.hw_enc() as u8)
     }
 
-    fn loc(&self, locs: &Locations, v: VReg) -> Result<ra::Allocation, EmitError> {
+    pub(super) fn loc(&self, locs: &Locations, v: VReg) -> Result<ra::Allocation, EmitError> {
         locs.get(&v)
             .copied()
             .ok_or_else(|| self.err(format!("v{} has no allocation here", v.0)))
     }
 
     /// The physical value of an operand.
-    fn value(&self, op: MOp, locs: &Locations) -> Result<V, EmitError> {
+    pub(super) fn value(&self, op: MOp, locs: &Locations) -> Result<V, EmitError> {
         Ok(match op {
             MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::Pred => V::Pred {
                 idx: self.pred_index(self.loc(locs, v)?)?,
                 neg: false,
             },
             MOp::Reg(v) => V::Reg(self.phys(self.loc(locs, v)?)?),
-            MOp::Half(v, h) => V::Reg(self.phys(self.loc(locs, v)?)? + h),
+            MOp::Sub(v, i) => V::Reg(self.phys(self.loc(locs, v)?)? + i),
             MOp::Pred(v, neg) => V::Pred {
                 idx: self.pred_index(self.loc(locs, v)?)?,
                 neg,
@@ -100,44 +100,12 @@ impl Expander<'_> {
                     .map(|s| Ok((s.role, self.operand(s, locs)?)))
                     .collect::<Result<Vec<_>, EmitError>>()?;
                 let i = self.make(*op, &ops, mods)?;
-                self.push(i);
+                self.out.push(Emitted {
+                    inst: i,
+                    target: inst.target.map(|b| b.0 as usize),
+                });
             }
-            MKind::Add64 { d, a, b, carry } => {
-                let d = self.phys(self.loc(locs, *d)?)?;
-                let p = self.pred_index(self.loc(locs, *carry)?)?;
-                let (alo, ahi) = self.halves(*a, locs)?;
-                let (blo, bhi) = self.halves(*b, locs)?;
-                let lo = [
-                    (Role::Dst, Operand::reg(d)),
-                    (Role::PredDst0, Operand::pred(p, false)),
-                    (Role::A, Operand::new(alo)),
-                    (Role::B, Operand::new(blo)),
-                    (Role::C, Operand::reg(RZ)),
-                ];
-                let i = self.make(Op::Iadd3, &lo, &[])?;
-                self.push(i);
-                let hi = [
-                    (Role::Dst, Operand::reg(d + 1)),
-                    (Role::A, Operand::new(ahi)),
-                    (Role::B, Operand::new(bhi)),
-                    (Role::C, Operand::reg(RZ)),
-                    (Role::PredSrc0, Operand::pred(p, false)),
-                ];
-                let i = self.make(Op::Iadd3, &hi, &[("x", 1)])?;
-                self.push(i);
-            }
-            MKind::Mov64 { d, src } => {
-                let d = self.phys(self.loc(locs, *d)?)?;
-                let (lo, hi) = self.halves(*src, locs)?;
-                self.mov(d, lo)?;
-                self.mov(d + 1, hi)?;
-            }
-            MKind::Pack64 { d, lo, hi } => {
-                let d = self.phys(self.loc(locs, *d)?)?;
-                let (lo, hi) = (self.value(*lo, locs)?, self.value(*hi, locs)?);
-                self.mov(d, lo)?;
-                self.mov(d + 1, hi)?;
-            }
+            MKind::Wide { op, d, srcs, tmp } => self.wide(*op, *d, srcs, *tmp, locs)?,
             MKind::Jump(t) => self.branch(PT, false, t.0 as usize)?,
             MKind::CondJump {
                 cond,
@@ -164,7 +132,7 @@ impl Expander<'_> {
     }
 
     /// Low and high 32-bit halves of a 64-bit operand.
-    fn halves(&self, op: MOp, locs: &Locations) -> Result<(V, V), EmitError> {
+    pub(super) fn halves(&self, op: MOp, locs: &Locations) -> Result<(V, V), EmitError> {
         Ok(match self.value(op, locs)? {
             V::Reg(r) if r == RZ => (V::Reg(RZ), V::Reg(RZ)),
             V::Reg(r) => (V::Reg(r), V::Reg(r + 1)),
@@ -181,7 +149,7 @@ impl Expander<'_> {
         })
     }
 
-    fn mov(&mut self, d: u8, src: V) -> Result<(), EmitError> {
+    pub(super) fn mov(&mut self, d: u8, src: V) -> Result<(), EmitError> {
         if src == V::Reg(d) {
             return Ok(());
         }

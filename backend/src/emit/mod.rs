@@ -6,6 +6,7 @@
 mod branches;
 mod expand;
 pub mod layout;
+mod wide;
 
 pub use branches::successors;
 

@@ -3,7 +3,7 @@
 use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::isa::{Op, Role, Value as V};
-use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass};
+use crate::vcode::{MOp, SrcMods};
 use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type, Value};
 
 /// LOP3/PLOP3 truth tables of the inputs a, b, c.
@@ -120,12 +120,8 @@ impl Isel<'_> {
         if ty == Type::Pred {
             return self.lower_pred_logic(inst);
         }
-        if ty.bits() != 32
-            && !matches!(
-                op,
-                Opcode::ImulWideS | Opcode::ImulWideU | Opcode::ImadWideS | Opcode::ImadWideU
-            )
-        {
+        let narrow_hi = ty.bits() < 32 && matches!(op, Opcode::ImulHiS | Opcode::ImulHiU);
+        if ty.bits() > 32 || narrow_hi {
             return Err(self.unsupported(format!("{} on {ty}", op.name())));
         }
         let d = self.dst(inst);
@@ -159,6 +155,19 @@ impl Isel<'_> {
                     &dst,
                     &[(Role::A, Arg::rz()), (Role::B, a), (Role::C, Arg::rz())],
                     &[],
+                    None,
+                )
+            }
+            Opcode::ImulWideS | Opcode::ImulWideU | Opcode::ImadWideS | Opcode::ImadWideU if ty.bits() < 32 => {
+                // 8/16-bit sources: the full product fits in the 32-bit result.
+                let s = matches!(op, Opcode::ImulWideS | Opcode::ImadWideS);
+                let (a, b) = self.narrow_args(ty, s, args[0], args[1])?;
+                let c = args.get(2).map_or(Arg::rz(), |&c| Arg::v(c));
+                self.emit_sass(
+                    Op::Imad,
+                    &dst,
+                    &[(Role::A, a), (Role::B, b), (Role::C, c)],
+                    &[signed(true)],
                     None,
                 )
             }
@@ -204,16 +213,13 @@ impl Isel<'_> {
                 self.lop3(&dst, Arg::v(a), Arg::v(b), lut)
             }
             Opcode::Not => self.lop3(&dst, Arg::rz(), Arg::v(args[0]), !LUT_B & 0xff),
-            Opcode::Shl | Opcode::ShrU | Opcode::ShrS => self.lower_shift(inst, op, &dst, args[0], args[1]),
+            Opcode::Shl | Opcode::ShrU | Opcode::ShrS => self.lower_shift(ty, op, &dst, args[0], args[1]),
             Opcode::MinS | Opcode::MinU | Opcode::MaxS | Opcode::MaxU => {
                 let (a, b) = self.commute(args[0], args[1]);
                 let max = matches!(op, Opcode::MaxS | Opcode::MaxU);
                 let s = matches!(op, Opcode::MinS | Opcode::MaxS);
-                let srcs = [
-                    (Role::A, Arg::v(a)),
-                    (Role::B, Arg::v(b)),
-                    (Role::PredSrc0, Arg::pt(max)),
-                ];
+                let (a, b) = self.narrow_args(ty, s, a, b)?;
+                let srcs = [(Role::A, a), (Role::B, b), (Role::PredSrc0, Arg::pt(max))];
                 self.emit_sass(Op::Imnmx, &dst, &srcs, &[signed(s)], None)
             }
             _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
@@ -231,35 +237,44 @@ impl Isel<'_> {
         self.emit_sass(Op::Lop3, dst, &srcs, &[], None)
     }
 
+    /// Shifts of 32-bit (and narrower) values: SHF clamps the amount at 32, which is PTX's
+    /// semantics for out-of-range amounts (ptxas emits a bare SHF too). Narrow values are
+    /// extended before a right shift.
     fn lower_shift(
         &mut self,
-        _inst: Inst,
+        ty: Type,
         op: Opcode,
         dst: &[(Role, MOp)],
         a: Value,
         amount: Value,
     ) -> Result<(), IselError> {
-        let Some(V::Imm(n)) = self.foldable(amount) else {
-            return Err(self.unsupported("shifts by a register amount"));
-        };
-        let n = n as u32;
-        if n >= 32 && op != Opcode::ShrS {
-            // PTX: shifting out every bit gives 0.
-            return self.emit_sass(Op::Mov, dst, &[(Role::B, Arg::rz())], &[], None);
-        }
-        let n = n.min(31);
-        let (right, ty) = match op {
+        let (right, shf_type) = match op {
             Opcode::Shl => (0, 3),
             Opcode::ShrU => (1, 3),
             _ => (1, 2),
         };
-        let srcs = if right == 0 {
-            [(Role::A, Arg::v(a)), (Role::B, Arg::imm(n)), (Role::C, Arg::rz())]
+        let value = if right == 1 {
+            Arg::op(self.extended(a, ty.bits(), op == Opcode::ShrS)?)
         } else {
-            [(Role::A, Arg::rz()), (Role::B, Arg::imm(n)), (Role::C, Arg::v(a))]
+            Arg::v(a)
         };
-        let mods = [("right", right), ("type", ty), ("hi", right)];
+        let srcs = if right == 0 {
+            [(Role::A, value), (Role::B, Arg::v(amount)), (Role::C, Arg::rz())]
+        } else {
+            [(Role::A, Arg::rz()), (Role::B, Arg::v(amount)), (Role::C, value)]
+        };
+        let mods = [("right", right), ("type", shf_type), ("hi", right)];
         self.emit_sass(Op::Shf, dst, &srcs, &mods, None)
+    }
+
+    /// Two operands extended to 32 bits when `ty` is narrower (constants stay foldable).
+    fn narrow_args(&mut self, ty: Type, signed: bool, a: Value, b: Value) -> Result<(Arg, Arg), IselError> {
+        if ty.bits() >= 32 {
+            return Ok((Arg::v(a), Arg::v(b)));
+        }
+        let a = self.extended(a, ty.bits(), signed)?;
+        let b = self.extended(b, ty.bits(), signed)?;
+        Ok((Arg::op(a), Arg::op(b)))
     }
 
     /// and/or/xor/not/select on predicates with PLOP3.
@@ -298,6 +313,17 @@ impl Isel<'_> {
             return Err(self.unsupported("compare without condition"));
         };
         let (mut a, mut b) = (args[0], args[1]);
+        // `setp.ftz` is lowered as a compare of flushed operands (fused, see `find_fusions`).
+        let mut flushed = false;
+        for v in [&mut a, &mut b] {
+            if let Some(ptxc_mir::ir::ValueDef::Result(i, _)) = Some(self.func.values[*v].def)
+                && self.func.insts[i].op == Opcode::Fflush
+                && self.is_fused(i)
+            {
+                *v = self.func.insts[i].args[0];
+                flushed = true;
+            }
+        }
         if self.foldable(a).is_some() && self.foldable(b).is_none() {
             (a, b) = (b, a);
             cond = swapped(cond);
@@ -313,18 +339,16 @@ impl Isel<'_> {
             (Role::PredSrc0, Arg::pt(false)),
         ];
         match (data.op, ty) {
-            (Opcode::Icmp, Type::I32) => {
+            (Opcode::Icmp, t) if t.is_int() && t.bits() <= 32 => {
                 let (code, signed) = int_cmp(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
-                self.emit_sass(
-                    Op::Isetp,
-                    &dsts,
-                    &srcs,
-                    &[("cmp", code), ("signed", signed as u16), ("bop", 0)],
-                    None,
-                )
+                let extend_signed = signed && !matches!(cond, Cond::Eq | Cond::Ne);
+                let (ea, eb) = self.narrow_args(t, extend_signed, a, b)?;
+                let srcs = [(Role::A, ea), (Role::B, eb), (Role::PredSrc0, Arg::pt(false))];
+                let mods = [("cmp", code), ("signed", signed as u16), ("bop", 0)];
+                self.emit_sass(Op::Isetp, &dsts, &srcs, &mods, None)
             }
             (Opcode::Fcmp, Type::F32) => {
-                let ftz = matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. })) as u16;
+                let ftz = (flushed || matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. }))) as u16;
                 self.emit_sass(
                     Op::Fsetp,
                     &dsts,
@@ -435,46 +459,5 @@ impl Isel<'_> {
             }
             _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }
-    }
-
-    /// 64-bit integer add (fusing a single-use 32x32->64 multiply into IMAD.WIDE).
-    pub fn lower_add64(&mut self, inst: Inst) -> Result<(), IselError> {
-        let args = self.func.insts[inst].args.clone();
-        let d = self.def_reg(self.func.results[inst][0]);
-        for (m, other) in [(args[0], args[1]), (args[1], args[0])] {
-            if let Some((_, x, y, signed)) = self.single_use_wide_mul(m) {
-                let (x, y) = self.commute(x, y);
-                let srcs = [(Role::A, Arg::v(x)), (Role::B, Arg::v(y)), (Role::C, Arg::v(other))];
-                return self.emit_sass(
-                    Op::ImadWide,
-                    &[(Role::Dst, MOp::Reg(d))],
-                    &srcs,
-                    &[("signed", signed as u16)],
-                    None,
-                );
-            }
-        }
-        let a = MOp::Reg(self.reg(args[0]));
-        let b = match self.foldable64(args[1]) {
-            Some(v) => MOp::Fixed(v),
-            None => MOp::Reg(self.reg(args[1])),
-        };
-        let carry = self.vcode.new_vreg(VClass::Pred);
-        self.push(MInst::new(MKind::Add64 { d, a, b, carry }));
-        Ok(())
-    }
-
-    /// `(mul inst, x, y, signed)` if `v` is a 32x32->64 multiply used only here.
-    fn single_use_wide_mul(&self, v: Value) -> Option<(Inst, Value, Value, bool)> {
-        let ptxc_mir::ir::ValueDef::Result(i, _) = self.func.values[v].def else {
-            return None;
-        };
-        let d = &self.func.insts[i];
-        let signed = match d.op {
-            Opcode::ImulWideS => true,
-            Opcode::ImulWideU => false,
-            _ => return None,
-        };
-        self.is_fused(i).then_some((i, d.args[0], d.args[1], signed))
     }
 }

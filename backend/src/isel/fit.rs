@@ -53,7 +53,7 @@ impl Arg {
 /// A stand-in isa operand with the kind an `MOp` will have after allocation.
 fn representative(op: MOp, mods: SrcMods) -> Operand {
     let value = match op {
-        MOp::Reg(_) | MOp::Half(..) => V::Reg(0),
+        MOp::Reg(_) | MOp::Sub(..) => V::Reg(0),
         MOp::Pred(_, neg) => V::Pred { idx: 0, neg },
         MOp::Mem { offset, .. } => V::Mem {
             base: 0,
@@ -75,11 +75,7 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
 impl Isel<'_> {
     /// The register operand for `v` (predicates fold `not`).
     fn reg_op(&mut self, v: Value) -> MOp {
-        if self.vcode_class(v) == VClass::Pred {
-            self.pred(v)
-        } else {
-            MOp::Reg(self.reg(v))
-        }
+        self.src_op(v)
     }
 
     fn vcode_class(&self, v: Value) -> VClass {
@@ -166,6 +162,7 @@ impl Isel<'_> {
                     mods: mods.iter().copied().collect(),
                 },
                 guard,
+                target: None,
             });
             return Ok(());
         }

@@ -1,18 +1,31 @@
-//! Loads and stores of global (and generic) memory: LDG/STG with `[Ra.64+offset]` folding.
+//! Loads and stores of global (and generic) memory: LDG/STG of 1 to 16 bytes, vectors as
+//! register pairs and quads, with `[Ra.64+offset]` address folding.
 
 use super::fit::Arg;
-use super::{Isel, IselError};
+use super::{Isel, IselError, class_of};
 use crate::isa::{Op, Role};
-use crate::vcode::MOp;
+use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Inst, MemInfo, Opcode, Space, Type, Value};
+use smallvec::SmallVec;
 
 /// Size code of LDG/STG for an access of `bytes` (sm75-encoding.md B.4).
 fn size_code(bytes: u32) -> Option<u16> {
     match bytes {
+        1 => Some(0),
+        2 => Some(2),
         4 => Some(4),
         8 => Some(5),
         16 => Some(6),
         _ => None,
+    }
+}
+
+/// The register class holding `bytes` of data.
+fn tuple_class(bytes: u32) -> VClass {
+    match bytes {
+        16 => VClass::Quad,
+        8 => VClass::Pair,
+        _ => VClass::Single,
     }
 }
 
@@ -66,7 +79,16 @@ impl Isel<'_> {
         }
     }
 
-    /// `load`.
+    /// Bytes of a vector access and whether its elements fill whole registers.
+    fn access_shape(&self, ty: Type, n: usize) -> Result<u32, IselError> {
+        let bytes = ty.bytes() * n as u32;
+        if n > 1 && ty.bytes() < 4 {
+            return Err(self.unsupported(format!("vectors of {n} {ty} values")));
+        }
+        Ok(bytes)
+    }
+
+    /// `load`: the destination is a register, pair or quad; vector elements alias its registers.
     pub fn lower_load(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let Aux::Mem(info) = data.aux else {
@@ -74,29 +96,54 @@ impl Isel<'_> {
         };
         self.check_space(&info)?;
         let results = self.func.results[inst].clone();
-        if results.len() != 1 {
-            return Err(self.unsupported("vector loads"));
-        }
-        let mods = self.mem_mods(&info, data.ty.bytes())?;
+        let ty = data.ty;
+        let bytes = self.access_shape(ty, results.len())?;
+        let mods = self.mem_mods(&info, bytes)?;
         let addr = self.address(data.args[0], info.offset)?;
-        let d = MOp::Reg(self.def_reg(results[0]));
-        self.emit_sass(Op::Ldg, &[(Role::Dst, d)], &[(Role::Addr, Arg::op(addr))], &mods, None)
+        let d = if results.len() == 1 {
+            self.def_reg(results[0])
+        } else {
+            self.vcode.new_vreg(tuple_class(bytes))
+        };
+        self.emit_sass(
+            Op::Ldg,
+            &[(Role::Dst, MOp::Reg(d))],
+            &[(Role::Addr, Arg::op(addr))],
+            &mods,
+            None,
+        )?;
+        if results.len() > 1 {
+            let regs_per = (ty.bytes() / 4) as u8;
+            for (i, &r) in results.iter().enumerate() {
+                let first = i as u8 * regs_per;
+                if regs_per == 1 {
+                    self.alias_sub(r, d, first);
+                } else {
+                    let pair = self.def_reg(r);
+                    self.push(MInst::new(MKind::Wide {
+                        op: WideOp::Mov,
+                        d: pair,
+                        srcs: smallvec::smallvec![MOp::Sub(d, first)],
+                        tmp: None,
+                    }));
+                }
+            }
+        }
+        Ok(())
     }
 
-    /// `store`.
+    /// `store`: vector data is packed into a pair or quad unless it already is one.
     pub fn lower_store(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let Aux::Mem(info) = data.aux else {
             return Err(self.unsupported("store without memory info"));
         };
         self.check_space(&info)?;
-        if data.args.len() != 2 {
-            return Err(self.unsupported("vector stores"));
-        }
-        let (ty, value) = (data.ty, data.args[1]);
-        let mods = self.mem_mods(&info, ty.bytes())?;
+        let (ty, values) = (data.ty, data.args[1..].to_vec());
+        let bytes = self.access_shape(ty, values.len())?;
+        let mods = self.mem_mods(&info, bytes)?;
         let addr = self.address(data.args[0], info.offset)?;
-        let v = MOp::Reg(self.reg(value));
+        let v = self.store_data(ty, &values, bytes);
         self.emit_sass(
             Op::Stg,
             &[],
@@ -104,5 +151,42 @@ impl Isel<'_> {
             &mods,
             None,
         )
+    }
+
+    /// The register (or tuple) holding the data of a store.
+    fn store_data(&mut self, ty: Type, values: &[Value], bytes: u32) -> MOp {
+        if values.len() == 1 {
+            return MOp::Reg(self.reg(values[0]));
+        }
+        if let Some(t) = self.same_tuple(values, bytes) {
+            return MOp::Reg(t);
+        }
+        let mut parts: SmallVec<[MOp; 3]> = SmallVec::new();
+        for &v in values {
+            if class_of(ty) == VClass::Pair {
+                let r = self.reg(v);
+                parts.extend([MOp::Sub(r, 0), MOp::Sub(r, 1)]);
+            } else {
+                parts.push(self.src_op(v));
+            }
+        }
+        let d = self.vcode.new_vreg(tuple_class(bytes));
+        self.push(MInst::new(MKind::Wide {
+            op: WideOp::Pack,
+            d,
+            srcs: parts,
+            tmp: None,
+        }));
+        MOp::Reg(d)
+    }
+
+    /// The tuple whose registers are exactly `values` in order, if there is one.
+    fn same_tuple(&self, values: &[Value], bytes: u32) -> Option<VReg> {
+        let (t, _) = self.sub_of(values[0])?;
+        let ok = values
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| self.sub_of(v) == Some((t, i as u8)));
+        (ok && self.vcode.class(t) == tuple_class(bytes)).then_some(t)
     }
 }

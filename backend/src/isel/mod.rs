@@ -8,7 +8,10 @@ mod cfg;
 mod fit;
 mod memory;
 mod operand;
+mod reconverge;
+mod subword;
 mod values;
+mod wide;
 
 use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
 use ptxc_mir::ir::{Function, Inst, Type, Value};
@@ -43,6 +46,8 @@ pub struct Isel<'a> {
     regs: HashMap<Value, VReg>,
     /// Foldable values materialised in the current block.
     local: HashMap<Value, VReg>,
+    /// Values that live in one register of a tuple (elements of vector loads).
+    subs: HashMap<Value, (VReg, u8)>,
     /// Instructions of the block being selected.
     pub out: Vec<MInst>,
     /// Number of uses of each value.
@@ -61,6 +66,7 @@ pub fn select(func: &Function) -> Result<VCode, IselError> {
         },
         regs: HashMap::new(),
         local: HashMap::new(),
+        subs: HashMap::new(),
         out: Vec::new(),
         uses: HashMap::new(),
         fused: HashMap::new(),
@@ -68,6 +74,7 @@ pub fn select(func: &Function) -> Result<VCode, IselError> {
     isel.count_uses();
     isel.find_fusions();
     cfg::build(&mut isel)?;
+    reconverge::insert_reconvergence(&mut isel.vcode);
     Ok(isel.vcode)
 }
 
@@ -85,7 +92,9 @@ impl Isel<'_> {
     /// Marks 32x32->64 multiplies whose only use is a 64-bit add in the same block: the add
     /// becomes one IMAD.WIDE.
     fn find_fusions(&mut self) {
+        self.fuse_flushed_compares();
         use ptxc_mir::ir::{Opcode, Type, ValueDef};
+        self.discount_folded_uses();
         for &b in &self.func.layout {
             for &i in &self.func.blocks[b].insts {
                 let d = &self.func.insts[i];
@@ -108,6 +117,50 @@ impl Isel<'_> {
         }
     }
 
+    /// Uses that fold into their user need no register: a predicate `not` feeding a branch
+    /// (the branch negates its guard) and an `add x, const` feeding an address (the constant
+    /// becomes the offset). Such uses are not counted, so an instruction left with none is
+    /// not emitted.
+    fn discount_folded_uses(&mut self) {
+        use ptxc_mir::ir::{Aux, Opcode, Type};
+        let mut folded: Vec<Value> = Vec::new();
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                let d = &self.func.insts[i];
+                match d.op {
+                    Opcode::Brif => {
+                        let c = d.args[0];
+                        if self.def_of(c).is_some_and(|x| x.op == Opcode::Not) {
+                            folded.push(c);
+                        }
+                    }
+                    Opcode::Load | Opcode::Store => {
+                        let (a, Aux::Mem(info)) = (d.args[0], &d.aux) else {
+                            continue;
+                        };
+                        let Some(x) = self.def_of(a) else { continue };
+                        let konst = (x.op == Opcode::Iadd && x.ty == Type::I64)
+                            .then(|| self.def_of(x.args[1]))
+                            .flatten()
+                            .and_then(|c| match (c.op, &c.aux) {
+                                (Opcode::Const, Aux::Imm(k)) => Some(*k as i64),
+                                _ => None,
+                            });
+                        if konst.is_some_and(|k| (-(1i64 << 23)..(1 << 23)).contains(&(info.offset + k))) {
+                            folded.push(a);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for v in folded {
+            if let Some(n) = self.uses.get_mut(&v) {
+                *n = n.saturating_sub(1);
+            }
+        }
+    }
+
     /// True if every use of `v` is a 64-bit add in block `b` (a multiply feeding only such
     /// adds is folded into each of them as IMAD.WIDE, as ptxas does).
     fn all_uses_are_wide_adds(&self, v: Value, b: ptxc_mir::ir::Block) -> bool {
@@ -116,12 +169,39 @@ impl Isel<'_> {
         for &i in &self.func.blocks[b].insts {
             let d = &self.func.insts[i];
             let n = d.all_args().filter(|&a| a == v).count() as u32;
-            if n > 0 && (d.op != Opcode::Iadd || d.ty != Type::I64 || n > 1) {
+            // Every using add must itself be emitted (not folded into an address).
+            let emitted = self.func.results[i].iter().all(|&r| self.use_count(r) > 0);
+            if n > 0 && (d.op != Opcode::Iadd || d.ty != Type::I64 || n > 1 || !emitted) {
                 return false;
             }
             uses += n;
         }
         uses == self.use_count(v)
+    }
+
+    /// Marks the MIR `fflush` instructions that only feed f32 compares: `lower_cmp` reads
+    /// through them and sets FSETP.FTZ instead (how `setp.ftz` is lowered).
+    fn fuse_flushed_compares(&mut self) {
+        use ptxc_mir::ir::{Opcode, Type, ValueDef};
+        let mut fcmp_uses: HashMap<Value, u32> = HashMap::new();
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                let d = &self.func.insts[i];
+                if d.op == Opcode::Fcmp && d.ty == Type::F32 {
+                    for &a in &d.args {
+                        *fcmp_uses.entry(a).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for (v, n) in fcmp_uses {
+            if let ValueDef::Result(i, _) = self.func.values[v].def
+                && self.func.insts[i].op == Opcode::Fflush
+                && n == self.use_count(v)
+            {
+                self.fuse(i);
+            }
+        }
     }
 
     /// The number of uses of `v`.
@@ -155,6 +235,16 @@ impl Isel<'_> {
     /// Makes `alias` name the same register as `of` (bitcasts and copies).
     pub fn alias(&mut self, alias: Value, of: VReg) {
         self.regs.insert(alias, of);
+    }
+
+    /// Makes `v` name register `index` of the tuple `of`.
+    pub fn alias_sub(&mut self, v: Value, of: VReg, index: u8) {
+        self.subs.insert(v, (of, index));
+    }
+
+    /// The tuple register `v` lives in, if it is an element of a tuple.
+    pub fn sub_of(&self, v: Value) -> Option<(VReg, u8)> {
+        self.subs.get(&v).copied()
     }
 
     /// Marks `inst` as folded into its user.

@@ -3,7 +3,7 @@
 
 use super::Isel;
 use crate::isa::{Op, Role, Value as V};
-use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VReg};
+use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Opcode, SpecialReg, Type, Value, ValueDef};
 use smallvec::smallvec;
 
@@ -60,7 +60,8 @@ impl Isel<'_> {
         }
     }
 
-    /// The register holding `v`, materialising folded values in the current block.
+    /// The register holding `v`, materialising folded values (and elements of tuples) in
+    /// the current block.
     pub fn reg(&mut self, v: Value) -> VReg {
         if let Some(&r) = self.regs.get(&v) {
             return r;
@@ -71,15 +72,22 @@ impl Isel<'_> {
         let ty = self.func.ty(v);
         let class = super::class_of(ty);
         let r = self.vcode.new_vreg(class);
+        if let Some((tuple, index)) = self.sub_of(v) {
+            self.push(mov(r, MOp::Sub(tuple, index)));
+            self.local.insert(v, r);
+            return r;
+        }
         let folded = if class == VClass::Pair {
             self.foldable64(v).or_else(|| self.const64(v))
         } else {
             self.foldable(v)
         };
         match folded {
-            Some(val) if class == VClass::Pair => self.push(MInst::new(MKind::Mov64 {
+            Some(val) if class == VClass::Pair => self.push(MInst::new(MKind::Wide {
+                op: WideOp::Mov,
                 d: r,
-                src: MOp::Fixed(val),
+                srcs: smallvec![MOp::Fixed(val)],
+                tmp: None,
             })),
             Some(val) if class == VClass::Pred => self.push(pred_const(r, val)),
             Some(val) => self.push(mov(r, MOp::Fixed(val))),
@@ -94,7 +102,27 @@ impl Isel<'_> {
         r
     }
 
-    fn const64(&self, v: Value) -> Option<V> {
+    /// `v` as a source operand: an element of a tuple, a predicate, or its register.
+    pub fn src_op(&mut self, v: Value) -> MOp {
+        if let Some((tuple, index)) = self.sub_of(v) {
+            return MOp::Sub(tuple, index);
+        }
+        if super::class_of(self.func.ty(v)) == VClass::Pred {
+            return self.pred(v);
+        }
+        MOp::Reg(self.reg(v))
+    }
+
+    /// A 64-bit `v` as a source of a wide operation: a 64-bit parameter, a constant, or a pair.
+    pub fn wide_src(&mut self, v: Value) -> MOp {
+        match self.foldable64(v).or_else(|| self.const64(v)) {
+            Some(val) => MOp::Fixed(val),
+            None => self.src_op(v),
+        }
+    }
+
+    /// The 64-bit constant `v` holds, if it is one.
+    pub fn const64(&self, v: Value) -> Option<V> {
         match self.def_of(v) {
             Some(d) if matches!(d.op, Opcode::Copy | Opcode::Bitcast) => self.const64(d.args[0]),
             Some(d) if d.op == Opcode::Undef => Some(V::Imm(0)),

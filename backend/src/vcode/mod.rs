@@ -2,6 +2,7 @@
 //! shape regalloc2 allocates (the model is Cranelift's `machinst::VCode`). Virtual registers
 //! have a width class: single 32-bit registers, aligned pairs, aligned quads, or predicates.
 
+pub mod graph;
 mod print;
 mod ra_view;
 
@@ -47,8 +48,8 @@ pub struct BlockId(pub u32);
 pub enum MOp {
     /// A whole virtual register (its width is its class's).
     Reg(VReg),
-    /// One 32-bit half (0 = low, 1 = high) of a pair.
-    Half(VReg, u8),
+    /// Register `index` (0..4) of a pair or quad.
+    Sub(VReg, u8),
     /// A predicate register, possibly negated.
     Pred(VReg, bool),
     /// A memory address `[base + offset]` (base is a pair for 64-bit addresses).
@@ -96,32 +97,18 @@ pub enum MKind {
         /// Modifiers by name.
         mods: SmallVec<[(&'static str, u16); 4]>,
     },
-    /// 64-bit add `d = a + b` on pairs: IADD3 with carry-out, then IADD3.X.
-    Add64 {
-        /// Destination pair.
+    /// An operation on register tuples that expands into several SASS instructions after
+    /// allocation. The destination is defined early, so it never shares registers with a
+    /// source and the expansion may write it in any order.
+    Wide {
+        /// What to compute.
+        op: WideOp,
+        /// Destination: a pair or quad (a predicate for comparisons).
         d: VReg,
-        /// First source pair.
-        a: MOp,
-        /// Second source: a pair or a fixed 64-bit operand.
-        b: MOp,
-        /// Carry predicate (temporary).
-        carry: VReg,
-    },
-    /// 64-bit move into a pair from a pair, a 64-bit constant-bank operand or an immediate.
-    Mov64 {
-        /// Destination pair.
-        d: VReg,
-        /// Source.
-        src: MOp,
-    },
-    /// Build a pair from two 32-bit values.
-    Pack64 {
-        /// Destination pair.
-        d: VReg,
-        /// Low half.
-        lo: MOp,
-        /// High half.
-        hi: MOp,
+        /// Sources (tuples, 32-bit values or fixed operands, per `op`).
+        srcs: SmallVec<[MOp; 3]>,
+        /// A predicate temporary (carry), if the expansion needs one.
+        tmp: Option<VReg>,
     },
     /// Unconditional branch.
     Jump(BlockId),
@@ -140,6 +127,35 @@ pub enum MKind {
     Exit,
 }
 
+/// The operations of [`MKind::Wide`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WideOp {
+    /// `d = a + b` (64-bit).
+    Add,
+    /// `d = a - b` (64-bit).
+    Sub,
+    /// `d = -a` (64-bit).
+    Neg,
+    /// Bitwise `a & b`, `a | b`, `a ^ b` with this LOP3 table (64-bit).
+    Logic(u8),
+    /// `d = a << s`, `s` a 32-bit amount (64-bit, clamped).
+    Shl,
+    /// Logical right shift (64-bit, clamped).
+    ShrU,
+    /// Arithmetic right shift (64-bit, clamped).
+    ShrS,
+    /// `d = a * b`, low 64 bits.
+    Mul,
+    /// `d = p ? a : b` (srcs: p, a, b).
+    Select,
+    /// Copy of a tuple, 64-bit constant-bank operand or 64-bit immediate.
+    Mov,
+    /// Build the tuple from 32-bit values, lowest register first.
+    Pack,
+    /// 64-bit comparison into a predicate: ISETP code (B.1) and signedness.
+    Cmp(u8, bool),
+}
+
 /// A machine instruction with its guard.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MInst {
@@ -147,12 +163,18 @@ pub struct MInst {
     pub kind: MKind,
     /// `@P` / `@!P`.
     pub guard: Option<(VReg, bool)>,
+    /// The block a non-branch instruction refers to (BSSY's reconvergence point).
+    pub target: Option<BlockId>,
 }
 
 impl MInst {
     /// An unguarded instruction.
     pub fn new(kind: MKind) -> MInst {
-        MInst { kind, guard: None }
+        MInst {
+            kind,
+            guard: None,
+            target: None,
+        }
     }
 
     /// Calls `f(vreg, is_def)` for every register operand, guard included.
@@ -161,7 +183,7 @@ impl MInst {
             f(g, false);
         }
         let mut src = |op: &MOp| match *op {
-            MOp::Reg(v) | MOp::Half(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } => f(v, false),
+            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } => f(v, false),
             MOp::Fixed(_) => {}
         };
         match &self.kind {
@@ -177,19 +199,11 @@ impl MInst {
                     f(d, true);
                 }
             }
-            MKind::Add64 { d, a, b, carry } => {
-                src(a);
-                src(b);
-                f(*carry, true);
-                f(*d, true);
-            }
-            MKind::Mov64 { d, src: s } => {
-                src(s);
-                f(*d, true);
-            }
-            MKind::Pack64 { d, lo, hi } => {
-                src(lo);
-                src(hi);
+            MKind::Wide { d, srcs, tmp, .. } => {
+                srcs.iter().for_each(&mut src);
+                if let Some(t) = tmp {
+                    f(*t, true);
+                }
                 f(*d, true);
             }
             MKind::CondJump { cond, .. } => f(*cond, false),

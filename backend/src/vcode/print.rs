@@ -17,7 +17,7 @@ impl VCode {
     fn mop(&self, op: &MOp) -> String {
         match op {
             MOp::Reg(v) => self.reg(*v),
-            MOp::Half(v, h) => format!("{}.{}", self.reg(*v), if *h == 0 { "lo" } else { "hi" }),
+            MOp::Sub(v, i) => format!("{}.{i}", self.reg(*v)),
             MOp::Pred(v, neg) => format!("{}{}", if *neg { "!" } else { "" }, self.reg(*v)),
             MOp::Mem { base, offset } => format!("[{}{offset:+#x}]", self.reg(*base)),
             MOp::Fixed(val) => format!("{val:?}"),
@@ -45,21 +45,12 @@ impl VCode {
                 let parts: Vec<String> = slots.iter().map(|x| self.slot(x)).collect();
                 let _ = write!(s, " {}", parts.join(", "));
             }
-            MKind::Add64 { d, a, b, carry } => {
-                let _ = write!(
-                    s,
-                    "add64 {}, {}, {} (carry {})",
-                    self.reg(*d),
-                    self.mop(a),
-                    self.mop(b),
-                    self.reg(*carry)
-                );
-            }
-            MKind::Mov64 { d, src } => {
-                let _ = write!(s, "mov64 {}, {}", self.reg(*d), self.mop(src));
-            }
-            MKind::Pack64 { d, lo, hi } => {
-                let _ = write!(s, "pack64 {}, {}, {}", self.reg(*d), self.mop(lo), self.mop(hi));
+            MKind::Wide { op, d, srcs, tmp } => {
+                let parts: Vec<String> = srcs.iter().map(|o| self.mop(o)).collect();
+                let _ = write!(s, "wide.{op:?} {}, {}", self.reg(*d), parts.join(", "));
+                if let Some(t) = tmp {
+                    let _ = write!(s, " (tmp {})", self.reg(*t));
+                }
             }
             MKind::Jump(b) => {
                 let _ = write!(s, "jump b{}", b.0);

@@ -50,9 +50,9 @@ impl<'a> View<'a> {
         let mut offsets = Vec::with_capacity(vcode.insts.len() + 1);
         for inst in &vcode.insts {
             offsets.push(operands.len() as u32);
-            let early_def = matches!(inst.kind, MKind::Pack64 { .. });
+            let early_def = matches!(inst.kind, MKind::Wide { .. });
             let temp = match inst.kind {
-                MKind::Add64 { carry, .. } => Some(carry),
+                MKind::Wide { tmp, .. } => tmp,
                 _ => None,
             };
             inst.for_each_reg(|v, is_def| {

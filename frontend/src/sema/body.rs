@@ -2,11 +2,11 @@
 //! scopes, and how a name resolves.
 
 use super::special;
-use super::symbols::{ModuleSymbols, Scopes, Symbol};
+use super::symbols::{ModuleSymbols, NameMap, Scopes, Symbol};
 use crate::ast::{Ident, ScalarType};
 use crate::checked::*;
 use crate::diag::Diagnostic;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// One function body being checked.
 pub struct Body<'m> {
@@ -17,11 +17,13 @@ pub struct Body<'m> {
     /// Variables so far (module globals first).
     pub vars: Vec<VarInfo>,
     /// Labels of the whole function.
-    pub labels: HashMap<String, LabelId>,
+    pub labels: NameMap<LabelId>,
     /// Label names by id.
     pub label_names: Vec<String>,
     /// `.callprototype` labels.
     pub prototypes: HashSet<String>,
+    /// Kernel parameters (read-only).
+    pub kernel_params: Vec<VarId>,
     /// Nested scopes.
     pub scopes: Scopes,
     /// Errors so far.
@@ -58,9 +60,10 @@ impl<'m> Body<'m> {
             module,
             regs: Vec::new(),
             vars: globals.to_vec(),
-            labels: HashMap::new(),
+            labels: NameMap::default(),
             label_names: Vec::new(),
             prototypes: HashSet::new(),
+            kernel_params: Vec::new(),
             scopes,
             diags: Vec::new(),
         }

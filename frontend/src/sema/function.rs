@@ -9,7 +9,7 @@ use crate::checked::*;
 use crate::diag::Diagnostic;
 
 /// Most registers one function may declare (bounds memory on hostile input).
-const MAX_REGS: usize = 1 << 22;
+const MAX_REGS: usize = 1 << 20;
 
 /// Checks a function with a body.
 pub fn check(module: &ModuleSymbols, globals: &[VarInfo], f: &Function) -> Result<CheckedFunction, Vec<Diagnostic>> {
@@ -60,7 +60,11 @@ fn parameters(body: &mut Body<'_>, f: &Function, params: &[Param]) -> Vec<ParamI
                 body.vars.push(info);
                 (var, Some(body.add_reg(&p.name, p.ty, p.vector.unwrap_or(1))))
             } else {
-                (body.add_var(&p.name, info), None)
+                let var = body.add_var(&p.name, info);
+                if f.is_entry {
+                    body.kernel_params.push(var);
+                }
+                (var, None)
             };
             ParamInfo {
                 name: p.name.name.clone(),

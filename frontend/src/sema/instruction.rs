@@ -13,15 +13,11 @@ use crate::diag::Diagnostic;
 /// Checks `inst` in `body`.
 pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnostic> {
     let opcode = &inst.opcode;
-    let first_mod = inst.modifiers.first().map(|m| m.name.as_str());
-    if let Some(message) = features::refusal(&opcode.name, first_mod) {
-        return Err(Diagnostic::error(message, opcode.span));
-    }
     let Some(spec) = table::lookup(&opcode.name) else {
-        return Err(Diagnostic::error(
-            format!("unknown instruction `{}`", opcode.name),
-            opcode.span,
-        ));
+        let first_mod = inst.modifiers.first().map(|m| m.name.as_str());
+        let message = features::refusal(&opcode.name, first_mod)
+            .unwrap_or_else(|| format!("unknown instruction `{}`", opcode.name));
+        return Err(Diagnostic::error(message, opcode.span));
     };
     let guard = match &inst.guard {
         Some(g) => Some((predicate(body, &g.pred)?, g.negated)),
@@ -33,6 +29,7 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnos
     if let Some(rule) = spec.rule {
         rule(&mods).map_err(|m| Diagnostic::error(m, inst.span))?;
     }
+    check_shape(spec, &mods, inst)?;
     let operands = if spec.operands == "call" {
         call::check(body, inst)?
     } else {
@@ -164,19 +161,92 @@ fn describe_group(group: &str) -> String {
         .join(" or ")
 }
 
+/// Each required group needs exactly one of its members (`.l` or `.r`, not both).
 fn check_required(spec: &OpSpec, mods: &Mods, opcode: &Ident) -> Result<(), Diagnostic> {
     for group in spec.required.split_whitespace() {
-        let present = group.split('|').any(|g| {
-            if g.starts_with('@') {
-                has_category(mods, g)
-            } else {
-                has_spelling(mods, g)
-            }
-        });
-        if !present {
+        let present = group
+            .split('|')
+            .filter(|g| {
+                if g.starts_with('@') {
+                    has_category(mods, g)
+                } else {
+                    has_spelling(mods, g)
+                }
+            })
+            .count();
+        if present == 0 {
             let message = format!("`{}` needs {}", spec.name, describe_group(group));
             return Err(Diagnostic::error(message, opcode.span));
         }
+        if present > 1 {
+            let message = format!("`{}` takes only one of {}", spec.name, describe_group(group));
+            return Err(Diagnostic::error(message, opcode.span));
+        }
+    }
+    Ok(())
+}
+
+fn secondary_ops(mods: &Mods) -> usize {
+    ["add", "min", "max"].iter().filter(|f| mods.has_flag(f)).count()
+}
+
+/// Rules that depend on the operands written: the optional operands that a modifier
+/// requires (`atom.cas`, setp's combining predicate) and constant operand ranges.
+fn check_shape(spec: &OpSpec, mods: &Mods, inst: &Instruction) -> Result<(), Diagnostic> {
+    let count = inst.operands.len();
+    let message = match spec.op {
+        Opcode::Atom if (count == 4) != (mods.atom_op == Some(AtomOp::Cas)) => {
+            Some("`atom.cas` takes a compare and a swap value; other atomics take one value")
+        }
+        Opcode::Setp | Opcode::Set if (count == 4) != mods.bool_op.is_some() => {
+            Some("a combining predicate operand goes with `.and`, `.or` or `.xor`")
+        }
+        Opcode::Bar | Opcode::Barrier if mods.has_flag("warp") && count != 1 => {
+            Some("`bar.warp.sync` takes one operand, the member mask")
+        }
+        Opcode::Bar | Opcode::Barrier if mods.has_flag("red") != (count > 2) => Some(
+            "`bar.red` takes a destination, a barrier, an optional thread count and a predicate; other barriers a barrier and a thread count",
+        ),
+        Opcode::Vshl | Opcode::Vshr if secondary_ops(mods) > 1 => {
+            Some("a video instruction takes at most one secondary operation")
+        }
+        Opcode::Vshl | Opcode::Vshr if count == 3 && secondary_ops(mods) == 1 => {
+            Some("a secondary operation (`.add`, `.min` or `.max`) needs a fourth operand")
+        }
+        Opcode::Cvt if count == 4 && !mods.has_flag("pack") => Some("only `cvt.pack` takes four operands"),
+        Opcode::Match
+            if mods.vote_mode == Some(VoteMode::Any)
+                && matches!(inst.operands.first(), Some(crate::ast::Operand::PredPair(..))) =>
+        {
+            Some("`match.any` has no predicate result")
+        }
+        _ => None,
+    };
+    if let Some(message) = message {
+        return Err(Diagnostic::error(message, inst.span));
+    }
+    let thread_count = match (spec.op, &inst.operands[..]) {
+        (Opcode::Bar | Opcode::Barrier, [_, n]) if !mods.has_flag("red") => Some(n),
+        (Opcode::Bar | Opcode::Barrier, [_, _, n, _]) => Some(n),
+        _ => None,
+    };
+    if let Some(crate::ast::Operand::Imm(e)) = thread_count
+        && crate::syntax::const_value(e).is_some_and(|n| n % 32 != 0)
+    {
+        return Err(Diagnostic::error(
+            "the thread count of a barrier is a multiple of 32",
+            e.span(),
+        ));
+    }
+    let barrier = match (spec.op, &inst.operands[..]) {
+        (Opcode::Bar | Opcode::Barrier, [b, ..]) if !mods.has_flag("red") && !mods.has_flag("warp") => Some(b),
+        (Opcode::Bar | Opcode::Barrier, [_, b, ..]) if mods.has_flag("red") => Some(b),
+        _ => None,
+    };
+    if let Some(crate::ast::Operand::Imm(e)) = barrier
+        && crate::syntax::const_value(e).is_some_and(|n| !(0..16).contains(&n))
+    {
+        return Err(Diagnostic::error("barriers are numbered 0 to 15", e.span()));
     }
     Ok(())
 }

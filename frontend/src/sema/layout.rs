@@ -57,6 +57,8 @@ pub fn param_var(p: &Param, size: u32, align: u32) -> VarInfo {
 pub type ResolveVar<'a> = &'a dyn Fn(&str) -> Option<VarId>;
 
 const MAX_VAR_BYTES: u64 = 1 << 32;
+/// Largest variable with an initialiser (its bytes are built in memory).
+const MAX_INIT_BYTES: u64 = 1 << 28;
 
 /// The [`VarInfo`] of one declared name of `decl`.
 pub fn var_info(decl: &VarDecl, name: &VarName, resolve: ResolveVar<'_>) -> Result<VarInfo, Diagnostic> {
@@ -112,6 +114,10 @@ pub fn var_info(decl: &VarDecl, name: &VarName, resolve: ResolveVar<'_>) -> Resu
         is_extern: decl.linkage == crate::ast::Linkage::Extern,
         span: name.name.span,
     };
+    if name.init.is_some() && size > MAX_INIT_BYTES {
+        let message = format!("`{}` is too large to initialise (over 256 MiB)", name.name.name);
+        return Err(Diagnostic::error(message, name.name.span));
+    }
     if name.init.is_some() {
         let mut bytes = vec![0u8; size as usize];
         let width = decl.ty.size() as usize;

@@ -147,6 +147,12 @@ fn operand_of(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOper
         },
         ('l', other) => Err(Diagnostic::error("expected a label", other.span())),
         ('i', Operand::Imm(e)) => match consteval::eval(e)? {
+            Value::Int(v) if w.spec.op == Opcode::Pmevent && !w.mods.has_flag("mask") && !(0..16).contains(&v) => Err(
+                Diagnostic::error("`pmevent` takes an event number from 0 to 15", e.span()),
+            ),
+            Value::Int(v) if w.spec.op == Opcode::Pmevent && !(0..0x10000).contains(&v) => {
+                Err(Diagnostic::error("`pmevent.mask` takes a 16-bit mask", e.span()))
+            }
             Value::Int(v) => Ok(CheckedOperand::Int(v)),
             Value::Float(_) => Err(Diagnostic::error("expected an integer constant", e.span())),
         },
@@ -247,7 +253,13 @@ fn destination(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOpe
             )),
             _ => Err(Diagnostic::error(format!("`{}` is not a register", n.name), n.span)),
         },
-        Operand::Component { base, component: c } => component(body, w, base, c),
+        Operand::Component { base, component: c } => match component(body, w, base, c)? {
+            CheckedOperand::Special(_) => {
+                let message = format!("special register `{}.{}` is read-only", base.name, c.name);
+                Err(Diagnostic::error(message, base.span))
+            }
+            elem => Ok(elem),
+        },
         Operand::Vector(items, span) => vector(body, w, items, *span, true),
         other => Err(Diagnostic::error(
             format!("the destination of `{}` must be a register", w.spec.name),
@@ -261,7 +273,10 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
         Operand::Name(n) => match body.resolve(n)? {
             Resolved::Reg(r) => whole_reg(body, w, n, r),
             Resolved::Special(s, _) => Ok(CheckedOperand::Special(s)),
-            Resolved::Var(v) if w.kind == 'm' => Ok(CheckedOperand::VarAddr(v)),
+            Resolved::Var(v) if w.kind == 'm' => {
+                address_of_var(body, w, n, v)?;
+                Ok(CheckedOperand::VarAddr(v))
+            }
             Resolved::Func if w.kind == 'm' => Ok(CheckedOperand::Func(n.name.clone())),
             Resolved::Var(_) => Err(Diagnostic::error(
                 format!(
@@ -290,6 +305,24 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
     }
 }
 
+/// Taking a variable's address (`mov`, `cvta`): into an integer register, from the space
+/// `cvta` names.
+fn address_of_var(body: &Body<'_>, w: &Want<'_>, n: &Ident, v: VarId) -> Result<(), Diagnostic> {
+    if w.ty
+        .is_some_and(|t| t.is_float() || t == ScalarType::Pred || t.size() < 4)
+    {
+        let message = format!("the address of `{}` goes into a 32- or 64-bit integer", n.name);
+        return Err(Diagnostic::error(message, n.span));
+    }
+    let space = body.vars[v.0 as usize].space;
+    if w.spec.op == Opcode::Cvta && w.mods.space.is_some_and(|s| s != space) {
+        let wanted = w.mods.space.map_or("", |s| s.name());
+        let message = format!("`{}` is in `.{}`, not `.{wanted}`", n.name, space.name());
+        return Err(Diagnostic::error(message, n.span));
+    }
+    Ok(())
+}
+
 /// An immediate, or `name + constant` (a register's value or a variable's address plus it).
 fn sum_or_immediate(body: &Body<'_>, w: &Want<'_>, e: &Expr) -> Result<CheckedOperand, Diagnostic> {
     if let Expr::Binary { op, lhs, rhs, .. } = e
@@ -316,20 +349,38 @@ fn sum_or_immediate(body: &Body<'_>, w: &Want<'_>, e: &Expr) -> Result<CheckedOp
     immediate(e, w.ty)
 }
 
+/// A constant for an operand of type `ty`, with ptxas's rules: no integers for floating-point
+/// operands, floating-point constants only for `.f32`/`.f64` (and, as bit patterns, `.bN`), no
+/// constants at all for half-precision operands.
 fn immediate(e: &Expr, ty: Option<ScalarType>) -> Result<CheckedOperand, Diagnostic> {
-    match consteval::eval(e)? {
-        Value::Int(v) => Ok(CheckedOperand::Int(v)),
-        Value::Float(value) => {
-            if let Some(t) = ty
-                && !t.is_float()
-                && !matches!(t, ScalarType::B16 | ScalarType::B32 | ScalarType::B64)
-            {
-                let message = format!("floating-point constant for a `.{}` operand", t.name());
-                return Err(Diagnostic::error(message, e.span()));
-            }
-            let single = single_literal(e);
-            Ok(CheckedOperand::Float { value, single })
-        }
+    use ScalarType::*;
+    let value = consteval::eval(e)?;
+    let Some(t) = ty else {
+        return Ok(constant(value, e));
+    };
+    let refusal = match (value, t) {
+        (_, F16 | F16x2 | Bf16 | Bf16x2) => Some(format!("`.{}` operands cannot be constants", t.name())),
+        (Value::Int(_), F32 | F64 | Tf32) => Some(format!(
+            "integer constant for a `.{}` operand: write it as a floating-point number (`1.0`, `0f3F800000`)",
+            t.name()
+        )),
+        (Value::Float(_), F32 | F64 | B16 | B32 | B64) => None,
+        (Value::Float(_), _) => Some(format!("floating-point constant for a `.{}` operand", t.name())),
+        _ => None,
+    };
+    match refusal {
+        Some(message) => Err(Diagnostic::error(message, e.span())),
+        None => Ok(constant(value, e)),
+    }
+}
+
+fn constant(value: Value, e: &Expr) -> CheckedOperand {
+    match value {
+        Value::Int(v) => CheckedOperand::Int(v),
+        Value::Float(value) => CheckedOperand::Float {
+            value,
+            single: single_literal(e),
+        },
     }
 }
 
@@ -417,6 +468,10 @@ fn address(body: &Body<'_>, w: &Want<'_>, a: &Address) -> Result<CheckedOperand,
         }
         Resolved::Var(v) => {
             let var = &body.vars[v.0 as usize];
+            if matches!(w.spec.op, Opcode::St | Opcode::Atom | Opcode::Red) && body.kernel_params.contains(&v) {
+                let message = format!("kernel parameter `{}` is read-only", base.name);
+                return Err(Diagnostic::error(message, base.span));
+            }
             if let Some(space) = w.mods.space
                 && space != var.space
                 && var.space != StateSpace::Generic

@@ -22,6 +22,10 @@ fn is_int(t: ScalarType) -> bool {
 
 fn float_only(m: &Mods, name: &str) -> Result<(), String> {
     let t = ty(m);
+    if t == ScalarType::F64 && (m.ftz || m.sat) {
+        let which = if m.ftz { "ftz" } else { "sat" };
+        return Err(format!("`.{which}` is not allowed with `{name}.f64`"));
+    }
     if !t.is_float() {
         if m.rounding.is_some() {
             return Err(format!("`{name}.{}` takes no rounding modifier", t.name()));
@@ -42,8 +46,16 @@ fn no_float_int_rounding(m: &Mods) -> Result<(), String> {
     }
 }
 
+/// Half-precision arithmetic: `.bf16` forms are sm_90; the only rounding is `.rn`.
 fn half_min_sm(m: &Mods, name: &str) -> Result<(), String> {
     let t = ty(m);
+    let half = matches!(
+        t,
+        ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2
+    );
+    if half && m.rounding.is_some_and(|r| r != Rounding::Rn) {
+        return Err(format!("`{name}.{}` rounds only with `.rn`", t.name()));
+    }
     if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) {
         return Err(needs_sm(&format!("{name}.{}", t.name()), 90));
     }
@@ -108,8 +120,9 @@ pub fn mad(m: &Mods) -> Result<(), String> {
         if m.mul_mode.is_some() {
             return Err("`.lo`, `.hi` and `.wide` are for integer `mad`".to_string());
         }
-        if t == ScalarType::F64 && m.rounding.is_none() {
-            return Err("`mad.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string());
+        if m.rounding.is_none() {
+            let message = "needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)";
+            return Err(format!("`mad.{}` {message}", t.name()));
         }
         if m.cc {
             return Err("`.cc` needs an integer type".to_string());
@@ -120,6 +133,7 @@ pub fn mad(m: &Mods) -> Result<(), String> {
 
 /// `fma`.
 pub fn fma(m: &Mods) -> Result<(), String> {
+    float_only(m, "fma")?;
     no_float_int_rounding(m)?;
     half_min_sm(m, "fma")?;
     if m.rounding.is_none() {
@@ -141,6 +155,8 @@ pub fn div(m: &Mods) -> Result<(), String> {
         if m.approx || m.full {
             return Err("`.approx` and `.full` are for `div.f32`".to_string());
         }
+    } else if m.ftz && t != ScalarType::F32 {
+        return Err("`.ftz` is only for `div.f32`".to_string());
     } else if t == ScalarType::F32 && modes != 1 {
         return Err("`div.f32` needs exactly one of `.approx`, `.full`, `.rn`, `.rz`, `.rm`, `.rp`".to_string());
     } else if t == ScalarType::F64 && (m.rounding.is_none() || modes != 1) {
@@ -149,13 +165,104 @@ pub fn div(m: &Mods) -> Result<(), String> {
     Ok(())
 }
 
+/// `abs`/`neg`: `.ftz` for `.f32` and halves.
+pub fn sign(m: &Mods) -> Result<(), String> {
+    float_only(m, "abs")?;
+    if m.ftz && ty(m) == ScalarType::F64 {
+        return Err("`.ftz` is not allowed with `.f64` here".to_string());
+    }
+    Ok(())
+}
+
+/// `mad24`: `.sat` only for `mad24.hi.sat.s32`.
+pub fn mad24(m: &Mods) -> Result<(), String> {
+    if m.sat && !(m.mul_mode == Some(MulMode::Hi) && ty(m) == ScalarType::S32) {
+        return Err("`.sat` is only for `mad24.hi.sat.s32`".to_string());
+    }
+    Ok(())
+}
+
+/// `slct`: `.ftz` goes with an `.f32` selector.
+pub fn slct(m: &Mods) -> Result<(), String> {
+    if m.ftz && m.types.get(1) != Some(&ScalarType::F32) {
+        return Err("`.ftz` needs an `.f32` selector".to_string());
+    }
+    Ok(())
+}
+
+/// `ex2`: `.ftz` only for `.f32`.
+pub fn ftz_f32_only(m: &Mods) -> Result<(), String> {
+    let t = ty(m);
+    if m.ftz && t != ScalarType::F32 {
+        return Err(format!("`.ftz` is not allowed with `.{}` here", t.name()));
+    }
+    Ok(())
+}
+
+/// `mov`: vectors of 16-, 32- and 64-bit integers, bits and f32/f64 only.
+pub fn mov(m: &Mods) -> Result<(), String> {
+    use ScalarType::*;
+    let t = ty(m);
+    if m.vector.is_some() && matches!(t, Pred | F16 | F16x2 | Bf16 | Bf16x2 | B128) {
+        return Err(format!(
+            "`mov.v{}` does not take `.{}`",
+            m.vector.unwrap_or(2),
+            t.name()
+        ));
+    }
+    vector_size(m)
+}
+
+/// `prefetch`: one cache level.
+pub fn prefetch(m: &Mods) -> Result<(), String> {
+    if m.flags.len() > 1 {
+        return Err("`prefetch` takes one cache level".to_string());
+    }
+    Ok(())
+}
+
+/// `prmt`: at most one mode.
+pub fn prmt(m: &Mods) -> Result<(), String> {
+    if m.flags.len() > 1 {
+        return Err("`prmt` takes at most one mode".to_string());
+    }
+    Ok(())
+}
+
+/// `set`: a half-precision result compares the same half type; the comparison must suit the
+/// source type.
+pub fn set(m: &Mods) -> Result<(), String> {
+    use ScalarType::*;
+    let dst = ty(m);
+    let src = m.types.get(1).copied().unwrap_or(dst);
+    if matches!(dst, F16 | F16x2 | Bf16 | Bf16x2) && dst != src {
+        return Err(format!("`set.{}` compares `.{}` values", dst.name(), dst.name()));
+    }
+    setp(&Mods {
+        types: vec![src],
+        ..m.clone()
+    })
+}
+
+/// `sqrt`: like `rcp`, but no `.approx` for `.f64`.
+pub fn sqrt(m: &Mods) -> Result<(), String> {
+    if m.approx && ty(m) == ScalarType::F64 {
+        return Err("`sqrt.f64` needs a rounding modifier, not `.approx`".to_string());
+    }
+    rcp_sqrt(m)
+}
+
 /// `rcp` and `sqrt`.
 pub fn rcp_sqrt(m: &Mods) -> Result<(), String> {
     no_float_int_rounding(m)?;
     let t = ty(m);
+    if m.ftz && t == ScalarType::F64 && !m.approx {
+        return Err("`.ftz` with `.f64` is only for `.approx`".to_string());
+    }
     let ok = match t {
         ScalarType::F32 => m.approx != m.rounding.is_some(),
-        _ => m.rounding.is_some() != (m.approx && m.ftz),
+        _ if m.approx => m.ftz && m.rounding.is_none(),
+        _ => m.rounding.is_some(),
     };
     if !ok {
         return Err(format!(
@@ -187,11 +294,11 @@ pub fn min_max(m: &Mods) -> Result<(), String> {
 /// `setp`.
 pub fn setp(m: &Mods) -> Result<(), String> {
     let t = ty(m);
-    if m.ftz && !t.is_float() {
+    if m.ftz && (!t.is_float() || t == ScalarType::F64) {
         return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()));
     }
-    if matches!(m.cmp, Some(CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)) && t.is_float() {
-        return Err("`.lo`, `.ls`, `.hi` and `.hs` compare integers".to_string());
+    if matches!(m.cmp, Some(CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)) && (t.is_float() || t.is_signed()) {
+        return Err("`.lo`, `.ls`, `.hi` and `.hs` compare unsigned integers".to_string());
     }
     let unordered = matches!(
         m.cmp,
@@ -277,19 +384,27 @@ fn memory_order(m: &Mods) -> Result<(), String> {
 
 fn eviction_hints(m: &Mods, name: &str) -> Result<(), String> {
     for flag in &m.flags {
-        if matches!(
-            flag.as_str(),
-            "L2::256B" | "L2::cache_hint" | "L1::evict_last" | "L2::evict_last"
-        ) || flag.starts_with("L2::evict")
-        {
-            return Err(needs_sm(&format!("{name}.{flag}"), 80));
-        }
+        let sm = match flag.as_str() {
+            "L2::256B" | "L2::cache_hint" => 80,
+            f if f.starts_with("L2::evict") => 100,
+            _ => continue,
+        };
+        return Err(needs_sm(&format!("{name}.{flag}"), sm));
+    }
+    Ok(())
+}
+
+fn vector_size(m: &Mods) -> Result<(), String> {
+    let bytes = ty(m).size() * m.vector.map_or(1, u32::from);
+    if bytes > 16 {
+        return Err(format!("a vector access of {bytes} bytes is over the 16-byte limit"));
     }
     Ok(())
 }
 
 /// `ld`.
 pub fn load(m: &Mods) -> Result<(), String> {
+    vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "ld")?;
     if m.cache == Some(CacheOp::Nc) && m.space != Some(crate::ast::StateSpace::Global) {
@@ -301,8 +416,14 @@ pub fn load(m: &Mods) -> Result<(), String> {
     Ok(())
 }
 
+/// `ldu`.
+pub fn load_uniform(m: &Mods) -> Result<(), String> {
+    vector_size(m)
+}
+
 /// `st`.
 pub fn store(m: &Mods) -> Result<(), String> {
+    vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "st")?;
     if m.cache.is_some() && m.order.is_some() {
@@ -325,6 +446,10 @@ pub fn atomic(m: &Mods) -> Result<(), String> {
     };
     if !ok {
         return Err(format!("this atomic operation does not take `.{}`", t.name()));
+    }
+    let half = matches!(t, F16 | F16x2 | Bf16 | Bf16x2);
+    if m.has_flag("noftz") && !(m.atom_op == Some(AtomOp::Add) && half) {
+        return Err("`.noftz` is only for adding half-precision values".to_string());
     }
     if matches!(t, Bf16 | Bf16x2) {
         return Err(needs_sm(&format!("atom.add.{}", t.name()), 90));

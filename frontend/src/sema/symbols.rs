@@ -4,6 +4,33 @@
 use crate::ast::{Span, StateSpace};
 use crate::checked::{RegId, VarId};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast, non-cryptographic hasher for names (the FxHash mixing step): symbol tables are
+/// looked up for every operand, and SipHash showed up in profiles.
+#[derive(Default, Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+    }
+}
+
+/// A map keyed by names.
+pub type NameMap<V> = HashMap<String, V, BuildHasherDefault<NameHasher>>;
 
 /// What a name in a function body refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,21 +60,21 @@ pub struct Signature {
 #[derive(Default)]
 pub struct ModuleSymbols {
     /// Global variables by name (ids are positions in `CheckedModule::globals`).
-    pub globals: HashMap<String, VarId>,
+    pub globals: NameMap<VarId>,
     /// Functions by name.
-    pub functions: HashMap<String, Signature>,
+    pub functions: NameMap<Signature>,
 }
 
 /// The stack of scopes of one function body.
 #[derive(Default)]
 pub struct Scopes {
-    stack: Vec<HashMap<String, Symbol>>,
+    stack: Vec<NameMap<Symbol>>,
 }
 
 impl Scopes {
     /// Opens a scope.
     pub fn push(&mut self) {
-        self.stack.push(HashMap::new());
+        self.stack.push(NameMap::default());
     }
 
     /// Closes the innermost scope.

@@ -47,3 +47,18 @@ pub fn name(path: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
+
+/// The tree's debug text with every span blanked out.
+pub fn without_spans(m: &ptxc_frontend::ast::Module) -> String {
+    let text = format!("{m:?}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("Span { start: ") {
+        out.push_str(&rest[..at]);
+        out.push_str("Span");
+        rest = &rest[at..];
+        rest = &rest[rest.find(" }").map_or(rest.len(), |e| e + 2)..];
+    }
+    out.push_str(rest);
+    out
+}

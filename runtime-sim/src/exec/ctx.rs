@@ -37,7 +37,20 @@ impl ConstBanks {
     }
 }
 
-/// Per-CTA execution context.
+/// The state a CTA's warps share: coordinates, shared memory, barrier counts.
+#[derive(Clone, Debug)]
+pub struct CtaShared {
+    /// Block index.
+    pub ctaid: [u32; 3],
+    /// Shared memory (static + dynamic).
+    pub shared: Vec<u8>,
+    /// Threads waiting at each barrier.
+    pub bar_arrived: [u32; 16],
+    /// Threads that have not exited.
+    pub live_threads: u32,
+}
+
+/// What an instruction sees besides its warp.
 pub struct Ctx<'a> {
     /// The kernel.
     pub kernel: &'a Kernel,
@@ -45,16 +58,10 @@ pub struct Ctx<'a> {
     pub consts: &'a ConstBanks,
     /// Global memory.
     pub global: &'a mut GlobalMemory,
-    /// This CTA's shared memory.
-    pub shared: Vec<u8>,
-    /// Block index.
-    pub ctaid: [u32; 3],
+    /// The warp's CTA.
+    pub cta: &'a mut CtaShared,
     /// Statistics of the launch.
     pub stats: &'a mut Stats,
-    /// Threads of this CTA waiting at each barrier.
-    pub bar_arrived: [u32; 16],
-    /// Threads of this CTA that have not exited.
-    pub live_threads: u32,
 }
 
 impl Ctx<'_> {
@@ -97,7 +104,7 @@ impl Ctx<'_> {
     pub fn at(&self, w: &Warp, lane: usize, pc: u32) -> Location {
         Location {
             kernel: self.kernel.name.clone(),
-            ctaid: self.ctaid,
+            ctaid: self.cta.ctaid,
             tid: w.tid[lane],
             pc,
         }

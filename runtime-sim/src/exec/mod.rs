@@ -7,20 +7,21 @@ mod ctx;
 mod float;
 mod int;
 mod mem;
-mod step;
+pub mod step;
 mod timer;
 mod warp;
 
-pub use ctx::{ConstBanks, LOCAL_WINDOW, SHARED_WINDOW};
+pub use ctx::{ConstBanks, CtaShared, Ctx, LOCAL_WINDOW, SHARED_WINDOW};
+pub use step::execute;
+pub use timer::{Timer, result_latency};
+pub use warp::{WARP, Warp, lanes};
 
 use crate::config::Config;
+use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::memory::GlobalMemory;
 use crate::module::Kernel;
 use crate::stats::Stats;
-use ctx::Ctx;
-use timer::Timer;
-use warp::{WARP, Warp};
 
 /// Instructions a warp runs before the next warp gets a turn.
 const SLICE: usize = 4096;
@@ -80,22 +81,55 @@ pub fn run(
     global: &mut GlobalMemory,
     dims: &LaunchDims,
     config: &Config,
-) -> Result<Stats, SimError> {
+    stats: &mut Stats,
+) -> Result<(), SimError> {
     check_dims(dims)?;
-    let mut stats = Stats {
-        engine: "functional".into(),
-        ..Stats::default()
-    };
+    stats.engine = "functional".into();
     for z in 0..dims.grid[2] {
         for y in 0..dims.grid[1] {
             for x in 0..dims.grid[0] {
-                run_cta(kernel, consts, global, dims, [x, y, z], config, &mut stats)?;
+                run_cta(kernel, consts, global, dims, [x, y, z], config, stats)?;
             }
         }
     }
-    Ok(stats)
+    Ok(())
 }
 
+/// A fresh CTA: its shared state and warps.
+pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3]) -> (CtaShared, Vec<Warp>) {
+    let threads = dims.block.iter().product::<u32>();
+    let nwarps = threads.div_ceil(WARP as u32);
+    let warps = (0..nwarps)
+        .map(|i| Warp::new(i, dims.block, kernel.regs as usize))
+        .collect();
+    let shared = CtaShared {
+        ctaid,
+        shared: vec![0; (kernel.shared_size + dims.dynamic_shared) as usize],
+        bar_arrived: [0; 16],
+        live_threads: threads,
+    };
+    (shared, warps)
+}
+
+/// The instruction at `pc`, or a fault if execution ran past the code.
+pub fn fetch<'k>(kernel: &'k Kernel, cta: &CtaShared, w: &Warp, pc: u32, group: u32) -> Result<&'k Decoded, SimError> {
+    kernel.insts.get(pc as usize / 16).ok_or_else(|| SimError::Unsupported {
+        at: location(kernel, cta, w, group.trailing_zeros() as usize, pc),
+        what: "execution past the end of the code".into(),
+    })
+}
+
+/// The location of a lane, for messages.
+pub fn location(kernel: &Kernel, cta: &CtaShared, w: &Warp, lane: usize, pc: u32) -> crate::error::Location {
+    crate::error::Location {
+        kernel: kernel.name.clone(),
+        ctaid: cta.ctaid,
+        tid: w.tid[lane % WARP],
+        pc,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run_cta(
     kernel: &Kernel,
     consts: &ConstBanks,
@@ -105,24 +139,10 @@ fn run_cta(
     config: &Config,
     stats: &mut Stats,
 ) -> Result<(), SimError> {
-    let threads = dims.block.iter().product::<u32>();
-    let nwarps = threads.div_ceil(WARP as u32);
-    let mut warps: Vec<Warp> = (0..nwarps)
-        .map(|i| Warp::new(i, dims.block, kernel.regs as usize))
-        .collect();
-    let mut timers: Vec<Timer> = vec![Timer::default(); nwarps as usize];
-    let mut ctx = Ctx {
-        kernel,
-        consts,
-        global,
-        shared: vec![0; (kernel.shared_size + dims.dynamic_shared) as usize],
-        ctaid,
-        stats,
-        bar_arrived: [0; 16],
-        live_threads: threads,
-    };
-    ctx.stats.ctas += 1;
-    ctx.stats.warps += nwarps as u64;
+    let (mut cta, mut warps) = new_cta(kernel, dims, ctaid);
+    let mut timers: Vec<Timer> = vec![Timer::default(); warps.len()];
+    stats.ctas += 1;
+    stats.warps += warps.len() as u64;
     loop {
         let mut progress = false;
         for wi in 0..warps.len() {
@@ -130,23 +150,26 @@ fn run_cta(
                 let Some((pc, group)) = warps[wi].next_group() else {
                     break;
                 };
-                let Some(d) = kernel.insts.get(pc as usize / 16) else {
-                    let lane = group.trailing_zeros() as usize;
-                    return Err(SimError::Unsupported {
-                        at: ctx.at(&warps[wi], lane, pc),
-                        what: "execution past the end of the code".into(),
-                    });
+                let d = fetch(kernel, &cta, &warps[wi], pc, group)?;
+                let mut ctx = Ctx {
+                    kernel,
+                    consts,
+                    global,
+                    cta: &mut cta,
+                    stats,
                 };
                 step::step(&mut ctx, &mut warps[wi], &mut timers[wi], d, group)?;
                 progress = true;
-                if ctx.stats.warp_instructions > config.instruction_limit {
+                if stats.warp_instructions > config.instruction_limit {
+                    let lane = group.trailing_zeros() as usize;
                     return Err(SimError::Limit {
-                        at: ctx.at(&warps[wi], group.trailing_zeros() as usize, pc),
+                        at: location(kernel, &cta, &warps[wi], lane, pc),
                         limit: config.instruction_limit,
                     });
                 }
                 if matches!(d.op, ptxc_backend::isa::Op::Bar | ptxc_backend::isa::Op::Exit) {
-                    release_barriers(&mut ctx, &mut warps, kernel);
+                    let mut all: Vec<&mut Warp> = warps.iter_mut().collect();
+                    release_barriers(&mut cta, &mut all, kernel);
                 }
             }
         }
@@ -154,18 +177,18 @@ fn run_cta(
             break;
         }
         if !progress {
-            return Err(deadlock(&ctx, &warps));
+            return Err(deadlock(kernel, &cta, warps.iter()));
         }
     }
     let longest = timers.iter().map(|t| t.now()).max().unwrap_or(0);
-    ctx.stats.cycles = ctx.stats.cycles.max(longest.max(0) as u64);
+    stats.cycles = stats.cycles.max(longest.max(0) as u64);
     Ok(())
 }
 
 /// Completes CTA barriers whose every expected thread has arrived.
-fn release_barriers(ctx: &mut Ctx, warps: &mut [Warp], kernel: &Kernel) {
+pub fn release_barriers(cta: &mut CtaShared, warps: &mut [&mut Warp], kernel: &Kernel) {
     for id in 0..16 {
-        if ctx.bar_arrived[id] == 0 {
+        if cta.bar_arrived[id] == 0 {
             continue;
         }
         let count = warps
@@ -177,9 +200,9 @@ fn release_barriers(ctx: &mut Ctx, warps: &mut [Warp], kernel: &Kernel) {
             .next()
             .and_then(|pc| kernel.insts.get(pc as usize / 16))
             .map_or(0, step::bar_count);
-        let expected = if count == 0 { ctx.live_threads } else { count };
-        if ctx.bar_arrived[id] >= expected {
-            ctx.bar_arrived[id] = 0;
+        let expected = if count == 0 { cta.live_threads } else { count };
+        if cta.bar_arrived[id] >= expected {
+            cta.bar_arrived[id] = 0;
             for w in warps.iter_mut() {
                 let waiting = w.bar_wait[id];
                 w.bar_wait[id] = 0;
@@ -190,20 +213,21 @@ fn release_barriers(ctx: &mut Ctx, warps: &mut [Warp], kernel: &Kernel) {
     }
 }
 
-fn deadlock(ctx: &Ctx, warps: &[Warp]) -> SimError {
-    let w = warps.iter().find(|w| w.alive != 0).expect("a live warp");
+/// The error for a CTA whose live warps are all blocked.
+pub fn deadlock<'w>(kernel: &Kernel, cta: &CtaShared, warps: impl IntoIterator<Item = &'w Warp>) -> SimError {
+    let w = warps.into_iter().find(|w| w.alive != 0).expect("a live warp");
     let lane = (w.alive & w.blocked).trailing_zeros() as usize % WARP;
     let at_bar = w.bar_wait.iter().any(|&m| m != 0);
     let detail = if at_bar {
         format!(
             "{} of the CTA's threads wait at a barrier that the others never reach",
-            ctx.bar_arrived.iter().sum::<u32>()
+            cta.bar_arrived.iter().sum::<u32>()
         )
     } else {
         "threads wait at a convergence barrier (BSYNC/WARPSYNC) that other threads never reach".into()
     };
     SimError::Deadlock {
-        at: ctx.at(w, lane, w.pc[lane]),
+        at: location(kernel, cta, w, lane, w.pc[lane]),
         detail,
     }
 }

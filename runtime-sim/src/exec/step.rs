@@ -10,17 +10,25 @@ use crate::error::SimError;
 use crate::stats::Hazard;
 use ptxc_backend::isa::Op;
 
-/// Runs `d` for the lanes of `group` (all at `d.pc`).
+/// Functional engine: issues `d` on the warp's timeline (counting hazards), then runs it.
 pub fn step(ctx: &mut Ctx, w: &mut Warp, timer: &mut Timer, d: &Decoded, group: u32) -> Result<(), SimError> {
-    for what in timer.issue(d) {
-        ctx.stats.hazard(Hazard {
-            kernel: ctx.kernel.name.clone(),
-            ctaid: ctx.ctaid,
-            warp: w.index,
+    let (kernel, ctaid, warp) = (&ctx.kernel.name, ctx.cta.ctaid, w.index);
+    let stats = &mut *ctx.stats;
+    timer.issue(d, &mut |what| {
+        stats.hazard(Hazard {
+            kernel: kernel.clone(),
+            ctaid,
+            warp,
             pc: d.pc,
             what,
-        });
-    }
+        })
+    });
+    execute(ctx, w, d, group, timer.now())
+}
+
+/// Runs `d` for the lanes of `group` (all at `d.pc`): the operation and where each lane goes
+/// next. `now` is the cycle (for clock reads).
+pub fn execute(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, now: i64) -> Result<(), SimError> {
     ctx.stats.warp_instructions += 1;
     let exec = w.pred_mask(d.guard, group);
     ctx.stats.thread_instructions += exec.count_ones() as u64;
@@ -34,7 +42,7 @@ pub fn step(ctx: &mut Ctx, w: &mut Warp, timer: &mut Timer, d: &Decoded, group: 
         }
         Op::Exit => {
             w.alive &= !exec;
-            ctx.live_threads -= exec.count_ones();
+            ctx.cta.live_threads -= exec.count_ones();
             w.advance(group & !exec);
             release_convergence(w);
         }
@@ -64,7 +72,7 @@ pub fn step(ctx: &mut Ctx, w: &mut Warp, timer: &mut Timer, d: &Decoded, group: 
             let id = bar_id(d);
             w.bar_wait[id] |= exec;
             w.blocked |= exec;
-            ctx.bar_arrived[id] += exec.count_ones();
+            ctx.cta.bar_arrived[id] += exec.count_ones();
             w.advance(group & !exec);
         }
         Op::Ldg | Op::Stg => {
@@ -92,7 +100,7 @@ pub fn step(ctx: &mut Ctx, w: &mut Warp, timer: &mut Timer, d: &Decoded, group: 
             w.advance(group);
         }
         Op::S2r | Op::Cs2r => {
-            special(ctx, w, d, exec, timer.now());
+            special(ctx, w, d, exec, now);
             w.advance(group);
         }
         other => {
@@ -145,8 +153,8 @@ fn special(ctx: &Ctx, w: &mut Warp, d: &Decoded, mask: u32, now: i64) {
         let v: u64 = match d.special {
             0x00 => l as u64,
             0x21..=0x23 => tid[(d.special - 0x21) as usize] as u64,
-            0x25..=0x27 => ctx.ctaid[(d.special - 0x25) as usize] as u64,
-            0x32 => ctx.shared.len() as u64,
+            0x25..=0x27 => ctx.cta.ctaid[(d.special - 0x25) as usize] as u64,
+            0x32 => ctx.cta.shared.len() as u64,
             0x38 => 1 << l,
             0x39 => (1u64 << l) - 1,
             0x3a => (2u64 << l) - 1,

@@ -13,7 +13,7 @@ use ptxc_backend::isa::desc::Pipe;
 use ptxc_backend::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
 
 /// Nominal result latency of variable-latency instructions in the functional engine.
-fn result_latency(op: Op, pipe: Pipe) -> i64 {
+pub fn result_latency(op: Op, pipe: Pipe) -> i64 {
     match (op, pipe) {
         (Op::S2r | Op::S2ur, _) => 20,
         (Op::Lds | Op::Atoms | Op::AtomsCas | Op::Shfl, _) => 23,
@@ -89,43 +89,92 @@ impl Timer {
         }
     }
 
-    /// Issues `inst`; returns the hazard descriptions (empty when the access is legal).
-    pub fn issue(&mut self, inst: &Decoded) -> Vec<String> {
-        let t = self.wait(inst.ctrl.wait);
-        let mut hazards = Vec::new();
+    /// Functional engine: issues `inst` at the earliest time its stall counts and scoreboard
+    /// waits allow, with the nominal latency of variable-latency results. Calls `hazard` for
+    /// every illegal access; returns the issue time.
+    pub fn issue(&mut self, inst: &Decoded, hazard: &mut dyn FnMut(String)) -> i64 {
+        let t = self.earliest(inst.ctrl.wait);
+        let latency = result_latency(inst.op, inst.inst.desc().meta.pipe);
+        self.issue_at(t, inst, latency, hazard);
+        t
+    }
+
+    /// The earliest issue time: after the previous stall count, and after every scoreboard
+    /// operation of the wait mask that is visible by then has completed.
+    pub fn earliest(&self, wait: u8) -> i64 {
+        let mut t = self.next;
+        for k in (0..6).filter(|k| wait & (1 << k) != 0) {
+            for o in self.sb[k].iter().filter(|o| o.issue + 2 <= self.next) {
+                t = t.max(o.release);
+            }
+        }
+        t
+    }
+
+    /// The next cycle after `now` at which [`Timer::can_issue`] may change its answer.
+    pub fn next_change(&self, wait: u8, now: i64) -> i64 {
+        let mut t = i64::MAX;
+        if self.next > now {
+            t = self.next;
+        }
+        for k in (0..6).filter(|k| wait & (1 << k) != 0) {
+            for o in &self.sb[k] {
+                for c in [o.release, o.issue + 2] {
+                    if c > now {
+                        t = t.min(c);
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    /// Timed engine: may the instruction with wait mask `wait` issue at cycle `now`?
+    /// `Err(true)` means it waits on a scoreboard, `Err(false)` on its stall count.
+    pub fn can_issue(&self, wait: u8, now: i64) -> Result<(), bool> {
+        if now < self.next {
+            return Err(false);
+        }
+        let blocked = (0..6)
+            .filter(|k| wait & (1 << k) != 0)
+            .any(|k| self.sb[k].iter().any(|o| o.issue + 2 <= now && o.release > now));
+        if blocked { Err(true) } else { Ok(()) }
+    }
+
+    /// Issues `inst` at cycle `t` (which must be legal per [`Timer::can_issue`] or
+    /// [`Timer::earliest`]); a variable-latency result completes `latency` cycles later.
+    pub fn issue_at(&mut self, t: i64, inst: &Decoded, latency: i64, hazard: &mut dyn FnMut(String)) {
+        self.release_waited(inst.ctrl.wait, t);
         let cat = inst.inst.desc().meta.cat;
         for a in &inst.accesses.reads {
             if let Some(h) = self.check_read(a, t) {
-                hazards.push(h);
+                hazard(h);
             }
         }
         for a in &inst.accesses.writes {
             if let Some(h) = self.check_write(a, t) {
-                hazards.push(h);
+                hazard(h);
             }
         }
-        self.record(inst, t, cat);
+        self.record(inst, t, cat, latency);
         self.next = t + inst.ctrl.stall as i64;
-        hazards
     }
 
-    /// Waits on the scoreboards of `mask`; returns the issue time.
-    fn wait(&mut self, mask: u8) -> i64 {
-        let mut t = self.next;
+    /// Completes the scoreboard operations of `mask` visible at `t`: their registers become
+    /// readable (and unscoreboarded LSU loads issued before them, which return in order).
+    fn release_waited(&mut self, mask: u8, t: i64) {
         let mut cleared_until = i64::MIN;
         for k in 0..6 {
             if mask & (1 << k) == 0 {
                 continue;
             }
-            // An increment becomes visible one cycle after issue.
-            let (seen, unseen): (Vec<SbOp>, Vec<SbOp>) = self.sb[k].iter().partition(|o| o.issue + 2 <= self.next);
+            let (seen, unseen): (Vec<SbOp>, Vec<SbOp>) = self.sb[k].iter().partition(|o| o.issue + 2 <= t);
             for o in &seen {
-                t = t.max(o.release);
                 cleared_until = cleared_until.max(o.issue);
             }
             self.sb[k] = unseen;
             for s in self.gpr.iter_mut().chain(self.pred.iter_mut()) {
-                if s.var.is_some_and(|v| v.sb == k as u8 && v.issue + 2 <= self.next) {
+                if s.var.is_some_and(|v| v.sb == k as u8 && v.issue + 2 <= t) {
                     s.var = None;
                 }
                 if s.late_read.is_some_and(|(sb, _)| sb == k as u8) {
@@ -133,7 +182,6 @@ impl Timer {
                 }
             }
         }
-        // Results of unscoreboarded LSU loads return in order: waiting on a later one covers them.
         if cleared_until > i64::MIN {
             for s in self.gpr.iter_mut().chain(self.pred.iter_mut()) {
                 if s.var
@@ -143,7 +191,6 @@ impl Timer {
                 }
             }
         }
-        t
     }
 
     fn check_read(&mut self, a: &Access, t: i64) -> Option<String> {
@@ -218,7 +265,7 @@ impl Timer {
         None
     }
 
-    fn record(&mut self, inst: &Decoded, t: i64, cat: LatCat) {
+    fn record(&mut self, inst: &Decoded, t: i64, cat: LatCat, latency: i64) {
         let pipe = inst.inst.desc().meta.pipe;
         let predicated = inst.guard.idx != ptxc_backend::isa::PT;
         for a in &inst.accesses.reads {
@@ -234,7 +281,7 @@ impl Timer {
             }
         }
         if inst.variable_latency {
-            let release = t + result_latency(inst.op, pipe);
+            let release = t + latency;
             for a in &inst.accesses.writes {
                 let s = self.state(a.reg);
                 s.write = None;

@@ -1,0 +1,199 @@
+//! Expansion of [`MKind::Wide`](crate::vcode::MKind::Wide) operations on register tuples:
+//! 64-bit arithmetic, logic, shifts, multiplies, selects, moves and comparisons, written as
+//! ptxas writes them (IADD3 + IADD3.X, SHF.L.U64.HI, IMAD.WIDE.U32 + IMAD, ISETP + ISETP.EX).
+//! The destination never shares registers with a source, so halves may be written in any order.
+
+use super::expand::Expander;
+use super::{EmitError, Locations};
+use crate::isa::{Op, Operand, PT, RZ, Role, Value as V};
+use crate::vcode::{MOp, VReg, WideOp};
+
+fn op(v: V) -> Operand {
+    Operand::new(v)
+}
+
+impl Expander<'_> {
+    /// Expands one wide operation.
+    pub fn wide(
+        &mut self,
+        op_kind: WideOp,
+        d: VReg,
+        srcs: &[MOp],
+        tmp: Option<VReg>,
+        locs: &Locations,
+    ) -> Result<(), EmitError> {
+        let src = |i: usize| {
+            srcs.get(i)
+                .copied()
+                .ok_or_else(|| self.err(format!("{op_kind:?} needs operand {i}")))
+        };
+        match op_kind {
+            WideOp::Add | WideOp::Sub | WideOp::Neg => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let carry = tmp.ok_or_else(|| self.err("64-bit add without a carry predicate"))?;
+                let p = self.pred_index(self.loc(locs, carry)?)?;
+                let ((alo, ahi), (blo, bhi)) = match op_kind {
+                    WideOp::Neg => ((V::Reg(RZ), V::Reg(RZ)), self.halves(src(0)?, locs)?),
+                    _ => (self.halves(src(0)?, locs)?, self.halves(src(1)?, locs)?),
+                };
+                let negate = op_kind != WideOp::Add;
+                let lo = [
+                    (Role::Dst, Operand::reg(dst)),
+                    (Role::PredDst0, Operand::pred(p, false)),
+                    (Role::A, op(alo)),
+                    (Role::B, Operand { neg: negate, ..op(blo) }),
+                    (Role::C, Operand::reg(RZ)),
+                ];
+                let i = self.make(Op::Iadd3, &lo, &[])?;
+                self.push(i);
+                let hi = [
+                    (Role::Dst, Operand::reg(dst + 1)),
+                    (Role::A, op(ahi)),
+                    (Role::B, Operand { neg: negate, ..op(bhi) }),
+                    (Role::C, Operand::reg(RZ)),
+                    (Role::PredSrc0, Operand::pred(p, false)),
+                ];
+                let i = self.make(Op::Iadd3, &hi, &[("x", 1)])?;
+                self.push(i);
+            }
+            WideOp::Logic(lut) => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let (alo, ahi) = self.halves(src(0)?, locs)?;
+                let (blo, bhi) = match srcs.get(1) {
+                    Some(b) => self.halves(*b, locs)?,
+                    None => (V::Reg(RZ), V::Reg(RZ)),
+                };
+                for (k, a, b) in [(0, alo, blo), (1, ahi, bhi)] {
+                    let ops = [
+                        (Role::Dst, Operand::reg(dst + k)),
+                        (Role::A, op(a)),
+                        (Role::B, op(b)),
+                        (Role::C, Operand::reg(RZ)),
+                        (Role::Other, Operand::imm(lut as u64)),
+                        (Role::PredSrc0, Operand::pred(PT, true)),
+                    ];
+                    let i = self.make(Op::Lop3, &ops, &[])?;
+                    self.push(i);
+                }
+            }
+            WideOp::Shl | WideOp::ShrU | WideOp::ShrS => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let (alo, ahi) = self.halves(src(0)?, locs)?;
+                let s = self.value(src(1)?, locs)?;
+                // (type 0 S64, 1 U64, 2 S32, 3 U32)
+                let steps: [(u8, u16, u16, u16, V, V); 2] = match op_kind {
+                    WideOp::Shl => [(1, 0, 1, 1, alo, ahi), (0, 0, 3, 0, alo, V::Reg(RZ))],
+                    WideOp::ShrU => [(0, 1, 1, 0, alo, ahi), (1, 1, 3, 1, V::Reg(RZ), ahi)],
+                    _ => [(0, 1, 0, 0, alo, ahi), (1, 1, 2, 1, V::Reg(RZ), ahi)],
+                };
+                for (k, right, ty, hi, a, c) in steps {
+                    let ops = [
+                        (Role::Dst, Operand::reg(dst + k)),
+                        (Role::A, op(a)),
+                        (Role::B, op(s)),
+                        (Role::C, op(c)),
+                    ];
+                    let i = self.make(Op::Shf, &ops, &[("right", right), ("type", ty), ("hi", hi)])?;
+                    self.push(i);
+                }
+            }
+            WideOp::Mul => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let (alo, ahi) = self.halves(src(0)?, locs)?;
+                let (blo, bhi) = self.halves(src(1)?, locs)?;
+                let steps = [
+                    (Op::ImadWide, alo, blo, V::Reg(RZ), dst, 0u16),
+                    (Op::Imad, alo, bhi, V::Reg(dst + 1), dst + 1, 1),
+                    (Op::Imad, ahi, blo, V::Reg(dst + 1), dst + 1, 1),
+                ];
+                for (o, a, b, c, dd, signed) in steps {
+                    let (a, b) = if matches!(a, V::Reg(_)) { (a, b) } else { (b, a) };
+                    let ops = [
+                        (Role::Dst, Operand::reg(dd)),
+                        (Role::A, op(a)),
+                        (Role::B, op(b)),
+                        (Role::C, op(c)),
+                    ];
+                    let i = self.make(o, &ops, &[("signed", signed)])?;
+                    self.push(i);
+                }
+            }
+            WideOp::Select => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let p = self.value(src(0)?, locs)?;
+                let (alo, ahi) = self.halves(src(1)?, locs)?;
+                let (blo, bhi) = self.halves(src(2)?, locs)?;
+                for (k, a, b) in [(0, alo, blo), (1, ahi, bhi)] {
+                    let (a, b, neg) = if matches!(a, V::Reg(_)) {
+                        (a, b, false)
+                    } else {
+                        (b, a, true)
+                    };
+                    let pred = match p {
+                        V::Pred { idx, neg: n } => Operand::pred(idx, n ^ neg),
+                        other => return Err(self.err(format!("select predicate {other:?}"))),
+                    };
+                    let ops = [
+                        (Role::Dst, Operand::reg(dst + k)),
+                        (Role::A, op(a)),
+                        (Role::B, op(b)),
+                        (Role::PredSrc0, pred),
+                    ];
+                    let i = self.make(Op::Sel, &ops, &[])?;
+                    self.push(i);
+                }
+            }
+            WideOp::Mov => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let width = self.vcode.class(d).width();
+                let s = src(0)?;
+                if width == 2 {
+                    let (lo, hi) = self.halves(s, locs)?;
+                    self.mov(dst, lo)?;
+                    self.mov(dst + 1, hi)?;
+                } else {
+                    let V::Reg(base) = self.value(s, locs)? else {
+                        return Err(self.err("quad move from a non-register"));
+                    };
+                    for k in 0..width {
+                        self.mov(dst + k, V::Reg(base + k))?;
+                    }
+                }
+            }
+            WideOp::Pack => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                for (k, s) in srcs.iter().enumerate() {
+                    let v = self.value(*s, locs)?;
+                    self.mov(dst + k as u8, v)?;
+                }
+            }
+            WideOp::Cmp(code, signed) => {
+                let p = self.pred_index(self.loc(locs, d)?)?;
+                let (alo, ahi) = self.halves(src(0)?, locs)?;
+                let (blo, bhi) = self.halves(src(1)?, locs)?;
+                let steps = [(alo, blo, false, false), (ahi, bhi, signed, true)];
+                for (a, b, s, ex) in steps {
+                    let mut ops = vec![
+                        (Role::PredDst0, Operand::pred(p, false)),
+                        (Role::PredDst1, Operand::pred(PT, false)),
+                        (Role::A, op(a)),
+                        (Role::B, op(b)),
+                        (Role::PredSrc0, Operand::pred(PT, false)),
+                    ];
+                    if ex {
+                        ops.push((Role::PredSrc1, Operand::pred(p, false)));
+                    }
+                    let mods = [
+                        ("cmp", code as u16),
+                        ("signed", s as u16),
+                        ("bop", 0),
+                        ("ex", ex as u16),
+                    ];
+                    let i = self.make(Op::Isetp, &ops, &mods)?;
+                    self.push(i);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,67 @@
+//! 8- and 16-bit integers live in 32-bit registers with undefined upper bits; operations
+//! whose result depends on those bits (compares, right shifts, min/max, widening) extend
+//! their operands first: zero-extension with LOP3, sign-extension with a shift pair.
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::isa::{Op, Role, Value as V};
+use crate::vcode::{MOp, VClass};
+use ptxc_mir::ir::Value;
+
+impl Isel<'_> {
+    /// `v` (of `bits` bits) extended to 32 bits, as an operand.
+    pub fn extended(&mut self, v: Value, bits: u32, signed: bool) -> Result<MOp, IselError> {
+        if bits >= 32 {
+            return Ok(self.src_op(v));
+        }
+        if let Some(V::Imm(k)) = self.foldable(v) {
+            let shift = 64 - bits;
+            let x = if signed {
+                ((k << shift) as i64 >> shift) as u64
+            } else {
+                k & ((1 << bits) - 1)
+            };
+            return Ok(MOp::Fixed(V::Imm(x & 0xffff_ffff)));
+        }
+        let a = self.src_op(v);
+        let d = self.vcode.new_vreg(VClass::Single);
+        if signed {
+            let t = self.vcode.new_vreg(VClass::Single);
+            let up = [
+                (Role::A, Arg::op(a)),
+                (Role::B, Arg::imm(32 - bits)),
+                (Role::C, Arg::rz()),
+            ];
+            self.emit_sass(
+                Op::Shf,
+                &[(Role::Dst, MOp::Reg(t))],
+                &up,
+                &[("right", 0), ("type", 3), ("hi", 0)],
+                None,
+            )?;
+            let down = [
+                (Role::A, Arg::rz()),
+                (Role::B, Arg::imm(32 - bits)),
+                (Role::C, Arg::op(MOp::Reg(t))),
+            ];
+            self.emit_sass(
+                Op::Shf,
+                &[(Role::Dst, MOp::Reg(d))],
+                &down,
+                &[("right", 1), ("type", 2), ("hi", 1)],
+                None,
+            )?;
+        } else {
+            let mask = (1u32 << bits) - 1;
+            let srcs = [
+                (Role::A, Arg::op(a)),
+                (Role::B, Arg::imm(mask)),
+                (Role::C, Arg::rz()),
+                (Role::Other, Arg::imm(0xc0)),
+                (Role::PredSrc0, Arg::pt(true)),
+            ];
+            self.emit_sass(Op::Lop3, &[(Role::Dst, MOp::Reg(d))], &srcs, &[], None)?;
+        }
+        Ok(MOp::Reg(d))
+    }
+}

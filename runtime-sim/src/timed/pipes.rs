@@ -1,0 +1,37 @@
+//! Issue intervals of the execution pipes of one sub-partition (cycles between two warp
+//! instructions on the same pipe), from the CUDA programming guide's throughput table for
+//! compute capability 7.5 (see `sm75-timing.md`).
+
+use ptxc_backend::isa::desc::Pipe;
+
+/// Pipes tracked per sub-partition.
+pub const PIPES: usize = 10;
+
+/// Index of a pipe.
+pub fn index(p: Pipe) -> usize {
+    match p {
+        Pipe::Alu => 0,
+        Pipe::Fma => 1,
+        Pipe::Fp64 => 2,
+        Pipe::Fp16 => 3,
+        Pipe::Mufu => 4,
+        Pipe::Conv => 5,
+        Pipe::Lsu => 6,
+        Pipe::Branch => 7,
+        Pipe::Uniform => 8,
+        Pipe::Misc => 9,
+    }
+}
+
+/// Cycles a warp instruction occupies its pipe: 16 lanes per SMSP for FP32/INT/FP16x2 (2),
+/// 0.5 lanes for FP64 on Turing (64), 4 lanes for MUFU and conversions (8), memory ops
+/// about every 4 cycles.
+pub fn interval(p: Pipe) -> i64 {
+    match p {
+        Pipe::Alu | Pipe::Fma | Pipe::Fp16 | Pipe::Branch => 2,
+        Pipe::Fp64 => 64,
+        Pipe::Mufu | Pipe::Conv => 8,
+        Pipe::Lsu => 4,
+        Pipe::Uniform | Pipe::Misc => 1,
+    }
+}

@@ -1,0 +1,365 @@
+//! NVIDIA's hardware results for the ZLUDA conformance kernels, reproduced by running ptxas's
+//! cubins on our simulator (the simulator's semantics) and ptxc's cubins (the compiler's).
+//! Kernels not yet supported are listed; the test fails when a listed kernel starts passing
+//! (shrink the list) or an unlisted one fails (a regression).
+
+mod common;
+
+use common::zluda::{Case, cases};
+use common::*;
+use ptxc::run::{RunOptions, run};
+use std::collections::BTreeSet;
+
+/// Runs one case from a cubin: `Ok` if the output matches hardware with zero hazards.
+fn check_cubin(case: &Case, cubin: &[u8], dir: &std::path::Path) -> Result<(), String> {
+    let spec = case.spec(dir);
+    let out = run(cubin, &spec, &RunOptions::default())?;
+    if out.stats.hazards > 0 {
+        return Err(format!(
+            "{} hazards: {:?}",
+            out.stats.hazards,
+            out.stats.hazard_reports.first()
+        ));
+    }
+    case.check(&out.buffers["output"].bytes)
+}
+
+/// Runs every case through `make_cubin` and compares the failures with `known`.
+fn conformance(
+    tag: &str,
+    known: &[&str],
+    make_cubin: impl Fn(&Case, &std::path::Path) -> Result<Vec<u8>, String> + Sync,
+) {
+    let dir = scratch(&format!("zluda_{tag}"));
+    let cases = cases();
+    assert_eq!(cases.len(), 158, "the manifest lists 158 kernels");
+    let results: Vec<(String, Result<(), String>)> = std::thread::scope(|s| {
+        let chunks: Vec<_> = cases.chunks(cases.len().div_ceil(2)).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let (dir, make_cubin) = (&dir, &make_cubin);
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|c| {
+                            (
+                                c.name.clone(),
+                                make_cubin(c, dir).and_then(|cubin| check_cubin(c, &cubin, dir)),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("worker")).collect()
+    });
+    let failed: BTreeSet<&str> = results
+        .iter()
+        .filter(|(_, r)| r.is_err())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let known: BTreeSet<&str> = known.iter().copied().collect();
+    println!(
+        "{tag}: {} of {} kernels reproduce the hardware outputs",
+        results.len() - failed.len(),
+        results.len()
+    );
+    for (n, r) in &results {
+        if let Err(e) = r {
+            println!("  {n}: {}", e.lines().next().unwrap_or(""));
+        }
+    }
+    let regressions: Vec<_> = failed.difference(&known).collect();
+    let fixed: Vec<_> = known.difference(&failed).collect();
+    assert!(regressions.is_empty(), "{tag}: newly failing: {regressions:?}");
+    assert!(
+        fixed.is_empty(),
+        "{tag}: now passing, remove from the known list: {fixed:?}"
+    );
+}
+
+#[test]
+fn ptxas_cubins_reproduce_hardware_outputs_on_the_simulator() {
+    conformance("ptxas", KNOWN_PTXAS, |case, dir| {
+        let out = dir.join(format!("{}.cubin", case.name));
+        let o = oracle(
+            "ptxas",
+            &[
+                "-arch=sm_75",
+                "-O3",
+                case.ptx_path().to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ],
+        );
+        if !o.status.success() {
+            return Err(format!("ptxas: {}", text(&o.stderr)));
+        }
+        std::fs::read(&out).map_err(|e| e.to_string())
+    });
+}
+
+#[test]
+fn ptxc_cubins_reproduce_hardware_outputs_on_the_simulator() {
+    conformance("ptxc", KNOWN_PTXC, |case, _| {
+        let src = std::fs::read_to_string(case.ptx_path()).map_err(|e| e.to_string())?;
+        ptxc::pipeline::compile_ptx(&src, &case.name, &Default::default()).map_err(|e| e.0)
+    });
+}
+
+/// Kernels whose ptxas cubin does not yet reproduce the hardware outputs on the simulator.
+const KNOWN_PTXAS: &[&str] = &[
+    "abs",
+    "activemask",
+    "add",
+    "add_extended",
+    "add_non_coherent",
+    "add_s32_sat",
+    "add_tuning",
+    "addc_cc_s32",
+    "and",
+    "atom_add",
+    "atom_add_float",
+    "atom_cas",
+    "atom_inc",
+    "b64tof64",
+    "bar_red_and_pred",
+    "bfe",
+    "bfi",
+    "bfind_shiftamt",
+    "block",
+    "bmsk_clamp_b32",
+    "bra",
+    "brev",
+    "call",
+    "call_rnd",
+    "clz",
+    "const",
+    "const_ident",
+    "constant_f32",
+    "constant_negative",
+    "copysign",
+    "cos",
+    "cvt_f64_f32",
+    "cvt_pack",
+    "cvt_rni",
+    "cvt_rni_u16_f32",
+    "cvt_rzi",
+    "cvt_s16_s8",
+    "cvt_s32_f32",
+    "cvt_s64_s32",
+    "cvt_sat_s_u",
+    "cvta",
+    "div_approx",
+    "div_ftz",
+    "div_noftz",
+    "dp2a",
+    "dp4a",
+    "ex2",
+    "exit",
+    "extern_shared",
+    "extern_shared_call",
+    "fma",
+    "global_array",
+    "global_array_f32",
+    "ld_st",
+    "ld_st_implicit",
+    "ld_st_offset",
+    "ldmatrix",
+    "ldmatrix_trans",
+    "lg2",
+    "local_align",
+    "mad_extended",
+    "mad_s32",
+    "mad_wide",
+    "malformed_label",
+    "match_sync",
+    "max",
+    "membar",
+    "min",
+    "mov",
+    "mul24_hi_s32",
+    "mul24_hi_u32",
+    "mul24_lo_s32",
+    "mul24_lo_u32",
+    "mul_ftz",
+    "mul_hi",
+    "mul_lo",
+    "mul_non_ftz",
+    "mul_wide",
+    "multiple_return",
+    "nanosleep",
+    "neg",
+    "non_scalar_ptr_offset",
+    "not",
+    "ntid",
+    "or",
+    "param_is_addressable",
+    "popc",
+    "popc_b64",
+    "pred_not",
+    "prmt",
+    "prmt_signext",
+    "prmt_slow",
+    "rcp",
+    "rcp_f64",
+    "reg_local",
+    "reg_multi",
+    "rem",
+    "rsqrt",
+    "sad_s64",
+    "selp",
+    "selp_true",
+    "set_f16",
+    "set_gt_f16x2",
+    "setp",
+    "setp_bool_and",
+    "setp_gt",
+    "setp_leu",
+    "setp_nan",
+    "setp_num",
+    "shared_ptr_32",
+    "shared_ptr_take_address",
+    "shared_unify_extern",
+    "shared_unify_local",
+    "shared_variable",
+    "shf_l",
+    "shf_l_clamp",
+    "shf_l_wrap",
+    "shf_r",
+    "shf_r_clamp",
+    "shf_r_wrap",
+    "shfl_sync_bfly_b32_pred",
+    "shfl_sync_bfly_dynamic_delta_b32_pred",
+    "shfl_sync_down_b32_pred",
+    "shfl_sync_down_dynamic_delta_b32_pred",
+    "shfl_sync_idx_b32_pred",
+    "shfl_sync_idx_dynamic_delta_b32_pred",
+    "shfl_sync_mode_b32",
+    "shfl_sync_up_b32_pred",
+    "shfl_sync_up_dynamic_delta_b32_pred",
+    "shl",
+    "shr",
+    "shr_oob",
+    "sign_extend",
+    "sin",
+    "sqrt",
+    "sqrt_rn_ftz",
+    "stateful_ld_st_simple",
+    "stateful_neg_offset",
+    "sub",
+    "sub_extended",
+    "subc_cc_s32",
+    "tanh",
+    "tid",
+    "vector",
+    "vector4",
+    "vector_extract",
+    "vector_operand",
+    "vote_all",
+    "vote_all_sub",
+    "vote_any",
+    "vote_ballot",
+    "vshr_clamp",
+    "warp_sz",
+    "xor",
+];
+
+/// Kernels ptxc does not yet compile to the hardware outputs.
+const KNOWN_PTXC: &[&str] = &[
+    "activemask",
+    "add_extended",
+    "add_s32_sat",
+    "addc_cc_s32",
+    "atom_add",
+    "atom_add_float",
+    "atom_cas",
+    "atom_inc",
+    "bar_red_and_pred",
+    "bfe",
+    "bfi",
+    "bfind_shiftamt",
+    "brev",
+    "call",
+    "call_rnd",
+    "clz",
+    "const",
+    "const_ident",
+    "copysign",
+    "cos",
+    "cvt_f64_f32",
+    "cvt_rni",
+    "cvt_rni_u16_f32",
+    "cvt_rzi",
+    "cvt_s32_f32",
+    "div_approx",
+    "div_ftz",
+    "div_noftz",
+    "dp2a",
+    "dp4a",
+    "ex2",
+    "extern_shared",
+    "extern_shared_call",
+    "global_array",
+    "global_array_f32",
+    "ldmatrix",
+    "ldmatrix_trans",
+    "lg2",
+    "mad_extended",
+    "match_sync",
+    "membar",
+    "mul24_hi_s32",
+    "mul24_hi_u32",
+    "mul24_lo_s32",
+    "mul24_lo_u32",
+    "mul_hi",
+    "multiple_return",
+    "nanosleep",
+    "param_is_addressable",
+    "popc",
+    "popc_b64",
+    "prmt",
+    "prmt_signext",
+    "prmt_slow",
+    "rcp",
+    "rcp_f64",
+    "reg_local",
+    "rem",
+    "rsqrt",
+    "selp",
+    "selp_true",
+    "set_f16",
+    "set_gt_f16x2",
+    "shared_ptr_32",
+    "shared_ptr_take_address",
+    "shared_unify_extern",
+    "shared_unify_local",
+    "shared_variable",
+    "shf_l",
+    "shf_l_clamp",
+    "shf_l_wrap",
+    "shf_r",
+    "shf_r_clamp",
+    "shf_r_wrap",
+    "shfl_sync_bfly_b32_pred",
+    "shfl_sync_bfly_dynamic_delta_b32_pred",
+    "shfl_sync_down_b32_pred",
+    "shfl_sync_down_dynamic_delta_b32_pred",
+    "shfl_sync_idx_b32_pred",
+    "shfl_sync_idx_dynamic_delta_b32_pred",
+    "shfl_sync_mode_b32",
+    "shfl_sync_up_b32_pred",
+    "shfl_sync_up_dynamic_delta_b32_pred",
+    "sin",
+    "sqrt",
+    "sqrt_rn_ftz",
+    "sub_extended",
+    "subc_cc_s32",
+    "tanh",
+    "vector_extract",
+    "vote_all",
+    "vote_all_sub",
+    "vote_any",
+    "vote_ballot",
+];
