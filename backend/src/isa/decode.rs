@@ -14,14 +14,28 @@ use smallvec::SmallVec;
 pub enum DecodeError {
     /// No form has this opcode.
     #[error("unknown opcode {opcode:#05x} at offset {offset:#x} (words {w0:#018x} {w1:#018x})")]
-    UnknownOpcode { opcode: u16, offset: u64, w0: u64, w1: u64 },
+    UnknownOpcode {
+        /// Bits 0..12 of the word.
+        opcode: u16,
+        /// Byte offset of the instruction.
+        offset: u64,
+        /// First instruction word.
+        w0: u64,
+        /// Second instruction word.
+        w1: u64,
+    },
     /// The opcode is known but some bits match none of its forms.
     #[error("unsupported encoding of {mnemonic} at offset {offset:#x} (words {w0:#018x} {w1:#018x}): {why}")]
     Illegal {
+        /// The form's mnemonic.
         mnemonic: &'static str,
+        /// Byte offset of the instruction.
         offset: u64,
+        /// First instruction word.
         w0: u64,
+        /// Second instruction word.
         w1: u64,
+        /// Why no form fits.
         why: String,
     },
     /// The code size is not a multiple of 16 bytes.
