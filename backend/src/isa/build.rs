@@ -1,6 +1,6 @@
 //! A small builder language for writing [`Form`] tables concisely: operand constructors with
 //! the standard field positions, modifier constructors, the [`FormBuilder`], and (in
-//! [`families`]) generators for the operand-form families that share one base opcode.
+//! `families`) generators for the operand-form families that share one base opcode.
 
 pub use super::bits::{BitField, bits};
 use super::control::Control;

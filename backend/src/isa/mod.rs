@@ -1,6 +1,6 @@
 //! The sm_75 instruction-set description and everything driven by it: the bit-field
-//! language ([`desc`], [`build`]), the table itself ([`sm75`]), and the [`encode`]r,
-//! [`decode`]r and disassembly [`text`] that read it. Control codes live in [`control`].
+//! language ([`desc`], [`build`]), the table itself ([`sm75`]), and the [`encode`](mod@encode)r,
+//! [`decode`](mod@decode)r and disassembly [`text`] that read it. Control codes live in [`control`].
 #![warn(missing_docs)]
 
 pub mod access;
