@@ -5,7 +5,10 @@
 
 mod arith;
 mod cfg;
+mod convert;
+mod family;
 mod fit;
+mod float;
 mod memory;
 mod operand;
 mod reconverge;
