@@ -49,9 +49,9 @@ impl Isel<'_> {
             Family::Float => self.lower_float_family(inst),
             Family::Convert => self.lower_convert(inst),
             Family::Memory => self.lower_memory(inst),
-            Family::Atomic | Family::Warp | Family::Barrier => {
-                Err(self.unsupported(format!("MIR `{}`", data.op.name())))
-            }
+            Family::Atomic => self.lower_atomic(inst),
+            Family::Warp => self.lower_warp(inst),
+            Family::Barrier => self.lower_barrier(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),
         }
     }
