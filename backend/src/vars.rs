@@ -47,6 +47,8 @@ pub struct KernelVars {
     pub dynamic_shared: bool,
     /// Bytes of the thread's stack frame (local variables), a multiple of 8.
     pub frame_size: u32,
+    /// Largest alignment of a local variable (at least 8): the frame keeps it.
+    pub frame_align: u32,
 }
 
 /// A variable-layout error (bad input that the front end let through).
@@ -218,6 +220,7 @@ impl ModuleVars {
     fn lay_out_kernel(f: &Function, module: impl Fn(&MemVar) -> Option<Place>) -> KernelVars {
         let mut k = KernelVars {
             shared_align: 1,
+            frame_align: 8,
             ..KernelVars::default()
         };
         let (mut shared, mut local) = (0u64, 0u64);
@@ -238,6 +241,7 @@ impl ModuleVars {
                     p
                 }
                 Space::Local | Space::Param | Space::Generic => {
+                    k.frame_align = k.frame_align.max(a as u32);
                     local = align_up(local, a);
                     let p = Place::Local { offset: local as u32 };
                     local += v.size;
@@ -256,7 +260,7 @@ impl ModuleVars {
         k.dynamic_shared = !dynamic.is_empty();
         // ptxas pads the static part to the dynamic arrays' start.
         k.shared_size = if k.dynamic_shared { dyn_start } else { shared as u32 };
-        k.frame_size = align_up(local, 8) as u32;
+        k.frame_size = align_up(local, k.frame_align as u64) as u32;
         k
     }
 

@@ -145,7 +145,7 @@ impl Isel<'_> {
         }
         let base_reg = match base {
             Base::Zero => None,
-            Base::Sp => Some(self.stack_pointer()?),
+            Base::Sp => return Ok(MOp::SpMem { offset: k as i32 }),
             Base::Value(v) => Some(self.reg(v)),
         };
         let offset = bank_offset(space, k) as i32;

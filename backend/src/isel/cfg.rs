@@ -73,9 +73,6 @@ fn select_block(isel: &mut Isel, edges: &Edges, b: Block, id: usize) -> Result<(
     let func = isel.func;
     let params = func.blocks[b].params.iter().map(|&p| isel.def_reg(p)).collect();
     isel.vcode.blocks[id].params = params;
-    if id == 0 {
-        isel.prologue()?;
-    }
     for &inst in &func.blocks[b].insts {
         if isel.is_fused(inst) {
             continue;

@@ -66,6 +66,13 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
             offset,
             scale: 0,
         },
+        MOp::Sp => V::Reg(0),
+        MOp::SpMem { offset } => V::Mem {
+            base: 0,
+            uniform: None,
+            offset,
+            scale: 0,
+        },
         MOp::Fixed(v) => v,
     };
     Operand {

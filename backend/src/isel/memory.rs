@@ -71,7 +71,7 @@ impl Isel<'_> {
     /// Bytes of a vector access.
     fn access_shape(&self, ty: Type, n: usize) -> Result<u32, IselError> {
         let bytes = ty.bytes() * n as u32;
-        if n > 1 && ty.bytes() < 4 {
+        if size_code(bytes).is_none() {
             return Err(self.unsupported(format!("vectors of {n} {ty} values")));
         }
         Ok(bytes)
@@ -120,10 +120,73 @@ impl Isel<'_> {
             &mods,
             None,
         )?;
-        if results.len() > 1 {
+        if results.len() > 1 && ty.bytes() < 4 {
+            self.split_narrow(&results, ty, d, bytes)?;
+        } else if results.len() > 1 {
             self.split_vector(&results, ty, d);
         }
         Ok(())
+    }
+
+    /// Elements of a vector of 8- or 16-bit values loaded into one register or a pair: each
+    /// is its word shifted down (upper bits are left undefined, as for every narrow value).
+    fn split_narrow(&mut self, results: &[Value], ty: Type, d: VReg, bytes: u32) -> Result<(), IselError> {
+        for (i, &r) in results.iter().enumerate() {
+            let at = i as u32 * ty.bytes();
+            let word = if bytes > 4 {
+                MOp::Sub(d, (at / 4) as u8)
+            } else {
+                MOp::Reg(d)
+            };
+            let shift = 8 * (at % 4);
+            if shift == 0 {
+                self.bind(r, word)?;
+                continue;
+            }
+            let srcs = [
+                (Role::A, Arg::rz()),
+                (Role::B, Arg::imm(shift)),
+                (Role::C, Arg::op(word)),
+            ];
+            let v = MOp::Reg(self.def_reg(r));
+            self.emit_sass(
+                Op::Shf,
+                &[(Role::Dst, v)],
+                &srcs,
+                &[("right", 1), ("type", 3), ("hi", 1)],
+                None,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// 8- or 16-bit values packed into 32-bit words with PRMT: pairs of bytes side by side
+    /// (selector 0x0040), then pairs of halves (0x5410).
+    fn pack_narrow(&mut self, ty: Type, values: &[Value]) -> Result<Vec<MOp>, IselError> {
+        let prmt = |me: &mut Self, a: MOp, sel: u32, c: MOp| {
+            me.emit_temp(
+                Op::Prmt,
+                &[(Role::A, Arg::op(a)), (Role::B, Arg::imm(sel)), (Role::C, Arg::op(c))],
+                &[],
+            )
+        };
+        let mut halves = Vec::new();
+        if ty.bytes() == 1 {
+            for pair in values.chunks(2) {
+                let (a, b) = (self.src_op(pair[0]), self.src_op(pair[1]));
+                halves.push(prmt(self, a, 0x0040, b)?);
+            }
+        } else {
+            halves = values.iter().map(|&v| self.src_op(v)).collect();
+        }
+        if halves.len() == 1 {
+            return Ok(halves);
+        }
+        let mut words = Vec::new();
+        for pair in halves.chunks(2) {
+            words.push(prmt(self, pair[0], 0x5410, pair[1])?);
+        }
+        Ok(words)
     }
 
     /// Makes the elements of a vector load name the registers of the loaded tuple `d`.
@@ -178,7 +241,7 @@ impl Isel<'_> {
         let bytes = self.access_shape(ty, values.len())?;
         let mods = self.mem_mods(&info, bytes)?;
         let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
-        let v = self.store_data(ty, &values, bytes);
+        let v = self.store_data(ty, &values, bytes)?;
         self.emit_sass(
             op,
             &[],
@@ -189,12 +252,26 @@ impl Isel<'_> {
     }
 
     /// The register (or tuple) holding the data of a store.
-    fn store_data(&mut self, ty: Type, values: &[Value], bytes: u32) -> MOp {
+    fn store_data(&mut self, ty: Type, values: &[Value], bytes: u32) -> Result<MOp, IselError> {
         if values.len() == 1 {
-            return MOp::Reg(self.reg(values[0]));
+            return Ok(MOp::Reg(self.reg(values[0])));
+        }
+        if ty.bytes() < 4 {
+            let words = self.pack_narrow(ty, values)?;
+            if words.len() == 1 {
+                return Ok(words[0]);
+            }
+            let d = self.vcode.new_vreg(tuple_class(bytes));
+            self.push(MInst::new(MKind::Wide {
+                op: WideOp::Pack,
+                d,
+                srcs: words.into_iter().collect(),
+                tmp: None,
+            }));
+            return Ok(MOp::Reg(d));
         }
         if let Some(t) = self.same_tuple(values, bytes) {
-            return MOp::Reg(t);
+            return Ok(MOp::Reg(t));
         }
         let mut parts: SmallVec<[MOp; 3]> = SmallVec::new();
         for &v in values {
@@ -212,7 +289,7 @@ impl Isel<'_> {
             srcs: parts,
             tmp: None,
         }));
-        MOp::Reg(d)
+        Ok(MOp::Reg(d))
     }
 
     /// The tuple whose registers are exactly `values` in order, if there is one.

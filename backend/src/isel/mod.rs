@@ -68,8 +68,6 @@ pub struct Isel<'a> {
     fused: HashMap<Inst, ()>,
     /// Where the function's variables live.
     vars: &'a KernelVars,
-    /// The stack pointer (defined at the entry when the kernel has a stack frame).
-    sp: Option<VReg>,
 }
 
 /// Selects VCode for `func`, whose variables live where `vars` says.
@@ -87,8 +85,9 @@ pub fn select(func: &Function, vars: &KernelVars) -> Result<VCode, IselError> {
         uses: HashMap::new(),
         fused: HashMap::new(),
         vars,
-        sp: None,
     };
+    isel.vcode.local_bytes = vars.frame_size;
+    isel.vcode.local_align = vars.frame_align;
     isel.count_uses();
     isel.find_fusions();
     cfg::build(&mut isel)?;

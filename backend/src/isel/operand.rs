@@ -38,6 +38,8 @@ impl Isel<'_> {
                 offset: PARAM_BASE + *off as i32,
                 reg: None,
             }),
+            // ptxas' values: 32 warp slots per SM, 32 lanes per warp.
+            (Opcode::Special, Aux::Special(SpecialReg::NWarpId | SpecialReg::WarpSize)) => Some(V::Imm(32)),
             (Opcode::Special, Aux::Special(sr)) => driver_constant(*sr).map(|offset| V::CBank {
                 bank: 0,
                 offset,
@@ -64,6 +66,12 @@ impl Isel<'_> {
             (Opcode::Param, Aux::Param(off)) if self.func.ty(v).bits() == 64 => Some(V::CBank {
                 bank: 0,
                 offset: PARAM_BASE + *off as i32,
+                reg: None,
+            }),
+            // The grid id is a 64-bit driver constant.
+            (Opcode::Special, Aux::Special(SpecialReg::GridId)) => Some(V::CBank {
+                bank: 0,
+                offset: 0x30,
                 reg: None,
             }),
             // A `.global` variable's address is in its constant-bank-4 slot.
@@ -196,6 +204,7 @@ pub fn driver_constant(sr: SpecialReg) -> Option<i32> {
         SpecialReg::Ntid(d) => Some(4 * d as i32),
         SpecialReg::Nctaid(d) => Some(0xc + 4 * d as i32),
         SpecialReg::DynamicSmemSize => Some(0x2c),
+        SpecialReg::NSmId => Some(0x10c),
         _ => None,
     }
 }

@@ -68,6 +68,13 @@ pub enum MOp {
         /// Byte offset.
         offset: i32,
     },
+    /// The stack pointer (a register reserved after allocation when there is a frame).
+    Sp,
+    /// A local-memory address `[SP + offset]`.
+    SpMem {
+        /// Byte offset in the frame.
+        offset: i32,
+    },
     /// A fixed operand: RZ, PT, an immediate, a constant-bank operand, a special register.
     Fixed(Value),
 }
@@ -195,7 +202,7 @@ impl MInst {
             MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
                 f(v, false)
             }
-            MOp::Fixed(_) => {}
+            MOp::Fixed(_) | MOp::Sp | MOp::SpMem { .. } => {}
         };
         match &self.kind {
             MKind::Sass { slots, .. } => {
@@ -219,6 +226,15 @@ impl MInst {
             }
             MKind::CondJump { cond, .. } => f(*cond, false),
             MKind::Jump(_) | MKind::Exit => {}
+        }
+    }
+
+    /// Calls `f` for every operand of a SASS or wide instruction.
+    pub fn for_each_op(&self, mut f: impl FnMut(&MOp)) {
+        match &self.kind {
+            MKind::Sass { slots, .. } => slots.iter().for_each(|s| f(&s.op)),
+            MKind::Wide { srcs, .. } => srcs.iter().for_each(f),
+            _ => {}
         }
     }
 
@@ -261,6 +277,10 @@ pub struct VCode {
     pub blocks: Vec<VBlock>,
     /// Class of every virtual register.
     pub classes: Vec<VClass>,
+    /// Bytes of local variables at the bottom of the stack frame.
+    pub local_bytes: u32,
+    /// Alignment the stack frame needs for its local variables (8 or more).
+    pub local_align: u32,
 }
 
 impl VCode {

@@ -21,6 +21,8 @@ impl VCode {
             MOp::Pred(v, neg) => format!("{}{}", if *neg { "!" } else { "" }, self.reg(*v)),
             MOp::Mem { base, offset } => format!("[{}{offset:+#x}]", self.reg(*base)),
             MOp::CMem { bank, base, offset } => format!("c[{bank:#x}][{}{offset:+#x}]", self.reg(*base)),
+            MOp::Sp => "SP".to_string(),
+            MOp::SpMem { offset } => format!("[SP{offset:+#x}]"),
             MOp::Fixed(val) => format!("{val:?}"),
         }
     }

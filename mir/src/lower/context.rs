@@ -449,7 +449,7 @@ impl<'a> Lowerer<'a> {
     pub fn special(&mut self, sr: SpecialReg) -> Value {
         match sr {
             SpecialReg::WarpSize => self.konst(Type::I32, 32),
-            SpecialReg::Clock64 | SpecialReg::GlobalTimer => {
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridId => {
                 self.emit(Opcode::Special, Type::I64, &[], Aux::Special(sr))
             }
             _ => self.emit(Opcode::Special, Type::I32, &[], Aux::Special(sr)),
