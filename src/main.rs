@@ -45,6 +45,10 @@ enum Command {
         /// Post-allocation scheduling heuristic: source, critical-path, loads-first, or none.
         #[arg(long, default_value = ptxc_backend::compile::DEFAULT_SCHED)]
         sched: String,
+        /// Contract float multiplies and adds without rounding modifiers into fused
+        /// multiply-adds, as ptxas does by default (`--fmad=false` keeps them apart).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        fmad: bool,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -128,6 +132,7 @@ fn run(cli: Cli) -> Result<(), String> {
             dump_mir,
             verbose,
             sched,
+            fmad,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -146,6 +151,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 dump_mir_after: dump_mir,
                 verbose,
                 sched: (sched != "none").then_some(sched),
+                fmad,
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)

@@ -29,6 +29,9 @@ pub struct CompileOptions {
     /// `--dump-mir[=PASS]`: print the MIR after the optimisation passes up to PASS (`Some("")`:
     /// after every pass).
     pub dump_mir_after: Option<String>,
+    /// Contract float multiplies and adds without rounding modifiers into fused
+    /// multiply-adds (`--fmad`, default true, as ptxas).
+    pub fmad: bool,
 }
 
 impl Default for CompileOptions {
@@ -39,6 +42,7 @@ impl Default for CompileOptions {
             verbose: false,
             sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
             dump_mir_after: None,
+            fmad: true,
         }
     }
 }
@@ -101,6 +105,7 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
     let backend_opts = Options {
         flavour: opts.flavour,
         post_sched: opts.sched.clone(),
+        fmad: opts.fmad,
     };
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         let wanted = match stage {

@@ -46,6 +46,9 @@ pub struct Options {
     pub flavour: ElfFlavour,
     /// Post-allocation scheduling heuristic (`None`: keep the selected order).
     pub post_sched: Option<String>,
+    /// Contract float multiplies and adds without rounding modifiers into fused
+    /// multiply-adds (ptxas's `--fmad`, on by default).
+    pub fmad: bool,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -56,6 +59,7 @@ impl Default for Options {
         Options {
             flavour: ElfFlavour::default(),
             post_sched: Some(DEFAULT_SCHED.to_string()),
+            fmad: true,
         }
     }
 }
@@ -122,6 +126,9 @@ pub fn compile_function(
     opts: &Options,
     dump: &mut dyn FnMut(Stage, &str),
 ) -> Result<CompiledKernel, BackendError> {
+    let mut f = f.clone();
+    crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
+    let f = &f;
     let vcode = select(f)?;
     dump(Stage::Vcode, &vcode.to_string());
     let alloc = allocate(&vcode)?;

@@ -70,6 +70,9 @@ pub struct SrcMods {
     pub neg: bool,
     /// `|x|`
     pub abs: bool,
+    /// Lane selection of a half-precision source (the ISA's swizzle field value: for HADD2
+    /// and its kin 2 = `.H0_H0`, 3 = `.H1_H1`; for conversions and MUFU 1 = `.H1`).
+    pub swizzle: u8,
 }
 
 /// One operand slot of a SASS instruction: role, value and modifiers.
