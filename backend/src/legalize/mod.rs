@@ -94,9 +94,10 @@ fn expand_at(func: &mut Function, block: Block, at: usize, inst: Inst) -> bool {
         func.blocks[block].insts.extend(rest);
         return false;
     };
+    let ty = func.ty(func.results[inst][0]);
     func.insts[inst] = InstData {
         op: Opcode::Copy,
-        ty: data.ty,
+        ty,
         args: [value].into_iter().collect(),
         aux: ptxc_mir::ir::Aux::None,
     };
