@@ -202,7 +202,11 @@ impl Isel<'_> {
         let ty = data.ty;
         let (mut a, mut b) = (data.args[0], data.args[1]);
         let flushed = self.flushed_operands(&mut a, &mut b);
-        if self.foldable(a).is_some() && self.foldable(b).is_none() {
+        let constant = |s: &Self, v: Value| match ty {
+            Type::F64 => s.is_wide_constant(v),
+            _ => s.foldable(s.peel(v).0).is_some(),
+        };
+        if constant(self, a) && !constant(self, b) {
             (a, b) = (b, a);
             cond = swapped(cond);
         }
@@ -220,7 +224,10 @@ impl Isel<'_> {
                 y,
                 vec![("cmp", code), ("ftz", flushed as u16), ("bop", 0)],
             ),
-            Type::F64 => (Op::Dsetp, x, y, vec![("cmp", code), ("bop", 0)]),
+            Type::F64 => {
+                let (x, y) = (self.fsrc64(a, false, false), self.fsrc64(b, true, false));
+                (Op::Dsetp, x, y, vec![("cmp", code), ("bop", 0)])
+            }
             Type::F16 => {
                 let (x, y) = (self.low_half(x), self.low_half(y));
                 (

@@ -7,9 +7,10 @@
 use super::fit::Arg;
 use super::float::{float_mods, mode_of};
 use super::{Isel, IselError};
+use crate::isa::Value as V;
 use crate::isa::{Op, Role};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
-use ptxc_mir::ir::{Inst, Opcode};
+use ptxc_mir::ir::{Inst, Opcode, Value};
 use smallvec::smallvec;
 
 impl Isel<'_> {
@@ -32,24 +33,25 @@ impl Isel<'_> {
             },
         );
         match op {
-            Opcode::Fadd | Opcode::Fmul => {
-                let (a, b) = (self.fsrc(args[0], false), self.fsrc(args[1], false));
-                let (a, b) = if self.is_folded_constant(&a) { (b, a) } else { (a, b) };
-                let sop = if op == Opcode::Fadd { Op::Dadd } else { Op::Dmul };
+            Opcode::Fadd | Opcode::Fmul | Opcode::Fsub => {
+                let (x, y) = if op != Opcode::Fsub && self.is_wide_constant(args[0]) {
+                    (args[1], args[0])
+                } else {
+                    (args[0], args[1])
+                };
+                let (a, b) = (self.fsrc64(x, false, false), self.fsrc64(y, true, op == Opcode::Fsub));
+                let sop = if op == Opcode::Fmul { Op::Dmul } else { Op::Dadd };
                 self.emit_sass(sop, &dst, &[(Role::A, a), (Role::B, b)], &mods, None)
             }
-            Opcode::Fsub => {
-                let b = match self.fsrc(args[1], false) {
-                    Arg::Val(v, mm) => Arg::Val(v, SrcMods { neg: !mm.neg, ..mm }),
-                    other => other,
-                };
-                let srcs = [(Role::A, self.fsrc(args[0], false)), (Role::B, b)];
-                self.emit_sass(Op::Dadd, &dst, &srcs, &mods, None)
-            }
             Opcode::Ffma => {
-                let (a, b) = (self.fsrc(args[0], false), self.fsrc(args[1], false));
-                let (a, b) = if self.is_folded_constant(&a) { (b, a) } else { (a, b) };
-                let srcs = [(Role::A, a), (Role::B, b), (Role::C, self.fsrc(args[2], false))];
+                let (x, y) = if self.is_wide_constant(args[0]) {
+                    (args[1], args[0])
+                } else {
+                    (args[0], args[1])
+                };
+                let (a, b) = (self.fsrc64(x, false, false), self.fsrc64(y, true, false));
+                let c = self.fsrc64(args[2], matches!(b, Arg::Val(..)), false);
+                let srcs = [(Role::A, a), (Role::B, b), (Role::C, c)];
                 self.emit_sass(Op::Dfma, &dst, &srcs, &mods, None)
             }
             Opcode::Fneg | Opcode::Fabs => {
@@ -77,11 +79,33 @@ impl Isel<'_> {
         }
     }
 
-    /// True if `a` is a MIR value that folds into an operand without a register.
-    fn is_folded_constant(&self, a: &Arg) -> bool {
-        match a {
-            Arg::Val(v, _) => self.foldable64(*v).is_some() || self.const64(*v).is_some(),
-            Arg::Op(..) => true,
+    /// True if `v` is a 64-bit constant or parameter (better as the second source).
+    pub(super) fn is_wide_constant(&self, v: Value) -> bool {
+        let (x, _) = self.peel(v);
+        self.foldable64(x).is_some() || self.const64(x).is_some()
+    }
+
+    /// An f64 source, negated if `negate`: sign operations folded, +0.0 as RZ, and (where
+    /// `imm_ok`) a constant whose lower half is zero as the immediate of its upper half.
+    pub(super) fn fsrc64(&self, v: Value, imm_ok: bool, negate: bool) -> Arg {
+        let (x, mut m) = self.peel(v);
+        m.neg ^= negate;
+        match self.const64(x) {
+            Some(V::Imm(0)) if !m.neg => Arg::rz(),
+            Some(V::Imm(bits)) if imm_ok && bits & 0xffff_ffff == 0 => {
+                let bits = if m.abs { bits & !(1 << 63) } else { bits };
+                let bits = if m.neg { bits ^ 1 << 63 } else { bits };
+                Arg::imm((bits >> 32) as u32)
+            }
+            _ => Arg::Val(x, m),
+        }
+    }
+
+    /// `v` under its sign operations, with the modifiers they amount to.
+    pub(super) fn peel(&self, v: Value) -> (Value, SrcMods) {
+        match self.float_src(v, false) {
+            Arg::Val(x, m) => (x, m),
+            Arg::Op(..) => (v, SrcMods::default()),
         }
     }
 

@@ -180,7 +180,8 @@ fn finish(b: &mut Builder, ty: Type, x: Value, n: Value, d: Value, nd: Value) ->
     } else {
         b.bin(Opcode::ImulHiU, ty, x, n)
     };
-    let mut r = b.op(Opcode::Imad, ty, &[q, nd, n], Aux::None);
+    let qd = b.bin(Opcode::Imul, ty, q, nd);
+    let mut r = b.bin(Opcode::Iadd, ty, qd, n);
     let one = b.k(ty, 1);
     for _ in 0..2 {
         let ge = b.icmp(Cond::Uge, ty, r, d);
