@@ -308,7 +308,6 @@ const KNOWN_PTXC: &[&str] = &[
     "mul24_hi_u32",
     "mul24_lo_s32",
     "mul24_lo_u32",
-    "multiple_return",
     "nanosleep",
     "param_is_addressable",
     "popc",

@@ -8,6 +8,7 @@ use crate::isa::access::{Reg, accesses};
 use crate::isel::{IselError, select};
 use crate::regalloc::{AllocError, allocate};
 use crate::sched::assign_control;
+use crate::vars::{KernelVars, ModuleVars};
 use ptxc_mir::ir::{Function, Module};
 
 /// A back-end failure.
@@ -28,6 +29,9 @@ pub enum BackendError {
     /// Invalid options.
     #[error("{0}")]
     Options(String),
+    /// Variables that cannot be laid out.
+    #[error("{0}")]
+    Layout(#[from] crate::vars::LayoutError),
 }
 
 /// Stages whose text form can be dumped.
@@ -123,13 +127,14 @@ pub struct CompiledKernel {
 /// Compiles one kernel; `dump` receives the text of each stage.
 pub fn compile_function(
     f: &Function,
+    vars: &KernelVars,
     opts: &Options,
     dump: &mut dyn FnMut(Stage, &str),
 ) -> Result<CompiledKernel, BackendError> {
     let mut f = f.clone();
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     let f = &f;
-    let vcode = select(f)?;
+    let vcode = select(f, vars)?;
     dump(Stage::Vcode, &vcode.to_string());
     let alloc = allocate(&vcode)?;
     let mut blocks = emit(&vcode, &alloc)?;
@@ -197,10 +202,12 @@ pub fn compile_module(
 ) -> Result<Compiled, BackendError> {
     let mut module = CubinModule::new(75);
     module.flavour = opts.flavour;
+    let module_vars = ModuleVars::new(m)?;
     let mut resources = Vec::new();
     for f in &m.functions {
-        let k = compile_function(f, opts, &mut |stage, text| dump(&f.name, stage, text))?;
-        let img = kernel_image(f, k);
+        let vars = module_vars.kernel(f);
+        let k = compile_function(f, &vars, opts, &mut |stage, text| dump(&f.name, stage, text))?;
+        let img = kernel_image(f, &vars, k);
         resources.push(Resources {
             name: img.name.clone(),
             registers: img.reg_count,
@@ -213,13 +220,14 @@ pub fn compile_module(
         });
         module.kernels.push(img);
     }
+    module_vars.install(&mut module);
     Ok(Compiled {
         cubin: cubin::write(&module),
         resources,
     })
 }
 
-fn kernel_image(f: &Function, k: CompiledKernel) -> KernelImage {
+fn kernel_image(f: &Function, vars: &KernelVars, k: CompiledKernel) -> KernelImage {
     let mut code = k.assembled.code;
     cubin::pad_text(&mut code);
     let mut img = KernelImage::new(f.name.clone(), code);
@@ -232,6 +240,14 @@ fn kernel_image(f: &Function, k: CompiledKernel) -> KernelImage {
     img.param_size = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
     img.reg_count = cubin::register_count(k.highest_gpr);
     img.exit_offsets = k.assembled.exit_offsets;
+    img.shared_size = vars.shared_size;
+    img.shared_align = vars.shared_align;
+    img.uses_dynamic_shared = vars.dynamic_shared;
+    img.frame_size = vars.frame_size;
+    if vars.frame_size > 0 {
+        img.min_stack_size = Some(vars.frame_size);
+        img.max_stack_size = Some(vars.frame_size);
+    }
     img.req_ntid = f.req_ntid;
     img.max_ntid = f.max_ntid;
     if let Some(n) = f.max_nreg {

@@ -9,4 +9,5 @@ pub mod isel;
 pub mod legalize;
 pub mod regalloc;
 pub mod sched;
+pub mod vars;
 pub mod vcode;

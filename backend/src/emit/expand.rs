@@ -63,6 +63,11 @@ impl Expander<'_> {
                 idx: self.pred_index(self.loc(locs, v)?)?,
                 neg,
             },
+            MOp::CMem { bank, base, offset } => V::CBank {
+                bank,
+                offset,
+                reg: Some(self.phys(self.loc(locs, base)?)?),
+            },
             MOp::Mem { base, offset } => V::Mem {
                 base: self.phys(self.loc(locs, base)?)?,
                 uniform: None,

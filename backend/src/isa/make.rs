@@ -13,7 +13,12 @@ use smallvec::SmallVec;
 pub enum MakeError {
     /// No form of the operation accepts these operands and modifiers.
     #[error("no {op:?} form takes {what}")]
-    NoForm { op: Op, what: String },
+    NoForm {
+        /// The operation.
+        op: Op,
+        /// What was counted (operands or modifiers).
+        what: String,
+    },
 }
 
 impl Inst {

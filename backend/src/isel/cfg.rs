@@ -6,7 +6,7 @@ use super::{Isel, IselError};
 use crate::vcode::{BlockId, MInst, MKind, VBlock};
 use ptxc_mir::analysis::dom::reverse_post_order;
 use ptxc_mir::ir::{Block, BlockCall, Opcode};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A VCode block: a MIR block, or the edge block of successor `n` of a MIR block.
 #[derive(Clone, Copy)]
@@ -25,8 +25,9 @@ struct Edges {
 /// Builds the VCode blocks and selects every instruction.
 pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     let func = isel.func;
-    let reachable: HashSet<Block> = reverse_post_order(func).into_iter().collect();
-    let order: Vec<Block> = func.layout.iter().copied().filter(|b| reachable.contains(b)).collect();
+    // Reverse post-order: every block after its dominators (regalloc2's heuristics and its
+    // checker assume block parameters are mostly defined before they are used).
+    let order: Vec<Block> = reverse_post_order(func);
     let preds = func.predecessors();
     let mut edges = Edges {
         block_of: HashMap::new(),
@@ -72,6 +73,9 @@ fn select_block(isel: &mut Isel, edges: &Edges, b: Block, id: usize) -> Result<(
     let func = isel.func;
     let params = func.blocks[b].params.iter().map(|&p| isel.def_reg(p)).collect();
     isel.vcode.blocks[id].params = params;
+    if id == 0 {
+        isel.prologue()?;
+    }
     for &inst in &func.blocks[b].insts {
         if isel.is_fused(inst) {
             continue;

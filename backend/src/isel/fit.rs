@@ -61,6 +61,11 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
     let value = match op {
         MOp::Reg(_) | MOp::Sub(..) => V::Reg(0),
         MOp::Pred(_, neg) => V::Pred { idx: 0, neg },
+        MOp::CMem { bank, offset, .. } => V::CBank {
+            bank,
+            offset,
+            reg: Some(0),
+        },
         MOp::Mem { offset, .. } => V::Mem {
             base: 0,
             uniform: None,

@@ -32,6 +32,11 @@ impl Isel<'_> {
         if unused && !data.op.has_side_effects() && data.op != Opcode::Load {
             return Ok(());
         }
+        // Values that fold into their users' operands are materialised there.
+        if data.op.is_pure() && self.func.results[inst].len() == 1 && self.is_operand_value(self.func.results[inst][0])
+        {
+            return Ok(());
+        }
         use super::family::{Family, family};
         match family(data.op) {
             Family::Value => self.lower_value(inst),
@@ -59,6 +64,7 @@ impl Isel<'_> {
         match data.op {
             Opcode::Const | Opcode::Param | Opcode::Undef => Ok(()),
             Opcode::Special => self.lower_special(inst),
+            Opcode::Addr => self.lower_addr(inst),
             Opcode::Copy | Opcode::Bitcast => {
                 let (src, dst) = (data.args[0], self.func.results[inst][0]);
                 if let Some((tuple, index)) = self.sub_of(src) {

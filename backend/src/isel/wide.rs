@@ -51,7 +51,7 @@ pub fn swap_cond(c: Cond) -> Cond {
 
 impl Isel<'_> {
     /// Appends a wide operation; `carry` adds a predicate temporary.
-    fn wide(&mut self, op: WideOp, d: VReg, srcs: &[MOp], carry: bool) {
+    pub(super) fn wide(&mut self, op: WideOp, d: VReg, srcs: &[MOp], carry: bool) {
         let tmp = carry.then(|| self.vcode.new_vreg(VClass::Pred));
         self.push(MInst::new(MKind::Wide {
             op,
@@ -62,7 +62,7 @@ impl Isel<'_> {
     }
 
     /// A 64-bit source that must be a register (the first operand of IADD3/LOP3/IMAD/SEL).
-    fn wide_reg(&mut self, v: Value) -> MOp {
+    pub(super) fn wide_reg(&mut self, v: Value) -> MOp {
         match self.src_op(v) {
             MOp::Fixed(_) => MOp::Reg(self.reg(v)),
             other => other,

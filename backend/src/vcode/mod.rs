@@ -59,6 +59,15 @@ pub enum MOp {
         /// Byte offset.
         offset: i32,
     },
+    /// A constant-bank operand indexed by a register: `c[bank][base + offset]`.
+    CMem {
+        /// Constant bank.
+        bank: u8,
+        /// Index register (32-bit).
+        base: VReg,
+        /// Byte offset.
+        offset: i32,
+    },
     /// A fixed operand: RZ, PT, an immediate, a constant-bank operand, a special register.
     Fixed(Value),
 }
@@ -186,7 +195,9 @@ impl MInst {
             f(g, false);
         }
         let mut src = |op: &MOp| match *op {
-            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } => f(v, false),
+            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
+                f(v, false)
+            }
             MOp::Fixed(_) => {}
         };
         match &self.kind {

@@ -20,6 +20,7 @@ impl VCode {
             MOp::Sub(v, i) => format!("{}.{i}", self.reg(*v)),
             MOp::Pred(v, neg) => format!("{}{}", if *neg { "!" } else { "" }, self.reg(*v)),
             MOp::Mem { base, offset } => format!("[{}{offset:+#x}]", self.reg(*base)),
+            MOp::CMem { bank, base, offset } => format!("c[{bank:#x}][{}{offset:+#x}]", self.reg(*base)),
             MOp::Fixed(val) => format!("{val:?}"),
         }
     }
