@@ -15,6 +15,7 @@ mod fp16;
 mod fp64;
 mod frame;
 mod generic;
+mod intmul;
 mod mathfn;
 mod memory;
 mod operand;

@@ -8,6 +8,14 @@ use crate::isa::{Op, Role, Value as V};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, SpecialReg, Type};
 
+/// The 24-bit multiplies and dot products (selected in `intmul.rs`).
+fn is_intmul(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Mul24LoS | Opcode::Mul24LoU | Opcode::Mul24HiS | Opcode::Mul24HiU | Opcode::Dp4a | Opcode::Dp2a
+    )
+}
+
 /// The S2R number of a special register.
 fn sr_number(sr: SpecialReg) -> Option<u8> {
     Some(match sr {
@@ -41,6 +49,7 @@ impl Isel<'_> {
         match family(data.op) {
             Family::Value => self.lower_value(inst),
             Family::Int if data.ty == Type::I64 && self.packed_halves(inst).is_some() => self.lower_pack64(inst),
+            Family::Int if is_intmul(data.op) && data.ty == Type::I32 => self.lower_intmul(inst),
             Family::Int if data.ty == Type::I64 => self.lower_int64(inst),
             Family::Int => self.lower_int(inst),
             Family::Compare if data.ty == Type::I64 => self.lower_icmp64(inst),
