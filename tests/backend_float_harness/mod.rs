@@ -303,3 +303,89 @@ pub fn moderate_f64(r: &mut Rng) -> u64 {
     let e = 1023 - 200 + (x >> 11) % 400;
     (x & 0x800f_ffff_ffff_ffff) | e << 52
 }
+
+/// Runs ptxc's cubin of `k` (no contraction) on the simulator over `inputs`; `dir` holds the
+/// input files. Hazards are errors.
+pub fn run_simulator(k: &OpKernel, inputs: &[[u64; 3]], dir: &std::path::Path) -> Result<Vec<u64>, String> {
+    use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+    use std::collections::BTreeMap;
+    let opts = ptxc::pipeline::CompileOptions {
+        fmad: false,
+        ..Default::default()
+    };
+    let cubin = ptxc::pipeline::compile_ptx(&k.ptx(), "op.ptx", &opts).map_err(|e| e.0)?;
+    let scalar = |ty: &str| match size_of(ty) {
+        1 => Scalar::U8,
+        2 => Scalar::U16,
+        4 => Scalar::U32,
+        _ => Scalar::U64,
+    };
+    let (si, so) = (size_of(k.input) as usize, size_of(k.out) as usize);
+    let padded = inputs.len().div_ceil(BLOCK as usize) * BLOCK as usize;
+    let mut buffers = BTreeMap::new();
+    let mut params = Vec::new();
+    for (j, name) in ["a", "b", "c"].iter().enumerate() {
+        let mut bytes = vec![0u8; padded * si];
+        for (i, inp) in inputs.iter().enumerate() {
+            bytes[i * si..(i + 1) * si].copy_from_slice(&inp[j].to_le_bytes()[..si]);
+        }
+        let path = dir.join(format!("{name}.npy"));
+        let array = ptxc::npy::Array {
+            dtype: scalar(k.input),
+            bytes,
+        };
+        ptxc::npy::write(&path, &array)?;
+        buffers.insert(name.to_string(), BufferInit::File(path));
+    }
+    buffers.insert(
+        "d".to_string(),
+        BufferInit::Zero {
+            dtype: scalar(k.out),
+            len: padded,
+        },
+    );
+    for name in ["a", "b", "c", "d"] {
+        params.push(ParamSpec::Ptr {
+            buffer: name.to_string(),
+            offset: 0,
+        });
+    }
+    let spec = LaunchSpec {
+        kernel: "k".to_string(),
+        grid: [(padded / BLOCK as usize) as u32, 1, 1],
+        block: [BLOCK, 1, 1],
+        dynamic_shared_bytes: 0,
+        params,
+        buffers,
+    };
+    let out = ptxc::run::run(&cubin, &spec, &Default::default())?;
+    if out.stats.hazards > 0 {
+        return Err(format!(
+            "{} hazards: {:?}",
+            out.stats.hazards,
+            out.stats.hazard_reports.first()
+        ));
+    }
+    let d = &out.buffers["d"].bytes;
+    Ok((0..inputs.len())
+        .map(|i| {
+            let mut b = [0u8; 8];
+            b[..so].copy_from_slice(&d[i * so..(i + 1) * so]);
+            u64::from_le_bytes(b)
+        })
+        .collect())
+}
+
+/// Checks that ptxc's cubin of `k` computes on the simulator what the MIR says.
+pub fn check_simulated(k: &OpKernel, inputs: &[[u64; 3]], how: Compare, dir: &std::path::Path) {
+    let want = run(&k.mir(), k, inputs);
+    let got = run_simulator(k, inputs, dir).unwrap_or_else(|e| panic!("`{}`: {e}", k.body));
+    let bad: Vec<String> = inputs
+        .iter()
+        .zip(want.iter().zip(&got))
+        .filter(|(_, (w, g))| !agree(how, **g, **w))
+        .take(8)
+        .map(|(i, (w, g))| format!("inputs {:#x} {:#x} {:#x}: got {g:#x}, want {w:#x}", i[0], i[1], i[2]))
+        .collect();
+    assert!(bad.is_empty(), "`{}` on the simulator:\n{}", k.body, bad.join("\n"));
+}
