@@ -57,9 +57,15 @@ fn mul(b: &mut Builder, x: Value, y: Value) -> Value {
     b.mul(Type::F64, x, y, Rounding::Rn)
 }
 
-/// The reciprocal of `y` refined from MUFU.RCP64H to full precision.
+/// The reciprocal of `y` refined from MUFU.RCP64H to full precision. The seed's lower word
+/// is 1, as in ptxas's sequence: with a zero lower word, a seed that is exactly a power of
+/// two makes every correction step a tie that rounds back to it (`1 / 0x3fffffffffffffff`
+/// would come out one unit low).
 fn refined_reciprocal(b: &mut Builder, y: Value) -> Value {
-    let r0 = b.mufu(Opcode::FrcpApprox, Type::F64, y);
+    let seed = b.mufu(Opcode::FrcpApprox, Type::F64, y);
+    let hi = b.hi(seed);
+    let one = b.i32(1);
+    let r0 = b.pack(Type::F64, hi, one);
     let ny = b.neg(Type::F64, y);
     let one = b.f64(1.0);
     let e = fma(b, ny, r0, one);
