@@ -18,6 +18,8 @@ enum Inputs {
     F64,
     Moderate32,
     Int(u32),
+    /// Pairs of f16 values (edge cases and random ones) in 32 bits.
+    Half2,
 }
 
 /// The operations: PTX body, input and output types, inputs, comparison.
@@ -159,6 +161,34 @@ fn ops() -> Vec<(String, &'static str, &'static str, Inputs, Compare)> {
             add(format!("{op}.{t} %d, %a, 7;"), t, t, Inputs::Int(bits), Compare::Bits);
         }
     }
+    for body in [
+        "add.f16x2 %d, %a, %b;",
+        "sub.ftz.sat.f16x2 %d, %a, %b;",
+        "mul.f16x2 %d, %a, %b;",
+        "fma.rn.sat.f16x2 %d, %a, %b, %c;",
+        "neg.f16x2 %d, %a;",
+        "abs.f16x2 %d, %a;",
+    ] {
+        add(body.into(), "b32", "b32", Inputs::Half2, Compare::Bits);
+    }
+    let halves = "mov.b32 {%h0, %h1}, %a; mov.b32 {%h2, %h3}, %b;";
+    for op in [
+        "add.ftz.f16 %h0, %h0, %h2;",
+        "mul.f16 %h0, %h1, %h3;",
+        "fma.rn.f16 %h0, %h0, %h2, %h1;",
+    ] {
+        let body = format!("{halves} {op} mov.b32 %d, {{%h0, %h0}};");
+        add(body, "b32", "b32", Inputs::Half2, Compare::Bits);
+    }
+    let body = format!("{halves} cvt.f32.f16 %f0, %h1; mov.b32 %d, %f0;");
+    add(body, "b32", "b32", Inputs::Half2, Compare::Bits);
+    add(
+        "cvt.rn.f16.f32 %h0, %a; cvt.rz.f16.f32 %h1, %a; mov.b32 %d, {%h0, %h1};".into(),
+        "f32",
+        "b32",
+        Inputs::F32,
+        Compare::Bits,
+    );
     add(
         "mul.hi.u64 %d, %a, %b;".into(),
         "u64",
@@ -177,7 +207,7 @@ fn ops() -> Vec<(String, &'static str, &'static str, Inputs, Compare)> {
 }
 
 /// Operations the simulator on `main` does not run correctly yet: instructions it does not
-/// execute (I2F, F2I, F2F, FRND, FCHK, DSETP, DMUL, DFMA) or rounding modes it ignores (FADD
+/// execute (I2F, F2I, F2F, FRND, FCHK, DSETP, DMUL, DFMA, HADD2, HMUL2, HFMA2) or rounding modes it ignores (FADD
 /// and FMUL `.RM/.RP/.RZ`). With the simulator branch merged, these remain, for reasons of
 /// the simulator: its FCHK lets divisions with a dividend below 2^-101 take the fast path
 /// (whose residual then underflows), and its F2I turns every NaN into 0, where a conversion
@@ -185,6 +215,17 @@ fn ops() -> Vec<(String, &'static str, &'static str, Inputs, Compare)> {
 /// `div.rn.ftz.f32`, `cvt.rmi.s64.f32`, `cvt.rpi.u64.f32`, `cvt.rzi.s32.f64`,
 /// `cvt.rzi.s64.f64`.
 const NOT_SIMULATED: &[&str] = &[
+    "abs.f16x2 %d, %a;",
+    "add.f16x2 %d, %a, %b;",
+    "cvt.rn.f16.f32 %h0, %a; cvt.rz.f16.f32 %h1, %a; mov.b32 %d, {%h0, %h1};",
+    "fma.rn.sat.f16x2 %d, %a, %b, %c;",
+    "mov.b32 {%h0, %h1}, %a; mov.b32 {%h2, %h3}, %b; add.ftz.f16 %h0, %h0, %h2; mov.b32 %d, {%h0, %h0};",
+    "mov.b32 {%h0, %h1}, %a; mov.b32 {%h2, %h3}, %b; cvt.f32.f16 %f0, %h1; mov.b32 %d, %f0;",
+    "mov.b32 {%h0, %h1}, %a; mov.b32 {%h2, %h3}, %b; fma.rn.f16 %h0, %h0, %h2, %h1; mov.b32 %d, {%h0, %h0};",
+    "mov.b32 {%h0, %h1}, %a; mov.b32 {%h2, %h3}, %b; mul.f16 %h0, %h1, %h3; mov.b32 %d, {%h0, %h0};",
+    "mul.f16x2 %d, %a, %b;",
+    "neg.f16x2 %d, %a;",
+    "sub.ftz.sat.f16x2 %d, %a, %b;",
     "add.rm.f32 %d, %a, %b;",
     "mul.rm.ftz.f32 %d, %a, %b;",
     "mul.rp.ftz.f32 %d, %a, %b;",
@@ -260,6 +301,16 @@ fn inputs(kind: Inputs) -> Vec<[u64; 3]> {
         Inputs::F32 => pairs(&f32_edges(), 1500, random_f32),
         Inputs::F64 => pairs(&f64_edges(), 1500, random_f64),
         Inputs::Moderate32 => pairs(&[], 1500, moderate_f32),
+        Inputs::Half2 => {
+            let edges = [
+                0u64, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 1, 0x3ff, 0x400, 0x7bff, 0x3555,
+            ];
+            let halves: Vec<u64> = edges
+                .iter()
+                .flat_map(|&h| edges.iter().map(move |&l| h << 16 | l))
+                .collect();
+            pairs(&halves, 1500, |r| r.next() & 0xffff_ffff)
+        }
         Inputs::Int(bits) => {
             let mask = if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
             let edges = [0, 1, 2, 7, mask, mask - 1, 1 << (bits - 1), (1 << (bits - 1)) - 1];

@@ -62,7 +62,7 @@ impl OpKernel {
             ".version 7.8\n.target sm_75\n.address_size 64\n\
              .visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{{\n\
              .reg .{ri} %a, %b, %c, %t<4>;\n.reg .{ro} %d;\n.reg .pred %p, %q;\n\
-             .reg .u32 %i, %n, %x;\n.reg .u64 %r<9>;\n\
+             .reg .u32 %i, %n, %x;\n.reg .u64 %r<9>;\n.reg .b16 %h<4>;\n.reg .f32 %f<2>;\n\
              mov.u32 %i, %tid.x;\nmov.u32 %n, %ctaid.x;\nmov.u32 %x, %ntid.x;\nmad.lo.u32 %i, %n, %x, %i;\n\
              ld.param.u64 %r1, [pa];\nld.param.u64 %r2, [pb];\nld.param.u64 %r3, [pc];\nld.param.u64 %r4, [pd];\n\
              mul.wide.u32 %r5, %i, {si};\nmul.wide.u32 %r6, %i, {so};\n\
