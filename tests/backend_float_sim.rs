@@ -169,7 +169,7 @@ fn ops() -> Vec<(String, &'static str, &'static str, Inputs, Compare)> {
         "neg.f16x2 %d, %a;",
         "abs.f16x2 %d, %a;",
     ] {
-        add(body.into(), "b32", "b32", Inputs::Half2, Compare::Bits);
+        add(body.into(), "b32", "b32", Inputs::Half2, Compare::Half2);
     }
     let halves = "mov.b32 {%h0, %h1}, %a; mov.b32 {%h2, %h3}, %b;";
     for op in [
@@ -178,16 +178,16 @@ fn ops() -> Vec<(String, &'static str, &'static str, Inputs, Compare)> {
         "fma.rn.f16 %h0, %h0, %h2, %h1;",
     ] {
         let body = format!("{halves} {op} mov.b32 %d, {{%h0, %h0}};");
-        add(body, "b32", "b32", Inputs::Half2, Compare::Bits);
+        add(body, "b32", "b32", Inputs::Half2, Compare::Half2);
     }
     let body = format!("{halves} cvt.f32.f16 %f0, %h1; mov.b32 %d, %f0;");
-    add(body, "b32", "b32", Inputs::Half2, Compare::Bits);
+    add(body, "b32", "b32", Inputs::Half2, Compare::Exact(32));
     add(
         "cvt.rn.f16.f32 %h0, %a; cvt.rz.f16.f32 %h1, %a; mov.b32 %d, {%h0, %h1};".into(),
         "f32",
         "b32",
         Inputs::F32,
-        Compare::Bits,
+        Compare::Half2,
     );
     add(
         "mul.hi.u64 %d, %a, %b;".into(),

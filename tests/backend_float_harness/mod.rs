@@ -137,6 +137,8 @@ pub enum Compare {
     Exact(u32),
     /// Integers bit for bit.
     Bits,
+    /// Two f16 lanes, each bit for bit or both NaN.
+    Half2,
     /// Floats of this many bits within a relative error (ulps of the format), NaN-ness and
     /// infinities exact.
     Ulps(u32, u64),
@@ -154,6 +156,9 @@ fn is_nan(bits: u64, w: u32) -> bool {
 pub fn agree(how: Compare, got: u64, want: u64) -> bool {
     match how {
         Compare::Bits => got == want,
+        Compare::Half2 => {
+            (0..2).all(|k| agree(Compare::Exact(16), got >> (16 * k) & 0xffff, want >> (16 * k) & 0xffff))
+        }
         Compare::Exact(w) => got == want || (is_nan(got, w) && is_nan(want, w)),
         Compare::Ulps(w, ulps) => {
             if got == want || (is_nan(got, w) && is_nan(want, w)) {
