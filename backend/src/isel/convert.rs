@@ -87,7 +87,7 @@ impl Isel<'_> {
     }
 
     /// `d = sat(x)` for f32 (`FADD.SAT d, RZ, x`) or f16 (HADD2.SAT).
-    fn saturate_float(&mut self, d: MOp, x: Arg, ty: Type, ftz: bool) -> Result<(), IselError> {
+    pub(super) fn saturate_float(&mut self, d: MOp, x: Arg, ty: Type, ftz: bool) -> Result<(), IselError> {
         match ty {
             Type::F16 => {
                 let x = self.low_half(x);

@@ -288,11 +288,12 @@ impl Isel<'_> {
         let d = self.dst(inst);
         let src = self.fsrc(a, m.ftz);
         let mods = [("ftz", m.ftz as u16), ("types", types), ("rnd", rnd)];
-        self.emit_sass(Op::Frnd, &[(Role::Dst, d)], &[(Role::B, src)], &mods, None)?;
-        if m.sat {
-            return Err(self.unsupported("frint with saturation"));
+        if !m.sat {
+            return self.emit_sass(Op::Frnd, &[(Role::Dst, d)], &[(Role::B, src)], &mods, None);
         }
-        Ok(())
+        let t = self.new_single();
+        self.emit_sass(Op::Frnd, &[(Role::Dst, t)], &[(Role::B, src)], &mods, None)?;
+        self.saturate_float(d, Arg::op(t), ty, m.ftz)
     }
 
     /// `testp`: a class test on the bits (f32 and f16 on 32-bit registers, f64 on pairs).
