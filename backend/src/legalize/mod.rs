@@ -5,16 +5,18 @@
 //! expansions are tested against the interpreter's exact semantics of the original op.
 //!
 //! Expansions (one file each):
-//! - [`contract`]: `fmul` + `fadd` without rounding modifiers into `ffma` (ptxas's default
+//! - `contract`: `fmul` + `fadd` without rounding modifiers into `ffma` (ptxas's default
 //!   contraction), unless disabled;
-//! - [`approx`]: approximate functions without `.ftz` (input scaling around one MUFU), and
+//! - `approx`: approximate functions without `.ftz` (input scaling around one MUFU), and
 //!   `div.approx` / `div.full`;
-//! - [`fdiv32`]: f32 `div.rn`, `rcp.rn`, `sqrt.rn` (Newton-Raphson fast path, FCHK or
+//! - `fdiv32`: f32 `div.rn`, `rcp.rn`, `sqrt.rn` (Newton-Raphson fast path, FCHK or
 //!   exponent checks, exact slow path through f64);
-//! - [`fp64`]: f64 `div.rn`, `rcp.rn`, `sqrt.rn` and the f64 approximations;
-//! - [`intdiv`]: integer division and remainder;
-//! - [`f64bits`]: f64 `min`/`max`, `testp` and saturation on compares and selects;
-//! - [`intsat`]: saturating integer conversions with a 64-bit side.
+//! - `fp64`: f64 `div.rn`, `rcp.rn`, `sqrt.rn` and the f64 approximations;
+//! - `intdiv`: integer division and remainder;
+//! - `f64bits`: f64 `min`/`max`, `testp` and saturation on compares and selects;
+//! - `intsat`: saturating integer conversions with a 64-bit side;
+//! - `subnormal` (shared by the f64 slow paths): exact scaling of a result computed in a
+//!   safe exponent range, with the rounding of subnormal results done on the integers.
 
 mod approx;
 mod builder;
