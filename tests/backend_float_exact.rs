@@ -183,15 +183,6 @@ fn integer_division_by_constants_matches() {
 }
 
 #[test]
-fn multiply_high_on_64_bits_matches() {
-    let cases = int_cases(64);
-    for t in ["u64", "s64"] {
-        let k = OpKernel::new(&format!("mul.hi.{t} %d, %a, %b;"), t, t);
-        check_legalized(&k, &cases, Compare::Bits);
-    }
-}
-
-#[test]
 fn saturating_conversions_with_a_64_bit_side_match() {
     let cases = int_cases(64);
     for (d, s) in [

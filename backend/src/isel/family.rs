@@ -127,7 +127,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (ToGeneric, Memory),
     (FromGeneric, Memory),
     (IsSpace, Memory),
-    (Ldmatrix, Memory),
+    (Ldmatrix, Warp),
     (Atom, Atomic),
     (Shfl, Warp),
     (VoteAll, Warp),

@@ -333,12 +333,12 @@ impl Isel<'_> {
             _ => (self.iadd_new(m, u32::MAX)?, 1, min - 1),
         };
         if class != 4 {
-            return self.isetp_u32(d, value, code, bound);
+            return self.isetp_imm_u32(d, value, code, bound);
         }
         // Zero is normal for ptxas: `(m - min < inf - min) | (m == 0)`.
         let (p, z) = (self.vcode.new_vreg(VClass::Pred), self.vcode.new_vreg(VClass::Pred));
-        self.isetp_u32(MOp::Pred(p, false), value, code, bound)?;
-        self.isetp_u32(MOp::Pred(z, false), m, 2, 0)?;
+        self.isetp_imm_u32(MOp::Pred(p, false), value, code, bound)?;
+        self.isetp_imm_u32(MOp::Pred(z, false), m, 2, 0)?;
         self.pred_or(d, p, z)
     }
 
@@ -381,7 +381,7 @@ impl Isel<'_> {
     }
 
     /// `d = x <code> k` (unsigned ISETP).
-    pub(super) fn isetp_u32(&mut self, d: MOp, x: MOp, code: u16, k: u32) -> Result<(), IselError> {
+    pub(super) fn isetp_imm_u32(&mut self, d: MOp, x: MOp, code: u16, k: u32) -> Result<(), IselError> {
         let dsts = [
             (Role::PredDst0, d),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),

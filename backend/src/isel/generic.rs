@@ -89,7 +89,10 @@ impl Isel<'_> {
         debug_assert_eq!(self.vcode.class(p), VClass::Pred);
         self.emit_sass(
             Op::Qspc,
-            &[(Role::PredDst0, MOp::Reg(p)), (Role::Dst, MOp::Fixed(V::Reg(RZ)))],
+            &[
+                (Role::PredDst0, MOp::Pred(p, false)),
+                (Role::Dst, MOp::Fixed(V::Reg(RZ))),
+            ],
             &[(Role::Addr, Arg::op(MOp::Mem { base, offset: 0 }))],
             &[("e", 1), ("space", code)],
             None,

@@ -5,6 +5,10 @@
 
 mod address;
 mod arith;
+mod atomic;
+mod barrier;
+mod bits;
+mod bits64;
 mod cfg;
 mod convert;
 mod family;
@@ -15,13 +19,13 @@ mod fp16;
 mod fp64;
 mod frame;
 mod generic;
-mod intmul;
 mod mathfn;
 mod memory;
 mod operand;
 mod reconverge;
 mod subword;
 mod values;
+mod warp;
 mod wide;
 
 use crate::vars::KernelVars;
@@ -157,6 +161,7 @@ impl Isel<'_> {
                     }
                     (Opcode::Load | Opcode::Store, Aux::Mem(m)) => Some((m.space, m.offset)),
                     (Opcode::Atom, Aux::Atom(a)) => Some((a.space, a.offset)),
+                    (Opcode::Ldmatrix, _) => Some((ptxc_mir::ir::Space::Shared, 0)),
                     _ => None,
                 };
                 if let Some((space, offset)) = access {

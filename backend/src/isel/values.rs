@@ -8,14 +8,6 @@ use crate::isa::{Op, Role, Value as V};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, SpecialReg, Type};
 
-/// The 24-bit multiplies and dot products (selected in `intmul.rs`).
-fn is_intmul(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::Mul24LoS | Opcode::Mul24LoU | Opcode::Mul24HiS | Opcode::Mul24HiU | Opcode::Dp4a | Opcode::Dp2a
-    )
-}
-
 /// The S2R number of a special register.
 fn sr_number(sr: SpecialReg) -> Option<u8> {
     Some(match sr {
@@ -49,7 +41,6 @@ impl Isel<'_> {
         match family(data.op) {
             Family::Value => self.lower_value(inst),
             Family::Int if data.ty == Type::I64 && self.packed_halves(inst).is_some() => self.lower_pack64(inst),
-            Family::Int if is_intmul(data.op) && data.ty == Type::I32 => self.lower_intmul(inst),
             Family::Int if data.ty == Type::I64 => self.lower_int64(inst),
             Family::Int => self.lower_int(inst),
             Family::Compare if data.ty == Type::I64 => self.lower_icmp64(inst),
@@ -59,9 +50,9 @@ impl Isel<'_> {
             Family::Float => self.lower_float_family(inst),
             Family::Convert => self.lower_convert(inst),
             Family::Memory => self.lower_memory(inst),
-            Family::Atomic | Family::Warp | Family::Barrier => {
-                Err(self.unsupported(format!("MIR `{}`", data.op.name())))
-            }
+            Family::Atomic => self.lower_atomic(inst),
+            Family::Warp => self.lower_warp(inst),
+            Family::Barrier => self.lower_barrier(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),
         }
     }

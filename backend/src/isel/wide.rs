@@ -91,6 +91,9 @@ impl Isel<'_> {
         if op == Opcode::Iadd && self.fused_wide_mul(inst)? {
             return Ok(());
         }
+        if self.lower_bits64(inst)? {
+            return Ok(());
+        }
         let d = self.def_reg(result);
         match op {
             Opcode::Iadd => {

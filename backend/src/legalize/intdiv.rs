@@ -1,4 +1,4 @@
-//! Integer division and remainder, and the 64-bit multiply-high they need.
+//! Integer division and remainder.
 //!
 //! - by a variable, 32 bits: ptxas's sequence. `x = trunc(2^32 / f32_rp(d))` from MUFU.RCP
 //!   (the reciprocal's bits plus 0x0ffffffe: times 2^32, minus two units, so `x` is below
@@ -26,7 +26,7 @@ struct Kind {
     rem: bool,
 }
 
-/// Expands integer `div`/`rem`, and `imul_hi` on 64 bits.
+/// Expands integer `div`/`rem`.
 pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
     let kind = match d.op {
         Opcode::DivU => Kind {
@@ -45,9 +45,6 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
             signed: true,
             rem: true,
         },
-        Opcode::ImulHiU | Opcode::ImulHiS if d.ty == Type::I64 => {
-            return Some(mulhi64(b, d.op == Opcode::ImulHiS, d.args[0], d.args[1]));
-        }
         _ => return None,
     };
     let (n, dv) = (d.args[0], d.args[1]);
@@ -165,7 +162,7 @@ fn reciprocal_estimate(b: &mut Builder, ty: Type, d: Value) -> Value {
 fn newton_step(b: &mut Builder, ty: Type, x: Value, nd: Value) -> Value {
     let e = b.bin(Opcode::Imul, ty, nd, x);
     if ty == Type::I64 {
-        let h = mulhi64(b, false, x, e);
+        let h = mulhi64(b, x, e);
         b.bin(Opcode::Iadd, ty, h, x)
     } else {
         let h = b.bin(Opcode::ImulHiU, ty, x, e);
@@ -176,7 +173,7 @@ fn newton_step(b: &mut Builder, ty: Type, x: Value, nd: Value) -> Value {
 /// `q = mulhi(x, n)`, `r = n - q d`, then two corrections: the quotient and remainder.
 fn finish(b: &mut Builder, ty: Type, x: Value, n: Value, d: Value, nd: Value) -> (Value, Value) {
     let mut q = if ty == Type::I64 {
-        mulhi64(b, false, x, n)
+        mulhi64(b, x, n)
     } else {
         b.bin(Opcode::ImulHiU, ty, x, n)
     };
@@ -226,36 +223,9 @@ fn udivrem64(b: &mut Builder, n: Value, d: Value) -> (Value, Value) {
     (mq, mr)
 }
 
-/// The high 64 bits of the 128-bit product of `x` and `y` from 32x32->64 products.
-fn mulhi64(b: &mut Builder, signed: bool, x: Value, y: Value) -> Value {
-    let (xl, xh) = (b.lo(x), b.hi(x));
-    let (yl, yh) = (b.lo(y), b.hi(y));
-    let wide = |b: &mut Builder, p: Value, q: Value| b.op(Opcode::ImulWideU, Type::I32, &[p, q], Aux::None);
-    let (ll, lh, hl, hh) = (wide(b, xl, yl), wide(b, xl, yh), wide(b, xh, yl), wide(b, xh, yh));
-    let n32 = b.i32(32);
-    let mask = b.k(Type::I64, 0xffff_ffff);
-    let ll_hi = b.bin(Opcode::ShrU, Type::I64, ll, n32);
-    let lh_lo = b.bin(Opcode::And, Type::I64, lh, mask);
-    let hl_lo = b.bin(Opcode::And, Type::I64, hl, mask);
-    let mid = b.bin(Opcode::Iadd, Type::I64, ll_hi, lh_lo);
-    let mid = b.bin(Opcode::Iadd, Type::I64, mid, hl_lo);
-    let mid_hi = b.bin(Opcode::ShrU, Type::I64, mid, n32);
-    let lh_hi = b.bin(Opcode::ShrU, Type::I64, lh, n32);
-    let hl_hi = b.bin(Opcode::ShrU, Type::I64, hl, n32);
-    let h = b.bin(Opcode::Iadd, Type::I64, hh, lh_hi);
-    let h = b.bin(Opcode::Iadd, Type::I64, h, hl_hi);
-    let h = b.bin(Opcode::Iadd, Type::I64, h, mid_hi);
-    if !signed {
-        return h;
-    }
-    // hi_s(x, y) = hi_u(x, y) - (x < 0 ? y : 0) - (y < 0 ? x : 0)
-    let zero = b.k(Type::I64, 0);
-    let xn = b.icmp(Cond::Lt, Type::I64, x, zero);
-    let yn = b.icmp(Cond::Lt, Type::I64, y, zero);
-    let cy = b.select(Type::I64, xn, y, zero);
-    let cx = b.select(Type::I64, yn, x, zero);
-    let h = b.bin(Opcode::Isub, Type::I64, h, cy);
-    b.bin(Opcode::Isub, Type::I64, h, cx)
+/// The high 64 bits of the 128-bit unsigned product of `x` and `y`.
+fn mulhi64(b: &mut Builder, x: Value, y: Value) -> Value {
+    b.bin(Opcode::ImulHiU, Type::I64, x, y)
 }
 
 /// Division by the nonzero constant `c` (not the most negative value when signed).
@@ -297,7 +267,7 @@ fn udiv_const(b: &mut Builder, ty: Type, x: Value, c: u64) -> Value {
     let mulhi = |b: &mut Builder, x: Value, m: u64| {
         let mk = b.k(ty, m);
         if ty == Type::I64 {
-            mulhi64(b, false, x, mk)
+            mulhi64(b, x, mk)
         } else {
             b.bin(Opcode::ImulHiU, ty, x, mk)
         }

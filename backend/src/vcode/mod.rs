@@ -84,6 +84,21 @@ pub struct SrcMods {
     pub swizzle: u8,
 }
 
+impl SrcMods {
+    /// `-x`.
+    pub const NEG: SrcMods = SrcMods {
+        neg: true,
+        abs: false,
+        swizzle: 0,
+    };
+    /// `|x|`.
+    pub const ABS: SrcMods = SrcMods {
+        neg: false,
+        abs: true,
+        swizzle: 0,
+    };
+}
+
 /// One operand slot of a SASS instruction: role, value and modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Slot {

@@ -76,6 +76,13 @@ pub fn forms() -> Vec<Form> {
             .ops([cond(), cbank(Role::B)])
             .build(),
         branch(form("YIELD", Op::Yield, 0x946)).ops([cond()]).build(),
+        branch(form("NANOSLEEP", Op::Nanosleep, 0x35d))
+            .ops([cond(), reg(Role::B, RB)])
+            .mods([
+                flag!("rand", 86, ".RAND"),
+                modifier("warp", 85, 1, &[(0, ""), (1, ".WARP")], 1),
+            ])
+            .build(),
         branch(form("NANOSLEEP", Op::Nanosleep, 0x95d))
             .ops([cond(), imm32(Role::B, ImmStyle::Hex)])
             .mods([
