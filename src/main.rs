@@ -49,6 +49,10 @@ enum Command {
         /// -maxrregcount; at least 16).
         #[arg(long, value_name = "N")]
         max_registers: Option<u32>,
+        /// Contract float multiplies and adds without rounding modifiers into fused
+        /// multiply-adds, as ptxas does by default (`--fmad=false` keeps them apart).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        fmad: bool,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -133,6 +137,7 @@ fn run(cli: Cli) -> Result<(), String> {
             verbose,
             sched,
             max_registers,
+            fmad,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -152,6 +157,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 verbose,
                 sched: (sched != "none").then_some(sched),
                 max_registers,
+                fmad,
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)

@@ -31,6 +31,9 @@ pub struct CompileOptions {
     pub dump_mir_after: Option<String>,
     /// `--max-registers N`: the most general registers per thread (spilling the rest).
     pub max_registers: Option<u32>,
+    /// Contract float multiplies and adds without rounding modifiers into fused
+    /// multiply-adds (`--fmad`, default true, as ptxas).
+    pub fmad: bool,
 }
 
 impl Default for CompileOptions {
@@ -42,6 +45,7 @@ impl Default for CompileOptions {
             sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
             dump_mir_after: None,
             max_registers: None,
+            fmad: true,
         }
     }
 }
@@ -105,6 +109,7 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
         flavour: opts.flavour,
         post_sched: opts.sched.clone(),
         max_registers: opts.max_registers,
+        fmad: opts.fmad,
     };
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         let wanted = match stage {

@@ -53,6 +53,9 @@ pub struct Options {
     /// Most general registers a kernel may use (ptxas' `-maxrregcount`); values that do
     /// not fit are spilled to local memory. A kernel's `.maxnreg` lowers it further.
     pub max_registers: Option<u32>,
+    /// Contract float multiplies and adds without rounding modifiers into fused
+    /// multiply-adds (ptxas's `--fmad`, on by default).
+    pub fmad: bool,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -64,6 +67,7 @@ impl Default for Options {
             flavour: ElfFlavour::default(),
             post_sched: Some(DEFAULT_SCHED.to_string()),
             max_registers: None,
+            fmad: true,
         }
     }
 }
@@ -147,6 +151,9 @@ pub fn compile_function(
     opts: &Options,
     dump: &mut dyn FnMut(Stage, &str),
 ) -> Result<CompiledKernel, BackendError> {
+    let mut f = f.clone();
+    crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
+    let f = &f;
     let vcode = select(f, vars)?;
     dump(Stage::Vcode, &vcode.to_string());
     let limit = [opts.max_registers, f.max_nreg]

@@ -6,6 +6,7 @@ pub mod cubin;
 pub mod emit;
 pub mod isa;
 pub mod isel;
+pub mod legalize;
 pub mod regalloc;
 pub mod sched;
 pub mod vars;

@@ -98,6 +98,7 @@ impl Expander<'_> {
             o.neg = s.mods.neg;
         }
         o.abs = s.mods.abs;
+        o.swizzle = s.mods.swizzle;
         Ok(o)
     }
 

@@ -102,7 +102,7 @@ impl Isel<'_> {
             Opcode::Clz => {
                 let flo = self.emit_temp(Op::Flo, &[(Role::B, Arg::v(args[0]))], &[signed(false)])?;
                 let srcs = [
-                    (Role::A, Arg::Op(flo, crate::vcode::SrcMods { neg: true, abs: false })),
+                    (Role::A, Arg::Op(flo, crate::vcode::SrcMods::NEG)),
                     (Role::B, Arg::imm(31)),
                     (Role::C, Arg::rz()),
                 ];

@@ -161,7 +161,7 @@ impl Isel<'_> {
         )?;
         let d = MOp::Reg(self.def_reg(result));
         let srcs = [
-            (Role::A, Arg::Op(flo, crate::vcode::SrcMods { neg: true, abs: false })),
+            (Role::A, Arg::Op(flo, crate::vcode::SrcMods::NEG)),
             (Role::B, Arg::imm(31)),
             (Role::C, Arg::op(base)),
         ];

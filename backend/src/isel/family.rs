@@ -120,6 +120,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (FsinApprox, Float),
     (FcosApprox, Float),
     (FtanhApprox, Float),
+    (FdivCheck, Float),
     (Opcode::Convert, Family::Convert),
     (Load, Memory),
     (Store, Memory),

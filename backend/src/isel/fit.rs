@@ -26,7 +26,13 @@ impl Arg {
 
     /// A negated MIR value.
     pub fn neg(v: Value) -> Arg {
-        Arg::Val(v, SrcMods { neg: true, abs: false })
+        Arg::Val(
+            v,
+            SrcMods {
+                neg: true,
+                ..SrcMods::default()
+            },
+        )
     }
 
     /// A fixed operand.
@@ -80,7 +86,7 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
         neg: mods.neg,
         abs: mods.abs,
         not: false,
-        swizzle: 0,
+        swizzle: mods.swizzle,
     }
 }
 

@@ -58,7 +58,13 @@ impl Isel<'_> {
         let b = if to {
             Arg::op(base)
         } else {
-            Arg::Op(base, crate::vcode::SrcMods { neg: true, abs: false })
+            Arg::Op(
+                base,
+                crate::vcode::SrcMods {
+                    neg: true,
+                    ..Default::default()
+                },
+            )
         };
         let a = MOp::Reg(self.reg(a));
         self.emit_sass(

@@ -14,8 +14,12 @@ mod convert;
 mod family;
 mod fit;
 mod float;
+mod float_fold;
+mod fp16;
+mod fp64;
 mod frame;
 mod generic;
+mod mathfn;
 mod memory;
 mod operand;
 mod reconverge;
@@ -112,6 +116,7 @@ impl Isel<'_> {
         self.fuse_flushed_compares();
         use ptxc_mir::ir::{Opcode, Type, ValueDef};
         self.discount_folded_uses();
+        self.find_float_folds();
         for &b in &self.func.layout {
             for &i in &self.func.blocks[b].insts {
                 let d = &self.func.insts[i];

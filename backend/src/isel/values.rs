@@ -41,6 +41,7 @@ impl Isel<'_> {
         use super::family::{Family, family};
         match family(data.op) {
             Family::Value => self.lower_value(inst),
+            Family::Int if data.ty == Type::I64 && self.packed_halves(inst).is_some() => self.lower_pack64(inst),
             Family::Int if data.ty == Type::I64 => self.lower_int64(inst),
             Family::Int => self.lower_int(inst),
             Family::Compare if data.ty == Type::I64 => self.lower_icmp64(inst),

@@ -86,6 +86,24 @@ pub struct SrcMods {
     pub neg: bool,
     /// `|x|`
     pub abs: bool,
+    /// Lane selection of a half-precision source (the ISA's swizzle field value: for HADD2
+    /// and its kin 2 = `.H0_H0`, 3 = `.H1_H1`; for conversions and MUFU 1 = `.H1`).
+    pub swizzle: u8,
+}
+
+impl SrcMods {
+    /// `-x`.
+    pub const NEG: SrcMods = SrcMods {
+        neg: true,
+        abs: false,
+        swizzle: 0,
+    };
+    /// `|x|`.
+    pub const ABS: SrcMods = SrcMods {
+        neg: false,
+        abs: true,
+        swizzle: 0,
+    };
 }
 
 /// One operand slot of a SASS instruction: role, value and modifiers.

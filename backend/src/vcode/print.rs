@@ -30,6 +30,11 @@ impl VCode {
     fn slot(&self, s: &Slot) -> String {
         let core = self.mop(&s.op);
         let core = if s.mods.abs { format!("|{core}|") } else { core };
+        let core = if s.mods.swizzle != 0 {
+            format!("{core}.sw{}", s.mods.swizzle)
+        } else {
+            core
+        };
         format!("{:?}={}{core}", s.role, if s.mods.neg { "-" } else { "" })
     }
 
