@@ -15,10 +15,12 @@
 //! - `intdiv`: integer division and remainder;
 //! - `f64bits`: f64 `min`/`max`, `testp` and saturation on compares and selects;
 //! - `intsat`: saturating integer conversions with a 64-bit side;
+//! - `atomics`: float additions in shared memory (a compare-and-swap loop);
 //! - `subnormal` (shared by the f64 slow paths): exact scaling of a result computed in a
 //!   safe exponent range, with the rounding of subnormal results done on the integers.
 
 mod approx;
+mod atomics;
 mod builder;
 mod contract;
 mod f64bits;
@@ -52,6 +54,7 @@ type Expand = fn(&mut Builder, &InstData) -> Option<ptxc_mir::ir::Value>;
 /// The expansions, tried in order.
 const EXPANSIONS: &[Expand] = &[
     approx::expand,
+    atomics::expand,
     f64bits::expand,
     fdiv32::expand,
     fp64::expand,
