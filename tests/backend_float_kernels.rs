@@ -20,9 +20,9 @@ use ptxc::run::{RunOptions, run, run_mir};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The kernels of this test that the front end lowers (`half2_math` needs `setp.f16x2`,
-/// which it does not lower yet).
+/// The kernels of this test.
 const KERNELS: &[&str] = &[
+    "half2_math",
     "div_sqrt_f32",
     "div_sqrt_f64",
     "conversions",
@@ -33,9 +33,10 @@ const KERNELS: &[&str] = &[
     "mandelbrot",
 ];
 
-/// The kernels the back end compiles (`transcendental` needs `bfi` on 64 bits, which the
-/// integer selection does not do yet).
+/// The kernels the back end compiles (all of them).
 const COMPILED: &[&str] = &[
+    "half2_math",
+    "transcendental",
     "div_sqrt_f32",
     "div_sqrt_f64",
     "conversions",

@@ -16,11 +16,13 @@
 //! - `f64bits`: f64 `min`/`max`, `testp` and saturation on compares and selects;
 //! - `intsat`: saturating integer conversions with a 64-bit side;
 //! - `atomics`: float additions in shared memory (a compare-and-swap loop);
+//! - `bitfield64`: 64-bit bit-field extract and insert;
 //! - `subnormal` (shared by the f64 slow paths): exact scaling of a result computed in a
 //!   safe exponent range, with the rounding of subnormal results done on the integers.
 
 mod approx;
 mod atomics;
+mod bitfield64;
 mod builder;
 mod contract;
 mod f64bits;
@@ -55,6 +57,7 @@ type Expand = fn(&mut Builder, &InstData) -> Option<ptxc_mir::ir::Value>;
 const EXPANSIONS: &[Expand] = &[
     approx::expand,
     atomics::expand,
+    bitfield64::expand,
     f64bits::expand,
     fdiv32::expand,
     fp64::expand,
