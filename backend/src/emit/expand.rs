@@ -138,6 +138,10 @@ impl Expander<'_> {
                 let i = self.make(Op::Exit, &[], &[])?;
                 self.push(i);
             }
+            MKind::Trap => {
+                let i = self.make(Op::Bpt, &[(Role::A, Operand::imm(1))], &[("mode", 3)])?;
+                self.push(i);
+            }
         }
         if guard != PT || guard_neg {
             for e in &mut self.out[start..] {

@@ -108,6 +108,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
     }
     let kind = match data.op {
         Opcode::Exit => MKind::Exit,
+        Opcode::Trap => MKind::Trap,
         Opcode::Jump => MKind::Jump(succs[0]),
         Opcode::Brif => match isel.pred(data.args[0]) {
             crate::vcode::MOp::Pred(cond, neg) => MKind::CondJump {

@@ -156,7 +156,7 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &d
         }
         let settles = matches!(
             inst.desc().op,
-            Op::Bra | Op::Exit | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl
+            Op::Bra | Op::Exit | Op::Bpt | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl
         );
         set_stall(&mut inst.ctrl, if settles { BRANCH_STALL } else { 1 });
         state.issued(t);

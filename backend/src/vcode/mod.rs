@@ -159,6 +159,8 @@ pub enum MKind {
     },
     /// End of the thread.
     Exit,
+    /// Abort of the kernel (`BPT.TRAP`).
+    Trap,
 }
 
 /// The operations of [`MKind::Wide`].
@@ -243,7 +245,7 @@ impl MInst {
                 f(*d, true);
             }
             MKind::CondJump { cond, .. } => f(*cond, false),
-            MKind::Jump(_) | MKind::Exit => {}
+            MKind::Jump(_) | MKind::Exit | MKind::Trap => {}
         }
     }
 
@@ -258,7 +260,10 @@ impl MInst {
 
     /// True for block terminators.
     pub fn is_terminator(&self) -> bool {
-        matches!(self.kind, MKind::Jump(_) | MKind::CondJump { .. } | MKind::Exit)
+        matches!(
+            self.kind,
+            MKind::Jump(_) | MKind::CondJump { .. } | MKind::Exit | MKind::Trap
+        )
     }
 }
 

@@ -73,6 +73,7 @@ impl VCode {
                 let _ = write!(s, "brif {c}, b{}, b{}", taken.0, not_taken.0);
             }
             MKind::Exit => s.push_str("exit"),
+            MKind::Trap => s.push_str("trap"),
         }
         s
     }

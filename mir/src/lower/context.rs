@@ -415,6 +415,9 @@ impl<'a> Lowerer<'a> {
                 let v = self.read_reg(*r, Type::Pred, span)?;
                 Ok(self.emit(Opcode::Not, Type::Pred, &[v], Aux::None))
             }
+            CheckedOperand::Func(name) if ty.bits() == 64 => {
+                Ok(self.konst(ty, ptxc_frontend::checked::function_address(name)))
+            }
             CheckedOperand::Int(i) => Ok(self.int_const(ty, *i)),
             CheckedOperand::Float { value, single } => Ok(self.float_const(ty, *value, *single)),
             CheckedOperand::Special(sr) => {
