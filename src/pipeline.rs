@@ -1,5 +1,6 @@
 //! The whole compiler: PTX text to cubin bytes, with diagnostics rendered against the source.
 
+pub use ptxc_backend::compile::{Compiled, Resources};
 use ptxc_backend::compile::{Options, Stage, compile_module};
 use ptxc_backend::cubin::ElfFlavour;
 use ptxc_frontend::Diagnostic;
@@ -76,6 +77,21 @@ pub struct CompileError(pub String);
 
 /// Compiles PTX `src` (named `file_name` in messages) to a cubin.
 pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<Vec<u8>, CompileError> {
+    let compiled = compile_ptx_module(src, file_name, opts)?;
+    for w in &compiled.warnings {
+        eprintln!("{file_name}: warning: {w}");
+    }
+    if opts.verbose {
+        for r in &compiled.resources {
+            eprint!("{}", r.report("ptxc"));
+        }
+    }
+    Ok(compiled.cubin)
+}
+
+/// Compiles PTX `src` and returns the cubin with each kernel's resources and the warnings,
+/// printing nothing but the requested dumps.
+pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
     let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
     if checked.target_sm > 75 {
@@ -120,15 +136,5 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
             eprintln!("// {kernel} after {wanted:?}\n{text}");
         }
     };
-    let compiled = compile_module(&module, &backend_opts, &mut dump)
-        .map_err(|e| CompileError(format!("{file_name}: error: {e}")))?;
-    for w in &compiled.warnings {
-        eprintln!("{file_name}: warning: {w}");
-    }
-    if opts.verbose {
-        for r in &compiled.resources {
-            eprint!("{}", r.report("ptxc"));
-        }
-    }
-    Ok(compiled.cubin)
+    compile_module(&module, &backend_opts, &mut dump).map_err(|e| CompileError(format!("{file_name}: error: {e}")))
 }

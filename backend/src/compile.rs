@@ -170,7 +170,8 @@ pub fn compile_function(
     let alloc = allocate(&vcode, limit)?;
     let emission = emit(&vcode, &alloc)?;
     let mut blocks = emission.blocks;
-    crate::regalloc::banks::spread_banks(&mut blocks, &alloc.regions);
+    crate::regalloc::compact::compact(&mut blocks);
+    crate::regalloc::banks::spread_banks(&mut blocks);
     if let Some(name) = &opts.post_sched {
         let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
             BackendError::Options(format!(

@@ -4,6 +4,7 @@
 //! for the predicates (class Int = P0..P6). See `regalloc2-on-sass.md`.
 
 pub mod banks;
+pub mod compact;
 mod pressure;
 mod regions;
 
