@@ -27,6 +27,8 @@ pub struct CompileOptions {
     pub verbose: bool,
     /// Post-allocation scheduling heuristic (`None` keeps the selected order).
     pub sched: Option<String>,
+    /// Pre-allocation scheduling heuristic (`--pre-sched`).
+    pub pre_sched: String,
     /// `--dump-mir[=PASS]`: print the MIR after the optimisation passes up to PASS (`Some("")`:
     /// after every pass).
     pub dump_mir_after: Option<String>,
@@ -44,6 +46,7 @@ impl Default for CompileOptions {
             dumps: Vec::new(),
             verbose: false,
             sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
+            pre_sched: ptxc_backend::compile::DEFAULT_PRE_SCHED.to_string(),
             dump_mir_after: None,
             max_registers: None,
             fmad: true,
@@ -124,6 +127,7 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
     let backend_opts = Options {
         flavour: opts.flavour,
         post_sched: opts.sched.clone(),
+        pre_sched: opts.pre_sched.clone(),
         max_registers: opts.max_registers,
         fmad: opts.fmad,
     };

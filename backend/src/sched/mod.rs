@@ -6,6 +6,7 @@
 mod dag;
 pub mod heuristics;
 pub mod list;
+pub mod pre_ra;
 mod reuse;
 mod state;
 
