@@ -179,7 +179,7 @@ pub fn compile_function(
             f.name
         )));
     }
-    let alloc = allocate(&vcode, limit)?;
+    let alloc = allocate(&mut vcode, limit)?;
     let emission = emit(&vcode, &alloc)?;
     let mut blocks = emission.blocks;
     crate::regalloc::compact::compact(&mut blocks);
