@@ -56,9 +56,9 @@ impl Device {
         self.memory.copy_out(addr, len)
     }
 
-    /// Loads a cubin.
-    pub fn load(&self, cubin: &[u8]) -> Result<Module, SimError> {
-        Module::load(cubin)
+    /// Loads a cubin: decodes its kernels and places its module variables in global memory.
+    pub fn load(&mut self, cubin: &[u8]) -> Result<Module, SimError> {
+        Module::load(cubin, &mut self.memory)
     }
 
     /// Launches `kernel` of `module` on the timed engine with the parameter block `params`
@@ -92,8 +92,10 @@ impl Device {
             )));
         }
         let mut banks = vec![exec::bank0(k, dims, params)];
-        banks.resize(4, Vec::new());
+        banks.resize(5, Vec::new());
+        banks[2] = k.const_bank2.clone();
         banks[3] = module.const_bank3.clone();
+        banks[4] = module.const_bank4.clone();
         let consts = ConstBanks { banks };
         let mut stats = Stats::default();
         let result = match engine {

@@ -1,26 +1,47 @@
 //! Global memory: a 64-bit address space of separate allocations; every access is checked
 //! against the allocation it falls in.
+//!
+//! Kernels reach it through a [`GlobalView`]: either the memory itself (one SM or CTA group
+//! at a time), or an [`Overlay`] of private pages over a shared, read-only memory, which lets
+//! several SMs run in parallel; the overlays are merged back in a fixed order, so results do
+//! not depend on the number of threads.
 
 use crate::error::SimError;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Where the first allocation starts (CUDA-like addresses, and never near 0).
 const HEAP_BASE: u64 = 0x7f00_0000_0000;
 /// Allocations are aligned (and separated) like cudaMalloc's.
 const ALIGN: u64 = 256;
+/// Overlay page size.
+const PAGE: usize = 4096;
+
+/// One allocation.
+#[derive(Clone, Debug)]
+struct Alloc {
+    base: u64,
+    data: Vec<u8>,
+}
 
 /// The device's global memory.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct GlobalMemory {
-    allocs: BTreeMap<u64, Vec<u8>>,
+    allocs: Vec<Alloc>,
     next: u64,
+}
+
+impl Default for GlobalMemory {
+    fn default() -> Self {
+        GlobalMemory::new()
+    }
 }
 
 impl GlobalMemory {
     /// An empty address space.
     pub fn new() -> GlobalMemory {
         GlobalMemory {
-            allocs: BTreeMap::new(),
+            allocs: Vec::new(),
             next: HEAP_BASE,
         }
     }
@@ -28,29 +49,44 @@ impl GlobalMemory {
     /// Allocates `size` zeroed bytes and returns the device address.
     pub fn alloc(&mut self, size: usize) -> u64 {
         let base = self.next;
-        self.allocs.insert(base, vec![0; size]);
+        self.allocs.push(Alloc {
+            base,
+            data: vec![0; size],
+        });
         self.next = (base + size.max(1) as u64).div_ceil(ALIGN) * ALIGN + ALIGN;
         base
     }
 
-    /// The allocation containing `[addr, addr+len)` and the offset into it.
-    fn find(&self, addr: u64, len: usize) -> Option<(u64, usize)> {
-        let (&base, data) = self.allocs.range(..=addr).next_back()?;
-        let off = (addr - base) as usize;
-        (off.checked_add(len)? <= data.len()).then_some((base, off))
+    /// The allocation index and offset of `[addr, addr+len)`, trying `hint` first.
+    #[inline]
+    fn locate(&self, addr: u64, len: usize, hint: &mut usize) -> Option<(usize, usize)> {
+        let fits = |a: &Alloc| addr >= a.base && addr - a.base + len as u64 <= a.data.len() as u64;
+        if let Some(a) = self.allocs.get(*hint)
+            && fits(a)
+        {
+            return Some((*hint, (addr - a.base) as usize));
+        }
+        let i = self.allocs.partition_point(|a| a.base <= addr).checked_sub(1)?;
+        let a = &self.allocs[i];
+        if fits(a) {
+            *hint = i;
+            Some((i, (addr - a.base) as usize))
+        } else {
+            None
+        }
     }
 
     /// Reads `out.len()` bytes at `addr`; `None` if outside every allocation.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Option<()> {
-        let (base, off) = self.find(addr, out.len())?;
-        out.copy_from_slice(&self.allocs[&base][off..off + out.len()]);
+        let (i, off) = self.locate(addr, out.len(), &mut 0)?;
+        out.copy_from_slice(&self.allocs[i].data[off..off + out.len()]);
         Some(())
     }
 
     /// Writes `data` at `addr`; `None` if outside every allocation.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Option<()> {
-        let (base, off) = self.find(addr, data.len())?;
-        self.allocs.get_mut(&base)?[off..off + data.len()].copy_from_slice(data);
+        let (i, off) = self.locate(addr, data.len(), &mut 0)?;
+        self.allocs[i].data[off..off + data.len()].copy_from_slice(data);
         Some(())
     }
 
@@ -74,6 +110,165 @@ impl GlobalMemory {
         })?;
         Ok(v)
     }
+
+    /// Copies the bytes of page `page` that lie in allocations into `out`.
+    fn fill_page(&self, page: u64, out: &mut [u8; PAGE]) {
+        let start = page * PAGE as u64;
+        let end = start + PAGE as u64;
+        let first = self.allocs.partition_point(|a| a.base + a.data.len() as u64 <= start);
+        for a in &self.allocs[first..] {
+            if a.base >= end {
+                break;
+            }
+            let lo = a.base.max(start);
+            let hi = (a.base + a.data.len() as u64).min(end);
+            if lo < hi {
+                out[(lo - start) as usize..(hi - start) as usize]
+                    .copy_from_slice(&a.data[(lo - a.base) as usize..(hi - a.base) as usize]);
+            }
+        }
+    }
+
+    /// Applies the bytes an overlay wrote.
+    pub fn merge(&mut self, overlay: Overlay) {
+        let mut pages: Vec<(u64, Box<Page>)> = overlay.pages.into_iter().collect();
+        pages.sort_by_key(|(n, _)| *n);
+        for (n, p) in pages {
+            let start = n * PAGE as u64;
+            let written = |off: usize| p.written[off / 64] & (1 << (off % 64)) != 0;
+            let mut off = 0;
+            while off < PAGE {
+                if !written(off) {
+                    off += 1;
+                    continue;
+                }
+                let run = (off..PAGE).take_while(|&o| written(o)).count();
+                let _ = self.write(start + off as u64, &p.data[off..off + run]);
+                off += run;
+            }
+        }
+    }
+}
+
+/// A multiplicative hasher for page numbers.
+#[derive(Default)]
+pub struct PageHasher(u64);
+
+impl Hasher for PageHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (n ^ self.0).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// One private page: its bytes (initialised from memory) and which ones were written.
+struct Page {
+    data: [u8; PAGE],
+    written: [u64; PAGE / 64],
+}
+
+/// Private pages of one SM over the shared memory.
+#[derive(Default)]
+pub struct Overlay {
+    pages: HashMap<u64, Box<Page>, BuildHasherDefault<PageHasher>>,
+}
+
+/// How a kernel sees global memory.
+pub enum GlobalView<'a> {
+    /// Direct access (sequential execution).
+    Direct {
+        /// The memory.
+        mem: &'a mut GlobalMemory,
+        /// Allocation of the last access.
+        hint: usize,
+    },
+    /// Shared read-only memory plus private pages.
+    Overlay {
+        /// The memory as of the launch.
+        mem: &'a GlobalMemory,
+        /// This SM's pages.
+        overlay: &'a mut Overlay,
+        /// Allocation of the last access.
+        hint: usize,
+    },
+}
+
+impl GlobalView<'_> {
+    /// A view straight onto `mem`.
+    pub fn direct(mem: &mut GlobalMemory) -> GlobalView<'_> {
+        GlobalView::Direct { mem, hint: 0 }
+    }
+
+    /// Reads `out.len()` (at most 16, naturally aligned) bytes at `addr`.
+    #[inline]
+    pub fn read(&mut self, addr: u64, out: &mut [u8]) -> Option<()> {
+        match self {
+            GlobalView::Direct { mem, hint } => {
+                let (i, off) = mem.locate(addr, out.len(), hint)?;
+                out.copy_from_slice(&mem.allocs[i].data[off..off + out.len()]);
+            }
+            GlobalView::Overlay { mem, overlay, hint } => {
+                let (i, off) = mem.locate(addr, out.len(), hint)?;
+                let page = addr / PAGE as u64;
+                let in_page = (addr % PAGE as u64) as usize;
+                match overlay.pages.get(&page) {
+                    Some(p) if in_page + out.len() <= PAGE => {
+                        out.copy_from_slice(&p.data[in_page..in_page + out.len()]);
+                    }
+                    _ => out.copy_from_slice(&mem.allocs[i].data[off..off + out.len()]),
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Writes `data` (at most 16, naturally aligned bytes) at `addr`.
+    #[inline]
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Option<()> {
+        match self {
+            GlobalView::Direct { mem, hint } => {
+                let (i, off) = mem.locate(addr, data.len(), hint)?;
+                mem.allocs[i].data[off..off + data.len()].copy_from_slice(data);
+            }
+            GlobalView::Overlay { mem, overlay, hint } => {
+                mem.locate(addr, data.len(), hint)?;
+                let page = addr / PAGE as u64;
+                let off = (addr % PAGE as u64) as usize;
+                if off + data.len() > PAGE {
+                    // Never for naturally aligned accesses of at most 16 bytes.
+                    let split = PAGE - off;
+                    let mut view = GlobalView::Overlay {
+                        mem,
+                        overlay,
+                        hint: *hint,
+                    };
+                    view.write(addr, &data[..split])?;
+                    return view.write(addr + split as u64, &data[split..]);
+                }
+                let p = overlay.pages.entry(page).or_insert_with(|| {
+                    let mut p = Box::new(Page {
+                        data: [0; PAGE],
+                        written: [0; PAGE / 64],
+                    });
+                    mem.fill_page(page, &mut p.data);
+                    p
+                });
+                for (i, &b) in data.iter().enumerate() {
+                    let o = off + i;
+                    p.data[o] = b;
+                    p.written[o / 64] |= 1 << (o % 64);
+                }
+            }
+        }
+        Some(())
+    }
 }
 
 #[cfg(test)]
@@ -92,5 +287,41 @@ mod tests {
         let mut x = [0u8; 2];
         m.read(a + 8, &mut x).unwrap();
         assert_eq!(x, [1, 2]);
+    }
+
+    #[test]
+    fn overlays_see_their_own_writes_and_merge_in_order() {
+        let mut m = GlobalMemory::new();
+        let a = m.alloc(8192);
+        m.write(a, &[7; 4]).unwrap();
+        let (mut o1, mut o2) = (Overlay::default(), Overlay::default());
+        {
+            let mut v1 = GlobalView::Overlay {
+                mem: &m,
+                overlay: &mut o1,
+                hint: 0,
+            };
+            v1.write(a + 1, &[1]).unwrap();
+            let mut x = [0u8; 4];
+            v1.read(a, &mut x).unwrap();
+            assert_eq!(x, [7, 1, 7, 7]);
+            assert!(v1.write(a + 8192, &[1]).is_none());
+        }
+        {
+            let mut v2 = GlobalView::Overlay {
+                mem: &m,
+                overlay: &mut o2,
+                hint: 0,
+            };
+            let mut x = [0u8; 4];
+            v2.read(a, &mut x).unwrap();
+            assert_eq!(x, [7; 4]);
+            v2.write(a + 1, &[2]).unwrap();
+            v2.write(a + 4100, &[3]).unwrap();
+        }
+        m.merge(o1);
+        m.merge(o2);
+        assert_eq!(m.copy_out(a, 4).unwrap(), vec![7, 2, 7, 7]);
+        assert_eq!(m.copy_out(a + 4100, 1).unwrap(), vec![3]);
     }
 }

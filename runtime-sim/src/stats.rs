@@ -20,7 +20,7 @@ pub struct Hazard {
 /// Statistics of one launch.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
-    /// Engine that produced them (`functional`).
+    /// Engine that produced them (`functional` or `timed`).
     pub engine: String,
     /// Cycles. Timed engine: until the last SM finishes. Functional engine: the longest warp's
     /// issue timeline (no contention between warps is modelled).
@@ -49,6 +49,12 @@ pub struct Stats {
     pub shared_bank_conflicts: u64,
     /// SMs that ran at least one CTA (timed engine).
     pub sms_used: u32,
+    /// Global-memory line accesses that hit in L1 (timed engine).
+    pub l1_hits: u64,
+    /// Line accesses that missed L1 and hit in L2 (timed engine).
+    pub l2_hits: u64,
+    /// Line accesses that went to DRAM (timed engine).
+    pub dram_accesses: u64,
 }
 
 /// Warp-cycles in which a resident warp did not issue, by reason.
@@ -74,11 +80,47 @@ pub struct StallReasons {
 pub const MAX_HAZARD_REPORTS: usize = 32;
 
 impl Stats {
-    /// Records a hazard.
-    pub fn hazard(&mut self, h: Hazard) {
+    /// Records a hazard (the report is only built for the first few).
+    pub fn hazard(&mut self, h: impl FnOnce() -> Hazard) {
         self.hazards += 1;
         if self.hazard_reports.len() < MAX_HAZARD_REPORTS {
-            self.hazard_reports.push(h);
+            self.hazard_reports.push(h());
         }
+    }
+
+    /// Adds the counts of another part of the same launch (an SM or CTA group); cycles are
+    /// the maximum.
+    pub fn merge(&mut self, o: Stats) {
+        self.cycles = self.cycles.max(o.cycles);
+        self.warp_instructions += o.warp_instructions;
+        self.thread_instructions += o.thread_instructions;
+        self.hazards += o.hazards;
+        for h in o.hazard_reports {
+            if self.hazard_reports.len() < MAX_HAZARD_REPORTS {
+                self.hazard_reports.push(h);
+            }
+        }
+        self.ctas += o.ctas;
+        self.warps += o.warps;
+        self.stalls.add(&o.stalls);
+        self.bank_conflicts += o.bank_conflicts;
+        self.reuse_hits += o.reuse_hits;
+        self.shared_bank_conflicts += o.shared_bank_conflicts;
+        self.sms_used += o.sms_used;
+        self.l1_hits += o.l1_hits;
+        self.l2_hits += o.l2_hits;
+        self.dram_accesses += o.dram_accesses;
+    }
+}
+
+impl StallReasons {
+    fn add(&mut self, o: &StallReasons) {
+        self.scoreboard += o.scoreboard;
+        self.stall_count += o.stall_count;
+        self.pipe_busy += o.pipe_busy;
+        self.bank_conflict += o.bank_conflict;
+        self.barrier += o.barrier;
+        self.yield_ += o.yield_;
+        self.not_selected += o.not_selected;
     }
 }

@@ -1,6 +1,7 @@
 //! The timed engine: every SM cycle by cycle (see [`sm`]), with CTAs placed on SMs as their
-//! occupancy allows. CTAs are dealt to SMs round-robin in launch order, so results and cycle
-//! counts do not depend on the order SMs are simulated in.
+//! occupancy allows. CTAs are dealt to SMs round-robin in launch order (CTA `i` to SM
+//! `i % SMs`) and SMs share nothing but global memory, so they run in parallel and results
+//! and cycle counts do not depend on the number of threads.
 
 mod banks;
 pub mod memory;
@@ -10,11 +11,11 @@ pub mod trace;
 
 use crate::config::Config;
 use crate::error::SimError;
-use crate::exec::{ConstBanks, LaunchDims, check_dims};
+use crate::exec::{ConstBanks, LaunchDims, check_dims, ctas, parallel_ok, run_groups};
 use crate::memory::GlobalMemory;
 use crate::module::Kernel;
 use crate::stats::Stats;
-use memory::LineCache;
+use memory::Caches;
 use sm::SmRun;
 use trace::Trace;
 
@@ -59,47 +60,53 @@ pub fn run(
     global: &mut GlobalMemory,
     dims: &LaunchDims,
     config: &Config,
-    mut trace: Option<&mut Trace>,
+    trace: Option<&mut Trace>,
     stats: &mut Stats,
 ) -> Result<(), SimError> {
     check_dims(dims)?;
     let max_resident = occupancy(kernel, dims, config)?;
-    let mut ctas = Vec::new();
-    for z in 0..dims.grid[2] {
-        for y in 0..dims.grid[1] {
-            for x in 0..dims.grid[0] {
-                ctas.push([x, y, z]);
-            }
-        }
-    }
+    let all = ctas(dims);
     stats.engine = "timed".into();
-    let mut l2 = LineCache::new(config.memory.l2_lines);
-    let sms = config.sms.max(1) as usize;
-    let mut finish = 0i64;
-    for sm in 0..sms {
-        let mine: Vec<[u32; 3]> = ctas.iter().skip(sm).step_by(sms).copied().collect();
-        if mine.is_empty() {
-            continue;
-        }
-        stats.sms_used += 1;
+    let sms = (config.sms.max(1) as usize).min(all.len());
+    let parallel = parallel_ok(kernel, all.len());
+    let tracing = trace.is_some();
+    let traces = std::sync::Mutex::new(vec![Vec::new(); sms]);
+    let result = run_groups(global, sms, parallel, stats, |sm, view, s| {
+        let mine: Vec<[u32; 3]> = all.iter().skip(sm).step_by(sms).copied().collect();
         let mut run = SmRun {
             index: sm as u32,
             kernel,
             consts,
             config,
             dims,
-            global: &mut *global,
-            l2: &mut l2,
-            stats: &mut *stats,
-            trace: trace.as_deref_mut(),
+            global: view,
+            caches: Caches::new(&config.memory, config.sms),
+            stats: Stats::default(),
+            trace: tracing.then(Vec::new),
+            trace_limit: trace::MAX_EVENTS / sms,
         };
-        finish = finish.max(run.run(&mine, max_resident)?);
+        let finish = run.run(&mine, max_resident);
+        *s = std::mem::take(&mut run.stats);
+        s.cycles = finish.as_ref().map_or(0, |&f| f.max(0) as u64);
+        s.sms_used = 1;
+        if let Some(events) = run.trace
+            && let Ok(mut t) = traces.lock()
+        {
+            t[sm] = events;
+        }
+        finish.map(|_| ())
+    });
+    if let Some(trace) = trace {
+        for events in traces.into_inner().unwrap_or_default() {
+            for e in events {
+                trace.push(e);
+            }
+        }
     }
-    stats.cycles = finish.max(0) as u64;
-    stats.ipc = if finish > 0 {
-        stats.warp_instructions as f64 / finish as f64
+    stats.ipc = if stats.cycles > 0 {
+        stats.warp_instructions as f64 / stats.cycles as f64
     } else {
         0.0
     };
-    Ok(())
+    result
 }

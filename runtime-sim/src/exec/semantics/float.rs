@@ -1,0 +1,186 @@
+//! Single-precision instructions: FADD, FMUL, FFMA, FSETP, FSET, FMNMX, FSEL, FCHK.
+
+use super::{each, set_compare, write_dst};
+use crate::decoded::{Decoded, SrcOp};
+use crate::error::SimError;
+use crate::exec::ctx::Ctx;
+use crate::exec::warp::{WARP, Warp};
+use crate::fp::{self, Rnd};
+
+type R = Result<(), SimError>;
+
+/// A float source row with `|x|` and `-x` applied.
+#[inline]
+pub fn frow(ctx: &Ctx, w: &Warp, s: &SrcOp) -> [f32; WARP] {
+    let raw = ctx.row(w, s);
+    let mut mask_and = u32::MAX;
+    let mut mask_xor = 0;
+    if s.abs {
+        mask_and = 0x7fff_ffff;
+    }
+    if s.neg {
+        mask_xor = 0x8000_0000;
+    }
+    raw.map(|v| f32::from_bits((v & mask_and) ^ mask_xor))
+}
+
+#[inline]
+fn finish(d: &Decoded, x: f32) -> u32 {
+    if d.m.sat {
+        fp::saturate(x).to_bits()
+    } else {
+        x.to_bits()
+    }
+}
+
+/// `.FMZ`: a zero factor makes the product +0 even for infinity and NaN.
+#[inline]
+fn fmz(a: f32, b: f32, on: bool, ftz: bool) -> (f32, f32) {
+    if !on {
+        return (a, b);
+    }
+    let (fa, fb) = if ftz { (fp::flush(a), fp::flush(b)) } else { (a, b) };
+    if fa == 0.0 || fb == 0.0 { (0.0, 0.0) } else { (a, b) }
+}
+
+/// FADD.
+pub fn fadd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let out: [u32; WARP] = std::array::from_fn(|l| finish(d, fp::add(a[l], b[l], rnd, d.m.ftz)));
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// The power of two of FMUL's `.D8 .. .M8` scale field (4 = none).
+fn scale_factor(code: u8) -> f32 {
+    match code {
+        0 => 0.125,
+        1 => 0.25,
+        2 => 0.5,
+        5 => 2.0,
+        6 => 4.0,
+        7 => 8.0,
+        _ => 1.0,
+    }
+}
+
+/// FMUL (with `.FMZ` and the `.D2/.M2...` result scale).
+pub fn fmul(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let scale = if d.m.scale == 0 && d.inst.as_ref().is_some_and(|i| i.mod_value("scale").is_none()) {
+        1.0
+    } else {
+        scale_factor(d.m.scale)
+    };
+    let out: [u32; WARP] = std::array::from_fn(|l| {
+        let (x, y) = fmz(a[l], b[l], d.m.fmz, d.m.ftz);
+        let r = if scale == 1.0 {
+            fp::mul(x, y, rnd, d.m.ftz)
+        } else {
+            // The scale is exact: fold it into one factor unless that over/underflows.
+            let xs = x * scale;
+            if xs.is_finite() && xs.is_normal() {
+                fp::mul(xs, y, rnd, d.m.ftz)
+            } else {
+                fp::mul(fp::mul(x, y, rnd, d.m.ftz), scale, rnd, d.m.ftz)
+            }
+        };
+        finish(d, r)
+    });
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// FFMA.
+pub fn ffma(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b, c) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b), frow(ctx, w, &d.c));
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let out: [u32; WARP] = std::array::from_fn(|l| {
+        let (x, y) = fmz(a[l], b[l], d.m.fmz, d.m.ftz);
+        finish(d, fp::fma(x, y, c[l], rnd, d.m.ftz))
+    });
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// The comparison results of FSETP/FSET for every lane.
+fn fcompare(ctx: &Ctx, w: &Warp, d: &Decoded) -> u32 {
+    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    let mut r = 0u32;
+    for l in 0..WARP {
+        let (x, y) = if d.m.ftz {
+            (fp::flush(a[l]), fp::flush(b[l]))
+        } else {
+            (a[l], b[l])
+        };
+        r |= (fp::compare(d.m.cmp, x as f64, y as f64) as u32) << l;
+    }
+    r
+}
+
+/// FSETP: float compare into two predicates.
+pub fn fsetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let r = fcompare(ctx, w, d);
+    set_compare(w, d, exec, r);
+    Ok(())
+}
+
+/// FSET: float compare into a register (`.BF`: 1.0 / 0.0, otherwise all ones / zero).
+pub fn fset(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let r = fcompare(ctx, w, d);
+    let p = w.pred_mask(d.ps[0], u32::MAX);
+    let bf = d.inst.as_ref().is_some_and(|i| i.mod_value("bf") == Some(1));
+    each(w, d, exec, |_, l| {
+        let v = super::combine(d.m.bop, (r >> l) & 1 == 1, (p >> l) & 1 == 1);
+        match (v, bf) {
+            (true, true) => 1.0f32.to_bits(),
+            (true, false) => u32::MAX,
+            (false, _) => 0,
+        }
+    });
+    Ok(())
+}
+
+/// FMNMX: minimum when the predicate is true, maximum when false.
+pub fn fmnmx(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    let p = w.pred_mask(d.ps[0], u32::MAX);
+    let out: [u32; WARP] = std::array::from_fn(|l| fp::min_max(a[l], b[l], (p >> l) & 1 == 0, d.m.ftz).to_bits());
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// FSEL: `d = p ? a : b` (bit patterns).
+pub fn fsel(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    let p = w.pred_mask(d.ps[0], u32::MAX);
+    let out: [u32; WARP] = std::array::from_fn(|l| if (p >> l) & 1 == 1 { a[l] } else { b[l] }.to_bits());
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// Whether `a / b` needs the slow path of ptxas's division: any operand zero, subnormal,
+/// infinite or NaN, or exponents that could over- or underflow the reciprocal iteration.
+/// (Conservative: a false positive only takes the exact slow path.)
+pub fn division_needs_check(a: f32, b: f32) -> bool {
+    let (ea, eb) = ((a.to_bits() >> 23) & 0xff, (b.to_bits() >> 23) & 0xff);
+    let normal = |e: u32| (1..255).contains(&e);
+    if !normal(ea) || !normal(eb) {
+        return true;
+    }
+    let quotient = ea as i32 - eb as i32 + 127;
+    !(3..=252).contains(&eb) || !(24..=230).contains(&quotient) || ea > 252
+}
+
+/// FCHK: sets the predicate when a division needs the slow path.
+pub fn fchk(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    let mut r = 0u32;
+    for l in 0..WARP {
+        r |= (division_needs_check(a[l], b[l]) as u32) << l;
+    }
+    w.set_pred(d.pd[0].idx, exec, r);
+    Ok(())
+}
