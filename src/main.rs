@@ -35,6 +35,16 @@ enum Command {
         /// Print an intermediate form to standard error (repeatable).
         #[arg(long, value_enum)]
         dump: Vec<DumpArg>,
+        /// Print the MIR after the optimisation passes up to PASS (constfold, copyprop, gvn,
+        /// licm, strength, addrfold, dce), or after all of them.
+        #[arg(long, value_name = "PASS", num_args = 0..=1, default_missing_value = "")]
+        dump_mir: Option<String>,
+        /// Print each kernel's resources (registers, constant and shared memory, stack, spills).
+        #[arg(short, long)]
+        verbose: bool,
+        /// Post-allocation scheduling heuristic: source, critical-path, loads-first, or none.
+        #[arg(long, default_value = ptxc_backend::compile::DEFAULT_SCHED)]
+        sched: String,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -60,6 +70,9 @@ enum Command {
         /// Device configuration: small, t4, 2080ti.
         #[arg(long, default_value = "small")]
         device: String,
+        /// Execution engine: the SM simulator on the compiled SASS, or the MIR interpreter.
+        #[arg(long, value_enum, default_value_t = Engine::Sim)]
+        engine: Engine,
         /// Simulator engine.
         #[arg(long, value_enum, default_value_t = Mode::Timed)]
         mode: Mode,
@@ -67,6 +80,12 @@ enum Command {
         #[arg(long)]
         trace: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Engine {
+    Sim,
+    Mir,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -106,6 +125,9 @@ fn run(cli: Cli) -> Result<(), String> {
             arch,
             elf,
             dump,
+            dump_mir,
+            verbose,
+            sched,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -121,6 +143,9 @@ fn run(cli: Cli) -> Result<(), String> {
                         DumpArg::Sass => Dump::Sass,
                     })
                     .collect(),
+                dump_mir_after: dump_mir,
+                verbose,
+                sched: (sched != "none").then_some(sched),
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)
@@ -137,6 +162,7 @@ fn run(cli: Cli) -> Result<(), String> {
             out,
             stats,
             device,
+            engine: run_engine,
             mode,
             trace,
         } => {
@@ -155,6 +181,12 @@ fn run(cli: Cli) -> Result<(), String> {
                 trace: trace.is_some(),
             };
             let spec = ptxc::launch::load(&launch)?;
+            if run_engine == Engine::Mir {
+                let src = read_text(&module)?;
+                let m = ptxc::pipeline::lower_ptx(&src, &module.display().to_string()).map_err(|e| e.0)?;
+                let result = ptxc::run::run_mir(&m, &spec, opts.config.clone()).map_err(|e| format!("error: {e}"))?;
+                return report(&result, out.as_deref(), stats.as_deref());
+            }
             let cubin = if module.extension().is_some_and(|e| e == "ptx") {
                 compile_file(&module, &CompileOptions::default())?
             } else {
@@ -177,15 +209,19 @@ fn check_arch(arch: &str) -> Result<(), String> {
     }
 }
 
-fn compile_file(input: &Path, opts: &CompileOptions) -> Result<Vec<u8>, String> {
+fn read_text(input: &Path) -> Result<String, String> {
     let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
-    let src = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         format!(
             "{}: not UTF-8 text (byte {})",
             input.display(),
             e.utf8_error().valid_up_to()
         )
-    })?;
+    })
+}
+
+fn compile_file(input: &Path, opts: &CompileOptions) -> Result<Vec<u8>, String> {
+    let src = read_text(input)?;
     compile_ptx(&src, &input.display().to_string(), opts).map_err(|e| e.0)
 }
 

@@ -16,12 +16,50 @@ pub enum Dump {
 }
 
 /// Compiler options.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// ELF flavour of the cubin.
     pub flavour: ElfFlavour,
     /// Forms to print to standard error.
     pub dumps: Vec<Dump>,
+    /// Print each kernel's resources to standard error, as `ptxas -v` does.
+    pub verbose: bool,
+    /// Post-allocation scheduling heuristic (`None` keeps the selected order).
+    pub sched: Option<String>,
+    /// `--dump-mir[=PASS]`: print the MIR after the optimisation passes up to PASS (`Some("")`:
+    /// after every pass).
+    pub dump_mir_after: Option<String>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            flavour: ElfFlavour::default(),
+            dumps: Vec::new(),
+            verbose: false,
+            sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
+            dump_mir_after: None,
+        }
+    }
+}
+
+/// Parses, checks and lowers PTX `src` to MIR (diagnostics rendered against the source).
+pub fn lower_ptx(src: &str, file_name: &str) -> Result<ptxc_mir::ir::Module, CompileError> {
+    let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
+    let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
+    let module = ptxc_mir::lower::lower_module(&checked).map_err(|errs| {
+        let diags: Vec<Diagnostic> = errs
+            .iter()
+            .map(|e| Diagnostic::error(e.message.clone(), e.span))
+            .collect();
+        render(&diags)
+    })?;
+    for f in &module.functions {
+        if let Err(e) = ptxc_mir::ir::verify(f) {
+            return Err(CompileError(format!("{file_name}: internal error: {e}")));
+        }
+    }
+    Ok(module)
 }
 
 /// A compilation failure: the rendered diagnostics.
@@ -53,8 +91,17 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
         if opts.dumps.contains(&Dump::Mir) {
             eprintln!("{f}");
         }
+        if let Some(last) = &opts.dump_mir_after {
+            let mut g = f.clone();
+            let last = (!last.is_empty()).then_some(last.as_str());
+            ptxc_mir::opt::run_until(&mut g, last).map_err(|e| CompileError(format!("error: {e}")))?;
+            eprintln!("// {} after {}\n{g}", f.name, last.unwrap_or("every pass"));
+        }
     }
-    let backend_opts = Options { flavour: opts.flavour };
+    let backend_opts = Options {
+        flavour: opts.flavour,
+        post_sched: opts.sched.clone(),
+    };
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         let wanted = match stage {
             Stage::Vcode => Dump::Vcode,
@@ -64,5 +111,12 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
             eprintln!("// {kernel} after {wanted:?}\n{text}");
         }
     };
-    compile_module(&module, &backend_opts, &mut dump).map_err(|e| CompileError(format!("{file_name}: error: {e}")))
+    let compiled = compile_module(&module, &backend_opts, &mut dump)
+        .map_err(|e| CompileError(format!("{file_name}: error: {e}")))?;
+    if opts.verbose {
+        for r in &compiled.resources {
+            eprint!("{}", r.report("ptxc"));
+        }
+    }
+    Ok(compiled.cubin)
 }

@@ -41,11 +41,95 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
             names.join(", ")
         )
     })?;
-    if k.params.len() != spec.params.len() {
+    let (mut arrays, addrs, block) = prepare(&mut dev, spec, &k.params, k.param_size)?;
+    let dims = LaunchDims {
+        grid: spec.grid,
+        block: spec.block,
+        dynamic_shared: spec.dynamic_shared_bytes,
+    };
+    let mut trace = opts.trace.then(Trace::default);
+    let stats = dev
+        .launch_with(&m, &spec.kernel, &dims, &block, opts.engine, trace.as_mut())
+        .map_err(|e| e.to_string())?;
+    for (name, a) in arrays.iter_mut() {
+        a.bytes = dev.read(addrs[name], a.bytes.len()).map_err(|e| e.to_string())?;
+    }
+    Ok(RunOutput {
+        buffers: arrays,
+        stats,
+        trace,
+    })
+}
+
+/// Global memory of the MIR interpreter: the simulated device's memory.
+struct DeviceMemory<'a>(&'a mut Device);
+
+impl ptxc_mir::interp::GlobalMemory for DeviceMemory<'_> {
+    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), String> {
+        let bytes = self.0.read(addr, out.len()).map_err(|e| e.to_string())?;
+        out.copy_from_slice(&bytes);
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), String> {
+        self.0.write(addr, data).map_err(|e| e.to_string())
+    }
+}
+
+/// Runs the kernel of `spec` from the MIR `module` on the MIR interpreter (`--engine mir`):
+/// the same buffers and outputs as [`run`]; `cycles` is 0 and `warp_instructions` counts
+/// MIR instructions issued per warp.
+pub fn run_mir(module: &ptxc_mir::ir::Module, spec: &LaunchSpec, config: Config) -> Result<RunOutput, String> {
+    let func = module.functions.iter().find(|f| f.name == spec.kernel).ok_or_else(|| {
+        let names: Vec<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
+        format!(
+            "no kernel named `{}` in the module (it has: {})",
+            spec.kernel,
+            names.join(", ")
+        )
+    })?;
+    let mut dev = Device::new(config);
+    let layout: Vec<(u32, u32)> = func.params.iter().map(|p| (p.offset, p.size)).collect();
+    let size = func.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
+    let (mut arrays, addrs, block) = prepare(&mut dev, spec, &layout, size)?;
+    let cfg = ptxc_mir::interp::LaunchConfig {
+        grid: spec.grid,
+        block: spec.block,
+        dynamic_shared: spec.dynamic_shared_bytes,
+        params: block,
+    };
+    let s = ptxc_mir::interp::launch(func, &cfg, &mut DeviceMemory(&mut dev)).map_err(|e| e.to_string())?;
+    for (name, a) in arrays.iter_mut() {
+        a.bytes = dev.read(addrs[name], a.bytes.len()).map_err(|e| e.to_string())?;
+    }
+    let stats = Stats {
+        engine: "mir".into(),
+        cycles: 0,
+        warp_instructions: s.warp_instructions,
+        thread_instructions: s.thread_instructions,
+        hazards: 0,
+        hazard_reports: Vec::new(),
+        ctas: s.ctas,
+        warps: s.warps,
+        ..Stats::default()
+    };
+    Ok(RunOutput {
+        buffers: arrays,
+        stats,
+        trace: None,
+    })
+}
+
+type Prepared = (BTreeMap<String, Array>, BTreeMap<String, u64>, Vec<u8>);
+
+/// Allocates and fills the buffers of `spec` on `dev` and builds the parameter block for a
+/// kernel whose parameters sit at `params` (offset, size).
+fn prepare(dev: &mut Device, spec: &LaunchSpec, params: &[(u32, u32)], param_size: u32) -> Result<Prepared, String> {
+    if params.len() != spec.params.len() {
         return Err(format!(
             "kernel `{}` takes {} parameter(s), the launch spec gives {}",
             spec.kernel,
-            k.params.len(),
+            params.len(),
             spec.params.len()
         ));
     }
@@ -64,8 +148,8 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
         addrs.insert(name.clone(), addr);
         arrays.insert(name.clone(), a);
     }
-    let mut block = vec![0u8; k.param_size as usize];
-    for (i, (p, &(offset, size))) in spec.params.iter().zip(&k.params).enumerate() {
+    let mut block = vec![0u8; param_size as usize];
+    for (i, (p, &(offset, size))) in spec.params.iter().zip(params).enumerate() {
         if p.size() != size as usize {
             return Err(format!(
                 "params[{i}]: kernel `{}` expects a {size}-byte parameter here, the spec gives `{}` ({} bytes)",
@@ -80,23 +164,7 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
         };
         block[offset as usize..offset as usize + bytes.len()].copy_from_slice(&bytes);
     }
-    let dims = LaunchDims {
-        grid: spec.grid,
-        block: spec.block,
-        dynamic_shared: spec.dynamic_shared_bytes,
-    };
-    let mut trace = opts.trace.then(Trace::default);
-    let stats = dev
-        .launch_with(&m, &spec.kernel, &dims, &block, opts.engine, trace.as_mut())
-        .map_err(|e| e.to_string())?;
-    for (name, a) in arrays.iter_mut() {
-        a.bytes = dev.read(addrs[name], a.bytes.len()).map_err(|e| e.to_string())?;
-    }
-    Ok(RunOutput {
-        buffers: arrays,
-        stats,
-        trace,
-    })
+    Ok((arrays, addrs, block))
 }
 
 /// A few leading values of an array, for the console.

@@ -25,6 +25,9 @@ pub enum BackendError {
     /// Encoding (a back-end bug: an instruction the ISA description cannot encode).
     #[error("encoding: {0}")]
     Encode(#[from] EncodeError),
+    /// Invalid options.
+    #[error("{0}")]
+    Options(String),
 }
 
 /// Stages whose text form can be dumped.
@@ -37,10 +40,69 @@ pub enum Stage {
 }
 
 /// Options of the back end.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
-    /// ELF flavour of the cubin (v7 by default).
+    /// ELF flavour of the cubin.
     pub flavour: ElfFlavour,
+    /// Post-allocation scheduling heuristic (`None`: keep the selected order).
+    pub post_sched: Option<String>,
+}
+
+/// The default post-allocation scheduling heuristic.
+pub const DEFAULT_SCHED: &str = "critical-path";
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            flavour: ElfFlavour::default(),
+            post_sched: Some(DEFAULT_SCHED.to_string()),
+        }
+    }
+}
+
+/// The resources of a compiled kernel, as `ptxas -v` reports them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    /// Kernel name.
+    pub name: String,
+    /// Registers per thread (as recorded in the cubin).
+    pub registers: u32,
+    /// CTA barriers used.
+    pub barriers: u32,
+    /// Bytes of constant bank 0 (driver area + parameters).
+    pub cmem0: u32,
+    /// Static shared memory in bytes.
+    pub smem: u32,
+    /// Local memory frame per thread in bytes.
+    pub stack_frame: u32,
+    /// Bytes stored by register spills.
+    pub spill_stores: u32,
+    /// Bytes loaded by register spills.
+    pub spill_loads: u32,
+}
+
+impl Resources {
+    /// The lines `ptxas -v` prints for a kernel, with `tool` in place of "ptxas".
+    pub fn report(&self, tool: &str) -> String {
+        format!(
+            "{tool} info    : Compiling entry function '{n}' for 'sm_75'\n\
+             {tool} info    : Function properties for {n}\n\
+             \x20   {} bytes stack frame, {} bytes spill stores, {} bytes spill loads\n\
+             {tool} info    : Used {} registers, used {} barriers, {} bytes cmem[0]{}\n",
+            self.stack_frame,
+            self.spill_stores,
+            self.spill_loads,
+            self.registers,
+            self.barriers,
+            self.cmem0,
+            if self.smem > 0 {
+                format!(", {} bytes smem", self.smem)
+            } else {
+                String::new()
+            },
+            n = self.name,
+        )
+    }
 }
 
 /// A kernel compiled to SASS.
@@ -55,11 +117,25 @@ pub struct CompiledKernel {
 }
 
 /// Compiles one kernel; `dump` receives the text of each stage.
-pub fn compile_function(f: &Function, dump: &mut dyn FnMut(Stage, &str)) -> Result<CompiledKernel, BackendError> {
+pub fn compile_function(
+    f: &Function,
+    opts: &Options,
+    dump: &mut dyn FnMut(Stage, &str),
+) -> Result<CompiledKernel, BackendError> {
     let vcode = select(f)?;
     dump(Stage::Vcode, &vcode.to_string());
     let alloc = allocate(&vcode)?;
     let mut blocks = emit(&vcode, &alloc)?;
+    crate::regalloc::banks::spread_banks(&mut blocks, &alloc.regions);
+    if let Some(name) = &opts.post_sched {
+        let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
+            BackendError::Options(format!(
+                "unknown scheduling heuristic `{name}` (known: {})",
+                crate::sched::heuristics::NAMES.join(", ")
+            ))
+        })?;
+        crate::sched::list::schedule(&mut blocks, h.as_ref());
+    }
     assign_control(&mut blocks);
     let assembled = assemble(&blocks)?;
     dump(Stage::Sass, &sass_text(&assembled));
@@ -97,19 +173,43 @@ pub fn sass_text(a: &Assembled) -> String {
     s
 }
 
+/// A compiled module: the cubin and each kernel's resources.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The cubin bytes.
+    pub cubin: Vec<u8>,
+    /// Resources per kernel, in module order.
+    pub resources: Vec<Resources>,
+}
+
 /// Compiles every kernel of `m` into a cubin.
 pub fn compile_module(
     m: &Module,
     opts: &Options,
     dump: &mut dyn FnMut(&str, Stage, &str),
-) -> Result<Vec<u8>, BackendError> {
+) -> Result<Compiled, BackendError> {
     let mut module = CubinModule::new(75);
     module.flavour = opts.flavour;
+    let mut resources = Vec::new();
     for f in &m.functions {
-        let k = compile_function(f, &mut |stage, text| dump(&f.name, stage, text))?;
-        module.kernels.push(kernel_image(f, k));
+        let k = compile_function(f, opts, &mut |stage, text| dump(&f.name, stage, text))?;
+        let img = kernel_image(f, k);
+        resources.push(Resources {
+            name: img.name.clone(),
+            registers: img.reg_count,
+            barriers: img.num_barriers,
+            cmem0: 0x160 + img.param_size,
+            smem: img.shared_size,
+            stack_frame: img.frame_size,
+            spill_stores: 0,
+            spill_loads: 0,
+        });
+        module.kernels.push(img);
     }
-    Ok(cubin::write(&module))
+    Ok(Compiled {
+        cubin: cubin::write(&module),
+        resources,
+    })
 }
 
 fn kernel_image(f: &Function, k: CompiledKernel) -> KernelImage {

@@ -3,5 +3,7 @@
 //! [`ir::verify`] checks it; the back end selects SASS from it.
 
 pub mod analysis;
+pub mod interp;
 pub mod ir;
 pub mod lower;
+pub mod opt;

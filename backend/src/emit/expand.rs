@@ -100,7 +100,10 @@ impl Expander<'_> {
                     .map(|s| Ok((s.role, self.operand(s, locs)?)))
                     .collect::<Result<Vec<_>, EmitError>>()?;
                 let i = self.make(*op, &ops, mods)?;
-                self.push(i);
+                self.out.push(Emitted {
+                    inst: i,
+                    target: inst.target.map(|b| b.0 as usize),
+                });
             }
             MKind::Wide { op, d, srcs, tmp } => self.wide(*op, *d, srcs, *tmp, locs)?,
             MKind::Jump(t) => self.branch(PT, false, t.0 as usize)?,

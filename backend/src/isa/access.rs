@@ -1,6 +1,7 @@
 //! Which registers and predicates an instruction reads and writes, with the latency
 //! category of each access. The scheduler computes stall counts and scoreboards from this,
-//! and the simulator checks the same accesses for hazards.
+//! and the simulator checks the same accesses for hazards. Uniform registers and uniform
+//! predicates (the uniform datapath) are not tracked here.
 
 use super::desc::{Op, OpKind, Role};
 use super::inst::{Inst, PT, RZ, Value};
@@ -41,7 +42,7 @@ pub fn accesses(inst: &Inst) -> Accesses {
     let form = inst.desc();
     let cat = form.meta.cat;
     let mut acc = Accesses::default();
-    if inst.guard != PT {
+    if inst.guard != PT && !form.uniform_guard {
         acc.reads.push(Access {
             reg: Reg::P(inst.guard),
             cat,

@@ -21,6 +21,8 @@ pub const RA: u8 = 24;
 pub const RB: u8 = 32;
 /// Third source register field.
 pub const RC: u8 = 64;
+/// The "uniform operand" bit of the ALU forms with a uniform register (sm75-encoding.md A.1).
+pub const UNIFORM_BIT: u8 = 91;
 
 /// A register operand at `lo` (8-bit field).
 pub fn reg(role: Role, lo: u8) -> OperandDesc {
@@ -38,6 +40,7 @@ pub fn reg(role: Role, lo: u8) -> OperandDesc {
         show: Show::Always,
         is_def: matches!(role, Role::Dst),
         swizzle: None,
+        sep: Sep::Comma,
     }
 }
 
@@ -57,6 +60,11 @@ pub fn ureg(role: Role, lo: u8) -> OperandDesc {
     }
 }
 
+/// The uniform destination register.
+pub fn urd() -> OperandDesc {
+    ureg(Role::Dst, RD)
+}
+
 /// A predicate operand: 3-bit index at `lo`, negation at `neg`. Default PT (or !PT when
 /// `default_neg`).
 pub fn pred(role: Role, lo: u8, neg: Option<u8>, default_neg: bool) -> OperandDesc {
@@ -68,6 +76,17 @@ pub fn pred(role: Role, lo: u8, neg: Option<u8>, default_neg: bool) -> OperandDe
         default: 7 | u64::from(default_neg) << 3,
         is_def: matches!(role, Role::PredDst0 | Role::PredDst1),
         ..reg(role, lo)
+    }
+}
+
+/// A uniform predicate operand (like [`pred`], printed `UPn`).
+pub fn upred(role: Role, lo: u8, neg: Option<u8>, default_neg: bool) -> OperandDesc {
+    OperandDesc {
+        kind: OpKind::Upred {
+            field: bits(lo, 3),
+            neg,
+        },
+        ..pred(role, lo, neg, default_neg)
     }
 }
 
@@ -84,12 +103,14 @@ pub fn imm(role: Role, field: BitField, style: ImmStyle) -> OperandDesc {
     }
 }
 
-/// A constant-bank operand `c[bank][offset]` in the standard position (bank 54..59, offset 38..54).
+/// A constant-bank ALU operand `c[bank][offset]`: bank 54..59, word offset 40..54 (bits 38
+/// and 39 are not part of the operand).
 pub fn cbank(role: Role) -> OperandDesc {
     OperandDesc {
         kind: OpKind::CBank {
             bank: bits(54, 5),
-            offset: bits(38, 16),
+            offset: bits(40, 14),
+            shift: 2,
         },
         ..reg(role, 0)
     }
@@ -97,22 +118,48 @@ pub fn cbank(role: Role) -> OperandDesc {
 
 /// A memory address `[Ra + offset24]`.
 pub fn mem(base_lo: u8) -> OperandDesc {
+    mem_with(bits(base_lo, 8), bits(40, 24), None, None)
+}
+
+/// A memory address with explicit fields.
+pub fn mem_with(base: BitField, offset: BitField, uniform: Option<BitField>, scale: Option<BitField>) -> OperandDesc {
     OperandDesc {
         kind: OpKind::Mem {
-            base: bits(base_lo, 8),
-            offset: bits(40, 24),
-            uniform: None,
-            scale: None,
+            base,
+            offset,
+            uniform,
+            scale,
         },
-        ..reg(Role::Addr, base_lo)
+        ..reg(Role::Addr, base.lo)
     }
 }
 
-/// A branch target field.
+/// A branch target: signed byte offset in `field`.
 pub fn rel(field: BitField) -> OperandDesc {
+    rel_scaled(field, 0)
+}
+
+/// A branch target counting units of `1 << shift` bytes.
+pub fn rel_scaled(field: BitField, shift: u8) -> OperandDesc {
     OperandDesc {
-        kind: OpKind::Rel { field },
+        kind: OpKind::Rel { field, shift },
         ..reg(Role::Target, 0)
+    }
+}
+
+/// Fixed operand text without bits.
+pub fn literal(text: &'static str) -> OperandDesc {
+    OperandDesc {
+        kind: OpKind::Literal(text),
+        ..reg(Role::Other, 0)
+    }
+}
+
+/// A suffix field of an operand.
+pub const fn suffix(lo: u8, len: u8, values: &'static [(u16, &'static str)]) -> SuffixDesc {
+    SuffixDesc {
+        field: bits(lo, len),
+        values,
     }
 }
 
@@ -132,6 +179,12 @@ pub trait OperandExt: Sized {
     fn show(self, show: Show) -> Self;
     /// Sets the default field value.
     fn default(self, value: u64) -> Self;
+    /// Adds a suffix field.
+    fn suffix(self, suffix: SuffixDesc) -> Self;
+    /// Prints the operand after a space instead of a comma.
+    fn spaced(self) -> Self;
+    /// Changes the role.
+    fn role(self, role: Role) -> Self;
 }
 
 impl OperandExt for OperandDesc {
@@ -167,6 +220,18 @@ impl OperandExt for OperandDesc {
         self.default = value;
         self
     }
+    fn suffix(mut self, suffix: SuffixDesc) -> Self {
+        self.swizzle = Some(suffix);
+        self
+    }
+    fn spaced(mut self) -> Self {
+        self.sep = Sep::Space;
+        self
+    }
+    fn role(mut self, role: Role) -> Self {
+        self.role = role;
+        self
+    }
 }
 
 /// A modifier field.
@@ -182,6 +247,24 @@ pub const fn modifier(
         field: bits(lo, len),
         values,
         default,
+        upper: None,
+    }
+}
+
+/// A modifier split over two bit ranges (value = `low | high << low.len`).
+pub const fn split_modifier(
+    name: &'static str,
+    low: BitField,
+    high: BitField,
+    values: &'static [(u16, &'static str)],
+    default: u16,
+) -> ModDesc {
+    ModDesc {
+        name,
+        field: low,
+        values,
+        default,
+        upper: Some(high),
     }
 }
 
@@ -189,12 +272,7 @@ pub const fn modifier(
 #[macro_export]
 macro_rules! flag {
     ($name:expr, $bit:expr, $spelling:expr) => {
-        $crate::isa::desc::ModDesc {
-            name: $name,
-            field: $crate::isa::bits::BitField::new($bit, 1),
-            values: &[(0, ""), (1, $spelling)],
-            default: 0,
-        }
+        $crate::isa::build::modifier($name, $bit, 1, &[(0, ""), (1, $spelling)], 0)
     };
 }
 
@@ -214,6 +292,9 @@ pub fn form(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
             mods: Vec::new(),
             aliases: Vec::new(),
             fixed: Vec::new(),
+            uniform_guard: false,
+            not_under: None,
+            invalid: Vec::new(),
             meta: Meta {
                 cat: LatCat::Alu,
                 pipe: Pipe::Alu,
@@ -270,6 +351,30 @@ impl FormBuilder {
         self
     }
 
+    /// Marks the guard as a uniform predicate (uniform-datapath instructions).
+    pub fn uniform_guard(mut self) -> Self {
+        self.form.uniform_guard = true;
+        self
+    }
+
+    /// Rejects encodings whose listed bits have the listed values (`(bit, value)` pairs).
+    pub fn invalid_when(mut self, bits_values: &[(u8, bool)]) -> Self {
+        let mut mask = 0u128;
+        let mut value = 0u128;
+        for &(b, v) in bits_values {
+            mask |= 1u128 << b;
+            value |= u128::from(v) << b;
+        }
+        self.form.invalid.push((mask, value));
+        self
+    }
+
+    /// Negation bits print as `~` when the modifier `x` is set.
+    pub fn not_under_x(mut self) -> Self {
+        self.form.not_under = self.form.mod_index("x").map(|i| i as u8);
+        self
+    }
+
     /// Finishes the form, computing the covered-bits mask and the template.
     pub fn build(mut self) -> Form {
         let f = &mut self.form;
@@ -282,11 +387,11 @@ impl FormBuilder {
             set_operand_default(o, &mut template);
         }
         for m in &f.mods {
-            covered |= m.field.mask();
-            m.field.set(&mut template, m.default as u64);
+            covered |= m.mask();
+            m.set(&mut template, m.default);
         }
+        // Fixed bits stay outside `covered`: the decoder checks them against the template.
         for (field, value) in &f.fixed {
-            covered |= field.mask();
             field.set(&mut template, *value);
         }
         f.covered = covered;
@@ -302,12 +407,12 @@ pub fn operand_mask(o: &OperandDesc) -> u128 {
         OpKind::Gpr { field, .. }
         | OpKind::Ugpr { field, .. }
         | OpKind::Imm { field, .. }
-        | OpKind::Rel { field }
+        | OpKind::Rel { field, .. }
         | OpKind::SReg { field }
         | OpKind::Barrier { field } => field.mask(),
         OpKind::Pred { field, neg } | OpKind::Upred { field, neg } => field.mask() | bit(neg),
         OpKind::ImmSplit { lo, hi, .. } => lo.mask() | hi.mask(),
-        OpKind::CBank { bank, offset } => bank.mask() | offset.mask(),
+        OpKind::CBank { bank, offset, .. } => bank.mask() | offset.mask(),
         OpKind::CBankIndexed { bank, offset, reg } => bank.mask() | offset.mask() | reg.mask(),
         OpKind::Mem {
             base,
@@ -315,8 +420,9 @@ pub fn operand_mask(o: &OperandDesc) -> u128 {
             uniform,
             scale,
         } => base.mask() | offset.mask() | uniform.map_or(0, |f| f.mask()) | scale.map_or(0, |f| f.mask()),
+        OpKind::Literal(_) => 0,
     };
-    kind | bit(o.neg) | bit(o.abs) | bit(o.not) | o.swizzle.map_or(0, |f| f.mask())
+    kind | bit(o.neg) | bit(o.abs) | bit(o.not) | o.swizzle.map_or(0, |s| s.field.mask())
 }
 
 fn set_operand_default(o: &OperandDesc, template: &mut u128) {
@@ -350,6 +456,17 @@ pub enum Src3 {
     /// R, R, UR (0xexx)
     Rru,
 }
+
+/// Every three-source placement.
+pub const ALL_SRC3: [Src3; 7] = [
+    Src3::Rrr,
+    Src3::Rri,
+    Src3::Rrc,
+    Src3::Rir,
+    Src3::Rcr,
+    Src3::Rur,
+    Src3::Rru,
+];
 
 impl Src3 {
     /// The operand-form bits 9..12.
@@ -402,7 +519,7 @@ pub fn src3_family(
             let (b, c) = p.b_c(imm_style);
             let f = make(base | p.form_bits() << 9, p, b, c);
             if p.uniform() {
-                f.fixed(91, 1, 1).build()
+                f.fixed(UNIFORM_BIT, 1, 1).build()
             } else {
                 f.build()
             }
@@ -425,6 +542,12 @@ pub enum Src2 {
     Ureg(u16),
 }
 
+/// The placements of the common two-source forms (R 0x2, imm 0x8, c 0xa, UR 0xc).
+pub const SRC2_RICU: [Src2; 4] = [Src2::Reg(1), Src2::Imm(4), Src2::Const(5), Src2::Ureg(6)];
+
+/// The placements of the single-source forms (R 0x3, imm 0x9, c 0xb, UR 0xd).
+pub const SRC1_RICU: [Src2; 4] = [Src2::Reg(1), Src2::Imm(4), Src2::Const(5), Src2::Ureg(6)];
+
 /// Builds one form per placement of operand B of a two-source instruction.
 pub fn src2_family(
     base: u16,
@@ -439,7 +562,7 @@ pub fn src2_family(
             Src2::RegInC(fb) => make(base | fb << 9, reg(Role::B, RC).reuse(1)).build(),
             Src2::Imm(fb) => make(base | fb << 9, imm32(Role::B, imm_style)).build(),
             Src2::Const(fb) => make(base | fb << 9, cbank(Role::B)).build(),
-            Src2::Ureg(fb) => make(base | fb << 9, ureg(Role::B, RB)).fixed(91, 1, 1).build(),
+            Src2::Ureg(fb) => make(base | fb << 9, ureg(Role::B, RB)).fixed(UNIFORM_BIT, 1, 1).build(),
         })
         .collect()
 }

@@ -69,6 +69,9 @@ fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
     if stray != 0 {
         return Err(format!("bits {:#x} are not understood", stray));
     }
+    if let Some(mask) = form.invalid_combination(word) {
+        return Err(format!("the fields at bits {mask:#x} do not go together"));
+    }
     let operands = form
         .operands
         .iter()
@@ -76,8 +79,8 @@ fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
         .collect::<Result<SmallVec<_>, _>>()?;
     let mut mods = SmallVec::new();
     for m in &form.mods {
-        let v = m.field.get(word) as u16;
-        if !m.values.iter().any(|(k, _)| *k == v) {
+        let v = m.get(word);
+        if m.spelling(v).is_none() {
             return Err(format!("modifier {} has unknown value {v}", m.name));
         }
         mods.push(v);
@@ -102,9 +105,9 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
         },
         OpKind::Imm { field, .. } => Value::Imm(field.get(word)),
         OpKind::ImmSplit { lo, hi, .. } => Value::Imm(lo.get(word) | hi.get(word) << lo.len),
-        OpKind::CBank { bank, offset } => Value::CBank {
+        OpKind::CBank { bank, offset, shift } => Value::CBank {
             bank: bank.get(word) as u8,
-            offset: offset.get(word) as i32,
+            offset: (offset.get_signed(word) << shift) as i32,
             reg: None,
         },
         OpKind::CBankIndexed { bank, offset, reg } => Value::CBank {
@@ -123,9 +126,20 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
             offset: offset.get_signed(word) as i32,
             scale: scale.map_or(0, |f| f.get(word) as u8),
         },
-        OpKind::Rel { field } => Value::Rel(field.get_signed(word)),
+        OpKind::Rel { field, shift } => Value::Rel(field.get_signed(word) << shift),
         OpKind::SReg { field } => Value::SReg(field.get(word) as u8),
         OpKind::Barrier { field } => Value::Barrier(field.get(word) as u8),
+        OpKind::Literal(_) => Value::Fixed,
+    };
+    let swizzle = match d.swizzle {
+        None => 0,
+        Some(s) => {
+            let v = s.field.get(word) as u16;
+            if !s.values.iter().any(|(k, _)| *k == v) {
+                return Err(format!("operand suffix has unknown value {v}"));
+            }
+            v as u8
+        }
     };
     let flag = |b: Option<u8>| b.is_some_and(|b| bits(b, 1).get(word) == 1);
     Ok(Operand {
@@ -133,6 +147,6 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
         neg: flag(d.neg),
         abs: flag(d.abs),
         not: flag(d.not),
-        swizzle: d.swizzle.map_or(0, |f| f.get(word) as u8),
+        swizzle,
     })
 }

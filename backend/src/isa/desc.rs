@@ -83,6 +83,42 @@ pub enum Op {
     Ret,
     Nop,
     Depbar,
+    // Added with the full sm_75 coverage (no semantics in the simulator yet).
+    Bmsk,
+    Idp,
+    P2r,
+    R2p,
+    Frnd,
+    I2ip,
+    Hset2,
+    Hsetp2,
+    Hmnmx2,
+    Ld,
+    St,
+    Ldsm,
+    Atom,
+    AtomCas,
+    Qspc,
+    Match,
+    R2ur,
+    Umov,
+    Usel,
+    Uisetp,
+    Ulea,
+    Ushf,
+    Uimad,
+    UimadWide,
+    Upopc,
+    Uprmt,
+    Usgxt,
+    Ubrev,
+    Uflo,
+    Break,
+    Yield,
+    Nanosleep,
+    Bpt,
+    Lepc,
+    B2r,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
@@ -119,18 +155,29 @@ pub struct Meta {
 pub enum ImmStyle {
     /// Unsigned hexadecimal (`0xc0800000`).
     Hex,
-    /// Signed hexadecimal (`-0xd`).
+    /// Hexadecimal, two's complement over the field width (`-0xd`).
     SignedHex,
-    /// An f32 bit pattern printed as a float (`0.5`, `+INF`).
+    /// An f32 bit pattern printed as a float (`0.5`, `+INF `).
     F32,
     /// The upper 32 bits of an f64 (the lower 32 are zero).
     F64Hi,
+    /// Two f16 values, high half first (`0.5, 1`).
+    F16x2,
+    /// One f16 value.
+    F16,
+    /// A signed count of 4-byte units printed as a byte address (`CALL.ABS` targets).
+    SignedHexX4,
+    /// A scoreboard index (`SB3`).
+    Scoreboard,
+    /// A set of scoreboards, highest first (`{5,1,0}`).
+    ScoreboardSet,
 }
 
 /// Where and how an operand is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
-    /// A general register (8 bits, 255 = RZ); `width` consecutive registers (1, 2 or 4).
+    /// A general register (8 bits, 255 = RZ); `width` consecutive registers (1, 2 or 4; 0 =
+    /// from the `size` modifier).
     Gpr { field: BitField, width: u8 },
     /// A uniform register (6 bits, 63 = URZ).
     Ugpr { field: BitField, width: u8 },
@@ -146,30 +193,39 @@ pub enum OpKind {
         hi: BitField,
         style: ImmStyle,
     },
-    /// A constant-bank operand `c[bank][offset]`; the offset's low `ignore_low` bits are not
-    /// part of the operand (ALU operands address words).
-    CBank { bank: BitField, offset: BitField },
-    /// `c[bank][Rn+offset]` (LDC): register index with signed offset.
+    /// A constant-bank operand `c[bank][offset]`: the signed `offset` field counts units of
+    /// `1 << shift` bytes (ALU operands address words: shift 2).
+    CBank {
+        bank: BitField,
+        offset: BitField,
+        shift: u8,
+    },
+    /// `c[bank][Rn+offset]` (LDC): register index with a signed byte offset.
     CBankIndexed {
         bank: BitField,
         offset: BitField,
         reg: BitField,
     },
-    /// A memory address `[Ra+offset]`; `uniform` adds `URn` (`[UR4+0x4]` when Ra is RZ);
-    /// `scale` is the `.X4/.X8/.X16` field of shared-memory accesses; `wide` marks `.64`-bit
-    /// address registers (printed without suffix).
+    /// A memory address `[Ra+URb+offset]` (signed offset; an address without registers
+    /// prints the raw field as an unsigned address). `uniform` is present in the forms with a
+    /// uniform register, `scale` is the `.X4/.X8/.X16` field of shared-memory accesses. The
+    /// operand's suffix field (`.64`/`.U32` of the register in uniform forms) prints inside
+    /// the brackets.
     Mem {
         base: BitField,
         offset: BitField,
         uniform: Option<BitField>,
         scale: Option<BitField>,
     },
-    /// A branch target: signed byte offset relative to the next instruction.
-    Rel { field: BitField },
+    /// A code target: signed offset relative to the next instruction, in units of
+    /// `1 << shift` bytes (the bits below are modifiers or zero).
+    Rel { field: BitField, shift: u8 },
     /// A special register number (`SR_TID.X`).
     SReg { field: BitField },
     /// A convergence barrier register `B0..B15`.
     Barrier { field: BitField },
+    /// Fixed text without bits (`PR` of P2R/R2P).
+    Literal(&'static str),
 }
 
 /// When an operand is printed.
@@ -181,8 +237,19 @@ pub enum Show {
     IfNotDefault,
     /// Only when modifier `mod_index` of the form is non-zero.
     IfMod(u8),
+    /// When modifier `mod_index` is non-zero or the value differs from the default.
+    IfModOrNotDefault(u8),
     /// Never printed (an encoding detail that still round-trips).
     Never,
+}
+
+/// What separates an operand from the one printed before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sep {
+    /// `, ` (the usual).
+    Comma,
+    /// ` ` (the target after the register of `RET.REL.NODEC R2 `(f)`).
+    Space,
 }
 
 /// The operand's role, for the backend and the simulator.
@@ -208,6 +275,16 @@ pub enum Role {
     Other,
 }
 
+/// A field of an operand printed as a suffix (`.H0_H0`, `.F32`, `.H1`, `.64`); an empty
+/// spelling prints nothing. Values not listed are illegal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SuffixDesc {
+    /// Where it is (length 0 for a constant suffix such as `.SIGN`).
+    pub field: BitField,
+    /// `(value, spelling)`.
+    pub values: &'static [(u16, &'static str)],
+}
+
 /// An operand of a form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OperandDesc {
@@ -219,7 +296,7 @@ pub struct OperandDesc {
     pub neg: Option<u8>,
     /// Bit that takes the absolute value (`|R4|`).
     pub abs: Option<u8>,
-    /// Bit that complements the operand (`~R4`, in `.X` forms).
+    /// Bit that complements the operand (`~R4`).
     pub not: Option<u8>,
     /// Reuse slot (0 = A, 1 = B, 2 = C) for `.reuse`.
     pub reuse: Option<u8>,
@@ -229,21 +306,54 @@ pub struct OperandDesc {
     pub show: Show,
     /// True for outputs.
     pub is_def: bool,
-    /// Half-precision swizzle field (`.H0_H0`, `.H1_H1`, `.F32`), if any.
-    pub swizzle: Option<BitField>,
+    /// Suffix field: half-precision swizzle (`.H0_H0`, `.H1_H1`, `.F32`), sub-word select
+    /// (`.H1`, `.B2`), or the address width of a memory operand (`.64`, `.U32`).
+    pub swizzle: Option<SuffixDesc>,
+    /// Separator before the operand.
+    pub sep: Sep,
 }
 
-/// A modifier: a field whose values print as `.SPELLING` suffixes.
+/// A modifier: a field whose values print as `.SPELLING` suffixes. A modifier may span two
+/// bit ranges: its value is `field | upper << field.len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ModDesc {
     /// Name, for the backend and the simulator (`"cmp"`, `"signed"`, `"rnd"` ...).
     pub name: &'static str,
-    /// Where it is.
+    /// Where it is (the low part).
     pub field: BitField,
     /// `(value, spelling)`; an empty spelling prints nothing. Values not listed are illegal.
     pub values: &'static [(u16, &'static str)],
     /// The value used when the backend does not set it.
     pub default: u16,
+    /// The high part of a split modifier.
+    pub upper: Option<BitField>,
+}
+
+impl ModDesc {
+    /// Reads the modifier's value.
+    pub fn get(&self, inst: u128) -> u16 {
+        let low = self.field.get(inst);
+        let high = self.upper.map_or(0, |u| u.get(inst));
+        (low | high << self.field.len) as u16
+    }
+
+    /// Writes the modifier's value.
+    pub fn set(&self, inst: &mut u128, value: u16) {
+        self.field.set(inst, value as u64);
+        if let Some(u) = self.upper {
+            u.set(inst, (value as u64) >> self.field.len);
+        }
+    }
+
+    /// Bits the modifier occupies.
+    pub fn mask(&self) -> u128 {
+        self.field.mask() | self.upper.map_or(0, |u| u.mask())
+    }
+
+    /// The spelling of `value`, if the value is legal.
+    pub fn spelling(&self, value: u16) -> Option<&'static str> {
+        self.values.iter().find(|(v, _)| *v == value).map(|(_, s)| *s)
+    }
 }
 
 /// A printing alias: when every condition holds, `infix` is printed after the mnemonic
@@ -286,15 +396,31 @@ pub struct Form {
     pub aliases: Vec<Alias>,
     /// Fixed bits outside every field: `(field, value)`.
     pub fixed: Vec<(BitField, u64)>,
+    /// The guard is a uniform predicate (`@UP0`), as in the uniform-datapath instructions.
+    pub uniform_guard: bool,
+    /// Index of the modifier (`.X`) under which negation bits mean bitwise NOT (`~R4`).
+    pub not_under: Option<u8>,
+    /// Illegal combinations of fields: an encoding with `word & mask == value` is rejected
+    /// (nvdisasm prints them as `INVALID`), e.g. `.FTZ` with `.FMZ`.
+    pub invalid: Vec<(u128, u128)>,
     /// Scheduler and simulator facts.
     pub meta: Meta,
-    /// Bits owned by some field (computed).
+    /// Bits owned by an operand or modifier (computed); every other bit must equal the
+    /// template.
     pub covered: u128,
     /// Template: fixed values and defaults of every field (computed).
     pub template: u128,
 }
 
 impl Form {
+    /// The first illegal field combination `word` contains, as a bit mask.
+    pub fn invalid_combination(&self, word: u128) -> Option<u128> {
+        self.invalid
+            .iter()
+            .find(|(mask, value)| word & mask == *value)
+            .map(|(mask, _)| *mask)
+    }
+
     /// Index of the modifier called `name`.
     pub fn mod_index(&self, name: &str) -> Option<usize> {
         self.mods.iter().position(|m| m.name == name)

@@ -47,6 +47,9 @@ pub enum EncodeError {
         index: usize,
         what: &'static str,
     },
+    /// Fields whose values are legal one by one but not together.
+    #[error("{mnemonic}: illegal combination of the fields at bits {mask:#x}")]
+    Combination { mnemonic: &'static str, mask: u128 },
     /// An illegal control code.
     #[error("{0}")]
     Control(#[from] ControlError),
@@ -63,14 +66,20 @@ pub fn encode(inst: &Inst) -> Result<u128, EncodeError> {
         encode_operand(form, index, desc, op, &mut word)?;
     }
     for (m, &value) in form.mods.iter().zip(&inst.mods) {
-        if !m.values.iter().any(|(v, _)| *v == value) {
+        if m.spelling(value).is_none() {
             return Err(EncodeError::Modifier {
                 mnemonic: form.mnemonic,
                 name: m.name,
                 value,
             });
         }
-        m.field.set(&mut word, value as u64);
+        m.set(&mut word, value);
+    }
+    if let Some(mask) = form.invalid_combination(word) {
+        return Err(EncodeError::Combination {
+            mnemonic: form.mnemonic,
+            mask,
+        });
     }
     inst.ctrl.encode_into(&mut word)?;
     Ok(word)
@@ -144,18 +153,19 @@ fn encode_operand(
             hi.set(word, v >> lo.len);
         }
         (
-            OpKind::CBank { bank, offset },
+            OpKind::CBank { bank, offset, shift },
             Value::CBank {
                 bank: b,
                 offset: o,
                 reg: None,
             },
         ) => {
-            if !bank.fits_unsigned(b as u64) || o < 0 || !offset.fits_unsigned(o as u64) {
+            let units = o >> shift;
+            if !bank.fits_unsigned(b as u64) || units << shift != o || !offset.fits_signed(units as i64) {
                 return Err(range_err(o as i64));
             }
             bank.set(word, b as u64);
-            offset.set(word, o as u64);
+            offset.set(word, units as u64);
         }
         (
             OpKind::CBankIndexed { bank, offset, reg },
@@ -202,11 +212,13 @@ fn encode_operand(
                 (None, _) => return Err(kind_err("address without scale")),
             }
         }
-        (OpKind::Rel { field }, Value::Rel(off)) => {
-            if !field.fits_signed(off) {
+        (OpKind::Literal(_), Value::Fixed) => {}
+        (OpKind::Rel { field, shift }, Value::Rel(off)) => {
+            let units = off >> shift;
+            if units << shift != off || !field.fits_signed(units) {
                 return Err(range_err(off));
             }
-            field.set(word, off as u64);
+            field.set(word, units as u64);
         }
         (kind, _) => return Err(kind_err(kind_name(kind))),
     }
@@ -214,8 +226,9 @@ fn encode_operand(
     encode_flag(desc.abs, op.abs, word).map_err(|_| flag_err(mnemonic, index, "absolute"))?;
     encode_flag(desc.not, op.not, word).map_err(|_| flag_err(mnemonic, index, "complemented"))?;
     match desc.swizzle {
-        Some(f) => f.set(word, op.swizzle as u64),
-        None if op.swizzle != 0 => return Err(flag_err(mnemonic, index, "swizzled")),
+        Some(s) if s.values.iter().any(|(v, _)| *v == op.swizzle as u16) => s.field.set(word, op.swizzle as u64),
+        Some(_) => return Err(flag_err(mnemonic, index, "given this suffix")),
+        None if op.swizzle != 0 => return Err(flag_err(mnemonic, index, "given a suffix")),
         None => {}
     }
     Ok(())
@@ -253,5 +266,6 @@ pub fn kind_name(kind: OpKind) -> &'static str {
         OpKind::Rel { .. } => "branch target",
         OpKind::SReg { .. } => "special register",
         OpKind::Barrier { .. } => "convergence barrier",
+        OpKind::Literal(_) => "fixed text",
     }
 }

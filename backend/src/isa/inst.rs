@@ -41,6 +41,8 @@ pub enum Value {
     SReg(u8),
     /// Convergence barrier register.
     Barrier(u8),
+    /// The value of an operand that is fixed text (`PR`).
+    Fixed,
 }
 
 /// One operand: a value plus its source modifiers.

@@ -46,17 +46,25 @@ impl Inst {
     }
 
     /// Register width (1, 2 or 4) of the operand at `index`; width 0 in the table means
-    /// "from the `size` modifier" (memory data).
+    /// "from the modifiers" (memory data, see `width_from_mods`).
     pub fn reg_width(&self, index: usize) -> u8 {
         let d = &self.desc().operands[index];
         match d.kind {
-            OpKind::Gpr { width: 0, .. } => match self.mod_value("size") {
-                Some(5) => 2,
-                Some(6) => 4,
-                _ => 1,
-            },
+            OpKind::Gpr { width: 0, .. } | OpKind::Ugpr { width: 0, .. } => self.width_from_mods(),
             OpKind::Gpr { width, .. } | OpKind::Ugpr { width, .. } => width,
             OpKind::Mem { .. } if self.mod_value("e") == Some(1) => 2,
+            _ => 1,
+        }
+    }
+}
+
+impl Inst {
+    /// Register width of memory data: from `size` (`.64` 2, `.128` 4), the atomic type
+    /// `atype` (64-bit types 2) or LDSM's `count` (`.2` 2, `.4` 4).
+    fn width_from_mods(&self) -> u8 {
+        match (self.mod_value("size"), self.mod_value("atype"), self.mod_value("count")) {
+            (Some(5), _, _) | (_, Some(2 | 5 | 6), _) | (_, _, Some(1)) => 2,
+            (Some(6 | 7), _, _) | (_, _, Some(2)) => 4,
             _ => 1,
         }
     }
@@ -90,6 +98,7 @@ fn default_operand(d: &OperandDesc) -> Operand {
         OpKind::Rel { .. } => Value::Rel(0),
         OpKind::SReg { .. } => Value::SReg(0),
         OpKind::Barrier { .. } => Value::Barrier(0),
+        OpKind::Literal(_) => Value::Fixed,
     };
     Operand::new(value)
 }
@@ -108,6 +117,7 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
             | (OpKind::Rel { .. }, Value::Rel(_))
             | (OpKind::SReg { .. }, Value::SReg(_))
             | (OpKind::Barrier { .. }, Value::Barrier(_))
+            | (OpKind::Literal(_), Value::Fixed)
     )
 }
 

@@ -1,15 +1,20 @@
 //! Disassembly text in nvdisasm's syntax, driven by the form table.
 
-use super::desc::{AliasCond, Form, ImmStyle, Op, OpKind, OperandDesc, Show};
-use super::floatfmt::{f32_text, f64_text};
+use super::desc::{AliasCond, Form, ImmStyle, OpKind, OperandDesc, Sep, Show};
+use super::floatfmt::{f16_text, f32_text, f64_text};
 use super::inst::{Inst, Operand, PT, RZ, URZ, Value};
 use super::sm75::isa;
 use std::fmt::Write;
 
-/// Resolves the absolute byte address of a branch target to a label name.
+/// Resolves the absolute byte address of a branch target to its text.
 pub trait LabelNamer {
     /// The label for `target`, e.g. `.L_x_3`.
     fn label(&self, target: u64) -> String;
+
+    /// The whole target operand: nvdisasm prints `` `(label) `` when disassembling a cubin.
+    fn target_text(&self, target: u64) -> String {
+        format!("`({})", self.label(target))
+    }
 }
 
 /// Names every target `.L_x_<address in hex>`.
@@ -21,47 +26,63 @@ impl LabelNamer for AddressLabels {
     }
 }
 
+/// Prints targets as bare addresses (`0x1a0`), as `nvdisasm -b SM75` does for raw code.
+pub struct RawAddresses;
+
+impl LabelNamer for RawAddresses {
+    fn label(&self, target: u64) -> String {
+        format!("{:#x}", target as i64)
+    }
+
+    fn target_text(&self, target: u64) -> String {
+        signed_hex(target as i64)
+    }
+}
+
 /// The instruction text as nvdisasm prints it (without the trailing ` ;`). `addr` is the
 /// instruction's byte offset, used to resolve branch targets.
 pub fn inst_text(inst: &Inst, addr: u64, labels: &dyn LabelNamer) -> String {
     let form = isa().form(inst.form);
     let mut s = String::new();
     if inst.guard != PT || inst.guard_neg {
-        let _ = write!(
-            s,
-            "@{}{} ",
-            if inst.guard_neg { "!" } else { "" },
+        let p = if form.uniform_guard {
+            upred_name(inst.guard)
+        } else {
             pred_name(inst.guard)
-        );
+        };
+        let _ = write!(s, "@{}{p} ", if inst.guard_neg { "!" } else { "" });
     }
     s.push_str(form.mnemonic);
     if let Some(alias) = form.aliases.iter().find(|a| alias_applies(a.when, inst)) {
         s.push_str(alias.infix);
     }
     for (m, &v) in form.mods.iter().zip(&inst.mods) {
-        if let Some((_, spelling)) = m.values.iter().find(|(k, _)| *k == v) {
-            s.push_str(spelling);
-        }
+        s.push_str(m.spelling(v).unwrap_or(".INVALID"));
     }
     let mut first = true;
     for (d, op) in form.operands.iter().zip(&inst.operands) {
-        if !shown(form, d, op, inst) {
+        if !shown(d, op, inst) {
             continue;
         }
         let text = operand_text(form, inst, d, op, addr, labels);
-        s.push_str(if first { " " } else { ", " });
+        s.push_str(match (first, d.sep) {
+            (true, _) | (false, Sep::Space) => " ",
+            (false, Sep::Comma) => ", ",
+        });
         s.push_str(&text);
         first = false;
     }
     s
 }
 
-fn shown(form: &Form, d: &OperandDesc, op: &Operand, inst: &Inst) -> bool {
+fn shown(d: &OperandDesc, op: &Operand, inst: &Inst) -> bool {
+    let mod_set = |m: u8| inst.mods.get(m as usize).is_some_and(|&v| v != 0);
     match d.show {
         Show::Always => true,
         Show::Never => false,
-        Show::IfMod(m) => inst.mods.get(m as usize).is_some_and(|&v| v != 0) || form.mods.is_empty(),
+        Show::IfMod(m) => mod_set(m),
         Show::IfNotDefault => raw_value(op) != d.default,
+        Show::IfModOrNotDefault(m) => mod_set(m) || raw_value(op) != d.default,
     }
 }
 
@@ -93,26 +114,37 @@ fn alias_applies(when: &[(u8, AliasCond)], inst: &Inst) -> bool {
 }
 
 fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u64, labels: &dyn LabelNamer) -> String {
+    let suffix = d
+        .swizzle
+        .and_then(|s| s.values.iter().find(|(v, _)| *v == op.swizzle as u16))
+        .map_or("", |(_, t)| *t);
     let core = match op.value {
         Value::Reg(r) => reg_name(r),
         Value::UReg(r) => ureg_name(r),
-        Value::Pred { idx, neg } => format!("{}{}", if neg { "!" } else { "" }, pred_name(idx)),
+        Value::Pred { idx, neg } => {
+            let name = match d.kind {
+                OpKind::Upred { .. } => upred_name(idx),
+                _ => pred_name(idx),
+            };
+            format!("{}{name}", if neg { "!" } else { "" })
+        }
         Value::Imm(v) => imm_text(d, v),
-        Value::CBank { bank, offset, reg } => cbank_text(bank, offset, reg),
+        Value::CBank { bank, offset, reg } => cbank_text(bank, offset, reg, d.swizzle.is_some()),
         Value::Mem {
             base,
             uniform,
             offset,
             scale,
-        } => mem_text(base, uniform, offset, scale),
-        Value::Rel(off) => {
-            let target = (addr as i64 + 16 + off) as u64;
-            format!("`({})", labels.label(target))
-        }
+        } => mem_text(d, base, uniform, offset, scale, suffix),
+        Value::Rel(off) => labels.target_text((addr as i64 + 16 + off) as u64),
         Value::SReg(n) => isa()
             .special_reg_name(n)
             .map_or_else(|| format!("SR{n}"), str::to_string),
         Value::Barrier(b) => format!("B{b}"),
+        Value::Fixed => match d.kind {
+            OpKind::Literal(t) => t.to_string(),
+            _ => String::new(),
+        },
     };
     let mut s = String::new();
     if op.neg {
@@ -132,58 +164,83 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
     {
         s.push_str(".reuse");
     }
+    if !matches!(op.value, Value::Mem { .. }) {
+        s.push_str(suffix);
+    }
     s
 }
 
-/// In `.X` forms of IADD3 and LEA the negation bits mean bitwise NOT.
+/// In `.X` forms of IADD3, LEA and IMAD the negation bits mean bitwise NOT.
 fn negation_is_not(form: &Form, inst: &Inst) -> bool {
-    matches!(form.op, Op::Iadd3 | Op::Lea)
-        && form
-            .mod_index("x")
-            .is_some_and(|i| inst.mods.get(i).is_some_and(|&v| v != 0))
+    form.not_under
+        .is_some_and(|i| inst.mods.get(i as usize).is_some_and(|&v| v != 0))
 }
 
 fn imm_text(d: &OperandDesc, v: u64) -> String {
-    let (OpKind::Imm { style, .. } | OpKind::ImmSplit { style, .. }) = d.kind else {
-        return format!("{v:#x}");
+    let (style, width) = match d.kind {
+        OpKind::Imm { style, field } => (style, field.len as u32),
+        OpKind::ImmSplit { lo, hi, style } => (style, (lo.len + hi.len) as u32),
+        _ => (ImmStyle::Hex, 64),
     };
     match style {
         ImmStyle::Hex => format!("{v:#x}"),
         ImmStyle::SignedHex => {
-            let s = v as u32 as i32;
-            if s < 0 {
-                format!("-{:#x}", (s as i64).unsigned_abs())
-            } else {
-                format!("{s:#x}")
-            }
+            let shift = 64 - width.min(64);
+            signed_hex(((v << shift) as i64) >> shift)
         }
         ImmStyle::F32 => f32_text(v as u32),
         ImmStyle::F64Hi => {
             let x = f64::from_bits(v << 32);
             f64_text(x, x.is_sign_negative())
         }
+        ImmStyle::F16 => f16_text(v as u16),
+        ImmStyle::F16x2 => format!("{}, {}", f16_text((v >> 16) as u16), f16_text(v as u16)),
+        ImmStyle::SignedHexX4 => {
+            let shift = 64 - width.min(64);
+            signed_hex((((v << shift) as i64) >> shift) * 4)
+        }
+        ImmStyle::Scoreboard => format!("SB{v}"),
+        ImmStyle::ScoreboardSet => {
+            let members: Vec<String> = (0..6)
+                .rev()
+                .filter(|k| v >> k & 1 == 1)
+                .map(|k| k.to_string())
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
     }
 }
 
-fn cbank_text(bank: u8, offset: i32, reg: Option<u8>) -> String {
-    match reg {
-        None => format!("c[{bank:#x}][{offset:#x}]"),
-        Some(r) if offset == 0 => format!("c[{bank:#x}][{}]", reg_name(r)),
-        Some(r) => format!("c[{bank:#x}][{}+{}]", reg_name(r), signed_hex(offset as i64)),
+fn cbank_text(bank: u8, offset: i32, reg: Option<u8>, spaced: bool) -> String {
+    let gap = if spaced { " " } else { "" };
+    match reg.filter(|&r| r != RZ || offset == 0) {
+        None => format!("c[{bank:#x}]{gap}[{}]", signed_hex(offset as i64)),
+        Some(r) if offset == 0 => format!("c[{bank:#x}]{gap}[{}]", reg_name(r)),
+        Some(r) => format!("c[{bank:#x}]{gap}[{}+{}]", reg_name(r), signed_hex(offset as i64)),
     }
 }
 
-fn mem_text(base: u8, uniform: Option<u8>, offset: i32, scale: u8) -> String {
+fn mem_text(d: &OperandDesc, base: u8, uniform: Option<u8>, offset: i32, scale: u8, suffix: &str) -> String {
     let scale = ["", ".X4", ".X8", ".X16"][scale as usize & 3];
+    let uniform_form = matches!(d.kind, OpKind::Mem { uniform: Some(_), .. });
     let mut parts = Vec::new();
     if base != RZ {
-        parts.push(format!("{}{scale}", reg_name(base)));
+        parts.push(format!("{}{suffix}{scale}", reg_name(base)));
     }
-    if let Some(u) = uniform.filter(|&u| u != URZ) {
-        parts.push(ureg_name(u));
+    if uniform_form {
+        parts.push(ureg_name(uniform.unwrap_or(URZ)));
     }
-    if offset != 0 || parts.is_empty() && base != RZ {
-        parts.push(signed_hex(offset as i64));
+    if offset != 0 {
+        if parts.is_empty() {
+            let width = match d.kind {
+                OpKind::Mem { offset, .. } => offset.len as u32,
+                _ => 32,
+            };
+            let raw = offset as u32 as u64 & ((1u64 << width) - 1);
+            parts.push(format!("{raw:#x}"));
+        } else {
+            parts.push(signed_hex(offset as i64));
+        }
     }
     if parts.is_empty() {
         return "[RZ]".into();
@@ -191,7 +248,8 @@ fn mem_text(base: u8, uniform: Option<u8>, offset: i32, scale: u8) -> String {
     format!("[{}]", parts.join("+"))
 }
 
-fn signed_hex(v: i64) -> String {
+/// `0x10`, `-0x10`.
+pub fn signed_hex(v: i64) -> String {
     if v < 0 {
         format!("-{:#x}", v.unsigned_abs())
     } else {
@@ -212,4 +270,9 @@ pub fn ureg_name(r: u8) -> String {
 /// `P3`, or `PT` for 7.
 pub fn pred_name(p: u8) -> String {
     if p == PT { "PT".into() } else { format!("P{p}") }
+}
+
+/// `UP3`, or `UPT` for 7.
+pub fn upred_name(p: u8) -> String {
+    if p == PT { "UPT".into() } else { format!("UP{p}") }
 }

@@ -1,10 +1,11 @@
 //! Integer, float, logic, comparison and select instructions.
 
 use super::fit::Arg;
+use super::float::float_cmp;
 use super::{Isel, IselError};
 use crate::isa::{Op, Role, Value as V};
-use crate::vcode::{MOp, SrcMods};
-use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type, Value};
+use crate::vcode::MOp;
+use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Type, Value};
 
 /// LOP3/PLOP3 truth tables of the inputs a, b, c.
 const LUT_A: u16 = 0xf0;
@@ -27,26 +28,6 @@ fn int_cmp(c: Cond) -> Option<(u16, bool)> {
     })
 }
 
-fn float_cmp(c: Cond) -> u16 {
-    match c {
-        Cond::Lt => 1,
-        Cond::Eq => 2,
-        Cond::Le => 3,
-        Cond::Gt => 4,
-        Cond::Ne => 5,
-        Cond::Ge => 6,
-        Cond::Num => 7,
-        Cond::Nan => 8,
-        Cond::Ltu => 9,
-        Cond::Equ => 10,
-        Cond::Leu => 11,
-        Cond::Gtu => 12,
-        Cond::Neu => 13,
-        Cond::Geu => 14,
-        Cond::Ult | Cond::Ule | Cond::Ugt | Cond::Uge => 0,
-    }
-}
-
 /// The comparison with its operands swapped (`a < b` == `b > a`).
 fn swapped(c: Cond) -> Cond {
     match c {
@@ -66,27 +47,9 @@ fn swapped(c: Cond) -> Cond {
     }
 }
 
-fn float_mods(aux: &Aux) -> Vec<(&'static str, u16)> {
-    let m = match aux {
-        Aux::Float(m) => *m,
-        _ => FloatMode::default(),
-    };
-    let rnd = match m.rnd {
-        None | Some(Rounding::Rn) => 0,
-        Some(Rounding::Rm) => 1,
-        Some(Rounding::Rp) => 2,
-        Some(Rounding::Rz) => 3,
-    };
-    let mut v = vec![("ftz", m.ftz as u16), ("rnd", rnd)];
-    if m.sat {
-        v.push(("sat", 1));
-    }
-    v
-}
-
 impl Isel<'_> {
     /// Puts a foldable value second for commutative operations (A must be a register).
-    fn commute(&self, a: Value, b: Value) -> (Value, Value) {
+    pub(super) fn commute(&self, a: Value, b: Value) -> (Value, Value) {
         if self.foldable(a).is_some() && self.foldable(b).is_none() {
             (b, a)
         } else {
@@ -94,7 +57,7 @@ impl Isel<'_> {
         }
     }
 
-    fn dst(&mut self, inst: Inst) -> MOp {
+    pub(super) fn dst(&mut self, inst: Inst) -> MOp {
         let v = self.func.results[inst][0];
         if self.func.ty(v) == Type::Pred {
             MOp::Pred(self.def_reg(v), false)
@@ -104,7 +67,7 @@ impl Isel<'_> {
     }
 
     /// `-v` as an argument: constants are negated in place.
-    fn negated(&self, v: Value, float: bool) -> Arg {
+    pub(super) fn negated(&self, v: Value, float: bool) -> Arg {
         match self.foldable(v) {
             Some(V::Imm(bits)) if float => Arg::imm(bits as u32 ^ 0x8000_0000),
             Some(V::Imm(bits)) => Arg::imm((bits as u32).wrapping_neg()),
@@ -313,6 +276,17 @@ impl Isel<'_> {
             return Err(self.unsupported("compare without condition"));
         };
         let (mut a, mut b) = (args[0], args[1]);
+        // `setp.ftz` is lowered as a compare of flushed operands (fused, see `find_fusions`).
+        let mut flushed = false;
+        for v in [&mut a, &mut b] {
+            if let Some(ptxc_mir::ir::ValueDef::Result(i, _)) = Some(self.func.values[*v].def)
+                && self.func.insts[i].op == Opcode::Fflush
+                && self.is_fused(i)
+            {
+                *v = self.func.insts[i].args[0];
+                flushed = true;
+            }
+        }
         if self.foldable(a).is_some() && self.foldable(b).is_none() {
             (a, b) = (b, a);
             cond = swapped(cond);
@@ -337,7 +311,7 @@ impl Isel<'_> {
                 self.emit_sass(Op::Isetp, &dsts, &srcs, &mods, None)
             }
             (Opcode::Fcmp, Type::F32) => {
-                let ftz = matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. })) as u16;
+                let ftz = (flushed || matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. }))) as u16;
                 self.emit_sass(
                     Op::Fsetp,
                     &dsts,
@@ -381,72 +355,6 @@ impl Isel<'_> {
                 self.emit_sass(op, &[(Role::Dst, d)], &srcs, &[], None)
             }
             t => Err(self.unsupported(format!("select on {t}"))),
-        }
-    }
-
-    /// Single-precision float arithmetic.
-    pub fn lower_float(&mut self, inst: Inst) -> Result<(), IselError> {
-        let data = &self.func.insts[inst];
-        let (op, ty, args) = (data.op, data.ty, data.args.clone());
-        if ty != Type::F32 {
-            return Err(self.unsupported(format!("{} on {ty}", op.name())));
-        }
-        let mods = float_mods(&data.aux);
-        let d = self.dst(inst);
-        let dst = [(Role::Dst, d)];
-        let neg_rz = Arg::Op(MOp::Fixed(V::Reg(crate::isa::RZ)), SrcMods { neg: true, abs: false });
-        match op {
-            Opcode::Fadd => {
-                let (a, b) = self.commute(args[0], args[1]);
-                self.emit_sass(
-                    Op::Fadd,
-                    &dst,
-                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))],
-                    &mods,
-                    None,
-                )
-            }
-            Opcode::Fsub => {
-                let b = self.negated(args[1], true);
-                self.emit_sass(Op::Fadd, &dst, &[(Role::A, Arg::v(args[0])), (Role::B, b)], &mods, None)
-            }
-            Opcode::Fmul => {
-                let (a, b) = self.commute(args[0], args[1]);
-                self.emit_sass(
-                    Op::Fmul,
-                    &dst,
-                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))],
-                    &mods,
-                    None,
-                )
-            }
-            Opcode::Ffma => {
-                let (a, b) = self.commute(args[0], args[1]);
-                let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::v(args[2]))];
-                self.emit_sass(Op::Ffma, &dst, &srcs, &mods, None)
-            }
-            Opcode::Fneg => self.emit_sass(
-                Op::Fadd,
-                &dst,
-                &[(Role::A, Arg::neg(args[0])), (Role::B, neg_rz)],
-                &mods,
-                None,
-            ),
-            Opcode::Fabs => {
-                let a = Arg::Val(args[0], SrcMods { neg: false, abs: true });
-                self.emit_sass(Op::Fadd, &dst, &[(Role::A, a), (Role::B, neg_rz)], &mods, None)
-            }
-            Opcode::Fmin | Opcode::Fmax => {
-                let (a, b) = self.commute(args[0], args[1]);
-                let srcs = [
-                    (Role::A, Arg::v(a)),
-                    (Role::B, Arg::v(b)),
-                    (Role::PredSrc0, Arg::pt(op == Opcode::Fmax)),
-                ];
-                let ftz = mods.iter().find(|m| m.0 == "ftz").map_or(0, |m| m.1);
-                self.emit_sass(Op::Fmnmx, &dst, &srcs, &[("ftz", ftz)], None)
-            }
-            _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }
     }
 }

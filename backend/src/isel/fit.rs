@@ -162,6 +162,7 @@ impl Isel<'_> {
                     mods: mods.iter().copied().collect(),
                 },
                 guard,
+                target: None,
             });
             return Ok(());
         }

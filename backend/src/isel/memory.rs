@@ -88,6 +88,15 @@ impl Isel<'_> {
         Ok(bytes)
     }
 
+    /// Selects a memory instruction.
+    pub(super) fn lower_memory(&mut self, inst: Inst) -> Result<(), IselError> {
+        match self.func.insts[inst].op {
+            Opcode::Load => self.lower_load(inst),
+            Opcode::Store => self.lower_store(inst),
+            other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
+        }
+    }
+
     /// `load`: the destination is a register, pair or quad; vector elements alias its registers.
     pub fn lower_load(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];

@@ -5,9 +5,13 @@
 
 mod arith;
 mod cfg;
+mod convert;
+mod family;
 mod fit;
+mod float;
 mod memory;
 mod operand;
+mod reconverge;
 mod subword;
 mod values;
 mod wide;
@@ -73,6 +77,7 @@ pub fn select(func: &Function) -> Result<VCode, IselError> {
     isel.count_uses();
     isel.find_fusions();
     cfg::build(&mut isel)?;
+    reconverge::insert_reconvergence(&mut isel.vcode);
     Ok(isel.vcode)
 }
 
@@ -90,7 +95,9 @@ impl Isel<'_> {
     /// Marks 32x32->64 multiplies whose only use is a 64-bit add in the same block: the add
     /// becomes one IMAD.WIDE.
     fn find_fusions(&mut self) {
+        self.fuse_flushed_compares();
         use ptxc_mir::ir::{Opcode, Type, ValueDef};
+        self.discount_folded_uses();
         for &b in &self.func.layout {
             for &i in &self.func.blocks[b].insts {
                 let d = &self.func.insts[i];
@@ -113,6 +120,50 @@ impl Isel<'_> {
         }
     }
 
+    /// Uses that fold into their user need no register: a predicate `not` feeding a branch
+    /// (the branch negates its guard) and an `add x, const` feeding an address (the constant
+    /// becomes the offset). Such uses are not counted, so an instruction left with none is
+    /// not emitted.
+    fn discount_folded_uses(&mut self) {
+        use ptxc_mir::ir::{Aux, Opcode, Type};
+        let mut folded: Vec<Value> = Vec::new();
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                let d = &self.func.insts[i];
+                match d.op {
+                    Opcode::Brif => {
+                        let c = d.args[0];
+                        if self.def_of(c).is_some_and(|x| x.op == Opcode::Not) {
+                            folded.push(c);
+                        }
+                    }
+                    Opcode::Load | Opcode::Store => {
+                        let (a, Aux::Mem(info)) = (d.args[0], &d.aux) else {
+                            continue;
+                        };
+                        let Some(x) = self.def_of(a) else { continue };
+                        let konst = (x.op == Opcode::Iadd && x.ty == Type::I64)
+                            .then(|| self.def_of(x.args[1]))
+                            .flatten()
+                            .and_then(|c| match (c.op, &c.aux) {
+                                (Opcode::Const, Aux::Imm(k)) => Some(*k as i64),
+                                _ => None,
+                            });
+                        if konst.is_some_and(|k| (-(1i64 << 23)..(1 << 23)).contains(&(info.offset + k))) {
+                            folded.push(a);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for v in folded {
+            if let Some(n) = self.uses.get_mut(&v) {
+                *n = n.saturating_sub(1);
+            }
+        }
+    }
+
     /// True if every use of `v` is a 64-bit add in block `b` (a multiply feeding only such
     /// adds is folded into each of them as IMAD.WIDE, as ptxas does).
     fn all_uses_are_wide_adds(&self, v: Value, b: ptxc_mir::ir::Block) -> bool {
@@ -121,12 +172,39 @@ impl Isel<'_> {
         for &i in &self.func.blocks[b].insts {
             let d = &self.func.insts[i];
             let n = d.all_args().filter(|&a| a == v).count() as u32;
-            if n > 0 && (d.op != Opcode::Iadd || d.ty != Type::I64 || n > 1) {
+            // Every using add must itself be emitted (not folded into an address).
+            let emitted = self.func.results[i].iter().all(|&r| self.use_count(r) > 0);
+            if n > 0 && (d.op != Opcode::Iadd || d.ty != Type::I64 || n > 1 || !emitted) {
                 return false;
             }
             uses += n;
         }
         uses == self.use_count(v)
+    }
+
+    /// Marks the MIR `fflush` instructions that only feed f32 compares: `lower_cmp` reads
+    /// through them and sets FSETP.FTZ instead (how `setp.ftz` is lowered).
+    fn fuse_flushed_compares(&mut self) {
+        use ptxc_mir::ir::{Opcode, Type, ValueDef};
+        let mut fcmp_uses: HashMap<Value, u32> = HashMap::new();
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                let d = &self.func.insts[i];
+                if d.op == Opcode::Fcmp && d.ty == Type::F32 {
+                    for &a in &d.args {
+                        *fcmp_uses.entry(a).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for (v, n) in fcmp_uses {
+            if let ValueDef::Result(i, _) = self.func.values[v].def
+                && self.func.insts[i].op == Opcode::Fflush
+                && n == self.use_count(v)
+            {
+                self.fuse(i);
+            }
+        }
     }
 
     /// The number of uses of `v`.

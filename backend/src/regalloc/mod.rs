@@ -3,6 +3,7 @@
 //! each class owning its own region of R0..R254, sized from the measured pressure) and once
 //! for the predicates (class Int = P0..P6). See `regalloc2-on-sass.md`.
 
+pub mod banks;
 mod pressure;
 mod regions;
 

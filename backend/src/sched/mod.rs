@@ -3,6 +3,10 @@
 //! description. The state of outstanding results flows across block boundaries by a
 //! dataflow over the CFG, so a block waits only for what its predecessors left pending.
 
+mod dag;
+pub mod heuristics;
+pub mod list;
+mod reuse;
 mod state;
 
 use crate::emit::{CodeBlock, Emitted, successors};
@@ -53,6 +57,7 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
     }
     for b in 0..n {
         schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r| written_elsewhere(b, r));
+        reuse::set_reuse_flags(&mut blocks[b].insts);
     }
 }
 

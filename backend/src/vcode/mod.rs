@@ -2,6 +2,7 @@
 //! shape regalloc2 allocates (the model is Cranelift's `machinst::VCode`). Virtual registers
 //! have a width class: single 32-bit registers, aligned pairs, aligned quads, or predicates.
 
+pub mod graph;
 mod print;
 mod ra_view;
 
@@ -162,12 +163,18 @@ pub struct MInst {
     pub kind: MKind,
     /// `@P` / `@!P`.
     pub guard: Option<(VReg, bool)>,
+    /// The block a non-branch instruction refers to (BSSY's reconvergence point).
+    pub target: Option<BlockId>,
 }
 
 impl MInst {
     /// An unguarded instruction.
     pub fn new(kind: MKind) -> MInst {
-        MInst { kind, guard: None }
+        MInst {
+            kind,
+            guard: None,
+            target: None,
+        }
     }
 
     /// Calls `f(vreg, is_def)` for every register operand, guard included.

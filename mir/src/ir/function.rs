@@ -46,6 +46,24 @@ pub struct KernelParam {
     pub align: u32,
 }
 
+/// A variable in memory: module globals and constants, and a kernel's shared and local
+/// arrays (including the `.param` variables of device-function calls, which become local).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemVar {
+    /// Name (unique within the kernel).
+    pub name: String,
+    /// State space: global, const, shared or local.
+    pub space: crate::ir::Space,
+    /// Size in bytes (0 for a dynamic `.extern .shared` array).
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Initial bytes (global and const), zero-filled to `size` if shorter.
+    pub init: Option<Vec<u8>>,
+    /// Addresses of other variables in the initial bytes: (byte offset, variable index).
+    pub relocs: Vec<(u64, u32)>,
+}
+
 /// A kernel in SSA form.
 #[derive(Clone, Debug, Default)]
 pub struct Function {
@@ -59,6 +77,8 @@ pub struct Function {
     pub max_ntid: Option<[u32; 3]>,
     /// `.maxnreg`.
     pub max_nreg: Option<u32>,
+    /// Variables in memory that `addr` instructions name.
+    pub vars: Vec<MemVar>,
     /// Instruction arena.
     pub insts: PrimaryMap<Inst, InstData>,
     /// Results of each instruction.
@@ -119,6 +139,65 @@ impl Function {
         self.results[inst] = results;
         self.blocks[block].insts.push(inst);
         inst
+    }
+
+    /// Appends `data` to `block` with the result types the opcode table gives.
+    pub fn ins(&mut self, block: Block, data: InstData) -> Inst {
+        let types = crate::ir::typing::result_types(&data);
+        self.append(block, data, &types)
+    }
+
+    /// Creates an instruction with the table's result types without placing it in a block.
+    pub fn create_inst(&mut self, data: InstData) -> Inst {
+        let types = crate::ir::typing::result_types(&data);
+        let inst = self.insts.push(data);
+        let results = types
+            .iter()
+            .enumerate()
+            .map(|(i, &ty)| {
+                self.values.push(ValueData {
+                    ty,
+                    def: ValueDef::Result(inst, i as u8),
+                })
+            })
+            .collect();
+        self.results[inst] = results;
+        inst
+    }
+
+    /// The instruction that defines `v`, if it is an instruction result.
+    pub fn def_inst(&self, v: Value) -> Option<Inst> {
+        match self.values[v].def {
+            ValueDef::Result(i, _) => Some(i),
+            ValueDef::Param(..) => None,
+        }
+    }
+
+    /// The constant bits of `v` if it is defined by `const`.
+    pub fn const_value(&self, v: Value) -> Option<u64> {
+        let i = self.def_inst(v)?;
+        match (&self.insts[i].op, &self.insts[i].aux) {
+            (Opcode::Const, Aux::Imm(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Replaces every use of each key of `map` (followed transitively) by its value.
+    pub fn replace_uses(&mut self, map: &std::collections::HashMap<Value, Value>) {
+        if map.is_empty() {
+            return;
+        }
+        let resolve = |mut v: Value| {
+            while let Some(&n) = map.get(&v) {
+                v = n;
+            }
+            v
+        };
+        for b in self.layout.clone() {
+            for i in self.blocks[b].insts.clone() {
+                self.insts[i].map_args(resolve);
+            }
+        }
     }
 
     /// Appends a single-result instruction and returns the result.
@@ -182,7 +261,7 @@ impl Function {
     }
 }
 
-/// A lowered module: its kernels.
+/// A lowered module: its kernels (device functions are inlined into them).
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     /// Kernels in source order.

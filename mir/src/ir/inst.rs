@@ -3,145 +3,10 @@
 //! propagation) need no per-opcode code.
 
 use super::entities::{Block, Value};
+pub use super::opcode::Opcode;
 use super::types::Type;
 pub use ptxc_frontend::checked::SpecialReg;
 use smallvec::SmallVec;
-
-/// The operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Opcode {
-    /// Integer or float constant; bits in `Aux::Imm`.
-    Const,
-    /// An undefined value (a register read before any write).
-    Undef,
-    /// A kernel parameter at `Aux::Param` byte offset.
-    Param,
-    /// A special register (`Aux::Special`).
-    Special,
-    /// Copy of the argument (kept only transiently; copy propagation removes it).
-    Copy,
-    /// Reinterprets the bits of the argument as `ty` (same width).
-    Bitcast,
-    Iadd,
-    Isub,
-    /// Low half of the product.
-    Imul,
-    /// High half of the signed / unsigned product.
-    ImulHiS,
-    ImulHiU,
-    /// Full product of `ty`-sized sources, result twice as wide.
-    ImulWideS,
-    ImulWideU,
-    /// `a * b + c`, low half.
-    Imad,
-    /// `wide(a * b) + c` with `c` twice as wide.
-    ImadWideS,
-    ImadWideU,
-    Ineg,
-    And,
-    Or,
-    Xor,
-    Not,
-    Shl,
-    ShrS,
-    ShrU,
-    MinS,
-    MinU,
-    MaxS,
-    MaxU,
-    /// Integer compare: `Aux::Cond`; result is a predicate.
-    Icmp,
-    /// `args[0] ? args[1] : args[2]` (args[0] is a predicate).
-    Select,
-    Fadd,
-    Fsub,
-    Fmul,
-    /// Fused multiply-add.
-    Ffma,
-    Fneg,
-    Fabs,
-    Fmin,
-    Fmax,
-    /// Float compare: `Aux::Cond`; result is a predicate.
-    Fcmp,
-    /// Conversion between types (`Aux::Convert`).
-    Convert,
-    /// Memory load (`Aux::Mem`); `args[0]` is the address; one result per vector element.
-    Load,
-    /// Memory store (`Aux::Mem`); `args[0]` is the address, then the values.
-    Store,
-    /// Unconditional branch (`Aux::Branch` with one target).
-    Jump,
-    /// Conditional branch on `args[0]` (`Aux::Branch` with two targets).
-    Brif,
-    /// End of the thread.
-    Exit,
-}
-
-impl Opcode {
-    /// The text-form name.
-    pub fn name(self) -> &'static str {
-        use Opcode::*;
-        match self {
-            Const => "const",
-            Undef => "undef",
-            Param => "param",
-            Special => "special",
-            Copy => "copy",
-            Bitcast => "bitcast",
-            Iadd => "iadd",
-            Isub => "isub",
-            Imul => "imul",
-            ImulHiS => "imul_hi_s",
-            ImulHiU => "imul_hi_u",
-            ImulWideS => "imul_wide_s",
-            ImulWideU => "imul_wide_u",
-            Imad => "imad",
-            ImadWideS => "imad_wide_s",
-            ImadWideU => "imad_wide_u",
-            Ineg => "ineg",
-            And => "and",
-            Or => "or",
-            Xor => "xor",
-            Not => "not",
-            Shl => "shl",
-            ShrS => "shr_s",
-            ShrU => "shr_u",
-            MinS => "min_s",
-            MinU => "min_u",
-            MaxS => "max_s",
-            MaxU => "max_u",
-            Icmp => "icmp",
-            Select => "select",
-            Fadd => "fadd",
-            Fsub => "fsub",
-            Fmul => "fmul",
-            Ffma => "ffma",
-            Fneg => "fneg",
-            Fabs => "fabs",
-            Fmin => "fmin",
-            Fmax => "fmax",
-            Fcmp => "fcmp",
-            Convert => "convert",
-            Load => "load",
-            Store => "store",
-            Jump => "jump",
-            Brif => "brif",
-            Exit => "exit",
-        }
-    }
-
-    /// True for block terminators.
-    pub fn is_terminator(self) -> bool {
-        matches!(self, Opcode::Jump | Opcode::Brif | Opcode::Exit)
-    }
-
-    /// True if the instruction has an effect besides its results (cannot be removed or merged).
-    pub fn has_side_effects(self) -> bool {
-        matches!(self, Opcode::Store | Opcode::Jump | Opcode::Brif | Opcode::Exit)
-    }
-}
 
 /// Comparison conditions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -170,6 +35,28 @@ pub enum Cond {
     Num,
     Nan,
 }
+
+/// Every condition, for parsing.
+pub const CONDS: &[Cond] = &[
+    Cond::Eq,
+    Cond::Ne,
+    Cond::Lt,
+    Cond::Le,
+    Cond::Gt,
+    Cond::Ge,
+    Cond::Ult,
+    Cond::Ule,
+    Cond::Ugt,
+    Cond::Uge,
+    Cond::Equ,
+    Cond::Neu,
+    Cond::Ltu,
+    Cond::Leu,
+    Cond::Gtu,
+    Cond::Geu,
+    Cond::Num,
+    Cond::Nan,
+];
 
 impl Cond {
     /// The text-form name.
@@ -208,6 +95,21 @@ pub enum Rounding {
     Rp,
 }
 
+impl Rounding {
+    /// The text-form name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rounding::Rn => "rn",
+            Rounding::Rz => "rz",
+            Rounding::Rm => "rm",
+            Rounding::Rp => "rp",
+        }
+    }
+}
+
+/// Every rounding mode, for parsing.
+pub const ROUNDINGS: &[Rounding] = &[Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+
 /// Float behaviour of an arithmetic instruction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FloatMode {
@@ -220,7 +122,7 @@ pub struct FloatMode {
 }
 
 /// Memory spaces of loads and stores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[allow(missing_docs)]
 pub enum Space {
     Global,
@@ -230,6 +132,16 @@ pub enum Space {
     Param,
     Generic,
 }
+
+/// Every space with its text-form name.
+pub const SPACES: &[(Space, &str)] = &[
+    (Space::Global, "global"),
+    (Space::Shared, "shared"),
+    (Space::Local, "local"),
+    (Space::Const, "const"),
+    (Space::Param, "param"),
+    (Space::Generic, "generic"),
+];
 
 impl Space {
     /// The text-form name.
@@ -307,6 +219,74 @@ pub enum Aux {
     Convert(ConvertInfo),
     /// Branch targets: one for `jump`, `[then, else]` for `brif`.
     Branch(SmallVec<[BlockCall; 2]>),
+    /// A state space (`to_generic`, `from_generic`, `is_space`).
+    Space(Space),
+    /// A variable: index into [`crate::ir::Function::vars`].
+    Var(u32),
+    /// An atomic operation.
+    Atom(AtomInfo),
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum AtomOp {
+    Add,
+    /// Float addition (f32 in global memory flushes subnormals).
+    Fadd,
+    MinS,
+    MinU,
+    MaxS,
+    MaxU,
+    /// `old >= b ? 0 : old + 1`.
+    Inc,
+    /// `old == 0 || old > b ? b : old - 1`.
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    /// Compare `args[1]` and swap in `args[2]`.
+    Cas,
+}
+
+/// Names of [`AtomOp`] in the text form.
+pub const ATOM_OPS: &[(AtomOp, &str)] = &[
+    (AtomOp::Add, "add"),
+    (AtomOp::Fadd, "fadd"),
+    (AtomOp::MinS, "min_s"),
+    (AtomOp::MinU, "min_u"),
+    (AtomOp::MaxS, "max_s"),
+    (AtomOp::MaxU, "max_u"),
+    (AtomOp::Inc, "inc"),
+    (AtomOp::Dec, "dec"),
+    (AtomOp::And, "and"),
+    (AtomOp::Or, "or"),
+    (AtomOp::Xor, "xor"),
+    (AtomOp::Exch, "exch"),
+    (AtomOp::Cas, "cas"),
+];
+
+impl AtomOp {
+    /// The text-form name.
+    pub fn name(self) -> &'static str {
+        ATOM_OPS
+            .iter()
+            .find(|(o, _)| *o == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+}
+
+/// An atomic access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtomInfo {
+    /// The operation.
+    pub op: AtomOp,
+    /// State space of the address.
+    pub space: Space,
+    /// Constant byte offset added to the address.
+    pub offset: i64,
 }
 
 /// One instruction.

@@ -3,12 +3,15 @@
 pub mod entities;
 pub mod function;
 pub mod inst;
+pub mod opcode;
+pub mod parse;
 pub mod print;
 pub mod types;
+pub mod typing;
 pub mod verify;
 
 pub use entities::{Block, Inst, Value};
-pub use function::{BlockData, Function, KernelParam, Module, ValueData, ValueDef};
+pub use function::{BlockData, Function, KernelParam, MemVar, Module, ValueData, ValueDef};
 pub use inst::*;
 pub use types::Type;
 pub use verify::{VerifyError, verify};

@@ -63,6 +63,33 @@ impl Type {
         }
     }
 
+    /// Every type.
+    pub const ALL: &'static [Type] = &[
+        Type::Pred,
+        Type::I8,
+        Type::I16,
+        Type::I32,
+        Type::I64,
+        Type::F16,
+        Type::F16x2,
+        Type::F32,
+        Type::F64,
+    ];
+
+    /// The type with text-form name `name`.
+    pub fn from_name(name: &str) -> Option<Type> {
+        Type::ALL.iter().copied().find(|t| t.name() == name)
+    }
+
+    /// Mask of the low `bits()` bits.
+    pub fn mask(self) -> u64 {
+        if self.bits() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
+    }
+
     /// The text-form name.
     pub fn name(self) -> &'static str {
         match self {

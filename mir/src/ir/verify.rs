@@ -108,50 +108,19 @@ fn defined_before(
 
 fn check_types(func: &Function, inst: Inst) -> Result<(), String> {
     let data = &func.insts[inst];
-    let arg_ty = |i: usize| data.args.get(i).map(|&v| func.ty(v));
-    let want = |i: usize, ty: Type| -> Result<(), String> {
-        match arg_ty(i) {
-            Some(t) if t == ty => Ok(()),
-            Some(t) => Err(format!("argument {i} has type {t}, expected {ty}")),
-            None => Err(format!("missing argument {i}")),
-        }
-    };
-    use Opcode::*;
-    match data.op {
-        Iadd | Isub | Imul | ImulHiS | ImulHiU | And | Or | Xor | MinS | MinU | MaxS | MaxU | Fadd | Fsub | Fmul
-        | Fmin | Fmax | Icmp | Fcmp | ImulWideS | ImulWideU => {
-            want(0, data.ty)?;
-            want(1, data.ty)
-        }
-        Shl | ShrS | ShrU => {
-            want(0, data.ty)?;
-            want(1, Type::I32)
-        }
-        Imad | Ffma => (0..3).try_for_each(|i| want(i, data.ty)),
-        ImadWideS | ImadWideU => {
-            want(0, data.ty)?;
-            want(1, data.ty)?;
-            want(2, wide(data.ty)?)
-        }
-        Ineg | Not | Fneg | Fabs | Copy => want(0, data.ty),
-        Select => {
-            want(0, Type::Pred)?;
-            want(1, data.ty)?;
-            want(2, data.ty)
-        }
-        Brif => want(0, Type::Pred),
-        Load | Store => match arg_ty(0) {
-            Some(Type::I32 | Type::I64) => Ok(()),
-            other => Err(format!("address has type {other:?}")),
-        },
-        Bitcast => match arg_ty(0) {
-            Some(t) if t.bits() == data.ty.bits() => Ok(()),
-            other => Err(format!("bitcast from {other:?} to {}", data.ty)),
-        },
-        Const | Undef | Param | Special | Convert | Jump | Exit => Ok(()),
+    super::typing::check_args(func, data)?;
+    let want = super::typing::result_types(data);
+    let have: Vec<Type> = func.results[inst].iter().map(|&v| func.ty(v)).collect();
+    if have[..] != want[..] {
+        return Err(format!("results have types {have:?}, the opcode gives {want:?}"));
     }
-}
-
-fn wide(ty: Type) -> Result<Type, String> {
-    Type::int(ty.bits() * 2).ok_or_else(|| format!("no wide type for {ty}"))
+    let targets = match data.op {
+        Opcode::Jump => 1,
+        Opcode::Brif => 2,
+        _ => 0,
+    };
+    if data.targets().len() != targets {
+        return Err(format!("{} branch targets, expected {targets}", data.targets().len()));
+    }
+    Ok(())
 }

@@ -5,6 +5,7 @@ use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, Check
 use std::collections::HashMap;
 
 /// How control leaves a segment.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// Into the next segment.
@@ -13,10 +14,14 @@ pub enum Exit {
     Jump(usize),
     /// `@p bra L` (the guard is on the last instruction): to `L` or the next segment.
     CondJump(usize),
-    /// `ret`/`exit`.
+    /// `ret`: leave the function (in a kernel: end the thread).
     Return,
-    /// `@p ret`/`@p exit`: leave the kernel or go to the next segment.
+    /// `@p ret`: leave the function or go to the next segment.
     CondReturn,
+    /// `exit`: end the thread.
+    Exit,
+    /// `@p exit`: end the thread or go to the next segment.
+    CondExit,
 }
 
 /// A run of straight-line statements.
@@ -37,14 +42,14 @@ impl Segment {
             if index + 1 < count { vec![index + 1] } else { vec![] }
         };
         match self.exit {
-            Exit::FallThrough | Exit::CondReturn => next(),
+            Exit::FallThrough | Exit::CondReturn | Exit::CondExit => next(),
             Exit::Jump(t) => vec![t],
             Exit::CondJump(t) => {
                 let mut v = vec![t];
                 v.extend(next());
                 v
             }
-            Exit::Return => vec![],
+            Exit::Return | Exit::Exit => vec![],
         }
     }
 }
@@ -104,6 +109,8 @@ fn exit_of(inst: &CheckedInst, labels: &HashMap<LabelId, usize>) -> Option<Exit>
                 Exit::Jump(target)
             }
         }
+        Opcode::Exit if guarded => Exit::CondExit,
+        Opcode::Exit => Exit::Exit,
         _ if guarded => Exit::CondReturn,
         _ => Exit::Return,
     })

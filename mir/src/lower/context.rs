@@ -7,14 +7,35 @@ use super::ssa::{SsaBuilder, remove_trivial_params};
 use crate::ir::{Aux, Block, BlockCall, Function, InstData, Opcode, Type, Value};
 use ptxc_frontend::ast::{ScalarType, Span};
 use ptxc_frontend::checked::{
-    CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, Opcode as P, RegId, SpecialReg,
+    CheckedFunction, CheckedInst, CheckedModule, CheckedOperand, CheckedStmt, Opcode as P, RegId, SpecialReg,
 };
 use smallvec::smallvec;
+use std::collections::HashMap;
+
+/// Where the function being lowered sits: the kernel itself, or a device function inlined
+/// into it (its registers are renumbered from `reg_base`; `ret` jumps to `ret_target`).
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    /// Added to the function's register numbers.
+    pub reg_base: u32,
+    /// MIR variables of the function's own variables (by `VarId`).
+    pub vars: HashMap<u32, u32>,
+    /// Where `ret` goes (`None`: the kernel, where `ret` ends the thread).
+    pub ret_target: Option<Block>,
+}
 
 /// Lowers one function.
 pub struct Lowerer<'a> {
-    /// The checked function.
+    /// The checked module (device functions are looked up here).
+    pub module: &'a CheckedModule,
+    /// The checked function being lowered (a device function while it is inlined).
     pub src: &'a CheckedFunction,
+    /// Register renumbering and return target of `src`.
+    pub frame: Frame,
+    /// The pseudo-register holding the carry flag of `.cc` chains.
+    pub carry: RegId,
+    /// Names of the device functions being inlined (to refuse recursion).
+    pub call_stack: Vec<String>,
     /// The MIR under construction.
     pub func: Function,
     /// SSA state.
@@ -46,11 +67,24 @@ pub fn mir_type(t: ScalarType) -> Type {
 
 impl<'a> Lowerer<'a> {
     /// A lowerer for `src` building into `func`.
-    pub fn new(src: &'a CheckedFunction, mut func: Function) -> Result<Lowerer<'a>, Vec<LowerError>> {
-        let reg_types = src.regs.iter().map(|r| mir_type(r.ty)).collect();
+    pub fn new(
+        module: &'a CheckedModule,
+        src: &'a CheckedFunction,
+        mut func: Function,
+    ) -> Result<Lowerer<'a>, Vec<LowerError>> {
+        let mut reg_types = vec![Type::Pred];
+        let carry = RegId(0);
+        reg_types.extend(register_slots(src));
         let cur = func.add_block();
         Ok(Lowerer {
+            module,
             src,
+            frame: Frame {
+                reg_base: 1,
+                ..Frame::default()
+            },
+            carry,
+            call_stack: vec![src.name.clone()],
             func,
             ssa: SsaBuilder::new(reg_types),
             cur,
@@ -106,9 +140,11 @@ impl<'a> Lowerer<'a> {
             CheckedStmt::Inst(inst) => inst.guard,
             _ => None,
         });
+        let ret = self.frame.ret_target;
         match (&seg.exit, next) {
             (Exit::FallThrough, Some(n)) => self.jump(n),
-            (Exit::FallThrough, None) | (Exit::Return, _) => self.exit(),
+            (Exit::FallThrough, None) | (Exit::Return, _) if ret.is_some() => self.jump(ret.expect("checked")),
+            (Exit::FallThrough, None) | (Exit::Return, _) | (Exit::Exit, _) => self.exit(),
             (Exit::Jump(t), _) => self.jump(blocks[*t]),
             (Exit::CondJump(t), Some(n)) => {
                 let p = self.guard_value(guard.expect("conditional branch has a guard"));
@@ -116,12 +152,18 @@ impl<'a> Lowerer<'a> {
             }
             (Exit::CondJump(t), None) => {
                 let p = self.guard_value(guard.expect("conditional branch has a guard"));
-                let e = self.exit_block();
+                let e = match ret {
+                    Some(r) => r,
+                    None => self.exit_block(),
+                };
                 self.brif(p, blocks[*t], e);
             }
-            (Exit::CondReturn, next) => {
+            (Exit::CondReturn | Exit::CondExit, next) => {
                 let p = self.guard_value(guard.expect("conditional return has a guard"));
-                let e = self.exit_block();
+                let e = match (ret, &seg.exit) {
+                    (Some(r), Exit::CondReturn) => r,
+                    _ => self.exit_block(),
+                };
                 let n = next.unwrap_or(e);
                 self.brif(p, e, n);
             }
@@ -146,7 +188,7 @@ impl<'a> Lowerer<'a> {
 
     /// The predicate value of a guard (`@p` or `@!p`).
     pub fn guard_value(&mut self, (reg, negated): (RegId, bool)) -> Value {
-        let p = self.ssa.read(&mut self.func, self.cur, reg);
+        let p = self.read_raw(reg);
         if negated {
             self.emit(Opcode::Not, Type::Pred, &[p], Aux::None)
         } else {
@@ -249,10 +291,53 @@ impl<'a> Lowerer<'a> {
         self.emit(Opcode::Const, ty, &[], Aux::Imm(bits))
     }
 
+    /// The SSA id of register `reg` of the current function (element 0 of a vector).
+    pub fn reg_id(&self, reg: RegId) -> RegId {
+        self.elem_id(reg, 0)
+    }
+
+    /// The SSA id of element `k` of vector register `reg` of the current function.
+    pub fn elem_id(&self, reg: RegId, k: u8) -> RegId {
+        RegId(self.frame.reg_base + reg.0 * SLOTS + k as u32)
+    }
+
+    /// The vector width of register `reg` of the current function (1 for scalars).
+    pub fn reg_width(&self, reg: RegId) -> u32 {
+        self.src.regs[reg.0 as usize].vector.max(1)
+    }
+
+    /// The current value of a register of the current function, in its declared type.
+    pub fn read_raw(&mut self, reg: RegId) -> Value {
+        let id = self.reg_id(reg);
+        self.read_id(id)
+    }
+
+    /// The current value of SSA register `id`.
+    pub fn read_id(&mut self, id: RegId) -> Value {
+        self.ssa.read(&mut self.func, self.cur, id)
+    }
+
     /// Reads register `reg` as a value of type `ty`: same-width types are reinterpreted.
     pub fn read_reg(&mut self, reg: RegId, ty: Type, span: Span) -> Result<Value, LowerError> {
-        let v = self.ssa.read(&mut self.func, self.cur, reg);
+        let v = self.read_raw(reg);
         self.coerce(v, ty, false, span)
+    }
+
+    /// The carry flag of `.cc` chains.
+    pub fn read_carry(&mut self) -> Value {
+        self.ssa.read(&mut self.func, self.cur, self.carry)
+    }
+
+    /// Sets the carry flag (unconditionally: a guarded `.cc` instruction selects first).
+    pub fn write_carry(&mut self, v: Value) {
+        let v = match self.guard {
+            Some(g) => {
+                let old = self.read_carry();
+                self.emit(Opcode::Select, Type::Pred, &[g, v, old], Aux::None)
+            }
+            None => v,
+        };
+        self.ssa.write(self.cur, self.carry, v);
     }
 
     /// Converts `v` to `ty`: same width is a bitcast; a narrower target truncates and a
@@ -285,14 +370,15 @@ impl<'a> Lowerer<'a> {
 
     /// Writes `v` to register `reg`, converting to the register's declared type (`signed`
     /// decides the extension when the register is wider) and honouring the guard.
-    pub fn write_reg(&mut self, reg: RegId, v: Value, signed: bool, span: Span) -> Result<(), LowerError> {
-        let ty = self.ssa.reg_type(reg);
+    /// `id` is an SSA register id (see [`Lowerer::dst`]).
+    pub fn write_reg(&mut self, id: RegId, v: Value, signed: bool, span: Span) -> Result<(), LowerError> {
+        let ty = self.ssa.reg_type(id);
         let mut v = self.coerce(v, ty, signed, span)?;
         if let Some(g) = self.guard {
-            let old = self.ssa.read(&mut self.func, self.cur, reg);
+            let old = self.read_id(id);
             v = self.emit(Opcode::Select, ty, &[g, v, old], Aux::None);
         }
-        self.ssa.write(self.cur, reg, v);
+        self.ssa.write(self.cur, id, v);
         Ok(())
     }
 
@@ -300,10 +386,31 @@ impl<'a> Lowerer<'a> {
     /// narrower registers extend).
     pub fn operand(&mut self, op: &CheckedOperand, ty: Type, signed: bool, span: Span) -> Result<Value, LowerError> {
         match op {
+            CheckedOperand::Reg(r) if self.reg_width(*r) > 1 => {
+                let elems = self.elements(&CheckedOperand::Reg(*r));
+                self.pack(&elems, ty, span)
+            }
             CheckedOperand::Reg(r) => {
-                let v = self.ssa.read(&mut self.func, self.cur, *r);
+                let v = self.read_raw(*r);
                 self.coerce(v, ty, signed, span)
             }
+            CheckedOperand::RegElem(r, k) => {
+                let id = self.elem_id(*r, *k);
+                let v = self.read_id(id);
+                self.coerce(v, ty, signed, span)
+            }
+            CheckedOperand::Vector(elems) => {
+                let elems = elems.clone();
+                self.pack(&elems, ty, span)
+            }
+            CheckedOperand::RegOffset(r, k) => {
+                let v = self.read_raw(*r);
+                let v = self.coerce(v, ty, signed, span)?;
+                let k = self.konst(ty, *k as u64);
+                Ok(self.emit(Opcode::Iadd, ty, &[v, k], Aux::None))
+            }
+            CheckedOperand::VarAddr(var) => self.var_address(*var, ty, 0, span),
+            CheckedOperand::VarAddrOffset(var, k) => self.var_address(*var, ty, *k, span),
             CheckedOperand::NotReg(r) => {
                 let v = self.read_reg(*r, Type::Pred, span)?;
                 Ok(self.emit(Opcode::Not, Type::Pred, &[v], Aux::None))
@@ -349,12 +456,40 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Destination register of operand `i`.
+    /// The SSA register id written by destination operand `i` (a register or an element).
     pub fn dst(&self, inst: &CheckedInst, i: usize) -> Result<RegId, LowerError> {
         match inst.operands.get(i) {
-            Some(CheckedOperand::Reg(r)) => Ok(*r),
+            Some(CheckedOperand::Reg(r)) => Ok(self.reg_id(*r)),
+            Some(CheckedOperand::RegElem(r, k)) => Ok(self.elem_id(*r, *k)),
             _ => Err(LowerError::new("expected a destination register", inst.span)),
         }
+    }
+
+    /// The elements of a vector operand: `{a, b}` or a vector register (else the operand).
+    pub fn elements(&self, op: &CheckedOperand) -> Vec<CheckedOperand> {
+        match op {
+            CheckedOperand::Vector(v) => v.clone(),
+            CheckedOperand::Reg(r) if self.reg_width(*r) > 1 => (0..self.reg_width(*r) as u8)
+                .map(|k| CheckedOperand::RegElem(*r, k))
+                .collect(),
+            other => vec![other.clone()],
+        }
+    }
+
+    /// Packs the element operands into one integer of `ty`'s width (element 0 lowest).
+    pub fn pack(&mut self, elems: &[CheckedOperand], ty: Type, span: Span) -> Result<Value, LowerError> {
+        let wide = Type::int(ty.bits()).ok_or_else(|| LowerError::new("cannot pack into this type", span))?;
+        let elem_bits = ty.bits() / elems.len().max(1) as u32;
+        let elem = Type::int(elem_bits).ok_or_else(|| LowerError::new("bad vector element", span))?;
+        let mut acc = self.konst(wide, 0);
+        for (i, s) in elems.iter().enumerate() {
+            let e = self.operand(s, elem, false, span)?;
+            let e = self.widen(e, wide);
+            let sh = self.konst(Type::I32, (i as u32 * elem_bits) as u64);
+            let e = self.emit(Opcode::Shl, wide, &[e, sh], Aux::None);
+            acc = self.emit(Opcode::Or, wide, &[acc, e], Aux::None);
+        }
+        self.coerce(acc, ty, false, span)
     }
 
     /// Operand `i` of `inst`.
@@ -366,35 +501,21 @@ impl<'a> Lowerer<'a> {
 
     /// Dispatches one (unguarded, or guard already applied) instruction.
     fn lower_inst(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        match inst.op {
-            P::Mov => self.lower_mov(inst),
-            P::Ld | P::Ldu => self.lower_ld(inst),
-            P::St => self.lower_st(inst),
-            P::Cvta => self.lower_cvta(inst),
-            P::Cvt => self.lower_cvt(inst),
-            P::Setp => self.lower_setp(inst),
-            P::Selp => self.lower_selp(inst),
-            P::Add
-            | P::Sub
-            | P::Mul
-            | P::Mad
-            | P::Fma
-            | P::And
-            | P::Or
-            | P::Xor
-            | P::Shl
-            | P::Shr
-            | P::Min
-            | P::Max => self.lower_binary_family(inst),
-            P::Neg | P::Not | P::Abs => self.lower_unary(inst),
-            other => Err(LowerError::new(
+        let Some((_, lower)) = lowerings().into_iter().find(|(op, _)| *op == inst.op) else {
+            return Err(LowerError::new(
                 format!(
                     "`{}` is not supported by this version of ptxc",
-                    format!("{other:?}").to_lowercase()
+                    format!("{:?}", inst.op).to_lowercase()
                 ),
                 inst.span,
-            )),
-        }
+            ));
+        };
+        lower(self, inst)
+    }
+
+    /// Records errors found while inlining.
+    pub fn push_errors(&mut self, errs: Vec<LowerError>) {
+        self.errors.extend(errs);
     }
 
     /// Finishes: removes trivial block parameters.
@@ -404,10 +525,124 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// SSA register slots per PTX register (vector registers have up to four elements).
+pub const SLOTS: u32 = 4;
+
+/// The SSA register types of a function's registers: [`SLOTS`] per register.
+pub fn register_slots(f: &CheckedFunction) -> Vec<Type> {
+    f.regs
+        .iter()
+        .flat_map(|r| std::iter::repeat_n(mir_type(r.ty), SLOTS as usize))
+        .collect()
+}
+
+/// How one PTX opcode is lowered.
+type LowerFn<'a> = fn(&mut Lowerer<'a>, &CheckedInst) -> Result<(), LowerError>;
+
+/// The lowering of every PTX opcode (`bra`, `ret` and `exit` end blocks and are handled by
+/// the block splitter).
+fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
+    vec![
+        (P::Abs, Lowerer::lower_unary),
+        (P::Activemask, Lowerer::lower_activemask),
+        (P::Add, Lowerer::lower_binary_family),
+        (P::Addc, Lowerer::lower_carry),
+        (P::And, Lowerer::lower_binary_family),
+        (P::Atom, Lowerer::lower_atom),
+        (P::Bar, Lowerer::lower_bar),
+        (P::Barrier, Lowerer::lower_bar),
+        (P::Bfe, Lowerer::lower_bfe),
+        (P::Bfi, Lowerer::lower_bfi),
+        (P::Bfind, Lowerer::lower_bfind),
+        (P::Bmsk, Lowerer::lower_bmsk),
+        (P::Brev, Lowerer::lower_bit_unary),
+        (P::Brkpt, Lowerer::lower_nothing),
+        (P::Call, Lowerer::lower_call),
+        (P::Clz, Lowerer::lower_bit_unary),
+        (P::Cnot, Lowerer::lower_unary),
+        (P::Copysign, Lowerer::lower_float_binary),
+        (P::Cos, Lowerer::lower_float_unary),
+        (P::Cvt, Lowerer::lower_cvt),
+        (P::Cvta, Lowerer::lower_cvta),
+        (P::Div, Lowerer::lower_div_rem),
+        (P::Dp2a, Lowerer::lower_dp),
+        (P::Dp4a, Lowerer::lower_dp),
+        (P::Ex2, Lowerer::lower_float_unary),
+        (P::Fence, Lowerer::lower_fence),
+        (P::Fma, Lowerer::lower_binary_family),
+        (P::Isspacep, Lowerer::lower_isspacep),
+        (P::Ld, Lowerer::lower_ld),
+        (P::Ldmatrix, Lowerer::lower_ldmatrix),
+        (P::Ldu, Lowerer::lower_ld),
+        (P::Lg2, Lowerer::lower_float_unary),
+        (P::Lop3, Lowerer::lower_lop3),
+        (P::Mad, Lowerer::lower_binary_family),
+        (P::Mad24, Lowerer::lower_mul24),
+        (P::Madc, Lowerer::lower_carry),
+        (P::Match, Lowerer::lower_match),
+        (P::Max, Lowerer::lower_binary_family),
+        (P::Membar, Lowerer::lower_fence),
+        (P::Min, Lowerer::lower_binary_family),
+        (P::Mov, Lowerer::lower_mov),
+        (P::Mul, Lowerer::lower_binary_family),
+        (P::Mul24, Lowerer::lower_mul24),
+        (P::Nanosleep, Lowerer::lower_nanosleep),
+        (P::Neg, Lowerer::lower_unary),
+        (P::Not, Lowerer::lower_unary),
+        (P::Or, Lowerer::lower_binary_family),
+        (P::Pmevent, Lowerer::lower_nothing),
+        (P::Popc, Lowerer::lower_bit_unary),
+        (P::Prefetch, Lowerer::lower_nothing),
+        (P::Prmt, Lowerer::lower_prmt),
+        (P::Rcp, Lowerer::lower_float_unary),
+        (P::Red, Lowerer::lower_atom),
+        (P::Rem, Lowerer::lower_div_rem),
+        (P::Rsqrt, Lowerer::lower_float_unary),
+        (P::Sad, Lowerer::lower_sad),
+        (P::Selp, Lowerer::lower_selp),
+        (P::Set, Lowerer::lower_set),
+        (P::Setp, Lowerer::lower_setp),
+        (P::Shf, Lowerer::lower_shf),
+        (P::Shfl, Lowerer::lower_shfl),
+        (P::Shl, Lowerer::lower_binary_family),
+        (P::Shr, Lowerer::lower_binary_family),
+        (P::Sin, Lowerer::lower_float_unary),
+        (P::Slct, Lowerer::lower_slct),
+        (P::Sqrt, Lowerer::lower_float_unary),
+        (P::St, Lowerer::lower_st),
+        (P::Sub, Lowerer::lower_binary_family),
+        (P::Subc, Lowerer::lower_carry),
+        (P::Szext, Lowerer::lower_szext),
+        (P::Tanh, Lowerer::lower_float_unary),
+        (P::Testp, Lowerer::lower_testp),
+        (P::Trap, Lowerer::lower_trap),
+        (P::Vote, Lowerer::lower_vote),
+        (P::Vshl, Lowerer::lower_video_shift),
+        (P::Vshr, Lowerer::lower_video_shift),
+        (P::Xor, Lowerer::lower_binary_family),
+    ]
+}
+
 /// True for instructions that must not run when their guard is false.
 fn has_side_effects(op: P) -> bool {
     matches!(
         op,
-        P::St | P::Atom | P::Red | P::Bar | P::Barrier | P::Membar | P::Fence | P::Call | P::Trap
+        P::St
+            | P::Atom
+            | P::Red
+            | P::Bar
+            | P::Barrier
+            | P::Membar
+            | P::Fence
+            | P::Call
+            | P::Trap
+            | P::Ld
+            | P::Ldu
+            | P::Nanosleep
+            | P::Shfl
+            | P::Vote
+            | P::Match
+            | P::Activemask
+            | P::Ldmatrix
     )
 }

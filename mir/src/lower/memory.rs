@@ -1,13 +1,19 @@
-//! Moves and memory: mov, ld, st, cvta, and kernel parameters (ld.param).
+//! Moves and memory: mov (incl. vectors and variable addresses), ld, st, cvta, isspacep,
+//! atom and red, kernel parameters (ld.param) and variables of every state space.
+//!
+//! Variables become MIR variables ([`crate::ir::MemVar`]) named by `addr`: module `.global`
+//! and `.const` variables keep their space; `.shared` stays shared; `.local` variables and
+//! the `.param` variables of device-function calls become local memory. Kernel parameters
+//! are read with `param`; the address of one is its offset in the parameter block.
 
 use super::LowerError;
 use super::context::{Lowerer, mir_type};
-use crate::ir::{Aux, InstData, MemInfo, Opcode, Space, Type, Value};
-use ptxc_frontend::ast::StateSpace;
-use ptxc_frontend::checked::{AddrBase, CacheOp, CheckedInst, CheckedOperand, MemOrder};
+use crate::ir::{AtomInfo, AtomOp, Aux, ConvertInfo, InstData, MemInfo, MemVar, Opcode, Space, Type, Value};
+use ptxc_frontend::ast::{ScalarType, Span, StateSpace};
+use ptxc_frontend::checked::{AddrBase, AtomOp as PAtom, CacheOp, CheckedInst, CheckedOperand, MemOrder, RegId, VarId};
 
 /// The MIR space of a PTX state space.
-fn space_of(s: Option<StateSpace>) -> Space {
+pub fn space_of(s: Option<StateSpace>) -> Space {
     match s {
         Some(StateSpace::Global) => Space::Global,
         Some(StateSpace::Shared) => Space::Shared,
@@ -18,72 +24,255 @@ fn space_of(s: Option<StateSpace>) -> Space {
     }
 }
 
+/// Where a PTX variable lives for the lowering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarPlace {
+    /// A kernel parameter at this parameter-block offset.
+    KernelParam(u32),
+    /// A MIR variable (index into `Function::vars`) in this space.
+    Mem(u32, Space),
+}
+
+/// A resolved address: a base value (or a kernel parameter) and a constant offset.
+enum Address {
+    /// `[param+off]` of a kernel parameter.
+    Param(u32),
+    /// A base value in `space` plus `offset`.
+    Value(Value, Space, i64),
+}
+
 impl Lowerer<'_> {
-    /// `mov.type d, a`.
-    pub fn lower_mov(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let t = inst
-            .mods
-            .ty()
-            .ok_or_else(|| LowerError::new("mov needs a type", inst.span))?;
-        let d = self.dst(inst, 0)?;
-        let src = self.arg(inst, 1)?;
-        if let CheckedOperand::VarAddr(_) | CheckedOperand::Vector(_) = src {
-            return Err(LowerError::new(
-                "`mov` of an address or vector is not supported by this version of ptxc",
-                inst.span,
-            ));
+    /// Where variable `v` of the current function lives, creating its MIR variable.
+    pub fn var_place(&mut self, v: VarId) -> VarPlace {
+        if self.frame.ret_target.is_none()
+            && let Some(p) = self.src.params.iter().find(|p| p.var == v)
+        {
+            return VarPlace::KernelParam(p.offset);
         }
-        let v = self.operand(src, mir_type(t), t.is_signed(), inst.span)?;
+        if let Some(&i) = self.frame.vars.get(&v.0) {
+            return VarPlace::Mem(i, self.func.vars[i as usize].space);
+        }
+        let info = &self.src.vars[v.0 as usize];
+        let is_global = (v.0 as usize) < self.module.globals.len();
+        let space = match info.space {
+            StateSpace::Global => Space::Global,
+            StateSpace::Const => Space::Const,
+            StateSpace::Shared => Space::Shared,
+            _ => Space::Local,
+        };
+        // Module variables and shared arrays exist once per kernel, however often the
+        // function that names them is inlined.
+        let shared_key = if is_global {
+            info.name.clone()
+        } else {
+            format!("{}.{}", self.src.name, info.name)
+        };
+        let once = is_global || space == Space::Shared;
+        let existing = self.func.vars.iter().position(|m| once && m.name == shared_key);
+        let i = existing.unwrap_or_else(|| {
+            let name = if once {
+                shared_key
+            } else {
+                self.fresh_var_name(&info.name)
+            };
+            let init = info.init.clone().map(|mut b| {
+                b.resize(info.size as usize, 0);
+                b
+            });
+            self.func.vars.push(MemVar {
+                name,
+                space,
+                size: info.size,
+                align: info.align.max(1),
+                init,
+                relocs: Vec::new(),
+            });
+            self.func.vars.len() - 1
+        }) as u32;
+        self.frame.vars.insert(v.0, i);
+        if existing.is_none() {
+            let relocs = self.src.vars[v.0 as usize].init_relocs.clone();
+            for (off, target, _) in relocs {
+                if let VarPlace::Mem(t, _) = self.var_place(target) {
+                    self.func.vars[i as usize].relocs.push((off, t));
+                }
+            }
+        }
+        VarPlace::Mem(i, space)
+    }
+
+    fn fresh_var_name(&self, base: &str) -> String {
+        let taken = |n: &str| self.func.vars.iter().any(|m| m.name == n);
+        if !taken(base) {
+            return base.to_string();
+        }
+        (1..)
+            .map(|k| format!("{base}.{k}"))
+            .find(|n| !taken(n))
+            .expect("a free name")
+    }
+
+    /// The address of variable `v` plus `k` as a value of type `ty` (in the variable's space).
+    pub fn var_address(&mut self, v: VarId, ty: Type, k: i64, span: Span) -> Result<Value, LowerError> {
+        let base = match self.var_place(v) {
+            VarPlace::KernelParam(off) => self.konst(Type::I64, off as u64),
+            VarPlace::Mem(i, _) => self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(i)),
+        };
+        let base = if k != 0 {
+            let kv = self.konst(Type::I64, k as u64);
+            self.emit(Opcode::Iadd, Type::I64, &[base, kv], Aux::None)
+        } else {
+            base
+        };
+        self.coerce(base, ty, false, span)
+    }
+
+    /// `mov.type d, a` (also vectors, packing, unpacking and variable addresses).
+    pub fn lower_mov(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let t = self.ptx_type(inst)?;
+        let ty = mir_type(t);
+        let (dst, src) = (self.arg(inst, 0)?.clone(), self.arg(inst, 1)?.clone());
+        let dsts = self.elements(&dst);
+        if inst.mods.vector.is_some() {
+            // Element-wise `mov.vN`.
+            let srcs = self.elements(&src);
+            let vals: Vec<Value> = srcs
+                .iter()
+                .map(|s| self.operand(s, ty, false, inst.span))
+                .collect::<Result<_, _>>()?;
+            for (d, v) in dsts.iter().zip(vals) {
+                if let Some(id) = self.dst_of(d) {
+                    self.write_reg(id, v, false, inst.span)?;
+                }
+            }
+            return Ok(());
+        }
+        if dsts.len() > 1 {
+            let whole = self.operand(&src, Type::int(ty.bits()).unwrap_or(ty), false, inst.span)?;
+            let elem_bits = ty.bits() / dsts.len() as u32;
+            for (i, d) in dsts.iter().enumerate() {
+                if let Some(id) = self.dst_of(d) {
+                    let part = self.extract_bits(whole, i as u32 * elem_bits, elem_bits);
+                    self.write_reg(id, part, false, inst.span)?;
+                }
+            }
+            return Ok(());
+        }
+        let d = self.dst(inst, 0)?;
+        let v = self.operand(&src, ty, t.is_signed(), inst.span)?;
         self.write_reg(d, v, t.is_signed(), inst.span)
     }
 
-    /// `cvta[.to].space.size d, a`: on sm_75 a generic address of global memory is the global
-    /// address itself; the shared and local windows need the window bases (not yet).
-    pub fn lower_cvta(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let t = inst
-            .mods
-            .ty()
-            .ok_or_else(|| LowerError::new("cvta needs a size", inst.span))?;
-        if inst.mods.space != Some(StateSpace::Global) {
-            return Err(LowerError::new(
-                "`cvta` for shared, local and const memory is not supported by this version of ptxc",
-                inst.span,
-            ));
+    /// The SSA register id of a destination element (`None` for `_`).
+    pub fn dst_of(&self, op: &CheckedOperand) -> Option<RegId> {
+        match op {
+            CheckedOperand::Reg(r) => Some(self.reg_id(*r)),
+            CheckedOperand::RegElem(r, k) => Some(self.elem_id(*r, *k)),
+            _ => None,
         }
+    }
+
+    /// Zero-extends an integer value to `wide`.
+    pub fn widen(&mut self, v: Value, wide: Type) -> Value {
+        let from = self.func.ty(v);
+        if from == wide {
+            return v;
+        }
+        let info = ConvertInfo {
+            from,
+            from_signed: false,
+            to_signed: false,
+            rnd: None,
+            sat: false,
+            ftz: false,
+        };
+        self.emit(Opcode::Convert, wide, &[v], Aux::Convert(info))
+    }
+
+    /// Bits `pos..pos+len` of integer `v` as an integer of `len` bits.
+    pub fn extract_bits(&mut self, v: Value, pos: u32, len: u32) -> Value {
+        let ty = self.func.ty(v);
+        let sh = self.konst(Type::I32, pos as u64);
+        let shifted = if pos == 0 {
+            v
+        } else {
+            self.emit(Opcode::ShrU, ty, &[v, sh], Aux::None)
+        };
+        let to = Type::int(len).expect("element width");
+        if to == ty {
+            return shifted;
+        }
+        let info = ConvertInfo {
+            from: ty,
+            from_signed: false,
+            to_signed: false,
+            rnd: None,
+            sat: false,
+            ftz: false,
+        };
+        self.emit(Opcode::Convert, to, &[shifted], Aux::Convert(info))
+    }
+
+    /// The first type suffix.
+    pub fn ptx_type(&self, inst: &CheckedInst) -> Result<ScalarType, LowerError> {
+        inst.mods
+            .ty()
+            .ok_or_else(|| LowerError::new("the instruction needs a type", inst.span))
+    }
+
+    /// `cvta[.to].space.size d, a`: the window model (generic = window base + offset for
+    /// shared and local; global and const addresses are generic as they are).
+    pub fn lower_cvta(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let ty = mir_type(self.ptx_type(inst)?);
         let d = self.dst(inst, 0)?;
-        let v = self.operand(self.arg(inst, 1)?, mir_type(t), false, inst.span)?;
+        let a = self.operand(self.arg(inst, 1)?, ty, false, inst.span)?;
+        let space = space_of(inst.mods.space);
+        let v = match space {
+            Space::Shared | Space::Local | Space::Param => {
+                let op = if inst.mods.to_space {
+                    Opcode::FromGeneric
+                } else {
+                    Opcode::ToGeneric
+                };
+                self.emit(op, ty, &[a], Aux::Space(space))
+            }
+            _ => a,
+        };
+        self.write_reg(d, v, false, inst.span)
+    }
+
+    /// `isspacep.space p, a`.
+    pub fn lower_isspacep(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let d = self.dst(inst, 0)?;
+        let a = self.operand(self.arg(inst, 1)?, Type::I64, false, inst.span)?;
+        let space = space_of(inst.mods.space);
+        let v = self.emit_typed(Opcode::IsSpace, Type::I64, &[a], Aux::Space(space), Type::Pred);
         self.write_reg(d, v, false, inst.span)
     }
 
     /// `ld[.space][.vN].type d, [addr]`.
     pub fn lower_ld(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let t = inst
-            .mods
-            .ty()
-            .ok_or_else(|| LowerError::new("ld needs a type", inst.span))?;
+        let t = self.ptx_type(inst)?;
         let ty = mir_type(t);
         let dsts = self.vector_regs(inst, 0)?;
-        let (base, offset) = self.address(inst, 1)?;
-        let space = space_of(inst.mods.space);
-        let values: Vec<Value> = if space == Space::Param {
-            let param_offset = self.param_offset(inst, base)?;
-            (0..dsts.len())
+        let values: Vec<Value> = match self.address(inst, 1)? {
+            Address::Param(off) => (0..dsts.len())
                 .map(|i| {
-                    let off = (param_offset as i64 + offset + (i as u32 * ty.bytes()) as i64) as u32;
-                    self.emit(Opcode::Param, ty, &[], Aux::Param(off))
+                    let o = off + i as u32 * ty.bytes();
+                    self.emit(Opcode::Param, ty, &[], Aux::Param(o))
                 })
-                .collect()
-        } else {
-            let addr = self.address_value(inst, base)?;
-            let info = self.mem_info(inst, space, offset, dsts.len());
-            let data = InstData {
-                op: Opcode::Load,
-                ty,
-                args: smallvec::smallvec![addr],
-                aux: Aux::Mem(info),
-            };
-            let i = self.func.append(self.cur, data, &vec![ty; dsts.len()]);
-            self.func.results[i].to_vec()
+                .collect(),
+            Address::Value(addr, space, offset) => {
+                let info = self.mem_info(inst, space, offset, dsts.len());
+                let data = InstData {
+                    op: Opcode::Load,
+                    ty,
+                    args: smallvec::smallvec![addr],
+                    aux: Aux::Mem(info),
+                };
+                let i = self.func.ins(self.cur, data);
+                self.func.results[i].to_vec()
+            }
         };
         for (d, v) in dsts.into_iter().zip(values) {
             if let Some(d) = d {
@@ -95,44 +284,45 @@ impl Lowerer<'_> {
 
     /// `st[.space][.vN].type [addr], a`.
     pub fn lower_st(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let t = inst
-            .mods
-            .ty()
-            .ok_or_else(|| LowerError::new("st needs a type", inst.span))?;
+        let t = self.ptx_type(inst)?;
         let ty = mir_type(t);
-        let space = space_of(inst.mods.space);
-        if space == Space::Param {
-            return Err(LowerError::new(
-                "`st.param` is not supported by this version of ptxc",
-                inst.span,
-            ));
-        }
-        let (base, offset) = self.address(inst, 0)?;
-        let addr = self.address_value(inst, base)?;
-        let srcs: Vec<CheckedOperand> = match self.arg(inst, 1)? {
-            CheckedOperand::Vector(v) => v.clone(),
-            other => vec![other.clone()],
+        let Address::Value(addr, space, offset) = self.address(inst, 0)? else {
+            return Err(LowerError::new("a kernel parameter cannot be written", inst.span));
         };
+        let srcs = self.elements(self.arg(inst, 1)?);
         let mut args = vec![addr];
         for s in &srcs {
             args.push(self.operand(s, ty, t.is_signed(), inst.span)?);
         }
         let info = self.mem_info(inst, space, offset, srcs.len());
+        self.store(ty, args, info);
+        Ok(())
+    }
+
+    /// Appends a store.
+    pub fn store(&mut self, ty: Type, args: Vec<Value>, info: MemInfo) {
         let data = InstData {
             op: Opcode::Store,
             ty,
             args: args.into(),
             aux: Aux::Mem(info),
         };
-        self.func.append(self.cur, data, &[]);
-        Ok(())
+        self.func.ins(self.cur, data);
+    }
+
+    /// A plain memory access description.
+    pub fn plain_mem(space: Space, offset: i64, vector: u8) -> MemInfo {
+        MemInfo {
+            space,
+            offset,
+            vector,
+            non_coherent: false,
+            volatile: false,
+        }
     }
 
     fn mem_info(&self, inst: &CheckedInst, space: Space, offset: i64, n: usize) -> MemInfo {
         MemInfo {
-            space,
-            offset,
-            vector: n as u8,
             non_coherent: inst.mods.cache == Some(CacheOp::Nc),
             volatile: matches!(
                 inst.mods.order,
@@ -145,70 +335,110 @@ impl Lowerer<'_> {
                         | MemOrder::Sc
                 )
             ),
+            ..Self::plain_mem(space, offset, n as u8)
         }
     }
 
-    /// Destination registers of a (possibly vector) operand; `None` for `_`.
-    fn vector_regs(
-        &self,
-        inst: &CheckedInst,
-        i: usize,
-    ) -> Result<Vec<Option<ptxc_frontend::checked::RegId>>, LowerError> {
-        match self.arg(inst, i)? {
-            CheckedOperand::Reg(r) => Ok(vec![Some(*r)]),
-            CheckedOperand::Vector(v) => v
-                .iter()
-                .map(|o| match o {
-                    CheckedOperand::Reg(r) => Ok(Some(*r)),
-                    CheckedOperand::Sink => Ok(None),
-                    _ => Err(LowerError::new("vector destinations must be registers", inst.span)),
-                })
-                .collect(),
-            _ => Err(LowerError::new("expected a destination register", inst.span)),
-        }
+    /// Destination registers of a (possibly vector) operand as SSA ids; `None` for `_`.
+    pub fn vector_regs(&self, inst: &CheckedInst, i: usize) -> Result<Vec<Option<RegId>>, LowerError> {
+        let op = self.arg(inst, i)?;
+        self.elements(op)
+            .iter()
+            .map(|o| match o {
+                CheckedOperand::Sink => Ok(None),
+                o => self
+                    .dst_of(o)
+                    .map(Some)
+                    .ok_or_else(|| LowerError::new("vector destinations must be registers", inst.span)),
+            })
+            .collect()
     }
 
-    fn address<'b>(&self, inst: &'b CheckedInst, i: usize) -> Result<(&'b AddrBase, i64), LowerError> {
-        match self.arg(inst, i)? {
-            CheckedOperand::Address { base, offset } => Ok((base, *offset)),
-            _ => Err(LowerError::new("expected an address `[...]`", inst.span)),
-        }
-    }
-
-    /// The address register value (64-bit).
-    fn address_value(&mut self, inst: &CheckedInst, base: &AddrBase) -> Result<Value, LowerError> {
-        match base {
+    /// The address operand `i` with the instruction's state space.
+    fn address(&mut self, inst: &CheckedInst, i: usize) -> Result<Address, LowerError> {
+        let CheckedOperand::Address { base, offset } = self.arg(inst, i)? else {
+            return Err(LowerError::new("expected an address `[...]`", inst.span));
+        };
+        let (base, offset) = (base.clone(), *offset);
+        let space = space_of(inst.mods.space);
+        Ok(match base {
+            AddrBase::Var(v) => match self.var_place(v) {
+                VarPlace::KernelParam(off) => Address::Param((off as i64 + offset) as u32),
+                VarPlace::Mem(i, var_space) => {
+                    let a = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(i));
+                    Address::Value(a, var_space, offset)
+                }
+            },
             AddrBase::Reg(r) => {
-                let ty = self.ssa.reg_type(*r);
-                let v = self.ssa.read(&mut self.func, self.cur, *r);
-                if ty == Type::I32 || ty == Type::I64 {
-                    Ok(v)
-                } else {
-                    Err(LowerError::new(
+                let v = self.read_raw(r);
+                if !matches!(self.func.ty(v), Type::I32 | Type::I64) {
+                    return Err(LowerError::new(
                         "an address register must be 32 or 64 bits wide",
                         inst.span,
-                    ))
+                    ));
                 }
+                let space = match space {
+                    // A `.param` address in a device function is one of its local slots.
+                    Space::Param if self.frame.ret_target.is_some() => Space::Local,
+                    s => s,
+                };
+                Address::Value(v, space, offset)
             }
-            AddrBase::Absolute => Ok(self.konst(Type::I64, 0)),
-            AddrBase::Var(_) => Err(LowerError::new(
-                "addressing a variable by name is not supported by this version of ptxc",
-                inst.span,
-            )),
-        }
+            AddrBase::Absolute => Address::Value(self.konst(Type::I64, 0), space, offset),
+        })
     }
 
-    /// The parameter-block offset of the kernel parameter named by `base`.
-    fn param_offset(&self, inst: &CheckedInst, base: &AddrBase) -> Result<u32, LowerError> {
-        let AddrBase::Var(v) = base else {
-            return Err(LowerError::new("`ld.param` needs a parameter name", inst.span));
+    /// `atom.op.type d, [a], b[, c]` and `red.op.type [a], b`.
+    pub fn lower_atom(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let t = self.ptx_type(inst)?;
+        let ty = mir_type(t);
+        let is_red = inst.op == ptxc_frontend::checked::Opcode::Red;
+        let first = if is_red { 0 } else { 1 };
+        let Address::Value(addr, space, offset) = self.address(inst, first)? else {
+            return Err(LowerError::new(
+                "atomics on kernel parameters are not allowed",
+                inst.span,
+            ));
         };
-        let var = &self.src.vars[v.0 as usize];
-        self.src
-            .params
-            .iter()
-            .find(|p| p.name == var.name)
-            .map(|p| p.offset)
-            .ok_or_else(|| LowerError::new(format!("`{}` is not a kernel parameter", var.name), inst.span))
+        let op = atom_op(inst, t).ok_or_else(|| LowerError::new("unsupported atomic operation", inst.span))?;
+        let mut args = vec![addr];
+        let n_vals = if op == AtomOp::Cas { 2 } else { 1 };
+        for k in 0..n_vals {
+            args.push(self.operand(self.arg(inst, first + 1 + k)?, ty, t.is_signed(), inst.span)?);
+        }
+        let data = InstData {
+            op: Opcode::Atom,
+            ty,
+            args: args.into(),
+            aux: Aux::Atom(AtomInfo { op, space, offset }),
+        };
+        let i = self.func.ins(self.cur, data);
+        if !is_red {
+            let old = self.func.results[i][0];
+            let d = self.dst(inst, 0)?;
+            self.write_reg(d, old, t.is_signed(), inst.span)?;
+        }
+        Ok(())
     }
+}
+
+fn atom_op(inst: &CheckedInst, t: ScalarType) -> Option<AtomOp> {
+    let signed = t.is_signed();
+    Some(match inst.mods.atom_op? {
+        PAtom::Add if t.is_float() => AtomOp::Fadd,
+        PAtom::Add => AtomOp::Add,
+        PAtom::Min if t.is_float() => return None,
+        PAtom::Max if t.is_float() => return None,
+        PAtom::Min if signed => AtomOp::MinS,
+        PAtom::Min => AtomOp::MinU,
+        PAtom::Max if signed => AtomOp::MaxS,
+        PAtom::Max => AtomOp::MaxU,
+        PAtom::Inc => AtomOp::Inc,
+        PAtom::Dec => AtomOp::Dec,
+        PAtom::And => AtomOp::And,
+        PAtom::Or => AtomOp::Or,
+        PAtom::Xor => AtomOp::Xor,
+        PAtom::Exch => AtomOp::Exch,
+        PAtom::Cas => AtomOp::Cas,
+    })
 }

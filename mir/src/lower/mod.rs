@@ -2,12 +2,16 @@
 //! ([`blocks`]), SSA for PTX registers ([`ssa`]), and one file per instruction family.
 
 mod arith;
+mod bits;
 mod blocks;
+mod call;
 mod compare;
 mod context;
 mod convert;
+mod float;
 mod memory;
 pub mod ssa;
+mod warp;
 
 use crate::ir::{Function, KernelParam, Module};
 use context::Lowerer;
@@ -39,7 +43,7 @@ pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
     let mut functions = Vec::new();
     let mut errors = Vec::new();
     for f in m.functions.iter().filter(|f| f.is_entry) {
-        match lower_function(f) {
+        match lower_function(m, f) {
             Ok(func) => functions.push(func),
             Err(e) => errors.extend(e),
         }
@@ -51,8 +55,8 @@ pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
     }
 }
 
-/// Lowers one kernel.
-pub fn lower_function(f: &CheckedFunction) -> Result<Function, Vec<LowerError>> {
+/// Lowers one kernel of `m` (device functions it calls are inlined).
+pub fn lower_function(m: &CheckedModule, f: &CheckedFunction) -> Result<Function, Vec<LowerError>> {
     let mut func = Function::new(&f.name);
     func.params = f
         .params
@@ -68,7 +72,7 @@ pub fn lower_function(f: &CheckedFunction) -> Result<Function, Vec<LowerError>> 
     func.max_ntid = f.max_ntid;
     func.max_nreg = f.max_nreg;
     let segments = blocks::split(f).map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
-    let mut lowerer = Lowerer::new(f, func)?;
+    let mut lowerer = Lowerer::new(m, f, func)?;
     lowerer.lower_segments(&segments)?;
     Ok(lowerer.finish())
 }

@@ -29,6 +29,13 @@ impl SsaBuilder {
         }
     }
 
+    /// Adds registers of the given types; returns the id of the first.
+    pub fn add_regs(&mut self, types: impl IntoIterator<Item = Type>) -> u32 {
+        let base = self.reg_types.len() as u32;
+        self.reg_types.extend(types);
+        base
+    }
+
     /// The declared type of a register.
     pub fn reg_type(&self, reg: RegId) -> Type {
         self.reg_types[reg.0 as usize]

@@ -1,15 +1,18 @@
-//! Control flow: BRA, EXIT, BSSY/BSYNC/BMOV, WARPSYNC, NOP.
+//! Control flow: BRA, EXIT, CALL, RET, the convergence barriers (BSSY, BSYNC, BREAK, BMOV),
+//! WARPSYNC, YIELD, NANOSLEEP, NOP, LEPC. Targets are 4-byte aligned offsets from the next
+//! instruction (bits 34.., the two bits below are modifiers or ignored).
 
+use super::common::*;
 use crate::flag;
 use crate::isa::build::*;
-use crate::isa::desc::{LatCat as L, Op, Pipe, Role, Show, *};
+use crate::isa::desc::{ImmStyle, LatCat as L, Pipe, Role, Show, *};
 
 /// The condition predicate of control-flow instructions, printed when not PT.
 fn cond() -> OperandDesc {
-    pred(Role::PredSrc0, 87, Some(90), false).show(Show::IfNotDefault)
+    ps87().show(Show::IfNotDefault)
 }
 
-/// A convergence barrier register at `lo`.
+/// A convergence barrier register at `lo` (4 bits).
 fn barrier(lo: u8) -> OperandDesc {
     OperandDesc {
         kind: OpKind::Barrier { field: bits(lo, 4) },
@@ -17,31 +20,112 @@ fn barrier(lo: u8) -> OperandDesc {
     }
 }
 
+/// A 48-bit target (bits 34..82).
+fn far_target() -> OperandDesc {
+    rel_scaled(bits(34, 48), 2)
+}
+
+fn branch(f: FormBuilder) -> FormBuilder {
+    f.timing(L::Decoupled, Pipe::Branch)
+}
+
 /// All control-flow forms.
 pub fn forms() -> Vec<Form> {
-    let br = |f: FormBuilder| f.timing(L::Decoupled, Pipe::Branch);
-    vec![
-        br(form("BRA", Op::Bra, 0x947)
-            .ops([cond(), rel(bits(32, 50))])
-            .mods([flag!("inc", 85, ".INC"), flag!("dec", 86, ".DEC")]))
-        .terminator()
-        .build(),
-        br(form("EXIT", Op::Exit, 0x94d).ops([cond()]).mods([
-            flag!("keeprefcount", 84, ".KEEPREFCOUNT"),
-            flag!("preempted", 85, ".PREEMPTED"),
-            flag!("no_atexit", 86, ".NO_ATEXIT"),
-        ]))
-        .terminator()
-        .build(),
-        br(form("BSSY", Op::Bssy, 0x945).ops([cond(), barrier(16), rel(bits(32, 32))])).build(),
-        br(form("BSYNC", Op::Bsync, 0x941).ops([cond(), barrier(16)])).build(),
+    let mut v = vec![
+        branch(form("BRA", Op::Bra, 0x947))
+            .ops([cond(), far_target()])
+            .mods([
+                flag!("inc", 85, ".INC"),
+                flag!("dec", 86, ".DEC"),
+                modifier("kind", 32, 2, &[(0, ""), (1, ".U"), (2, ".DIV"), (3, ".CONV")], 0),
+            ])
+            .invalid_when(&[(85, true), (86, true)])
+            .terminator()
+            .build(),
+        branch(form("EXIT", Op::Exit, 0x94d))
+            .ops([cond()])
+            .mods([
+                flag!("keeprefcount", 84, ".KEEPREFCOUNT"),
+                flag!("preempted", 85, ".PREEMPTED"),
+                flag!("no_atexit", 86, ".NO_ATEXIT"),
+            ])
+            .invalid_when(&[(84, true), (85, true)])
+            .terminator()
+            .build(),
+        branch(form("BSSY", Op::Bssy, 0x945))
+            .ops([cond(), barrier(16), rel_scaled(bits(34, 30), 2)])
+            .build(),
+        branch(form("BSYNC", Op::Bsync, 0x941))
+            .ops([cond(), barrier(16)])
+            .build(),
+        branch(form("BREAK", Op::Break, 0x942))
+            .ops([cond(), barrier(16)])
+            .build(),
         form("BMOV.32", Op::Bmov, 0x355)
-            .ops([rd(), barrier(24)])
+            .ops([rd(), barrier(RA)])
             .mods([flag!("clear", 84, ".CLEAR")])
             .timing(L::BMov, Pipe::Branch)
             .build(),
-        br(form("WARPSYNC", Op::Warpsync, 0x348).ops([cond(), reg(Role::B, RB)])).build(),
-        br(form("WARPSYNC", Op::Warpsync, 0x948).ops([cond(), imm32(Role::B, ImmStyle::Hex)])).build(),
+        branch(form("WARPSYNC", Op::Warpsync, 0x348))
+            .ops([cond(), reg(Role::B, RB)])
+            .build(),
+        branch(form("WARPSYNC", Op::Warpsync, 0x948))
+            .ops([cond(), imm32(Role::B, ImmStyle::Hex)])
+            .build(),
+        branch(form("WARPSYNC", Op::Warpsync, 0xb48))
+            .ops([cond(), cbank(Role::B)])
+            .build(),
+        branch(form("YIELD", Op::Yield, 0x946)).ops([cond()]).build(),
+        branch(form("NANOSLEEP", Op::Nanosleep, 0x95d))
+            .ops([cond(), imm32(Role::B, ImmStyle::Hex)])
+            .mods([
+                flag!("rand", 86, ".RAND"),
+                modifier("warp", 85, 1, &[(0, ""), (1, ".WARP")], 1),
+            ])
+            .build(),
         form("NOP", Op::Nop, 0x918).timing(L::Disp, Pipe::Misc).build(),
+        form("LEPC", Op::Lepc, 0x34e)
+            .ops([rd()])
+            .timing(L::Alu, Pipe::Alu)
+            .build(),
+    ];
+    v.extend(calls());
+    v
+}
+
+/// CALL.REL / CALL.ABS (with an immediate or a register target) and RET.REL / RET.ABS (the
+/// return address in a register pair; the printed target is the function's start).
+fn calls() -> Vec<Form> {
+    let noinc = || flag!("noinc", 86, ".NOINC");
+    let abs_target = imm(Role::Target, bits(34, 48), ImmStyle::SignedHexX4);
+    vec![
+        branch(form("CALL.REL", Op::Call, 0x944))
+            .ops([cond(), far_target()])
+            .mods([noinc()])
+            .build(),
+        branch(form("CALL.REL", Op::Call, 0x344))
+            .ops([cond(), reg(Role::A, RA), far_target().spaced()])
+            .mods([noinc()])
+            .build(),
+        branch(form("CALL.ABS", Op::Call, 0x943))
+            .ops([cond(), abs_target])
+            .mods([noinc()])
+            .build(),
+        branch(form("CALL.ABS", Op::Call, 0x343))
+            .ops([cond(), reg(Role::A, RA), abs_target.spaced().show(Show::IfNotDefault)])
+            .mods([noinc()])
+            .build(),
+        branch(form("RET.REL", Op::Ret, 0x950))
+            .ops([cond(), reg(Role::A, RA).width(2), far_target().spaced()])
+            .mods([flag!("nodec", 86, ".NODEC")])
+            .fixed(85, 1, 0)
+            .terminator()
+            .build(),
+        branch(form("RET.ABS", Op::Ret, 0x950))
+            .ops([cond(), reg(Role::A, RA).width(2), abs_target.spaced()])
+            .mods([flag!("nodec", 86, ".NODEC")])
+            .fixed(85, 1, 1)
+            .terminator()
+            .build(),
     ]
 }

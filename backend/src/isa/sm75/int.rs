@@ -1,197 +1,97 @@
-//! Integer and logic instructions: MOV, IADD3, IMAD family, LEA, LOP3, SHF, ISETP, SEL,
-//! IMNMX, PRMT, SGXT, IABS, and the bit-counting ops.
+//! Integer ALU instructions: MOV, IADD3, LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PRMT,
+//! SGXT, BMSK, PLOP3, P2R, R2P.
 
+use super::common::*;
 use crate::flag;
 use crate::isa::build::*;
-use crate::isa::desc::{AliasCond::*, ImmStyle, LatCat as L, Op, Pipe, Role, Show, *};
+use crate::isa::desc::{ImmStyle, OpKind, Role, Show, *};
 
-const SIGNED: ModDesc = modifier("signed", 73, 1, &[(0, ".U32"), (1, "")], 1);
-const X: ModDesc = flag!("x", 74, ".X");
-const CMP: ModDesc = modifier(
-    "cmp",
-    76,
-    3,
-    &[
-        (0, ".F"),
-        (1, ".LT"),
-        (2, ".EQ"),
-        (3, ".LE"),
-        (4, ".GT"),
-        (5, ".NE"),
-        (6, ".GE"),
-        (7, ".T"),
-    ],
-    0,
-);
-const BOP: ModDesc = modifier("bop", 74, 2, &[(0, ".AND"), (1, ".OR"), (2, ".XOR")], 0);
+const REG_IMM_CONST: [Src2; 3] = [Src2::Reg(1), Src2::Imm(4), Src2::Const(5)];
+const SRC3_RICU: [Src3; 4] = [Src3::Rrr, Src3::Rir, Src3::Rcr, Src3::Rur];
 
-/// A predicate destination printed only when it is not PT.
-fn opt_pd(role: Role, lo: u8) -> OperandDesc {
-    pred(role, lo, None, false).show(Show::IfNotDefault)
-}
-
-/// Carry-in predicate (bits 87..91) printed when `.X` (modifier `x_index`) is set.
-fn carry_in(x_index: u8) -> OperandDesc {
-    pred(Role::PredSrc0, 87, Some(90), true).show(Show::IfMod(x_index))
-}
-
-/// Negation (or `~` under `.X`) of a register or constant B operand.
-fn neg_b(b: OperandDesc) -> OperandDesc {
-    match b.kind {
-        OpKind::Imm { .. } | OpKind::Ugpr { .. } => b,
-        _ => b.neg(63),
-    }
-}
-
-/// All integer forms.
+/// All integer ALU forms.
 pub fn forms() -> Vec<Form> {
     let mut v = Vec::new();
     v.extend(mov());
     v.extend(iadd3());
-    v.extend(imad());
     v.extend(lea());
     v.extend(lop3());
     v.extend(shf());
     v.extend(isetp());
     v.extend(sel_imnmx());
-    v.push(plop3());
+    v.extend(unary_and_bitfield());
+    v.extend(plop3());
+    v.extend(p2r_r2p());
     v
 }
 
-/// `PLOP3.LUT Pd0, Pd1, Ps0, Ps1, Ps2, lut, lut2`: any function of three predicates.
-fn plop3() -> Form {
-    form("PLOP3.LUT", Op::Plop3, 0x81c)
-        .ops([
-            pred(Role::PredDst0, 81, None, false),
-            pred(Role::PredDst1, 84, None, false),
-            pred(Role::PredSrc0, 87, Some(90), false),
-            pred(Role::PredSrc1, 77, Some(80), false),
-            pred(Role::PredSrc2, 68, Some(71), false),
-            OperandDesc {
-                kind: OpKind::ImmSplit {
-                    lo: bits(64, 3),
-                    hi: bits(72, 5),
-                    style: ImmStyle::Hex,
-                },
-                ..reg(Role::Other, 0)
-            },
-            imm(Role::Aux, bits(16, 8), ImmStyle::Hex),
-        ])
-        .fixed(67, 1, 0)
-        .build()
-}
-
 fn mov() -> Vec<Form> {
-    src2_family(
-        0x002,
-        &[Src2::Reg(1), Src2::Imm(4), Src2::Const(5)],
-        ImmStyle::Hex,
-        |opc, b| form("MOV", Op::Mov, opc).ops([rd(), b]).fixed(72, 4, 0xf),
-    )
+    // The lane mask (bits 72..76) is printed only when it is not 0xf.
+    src2_family(0x002, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
+        form("MOV", Op::Mov, opc).ops([
+            rd(),
+            b,
+            imm(Role::Other, bits(72, 4), ImmStyle::Hex)
+                .show(Show::IfNotDefault)
+                .default(0xf),
+        ])
+    })
 }
 
 fn iadd3() -> Vec<Form> {
-    let places = [Src3::Rrr, Src3::Rir, Src3::Rcr, Src3::Rur];
-    src3_family(0x010, &places, ImmStyle::SignedHex, |opc, _, b, c| {
+    src3_family(0x010, &SRC3_RICU, ImmStyle::SignedHex, |opc, _, b, c| {
         form("IADD3", Op::Iadd3, opc)
             .ops([
                 rd(),
                 opt_pd(Role::PredDst0, 81),
                 opt_pd(Role::PredDst1, 84),
                 reg(Role::A, RA).neg(72).reuse(0),
-                neg_b(b),
+                neg63(b),
                 c.neg(75),
                 carry_in(0),
                 pred(Role::PredSrc1, 77, Some(80), true).show(Show::IfMod(0)),
             ])
             .mods([X])
+            .not_under_x()
     })
 }
 
-/// IMAD, IMAD.WIDE and IMAD.HI share operands and modifiers.
-fn imad() -> Vec<Form> {
-    let all = [
-        Src3::Rrr,
-        Src3::Rri,
-        Src3::Rrc,
-        Src3::Rir,
-        Src3::Rcr,
-        Src3::Rur,
-        Src3::Rru,
-    ];
+fn lea() -> Vec<Form> {
     let mut v = Vec::new();
-    for (mn, op, base, wide_c) in [
-        ("IMAD", Op::Imad, 0x024, 1),
-        ("IMAD.WIDE", Op::ImadWide, 0x025, 2),
-        ("IMAD.HI", Op::ImadHi, 0x027, 2),
-    ] {
-        v.extend(src3_family(base, &all, ImmStyle::SignedHex, |opc, _, b, c| {
-            let dst_width = if op == Op::ImadWide { 2 } else { 1 };
-            // Bit 75 negates C only where C sits in the Rc field.
-            let c = if matches!(c.kind, OpKind::Gpr { .. }) {
-                c.width(wide_c).neg(75)
+    // With .SX32 (only legal with .HI) the high-word register is not an operand.
+    for sx32 in [false, true] {
+        v.extend(src3_family(0x011, &SRC3_RICU, ImmStyle::Hex, |opc, _, b, c| {
+            let (hi, c) = if sx32 {
+                (modifier("hi", 80, 1, &[(1, ".HI")], 1), None)
             } else {
-                c
+                (flag!("hi", 80, ".HI"), Some(c.show(Show::IfMod(0)).default(255)))
             };
-            let f = form(mn, op, opc)
+            let sx = modifier(
+                "sx32",
+                73,
+                1,
+                if sx32 { &[(1, ".SX32")] } else { &[(0, "")] },
+                sx32 as u16,
+            );
+            let f = form("LEA", Op::Lea, opc)
                 .ops([
-                    rd().width(dst_width),
+                    rd(),
                     opt_pd(Role::PredDst0, 81),
-                    reg(Role::A, RA).reuse(0),
-                    b,
-                    c,
-                    carry_in(1),
+                    reg(Role::A, RA).neg(72).reuse(0),
+                    neg63(b),
                 ])
-                .mods([SIGNED, X])
-                .timing(
-                    if op == Op::ImadWide {
-                        L::ImadWideUpper
-                    } else {
-                        L::ImadLo
-                    },
-                    Pipe::Fma,
-                );
-            imad_aliases(f, op, opc >> 9)
+                .ops(c)
+                .ops([imm(Role::Other, bits(75, 5), ImmStyle::Hex), carry_in(1)])
+                .mods([hi, X, sx])
+                .not_under_x();
+            if sx32 { f.fixed(RC, 8, 0xff) } else { f }
         }));
     }
     v
 }
 
-/// nvdisasm's IMAD aliases (not with `.X`, modifier 1): `.MOV` (A = B = RZ), `.SHL`
-/// (B = 2^k, C = RZ), `.IADD` (B = 1).
-fn imad_aliases(f: FormBuilder, op: Op, form_bits: u16) -> FormBuilder {
-    if op != Op::Imad {
-        return f;
-    }
-    match form_bits {
-        1..=3 => f.alias(".MOV", &[(2, IsRz), (3, IsRz), (1, ModIs(0))]),
-        4 => f
-            .alias(".SHL", &[(3, ImmPow2), (4, IsRz), (1, ModIs(0))])
-            .alias(".IADD", &[(3, ImmEq(1)), (1, ModIs(0))]),
-        _ => f,
-    }
-}
-
-fn lea() -> Vec<Form> {
-    let places = [Src3::Rrr, Src3::Rir, Src3::Rcr, Src3::Rur];
-    src3_family(0x011, &places, ImmStyle::Hex, |opc, _, b, c| {
-        form("LEA", Op::Lea, opc)
-            .ops([
-                rd(),
-                opt_pd(Role::PredDst0, 81),
-                reg(Role::A, RA).neg(72).reuse(0),
-                b,
-                c.show(Show::IfMod(0)).default(255),
-                imm(Role::Other, bits(75, 5), ImmStyle::Hex),
-                carry_in(1),
-            ])
-            .mods([flag!("hi", 80, ".HI"), X, flag!("sx32", 73, ".SX32")])
-    })
-}
-
 fn lop3() -> Vec<Form> {
-    let places = [Src3::Rrr, Src3::Rir, Src3::Rcr, Src3::Rur];
-    src3_family(0x012, &places, ImmStyle::Hex, |opc, _, b, c| {
+    src3_family(0x012, &SRC3_RICU, ImmStyle::Hex, |opc, _, b, c| {
         form("LOP3.LUT", Op::Lop3, opc)
             .ops([
                 opt_pd(Role::PredDst0, 81),
@@ -199,7 +99,7 @@ fn lop3() -> Vec<Form> {
                 reg(Role::A, RA).reuse(0),
                 b,
                 c,
-                imm(Role::Other, bits(72, 8), ImmStyle::Hex),
+                lut(72),
                 pred(Role::PredSrc0, 87, Some(90), true),
             ])
             .mods([flag!("pand", 80, ".PAND")])
@@ -207,7 +107,7 @@ fn lop3() -> Vec<Form> {
 }
 
 fn shf() -> Vec<Form> {
-    let places = [Src3::Rrr, Src3::Rri, Src3::Rrc, Src3::Rir, Src3::Rcr];
+    let places = [Src3::Rrr, Src3::Rri, Src3::Rrc, Src3::Rir, Src3::Rcr, Src3::Rur];
     src3_family(0x019, &places, ImmStyle::Hex, |opc, _, b, c| {
         form("SHF", Op::Shf, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b, c])
@@ -221,40 +121,132 @@ fn shf() -> Vec<Form> {
 }
 
 fn isetp() -> Vec<Form> {
-    let places = [Src2::Reg(1), Src2::Imm(4), Src2::Const(5), Src2::Ureg(6)];
-    src2_family(0x00c, &places, ImmStyle::SignedHex, |opc, b| {
+    src2_family(0x00c, &SRC2_RICU, ImmStyle::SignedHex, |opc, b| {
         form("ISETP", Op::Isetp, opc)
             .ops([
                 pred(Role::PredDst0, 81, None, false),
                 pred(Role::PredDst1, 84, None, false),
                 reg(Role::A, RA).reuse(0),
                 b,
-                pred(Role::PredSrc0, 87, Some(90), false),
-                pred(Role::PredSrc1, 68, Some(71), false).show(Show::IfMod(3)),
+                ps87(),
+                pred(Role::PredSrc1, 68, Some(71), false).show(Show::IfModOrNotDefault(3)),
             ])
-            .mods([CMP, SIGNED, BOP, flag!("ex", 72, ".EX")])
+            .mods([ICMP, SIGNED, BOP, flag!("ex", 72, ".EX")])
     })
 }
 
 fn sel_imnmx() -> Vec<Form> {
-    let places = [Src2::Reg(1), Src2::Imm(4), Src2::Const(5)];
-    let mut v = src2_family(0x007, &places, ImmStyle::SignedHex, |opc, b| {
-        form("SEL", Op::Sel, opc).ops([
-            rd(),
-            reg(Role::A, RA).reuse(0),
-            b,
-            pred(Role::PredSrc0, 87, Some(90), false),
-        ])
+    let mut v = src2_family(0x007, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
+        form("SEL", Op::Sel, opc).ops([rd(), reg(Role::A, RA).reuse(0), b, ps87()])
     });
-    v.extend(src2_family(0x017, &places, ImmStyle::SignedHex, |opc, b| {
+    v.extend(src2_family(0x017, &SRC2_RICU, ImmStyle::SignedHex, |opc, b| {
         form("IMNMX", Op::Imnmx, opc)
-            .ops([
-                rd(),
-                reg(Role::A, RA).reuse(0),
-                b,
-                pred(Role::PredSrc0, 87, Some(90), false),
-            ])
+            .ops([rd(), reg(Role::A, RA).reuse(0), b, ps87()])
             .mods([SIGNED])
+    }));
+    v
+}
+
+/// IABS (one source in the B slot), SGXT and BMSK (A and B), PRMT (three sources).
+fn unary_and_bitfield() -> Vec<Form> {
+    let mut v = src2_family(0x013, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
+        form("IABS", Op::Iabs, opc).ops([rd(), b])
+    });
+    v.extend(src2_family(0x01a, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
+        form("SGXT", Op::Sgxt, opc)
+            .ops([rd(), reg(Role::A, RA).reuse(0), b])
+            .mods([flag!("w", 75, ".W"), SIGNED])
+    }));
+    v.extend(src2_family(0x01b, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
+        form("BMSK", Op::Bmsk, opc)
+            .ops([rd(), reg(Role::A, RA).reuse(0), b])
+            .mods([flag!("w", 75, ".W")])
+    }));
+    let places = [Src3::Rrr, Src3::Rri, Src3::Rrc, Src3::Rir, Src3::Rcr, Src3::Rur];
+    v.extend(src3_family(0x016, &places, ImmStyle::Hex, |opc, _, b, c| {
+        form("PRMT", Op::Prmt, opc)
+            .ops([rd(), reg(Role::A, RA).reuse(0), b, c])
+            .mods([modifier(
+                "mode",
+                72,
+                3,
+                &[
+                    (0, ""),
+                    (1, ".F4E"),
+                    (2, ".B4E"),
+                    (3, ".RC8"),
+                    (4, ".ECL"),
+                    (5, ".ECR"),
+                    (6, ".RC16"),
+                ],
+                0,
+            )])
+    }));
+    v
+}
+
+/// The PLOP3 table operands: `lut` (bits 64..67 and 72..77) and the unused second table.
+fn plop3_tables() -> [OperandDesc; 2] {
+    [
+        OperandDesc {
+            kind: OpKind::ImmSplit {
+                lo: bits(64, 3),
+                hi: bits(72, 5),
+                style: ImmStyle::Hex,
+            },
+            ..reg(Role::Other, 0)
+        },
+        imm(Role::Aux, bits(16, 8), ImmStyle::Hex),
+    ]
+}
+
+/// `PLOP3.LUT Pd0, Pd1, Ps0, Ps1, Ps2, lut, lut2` on predicates (0x81c), and on the sign bits
+/// of registers (0x21f: `R0.SIGN`).
+fn plop3() -> Vec<Form> {
+    const SIGN: SuffixDesc = suffix(0, 0, &[(0, ".SIGN")]);
+    let [table, table2] = plop3_tables();
+    // Bit 67 makes the third source a uniform predicate.
+    let on_preds = |uniform: bool| {
+        let third = if uniform { upred } else { pred };
+        form("PLOP3.LUT", Op::Plop3, 0x81c)
+            .ops([
+                pred(Role::PredDst0, 81, None, false),
+                pred(Role::PredDst1, 84, None, false),
+                pred(Role::PredSrc0, 87, Some(90), false),
+                pred(Role::PredSrc1, 77, Some(80), false),
+                third(Role::PredSrc2, 68, Some(71), false),
+                table,
+                table2,
+            ])
+            .fixed(67, 1, u64::from(uniform))
+            .build()
+    };
+    let on_signs = form("PLOP3.LUT", Op::Plop3, 0x21f)
+        .ops([
+            pred(Role::PredDst0, 81, None, false),
+            pred(Role::PredDst1, 84, None, false),
+            reg(Role::A, RA).suffix(SIGN),
+            reg(Role::B, RB).suffix(SIGN),
+            reg(Role::C, RC).suffix(SIGN),
+            imm(Role::Other, bits(72, 8), ImmStyle::Hex),
+            table2,
+        ])
+        .build();
+    vec![on_preds(false), on_preds(true), on_signs]
+}
+
+/// `P2R Rd, PR, Ra, mask` packs predicates into a byte of Rd; `R2P PR, Ra, mask` unpacks.
+fn p2r_r2p() -> Vec<Form> {
+    const BYTE: ModDesc = modifier("byte", 76, 2, &[(0, ""), (1, ".B1"), (2, ".B2"), (3, ".B3")], 0);
+    let mut v = src2_family(0x003, &REG_IMM_CONST, ImmStyle::SignedHex, |opc, b| {
+        form("P2R", Op::P2r, opc)
+            .ops([rd(), literal("PR"), reg(Role::A, RA).reuse(0), b])
+            .mods([BYTE])
+    });
+    // R2P selects the byte of the source register with a suffix (`R8.B1`).
+    const BYTE_SUFFIX: SuffixDesc = suffix(76, 2, &[(0, ""), (1, ".B1"), (2, ".B2"), (3, ".B3")]);
+    v.extend(src2_family(0x004, &REG_IMM_CONST, ImmStyle::SignedHex, |opc, b| {
+        form("R2P", Op::R2p, opc).ops([literal("PR"), reg(Role::A, RA).reuse(0).suffix(BYTE_SUFFIX), b])
     }));
     v
 }

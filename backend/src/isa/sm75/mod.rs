@@ -1,11 +1,22 @@
 //! The sm_75 (Turing) instruction-set description: every form the encoder, decoder,
 //! disassembler, scheduler and simulator know, assembled from one table per category.
 
+mod atomic;
+mod bitcount;
+mod common;
+mod convert;
 mod float;
 mod flow;
+mod fp16;
+mod fp64;
+mod imad;
 mod int;
 mod mem;
 mod misc;
+mod shared;
+mod sync;
+mod uniform;
+mod warp;
 
 use super::desc::{Form, Op};
 use super::inst::FormId;
@@ -22,12 +33,24 @@ pub struct Isa {
 
 impl Isa {
     fn new() -> Isa {
-        let mut forms = Vec::new();
-        forms.extend(int::forms());
-        forms.extend(float::forms());
-        forms.extend(mem::forms());
-        forms.extend(flow::forms());
-        forms.extend(misc::forms());
+        let families: [fn() -> Vec<Form>; 15] = [
+            int::forms,
+            imad::forms,
+            bitcount::forms,
+            float::forms,
+            fp64::forms,
+            fp16::forms,
+            convert::forms,
+            mem::forms,
+            shared::forms,
+            atomic::forms,
+            warp::forms,
+            uniform::forms,
+            flow::forms,
+            sync::forms,
+            misc::forms,
+        ];
+        let forms: Vec<Form> = families.iter().flat_map(|f| f()).collect();
         let mut by_opcode: HashMap<u16, Vec<FormId>> = HashMap::new();
         for (i, f) in forms.iter().enumerate() {
             by_opcode.entry(f.opcode).or_default().push(FormId(i as u16));

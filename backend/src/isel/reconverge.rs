@@ -1,0 +1,149 @@
+//! Reconvergence of divergent control flow: every conditional branch whose immediate
+//! post-dominator is a real block (that does more than exit) gets a convergence barrier, as
+//! ptxas does:
+//! `BMOV.32.CLEAR RZ, Bn; BSSY Bn, <join>` where the region starts and `BSYNC Bn` at the join.
+//! A region whose branch sits inside a loop that does not contain the join starts before the
+//! loop. Nested regions use distinct barriers B0..B15 (outermost B0).
+
+use crate::isa::{Op, Role, Value as V};
+use crate::vcode::graph::Cfg;
+use crate::vcode::{BlockId, MInst, MKind, MOp, Slot, SrcMods, VCode};
+
+/// Convergence barrier registers.
+const BARRIERS: usize = 16;
+
+/// A region between a BSSY point and its join.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Region {
+    entry: usize,
+    join: usize,
+}
+
+/// Inserts the convergence barriers.
+pub fn insert_reconvergence(vcode: &mut VCode) {
+    let cfg = Cfg::new(vcode);
+    let regions = regions(vcode, &cfg);
+    if regions.is_empty() {
+        return;
+    }
+    let depth: Vec<usize> = regions
+        .iter()
+        .map(|r| regions.iter().filter(|o| encloses(&cfg, o, r)).count())
+        .collect();
+    let mut blocks: Vec<Vec<MInst>> = (0..vcode.blocks.len())
+        .map(|b| vcode.block_insts(BlockId(b as u32)).to_vec())
+        .collect();
+    let mut order: Vec<usize> = (0..regions.len()).filter(|&i| depth[i] < BARRIERS).collect();
+    order.sort_by_key(|&i| depth[i]);
+    for &i in &order {
+        let r = regions[i];
+        let b = depth[i] as u8;
+        let insts = &mut blocks[r.entry];
+        let at = insts.len() - usize::from(insts.last().is_some_and(|x| x.is_terminator()));
+        insts.insert(at, bssy(b, r.join));
+        insts.insert(at, bmov_clear(b));
+    }
+    for &i in &order {
+        let r = regions[i];
+        // Inner regions (inserted later at the front) synchronise first.
+        blocks[r.join].insert(0, bsync(depth[i] as u8));
+    }
+    vcode.insts.clear();
+    for (b, insts) in blocks.into_iter().enumerate() {
+        vcode.blocks[b].start = vcode.insts.len() as u32;
+        vcode.insts.extend(insts);
+        vcode.blocks[b].end = vcode.insts.len() as u32;
+    }
+}
+
+fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
+    let loops = cfg.loops();
+    let mut out: Vec<Region> = Vec::new();
+    for b in 0..vcode.blocks.len() {
+        let divergent = vcode
+            .block_insts(BlockId(b as u32))
+            .last()
+            .is_some_and(|i| matches!(i.kind, MKind::CondJump { .. }));
+        // No barrier where the paths only meet to exit.
+        let only_exits = |j: usize| {
+            vcode
+                .block_insts(BlockId(j as u32))
+                .iter()
+                .all(|i| matches!(i.kind, MKind::Exit))
+        };
+        let Some(join) = cfg.ipdom[b].filter(|&j| divergent && j != cfg.exit() && !only_exits(j)) else {
+            continue;
+        };
+        let Some(entry) = hoist_out_of_loops(cfg, &loops, b, join) else {
+            continue;
+        };
+        let r = Region { entry, join };
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Moves the region start out of every loop that contains it but not the join.
+fn hoist_out_of_loops(cfg: &Cfg, loops: &[(usize, Vec<usize>)], mut entry: usize, join: usize) -> Option<usize> {
+    for _ in 0..=loops.len() {
+        let Some((header, _)) = loops
+            .iter()
+            .find(|(_, body)| body.contains(&entry) && !body.contains(&join))
+        else {
+            return Some(entry);
+        };
+        entry = cfg.idom[*header].filter(|&d| d != *header)?;
+    }
+    None
+}
+
+/// True if `outer` strictly encloses `inner`.
+fn encloses(cfg: &Cfg, outer: &Region, inner: &Region) -> bool {
+    outer != inner
+        && cfg.dominates(outer.entry, inner.entry)
+        && cfg.post_dominates(outer.join, inner.join)
+        && (outer.entry != inner.entry || outer.join != inner.join && cfg.post_dominates(outer.join, inner.join))
+}
+
+fn sass(op: Op, slots: &[(Role, MOp)], mods: &[(&'static str, u16)]) -> MInst {
+    MInst::new(MKind::Sass {
+        op,
+        slots: slots
+            .iter()
+            .map(|&(role, op)| Slot {
+                role,
+                op,
+                mods: SrcMods::default(),
+            })
+            .collect(),
+        mods: mods.iter().copied().collect(),
+    })
+}
+
+fn bmov_clear(b: u8) -> MInst {
+    let rz = MOp::Fixed(V::Reg(crate::isa::RZ));
+    sass(
+        Op::Bmov,
+        &[(Role::Dst, rz), (Role::Other, MOp::Fixed(V::Barrier(b)))],
+        &[("clear", 1)],
+    )
+}
+
+fn bssy(b: u8, join: usize) -> MInst {
+    let mut i = sass(
+        Op::Bssy,
+        &[
+            (Role::Other, MOp::Fixed(V::Barrier(b))),
+            (Role::Target, MOp::Fixed(V::Rel(0))),
+        ],
+        &[],
+    );
+    i.target = Some(BlockId(join as u32));
+    i
+}
+
+fn bsync(b: u8) -> MInst {
+    sass(Op::Bsync, &[(Role::Other, MOp::Fixed(V::Barrier(b)))], &[])
+}

@@ -1,0 +1,155 @@
+//! The dependency graph of one block's instructions for the list scheduler: register and
+//! predicate RAW/WAR/WAW edges weighted with NVIDIA's latencies, memory ordering (loads
+//! may pass loads; any store, atomic or fence keeps its order with every memory access),
+//! and scheduling barriers (branches, barriers, convergence operations) that keep their
+//! position relative to everything.
+
+use crate::emit::Emitted;
+use crate::isa::access::{Reg, accesses};
+use crate::isa::desc::{Pipe, Role};
+use crate::isa::timing::{pred_raw, pred_war, pred_waw, raw, war, waw};
+use crate::isa::{Inst, Op};
+
+/// Assumed latency of variable-latency results when ordering (the real wait is a scoreboard).
+fn variable_latency(inst: &Inst) -> u32 {
+    match inst.desc().meta.pipe {
+        Pipe::Lsu => 30,
+        Pipe::Mufu | Pipe::Conv => 16,
+        Pipe::Fp64 => 10,
+        _ => 20,
+    }
+}
+
+/// How an instruction may be reordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Registers only.
+    Compute,
+    /// A memory read with a result and no side effect.
+    Load,
+    /// Any other memory access (store, atomic, reduction, fence).
+    MemoryEffect,
+    /// Must stay in place relative to every instruction.
+    Barrier,
+}
+
+/// The reordering class of an instruction.
+pub fn kind(inst: &Inst) -> Kind {
+    let f = inst.desc();
+    match f.meta.pipe {
+        Pipe::Branch => Kind::Barrier,
+        Pipe::Misc if f.op != Op::S2r => Kind::Barrier,
+        Pipe::Lsu => {
+            let has_dst = f.operand_index(Role::Dst).is_some();
+            let has_data = f.operand_index(Role::Data).is_some();
+            if has_dst && !has_data && !f.meta.reads_late {
+                Kind::Load
+            } else {
+                Kind::MemoryEffect
+            }
+        }
+        _ => Kind::Compute,
+    }
+}
+
+/// One edge: the successor may issue `latency` cycles after the predecessor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// Later instruction.
+    pub to: usize,
+    /// Minimum distance in cycles.
+    pub latency: u32,
+}
+
+/// The graph.
+#[derive(Clone, Debug, Default)]
+pub struct Dag {
+    /// Successor edges of each node.
+    pub succs: Vec<Vec<Edge>>,
+    /// Number of predecessors of each node.
+    pub npreds: Vec<usize>,
+    /// Longest latency path from each node to the end of the block.
+    pub height: Vec<u32>,
+}
+
+impl Dag {
+    /// Builds the graph of `insts`.
+    pub fn new(insts: &[Emitted]) -> Dag {
+        let n = insts.len();
+        let mut dag = Dag {
+            succs: vec![Vec::new(); n],
+            npreds: vec![0; n],
+            height: vec![0; n],
+        };
+        let acc: Vec<_> = insts.iter().map(|e| accesses(&e.inst)).collect();
+        let kinds: Vec<Kind> = insts.iter().map(|e| kind(&e.inst)).collect();
+        for j in 0..n {
+            for i in 0..j {
+                if let Some(l) = dependence(&insts[i].inst, &insts[j].inst, &acc[i], &acc[j], kinds[i], kinds[j]) {
+                    dag.add(i, j, l);
+                }
+            }
+        }
+        for i in (0..n).rev() {
+            dag.height[i] = dag.succs[i]
+                .iter()
+                .map(|e| e.latency + dag.height[e.to])
+                .max()
+                .unwrap_or(0);
+        }
+        dag
+    }
+
+    fn add(&mut self, from: usize, to: usize, latency: u32) {
+        self.succs[from].push(Edge { to, latency });
+        self.npreds[to] += 1;
+    }
+}
+
+/// The minimum distance from `a` to a later `b`, if `b` depends on `a`.
+fn dependence(
+    a: &Inst,
+    _b: &Inst,
+    aa: &crate::isa::access::Accesses,
+    ba: &crate::isa::access::Accesses,
+    ka: Kind,
+    kb: Kind,
+) -> Option<u32> {
+    let mut d: Option<u32> = None;
+    let mut need = |l: u32| d = Some(d.map_or(l, |x| x.max(l)));
+    if ka == Kind::Barrier || kb == Kind::Barrier {
+        need(1);
+    }
+    let memory = |k: Kind| matches!(k, Kind::Load | Kind::MemoryEffect);
+    if memory(ka) && memory(kb) && (ka == Kind::MemoryEffect || kb == Kind::MemoryEffect) {
+        need(1);
+    }
+    let variable = a.desc().meta.cat.needs_write_scoreboard();
+    for w in &aa.writes {
+        for r in ba.reads.iter().filter(|r| r.reg == w.reg) {
+            need(if variable {
+                variable_latency(a)
+            } else {
+                match w.reg {
+                    Reg::R(_) => raw(w.cat, r.cat),
+                    Reg::P(_) => pred_raw(w.cat, r.cat, r.guard),
+                }
+            });
+        }
+        for w2 in ba.writes.iter().filter(|x| x.reg == w.reg) {
+            need(match w.reg {
+                Reg::R(_) => waw(w.cat, w2.cat, a.guard != crate::isa::PT),
+                Reg::P(_) => pred_waw(w.cat, w2.cat, a.guard != crate::isa::PT),
+            });
+        }
+    }
+    for r in &aa.reads {
+        for w in ba.writes.iter().filter(|w| w.reg == r.reg) {
+            need(match r.reg {
+                Reg::R(_) => war(r.cat, w.cat),
+                Reg::P(_) => pred_war(r.cat, w.cat),
+            });
+        }
+    }
+    d
+}

@@ -1,0 +1,151 @@
+//! Every instruction ptxas emits for the test PTX (zluda conformance kernels, the corpus and
+//! the project's CUDA kernel set) must decode, re-encode to the same 128 bits (control code
+//! included) and print exactly nvdisasm's text (modulo whitespace and label names).
+
+mod isa_support;
+
+use isa_support::*;
+use ptxc_backend::cubin;
+use ptxc_backend::isa::{FormId, decode, encode, isa, text};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What one compiled input contributed.
+#[derive(Default)]
+struct Tally {
+    kernels: usize,
+    insts: usize,
+    forms: BTreeSet<FormId>,
+    combos: BTreeSet<String>,
+    failures: Vec<(String, String)>,
+}
+
+impl Tally {
+    fn merge(&mut self, other: Tally) {
+        self.kernels += other.kernels;
+        self.insts += other.insts;
+        self.forms.extend(other.forms);
+        self.combos.extend(other.combos);
+        self.failures.extend(other.failures);
+    }
+}
+
+/// The mnemonic with its modifiers, as printed (`IMAD.WIDE.U32`), without the guard.
+fn combo(text: &str) -> String {
+    let t = text.trim_start();
+    let t = if t.starts_with('@') {
+        t.split_once(' ').map_or(t, |(_, r)| r)
+    } else {
+        t
+    };
+    t.split([' ', ';']).next().unwrap_or("").to_string()
+}
+
+fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Tally) {
+    let mut fail = |key: String, msg: String| tally.failures.push((key, format!("{name}: {msg}")));
+    if code.len() != oracle.insts.len() * 16 {
+        fail(
+            "size".into(),
+            format!(
+                "{} code bytes, nvdisasm lists {} instructions",
+                code.len(),
+                oracle.insts.len()
+            ),
+        );
+        return;
+    }
+    for (chunk, o) in code.chunks_exact(16).zip(&oracle.insts) {
+        let word = u128::from_le_bytes(chunk.try_into().unwrap());
+        let key = format!("{:03x} {}", word & 0xfff, combo(&o.text));
+        if word != (o.words.0 as u128 | (o.words.1 as u128) << 64) {
+            fail(key, format!("{:#x}: cubin and nvdisasm words differ", o.addr));
+            continue;
+        }
+        tally.insts += 1;
+        tally.combos.insert(combo(&o.text));
+        let inst = match decode(word, o.addr) {
+            Ok(i) => i,
+            Err(e) => {
+                fail(key, format!("`{}`: {e}", o.text));
+                continue;
+            }
+        };
+        tally.forms.insert(inst.form);
+        match encode(&inst) {
+            Ok(w) if w == word => {}
+            Ok(w) => fail(
+                key.clone(),
+                format!("`{}`: re-encoded {w:#034x}, want {word:#034x}", o.text),
+            ),
+            Err(e) => fail(key.clone(), format!("`{}`: {e}", o.text)),
+        }
+        let ours = normalise_ours(&text::inst_text(&inst, o.addr, &AtAddress));
+        let theirs = normalise_oracle(&o.text, &oracle.labels);
+        if ours != theirs {
+            fail(key, format!("{:#x}: want `{theirs}` got `{ours}`", o.addr));
+        }
+    }
+}
+
+fn check_compiled(c: &Compiled) -> Tally {
+    let mut tally = Tally::default();
+    let module = match cubin::read(&c.cubin) {
+        Ok(m) => m,
+        Err(e) => {
+            tally.failures.push(("cubin".into(), format!("{}: {e}", c.name)));
+            return tally;
+        }
+    };
+    let sections = parse_nvdisasm(&c.sass);
+    for k in &module.kernels {
+        let section = format!(".text.{}", k.name);
+        let Some(oracle) = sections.iter().find(|s| s.name == section) else {
+            tally
+                .failures
+                .push(("section".into(), format!("{}: nvdisasm has no {section}", c.name)));
+            continue;
+        };
+        tally.kernels += 1;
+        check_section(&format!("{}:{}", c.name, k.name), &k.code, oracle, &mut tally);
+    }
+    tally
+}
+
+#[test]
+fn every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+    oracle_bin();
+    let inputs = round_trip_inputs();
+    let compiled = par_map(&inputs, compile_cached);
+    let compiled: Vec<Compiled> = compiled
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let tallies = par_map(&compiled, check_compiled);
+    let mut total = Tally::default();
+    for t in tallies {
+        total.merge(t);
+    }
+    println!(
+        "round trip: {} inputs, {} kernels, {} instructions, {} forms of {}, {} mnemonic+modifier combinations",
+        inputs.len(),
+        total.kernels,
+        total.insts,
+        total.forms.len(),
+        isa().forms().count(),
+        total.combos.len()
+    );
+    let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (k, m) in &total.failures {
+        by_key.entry(k).or_default().push(m);
+    }
+    let report: Vec<String> = by_key
+        .iter()
+        .map(|(k, ms)| format!("[{k}] x{}: {}", ms.len(), ms[0]))
+        .collect();
+    assert!(
+        total.failures.is_empty(),
+        "{} failures in {} groups:\n{}",
+        total.failures.len(),
+        by_key.len(),
+        report.join("\n")
+    );
+}

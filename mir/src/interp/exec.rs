@@ -1,0 +1,597 @@
+//! The execution engine: CTAs, warps in lock step (minimum position in reverse post-order
+//! first), per-thread values, memory accesses, collectives and barriers.
+
+use super::eval::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, eval_pure};
+use super::memory::{GlobalMemory, Layout, MODULE_BASE};
+use super::{InterpError, LaunchConfig, STEP_LIMIT, Stats};
+use crate::analysis::dom::reverse_post_order;
+use crate::ir::{AtomOp, Aux, Block, Function, Inst, Opcode, Space, SpecialReg, Type, print::inst_text};
+use cranelift_entity::{EntityRef, SecondaryMap};
+
+/// What a thread is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Running,
+    /// Waiting at the barrier instruction.
+    Waiting(Inst),
+    Exited,
+}
+
+struct Thread {
+    tid: [u32; 3],
+    lane: u32,
+    block: Block,
+    idx: usize,
+    state: State,
+    vals: Vec<u64>,
+    local: Vec<u8>,
+}
+
+/// Launch-wide state.
+struct Machine<'f, 'm> {
+    func: &'f Function,
+    cfg: &'f LaunchConfig,
+    mem: &'m mut dyn GlobalMemory,
+    layout: Layout,
+    rpo: SecondaryMap<Block, u32>,
+    stats: Stats,
+    ctaid: [u32; 3],
+    shared: Vec<u8>,
+}
+
+type Fault = String;
+
+pub fn launch(func: &Function, cfg: &LaunchConfig, mem: &mut dyn GlobalMemory) -> Result<Stats, InterpError> {
+    let mut rpo = SecondaryMap::with_default(u32::MAX);
+    for (i, b) in reverse_post_order(func).into_iter().enumerate() {
+        rpo[b] = i as u32;
+    }
+    let mut m = Machine {
+        func,
+        cfg,
+        mem,
+        layout: Layout::new(func),
+        rpo,
+        stats: Stats::default(),
+        ctaid: [0; 3],
+        shared: Vec::new(),
+    };
+    let [gx, gy, gz] = cfg.grid;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                m.ctaid = [x, y, z];
+                m.run_cta()?;
+            }
+        }
+    }
+    Ok(m.stats)
+}
+
+impl Machine<'_, '_> {
+    fn error(&self, t: Option<&Thread>, inst: Option<Inst>, what: String) -> InterpError {
+        InterpError {
+            kernel: self.func.name.clone(),
+            thread: t.map(|t| (self.ctaid, t.tid)),
+            inst: inst.map(|i| inst_text(self.func, i)),
+            what,
+        }
+    }
+
+    fn run_cta(&mut self) -> Result<(), InterpError> {
+        let [bx, by, bz] = self.cfg.block;
+        let n = (bx * by * bz) as usize;
+        self.shared = vec![0; (self.layout.shared_static + self.cfg.dynamic_shared as u64) as usize];
+        let entry = self
+            .func
+            .entry()
+            .ok_or_else(|| self.error(None, None, "empty kernel".into()))?;
+        let mut threads: Vec<Thread> = (0..n)
+            .map(|i| {
+                let i = i as u32;
+                Thread {
+                    tid: [i % bx, (i / bx) % by, i / (bx * by)],
+                    lane: i % 32,
+                    block: entry,
+                    idx: 0,
+                    state: State::Running,
+                    vals: vec![0; self.func.values.len()],
+                    local: vec![0; self.layout.local as usize],
+                }
+            })
+            .collect();
+        self.stats.ctas += 1;
+        self.stats.warps += n.div_ceil(32) as u64;
+        loop {
+            for w in 0..n.div_ceil(32) {
+                let end = (w * 32 + 32).min(n);
+                self.run_warp(&mut threads[w * 32..end])?;
+            }
+            if threads.iter().all(|t| t.state == State::Exited) {
+                return Ok(());
+            }
+            self.release_barrier(&mut threads)?;
+        }
+    }
+
+    /// Runs a warp until every thread has exited or waits at a barrier.
+    fn run_warp(&mut self, warp: &mut [Thread]) -> Result<(), InterpError> {
+        loop {
+            let pos = |t: &Thread| (self.rpo[t.block], t.idx);
+            let Some(first) = warp.iter().filter(|t| t.state == State::Running).map(pos).min() else {
+                return Ok(());
+            };
+            let group: Vec<usize> = (0..warp.len())
+                .filter(|&i| warp[i].state == State::Running && pos(&warp[i]) == first)
+                .collect();
+            self.stats.warp_instructions += 1;
+            self.stats.thread_instructions += group.len() as u64;
+            if self.stats.warp_instructions > STEP_LIMIT {
+                return Err(self.error(None, None, format!("more than {STEP_LIMIT} warp instructions")));
+            }
+            let inst = self.func.blocks[warp[group[0]].block].insts[warp[group[0]].idx];
+            if self.func.insts[inst].op.is_collective() {
+                self.collective(warp, &group, inst)?;
+            } else {
+                for &i in &group {
+                    self.step(&mut warp[i], inst)
+                        .map_err(|e| self.error(Some(&warp[i]), Some(inst), e))?;
+                }
+            }
+        }
+    }
+
+    /// Executes one non-collective instruction for one thread.
+    fn step(&mut self, t: &mut Thread, inst: Inst) -> Result<(), Fault> {
+        let func = self.func;
+        let data = &func.insts[inst];
+        let args: Vec<u64> = data.args.iter().map(|v| t.vals[v.index()]).collect();
+        let results = &func.results[inst];
+        match data.op {
+            Opcode::Jump | Opcode::Brif => {
+                let k = if data.op == Opcode::Brif && args[0] & 1 == 0 {
+                    1
+                } else {
+                    0
+                };
+                let call = &data.targets()[k];
+                let vals: Vec<u64> = call.args.iter().map(|v| t.vals[v.index()]).collect();
+                for (p, v) in func.blocks[call.block].params.iter().zip(vals) {
+                    t.vals[p.index()] = v;
+                }
+                t.block = call.block;
+                t.idx = 0;
+                return Ok(());
+            }
+            Opcode::Exit => {
+                t.state = State::Exited;
+                return Ok(());
+            }
+            Opcode::Trap => return Err("trap".into()),
+            _ => {}
+        }
+        let out = match eval_pure(data.op, data.ty, &data.aux, &args) {
+            Some(out) => out,
+            None => self.machine_op(t, inst, &args)?,
+        };
+        for (r, v) in results.iter().zip(out) {
+            t.vals[r.index()] = v;
+        }
+        t.idx += 1;
+        Ok(())
+    }
+
+    /// Instructions that need the machine: parameters, special registers, addresses, memory.
+    fn machine_op(&mut self, t: &mut Thread, inst: Inst, args: &[u64]) -> Result<smallvec::SmallVec<[u64; 2]>, Fault> {
+        let data = &self.func.insts[inst];
+        let ty = data.ty;
+        Ok(match (&data.op, &data.aux) {
+            (Opcode::Undef, _) => smallvec::smallvec![0],
+            (Opcode::Param, Aux::Param(off)) => {
+                let (off, n) = (*off as usize, ty.bytes() as usize);
+                let bytes = self
+                    .cfg
+                    .params
+                    .get(off..off + n)
+                    .ok_or_else(|| format!("parameter offset {off} is outside the parameter block"))?;
+                smallvec::smallvec![le(bytes)]
+            }
+            (Opcode::Special, Aux::Special(sr)) => smallvec::smallvec![self.special(t, *sr) & ty.mask()],
+            (Opcode::Addr, Aux::Var(i)) => {
+                smallvec::smallvec![self.layout.address(self.func, *i as usize) & ty.mask()]
+            }
+            (Opcode::Load, Aux::Mem(m)) => {
+                let n = m.vector.max(1) as u64;
+                let size = ty.bytes() as u64;
+                let base = args[0].wrapping_add(m.offset as u64);
+                check_align(base, size * n.min(4))?;
+                let mut out = smallvec::SmallVec::new();
+                for k in 0..n {
+                    let mut buf = vec![0u8; size as usize];
+                    self.access(t, m.space, base + k * size, &mut buf, false)?;
+                    out.push(le(&buf));
+                }
+                out
+            }
+            (Opcode::Store, Aux::Mem(m)) => {
+                let size = ty.bytes() as u64;
+                let base = args[0].wrapping_add(m.offset as u64);
+                check_align(base, size * (args.len() as u64 - 1).min(4))?;
+                for (k, v) in args[1..].iter().enumerate() {
+                    let mut buf = v.to_le_bytes()[..size as usize].to_vec();
+                    self.access(t, m.space, base + k as u64 * size, &mut buf, true)?;
+                }
+                smallvec::SmallVec::new()
+            }
+            (Opcode::Atom, Aux::Atom(a)) => smallvec::smallvec![self.atomic(t, ty, a, args)?],
+            (Opcode::Fence | Opcode::Nanosleep, _) => smallvec::SmallVec::new(),
+            (op, _) => return Err(format!("`{}` cannot be interpreted here", op.name())),
+        })
+    }
+
+    fn atomic(&mut self, t: &mut Thread, ty: Type, a: &crate::ir::AtomInfo, args: &[u64]) -> Result<u64, Fault> {
+        let size = ty.bytes() as usize;
+        let addr = args[0].wrapping_add(a.offset as u64);
+        check_align(addr, size as u64)?;
+        let mut buf = vec![0u8; size];
+        self.access(t, a.space, addr, &mut buf, false)?;
+        let old = le(&buf);
+        let (b, m, w) = (args[1], ty.mask(), ty.bits());
+        let s = |v: u64| super::eval::eval_pure(Opcode::Copy, ty, &Aux::None, &[v]).map_or(v, |r| r[0]);
+        let signed = |v: u64| ((v << (64 - w)) as i64) >> (64 - w);
+        let new = match a.op {
+            AtomOp::Add => old.wrapping_add(b),
+            AtomOp::Fadd => {
+                let global = !matches!(self.resolve_space(a.space, addr), Space::Shared);
+                let mode = crate::ir::FloatMode {
+                    rnd: None,
+                    ftz: global && ty == Type::F32,
+                    sat: false,
+                };
+                super::float::float_binary(Opcode::Fadd, ty, &Aux::Float(mode), old, b)
+            }
+            AtomOp::MinS => signed(old).min(signed(b)) as u64,
+            AtomOp::MaxS => signed(old).max(signed(b)) as u64,
+            AtomOp::MinU => old.min(b),
+            AtomOp::MaxU => old.max(b),
+            AtomOp::Inc => {
+                if old >= b {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomOp::Dec => {
+                if old == 0 || old > b {
+                    b
+                } else {
+                    old - 1
+                }
+            }
+            AtomOp::And => old & b,
+            AtomOp::Or => old | b,
+            AtomOp::Xor => old ^ b,
+            AtomOp::Exch => b,
+            AtomOp::Cas => {
+                if old == b {
+                    args[2]
+                } else {
+                    old
+                }
+            }
+        } & m;
+        let mut buf = s(new).to_le_bytes()[..size].to_vec();
+        self.access(t, a.space, addr, &mut buf, true)?;
+        Ok(old)
+    }
+
+    /// The space a generic address falls in.
+    fn resolve_space(&self, space: Space, addr: u64) -> Space {
+        if space != Space::Generic {
+            return space;
+        }
+        if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
+            Space::Shared
+        } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
+            Space::Local
+        } else {
+            Space::Global
+        }
+    }
+
+    /// Reads (`write == false`) or writes `buf` at `addr` in `space`.
+    fn access(&mut self, t: &mut Thread, space: Space, addr: u64, buf: &mut [u8], write: bool) -> Result<(), Fault> {
+        let resolved = self.resolve_space(space, addr);
+        let n = buf.len();
+        let slice_of = |mem: &mut Vec<u8>, off: u64, what: &str| -> Result<std::ops::Range<usize>, Fault> {
+            let end = off.checked_add(n as u64).filter(|&e| e <= mem.len() as u64);
+            end.map(|e| off as usize..e as usize)
+                .ok_or_else(|| format!("{what} address {off:#x} (+{n}) is out of bounds ({} bytes)", mem.len()))
+        };
+        let copy = |mem: &mut Vec<u8>, r: std::ops::Range<usize>, buf: &mut [u8]| {
+            if write {
+                mem[r].copy_from_slice(buf);
+            } else {
+                buf.copy_from_slice(&mem[r]);
+            }
+        };
+        match resolved {
+            Space::Shared => {
+                let off = if space == Space::Generic {
+                    addr - SHARED_WINDOW
+                } else {
+                    addr & 0xffff_ffff
+                };
+                let r = slice_of(&mut self.shared, off, "shared")?;
+                copy(&mut self.shared, r, buf);
+            }
+            Space::Local => {
+                let off = if space == Space::Generic {
+                    addr - LOCAL_WINDOW
+                } else {
+                    addr & 0xffff_ffff
+                };
+                let r = slice_of(&mut t.local, off, "local")?;
+                copy(&mut t.local, r, buf);
+            }
+            Space::Param => {
+                if write {
+                    return Err("the parameter block is read-only".into());
+                }
+                let r = slice_of(&mut self.cfg.params.clone(), addr, "parameter")?;
+                buf.copy_from_slice(&self.cfg.params[r]);
+            }
+            _ if (MODULE_BASE..MODULE_BASE + (1 << 32)).contains(&addr) => {
+                let r = slice_of(&mut self.layout.module, addr - MODULE_BASE, "module variable")?;
+                copy(&mut self.layout.module, r, buf);
+            }
+            _ => {
+                if write {
+                    self.mem.write(addr, buf)?;
+                } else {
+                    self.mem.read(addr, buf)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn special(&self, t: &Thread, sr: SpecialReg) -> u64 {
+        let lane = t.lane as u64;
+        let dim = |v: [u32; 3], d: u8| v[d as usize] as u64;
+        let [bx, by, _] = self.cfg.block;
+        let linear = t.tid[0] + bx * (t.tid[1] + by * t.tid[2]);
+        match sr {
+            SpecialReg::Tid(d) => dim(t.tid, d),
+            SpecialReg::Ntid(d) => dim(self.cfg.block, d),
+            SpecialReg::Ctaid(d) => dim(self.ctaid, d),
+            SpecialReg::Nctaid(d) => dim(self.cfg.grid, d),
+            SpecialReg::LaneId => lane,
+            SpecialReg::WarpId => (linear / 32) as u64,
+            SpecialReg::NWarpId => 32,
+            SpecialReg::SmId | SpecialReg::GridId => 0,
+            SpecialReg::NSmId => 1,
+            SpecialReg::LaneMaskEq => 1 << lane,
+            SpecialReg::LaneMaskLt => (1 << lane) - 1,
+            SpecialReg::LaneMaskLe => (2 << lane) - 1,
+            SpecialReg::LaneMaskGt => !((2u64 << lane) - 1) & 0xffff_ffff,
+            SpecialReg::LaneMaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
+            SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GlobalTimerLo => {
+                self.stats.warp_instructions
+            }
+            SpecialReg::GlobalTimerHi => 0,
+            SpecialReg::TotalSmemSize => self.shared.len() as u64,
+            SpecialReg::DynamicSmemSize => self.cfg.dynamic_shared as u64,
+            SpecialReg::WarpSize => 32,
+        }
+    }
+
+    /// Executes a warp-collective instruction for the threads of `group` together.
+    fn collective(&mut self, warp: &mut [Thread], group: &[usize], inst: Inst) -> Result<(), InterpError> {
+        let data = &self.func.insts[inst];
+        let arg = |t: &Thread, k: usize| t.vals[data.args[k].index()];
+        let active: u64 = group.iter().map(|&i| 1u64 << warp[i].lane).sum();
+        let results = &self.func.results[inst];
+        let mut outs: Vec<Vec<u64>> = Vec::with_capacity(group.len());
+        match data.op {
+            Opcode::BarSync | Opcode::BarArrive | Opcode::BarRedPopc | Opcode::BarRedAnd | Opcode::BarRedOr => {
+                for &i in group {
+                    warp[i].state = if data.op == Opcode::BarArrive {
+                        warp[i].idx += 1;
+                        State::Running
+                    } else {
+                        State::Waiting(inst)
+                    };
+                }
+                return Ok(());
+            }
+            Opcode::Ldmatrix => {
+                for &i in group {
+                    let v = self
+                        .ldmatrix(warp, i, inst)
+                        .map_err(|e| self.error(Some(&warp[i]), Some(inst), e))?;
+                    outs.push(v);
+                }
+            }
+            _ => {
+                for &i in group {
+                    let t = &warp[i];
+                    let lane_of = |l: u32| group.iter().map(|&g| &warp[g]).find(|g| g.lane == l);
+                    let v: Vec<u64> = match data.op {
+                        Opcode::Shfl => {
+                            let (j, ok) = shfl_source(data.aux.clone(), t.lane, arg(t, 1), arg(t, 2));
+                            let src = if ok { lane_of(j).unwrap_or(t) } else { t };
+                            vec![arg(src, 0), ok as u64]
+                        }
+                        Opcode::VoteAll | Opcode::VoteAny | Opcode::VoteUni | Opcode::VoteBallot => {
+                            let mask = arg(t, 1) & active;
+                            let ballot: u64 = group
+                                .iter()
+                                .map(|&g| &warp[g])
+                                .filter(|g| mask >> g.lane & 1 == 1 && arg(g, 0) & 1 == 1)
+                                .map(|g| 1u64 << g.lane)
+                                .sum();
+                            vec![match data.op {
+                                Opcode::VoteAll => (ballot == mask) as u64,
+                                Opcode::VoteAny => (ballot != 0) as u64,
+                                Opcode::VoteUni => (ballot == 0 || ballot == mask) as u64,
+                                _ => ballot,
+                            }]
+                        }
+                        Opcode::MatchAny | Opcode::MatchAll => {
+                            let mask = arg(t, 1) & active;
+                            let same: u64 = group
+                                .iter()
+                                .map(|&g| &warp[g])
+                                .filter(|g| mask >> g.lane & 1 == 1 && arg(g, 0) == arg(t, 0))
+                                .map(|g| 1u64 << g.lane)
+                                .sum();
+                            if data.op == Opcode::MatchAny {
+                                vec![same]
+                            } else if same == mask {
+                                vec![mask, 1]
+                            } else {
+                                vec![0, 0]
+                            }
+                        }
+                        Opcode::Activemask => vec![active],
+                        other => return Err(self.error(Some(t), Some(inst), format!("unknown collective {other:?}"))),
+                    };
+                    outs.push(v);
+                }
+            }
+        }
+        for (&i, v) in group.iter().zip(outs) {
+            for (r, x) in results.iter().zip(v) {
+                warp[i].vals[r.index()] = x & self.func.ty(*r).mask();
+            }
+            warp[i].idx += 1;
+        }
+        Ok(())
+    }
+
+    /// One thread's fragments of `ldmatrix`: row addresses come from the lanes of the warp.
+    fn ldmatrix(&mut self, warp: &mut [Thread], i: usize, inst: Inst) -> Result<Vec<u64>, Fault> {
+        let data = &self.func.insts[inst];
+        let Aux::Imm(bits) = data.aux else {
+            return Err("ldmatrix without its shape".into());
+        };
+        let (count, trans) = (bits & 7, bits >> 4 & 1 == 1);
+        let lane = warp[i].lane as u64;
+        let row_addr = |warp: &[Thread], row_lane: u64| -> Result<u64, Fault> {
+            warp.iter()
+                .find(|t| t.lane as u64 == row_lane)
+                .map(|t| t.vals[data.args[0].index()] & 0xffff_ffff)
+                .ok_or_else(|| format!("lane {row_lane} does not take part in ldmatrix"))
+        };
+        let mut out = Vec::new();
+        for k in 0..count {
+            let mut word = 0u64;
+            for e in 0..2u64 {
+                let (row, col) = if trans {
+                    ((lane % 4) * 2 + e, lane / 4)
+                } else {
+                    (lane / 4, (lane % 4) * 2 + e)
+                };
+                let addr = row_addr(warp, k * 8 + row)? + col * 2;
+                let mut buf = [0u8; 2];
+                let t = &mut warp[i];
+                self.access(t, Space::Shared, addr, &mut buf, false)?;
+                word |= (le(&buf)) << (16 * e);
+            }
+            out.push(word);
+        }
+        Ok(out)
+    }
+
+    /// Releases the threads waiting at a barrier once every live thread of the CTA waits.
+    fn release_barrier(&mut self, threads: &mut [Thread]) -> Result<(), InterpError> {
+        let live = threads.iter().filter(|t| t.state != State::Exited).count();
+        let waiting: Vec<usize> = (0..threads.len())
+            .filter(|&i| matches!(threads[i].state, State::Waiting(_)))
+            .collect();
+        let Some(&first) = waiting.first() else {
+            return Err(self.error(None, None, "no thread can make progress".into()));
+        };
+        let id_of = |t: &Thread| match t.state {
+            State::Waiting(inst) => t.vals[self.func.insts[inst].args[0].index()],
+            _ => u64::MAX,
+        };
+        let id = id_of(&threads[first]);
+        let same: Vec<usize> = waiting.iter().copied().filter(|&i| id_of(&threads[i]) == id).collect();
+        if same.len() != live {
+            let State::Waiting(inst) = threads[first].state else {
+                unreachable!()
+            };
+            return Err(self.error(
+                Some(&threads[first]),
+                Some(inst),
+                format!(
+                    "barrier deadlock: {} of {live} live threads wait at barrier {id}",
+                    same.len()
+                ),
+            ));
+        }
+        let pred = |t: &Thread| match t.state {
+            State::Waiting(inst) if self.func.insts[inst].args.len() > 1 => {
+                t.vals[self.func.insts[inst].args[1].index()] & 1
+            }
+            _ => 0,
+        };
+        let count = same.iter().filter(|&&i| pred(&threads[i]) == 1).count() as u64;
+        for &i in &same {
+            let State::Waiting(inst) = threads[i].state else {
+                continue;
+            };
+            let r = match self.func.insts[inst].op {
+                Opcode::BarRedPopc => Some(count),
+                Opcode::BarRedAnd => Some((count == same.len() as u64) as u64),
+                Opcode::BarRedOr => Some((count > 0) as u64),
+                _ => None,
+            };
+            if let (Some(r), Some(&v)) = (r, self.func.results[inst].first()) {
+                threads[i].vals[v.index()] = r;
+            }
+            threads[i].state = State::Running;
+            threads[i].idx += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The source lane of a shuffle and whether it is in range (PTX's `shfl.sync` rules).
+fn shfl_source(aux: Aux, lane: u32, b: u64, c: u64) -> (u32, bool) {
+    let Aux::Imm(mode) = aux else { return (lane, false) };
+    let (lane, bval, cval, seg) = (
+        lane as i64,
+        (b & 0x1f) as i64,
+        (c & 0x1f) as i64,
+        ((c >> 8) & 0x1f) as i64,
+    );
+    let max_lane = (lane & seg) | (cval & !seg);
+    let min_lane = lane & seg;
+    let (j, ok) = match mode {
+        0 => (lane - bval, lane - bval >= max_lane),
+        1 => (lane + bval, lane + bval <= max_lane),
+        2 => (lane ^ bval, (lane ^ bval) <= max_lane),
+        _ => {
+            let j = min_lane | (bval & !seg);
+            (j, j <= max_lane)
+        }
+    };
+    if ok { (j as u32, true) } else { (lane as u32, false) }
+}
+
+fn le(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(b)
+}
+
+fn check_align(addr: u64, size: u64) -> Result<(), Fault> {
+    if size > 1 && !addr.is_multiple_of(size.min(16)) {
+        Err(format!("misaligned {size}-byte access at {addr:#x}"))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,336 @@
+//! The MIR opcodes as one table: each entry gives the text-form name, the effect flags, the
+//! argument types and the result types. The verifier, the parser, the builder and the
+//! generic passes read the table instead of matching on opcodes.
+//!
+//! Type codes (arguments and results): `T` the instruction type, `W` the integer type twice
+//! as wide, `p` a predicate, `i` an `i32`, `a` an address (`i32` or `i64`), `x` any type,
+//! `V` one `T` per vector element of the memory access (`Aux::Mem`). An argument code
+//! followed by `?` is optional; `*` repeats it zero or more times.
+
+/// Has an effect besides its results: never removed, merged or moved.
+pub const EFFECT: u8 = 1;
+/// Ends a block.
+pub const TERM: u8 = 2;
+/// Reads memory: removable when unused, but not merged or moved across effects.
+pub const READS: u8 = 4;
+/// Involves other threads (warp or CTA): never merged or moved.
+pub const COLLECTIVE: u8 = 8;
+
+macro_rules! opcodes {
+    ($( $(#[doc = $doc:literal])* $name:ident = $text:literal, $flags:expr, $args:literal, $res:literal; )*) => {
+        /// The operation of an instruction.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Opcode {
+            $( $(#[doc = $doc])* $name, )*
+        }
+
+        /// One row of the opcode table.
+        #[derive(Clone, Copy, Debug)]
+        pub struct OpInfo {
+            /// The opcode.
+            pub op: Opcode,
+            /// Text-form name.
+            pub name: &'static str,
+            /// [`EFFECT`], [`TERM`], [`READS`], [`COLLECTIVE`].
+            pub flags: u8,
+            /// Argument type codes.
+            pub args: &'static str,
+            /// Result type codes.
+            pub results: &'static str,
+        }
+
+        /// Every opcode, in declaration order.
+        pub static OPCODES: &[OpInfo] = &[
+            $( OpInfo { op: Opcode::$name, name: $text, flags: $flags, args: $args, results: $res }, )*
+        ];
+    };
+}
+
+opcodes! {
+    /// A constant: bits in `Aux::Imm`.
+    Const = "const", 0, "", "T";
+    /// An undefined value (a register read before any write).
+    Undef = "undef", 0, "", "T";
+    /// A kernel parameter at byte offset `Aux::Param`.
+    Param = "param", 0, "", "T";
+    /// A special register (`Aux::Special`).
+    Special = "special", 0, "", "T";
+    /// The address of a variable (`Aux::Var`) in the variable's own state space.
+    Addr = "addr", 0, "", "T";
+    /// Copy of the argument (transient; copy propagation removes it).
+    Copy = "copy", 0, "T", "T";
+    /// The bits of the argument as `ty` (same width).
+    Bitcast = "bitcast", 0, "x", "T";
+    /// Integer addition (wrapping).
+    Iadd = "iadd", 0, "T T", "T";
+    /// Integer subtraction (wrapping).
+    Isub = "isub", 0, "T T", "T";
+    /// Low half of the product.
+    Imul = "imul", 0, "T T", "T";
+    /// High half of the signed product.
+    ImulHiS = "imul_hi_s", 0, "T T", "T";
+    /// High half of the unsigned product.
+    ImulHiU = "imul_hi_u", 0, "T T", "T";
+    /// Full signed product, twice as wide.
+    ImulWideS = "imul_wide_s", 0, "T T", "W";
+    /// Full unsigned product, twice as wide.
+    ImulWideU = "imul_wide_u", 0, "T T", "W";
+    /// `a * b + c`, low half.
+    Imad = "imad", 0, "T T T", "T";
+    /// High half of the signed product plus `c`.
+    ImadHiS = "imad_hi_s", 0, "T T T", "T";
+    /// High half of the unsigned product plus `c`.
+    ImadHiU = "imad_hi_u", 0, "T T T", "T";
+    /// `wide(a * b) + c`, signed.
+    ImadWideS = "imad_wide_s", 0, "T T W", "W";
+    /// `wide(a * b) + c`, unsigned.
+    ImadWideU = "imad_wide_u", 0, "T T W", "W";
+    /// Signed saturating addition.
+    IaddSatS = "iadd_sat_s", 0, "T T", "T";
+    /// Signed saturating subtraction.
+    IsubSatS = "isub_sat_s", 0, "T T", "T";
+    /// `a + b + carry_in`: the sum and the carry out.
+    IaddCarry = "iadd_carry", 0, "T T p", "Tp";
+    /// Low 32 bits of the product of the signed low 24 bits.
+    Mul24LoS = "mul24_lo_s", 0, "T T", "T";
+    /// Low 32 bits of the product of the unsigned low 24 bits.
+    Mul24LoU = "mul24_lo_u", 0, "T T", "T";
+    /// Bits 47..16 of the product of the signed low 24 bits.
+    Mul24HiS = "mul24_hi_s", 0, "T T", "T";
+    /// Bits 47..16 of the product of the unsigned low 24 bits.
+    Mul24HiU = "mul24_hi_u", 0, "T T", "T";
+    /// Signed division (truncating; by zero: -1).
+    DivS = "div_s", 0, "T T", "T";
+    /// Unsigned division (by zero: all ones).
+    DivU = "div_u", 0, "T T", "T";
+    /// Signed remainder (sign of the dividend; by zero: the dividend).
+    RemS = "rem_s", 0, "T T", "T";
+    /// Unsigned remainder (by zero: the dividend).
+    RemU = "rem_u", 0, "T T", "T";
+    /// Two's complement negation.
+    Ineg = "ineg", 0, "T", "T";
+    /// Bitwise and.
+    And = "and", 0, "T T", "T";
+    /// Bitwise or.
+    Or = "or", 0, "T T", "T";
+    /// Bitwise exclusive or.
+    Xor = "xor", 0, "T T", "T";
+    /// Bitwise not.
+    Not = "not", 0, "T", "T";
+    /// Shift left; amounts >= the width give 0.
+    Shl = "shl", 0, "T i", "T";
+    /// Arithmetic shift right; amounts >= the width give the sign bits.
+    ShrS = "shr_s", 0, "T i", "T";
+    /// Logical shift right; amounts >= the width give 0.
+    ShrU = "shr_u", 0, "T i", "T";
+    /// Signed minimum.
+    MinS = "min_s", 0, "T T", "T";
+    /// Unsigned minimum.
+    MinU = "min_u", 0, "T T", "T";
+    /// Signed maximum.
+    MaxS = "max_s", 0, "T T", "T";
+    /// Unsigned maximum.
+    MaxU = "max_u", 0, "T T", "T";
+    /// Signed bit-field extract `(a, pos, len)` (PTX `bfe.s`: pos and len use bits 7..0).
+    BfeS = "bfe_s", 0, "T i i", "T";
+    /// Unsigned bit-field extract.
+    BfeU = "bfe_u", 0, "T i i", "T";
+    /// Bit-field insert of `a` into `b` at `(pos, len)`.
+    Bfi = "bfi", 0, "T T i i", "T";
+    /// Position of the most significant non-sign bit (signed), or all ones.
+    BfindS = "bfind_s", 0, "T", "i";
+    /// Position of the most significant set bit, or all ones.
+    BfindU = "bfind_u", 0, "T", "i";
+    /// Bit reversal.
+    Brev = "brev", 0, "T", "T";
+    /// Count of leading zeros.
+    Clz = "clz", 0, "T", "i";
+    /// Count of set bits.
+    Popc = "popc", 0, "T", "i";
+    /// Byte permute `(a, b, selector)`; mode in `Aux::Imm` (0 default, 1 f4e, 2 b4e, 3 rc8,
+    /// 4 ecl, 5 ecr, 6 rc16).
+    Prmt = "prmt", 0, "T T i", "T";
+    /// Three-input logic with the lookup table in `Aux::Imm`.
+    Lop3 = "lop3", 0, "T T T", "T";
+    /// Funnel shift left `(lo, hi, n)`, amount clamped to 32: high word.
+    ShfLClamp = "shf_l_clamp", 0, "T T i", "T";
+    /// Funnel shift left, amount modulo 32.
+    ShfLWrap = "shf_l_wrap", 0, "T T i", "T";
+    /// Funnel shift right `(lo, hi, n)`, amount clamped to 32: low word.
+    ShfRClamp = "shf_r_clamp", 0, "T T i", "T";
+    /// Funnel shift right, amount modulo 32.
+    ShfRWrap = "shf_r_wrap", 0, "T T i", "T";
+    /// Four-way byte dot product plus `c`; `Aux::Imm` bit 0: `a` signed, bit 1: `b` signed.
+    Dp4a = "dp4a", 0, "T T T", "T";
+    /// Two-way 16x8 dot product plus `c`; bits 0, 1 signedness, bit 2 `.hi` bytes of `b`.
+    Dp2a = "dp2a", 0, "T T T", "T";
+    /// Integer compare (`Aux::Cond`).
+    Icmp = "icmp", 0, "T T", "p";
+    /// `a ? b : c`.
+    Select = "select", 0, "p T T", "T";
+    /// Float addition (`Aux::Float`).
+    Fadd = "fadd", 0, "T T", "T";
+    /// Float subtraction.
+    Fsub = "fsub", 0, "T T", "T";
+    /// Float multiplication.
+    Fmul = "fmul", 0, "T T", "T";
+    /// Fused multiply-add (one rounding).
+    Ffma = "ffma", 0, "T T T", "T";
+    /// Sign flip (exact, also of NaN).
+    Fneg = "fneg", 0, "T", "T";
+    /// Sign clear.
+    Fabs = "fabs", 0, "T", "T";
+    /// Minimum: a NaN operand yields the other; -0 < +0.
+    Fmin = "fmin", 0, "T T", "T";
+    /// Maximum: a NaN operand yields the other; -0 < +0.
+    Fmax = "fmax", 0, "T T", "T";
+    /// Float compare (`Aux::Cond`).
+    Fcmp = "fcmp", 0, "T T", "p";
+    /// Subnormals to signed zero.
+    Fflush = "fflush", 0, "T", "T";
+    /// The magnitude of `b` with the sign of `a` (PTX `copysign`).
+    Fcopysign = "fcopysign", 0, "T T", "T";
+    /// Float class test; class in `Aux::Imm` (0 finite, 1 infinite, 2 number, 3 notanumber,
+    /// 4 normal, 5 subnormal).
+    Ftestp = "ftestp", 0, "T", "p";
+    /// Round to an integral value in the `Aux::Float` rounding mode.
+    Frint = "frint", 0, "T", "T";
+    /// IEEE division, rounded as `Aux::Float` says.
+    Fdiv = "fdiv", 0, "T T", "T";
+    /// `a * rcp.approx(b)`.
+    FdivApprox = "fdiv_approx", 0, "T T", "T";
+    /// Full-range division within 2 ulp.
+    FdivFull = "fdiv_full", 0, "T T", "T";
+    /// IEEE reciprocal.
+    Frcp = "frcp", 0, "T", "T";
+    /// Approximate reciprocal.
+    FrcpApprox = "frcp_approx", 0, "T", "T";
+    /// IEEE square root.
+    Fsqrt = "fsqrt", 0, "T", "T";
+    /// Approximate square root.
+    FsqrtApprox = "fsqrt_approx", 0, "T", "T";
+    /// Approximate reciprocal square root.
+    FrsqrtApprox = "frsqrt_approx", 0, "T", "T";
+    /// Approximate 2^x.
+    Fex2Approx = "fex2_approx", 0, "T", "T";
+    /// Approximate log2(x).
+    Flg2Approx = "flg2_approx", 0, "T", "T";
+    /// Approximate sine.
+    FsinApprox = "fsin_approx", 0, "T", "T";
+    /// Approximate cosine.
+    FcosApprox = "fcos_approx", 0, "T", "T";
+    /// Approximate hyperbolic tangent.
+    FtanhApprox = "ftanh_approx", 0, "T", "T";
+    /// Conversion (`Aux::Convert`).
+    Convert = "convert", 0, "x", "T";
+    /// Load of `Aux::Mem` vector elements from `args[0] + offset`.
+    Load = "load", READS, "a", "V";
+    /// Store of the values to `args[0] + offset`.
+    Store = "store", EFFECT, "a T*", "";
+    /// Atomic read-modify-write (`Aux::Atom`): returns the old value; `cas` takes two values.
+    Atom = "atom", EFFECT, "a T T?", "T";
+    /// Address in a state space (`Aux::Space`) to a generic address.
+    ToGeneric = "to_generic", 0, "T", "T";
+    /// Generic address to an address in the state space (`Aux::Space`).
+    FromGeneric = "from_generic", 0, "T", "T";
+    /// Whether a generic address points into the state space (`Aux::Space`).
+    IsSpace = "is_space", 0, "x", "p";
+    /// Warp shuffle `(value, lane/delta, clamp|segmask, membermask)`; mode in `Aux::Imm`
+    /// (0 up, 1 down, 2 bfly, 3 idx). Results: the value and whether the source was in range.
+    Shfl = "shfl", COLLECTIVE, "T i i i", "Tp";
+    /// True if the predicate holds in every participating thread.
+    VoteAll = "vote_all", COLLECTIVE, "p i", "p";
+    /// True if the predicate holds in some participating thread.
+    VoteAny = "vote_any", COLLECTIVE, "p i", "p";
+    /// True if the predicate is the same in every participating thread.
+    VoteUni = "vote_uni", COLLECTIVE, "p i", "p";
+    /// Mask of the participating threads where the predicate holds.
+    VoteBallot = "vote_ballot", COLLECTIVE, "p i", "i";
+    /// Mask of the threads holding the same value.
+    MatchAny = "match_any", COLLECTIVE, "T i", "i";
+    /// The member mask if every thread holds the same value (else 0), and whether they do.
+    MatchAll = "match_all", COLLECTIVE, "T i", "ip";
+    /// Mask of the active threads of the warp.
+    Activemask = "activemask", COLLECTIVE, "", "i";
+    /// Collective 8x8 b16 matrix load from shared memory; `Aux::Imm`: matrix count (bits 2..0)
+    /// and transposition (bit 4). One `i32` result per matrix.
+    Ldmatrix = "ldmatrix", COLLECTIVE | READS, "a", "V";
+    /// CTA barrier `(id[, thread count])`.
+    BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
+    /// Arrival at a barrier without waiting.
+    BarArrive = "bar_arrive", EFFECT | COLLECTIVE, "i i?", "";
+    /// Barrier that counts the threads whose predicate holds `(id, p[, count])`.
+    BarRedPopc = "bar_red_popc", EFFECT | COLLECTIVE, "i p i?", "i";
+    /// Barrier that ands the predicates.
+    BarRedAnd = "bar_red_and", EFFECT | COLLECTIVE, "i p i?", "p";
+    /// Barrier that ors the predicates.
+    BarRedOr = "bar_red_or", EFFECT | COLLECTIVE, "i p i?", "p";
+    /// Memory fence; scope in `Aux::Imm` (0 cta, 1 gpu, 2 sys).
+    Fence = "fence", EFFECT, "", "";
+    /// Suspends the thread for about `args[0]` nanoseconds.
+    Nanosleep = "nanosleep", EFFECT, "i", "";
+    /// Unconditional branch (`Aux::Branch` with one target).
+    Jump = "jump", TERM | EFFECT, "", "";
+    /// Conditional branch on `args[0]` (`Aux::Branch`: then, else).
+    Brif = "brif", TERM | EFFECT, "p", "";
+    /// End of the thread.
+    Exit = "exit", TERM | EFFECT, "", "";
+    /// Abort of the kernel.
+    Trap = "trap", TERM | EFFECT, "", "";
+}
+
+impl Opcode {
+    /// The table row.
+    pub fn info(self) -> &'static OpInfo {
+        &OPCODES[self as usize]
+    }
+
+    /// The text-form name.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The opcode named `name` in the text form.
+    pub fn from_name(name: &str) -> Option<Opcode> {
+        OPCODES.iter().find(|i| i.name == name).map(|i| i.op)
+    }
+
+    /// True for block terminators.
+    pub fn is_terminator(self) -> bool {
+        self.info().flags & TERM != 0
+    }
+
+    /// True if the instruction has an effect besides its results (cannot be removed or merged).
+    pub fn has_side_effects(self) -> bool {
+        self.info().flags & EFFECT != 0
+    }
+
+    /// True if the instruction reads memory.
+    pub fn reads_memory(self) -> bool {
+        self.info().flags & READS != 0
+    }
+
+    /// True for warp- or CTA-collective instructions.
+    pub fn is_collective(self) -> bool {
+        self.info().flags & COLLECTIVE != 0
+    }
+
+    /// True if the result depends on nothing but the arguments and `aux` (it may be merged
+    /// with an identical instruction, moved, or removed when unused).
+    pub fn is_pure(self) -> bool {
+        self.info().flags == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_in_declaration_order_with_unique_names() {
+        for (i, info) in OPCODES.iter().enumerate() {
+            assert_eq!(info.op as usize, i);
+            assert_eq!(Opcode::from_name(info.name), Some(info.op));
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! `call` of a device function: the callee is inlined. Its registers get fresh SSA ids, its
+//! `.param` parameters and return values become local-memory variables filled from the
+//! caller's arguments (copied byte for byte from a caller `.param` variable, or stored from
+//! a register or immediate), `.reg` parameters are bound directly, and `ret` jumps to the
+//! block after the call. Recursion and indirect calls are refused.
+
+use super::LowerError;
+use super::blocks;
+use super::context::{Frame, Lowerer, mir_type, register_slots};
+use super::memory::VarPlace;
+use crate::ir::{Aux, Opcode, Space, Type, Value};
+use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, ParamInfo};
+
+/// A bound argument: values to write into a callee `.reg`, or bytes to copy.
+enum Binding {
+    /// Element values of a `.reg` parameter.
+    Regs(Vec<Value>),
+    /// Caller variable (MIR variable index) whose bytes fill the callee's slot.
+    Copy(u32),
+    /// One value stored into the callee's slot.
+    Store(Value),
+}
+
+impl<'a> Lowerer<'a> {
+    /// `call (rets), f, (args)`.
+    pub fn lower_call(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let [
+            CheckedOperand::List(rets),
+            CheckedOperand::Func(name),
+            CheckedOperand::List(args),
+            ..,
+        ] = &inst.operands[..]
+        else {
+            return Err(self.refuse(inst, "an indirect `call`"));
+        };
+        let module = self.module;
+        let callee: &'a CheckedFunction = module
+            .functions
+            .iter()
+            .find(|f| &f.name == name && !f.is_entry)
+            .ok_or_else(|| LowerError::new(format!("`{name}` has no body to call"), inst.span))?;
+        if self.call_stack.contains(name) {
+            return Err(LowerError::new(
+                format!("`{name}` is recursive; ptxc inlines calls and cannot lower recursion"),
+                inst.span,
+            ));
+        }
+        let bindings = args
+            .iter()
+            .zip(&callee.params)
+            .map(|(a, p)| self.bind_argument(inst, a, p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let saved = (self.src, std::mem::take(&mut self.frame), self.guard.take());
+        let cont = self.func.add_block();
+        let entry = self.func.add_block();
+        self.frame = Frame {
+            reg_base: self.ssa.add_regs(register_slots(callee)),
+            vars: Default::default(),
+            ret_target: Some(cont),
+        };
+        self.src = callee;
+        self.call_stack.push(name.clone());
+        for (b, p) in bindings.into_iter().zip(&callee.params) {
+            self.fill_parameter(inst, b, p)?;
+        }
+        self.jump(entry);
+        self.cur = entry;
+        let body = self.inline_body(inst, callee);
+        self.ssa.seal(&mut self.func, cont);
+        self.cur = cont;
+        let results = match body {
+            Ok(()) => self.read_returns(inst, callee),
+            Err(e) => Err(e),
+        };
+        self.call_stack.pop();
+        let (src, frame, guard) = saved;
+        (self.src, self.frame, self.guard) = (src, frame, guard);
+        let results = results?;
+        for ((r, p), v) in rets.iter().zip(&callee.returns).zip(results) {
+            self.store_return(inst, r, p, v)?;
+        }
+        Ok(())
+    }
+
+    fn inline_body(&mut self, inst: &CheckedInst, callee: &CheckedFunction) -> Result<(), LowerError> {
+        let segs = blocks::split(callee).map_err(|_| LowerError::new("branch to an unknown label", inst.span))?;
+        self.lower_segments(&segs).map_err(|mut errs| {
+            let first = errs.remove(0);
+            self.push_errors(errs);
+            first
+        })
+    }
+
+    /// Evaluates one argument in the caller.
+    fn bind_argument(&mut self, inst: &CheckedInst, a: &CheckedOperand, p: &ParamInfo) -> Result<Binding, LowerError> {
+        let ty = mir_type(p.ty);
+        if p.reg.is_some() {
+            let elems = self.elements(a);
+            let vals = elems
+                .iter()
+                .map(|e| self.operand(e, ty, p.ty.is_signed(), inst.span))
+                .collect::<Result<_, _>>()?;
+            return Ok(Binding::Regs(vals));
+        }
+        match a {
+            CheckedOperand::VarAddr(v) => match self.var_place(*v) {
+                VarPlace::Mem(i, _) => Ok(Binding::Copy(i)),
+                VarPlace::KernelParam(off) => Ok(Binding::Store(self.emit(Opcode::Param, ty, &[], Aux::Param(off)))),
+            },
+            other => Ok(Binding::Store(self.operand(other, ty, p.ty.is_signed(), inst.span)?)),
+        }
+    }
+
+    /// Writes one bound argument into the callee (its frame is current).
+    fn fill_parameter(&mut self, inst: &CheckedInst, b: Binding, p: &ParamInfo) -> Result<(), LowerError> {
+        match (b, p.reg) {
+            (Binding::Regs(vals), Some(r)) => {
+                for (k, v) in vals.into_iter().enumerate() {
+                    let id = self.elem_id(r, k as u8);
+                    self.write_reg(id, v, p.ty.is_signed(), inst.span)?;
+                }
+                Ok(())
+            }
+            (Binding::Copy(from), None) => {
+                let to = self.slot_of(p);
+                self.copy_var(from, to, p.size as u64);
+                Ok(())
+            }
+            (Binding::Store(v), None) => {
+                let to = self.slot_of(p);
+                let addr = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(to));
+                let info = Self::plain_mem(Space::Local, 0, 1);
+                self.store(self.func.ty(v), vec![addr, v], info);
+                Ok(())
+            }
+            _ => Err(LowerError::new("argument does not match the parameter", inst.span)),
+        }
+    }
+
+    /// The MIR variable of a callee `.param` parameter or return value.
+    fn slot_of(&mut self, p: &ParamInfo) -> u32 {
+        match self.var_place(p.var) {
+            VarPlace::Mem(i, _) => i,
+            VarPlace::KernelParam(_) => unreachable!("device functions have no kernel parameters"),
+        }
+    }
+
+    /// Copies `size` bytes between two local variables.
+    fn copy_var(&mut self, from: u32, to: u32, size: u64) {
+        let src = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(from));
+        let dst = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(to));
+        let align = self.func.vars[from as usize]
+            .align
+            .min(self.func.vars[to as usize].align)
+            .clamp(1, 8) as u64;
+        let chunk = [8u64, 4, 2, 1]
+            .into_iter()
+            .find(|c| *c <= align && size.is_multiple_of(*c))
+            .unwrap_or(1);
+        let ty = Type::int(chunk as u32 * 8).expect("chunk width");
+        let space = |v: u32, this: &Self| this.func.vars[v as usize].space;
+        for k in 0..size / chunk {
+            let off = (k * chunk) as i64;
+            let load = Self::plain_mem(space(from, self), off, 1);
+            let data = crate::ir::InstData {
+                op: Opcode::Load,
+                ty,
+                args: smallvec::smallvec![src],
+                aux: Aux::Mem(load),
+            };
+            let i = self.func.ins(self.cur, data);
+            let v = self.func.results[i][0];
+            let store = Self::plain_mem(space(to, self), off, 1);
+            self.store(ty, vec![dst, v], store);
+        }
+    }
+
+    /// The callee's return values (its frame is current), as values or slots.
+    fn read_returns(&mut self, inst: &CheckedInst, callee: &CheckedFunction) -> Result<Vec<Binding>, LowerError> {
+        let mut out = Vec::new();
+        for p in &callee.returns {
+            out.push(match p.reg {
+                Some(r) => {
+                    let n = self.reg_width(r) as u8;
+                    Binding::Regs((0..n).map(|k| self.read_id(self.elem_id(r, k))).collect())
+                }
+                None => Binding::Copy(self.slot_of(p)),
+            });
+        }
+        let _ = inst;
+        Ok(out)
+    }
+
+    /// Writes one return value into the caller's destination (the caller's frame is current).
+    fn store_return(
+        &mut self,
+        inst: &CheckedInst,
+        dst: &CheckedOperand,
+        p: &ParamInfo,
+        v: Binding,
+    ) -> Result<(), LowerError> {
+        let ty = mir_type(p.ty);
+        match (dst, v) {
+            (CheckedOperand::VarAddr(var), Binding::Copy(slot)) => {
+                let VarPlace::Mem(to, _) = self.var_place(*var) else {
+                    return Err(LowerError::new("cannot return into a kernel parameter", inst.span));
+                };
+                self.copy_var(slot, to, p.size as u64);
+                Ok(())
+            }
+            (d, Binding::Copy(slot)) => {
+                let addr = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(slot));
+                let data = crate::ir::InstData {
+                    op: Opcode::Load,
+                    ty,
+                    args: smallvec::smallvec![addr],
+                    aux: Aux::Mem(Self::plain_mem(Space::Local, 0, 1)),
+                };
+                let i = self.func.ins(self.cur, data);
+                let v = self.func.results[i][0];
+                let id = self
+                    .dst_of(d)
+                    .ok_or_else(|| LowerError::new("bad return destination", inst.span))?;
+                self.write_reg(id, v, p.ty.is_signed(), inst.span)
+            }
+            (CheckedOperand::VarAddr(var), Binding::Regs(vals)) => {
+                let VarPlace::Mem(to, space) = self.var_place(*var) else {
+                    return Err(LowerError::new("cannot return into a kernel parameter", inst.span));
+                };
+                let addr = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(to));
+                for (k, v) in vals.into_iter().enumerate() {
+                    let info = Self::plain_mem(space, (k as u32 * ty.bytes()) as i64, 1);
+                    self.store(self.func.ty(v), vec![addr, v], info);
+                }
+                Ok(())
+            }
+            (d, Binding::Regs(vals)) => {
+                for (e, v) in self.elements(d).iter().zip(vals) {
+                    if let Some(id) = self.dst_of(e) {
+                        self.write_reg(id, v, p.ty.is_signed(), inst.span)?;
+                    }
+                }
+                Ok(())
+            }
+            (_, Binding::Store(_)) => unreachable!("returns are never stores"),
+        }
+    }
+}

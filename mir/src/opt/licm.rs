@@ -1,0 +1,85 @@
+//! Loop-invariant code motion: finds natural loops (a back edge `latch -> header` where the
+//! header dominates the latch) and moves pure instructions whose arguments are all defined
+//! outside the loop to the end of the loop's preheader (the header's single predecessor
+//! outside the loop). MIR's pure operations never fault, so hoisting is always safe.
+
+use crate::analysis::dom::DomTree;
+use crate::ir::{Block, Function, Inst, ValueDef};
+use std::collections::HashSet;
+
+/// Runs the pass; returns whether anything changed.
+pub fn run(func: &mut Function) -> bool {
+    let mut changed = false;
+    let dom = DomTree::new(func);
+    let preds = func.predecessors();
+    for &header in dom.rpo() {
+        let latches: Vec<Block> = preds[header]
+            .iter()
+            .copied()
+            .filter(|&p| dom.dominates(header, p))
+            .collect();
+        if latches.is_empty() {
+            continue;
+        }
+        let body = loop_body(func, header, &latches, &preds);
+        let outside: Vec<Block> = preds[header].iter().copied().filter(|p| !body.contains(p)).collect();
+        let [pre] = outside[..] else { continue };
+        if func.successors(pre).len() != 1 {
+            continue;
+        }
+        changed |= hoist(func, &dom, &body, pre);
+    }
+    changed
+}
+
+fn loop_body(
+    func: &Function,
+    header: Block,
+    latches: &[Block],
+    preds: &cranelift_entity::SecondaryMap<Block, smallvec::SmallVec<[Block; 2]>>,
+) -> HashSet<Block> {
+    let mut body: HashSet<Block> = HashSet::from([header]);
+    let mut work: Vec<Block> = latches.to_vec();
+    while let Some(b) = work.pop() {
+        if body.insert(b) {
+            work.extend(preds[b].iter().copied());
+        }
+    }
+    let _ = func;
+    body
+}
+
+fn hoist(func: &mut Function, dom: &DomTree, body: &HashSet<Block>, pre: Block) -> bool {
+    let mut moved: HashSet<Inst> = HashSet::new();
+    let order: Vec<Block> = dom.rpo().iter().copied().filter(|b| body.contains(b)).collect();
+    let mut changed = true;
+    let mut any = false;
+    while changed {
+        changed = false;
+        for &b in &order {
+            for i in func.blocks[b].insts.clone() {
+                let d = &func.insts[i];
+                if !d.op.is_pure() || moved.contains(&i) {
+                    continue;
+                }
+                let invariant = d.all_args().all(|v| match func.values[v].def {
+                    ValueDef::Param(pb, _) => !body.contains(&pb),
+                    ValueDef::Result(di, _) => moved.contains(&di) || !in_loop(func, body, di),
+                });
+                if invariant {
+                    func.blocks[b].insts.retain(|&x| x != i);
+                    let at = func.blocks[pre].insts.len() - 1;
+                    func.blocks[pre].insts.insert(at, i);
+                    moved.insert(i);
+                    changed = true;
+                    any = true;
+                }
+            }
+        }
+    }
+    any
+}
+
+fn in_loop(func: &Function, body: &HashSet<Block>, i: Inst) -> bool {
+    body.iter().any(|&b| func.blocks[b].insts.contains(&i))
+}
