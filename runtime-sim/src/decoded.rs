@@ -4,7 +4,7 @@
 
 use crate::exec::semantics::{self, ExecFn};
 use ptxc_backend::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
-use ptxc_backend::isa::desc::{OpKind, Pipe};
+use ptxc_backend::isa::desc::{OpKind, Pipe, Show};
 use ptxc_backend::isa::timing::LatCat;
 use ptxc_backend::isa::{Control, Inst, Op, PT, RZ, Role, URZ, Value};
 use smallvec::SmallVec;
@@ -145,6 +145,9 @@ pub struct Mods {
     pub inc: bool,
     pub dec: bool,
     pub flo_sh: bool,
+    pub count: u8,
+    pub flag: bool,
+    pub cas_try: bool,
 }
 
 /// Reads a modifier called `name`, if the form has one.
@@ -172,7 +175,14 @@ impl Mods {
                 "ftz" => m.ftz = b,
                 "rnd" => m.rnd = byte,
                 "sat" => m.sat = b,
-                "fmz" => m.fmz = b,
+                "fmz" => {
+                    // FMUL/FFMA: 1 = .FMZ; HMUL2/HFMA2: 1 = .FMZ, 2 = .FTZ.
+                    m.fmz = v == 1;
+                    m.ftz |= v == 2;
+                }
+                "redop" | "space" | "kind" | "shape" => m.op = byte,
+                "count" => m.count = byte,
+                "f16" | "f32" | "bf" | "h_and" | "u" => m.flag = b,
                 "size" => m.size = byte,
                 "hi" => m.hi = b,
                 "right" => m.right = b,
@@ -254,15 +264,28 @@ impl Mods {
             }
         }
         if matches!(base, "ATOMG" | "ATOMS" | "ATOM" | "RED") {
-            self.atom_type = types.first().copied().unwrap_or(NumType::U32);
-            if self.size == 5 && !self.atom_type.is_float() {
-                self.atom_type = NumType::U64;
-            }
-            self.atom_op = if base == "ATOMG" && mnemonic.contains("CAS") || mnemonic.ends_with(".CAS") {
+            self.atom_type = match inst.mod_value("atype") {
+                Some(1) => NumType::S32,
+                Some(2) => NumType::U64,
+                Some(3) => NumType::F32,
+                Some(4) => NumType::F16x2,
+                Some(5) => NumType::S64,
+                Some(6) => NumType::F64,
+                _ => NumType::U32,
+            };
+            // `.CAST` (1, 3 = .CAST.SPIN): compare-and-swap that returns whether it swapped.
+            self.cas_try = inst.mod_value("cas").is_some_and(|v| v & 1 == 1);
+            self.atom_op = if inst.mod_value("cas").is_some() {
                 AtomOp::Cas
             } else {
                 AtomOp::from_spelling(&spellings(inst))
             };
+        }
+        if base == "IDP" {
+            // atype and btype: the types of A's and B's elements.
+            self.src_num = types.first().copied().unwrap_or(NumType::U8);
+            self.dst_num = types.get(1).copied().unwrap_or(NumType::U8);
+            return;
         }
         let ints: SmallVec<[NumType; 2]> = types.iter().copied().filter(|t| !t.is_float()).collect();
         let floats: SmallVec<[NumType; 2]> = types.iter().copied().filter(|t| t.is_float()).collect();
@@ -355,6 +378,8 @@ pub enum NumType {
     F16,
     F32,
     F64,
+    /// Two packed halves (atomics).
+    F16x2,
 }
 
 impl NumType {
@@ -381,14 +406,14 @@ impl NumType {
         match self {
             NumType::U8 | NumType::S8 => 1,
             NumType::U16 | NumType::S16 | NumType::F16 => 2,
-            NumType::U32 | NumType::S32 | NumType::F32 => 4,
+            NumType::U32 | NumType::S32 | NumType::F32 | NumType::F16x2 => 4,
             NumType::U64 | NumType::S64 | NumType::F64 => 8,
         }
     }
 
     /// A floating-point type.
     pub fn is_float(self) -> bool {
-        matches!(self, NumType::F16 | NumType::F32 | NumType::F64)
+        matches!(self, NumType::F16 | NumType::F32 | NumType::F64 | NumType::F16x2)
     }
 
     /// A signed integer type.
@@ -538,9 +563,30 @@ fn regs_used(acc: &Accesses) -> u16 {
         .unwrap_or(0)
 }
 
+/// `inst` with the operands that exist only under a modifier that is off (`LD`'s `.ZD`
+/// predicate, carry-ins without `.X`) replaced by RZ / PT, so that they are neither
+/// executed nor tracked.
+fn strip_absent(mut inst: Inst) -> Inst {
+    let form = inst.desc();
+    for (i, d) in form.operands.iter().enumerate() {
+        let Show::IfMod(k) = d.show else { continue };
+        if inst.mods.get(k as usize).copied().unwrap_or(0) != 0 {
+            continue;
+        }
+        let o = &mut inst.operands[i];
+        o.value = match o.value {
+            Value::Reg(_) => Value::Reg(RZ),
+            Value::Pred { .. } if d.is_def => Value::Pred { idx: PT, neg: false },
+            v => v,
+        };
+    }
+    inst
+}
+
 impl Decoded {
     /// Decodes `inst` found at byte offset `pc`.
     pub fn new(inst: Inst, pc: u32) -> Decoded {
+        let inst = strip_absent(inst);
         let form = inst.desc();
         let index_of = |role: Role| form.operand_index(role);
         let dst = index_of(Role::Dst)
@@ -690,13 +736,5 @@ impl Decoded {
 
 /// True if the form's guard is a uniform predicate (uniform-datapath instructions).
 fn uniform_guard(inst: &Inst) -> bool {
-    // Forms describe this with a flag once the full ISA lands; until then, uniform-datapath
-    // instructions are recognised by their uniform destination and sources.
-    let form = inst.desc();
-    form.operands
-        .iter()
-        .filter(|o| o.is_def)
-        .all(|o| matches!(o.kind, OpKind::Ugpr { .. } | OpKind::Upred { .. }))
-        && form.operands.iter().any(|o| o.is_def)
-        && matches!(form.meta.pipe, Pipe::Uniform)
+    inst.desc().uniform_guard
 }

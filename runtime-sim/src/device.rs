@@ -97,6 +97,7 @@ impl Device {
         banks[3] = module.const_bank3.clone();
         banks[4] = module.const_bank4.clone();
         let consts = ConstBanks { banks };
+        self.memory.strict = self.config.strict_memory;
         let mut stats = Stats::default();
         let result = match engine {
             Engine::Functional => exec::run(k, &consts, &mut self.memory, dims, &self.config, &mut stats),

@@ -1,6 +1,14 @@
 //! Global memory: a 64-bit address space of separate allocations; every access is checked
 //! against the allocation it falls in.
 //!
+//! Allocations are made in granules ([`GRANULE`] = 512 bytes, the sub-allocation unit of
+//! cudaMalloc): an access past the end of an allocation but inside its last granule does
+//! not fault on hardware (it reads or overwrites whatever is there; ZLUDA's `ldmatrix` test
+//! relies on it). The simulator lets such a *stray* access happen and reports it
+//! ([`Access::Stray`], counted in the statistics); an access outside every granule is a
+//! fault (hardware maps whole pages and might not fault, but it is a bug worth stopping
+//! at). A strict configuration turns stray accesses into faults too.
+//!
 //! Kernels reach it through a [`GlobalView`]: either the memory itself (one SM or CTA group
 //! at a time), or an [`Overlay`] of private pages over a shared, read-only memory, which lets
 //! several SMs run in parallel; the overlays are merged back in a fixed order, so results do
@@ -12,16 +20,28 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// Where the first allocation starts (CUDA-like addresses, and never near 0).
 const HEAP_BASE: u64 = 0x7f00_0000_0000;
-/// Allocations are aligned (and separated) like cudaMalloc's.
-const ALIGN: u64 = 256;
+/// The allocation granule: allocations start on, and own whole units of, this size.
+pub const GRANULE: u64 = 512;
 /// Overlay page size.
 const PAGE: usize = 4096;
 
-/// One allocation.
+/// One allocation: its mapped bytes (whole granules) and its requested size.
 #[derive(Clone, Debug)]
 struct Alloc {
     base: u64,
     data: Vec<u8>,
+    len: usize,
+}
+
+/// How an access went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Inside an allocation.
+    Ok,
+    /// Past the end of an allocation, inside its mapped granule (no fault on hardware).
+    Stray,
+    /// Outside every mapped granule: a fault.
+    Fault,
 }
 
 /// The device's global memory.
@@ -29,6 +49,8 @@ struct Alloc {
 pub struct GlobalMemory {
     allocs: Vec<Alloc>,
     next: u64,
+    /// Stray accesses (past an allocation, inside its granule) fault.
+    pub strict: bool,
 }
 
 impl Default for GlobalMemory {
@@ -43,51 +65,76 @@ impl GlobalMemory {
         GlobalMemory {
             allocs: Vec::new(),
             next: HEAP_BASE,
+            strict: false,
         }
     }
 
     /// Allocates `size` zeroed bytes and returns the device address.
     pub fn alloc(&mut self, size: usize) -> u64 {
         let base = self.next;
+        let mapped = (size.max(1) as u64).div_ceil(GRANULE) * GRANULE;
         self.allocs.push(Alloc {
             base,
-            data: vec![0; size],
+            data: vec![0; mapped as usize],
+            len: size,
         });
-        self.next = (base + size.max(1) as u64).div_ceil(ALIGN) * ALIGN + ALIGN;
+        self.next = base + mapped;
         base
     }
 
-    /// The allocation index and offset of `[addr, addr+len)`, trying `hint` first.
+    /// The allocation index and offset of `[addr, addr+len)` within mapped memory (trying
+    /// `hint` first), and whether it lies inside the allocation proper.
     #[inline]
-    fn locate(&self, addr: u64, len: usize, hint: &mut usize) -> Option<(usize, usize)> {
-        let fits = |a: &Alloc| addr >= a.base && addr - a.base + len as u64 <= a.data.len() as u64;
+    fn locate(&self, addr: u64, len: usize, hint: &mut usize) -> Option<(usize, usize, Access)> {
+        let check = |a: &Alloc| {
+            let off = addr.checked_sub(a.base)?;
+            let end = off.checked_add(len as u64)?;
+            if end <= a.len as u64 {
+                Some((off as usize, Access::Ok))
+            } else if end <= a.data.len() as u64 && !self.strict {
+                Some((off as usize, Access::Stray))
+            } else {
+                None
+            }
+        };
         if let Some(a) = self.allocs.get(*hint)
-            && fits(a)
+            && let Some((off, how)) = check(a)
         {
-            return Some((*hint, (addr - a.base) as usize));
+            return Some((*hint, off, how));
         }
         let i = self.allocs.partition_point(|a| a.base <= addr).checked_sub(1)?;
-        let a = &self.allocs[i];
-        if fits(a) {
-            *hint = i;
-            Some((i, (addr - a.base) as usize))
-        } else {
-            None
-        }
+        let (off, how) = check(&self.allocs[i])?;
+        *hint = i;
+        Some((i, off, how))
     }
 
     /// Reads `out.len()` bytes at `addr`; `None` if outside every allocation.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Option<()> {
-        let (i, off) = self.locate(addr, out.len(), &mut 0)?;
-        out.copy_from_slice(&self.allocs[i].data[off..off + out.len()]);
-        Some(())
+        match self.locate(addr, out.len(), &mut 0)? {
+            (i, off, Access::Ok) => {
+                out.copy_from_slice(&self.allocs[i].data[off..off + out.len()]);
+                Some(())
+            }
+            _ => None,
+        }
     }
 
     /// Writes `data` at `addr`; `None` if outside every allocation.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Option<()> {
-        let (i, off) = self.locate(addr, data.len(), &mut 0)?;
-        self.allocs[i].data[off..off + data.len()].copy_from_slice(data);
-        Some(())
+        match self.locate(addr, data.len(), &mut 0)? {
+            (i, off, Access::Ok) => {
+                self.allocs[i].data[off..off + data.len()].copy_from_slice(data);
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// Writes `data` at `addr` anywhere in mapped memory (stray bytes of overlays).
+    fn write_mapped(&mut self, addr: u64, data: &[u8]) {
+        if let Some((i, off, _)) = self.locate(addr, data.len(), &mut 0) {
+            self.allocs[i].data[off..off + data.len()].copy_from_slice(data);
+        }
     }
 
     /// Copies host data into device memory.
@@ -143,7 +190,7 @@ impl GlobalMemory {
                     continue;
                 }
                 let run = (off..PAGE).take_while(|&o| written(o)).count();
-                let _ = self.write(start + off as u64, &p.data[off..off + run]);
+                self.write_mapped(start + off as u64, &p.data[off..off + run]);
                 off += run;
             }
         }
@@ -208,14 +255,19 @@ impl GlobalView<'_> {
 
     /// Reads `out.len()` (at most 16, naturally aligned) bytes at `addr`.
     #[inline]
-    pub fn read(&mut self, addr: u64, out: &mut [u8]) -> Option<()> {
+    pub fn read(&mut self, addr: u64, out: &mut [u8]) -> Access {
         match self {
             GlobalView::Direct { mem, hint } => {
-                let (i, off) = mem.locate(addr, out.len(), hint)?;
+                let Some((i, off, how)) = mem.locate(addr, out.len(), hint) else {
+                    return Access::Fault;
+                };
                 out.copy_from_slice(&mem.allocs[i].data[off..off + out.len()]);
+                how
             }
             GlobalView::Overlay { mem, overlay, hint } => {
-                let (i, off) = mem.locate(addr, out.len(), hint)?;
+                let Some((i, off, how)) = mem.locate(addr, out.len(), hint) else {
+                    return Access::Fault;
+                };
                 let page = addr / PAGE as u64;
                 let in_page = (addr % PAGE as u64) as usize;
                 match overlay.pages.get(&page) {
@@ -224,21 +276,26 @@ impl GlobalView<'_> {
                     }
                     _ => out.copy_from_slice(&mem.allocs[i].data[off..off + out.len()]),
                 }
+                how
             }
         }
-        Some(())
     }
 
     /// Writes `data` (at most 16, naturally aligned bytes) at `addr`.
     #[inline]
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> Option<()> {
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Access {
         match self {
             GlobalView::Direct { mem, hint } => {
-                let (i, off) = mem.locate(addr, data.len(), hint)?;
+                let Some((i, off, how)) = mem.locate(addr, data.len(), hint) else {
+                    return Access::Fault;
+                };
                 mem.allocs[i].data[off..off + data.len()].copy_from_slice(data);
+                how
             }
             GlobalView::Overlay { mem, overlay, hint } => {
-                mem.locate(addr, data.len(), hint)?;
+                let Some((_, _, how)) = mem.locate(addr, data.len(), hint) else {
+                    return Access::Fault;
+                };
                 let page = addr / PAGE as u64;
                 let off = (addr % PAGE as u64) as usize;
                 if off + data.len() > PAGE {
@@ -249,8 +306,9 @@ impl GlobalView<'_> {
                         overlay,
                         hint: *hint,
                     };
-                    view.write(addr, &data[..split])?;
-                    return view.write(addr + split as u64, &data[split..]);
+                    let first = view.write(addr, &data[..split]);
+                    let second = view.write(addr + split as u64, &data[split..]);
+                    return if first == Access::Ok { second } else { first };
                 }
                 let p = overlay.pages.entry(page).or_insert_with(|| {
                     let mut p = Box::new(Page {
@@ -265,9 +323,9 @@ impl GlobalView<'_> {
                     p.data[o] = b;
                     p.written[o / 64] |= 1 << (o % 64);
                 }
+                how
             }
         }
-        Some(())
     }
 }
 
@@ -287,12 +345,16 @@ mod tests {
         let mut x = [0u8; 2];
         m.read(a + 8, &mut x).unwrap();
         assert_eq!(x, [1, 2]);
+        let mut view = GlobalView::direct(&mut m);
+        assert_eq!(view.write(a + 9, &[1, 2]), Access::Stray);
+        assert_eq!(view.read(a + GRANULE - 4, &mut [0; 4]), Access::Stray);
+        assert_eq!(view.read(a - 4, &mut [0; 4]), Access::Fault);
     }
 
     #[test]
     fn overlays_see_their_own_writes_and_merge_in_order() {
         let mut m = GlobalMemory::new();
-        let a = m.alloc(8192);
+        let a = m.alloc(8192 + 10);
         m.write(a, &[7; 4]).unwrap();
         let (mut o1, mut o2) = (Overlay::default(), Overlay::default());
         {
@@ -301,11 +363,12 @@ mod tests {
                 overlay: &mut o1,
                 hint: 0,
             };
-            v1.write(a + 1, &[1]).unwrap();
+            assert_eq!(v1.write(a + 1, &[1]), Access::Ok);
             let mut x = [0u8; 4];
-            v1.read(a, &mut x).unwrap();
+            assert_eq!(v1.read(a, &mut x), Access::Ok);
             assert_eq!(x, [7, 1, 7, 7]);
-            assert!(v1.write(a + 8192, &[1]).is_none());
+            assert_eq!(v1.write(a + 8192 + 100, &[1]), Access::Stray);
+            assert_eq!(v1.write(a + 8192 + GRANULE, &[1]), Access::Fault);
         }
         {
             let mut v2 = GlobalView::Overlay {
@@ -314,10 +377,10 @@ mod tests {
                 hint: 0,
             };
             let mut x = [0u8; 4];
-            v2.read(a, &mut x).unwrap();
+            assert_eq!(v2.read(a, &mut x), Access::Ok);
             assert_eq!(x, [7; 4]);
-            v2.write(a + 1, &[2]).unwrap();
-            v2.write(a + 4100, &[3]).unwrap();
+            assert_eq!(v2.write(a + 1, &[2]), Access::Ok);
+            assert_eq!(v2.write(a + 4100, &[3]), Access::Ok);
         }
         m.merge(o1);
         m.merge(o2);

@@ -55,6 +55,11 @@ pub struct Stats {
     pub l2_hits: u64,
     /// Line accesses that went to DRAM (timed engine).
     pub dram_accesses: u64,
+    /// Global accesses past the end of an allocation but inside its mapped granule (no
+    /// fault on hardware; a bug in the kernel or its launch).
+    pub stray_accesses: u64,
+    /// The first stray accesses in detail.
+    pub stray_reports: Vec<String>,
 }
 
 /// Warp-cycles in which a resident warp did not issue, by reason.
@@ -88,6 +93,14 @@ impl Stats {
         }
     }
 
+    /// Records a stray access (the report is only built for the first few).
+    pub fn stray(&mut self, what: impl FnOnce() -> String) {
+        self.stray_accesses += 1;
+        if self.stray_reports.len() < MAX_HAZARD_REPORTS {
+            self.stray_reports.push(what());
+        }
+    }
+
     /// Adds the counts of another part of the same launch (an SM or CTA group); cycles are
     /// the maximum.
     pub fn merge(&mut self, o: Stats) {
@@ -110,6 +123,12 @@ impl Stats {
         self.l1_hits += o.l1_hits;
         self.l2_hits += o.l2_hits;
         self.dram_accesses += o.dram_accesses;
+        self.stray_accesses += o.stray_accesses;
+        for r in o.stray_reports {
+            if self.stray_reports.len() < MAX_HAZARD_REPORTS {
+                self.stray_reports.push(r);
+            }
+        }
     }
 }
 

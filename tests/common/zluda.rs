@@ -69,6 +69,11 @@ impl Case {
         std::fs::read_to_string(self.ptx_path()).is_ok_and(|s| s.contains(".approx"))
     }
 
+    /// True if the kernel declares an `input` parameter.
+    fn declares_input(&self) -> bool {
+        std::fs::read_to_string(self.ptx_path()).is_ok_and(|s| s.contains(".param .u64 input"))
+    }
+
     /// The launch spec; the input is written to `dir/input.npy`.
     pub fn spec(&self, dir: &std::path::Path) -> LaunchSpec {
         let mut buffers = BTreeMap::new();
@@ -84,6 +89,19 @@ impl Case {
             )
             .unwrap();
             buffers.insert("input".to_string(), BufferInit::File(p));
+            params.push(ParamSpec::Ptr {
+                buffer: "input".into(),
+                offset: 0,
+            });
+        } else if self.declares_input() {
+            // A kernel that declares an input the manifest gives no data for (bar_red_and_pred).
+            buffers.insert(
+                "input".to_string(),
+                BufferInit::Zero {
+                    dtype: Scalar::U8,
+                    len: 0,
+                },
+            );
             params.push(ParamSpec::Ptr {
                 buffer: "input".into(),
                 offset: 0,

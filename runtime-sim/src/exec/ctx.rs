@@ -64,8 +64,10 @@ pub struct CtaShared {
     pub bar_expected: [u32; 16],
     /// `BAR.RED` accumulators per barrier: popcount, and, or.
     pub bar_red: [(u32, bool, bool); 16],
-    /// The result of the last completed reduction (for `B2R.RESULT`).
-    pub bar_result: (u32, bool, bool),
+    /// The reduction (`redop`: 0 POPC, 1 AND, 2 OR) of each barrier.
+    pub bar_redop: [u8; 16],
+    /// The result of the last completed reduction (for `B2R.RESULT`): popcount, predicate.
+    pub bar_result: (u32, bool),
     /// Threads that have not exited.
     pub live_threads: u32,
     /// The SM the CTA runs on.

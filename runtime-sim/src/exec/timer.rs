@@ -109,7 +109,7 @@ struct VarWrite {
     sb: u8,
     issue: i64,
     release: i64,
-    lsu: bool,
+    pipe: u8,
 }
 
 /// The timing state of one register or predicate.
@@ -145,6 +145,7 @@ impl Default for RegTime {
 struct SbOp {
     issue: i64,
     release: i64,
+    pipe: u8,
 }
 
 /// One dependence counter.
@@ -204,14 +205,15 @@ impl Scoreboard {
         self.ops.retain(|o| o.issue + SB_VISIBLE > t);
     }
 
-    /// Marks the oldest visible operations, all but `n`, as waited for.
-    fn wait_le(&mut self, t: i64, n: usize) {
+    /// Marks the oldest visible operations, all but `n`, as waited for; returns them.
+    fn wait_le(&mut self, t: i64, n: usize) -> SmallVec<[SbOp; 8]> {
         let visible = self.ops.iter().filter(|o| o.issue + SB_VISIBLE <= t).count();
         let done = visible.saturating_sub(n);
         if done > 0 {
             self.waited = self.waited.max(self.ops[done - 1].issue);
-            self.ops.drain(..done);
+            return self.ops.drain(..done).collect();
         }
+        SmallVec::new()
     }
 
     fn push(&mut self, op: SbOp, now: i64) {
@@ -223,13 +225,29 @@ impl Scoreboard {
 }
 
 /// The timeline and hazard state of one warp.
+///
+/// Variable-latency units complete in order: a result written without a scoreboard is
+/// known to be back once a later scoreboarded operation of the same pipe has been waited
+/// for (ptxas relies on this, e.g. `POPC R0, R2` without a scoreboard followed by
+/// `POPC R3, R3` on SB0, then a reader of R0 and R3 that waits on SB0 only).
 #[derive(Clone, Debug)]
 pub struct Timer {
     next: i64,
     gpr: Vec<RegTime>,
     pred: [RegTime; 8],
     sb: [Scoreboard; 6],
-    lsu_waited: i64,
+    /// Per pipe: operations issued at or before this time have completed and been waited.
+    pipe_waited: [i64; PIPES],
+}
+
+/// Pipes tracked for in-order completion.
+const PIPES: usize = 10;
+/// The pipe of read-scoreboard operations (not a result).
+const NO_PIPE: u8 = u8::MAX;
+
+/// Index of a pipe for in-order completion.
+fn pipe_index(p: Pipe) -> u8 {
+    crate::timed::pipes::index(p) as u8
 }
 
 impl Default for Timer {
@@ -239,14 +257,26 @@ impl Default for Timer {
             gpr: vec![RegTime::default(); 256],
             pred: [RegTime::default(); 8],
             sb: Default::default(),
-            lsu_waited: NEVER,
+            pipe_waited: [NEVER; PIPES],
         }
     }
 }
 
 /// `DEPBAR.LE SBx, n`: the scoreboard and count an instruction waits for, if it is one.
 pub fn depbar_of(d: &Decoded) -> Option<(usize, usize)> {
-    (d.op == Op::Depbar).then(|| ((d.special & 7).min(5) as usize, d.other as usize))
+    use crate::decoded::Src;
+    if d.op != Op::Depbar {
+        return None;
+    }
+    match (d.a.src, d.b.src) {
+        (Src::Imm(sb), Src::Imm(n)) if sb < 6 => Some((sb as usize, n as usize)),
+        _ => None,
+    }
+}
+
+/// The scoreboards a DEPBAR waits for completely (its list operand), as a mask.
+pub fn depbar_all(d: &Decoded) -> u8 {
+    if d.op == Op::Depbar { (d.other & 0x3f) as u8 } else { 0 }
 }
 
 impl Timer {
@@ -268,7 +298,7 @@ impl Timer {
     /// to issue.
     pub fn ready(&self, d: &Decoded, t: i64) -> i64 {
         let mut t = t.max(self.next);
-        let wait = d.ctrl.wait;
+        let wait = d.ctrl.wait | depbar_all(d);
         if wait != 0 {
             loop {
                 let before = t;
@@ -310,24 +340,29 @@ impl Timer {
 
     /// Marks the scoreboard operations `d` waited for.
     fn complete_waits(&mut self, d: &Decoded, t: i64) {
-        let wait = d.ctrl.wait;
+        let wait = d.ctrl.wait | depbar_all(d);
         for k in 0..6 {
             if wait & (1 << k) != 0 {
-                let waited_ops = self.sb[k].ops.iter().filter(|o| o.issue + SB_VISIBLE <= t);
-                if let Some(last) = waited_ops.map(|o| o.issue).max() {
-                    self.lsu_waited = self.lsu_waited.max(last);
+                for o in self.sb[k].ops.iter().filter(|o| o.issue + SB_VISIBLE <= t) {
+                    if let Some(p) = self.pipe_waited.get_mut(o.pipe as usize) {
+                        *p = (*p).max(o.issue);
+                    }
                 }
                 self.sb[k].wait_all(t);
             }
         }
         if let Some((k, n)) = depbar_of(d) {
-            self.sb[k].wait_le(t, n);
+            for o in self.sb[k].wait_le(t, n) {
+                if let Some(p) = self.pipe_waited.get_mut(o.pipe as usize) {
+                    *p = (*p).max(o.issue);
+                }
+            }
         }
     }
 
     fn var_waited(&self, v: &VarWrite) -> bool {
         if v.sb == NO_SB {
-            v.lsu && v.issue <= self.lsu_waited
+            v.issue < self.pipe_waited[v.pipe as usize]
         } else {
             v.issue <= self.sb[v.sb as usize].waited
         }
@@ -425,13 +460,21 @@ impl Timer {
                 s.late_release = release;
             }
             if (sb as usize) < 6 {
-                self.sb[sb as usize].push(SbOp { issue: t, release }, t);
+                // Read releases say nothing about results: no pipe.
+                self.sb[sb as usize].push(
+                    SbOp {
+                        issue: t,
+                        release,
+                        pipe: NO_PIPE,
+                    },
+                    t,
+                );
             }
         }
         if timing.variable_latency {
             let release = t + latency;
             let sb = d.ctrl.write_sb;
-            let lsu = timing.pipe == Pipe::Lsu;
+            let pipe = pipe_index(timing.pipe);
             for a in &d.accesses.writes {
                 let s = self.state(a.reg);
                 s.write_t = NEVER;
@@ -439,11 +482,18 @@ impl Timer {
                     sb,
                     issue: t,
                     release,
-                    lsu,
+                    pipe,
                 });
             }
             if (sb as usize) < 6 {
-                self.sb[sb as usize].push(SbOp { issue: t, release }, t);
+                self.sb[sb as usize].push(
+                    SbOp {
+                        issue: t,
+                        release,
+                        pipe,
+                    },
+                    t,
+                );
             }
         } else {
             for a in &d.accesses.writes {

@@ -1,7 +1,8 @@
 //! Atomics and reductions on global, shared and generic addresses: ATOMG, ATOMS, ATOM (old
 //! value to the destination) and RED (no result), with ADD (integer and f32: round to
 //! nearest, subnormals flushed), MIN/MAX (signed with `.S32`/`.S64`), INC/DEC (wrapping at
-//! the operand), AND/OR/XOR, EXCH and CAS. Lanes are applied in lane order.
+//! the operand), AND/OR/XOR, EXCH and CAS (`.CAST`: the result is 1 if it swapped, else
+//! 0). Lanes are applied in lane order.
 
 use super::mem::{address_of, read_bytes, space_of, write_bytes};
 use crate::decoded::{AtomOp, Decoded, NumType, Src};
@@ -9,6 +10,7 @@ use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::fp::{self, Rnd};
+use crate::softfloat::{self as sf, F16};
 use ptxc_backend::isa::RZ;
 
 type R = Result<(), SimError>;
@@ -31,6 +33,10 @@ pub fn apply(op: AtomOp, t: NumType, old: u64, v: u64, swap: u64) -> u64 {
             fp::add(a, b, Rnd::Rn, true).to_bits() as u64
         }
         AtomOp::Add if t == NumType::F64 => fp::dadd(f64::from_bits(old), f64::from_bits(v), Rnd::Rn).to_bits(),
+        AtomOp::Add if t == NumType::F16x2 => {
+            let half = |x: u64, y: u64| sf::add(x & 0xffff, y & 0xffff, F16, Rnd::Rn, false);
+            half(old, v) | half(old >> 16, v >> 16) << 16
+        }
         AtomOp::Add => old.wrapping_add(v),
         AtomOp::Min if t.is_signed() => {
             if signed_less(v, old) {
@@ -82,18 +88,11 @@ fn value(w: &Warp, r: u8, wide: bool, lane: usize) -> u64 {
     if wide { w.reg64(r, lane) } else { w.reg(r, lane) as u64 }
 }
 
-/// The CAS swap register: an explicit second source, else the register after the compare
-/// value.
-fn swap_register(d: &Decoded, data: u8, wide: bool) -> u8 {
-    for s in [&d.c, &d.b] {
-        if let Src::Reg(r) = s.src {
-            return r;
-        }
-    }
-    if data == RZ {
-        RZ
-    } else {
-        data.wrapping_add(if wide { 2 } else { 1 })
+/// The register of a source slot (RZ if absent).
+fn reg_of(s: &crate::decoded::SrcOp) -> u8 {
+    match s.src {
+        Src::Reg(r) => r,
+        _ => RZ,
     }
 }
 
@@ -107,22 +106,24 @@ fn run(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, exec: u32) -> Result<[u64; WARP
     let t = d.m.atom_type;
     let wide = t.bytes() == 8;
     let size = if wide { 8 } else { 4 };
-    let data = d.data.map_or(RZ, |(r, _)| r);
-    let swap_reg = swap_register(d, data, wide);
+    // CAS compares with B and swaps in C; the others take the data operand.
+    let cas = d.m.atom_op == AtomOp::Cas;
+    let data = if cas {
+        reg_of(&d.b)
+    } else {
+        d.data.map_or(RZ, |(r, _)| r)
+    };
+    let swap_reg = reg_of(&d.c);
     for l in lanes(exec) {
         let addr = address_of(w, &a, l);
         let mut buf = [0u8; 8];
         read_bytes(ctx, w, d, space, l, addr, &mut buf[..size])?;
         let o = u64::from_le_bytes(buf);
         let v = value(w, data, wide, l);
-        let s = if d.m.atom_op == AtomOp::Cas {
-            value(w, swap_reg, wide, l)
-        } else {
-            0
-        };
+        let s = if cas { value(w, swap_reg, wide, l) } else { 0 };
         let n = apply(d.m.atom_op, t, o, v, s);
         write_bytes(ctx, w, d, space, l, addr, &n.to_le_bytes()[..size])?;
-        old[l] = o;
+        old[l] = if d.m.cas_try { (o == v) as u64 } else { o };
     }
     Ok(old)
 }

@@ -25,17 +25,20 @@ fn format(t: NumType) -> Format {
 fn source(ctx: &Ctx, w: &Warp, d: &Decoded, t: NumType, lane: usize) -> u64 {
     let s: &SrcOp = if d.b.present() { &d.b } else { &d.a };
     let mut v = match (s.src, t.bytes()) {
-        (Src::Imm(x), 8) => (x & 0xffff_ffff) << 32,
+        (Src::Imm(x), 8) if t.is_float() => (x & 0xffff_ffff) << 32,
         (_, 8) => ctx.src64(w, s, lane),
         _ => ctx.src32(w, s, lane) as u64,
     };
+    // Sub-word sources: the suffix selects the byte (`.B1`..`.B3`) or half (`.H1`).
+    match t.bytes() {
+        1 => v >>= 8 * (s.swizzle as u64 & 3),
+        2 => v >>= 16 * (s.swizzle as u64 & 1),
+        _ => {}
+    }
     if t.is_float() {
         let f = format(t);
         if t == NumType::F16 {
-            v = match s.swizzle {
-                3 => (v >> 16) & 0xffff,
-                _ => v & 0xffff,
-            };
+            v &= 0xffff;
         }
         if s.abs {
             v &= !f.sign_bit();
@@ -179,16 +182,19 @@ pub fn i2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// I2IP: converts `a` (32-bit) to a narrow type and packs it into the low part of `c`
-/// shifted up: `d = (c << width) | narrow(a)`.
+/// I2IP: converts `a` and `b` (32-bit) to a narrow type with saturation and packs them
+/// above the low bits of `c` (`.H1`: its high half): `d = c << 2w | a << w | b` for width
+/// `w` (PTX `cvt.pack`).
 pub fn i2ip(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
-    let (a, c) = (ctx.row(w, &d.a), ctx.row(w, &d.c));
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
     let bits = 8 * dst.bytes();
+    let m = (1u32 << bits) - 1;
     let out: [u32; WARP] = std::array::from_fn(|l| {
-        let v = narrow(int_value(a[l] as u64, src), dst, d.m.sat) as u32;
-        let m = if bits >= 32 { u32::MAX } else { (1 << bits) - 1 };
-        (c[l].checked_shl(bits).unwrap_or(0)) | (v & m)
+        let x = narrow(int_value(a[l] as u64, src), dst, d.m.sat) as u32 & m;
+        let y = narrow(int_value(b[l] as u64, src), dst, d.m.sat) as u32 & m;
+        let high = c[l] >> (16 * (d.c.swizzle as u32 & 1));
+        high.checked_shl(2 * bits).unwrap_or(0) | x << bits | y
     });
     write_dst(w, &d.dst, exec, &out);
     Ok(())

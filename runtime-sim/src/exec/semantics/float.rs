@@ -55,9 +55,9 @@ pub fn fadd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// The power of two of FMUL's `.D8 .. .M8` scale field (4 = none).
 fn scale_factor(code: u8) -> f32 {
     match code {
-        0 => 0.125,
-        1 => 0.25,
-        2 => 0.5,
+        1 => 0.125,
+        2 => 0.25,
+        3 => 0.5,
         5 => 2.0,
         6 => 4.0,
         7 => 8.0,
@@ -69,11 +69,7 @@ fn scale_factor(code: u8) -> f32 {
 pub fn fmul(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
     let rnd = Rnd::from_bits(d.m.rnd);
-    let scale = if d.m.scale == 0 && d.inst.as_ref().is_some_and(|i| i.mod_value("scale").is_none()) {
-        1.0
-    } else {
-        scale_factor(d.m.scale)
-    };
+    let scale = scale_factor(d.m.scale);
     let out: [u32; WARP] = std::array::from_fn(|l| {
         let (x, y) = fmz(a[l], b[l], d.m.fmz, d.m.ftz);
         let r = if scale == 1.0 {
@@ -131,7 +127,7 @@ pub fn fsetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 pub fn fset(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let r = fcompare(ctx, w, d);
     let p = w.pred_mask(d.ps[0], u32::MAX);
-    let bf = d.inst.as_ref().is_some_and(|i| i.mod_value("bf") == Some(1));
+    let bf = d.m.flag;
     each(w, d, exec, |_, l| {
         let v = super::combine(d.m.bop, (r >> l) & 1 == 1, (p >> l) & 1 == 1);
         match (v, bf) {

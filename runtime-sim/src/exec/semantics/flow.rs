@@ -98,10 +98,10 @@ pub fn bsync(_: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R
 /// from a register.
 pub fn bmov(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let b = d.special as usize & 15;
-    if d.dst.present() {
+    if d.m.clear || d.dst.present() {
         let v = w.conv[b];
         super::write_dst(w, &d.dst, exec, &[v; WARP]);
-        if d.m.clear {
+        if d.m.clear && exec != 0 {
             w.conv[b] = 0;
         }
     } else if let Some(s) = [&d.a, &d.b].into_iter().find(|s| s.present())
@@ -185,8 +185,9 @@ pub fn bar_count(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize) -> u32 {
     }
 }
 
-/// BAR modes (the `mode` modifier).
+/// BAR modes (the `mode` modifier): 0 SYNC, 1 ARV, 2 RED, 3 SCAN, 4 SYNCALL.
 const ARRIVE: u8 = 1;
+const REDUCE: u8 = 2;
 
 /// BAR: arrive at a CTA barrier (SYNC and RED wait for it to complete, ARV does not).
 pub fn bar(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
@@ -202,11 +203,14 @@ pub fn bar(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R
         ctx.cta.bar_expected[id] = count;
     }
     // Reductions: popcount, and, or of the predicate source over the arriving threads.
-    let p = w.pred_mask(d.ps[0], exec);
-    let red = &mut ctx.cta.bar_red[id];
-    red.0 += p.count_ones();
-    red.1 &= p == exec;
-    red.2 |= p != 0;
+    if d.m.mode == REDUCE {
+        let p = w.pred_mask(d.ps[0], exec);
+        let red = &mut ctx.cta.bar_red[id];
+        red.0 += p.count_ones();
+        red.1 &= p == exec;
+        red.2 |= p != 0;
+        ctx.cta.bar_redop[id] = d.m.op;
+    }
     if d.m.mode == ARRIVE {
         w.advance(exec, d.pc);
     } else {
@@ -216,15 +220,14 @@ pub fn bar(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R
     Ok(())
 }
 
-/// B2R.RESULT: the result of the last completed barrier reduction (popcount in the
-/// register; and/or in the predicate destination).
+/// B2R.RESULT: the result of the last completed barrier reduction: the popcount in the
+/// register, the `.AND`/`.OR` result in the predicate destination.
 pub fn b2r(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let (popc, and, or) = ctx.cta.bar_result;
+    let (popc, pred) = ctx.cta.bar_result;
     if d.dst.present() {
         super::write_dst(w, &d.dst, exec, &[popc; WARP]);
     }
-    let v = if d.m.op == 1 { or } else { and };
-    w.set_pred(d.pd[0].idx, exec, if v { u32::MAX } else { 0 });
+    w.set_pred(d.pd[0].idx, exec, if pred { u32::MAX } else { 0 });
     Ok(())
 }
 
@@ -281,9 +284,11 @@ pub fn release_barriers(cta: &mut CtaShared, warps: &mut [&mut Warp], _kernel: &
         if cta.bar_arrived[id] >= expected {
             cta.bar_arrived[id] = 0;
             cta.bar_expected[id] = 0;
-            cta.bar_result = {
-                let (p, a, o) = cta.bar_red[id];
-                (p, a, o)
+            let (popc, and, or) = cta.bar_red[id];
+            cta.bar_result = match cta.bar_redop[id] {
+                1 => (popc, and),
+                2 => (popc, or),
+                _ => (popc, popc != 0),
             };
             cta.bar_red[id] = (0, true, false);
             for w in warps.iter_mut() {

@@ -122,7 +122,7 @@ fn hcompare(ctx: &Ctx, w: &Warp, d: &Decoded) -> [[bool; 2]; WARP] {
 
 /// True under `.H_AND` (both halves combined into one result).
 fn h_and(d: &Decoded) -> bool {
-    d.inst.as_ref().is_some_and(|i| i.mod_value("h_and") == Some(1))
+    d.m.flag
 }
 
 /// HSETP2: compares both halves; P0/P1 get the low/high results combined with the
@@ -152,7 +152,7 @@ pub fn hsetp2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
 pub fn hset2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let r = hcompare(ctx, w, d);
     let pin = w.pred_mask(d.ps[0], u32::MAX);
-    let bf = d.inst.as_ref().is_some_and(|i| i.mod_value("bf") == Some(1));
+    let bf = d.m.flag;
     let out: [u32; WARP] = std::array::from_fn(|l| {
         let p = (pin >> l) & 1 == 1;
         let half = |i: usize| {

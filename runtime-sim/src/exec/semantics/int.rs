@@ -116,20 +116,19 @@ pub fn imad_wide(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) ->
     Ok(())
 }
 
-/// IMAD.HI: the high word of `a * b + c`, where `c` is the register pair `c:c+1` taken as
-/// the high half of a 96-bit addend... in practice ptxas uses it as `hi(a * b) + c` with the
-/// carry of the 64-bit sum; we compute `(a * b + (c << 32) + carry) >> 32` with C's first
-/// register.
+/// IMAD.HI: the high word of `a * b + c`, where `c` is the register pair `c:c+1` (a 64-bit
+/// addend); the carry out of the 64-bit sum goes to the predicate destination. ptxas's
+/// integer division shows the pair: `IMAD.MOV.U32 R2, RZ, RZ, RZ` then
+/// `IMAD.HI.U32 R3, R3, R5, R2` computes `R3 + hi(R3 * R5)` (C = R2:R3 = R3 << 32).
 pub fn imad_hi(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let cin = carry_in(w, d, exec);
     let mut out = [0u32; WARP];
     let mut cout = 0u32;
     for l in lanes(exec) {
         let p = wide_product(ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), d.m.signed);
-        let hi = (p >> 32) as u32;
-        let sum = hi as u64 + ineg(ctx.src32(w, &d.c, l), &d.c, d.m.x) + ((cin >> l) & 1) as u64;
-        out[l] = sum as u32;
-        cout |= (((sum >> 32) & 1) as u32) << l;
+        let sum = p as u128 + c64(ctx, w, d, l) as u128 + ((cin >> l) & 1) as u128;
+        out[l] = (sum >> 32) as u32;
+        cout |= (((sum >> 64) & 1) as u32) << l;
     }
     write_dst(w, &d.dst, exec, &out);
     w.set_pred(d.pd[0].idx, exec, cout);
@@ -345,7 +344,8 @@ pub fn p2r(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// R2P: sets the predicates selected by mask `b` from byte `.Bn` of `a`.
 pub fn r2p(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
-    let shift = 8 * (d.m.byte as u32 & 3);
+    // The byte is selected by A's suffix (`R2P PR, R0.B1, 0x7f`).
+    let shift = 8 * ((d.m.byte | d.a.swizzle) as u32 & 3);
     for p in 0..7u8 {
         let mut sel = 0u32;
         let mut val = 0u32;
@@ -365,7 +365,8 @@ pub fn r2p(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// IDP.4A / IDP.2A: integer dot products of bytes (and halves) plus `c`.
 pub fn idp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
-    let two = d.inst.as_ref().is_some_and(|i| i.desc().mnemonic.contains("2A"));
+    // `kind`: 0 = .4A, 1 = .2A.LO, 3 = .2A.HI.
+    let two = d.m.op & 1 == 1;
     let (a_signed, b_signed) = (d.m.src_num.is_signed(), d.m.dst_num.is_signed());
     let byte = |v: u32, i: u32, s: bool| {
         let x = (v >> (8 * i)) & 0xff;
@@ -378,7 +379,7 @@ pub fn idp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let out: [u32; WARP] = std::array::from_fn(|l| {
         let mut acc = c[l] as i32 as i64;
         if two {
-            let base = if d.m.hi { 2 } else { 0 };
+            let base = if d.m.op == 3 { 2 } else { 0 };
             for i in 0..2 {
                 acc += half(a[l], i, a_signed) * byte(b[l], base + i, b_signed);
             }

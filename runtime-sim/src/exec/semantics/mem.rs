@@ -7,6 +7,7 @@ use crate::decoded::{Addr, Decoded, Src};
 use crate::error::SimError;
 use crate::exec::ctx::{Ctx, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::exec::warp::{WARP, Warp, lanes};
+use crate::memory::Access;
 use ptxc_backend::isa::RZ;
 
 type R = Result<(), SimError>;
@@ -56,7 +57,7 @@ pub fn size_of(code: u8) -> (usize, bool) {
         2 => (2, false),
         3 => (2, true),
         5 => (8, false),
-        6 => (16, false),
+        6 | 7 => (16, false),
         _ => (4, false),
     }
 }
@@ -142,10 +143,27 @@ fn locate(
     }
 }
 
+/// Turns a global access result into `Some` (noting stray accesses) or `None` (a fault).
+fn global_result(ctx: &mut Ctx, w: &Warp, d: &Decoded, lane: usize, addr: u64, how: Access) -> Option<()> {
+    match how {
+        Access::Ok => Some(()),
+        Access::Stray => {
+            let at = ctx.at(w, lane, d.pc);
+            ctx.stats
+                .stray(|| format!("{at}: access at {addr:#x} past the end of its allocation"));
+            Some(())
+        }
+        Access::Fault => None,
+    }
+}
+
 /// Reads `out.len()` bytes at a location.
-fn read_loc(ctx: &mut Ctx, w: &mut Warp, loc: &Loc, out: &mut [u8]) -> Option<()> {
+fn read_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, out: &mut [u8]) -> Option<()> {
     match *loc {
-        Loc::Global(a) => ctx.global.read(a, out),
+        Loc::Global(a) => {
+            let how = ctx.global.read(a, out);
+            global_result(ctx, w, d, lane, a, how)
+        }
         Loc::Shared(a) => {
             out.copy_from_slice(ctx.cta.shared.get(a..a + out.len())?);
             Some(())
@@ -162,9 +180,12 @@ fn read_loc(ctx: &mut Ctx, w: &mut Warp, loc: &Loc, out: &mut [u8]) -> Option<()
 }
 
 /// Writes bytes at a location.
-fn write_loc(ctx: &mut Ctx, w: &mut Warp, loc: &Loc, data: &[u8]) -> Option<()> {
+fn write_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, data: &[u8]) -> Option<()> {
     match *loc {
-        Loc::Global(a) => ctx.global.write(a, data),
+        Loc::Global(a) => {
+            let how = ctx.global.write(a, data);
+            global_result(ctx, w, d, lane, a, how)
+        }
         Loc::Shared(a) => {
             ctx.cta.shared.get_mut(a..a + data.len())?.copy_from_slice(data);
             Some(())
@@ -190,7 +211,7 @@ pub fn read_bytes(
     out: &mut [u8],
 ) -> Result<(), SimError> {
     let loc = locate(ctx, w, d, space, lane, addr, out.len())?;
-    read_loc(ctx, w, &loc, out).ok_or_else(|| SimError::OutOfBounds {
+    read_loc(ctx, w, d, lane, &loc, out).ok_or_else(|| SimError::OutOfBounds {
         at: ctx.at(w, lane, d.pc),
         space: space.name(),
         addr,
@@ -201,7 +222,7 @@ pub fn read_bytes(
 /// Writes bytes for `lane` at `addr` in `space`.
 pub fn write_bytes(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, space: Space, lane: usize, addr: u64, data: &[u8]) -> R {
     let loc = locate(ctx, w, d, space, lane, addr, data.len())?;
-    write_loc(ctx, w, &loc, data).ok_or_else(|| SimError::OutOfBounds {
+    write_loc(ctx, w, d, lane, &loc, data).ok_or_else(|| SimError::OutOfBounds {
         at: ctx.at(w, lane, d.pc),
         space: space.name(),
         addr,
@@ -341,15 +362,9 @@ pub fn ldsm(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
     let Some(a) = d.addr else {
         return super::unsupported(ctx, w, d, group, exec);
     };
-    let text = d.inst.as_ref().map(crate::decoded::spellings).unwrap_or_default();
-    let count = if text.contains(".4") {
-        4
-    } else if text.contains(".2") {
-        2
-    } else {
-        1
-    };
-    let transposed = text.contains("MT88");
+    // `count`: 0 = one matrix, 1 = .2, 2 = .4; `shape` 1 = .MT88 (transposed).
+    let count = 1usize << d.m.count.min(2);
+    let transposed = d.m.op == 1;
     let mut rows = [[0u32; WARP]; 4];
     for (m, row_out) in rows.iter_mut().enumerate().take(count) {
         // The 8 rows of matrix m, each 8 halves.
@@ -380,23 +395,21 @@ pub fn ldsm(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
 }
 
 /// QSPC: whether generic addresses fall in the queried window (`.S` shared, `.L` local,
-/// `.G` global).
+/// `.G` global), into the predicate destination.
 pub fn qspc(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let Some(a) = d.addr else {
         return Ok(());
     };
-    let text = d.inst.as_ref().map(crate::decoded::spellings).unwrap_or_default();
     let mut r = 0u32;
     for l in lanes(exec) {
         let addr = address_of(w, &a, l);
         let shared = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr);
         let local = (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr);
-        let hit = if text.contains(".S") {
-            shared
-        } else if text.contains(".L") {
-            local
-        } else {
-            !shared && !local
+        // `space`: 0 = .G, 1 = .L, 2 = .S.
+        let hit = match d.m.op {
+            2 => shared,
+            1 => local,
+            _ => !shared && !local,
         };
         r |= (hit as u32) << l;
     }

@@ -9,7 +9,8 @@ use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
-use crate::fp;
+use crate::fp::{self, Rnd};
+use crate::softfloat::{self as sf, F16, F32};
 
 /// MUFU function codes (the `func` modifier).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +83,21 @@ pub fn mufu(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> Resu
             if d.b.neg { 0x8000_0000 } else { 0 },
         );
         raw.map(|v| eval64h(code, (v & and) ^ xor))
+    } else if d.m.flag {
+        // MUFU.F16: a half source (`.H1` selects the high half), a half result.
+        let raw = ctx.row(w, &d.b);
+        raw.map(|v| {
+            let mut h = (v >> (16 * (d.b.swizzle as u32 & 1))) as u64 & 0xffff;
+            if d.b.abs {
+                h &= 0x7fff;
+            }
+            if d.b.neg {
+                h ^= 0x8000;
+            }
+            let x = f32::from_bits(sf::convert(h, F16, F32, Rnd::Rn, false) as u32);
+            let r = eval32(code, x).to_bits() as u64;
+            sf::convert(r, F32, F16, Rnd::Rn, false) as u32
+        })
     } else {
         super::float::frow(ctx, w, &d.b).map(|x| eval32(code, x).to_bits())
     };
