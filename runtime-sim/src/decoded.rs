@@ -628,8 +628,11 @@ impl Decoded {
             Some(Value::Imm(v)) => v,
             _ => 0,
         };
+        // Relative targets count from the next instruction; absolute ones (CALL.ABS) are
+        // code offsets.
         let target = inst.get(Role::Target).and_then(|o| match o.value {
             Value::Rel(off) => u32::try_from(pc as i64 + 16 + off).ok(),
+            Value::Imm(abs) => u32::try_from(abs).ok(),
             _ => None,
         });
         let special = inst

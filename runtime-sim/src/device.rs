@@ -61,6 +61,32 @@ impl Device {
         Module::load(cubin, &mut self.memory)
     }
 
+    /// Sets the initial bytes of module variable `name` (`cudaMemcpyToSymbol`): its global
+    /// memory, and constant bank 3 for `__constant__` variables.
+    pub fn write_symbol(&mut self, module: &mut Module, name: &str, bytes: &[u8]) -> Result<(), SimError> {
+        let g = module
+            .global(name)
+            .ok_or_else(|| SimError::Memory(format!("the module has no variable named `{name}`")))?
+            .clone();
+        if bytes.len() as u64 > g.size {
+            return Err(SimError::Memory(format!(
+                "{} bytes do not fit in `{name}` ({} bytes)",
+                bytes.len(),
+                g.size
+            )));
+        }
+        self.memory.copy_in(g.addr, bytes)?;
+        if let Some(off) = g.const_offset {
+            let o = off as usize;
+            let bank = &mut module.const_bank3;
+            if bank.len() < o + bytes.len() {
+                bank.resize(o + bytes.len(), 0);
+            }
+            bank[o..o + bytes.len()].copy_from_slice(bytes);
+        }
+        Ok(())
+    }
+
     /// Launches `kernel` of `module` on the timed engine with the parameter block `params`
     /// (laid out as the kernel's parameters: natural alignment, in order).
     pub fn launch(
@@ -91,7 +117,7 @@ impl Device {
                 params.len()
             )));
         }
-        let mut banks = vec![exec::bank0(k, dims, params)];
+        let mut banks = vec![exec::bank0(k, dims, params, self.config.sms)];
         banks.resize(5, Vec::new());
         banks[2] = k.const_bank2.clone();
         banks[3] = module.const_bank3.clone();

@@ -36,8 +36,9 @@ pub struct Kernel {
     pub local_bytes: u32,
     /// `.nv.constant2.<name>`.
     pub const_bank2: Vec<u8>,
-    /// The kernel has global or generic atomics (CTAs may communicate through memory).
-    pub global_atomics: bool,
+    /// CTAs may communicate through global memory: the kernel has global or generic
+    /// atomics, GPU- or system-scope fences, or strong (volatile) global accesses.
+    pub communicates: bool,
 }
 
 /// A loaded module.
@@ -49,8 +50,21 @@ pub struct Module {
     pub const_bank3: Vec<u8>,
     /// Constant bank 4 (addresses of globals).
     pub const_bank4: Vec<u8>,
-    /// Module variables: name, device address, size.
-    pub globals: Vec<(String, u64, u64)>,
+    /// Module variables.
+    pub globals: Vec<GlobalSymbol>,
+}
+
+/// A module variable placed in device memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalSymbol {
+    /// Name.
+    pub name: String,
+    /// Device address.
+    pub addr: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Offset in constant bank 3 for `.const` variables.
+    pub const_offset: Option<u64>,
 }
 
 /// Device addresses of the module's symbols.
@@ -68,7 +82,7 @@ impl Symbols {
 }
 
 /// Places the module's `.global` and `.const` variables in global memory.
-fn place_globals(m: &CubinModule, mem: &mut GlobalMemory) -> (Symbols, Vec<(String, u64, u64)>, [u64; 3]) {
+fn place_globals(m: &CubinModule, mem: &mut GlobalMemory) -> (Symbols, Vec<GlobalSymbol>, [u64; 3]) {
     let extent = |space: GlobalSpace, init: bool| {
         m.globals
             .iter()
@@ -96,7 +110,12 @@ fn place_globals(m: &CubinModule, mem: &mut GlobalMemory) -> (Symbols, Vec<(Stri
             let _ = mem.write(addr, data);
         }
         addrs.insert(g.name.clone(), addr);
-        globals.push((g.name.clone(), addr, g.size));
+        globals.push(GlobalSymbol {
+            name: g.name.clone(),
+            addr,
+            size: g.size,
+            const_offset: (g.space == GlobalSpace::Const).then_some(g.offset),
+        });
     }
     addrs.insert(".nv.global.init".into(), init_base);
     addrs.insert(".nv.global".into(), zero_base);
@@ -196,6 +215,18 @@ fn decode_code(code: &[u8]) -> Vec<Decoded> {
         .collect()
 }
 
+/// Whether an instruction suggests CTAs talking to each other through global memory.
+fn communicates(d: &Decoded) -> bool {
+    let Some(inst) = &d.inst else { return false };
+    let scope_wide = || inst.mod_value("scope").is_none_or(|s| s >= 2);
+    match d.op {
+        Op::Atomg | Op::AtomgCas | Op::Red | Op::Atom | Op::AtomCas => true,
+        Op::Membar => scope_wide(),
+        Op::Ldg | Op::Stg | Op::Ld | Op::St => inst.mod_value("sem").is_some_and(|s| s >= 2) && scope_wide(),
+        _ => false,
+    }
+}
+
 impl Module {
     /// Reads and decodes a cubin, placing its variables in `mem`.
     pub fn load(bytes: &[u8], mem: &mut GlobalMemory) -> Result<Module, SimError> {
@@ -234,11 +265,7 @@ impl Module {
             let mut params: Vec<(u32, u32, u32)> = k.params.iter().map(|p| (p.ordinal, p.offset, p.size)).collect();
             params.sort();
             let used = insts.iter().map(|d| d.regs_used as usize).max().unwrap_or(0);
-            let global_atomics = insts.iter().any(|d| {
-                matches!(d.op, Op::Atomg | Op::AtomgCas | Op::Red)
-                    || d.inst.as_ref().is_some_and(|i| i.desc().mnemonic.starts_with("ATOM."))
-                    || d.inst.as_ref().is_some_and(|i| i.desc().mnemonic == "ATOM")
-            });
+            let communicates = insts.iter().any(communicates);
             let local_bytes = (k.frame_size + STACK_BYTES).next_multiple_of(16);
             kernels.push(Kernel {
                 name: k.name.clone(),
@@ -251,7 +278,7 @@ impl Module {
                 local_size: k.frame_size,
                 local_bytes,
                 const_bank2: k.const_bank2.clone(),
-                global_atomics,
+                communicates,
             });
         }
         Ok(Module {
@@ -270,8 +297,8 @@ impl Module {
             .ok_or_else(|| SimError::NoKernel(name.to_string()))
     }
 
-    /// The device address and size of module variable `name`.
-    pub fn global(&self, name: &str) -> Option<(u64, u64)> {
-        self.globals.iter().find(|(n, _, _)| n == name).map(|&(_, a, s)| (a, s))
+    /// Module variable `name`.
+    pub fn global(&self, name: &str) -> Option<&GlobalSymbol> {
+        self.globals.iter().find(|g| g.name == name)
     }
 }

@@ -126,6 +126,7 @@ impl Case {
             dynamic_shared_bytes: 1024,
             params,
             buffers,
+            symbols: BTreeMap::new(),
         }
     }
 

@@ -41,8 +41,12 @@ pub struct LaunchDims {
     pub dynamic_shared: u32,
 }
 
-/// Builds constant bank 0 as the driver does: ntid, nctaid, windows, stack, parameters at 0x160.
-pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8]) -> Vec<u8> {
+/// Byte offset of `%nsmid` (the number of SMs) in constant bank 0.
+pub const NSMID_OFFSET: usize = 0x10c;
+
+/// Builds constant bank 0 as the driver does: ntid, nctaid, the shared and local windows,
+/// the stack size, dynamic shared memory, `%nsmid`, parameters at 0x160.
+pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32) -> Vec<u8> {
     let mut b = vec![0u8; 0x160 + kernel.param_size.max(params.len() as u32) as usize];
     let mut put = |off: usize, v: u32| b[off..off + 4].copy_from_slice(&v.to_le_bytes());
     for i in 0..3 {
@@ -55,6 +59,7 @@ pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8]) -> Vec<u8> {
     put(0x24, (LOCAL_WINDOW >> 32) as u32);
     put(0x28, kernel.local_bytes);
     put(0x2c, dims.dynamic_shared);
+    put(NSMID_OFFSET, sms);
     b[0x160..0x160 + params.len()].copy_from_slice(params);
     b
 }
@@ -152,10 +157,15 @@ where
     }
 }
 
-/// Whether a launch may run its groups in parallel.
+/// Whether a launch may run its groups in parallel: its CTAs do not communicate through
+/// global memory.
 pub fn parallel_ok(kernel: &Kernel, ctas: usize) -> bool {
-    !kernel.global_atomics && ctas > 1
+    !kernel.communicates && ctas > 1
 }
+
+/// Instructions a warp runs per turn when CTAs communicate (spin loops see other CTAs'
+/// writes soon).
+const SHARED_SLICE: usize = 64;
 
 /// Runs `kernel` over the whole grid.
 pub fn run(
@@ -169,20 +179,152 @@ pub fn run(
     check_dims(dims)?;
     stats.engine = "functional".into();
     let all = ctas(dims);
-    let parallel = parallel_ok(kernel, all.len());
-    let groups = if parallel {
-        (config.sms.max(1) as usize).min(all.len())
-    } else {
-        1
-    };
-    run_groups(global, groups, parallel, stats, |g, view, s| {
+    if !parallel_ok(kernel, all.len()) {
+        // CTAs that communicate run side by side, as many as the device holds at once.
+        let window = config.sms.max(1) as usize * crate::timed::occupancy(kernel, dims, config)?;
+        return run_side_by_side(kernel, consts, global, dims, &all, window, config, stats);
+    }
+    let groups = (config.sms.max(1) as usize).min(all.len());
+    run_groups(global, groups, true, stats, |g, view, s| {
         for (i, &ctaid) in all.iter().enumerate() {
             if i % groups == g {
-                run_cta(kernel, consts, view, dims, ctaid, g as u32, config, s)?;
+                let mut cta = CtaRun::new(kernel, dims, ctaid, g as u32, s);
+                while !cta.finished() {
+                    if !cta.round(kernel, consts, view, config, s, SLICE)? {
+                        return Err(deadlock(kernel, &cta.cta, cta.warps.iter()));
+                    }
+                }
+                cta.finish(s);
             }
         }
         Ok(())
     })
+}
+
+/// Runs up to `window` CTAs at once, a few instructions per warp in turn, on the memory
+/// itself.
+#[allow(clippy::too_many_arguments)]
+fn run_side_by_side(
+    kernel: &Kernel,
+    consts: &ConstBanks,
+    global: &mut GlobalMemory,
+    dims: &LaunchDims,
+    all: &[[u32; 3]],
+    window: usize,
+    config: &Config,
+    stats: &mut Stats,
+) -> Result<(), SimError> {
+    let mut view = GlobalView::direct(global);
+    let mut next = 0;
+    let mut resident: Vec<CtaRun> = Vec::new();
+    let sms = config.sms.max(1) as usize;
+    loop {
+        while resident.len() < window.max(1) && next < all.len() {
+            resident.push(CtaRun::new(kernel, dims, all[next], (next % sms) as u32, stats));
+            next += 1;
+        }
+        if resident.is_empty() {
+            return Ok(());
+        }
+        let mut progress = false;
+        for cta in resident.iter_mut() {
+            progress |= cta.round(kernel, consts, &mut view, config, stats, SHARED_SLICE)?;
+        }
+        if !progress {
+            let cta = &resident[0];
+            return Err(deadlock(kernel, &cta.cta, cta.warps.iter()));
+        }
+        resident.retain_mut(|cta| {
+            let done = cta.finished();
+            if done {
+                cta.finish(stats);
+            }
+            !done
+        });
+    }
+}
+
+/// One CTA in the functional engine: its shared state, warps and their timelines.
+struct CtaRun {
+    cta: CtaShared,
+    warps: Vec<Warp>,
+    timers: Vec<Timer>,
+}
+
+impl CtaRun {
+    fn new(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32, stats: &mut Stats) -> CtaRun {
+        let (cta, warps) = new_cta(kernel, dims, ctaid, sm);
+        stats.ctas += 1;
+        stats.warps += warps.len() as u64;
+        let timers = vec![Timer::default(); warps.len()];
+        CtaRun { cta, warps, timers }
+    }
+
+    fn finished(&self) -> bool {
+        self.warps.iter().all(|w| w.alive == 0)
+    }
+
+    /// Accounts the CTA's issue timelines as cycles.
+    fn finish(&self, stats: &mut Stats) {
+        let longest = self.timers.iter().map(|t| t.now()).max().unwrap_or(0);
+        stats.cycles = stats.cycles.max(longest.max(0) as u64);
+    }
+
+    /// Lets every warp run up to `slice` instructions (stopping at a CTA barrier); returns
+    /// whether any instruction ran.
+    fn round(
+        &mut self,
+        kernel: &Kernel,
+        consts: &ConstBanks,
+        global: &mut GlobalView,
+        config: &Config,
+        stats: &mut Stats,
+        slice: usize,
+    ) -> Result<bool, SimError> {
+        let mut progress = false;
+        for wi in 0..self.warps.len() {
+            for _ in 0..slice {
+                let w = &mut self.warps[wi];
+                let Some((pc, group)) = w.next_group() else {
+                    break;
+                };
+                let d = fetch(kernel, &self.cta, w, pc, group)?;
+                let timer = &mut self.timers[wi];
+                let t = timer.ready(d, timer.now());
+                let latency = result_latency(d.op, d.timing.pipe);
+                let exec = w.pred_mask(d.guard, group);
+                let hazards = timer.issue(t, d, latency, group, exec);
+                if !hazards.is_empty() {
+                    report_hazards(stats, kernel, &self.cta, w.index, d, &hazards);
+                }
+                let mut ctx = Ctx {
+                    kernel,
+                    consts,
+                    global,
+                    cta: &mut self.cta,
+                    stats,
+                    now: t,
+                };
+                step::execute(&mut ctx, w, d, group, &hazards)?;
+                progress = true;
+                if stats.warp_instructions > config.instruction_limit {
+                    let lane = group.trailing_zeros() as usize;
+                    return Err(SimError::Limit {
+                        at: location(kernel, &self.cta, &self.warps[wi], lane, pc),
+                        limit: config.instruction_limit,
+                    });
+                }
+                if matches!(d.op, Op::Bar | Op::Exit) {
+                    let mut all: Vec<&mut Warp> = self.warps.iter_mut().collect();
+                    semantics::release_barriers(&mut self.cta, &mut all, kernel);
+                    if d.op == Op::Bar {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(progress)
+    }
 }
 
 /// A fresh CTA: its shared state and warps.
@@ -235,79 +377,6 @@ pub fn report_hazards(stats: &mut Stats, kernel: &Kernel, cta: &CtaShared, warp:
             what: format!("{} ({})", h.describe(), d.text()),
         });
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_cta(
-    kernel: &Kernel,
-    consts: &ConstBanks,
-    global: &mut GlobalView,
-    dims: &LaunchDims,
-    ctaid: [u32; 3],
-    sm: u32,
-    config: &Config,
-    stats: &mut Stats,
-) -> Result<(), SimError> {
-    let (mut cta, mut warps) = new_cta(kernel, dims, ctaid, sm);
-    let mut timers: Vec<Timer> = vec![Timer::default(); warps.len()];
-    stats.ctas += 1;
-    stats.warps += warps.len() as u64;
-    loop {
-        let mut progress = false;
-        for wi in 0..warps.len() {
-            let mut synced = false;
-            for _ in 0..SLICE {
-                let w = &mut warps[wi];
-                let Some((pc, group)) = w.next_group() else {
-                    break;
-                };
-                let d = fetch(kernel, &cta, w, pc, group)?;
-                let timer = &mut timers[wi];
-                let t = timer.ready(d, timer.now());
-                let latency = result_latency(d.op, d.timing.pipe);
-                let hazards = timer.issue(t, d, latency);
-                if !hazards.is_empty() {
-                    report_hazards(stats, kernel, &cta, w.index, d, &hazards);
-                }
-                let mut ctx = Ctx {
-                    kernel,
-                    consts,
-                    global,
-                    cta: &mut cta,
-                    stats,
-                    now: t,
-                };
-                step::execute(&mut ctx, w, d, group, &hazards)?;
-                progress = true;
-                if stats.warp_instructions > config.instruction_limit {
-                    let lane = group.trailing_zeros() as usize;
-                    return Err(SimError::Limit {
-                        at: location(kernel, &cta, &warps[wi], lane, pc),
-                        limit: config.instruction_limit,
-                    });
-                }
-                if matches!(d.op, Op::Bar | Op::Exit) {
-                    let mut all: Vec<&mut Warp> = warps.iter_mut().collect();
-                    if semantics::release_barriers(&mut cta, &mut all, kernel) {
-                        synced = true;
-                    }
-                    if d.op == Op::Bar {
-                        break;
-                    }
-                }
-            }
-            let _ = synced;
-        }
-        if warps.iter().all(|w| w.alive == 0) {
-            break;
-        }
-        if !progress {
-            return Err(deadlock(kernel, &cta, warps.iter()));
-        }
-    }
-    let longest = timers.iter().map(|t| t.now()).max().unwrap_or(0);
-    stats.cycles = stats.cycles.max(longest.max(0) as u64);
-    Ok(())
 }
 
 /// The error for a CTA whose live warps are all blocked.

@@ -110,19 +110,26 @@ struct VarWrite {
     issue: i64,
     release: i64,
     pipe: u8,
+    /// The lanes it writes.
+    lanes: u32,
 }
 
-/// The timing state of one register or predicate.
+/// The timing state of one register or predicate. Every event remembers the lanes it
+/// concerns: lanes on different sides of a branch touch different parts of a register, so
+/// a write on one path and a read on the other are no hazard.
 #[derive(Clone, Copy, Debug)]
 struct RegTime {
     write_t: i64,
     write_cat: LatCat,
     write_predicated: bool,
+    write_lanes: u32,
     var: Option<VarWrite>,
     late_sb: u8,
     late_release: i64,
+    late_lanes: u32,
     read_t: i64,
     read_cat: LatCat,
+    read_lanes: u32,
 }
 
 impl Default for RegTime {
@@ -131,11 +138,14 @@ impl Default for RegTime {
             write_t: NEVER,
             write_cat: LatCat::Alu,
             write_predicated: false,
+            write_lanes: 0,
             var: None,
             late_sb: NO_SB,
             late_release: NEVER,
+            late_lanes: 0,
             read_t: NEVER,
             read_cat: LatCat::Alu,
+            read_lanes: 0,
         }
     }
 }
@@ -318,22 +328,24 @@ impl Timer {
         t
     }
 
-    /// Issues `d` at cycle `t` (which must be at or after [`Timer::ready`]); a
-    /// variable-latency result completes `latency` cycles later. Returns the hazards.
-    pub fn issue(&mut self, t: i64, d: &Decoded, latency: i64) -> Hazards {
+    /// Issues `d` at cycle `t` (which must be at or after [`Timer::ready`]) for the lanes
+    /// of `group`, of which `exec` pass the guard; a variable-latency result completes
+    /// `latency` cycles later. Returns the hazards.
+    pub fn issue(&mut self, t: i64, d: &Decoded, latency: i64, group: u32, exec: u32) -> Hazards {
         self.complete_waits(d, t);
         let mut hazards = Hazards::new();
         for a in &d.accesses.reads {
-            if let Some(h) = self.check_read(a, t) {
+            let lanes = if a.guard { group } else { exec };
+            if let Some(h) = self.check_read(a, t, lanes) {
                 hazards.push(h);
             }
         }
         for a in &d.accesses.writes {
-            if let Some(h) = self.check_write(a, t) {
+            if let Some(h) = self.check_write(a, t, exec) {
                 hazards.push(h);
             }
         }
-        self.record(d, t, latency);
+        self.record(d, t, latency, group, exec);
         self.next = t + d.ctrl.stall as i64;
         hazards
     }
@@ -368,9 +380,10 @@ impl Timer {
         }
     }
 
-    fn check_read(&mut self, a: &Access, t: i64) -> Option<HazardAt> {
+    fn check_read(&mut self, a: &Access, t: i64, lanes: u32) -> Option<HazardAt> {
         let s = *self.state(a.reg);
         if let Some(v) = s.var
+            && v.lanes & lanes != 0
             && !self.var_waited(&v)
         {
             return Some(HazardAt {
@@ -379,7 +392,7 @@ impl Timer {
                 sees_old_value: t < v.release,
             });
         }
-        if s.write_t > NEVER {
+        if s.write_t > NEVER && s.write_lanes & lanes != 0 {
             let need = match a.reg {
                 Reg::R(_) => raw(s.write_cat, a.cat),
                 Reg::P(_) => pred_raw(s.write_cat, a.cat, a.guard),
@@ -398,7 +411,7 @@ impl Timer {
         None
     }
 
-    fn check_write(&mut self, a: &Access, t: i64) -> Option<HazardAt> {
+    fn check_write(&mut self, a: &Access, t: i64, lanes: u32) -> Option<HazardAt> {
         let s = *self.state(a.reg);
         let hazard = |kind| {
             Some(HazardAt {
@@ -408,12 +421,13 @@ impl Timer {
             })
         };
         if let Some(v) = s.var
+            && v.lanes & lanes != 0
             && !self.var_waited(&v)
             && t < v.release
         {
             return hazard(HazardKind::WriteOverPending { sb: v.sb });
         }
-        if s.write_t > NEVER {
+        if s.write_t > NEVER && s.write_lanes & lanes != 0 {
             let need = match a.reg {
                 Reg::R(_) => waw(s.write_cat, a.cat, s.write_predicated),
                 Reg::P(_) => pred_waw(s.write_cat, a.cat, s.write_predicated),
@@ -425,10 +439,10 @@ impl Timer {
                 });
             }
         }
-        if t < s.late_release {
+        if t < s.late_release && s.late_lanes & lanes != 0 {
             return hazard(HazardKind::WriteBeforeLateRead { sb: s.late_sb });
         }
-        if s.read_t > NEVER {
+        if s.read_t > NEVER && s.read_lanes & lanes != 0 {
             let need = match a.reg {
                 Reg::R(_) => war(s.read_cat, a.cat),
                 Reg::P(_) => pred_war(s.read_cat, a.cat),
@@ -443,13 +457,14 @@ impl Timer {
         None
     }
 
-    fn record(&mut self, d: &Decoded, t: i64, latency: i64) {
+    fn record(&mut self, d: &Decoded, t: i64, latency: i64, group: u32, exec: u32) {
         let timing = d.timing;
         let predicated = d.guard.idx != ptxc_backend::isa::PT;
         for a in &d.accesses.reads {
             let s = self.state(a.reg);
             s.read_t = t;
             s.read_cat = a.cat;
+            s.read_lanes = if a.guard { group } else { exec };
         }
         if timing.reads_late {
             let release = t + LATE_READ;
@@ -458,6 +473,7 @@ impl Timer {
                 let s = self.state(a.reg);
                 s.late_sb = sb;
                 s.late_release = release;
+                s.late_lanes = exec;
             }
             if (sb as usize) < 6 {
                 // Read releases say nothing about results: no pipe.
@@ -477,12 +493,16 @@ impl Timer {
             let pipe = pipe_index(timing.pipe);
             for a in &d.accesses.writes {
                 let s = self.state(a.reg);
-                s.write_t = NEVER;
+                s.write_lanes &= !exec;
+                if s.write_lanes == 0 {
+                    s.write_t = NEVER;
+                }
                 s.var = Some(VarWrite {
                     sb,
                     issue: t,
                     release,
                     pipe,
+                    lanes: exec,
                 });
             }
             if (sb as usize) < 6 {
@@ -498,10 +518,16 @@ impl Timer {
         } else {
             for a in &d.accesses.writes {
                 let s = self.state(a.reg);
-                s.var = None;
+                if let Some(v) = &mut s.var {
+                    v.lanes &= !exec;
+                    if v.lanes == 0 {
+                        s.var = None;
+                    }
+                }
                 s.write_t = t;
                 s.write_cat = a.cat;
                 s.write_predicated = predicated;
+                s.write_lanes = exec;
             }
         }
     }

@@ -12,10 +12,9 @@ pub mod trace;
 use crate::config::Config;
 use crate::error::SimError;
 use crate::exec::{ConstBanks, LaunchDims, check_dims, ctas, parallel_ok, run_groups};
-use crate::memory::GlobalMemory;
+use crate::memory::{GlobalMemory, GlobalView};
 use crate::module::Kernel;
 use crate::stats::Stats;
-use memory::Caches;
 use sm::SmRun;
 use trace::Trace;
 
@@ -53,6 +52,9 @@ pub fn occupancy(kernel: &Kernel, dims: &LaunchDims, config: &Config) -> Result<
     Ok(n as usize)
 }
 
+/// Cycles each SM runs before the next one takes its turn when CTAs communicate.
+const QUANTUM: i64 = 32;
+
 /// Runs `kernel` over the grid on every SM; `trace` collects a timeline if given.
 pub fn run(
     kernel: &Kernel,
@@ -68,39 +70,42 @@ pub fn run(
     let all = ctas(dims);
     stats.engine = "timed".into();
     let sms = (config.sms.max(1) as usize).min(all.len());
-    let parallel = parallel_ok(kernel, all.len());
     let tracing = trace.is_some();
-    let traces = std::sync::Mutex::new(vec![Vec::new(); sms]);
-    let result = run_groups(global, sms, parallel, stats, |sm, view, s| {
+    let new_sm = |sm: usize| {
         let mine: Vec<[u32; 3]> = all.iter().skip(sm).step_by(sms).copied().collect();
-        let mut run = SmRun {
-            index: sm as u32,
-            kernel,
-            consts,
-            config,
-            dims,
-            global: view,
-            caches: Caches::new(&config.memory, config.sms),
-            stats: Stats::default(),
-            trace: tracing.then(Vec::new),
-            trace_limit: trace::MAX_EVENTS / sms,
-        };
-        let finish = run.run(&mine, max_resident);
-        *s = std::mem::take(&mut run.stats);
-        s.cycles = finish.as_ref().map_or(0, |&f| f.max(0) as u64);
+        let trace = tracing.then(|| (Vec::new(), trace::MAX_EVENTS / sms));
+        SmRun::new(sm as u32, kernel, consts, config, dims, mine, max_resident, trace)
+    };
+    let finish = |run: SmRun, s: &mut Stats, events: &mut Vec<trace::Event>| {
+        let cycles = run.t_finished().max(0) as u64;
+        *s = run.stats;
+        s.cycles = cycles;
         s.sms_used = 1;
-        if let Some(events) = run.trace
-            && let Ok(mut t) = traces.lock()
-        {
-            t[sm] = events;
+        if let Some(e) = run.trace {
+            *events = e;
         }
-        finish.map(|_| ())
-    });
-    if let Some(trace) = trace {
-        for events in traces.into_inner().unwrap_or_default() {
-            for e in events {
-                trace.push(e);
+    };
+    let mut traces: Vec<Vec<trace::Event>> = vec![Vec::new(); sms];
+    let result = if parallel_ok(kernel, all.len()) {
+        let collected = std::sync::Mutex::new(vec![Vec::new(); sms]);
+        let r = run_groups(global, sms, true, stats, |sm, view, s| {
+            let mut run = new_sm(sm);
+            let r = run.run_until(view, i64::MAX);
+            let mut events = Vec::new();
+            finish(run, s, &mut events);
+            if let Ok(mut c) = collected.lock() {
+                c[sm] = events;
             }
+            r
+        });
+        traces = collected.into_inner().unwrap_or_default();
+        r
+    } else {
+        run_interleaved(global, sms, &new_sm, stats, &mut traces, &finish)
+    };
+    if let Some(trace) = trace {
+        for e in traces.into_iter().flatten() {
+            trace.push(e);
         }
     }
     stats.ipc = if stats.cycles > 0 {
@@ -108,5 +113,37 @@ pub fn run(
     } else {
         0.0
     };
+    result
+}
+
+/// CTAs that communicate through global memory (atomics, fences, volatile accesses): every
+/// SM advances [`QUANTUM`] cycles in turn on the shared memory, so that one SM's writes are
+/// seen by the others about when they would be on hardware.
+fn run_interleaved<'a>(
+    global: &mut GlobalMemory,
+    sms: usize,
+    new_sm: &dyn Fn(usize) -> SmRun<'a>,
+    stats: &mut Stats,
+    traces: &mut [Vec<trace::Event>],
+    finish: &dyn Fn(SmRun<'a>, &mut Stats, &mut Vec<trace::Event>),
+) -> Result<(), SimError> {
+    let mut runs: Vec<SmRun> = (0..sms).map(new_sm).collect();
+    let mut view = GlobalView::direct(global);
+    let mut until = 0;
+    let mut result = Ok(());
+    'outer: while runs.iter().any(|r| !r.done()) {
+        until += QUANTUM;
+        for r in runs.iter_mut().filter(|r| !r.done()) {
+            if let Err(e) = r.run_until(&mut view, until) {
+                result = Err(e);
+                break 'outer;
+            }
+        }
+    }
+    for (sm, run) in runs.into_iter().enumerate() {
+        let mut s = Stats::default();
+        finish(run, &mut s, &mut traces[sm]);
+        stats.merge(s);
+    }
     result
 }

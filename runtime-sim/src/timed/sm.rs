@@ -66,8 +66,9 @@ struct Smsp {
     slots: Vec<usize>,
 }
 
-/// Everything one SM needs for a launch.
-pub struct SmRun<'a, 'm> {
+/// One SM's part of a launch: its CTAs, its caches, its statistics and its state, run
+/// until it finishes or, when SMs communicate, one time slice at a time.
+pub struct SmRun<'a> {
     /// SM index.
     pub index: u32,
     /// The kernel.
@@ -78,8 +79,6 @@ pub struct SmRun<'a, 'm> {
     pub config: &'a Config,
     /// Launch dimensions.
     pub dims: &'a LaunchDims,
-    /// Global memory.
-    pub global: &'a mut GlobalView<'m>,
     /// This SM's caches.
     pub caches: Caches,
     /// Statistics.
@@ -88,6 +87,14 @@ pub struct SmRun<'a, 'm> {
     pub trace: Option<Vec<Event>>,
     /// Events kept at most.
     pub trace_limit: usize,
+    /// CTAs still to launch, in order.
+    queue: std::collections::VecDeque<[u32; 3]>,
+    /// Resident CTAs and warps.
+    st: State,
+    /// The current cycle.
+    t: i64,
+    /// All CTAs have finished (at cycle `t`).
+    done: bool,
 }
 
 /// The SM's dynamic state.
@@ -98,43 +105,100 @@ struct State {
     launched: u64,
 }
 
-impl SmRun<'_, '_> {
-    /// Runs the CTAs `ctas` (in order) with at most `max_resident` at once; returns the
-    /// cycle the SM finished.
-    pub fn run(&mut self, ctas: &[[u32; 3]], max_resident: usize) -> Result<i64, SimError> {
-        let warps_per_cta = self.dims.block.iter().product::<u32>().div_ceil(WARP as u32) as usize;
-        let mut st = State {
-            slots: (0..max_resident * warps_per_cta).map(|_| None).collect(),
-            ctas: (0..max_resident).map(|_| None).collect(),
-            smsps: Default::default(),
-            launched: 0,
+impl<'a> SmRun<'a> {
+    /// An SM that will run `ctas` (in order) with at most `max_resident` at once.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        index: u32,
+        kernel: &'a Kernel,
+        consts: &'a ConstBanks,
+        config: &'a Config,
+        dims: &'a LaunchDims,
+        ctas: Vec<[u32; 3]>,
+        max_resident: usize,
+        trace: Option<(Vec<Event>, usize)>,
+    ) -> SmRun<'a> {
+        let warps_per_cta = dims.block.iter().product::<u32>().div_ceil(WARP as u32) as usize;
+        let (trace, trace_limit) = match trace {
+            Some((v, limit)) => (Some(v), limit),
+            None => (None, 0),
         };
-        let mut queue = ctas.iter();
-        let mut t: i64 = 0;
-        loop {
+        SmRun {
+            index,
+            kernel,
+            consts,
+            config,
+            dims,
+            caches: Caches::new(&config.memory, config.sms),
+            stats: Stats::default(),
+            trace,
+            trace_limit,
+            queue: ctas.into(),
+            st: State {
+                slots: (0..max_resident * warps_per_cta).map(|_| None).collect(),
+                ctas: (0..max_resident).map(|_| None).collect(),
+                smsps: Default::default(),
+                launched: 0,
+            },
+            t: 0,
+            done: false,
+        }
+    }
+
+    /// True once every CTA has finished.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    /// The cycle the SM finished (or has reached).
+    pub fn t_finished(&self) -> i64 {
+        self.t
+    }
+
+    /// Runs until every CTA has finished or the cycle reaches `until`.
+    pub fn run_until(&mut self, global: &mut GlobalView, until: i64) -> Result<(), SimError> {
+        let mut st = std::mem::replace(
+            &mut self.st,
+            State {
+                slots: Vec::new(),
+                ctas: Vec::new(),
+                smsps: Default::default(),
+                launched: 0,
+            },
+        );
+        let r = self.cycles(&mut st, global, until);
+        self.st = st;
+        r
+    }
+
+    fn cycles(&mut self, st: &mut State, global: &mut GlobalView, until: i64) -> Result<(), SimError> {
+        while !self.done && self.t < until {
+            let t = self.t;
             // Fill free CTA slots.
             while let Some(free) = st.ctas.iter().position(Option::is_none) {
-                let Some(&ctaid) = queue.next() else { break };
-                self.launch_cta(&mut st, free, ctaid, t);
+                let Some(ctaid) = self.queue.pop_front() else { break };
+                self.launch_cta(st, free, ctaid, t);
             }
             if st.ctas.iter().all(Option::is_none) {
-                return Ok(t);
+                self.done = true;
+                return Ok(());
             }
             let mut issued = false;
             for sp in 0..4 {
-                if let Some(slot) = self.pick(&mut st, sp, t) {
-                    self.issue(&mut st, slot, t)?;
+                if let Some(slot) = self.pick(st, sp, t) {
+                    self.issue(st, global, slot, t)?;
                     issued = true;
                 }
             }
             if issued {
-                t += 1;
+                self.t = t + 1;
                 continue;
             }
-            match self.next_event(&st, t) {
+            match self.next_event(st, t) {
                 Some(n) => {
-                    self.count_waits(&st, t, n);
-                    t = n;
+                    let n = n.min(until.max(t + 1));
+                    self.count_waits(st, t, n);
+                    self.t = n;
                 }
                 None => {
                     let r = st.ctas.iter().flatten().next().expect("a resident CTA");
@@ -143,6 +207,7 @@ impl SmRun<'_, '_> {
                 }
             }
         }
+        Ok(())
     }
 
     fn launch_cta(&mut self, st: &mut State, free: usize, ctaid: [u32; 3], t: i64) {
@@ -282,11 +347,11 @@ impl SmRun<'_, '_> {
     }
 
     /// Issues the next instruction of slot `i` at cycle `t`.
-    fn issue(&mut self, st: &mut State, i: usize, t: i64) -> Result<(), SimError> {
+    fn issue(&mut self, st: &mut State, global: &mut GlobalView, i: usize, t: i64) -> Result<(), SimError> {
         let kernel = self.kernel;
         let mut s = st.slots[i].take().expect("picked slot exists");
         let ci = s.cta;
-        let result = self.issue_slot(st, &mut s, ci, t);
+        let result = self.issue_slot(st, global, &mut s, ci, t);
         let sp = s.smsp;
         let finished_cta = {
             let r = st.ctas[ci].as_ref().expect("resident CTA");
@@ -330,7 +395,14 @@ impl SmRun<'_, '_> {
     }
 
     /// Issues for one slot; returns whether the instruction may have completed a barrier.
-    fn issue_slot(&mut self, st: &mut State, s: &mut Slot, ci: usize, t: i64) -> Result<bool, SimError> {
+    fn issue_slot(
+        &mut self,
+        st: &mut State,
+        global: &mut GlobalView,
+        s: &mut Slot,
+        ci: usize,
+        t: i64,
+    ) -> Result<bool, SimError> {
         let kernel = self.kernel;
         let r = st.ctas[ci].as_mut().expect("resident CTA");
         let (pc, group) = s.warp.next_group().expect("picked warps have a group");
@@ -346,14 +418,14 @@ impl SmRun<'_, '_> {
         stalls.scoreboard += (after_sb - after_yield) as u64;
         let exec_mask = s.warp.pred_mask(d.guard, group);
         let latency = self.latency(d, &s.warp, exec_mask, r.cta.shared.len());
-        let hazards = s.timer.issue(t, d, latency);
+        let hazards = s.timer.issue(t, d, latency, group, exec_mask);
         if !hazards.is_empty() {
             exec::report_hazards(&mut self.stats, kernel, &r.cta, s.warp.index, d, &hazards);
         }
         let mut ctx = Ctx {
             kernel,
             consts: self.consts,
-            global: self.global,
+            global,
             cta: &mut r.cta,
             stats: &mut self.stats,
             now: t,

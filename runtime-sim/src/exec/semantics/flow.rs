@@ -142,19 +142,22 @@ pub fn warpsync(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32)
     Ok(())
 }
 
-/// CALL: jumps to the callee (the return address is set up by the caller in registers).
+/// CALL: jumps to the callee (the return address is set up by the caller in registers);
+/// `CALL.REL R6 `(f)`` calls the address in R6 relative to the encoded function start.
 pub fn call(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     let t = taken(w, d, exec);
-    match (d.target, &d.a.src) {
-        (Some(target), _) => {
+    let register = [&d.a, &d.b]
+        .into_iter()
+        .any(|s| matches!(s.src, Src::Reg(_) | Src::UReg(_)));
+    match d.target {
+        Some(target) if !register => {
             w.jump(t, d.pc, target);
             w.advance(group & !t, d.pc);
         }
-        (None, Src::Reg(_) | Src::UReg(_) | Src::Imm(_)) => {
-            let targets = register_targets(ctx, w, d, 0);
+        base => {
+            let targets = register_targets(ctx, w, d, base.unwrap_or(0));
             jump_each(w, d, group, t, &targets);
         }
-        _ => return super::unsupported(ctx, w, d, group, exec),
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Double precision: DADD, DMUL, DFMA (with rounding modes) and DSETP. Register operands
 //! are pairs; an immediate is the high word of an f64 (its low word is zero).
 
-use super::{set_compare, write_dst64};
+use super::{combine, set_compare, write_dst64};
 use crate::decoded::{Decoded, Src, SrcOp};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
@@ -55,13 +55,50 @@ pub fn dfma(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// DSETP: f64 compare into two predicates.
+/// `DSETP.MIN` / `DSETP.MAX` (compare codes 0 and 15): whether `a` is the minimum
+/// (maximum) of `a` and `b` in the sense of `fmin`/`fmax`: a NaN loses, -0 < +0. ptxas
+/// selects `fmin(a, b)` with it (`DSETP.MIN.AND P3, P4, R2, 1, PT; FSEL ..., P3`).
+pub fn picks_a(max: bool, a: f64, b: f64) -> bool {
+    if b.is_nan() {
+        return true;
+    }
+    if a.is_nan() {
+        return false;
+    }
+    if a == b {
+        // Equal values: -0 is the smaller zero.
+        return a.is_sign_negative() != max || a.is_sign_negative() == b.is_sign_negative();
+    }
+    (a < b) != max
+}
+
+/// DSETP: f64 compare into two predicates (`r` and `!r`, combined with the predicate
+/// source). `.MIN`/`.MAX` instead give "select a" and "both are NaN" (ptxas then makes the
+/// result a quiet NaN: `@P4 LOP3.LUT R15, R14(0x80000), 0x3ff00000, RZ, 0xfc`).
 pub fn dsetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let mut r = 0u32;
+    let (mut r, mut both_nan) = (0u32, 0u32);
     for l in lanes(exec) {
         let (a, b) = (dsrc(ctx, w, &d.a, l), dsrc(ctx, w, &d.b, l));
-        r |= (fp::compare(d.m.cmp, a, b) as u32) << l;
+        let v = match d.m.cmp {
+            0 => picks_a(false, a, b),
+            15 => picks_a(true, a, b),
+            c => fp::compare(c, a, b),
+        };
+        r |= (v as u32) << l;
+        both_nan |= ((a.is_nan() && b.is_nan()) as u32) << l;
     }
-    set_compare(w, d, exec, r);
+    if d.m.cmp == 0 || d.m.cmp == 15 {
+        let p = w.pred_mask(d.ps[0], exec);
+        let (mut p0, mut p1) = (0u32, 0u32);
+        for l in lanes(exec) {
+            let pin = (p >> l) & 1 == 1;
+            p0 |= (combine(d.m.bop, (r >> l) & 1 == 1, pin) as u32) << l;
+            p1 |= (combine(d.m.bop, (both_nan >> l) & 1 == 1, pin) as u32) << l;
+        }
+        w.set_pred(d.pd[0].idx, exec, p0);
+        w.set_pred(d.pd[1].idx, exec, p1);
+    } else {
+        set_compare(w, d, exec, r);
+    }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Packed half precision: HADD2, HMUL2, HFMA2, HSETP2, HSET2, HMNMX2. A 32-bit register
 //! holds two f16 values (H0 in the low half); a source swizzle selects `.H1_H0` (as is),
 //! `.H0_H0`, `.H1_H1` or `.F32` (an f32 operand converted to f16). `.F32` on the
-//! instruction gives one f32 result computed from the low halves.
+//! instruction writes the low lane's f16 result widened to f32 (ptxas folds
+//! `cvt.f32.f16` of a half result into it: `HMUL2.F32 R17, R8.H0_H0, R5.H0_H0`).
 
 use super::{combine, write_dst};
 use crate::decoded::{Decoded, Src, SrcOp};
@@ -79,12 +80,12 @@ fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64,
         }
     };
     let out: [u32; WARP] = std::array::from_fn(|l| {
+        let lane = |i: usize| sat(op(a[l][i] as u64, b[l][i] as u64, c[l][i] as u64, F16, ftz), F16);
         if wide {
-            let up = |h: u16| sf::convert(h as u64, F16, F32, Rnd::Rn, false);
-            sat(op(up(a[l][0]), up(b[l][0]), up(c[l][0]), F32, ftz), F32) as u32
+            // `.F32`: the low lane's f16 result, widened.
+            sf::convert(lane(0), F16, F32, Rnd::Rn, false) as u32
         } else {
-            let lane = |i: usize| sat(op(a[l][i] as u64, b[l][i] as u64, c[l][i] as u64, F16, ftz), F16) as u32;
-            lane(0) | lane(1) << 16
+            lane(0) as u32 | (lane(1) as u32) << 16
         }
     });
     write_dst(w, &d.dst, exec, &out);

@@ -23,6 +23,8 @@ pub fn special_value(ctx: &Ctx, w: &Warp, sr: u8, lane: usize, now: i64) -> u64 
         0x21..=0x23 => tid[(sr - 0x21) as usize] as u64,
         0x25..=0x27 => ctx.cta.ctaid[(sr - 0x25) as usize] as u64,
         0x32 => ctx.cta.shared.len() as u64,
+        // SR_VIRTUALSMID: %smid (%nsmid comes from c[0x0][0x10c]).
+        0x43 => ctx.cta.sm as u64,
         0x38 => 1 << lane,
         0x39 => (1u64 << lane) - 1,
         0x3a => (2u64 << lane) - 1,
