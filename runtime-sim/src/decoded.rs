@@ -514,6 +514,8 @@ pub struct Decoded {
     pub ctrl: Control,
     /// The highest general register touched + 1 (for sizing the register file).
     pub regs_used: u16,
+    /// The memory space of memory instructions.
+    pub space: semantics::Space,
 }
 
 fn src_of(inst: &Inst, role: Role) -> SrcOp {
@@ -680,6 +682,7 @@ impl Decoded {
             special,
             m: Mods::from_inst(&inst),
             regs_used: regs_used(&acc),
+            space: semantics::space_of_mnemonic(form.mnemonic),
             accesses: acc,
             timing,
             ctrl: inst.ctrl,
@@ -725,6 +728,7 @@ impl Decoded {
             },
             ctrl: Control::default(),
             regs_used: 0,
+            space: semantics::Space::Global,
         }
     }
 

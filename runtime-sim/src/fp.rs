@@ -98,7 +98,7 @@ pub fn mul(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
 pub fn fma(a: f32, b: f32, c: f32, mode: Rnd, ftz: bool) -> f32 {
     if mode == Rnd::Rn {
         let (a, b, c) = if ftz { (flush(a), flush(b), flush(c)) } else { (a, b, c) };
-        return post(a.mul_add(b, c), ftz);
+        return post(fma_rn(a, b, c), ftz);
     }
     f32::from_bits(sf::fma(
         a.to_bits() as u64,
@@ -129,9 +129,87 @@ pub fn dmul(a: f64, b: f64, mode: Rnd) -> f64 {
 /// f64 `a * b + c` with one rounding.
 pub fn dfma(a: f64, b: f64, c: f64, mode: Rnd) -> f64 {
     if mode == Rnd::Rn {
-        return canon64(a.mul_add(b, c));
+        return canon64(dfma_rn(a, b, c));
     }
     f64::from_bits(sf::fma(a.to_bits(), b.to_bits(), c.to_bits(), F64, mode, false))
+}
+
+/// `a * b + c` rounded to nearest for 32 lanes, with the CPU's fused multiply-add when it
+/// has one (the portable `mul_add` falls back to a slow software routine).
+#[inline]
+pub fn fma_rows(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], out: &mut [f32; 32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports the `fma` feature the function is compiled for.
+        unsafe { fma_rows_hw(a, b, c, out) };
+        return;
+    }
+    for l in 0..32 {
+        out[l] = a[l].mul_add(b[l], c[l]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_rows_hw(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], out: &mut [f32; 32]) {
+    for l in 0..32 {
+        out[l] = a[l].mul_add(b[l], c[l]);
+    }
+}
+
+/// `a * b + c` rounded to nearest in f32, with the CPU's fused multiply-add when it has one.
+#[inline]
+pub fn fma_rn(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports the `fma` feature the function is compiled for.
+        return unsafe { fma_hw(a, b, c) };
+    }
+    a.mul_add(b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_hw(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+/// `a * b + c` rounded to nearest in f64, with the CPU's fused multiply-add when it has one.
+#[inline]
+pub fn dfma_rn(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports the `fma` feature the function is compiled for.
+        return unsafe { dfma_hw(a, b, c) };
+    }
+    a.mul_add(b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn dfma_hw(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+
+/// Flushes every subnormal of a row to a zero of the same sign.
+#[inline]
+pub fn flush_row(x: &mut [f32; 32]) {
+    for v in x.iter_mut() {
+        let bits = v.to_bits();
+        if bits & 0x7f80_0000 == 0 {
+            *v = f32::from_bits(bits & 0x8000_0000);
+        }
+    }
+}
+
+/// Canonicalises the NaNs of a row.
+#[inline]
+pub fn canon_row(x: &mut [f32; 32]) {
+    for v in x.iter_mut() {
+        if v.is_nan() {
+            *v = f32::from_bits(NAN32);
+        }
+    }
 }
 
 /// Clamps to [0, 1] (NaN becomes +0).

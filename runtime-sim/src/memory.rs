@@ -84,7 +84,7 @@ impl GlobalMemory {
 
     /// The allocation index and offset of `[addr, addr+len)` within mapped memory (trying
     /// `hint` first), and whether it lies inside the allocation proper.
-    #[inline]
+    #[inline(always)]
     fn locate(&self, addr: u64, len: usize, hint: &mut usize) -> Option<(usize, usize, Access)> {
         let check = |a: &Alloc| {
             let off = addr.checked_sub(a.base)?;
@@ -158,38 +158,31 @@ impl GlobalMemory {
         Ok(v)
     }
 
-    /// Copies the bytes of page `page` that lie in allocations into `out`.
-    fn fill_page(&self, page: u64, out: &mut [u8; PAGE]) {
-        let start = page * PAGE as u64;
-        let end = start + PAGE as u64;
-        let first = self.allocs.partition_point(|a| a.base + a.data.len() as u64 <= start);
-        for a in &self.allocs[first..] {
-            if a.base >= end {
-                break;
-            }
-            let lo = a.base.max(start);
-            let hi = (a.base + a.data.len() as u64).min(end);
-            if lo < hi {
-                out[(lo - start) as usize..(hi - start) as usize]
-                    .copy_from_slice(&a.data[(lo - a.base) as usize..(hi - a.base) as usize]);
-            }
-        }
-    }
-
     /// Applies the bytes an overlay wrote.
     pub fn merge(&mut self, overlay: Overlay) {
-        let mut pages: Vec<(u64, Box<Page>)> = overlay.pages.into_iter().collect();
-        pages.sort_by_key(|(n, _)| *n);
-        for (n, p) in pages {
+        let mut order: Vec<(u64, usize)> = overlay.index.iter().map(|(&n, &i)| (n, i as usize)).collect();
+        order.sort_unstable();
+        for (n, i) in order {
+            let p = &overlay.pages[i];
             let start = n * PAGE as u64;
-            let written = |off: usize| p.written[off / 64] & (1 << (off % 64)) != 0;
+            // Runs of written bytes, found 64 at a time.
             let mut off = 0;
             while off < PAGE {
-                if !written(off) {
-                    off += 1;
+                let word = p.written[off / 64] >> (off % 64);
+                if word == 0 {
+                    off = (off / 64 + 1) * 64;
                     continue;
                 }
-                let run = (off..PAGE).take_while(|&o| written(o)).count();
+                let skip = word.trailing_zeros() as usize;
+                off += skip;
+                let mut run = 0;
+                while off + run < PAGE && p.written[(off + run) / 64] & (1 << ((off + run) % 64)) != 0 {
+                    if (off + run).is_multiple_of(64) && p.written[(off + run) / 64] == u64::MAX {
+                        run += 64;
+                    } else {
+                        run += 1;
+                    }
+                }
                 self.write_mapped(start + off as u64, &p.data[off..off + run]);
                 off += run;
             }
@@ -215,7 +208,7 @@ impl Hasher for PageHasher {
     }
 }
 
-/// One private page: its bytes (initialised from memory) and which ones were written.
+/// One private page: the bytes this SM wrote (and which ones).
 struct Page {
     data: [u8; PAGE],
     written: [u64; PAGE / 64],
@@ -224,7 +217,42 @@ struct Page {
 /// Private pages of one SM over the shared memory.
 #[derive(Default)]
 pub struct Overlay {
-    pages: HashMap<u64, Box<Page>, BuildHasherDefault<PageHasher>>,
+    pages: Vec<Box<Page>>,
+    index: HashMap<u64, u32, BuildHasherDefault<PageHasher>>,
+    /// The page of the last access and its index.
+    last: Option<(u64, u32)>,
+}
+
+impl Overlay {
+    /// The index of page `n`, if the overlay has it.
+    #[inline]
+    fn find(&mut self, n: u64) -> Option<usize> {
+        if let Some((p, i)) = self.last
+            && p == n
+        {
+            return Some(i as usize);
+        }
+        let i = *self.index.get(&n)?;
+        self.last = Some((n, i));
+        Some(i as usize)
+    }
+
+    /// The index of page `n`, created if needed.
+    #[inline]
+    fn get_or_create(&mut self, n: u64) -> usize {
+        if let Some(i) = self.find(n) {
+            return i;
+        }
+        let p = Box::new(Page {
+            data: [0; PAGE],
+            written: [0; PAGE / 64],
+        });
+        let i = self.pages.len() as u32;
+        self.pages.push(p);
+        self.index.insert(n, i);
+        self.last = Some((n, i));
+        i as usize
+    }
 }
 
 /// How a kernel sees global memory.
@@ -254,7 +282,7 @@ impl GlobalView<'_> {
     }
 
     /// Reads `out.len()` (at most 16, naturally aligned) bytes at `addr`.
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, addr: u64, out: &mut [u8]) -> Access {
         match self {
             GlobalView::Direct { mem, hint } => {
@@ -270,11 +298,29 @@ impl GlobalView<'_> {
                 };
                 let page = addr / PAGE as u64;
                 let in_page = (addr % PAGE as u64) as usize;
-                match overlay.pages.get(&page) {
+                let base = &mem.allocs[i].data[off..off + out.len()];
+                match overlay.find(page) {
                     Some(p) if in_page + out.len() <= PAGE => {
-                        out.copy_from_slice(&p.data[in_page..in_page + out.len()]);
+                        // The page holds only the bytes this SM wrote; the rest comes from memory.
+                        let page = &overlay.pages[p];
+                        let n = out.len();
+                        let bits = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+                        let written = (page.written[in_page / 64] >> (in_page % 64)) & bits;
+                        if written == bits {
+                            out.copy_from_slice(&page.data[in_page..in_page + n]);
+                        } else if written == 0 {
+                            out.copy_from_slice(base);
+                        } else {
+                            for (k, o) in out.iter_mut().enumerate() {
+                                *o = if written & (1 << k) != 0 {
+                                    page.data[in_page + k]
+                                } else {
+                                    base[k]
+                                };
+                            }
+                        }
                     }
-                    _ => out.copy_from_slice(&mem.allocs[i].data[off..off + out.len()]),
+                    _ => out.copy_from_slice(base),
                 }
                 how
             }
@@ -282,7 +328,7 @@ impl GlobalView<'_> {
     }
 
     /// Writes `data` (at most 16, naturally aligned bytes) at `addr`.
-    #[inline]
+    #[inline(always)]
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Access {
         match self {
             GlobalView::Direct { mem, hint } => {
@@ -310,19 +356,16 @@ impl GlobalView<'_> {
                     let second = view.write(addr + split as u64, &data[split..]);
                     return if first == Access::Ok { second } else { first };
                 }
-                let p = overlay.pages.entry(page).or_insert_with(|| {
-                    let mut p = Box::new(Page {
-                        data: [0; PAGE],
-                        written: [0; PAGE / 64],
-                    });
-                    mem.fill_page(page, &mut p.data);
-                    p
-                });
-                for (i, &b) in data.iter().enumerate() {
-                    let o = off + i;
-                    p.data[o] = b;
-                    p.written[o / 64] |= 1 << (o % 64);
-                }
+                let i = overlay.get_or_create(page);
+                let p = &mut overlay.pages[i];
+                p.data[off..off + data.len()].copy_from_slice(data);
+                // Accesses are naturally aligned: never across a 64-byte word of the mask.
+                let bits = if data.len() >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << data.len()) - 1
+                };
+                p.written[off / 64] |= bits << (off % 64);
                 how
             }
         }

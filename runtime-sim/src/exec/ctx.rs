@@ -139,6 +139,20 @@ impl Ctx<'_, '_> {
         }
     }
 
+    /// A 64-bit source for every lane (see [`Ctx::src64`]).
+    #[inline]
+    pub fn row64(&self, w: &Warp, s: &SrcOp) -> [u64; WARP] {
+        match s.src {
+            Src::Reg(r) if r != ptxc_backend::isa::RZ => {
+                let (lo, hi) = (w.row(r), w.row(r.saturating_add(1)));
+                std::array::from_fn(|l| lo[l] as u64 | (hi[l] as u64) << 32)
+            }
+            Src::Reg(_) | Src::None => [0; WARP],
+            Src::Const { reg: Some(_), .. } => std::array::from_fn(|l| self.src64(w, s, l)),
+            _ => [self.src64(w, s, 0); WARP],
+        }
+    }
+
     /// The location of `lane` of `w` at `pc`, for error messages.
     pub fn at(&self, w: &Warp, lane: usize, pc: u32) -> Location {
         Location {

@@ -24,31 +24,48 @@ pub fn frow(ctx: &Ctx, w: &Warp, s: &SrcOp) -> [f32; WARP] {
     raw.map(|v| f32::from_bits((v & mask_and) ^ mask_xor))
 }
 
-#[inline]
-fn finish(d: &Decoded, x: f32) -> u32 {
-    if d.m.sat {
-        fp::saturate(x).to_bits()
-    } else {
-        x.to_bits()
+/// Flushes (under `.FTZ`), canonicalises NaNs, saturates (under `.SAT`) and writes a row
+/// of results.
+fn write_results(w: &mut Warp, d: &Decoded, exec: u32, mut out: [f32; WARP]) {
+    if d.m.ftz {
+        fp::flush_row(&mut out);
     }
+    fp::canon_row(&mut out);
+    if d.m.sat {
+        for v in out.iter_mut() {
+            *v = fp::saturate(*v);
+        }
+    }
+    write_dst(w, &d.dst, exec, &out.map(f32::to_bits));
 }
 
-/// `.FMZ`: a zero factor makes the product +0 even for infinity and NaN.
-#[inline]
-fn fmz(a: f32, b: f32, on: bool, ftz: bool) -> (f32, f32) {
-    if !on {
-        return (a, b);
+/// The A and B rows of a float instruction, flushed under `.FTZ`.
+fn ab(ctx: &Ctx, w: &Warp, d: &Decoded) -> ([f32; WARP], [f32; WARP]) {
+    let (mut a, mut b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    if d.m.ftz {
+        fp::flush_row(&mut a);
+        fp::flush_row(&mut b);
     }
-    let (fa, fb) = if ftz { (fp::flush(a), fp::flush(b)) } else { (a, b) };
-    if fa == 0.0 || fb == 0.0 { (0.0, 0.0) } else { (a, b) }
+    (a, b)
 }
 
 /// FADD.
 pub fn fadd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
-    let rnd = Rnd::from_bits(d.m.rnd);
-    let out: [u32; WARP] = std::array::from_fn(|l| finish(d, fp::add(a[l], b[l], rnd, d.m.ftz)));
-    write_dst(w, &d.dst, exec, &out);
+    let (a, b) = ab(ctx, w, d);
+    let mut out = [0f32; WARP];
+    match Rnd::from_bits(d.m.rnd) {
+        Rnd::Rn => {
+            for l in 0..WARP {
+                out[l] = a[l] + b[l];
+            }
+        }
+        rnd => {
+            for l in 0..WARP {
+                out[l] = fp::add(a[l], b[l], rnd, d.m.ftz);
+            }
+        }
+    }
+    write_results(w, d, exec, out);
     Ok(())
 }
 
@@ -65,39 +82,66 @@ fn scale_factor(code: u8) -> f32 {
     }
 }
 
+/// `.FMZ`: a zero factor makes the product +0 even for infinity and NaN.
+fn apply_fmz(d: &Decoded, a: &mut [f32; WARP], b: &mut [f32; WARP]) {
+    if d.m.fmz {
+        for l in 0..WARP {
+            if a[l] == 0.0 || b[l] == 0.0 {
+                a[l] = 0.0;
+                b[l] = 0.0;
+            }
+        }
+    }
+}
+
 /// FMUL (with `.FMZ` and the `.D2/.M2...` result scale).
 pub fn fmul(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
-    let rnd = Rnd::from_bits(d.m.rnd);
+    let (mut a, mut b) = ab(ctx, w, d);
+    apply_fmz(d, &mut a, &mut b);
     let scale = scale_factor(d.m.scale);
-    let out: [u32; WARP] = std::array::from_fn(|l| {
-        let (x, y) = fmz(a[l], b[l], d.m.fmz, d.m.ftz);
-        let r = if scale == 1.0 {
-            fp::mul(x, y, rnd, d.m.ftz)
-        } else {
-            // The scale is exact: fold it into one factor unless that over/underflows.
-            let xs = x * scale;
-            if xs.is_finite() && xs.is_normal() {
-                fp::mul(xs, y, rnd, d.m.ftz)
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let mut out = [0f32; WARP];
+    if scale == 1.0 && rnd == Rnd::Rn {
+        for l in 0..WARP {
+            out[l] = a[l] * b[l];
+        }
+    } else {
+        for l in 0..WARP {
+            out[l] = if scale == 1.0 {
+                fp::mul(a[l], b[l], rnd, d.m.ftz)
             } else {
-                fp::mul(fp::mul(x, y, rnd, d.m.ftz), scale, rnd, d.m.ftz)
-            }
-        };
-        finish(d, r)
-    });
-    write_dst(w, &d.dst, exec, &out);
+                // The scale is exact: fold it into one factor unless that over/underflows.
+                let xs = a[l] * scale;
+                if xs.is_finite() && xs.is_normal() {
+                    fp::mul(xs, b[l], rnd, d.m.ftz)
+                } else {
+                    fp::mul(fp::mul(a[l], b[l], rnd, d.m.ftz), scale, rnd, d.m.ftz)
+                }
+            };
+        }
+    }
+    write_results(w, d, exec, out);
     Ok(())
 }
 
 /// FFMA.
 pub fn ffma(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let (a, b, c) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b), frow(ctx, w, &d.c));
-    let rnd = Rnd::from_bits(d.m.rnd);
-    let out: [u32; WARP] = std::array::from_fn(|l| {
-        let (x, y) = fmz(a[l], b[l], d.m.fmz, d.m.ftz);
-        finish(d, fp::fma(x, y, c[l], rnd, d.m.ftz))
-    });
-    write_dst(w, &d.dst, exec, &out);
+    let (mut a, mut b) = ab(ctx, w, d);
+    let mut c = frow(ctx, w, &d.c);
+    if d.m.ftz {
+        fp::flush_row(&mut c);
+    }
+    apply_fmz(d, &mut a, &mut b);
+    let mut out = [0f32; WARP];
+    match Rnd::from_bits(d.m.rnd) {
+        Rnd::Rn => fp::fma_rows(&a, &b, &c, &mut out),
+        rnd => {
+            for l in 0..WARP {
+                out[l] = fp::fma(a[l], b[l], c[l], rnd, d.m.ftz);
+            }
+        }
+    }
+    write_results(w, d, exec, out);
     Ok(())
 }
 

@@ -88,13 +88,14 @@ fn wide_product(a: u32, b: u32, signed: bool) -> u64 {
     }
 }
 
-/// A 64-bit C operand of IMAD.WIDE / IMAD.HI with its negation or complement.
-fn c64(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize) -> u64 {
-    let c = ctx.src64(w, &d.c, lane);
+/// The 64-bit C operand of IMAD.WIDE / IMAD.HI for every lane, with its negation or
+/// complement.
+fn c64_row(ctx: &Ctx, w: &Warp, d: &Decoded) -> [u64; WARP] {
+    let c = ctx.row64(w, &d.c);
     if d.c.not || (d.c.neg && d.m.x) {
-        !c
+        c.map(|v| !v)
     } else if d.c.neg {
-        c.wrapping_neg()
+        c.map(u64::wrapping_neg)
     } else {
         c
     }
@@ -103,13 +104,15 @@ fn c64(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize) -> u64 {
 /// IMAD.WIDE: `d:d+1 = a * b + c:c+1 (+ carry)`, carry out of the 64-bit addition.
 pub fn imad_wide(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let cin = carry_in(w, d, exec);
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), c64_row(ctx, w, d));
     let mut out = [0u64; WARP];
     let mut cout = 0u32;
-    for l in lanes(exec) {
-        let p = wide_product(ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), d.m.signed);
-        let sum = p as u128 + c64(ctx, w, d, l) as u128 + ((cin >> l) & 1) as u128;
-        out[l] = sum as u64;
-        cout |= (((sum >> 64) & 1) as u32) << l;
+    for l in 0..WARP {
+        let p = wide_product(a[l], b[l], d.m.signed);
+        let (sum, o1) = p.overflowing_add(c[l]);
+        let (sum, o2) = sum.overflowing_add(((cin >> l) & 1) as u64);
+        out[l] = sum;
+        cout |= ((o1 | o2) as u32) << l;
     }
     write_dst64(w, &d.dst, exec, &out);
     w.set_pred(d.pd[0].idx, exec, cout);
@@ -122,13 +125,15 @@ pub fn imad_wide(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) ->
 /// `IMAD.HI.U32 R3, R3, R5, R2` computes `R3 + hi(R3 * R5)` (C = R2:R3 = R3 << 32).
 pub fn imad_hi(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let cin = carry_in(w, d, exec);
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), c64_row(ctx, w, d));
     let mut out = [0u32; WARP];
     let mut cout = 0u32;
-    for l in lanes(exec) {
-        let p = wide_product(ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l), d.m.signed);
-        let sum = p as u128 + c64(ctx, w, d, l) as u128 + ((cin >> l) & 1) as u128;
+    for l in 0..WARP {
+        let p = wide_product(a[l], b[l], d.m.signed);
+        let (sum, o1) = p.overflowing_add(c[l]);
+        let (sum, o2) = sum.overflowing_add(((cin >> l) & 1) as u64);
         out[l] = (sum >> 32) as u32;
-        cout |= (((sum >> 64) & 1) as u32) << l;
+        cout |= ((o1 | o2) as u32) << l;
     }
     write_dst(w, &d.dst, exec, &out);
     w.set_pred(d.pd[0].idx, exec, cout);

@@ -37,10 +37,15 @@ impl Space {
     }
 }
 
-/// The space an instruction accesses, from its mnemonic.
+/// The space an instruction accesses (decided once at load time).
+#[inline]
 pub fn space_of(d: &Decoded) -> Space {
-    let m = d.inst.as_ref().map_or("", |i| i.desc().mnemonic);
-    let base = m.split('.').next().unwrap_or(m);
+    d.space
+}
+
+/// The space the instruction with `mnemonic` accesses.
+pub fn space_of_mnemonic(mnemonic: &str) -> Space {
+    let base = mnemonic.split('.').next().unwrap_or(mnemonic);
     match base {
         "LDS" | "STS" | "ATOMS" | "LDSM" => Space::Shared,
         "LDL" | "STL" => Space::Local,
@@ -89,6 +94,7 @@ enum Loc {
 }
 
 /// Translates an address of `space` into a location, checking bounds and alignment.
+#[inline(always)]
 fn locate(
     ctx: &Ctx,
     w: &Warp,
@@ -158,6 +164,7 @@ fn global_result(ctx: &mut Ctx, w: &Warp, d: &Decoded, lane: usize, addr: u64, h
 }
 
 /// Reads `out.len()` bytes at a location.
+#[inline(always)]
 fn read_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, out: &mut [u8]) -> Option<()> {
     match *loc {
         Loc::Global(a) => {
@@ -180,6 +187,7 @@ fn read_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, ou
 }
 
 /// Writes bytes at a location.
+#[inline(always)]
 fn write_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, data: &[u8]) -> Option<()> {
     match *loc {
         Loc::Global(a) => {
@@ -201,6 +209,7 @@ fn write_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, d
 }
 
 /// Reads `size` bytes for `lane` at `addr` in `space`.
+#[inline(always)]
 pub fn read_bytes(
     ctx: &mut Ctx,
     w: &mut Warp,
@@ -220,6 +229,7 @@ pub fn read_bytes(
 }
 
 /// Writes bytes for `lane` at `addr` in `space`.
+#[inline(always)]
 pub fn write_bytes(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, space: Space, lane: usize, addr: u64, data: &[u8]) -> R {
     let loc = locate(ctx, w, d, space, lane, addr, data.len())?;
     write_loc(ctx, w, d, lane, &loc, data).ok_or_else(|| SimError::OutOfBounds {
@@ -236,33 +246,53 @@ pub fn load(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
     let Some(a) = d.addr else {
         return super::unsupported(ctx, w, d, group, exec);
     };
-    let space = space_of(d);
     let (size, sign) = size_of(d.m.size);
-    let nregs = size.div_ceil(4);
     let mut rows = [[0u32; WARP]; 4];
+    match size {
+        1 => load_lanes::<1>(ctx, w, d, &a, exec, sign, &mut rows)?,
+        2 => load_lanes::<2>(ctx, w, d, &a, exec, sign, &mut rows)?,
+        8 => load_lanes::<8>(ctx, w, d, &a, exec, sign, &mut rows)?,
+        16 => load_lanes::<16>(ctx, w, d, &a, exec, sign, &mut rows)?,
+        _ => load_lanes::<4>(ctx, w, d, &a, exec, sign, &mut rows)?,
+    }
+    if d.dst.present() {
+        for (k, row) in rows.iter().enumerate().take(size.div_ceil(4)) {
+            w.write_row(d.dst.reg.wrapping_add(k as u8), exec, row);
+        }
+    }
+    Ok(())
+}
+
+/// Loads `N` bytes per lane into register rows.
+#[allow(clippy::too_many_arguments)]
+fn load_lanes<const N: usize>(
+    ctx: &mut Ctx,
+    w: &mut Warp,
+    d: &Decoded,
+    a: &Addr,
+    exec: u32,
+    sign: bool,
+    rows: &mut [[u32; WARP]; 4],
+) -> R {
+    let space = space_of(d);
     for l in lanes(exec) {
-        let addr = address_of(w, &a, l);
-        let mut buf = [0u8; 16];
-        read_bytes(ctx, w, d, space, l, addr, &mut buf[..size])?;
-        if size < 4 {
+        let addr = address_of(w, a, l);
+        let mut buf = [0u8; N];
+        read_bytes(ctx, w, d, space, l, addr, &mut buf)?;
+        if N < 4 {
             let mut v = 0u32;
-            for (i, b) in buf[..size].iter().enumerate() {
+            for (i, b) in buf.iter().enumerate() {
                 v |= (*b as u32) << (8 * i);
             }
-            let bits = 8 * size as u32;
+            let bits = 8 * N as u32;
             if sign {
                 v = ((v << (32 - bits)) as i32 >> (32 - bits)) as u32;
             }
             rows[0][l] = v;
         } else {
-            for (k, row) in rows.iter_mut().enumerate().take(nregs) {
+            for (k, row) in rows.iter_mut().enumerate().take(N / 4) {
                 row[l] = u32::from_le_bytes([buf[4 * k], buf[4 * k + 1], buf[4 * k + 2], buf[4 * k + 3]]);
             }
-        }
-    }
-    if d.dst.present() {
-        for (k, row) in rows.iter().enumerate().take(nregs) {
-            w.write_row(d.dst.reg.wrapping_add(k as u8), exec, row);
         }
     }
     Ok(())
@@ -273,19 +303,29 @@ pub fn store(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) ->
     let Some(a) = d.addr else {
         return super::unsupported(ctx, w, d, group, exec);
     };
+    match size_of(d.m.size).0 {
+        1 => store_lanes::<1>(ctx, w, d, &a, exec),
+        2 => store_lanes::<2>(ctx, w, d, &a, exec),
+        8 => store_lanes::<8>(ctx, w, d, &a, exec),
+        16 => store_lanes::<16>(ctx, w, d, &a, exec),
+        _ => store_lanes::<4>(ctx, w, d, &a, exec),
+    }
+}
+
+/// Stores `N` bytes per lane from the data registers.
+fn store_lanes<const N: usize>(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, a: &Addr, exec: u32) -> R {
     let space = space_of(d);
-    let (size, _) = size_of(d.m.size);
     let (data, _) = d.data.unwrap_or((RZ, 1));
     for l in lanes(exec) {
-        let addr = address_of(w, &a, l);
-        let mut buf = [0u8; 16];
-        for k in 0..size.div_ceil(4) {
+        let addr = address_of(w, a, l);
+        let mut buf = [0u8; N];
+        for k in 0..N.div_ceil(4) {
             let r = if data == RZ { RZ } else { data.wrapping_add(k as u8) };
             let v = w.reg(r, l).to_le_bytes();
-            let n = (size - 4 * k).min(4);
+            let n = (N - 4 * k).min(4);
             buf[4 * k..4 * k + n].copy_from_slice(&v[..n]);
         }
-        write_bytes(ctx, w, d, space, l, addr, &buf[..size])?;
+        write_bytes(ctx, w, d, space, l, addr, &buf)?;
     }
     Ok(())
 }

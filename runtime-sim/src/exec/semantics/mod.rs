@@ -17,7 +17,7 @@ mod uniform;
 mod warp_ops;
 
 pub use flow::{bar_count, bar_id, release_barriers, release_convergence};
-pub use mem::{Space, address_of, space_of};
+pub use mem::{Space, address_of, space_of, space_of_mnemonic};
 
 use super::ctx::Ctx;
 use super::warp::{Row, WARP, Warp, lanes};
