@@ -45,6 +45,14 @@ enum Command {
         /// Post-allocation scheduling heuristic: source, critical-path, loads-first, or none.
         #[arg(long, default_value = ptxc_backend::compile::DEFAULT_SCHED)]
         sched: String,
+        /// Use at most N registers per thread, spilling the rest to local memory (like ptxas'
+        /// -maxrregcount; at least 16).
+        #[arg(long, value_name = "N")]
+        max_registers: Option<u32>,
+        /// Contract float multiplies and adds without rounding modifiers into fused
+        /// multiply-adds, as ptxas does by default (`--fmad=false` keeps them apart).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        fmad: bool,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -128,6 +136,8 @@ fn run(cli: Cli) -> Result<(), String> {
             dump_mir,
             verbose,
             sched,
+            max_registers,
+            fmad,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -146,6 +156,8 @@ fn run(cli: Cli) -> Result<(), String> {
                 dump_mir_after: dump_mir,
                 verbose,
                 sched: (sched != "none").then_some(sched),
+                max_registers,
+                fmad,
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)

@@ -29,6 +29,11 @@ pub struct CompileOptions {
     /// `--dump-mir[=PASS]`: print the MIR after the optimisation passes up to PASS (`Some("")`:
     /// after every pass).
     pub dump_mir_after: Option<String>,
+    /// `--max-registers N`: the most general registers per thread (spilling the rest).
+    pub max_registers: Option<u32>,
+    /// Contract float multiplies and adds without rounding modifiers into fused
+    /// multiply-adds (`--fmad`, default true, as ptxas).
+    pub fmad: bool,
 }
 
 impl Default for CompileOptions {
@@ -39,6 +44,8 @@ impl Default for CompileOptions {
             verbose: false,
             sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
             dump_mir_after: None,
+            max_registers: None,
+            fmad: true,
         }
     }
 }
@@ -101,6 +108,8 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
     let backend_opts = Options {
         flavour: opts.flavour,
         post_sched: opts.sched.clone(),
+        max_registers: opts.max_registers,
+        fmad: opts.fmad,
     };
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         let wanted = match stage {
@@ -113,6 +122,9 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
     };
     let compiled = compile_module(&module, &backend_opts, &mut dump)
         .map_err(|e| CompileError(format!("{file_name}: error: {e}")))?;
+    for w in &compiled.warnings {
+        eprintln!("{file_name}: warning: {w}");
+    }
     if opts.verbose {
         for r in &compiled.resources {
             eprint!("{}", r.report("ptxc"));

@@ -8,6 +8,7 @@ use crate::isa::access::{Reg, accesses};
 use crate::isel::{IselError, select};
 use crate::regalloc::{AllocError, allocate};
 use crate::sched::assign_control;
+use crate::vars::{KernelVars, ModuleVars};
 use ptxc_mir::ir::{Function, Module};
 
 /// A back-end failure.
@@ -28,6 +29,9 @@ pub enum BackendError {
     /// Invalid options.
     #[error("{0}")]
     Options(String),
+    /// Variables that cannot be laid out.
+    #[error("{0}")]
+    Layout(#[from] crate::vars::LayoutError),
 }
 
 /// Stages whose text form can be dumped.
@@ -46,6 +50,12 @@ pub struct Options {
     pub flavour: ElfFlavour,
     /// Post-allocation scheduling heuristic (`None`: keep the selected order).
     pub post_sched: Option<String>,
+    /// Most general registers a kernel may use (ptxas' `-maxrregcount`); values that do
+    /// not fit are spilled to local memory. A kernel's `.maxnreg` lowers it further.
+    pub max_registers: Option<u32>,
+    /// Contract float multiplies and adds without rounding modifiers into fused
+    /// multiply-adds (ptxas's `--fmad`, on by default).
+    pub fmad: bool,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -56,6 +66,8 @@ impl Default for Options {
         Options {
             flavour: ElfFlavour::default(),
             post_sched: Some(DEFAULT_SCHED.to_string()),
+            max_registers: None,
+            fmad: true,
         }
     }
 }
@@ -88,18 +100,23 @@ impl Resources {
             "{tool} info    : Compiling entry function '{n}' for 'sm_75'\n\
              {tool} info    : Function properties for {n}\n\
              \x20   {} bytes stack frame, {} bytes spill stores, {} bytes spill loads\n\
-             {tool} info    : Used {} registers, used {} barriers, {} bytes cmem[0]{}\n",
+             {tool} info    : Used {} registers, used {} barriers{}{}, {} bytes cmem[0]\n",
             self.stack_frame,
             self.spill_stores,
             self.spill_loads,
             self.registers,
             self.barriers,
-            self.cmem0,
+            if self.stack_frame > 0 {
+                format!(", {} bytes cumulative stack size", self.stack_frame)
+            } else {
+                String::new()
+            },
             if self.smem > 0 {
                 format!(", {} bytes smem", self.smem)
             } else {
                 String::new()
             },
+            self.cmem0,
             n = self.name,
         )
     }
@@ -114,18 +131,45 @@ pub struct CompiledKernel {
     pub assembled: Assembled,
     /// Highest general register used.
     pub highest_gpr: Option<u32>,
+    /// Stack frame bytes (local variables and spill slots).
+    pub frame_size: u32,
+    /// Bytes written by spill stores.
+    pub spill_stores: u32,
+    /// Bytes read by spill reloads.
+    pub spill_loads: u32,
+    /// Warnings for the user (a register limit raised to what the kernel needs).
+    pub warnings: Vec<String>,
 }
+
+/// Fewest registers `--max-registers` accepts (ptxas' minimum for `-maxrregcount`).
+pub const MIN_REGISTERS: u32 = 16;
 
 /// Compiles one kernel; `dump` receives the text of each stage.
 pub fn compile_function(
     f: &Function,
+    vars: &KernelVars,
     opts: &Options,
     dump: &mut dyn FnMut(Stage, &str),
 ) -> Result<CompiledKernel, BackendError> {
-    let vcode = select(f)?;
+    let mut f = f.clone();
+    crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
+    let f = &f;
+    let vcode = select(f, vars)?;
     dump(Stage::Vcode, &vcode.to_string());
-    let alloc = allocate(&vcode)?;
-    let mut blocks = emit(&vcode, &alloc)?;
+    let limit = [opts.max_registers, f.max_nreg]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(255);
+    if limit < MIN_REGISTERS {
+        return Err(BackendError::Options(format!(
+            "kernel `{}`: a register limit of {limit} is below the minimum of {MIN_REGISTERS}",
+            f.name
+        )));
+    }
+    let alloc = allocate(&vcode, limit)?;
+    let emission = emit(&vcode, &alloc)?;
+    let mut blocks = emission.blocks;
     crate::regalloc::banks::spread_banks(&mut blocks, &alloc.regions);
     if let Some(name) = &opts.post_sched {
         let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
@@ -151,7 +195,21 @@ pub fn compile_function(
             Reg::P(_) => None,
         })
         .max();
+    let warnings = alloc
+        .raised_limit
+        .map(|n| {
+            format!(
+                "kernel `{}`: adjusting the register limit of {limit} to {n}, the fewest its widest instructions need",
+                f.name
+            )
+        })
+        .into_iter()
+        .collect();
     Ok(CompiledKernel {
+        warnings,
+        frame_size: alloc.frame.size,
+        spill_stores: emission.spill_stores,
+        spill_loads: emission.spill_loads,
         name: f.name.clone(),
         assembled,
         highest_gpr,
@@ -180,6 +238,8 @@ pub struct Compiled {
     pub cubin: Vec<u8>,
     /// Resources per kernel, in module order.
     pub resources: Vec<Resources>,
+    /// Warnings for the user.
+    pub warnings: Vec<String>,
 }
 
 /// Compiles every kernel of `m` into a cubin.
@@ -190,10 +250,15 @@ pub fn compile_module(
 ) -> Result<Compiled, BackendError> {
     let mut module = CubinModule::new(75);
     module.flavour = opts.flavour;
+    let module_vars = ModuleVars::new(m)?;
     let mut resources = Vec::new();
+    let mut warnings = Vec::new();
     for f in &m.functions {
-        let k = compile_function(f, opts, &mut |stage, text| dump(&f.name, stage, text))?;
-        let img = kernel_image(f, k);
+        let vars = module_vars.kernel(f);
+        let k = compile_function(f, &vars, opts, &mut |stage, text| dump(&f.name, stage, text))?;
+        let (spill_stores, spill_loads) = (k.spill_stores, k.spill_loads);
+        warnings.extend(k.warnings.iter().cloned());
+        let img = kernel_image(f, &vars, k);
         resources.push(Resources {
             name: img.name.clone(),
             registers: img.reg_count,
@@ -201,18 +266,20 @@ pub fn compile_module(
             cmem0: 0x160 + img.param_size,
             smem: img.shared_size,
             stack_frame: img.frame_size,
-            spill_stores: 0,
-            spill_loads: 0,
+            spill_stores,
+            spill_loads,
         });
         module.kernels.push(img);
     }
+    module_vars.install(&mut module);
     Ok(Compiled {
         cubin: cubin::write(&module),
         resources,
+        warnings,
     })
 }
 
-fn kernel_image(f: &Function, k: CompiledKernel) -> KernelImage {
+fn kernel_image(f: &Function, vars: &KernelVars, k: CompiledKernel) -> KernelImage {
     let mut code = k.assembled.code;
     cubin::pad_text(&mut code);
     let mut img = KernelImage::new(f.name.clone(), code);
@@ -225,10 +292,42 @@ fn kernel_image(f: &Function, k: CompiledKernel) -> KernelImage {
     img.param_size = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
     img.reg_count = cubin::register_count(k.highest_gpr);
     img.exit_offsets = k.assembled.exit_offsets;
+    img.num_barriers = barriers_used(f);
+    img.shared_size = vars.shared_size;
+    img.shared_align = vars.shared_align;
+    img.uses_dynamic_shared = vars.dynamic_shared;
+    img.frame_size = k.frame_size;
+    if k.frame_size > 0 {
+        img.min_stack_size = Some(k.frame_size);
+        img.max_stack_size = Some(k.frame_size);
+    }
     img.req_ntid = f.req_ntid;
     img.max_ntid = f.max_ntid;
     if let Some(n) = f.max_nreg {
         img.max_reg_count = Some(n);
     }
     img
+}
+
+/// CTA barriers a kernel uses: the highest barrier id + 1 (all 16 if an id is computed).
+fn barriers_used(f: &Function) -> u32 {
+    use ptxc_mir::ir::{Aux, Opcode};
+    let mut n = 0;
+    for d in f.insts.values() {
+        if !matches!(
+            d.op,
+            Opcode::BarSync | Opcode::BarArrive | Opcode::BarRedPopc | Opcode::BarRedAnd | Opcode::BarRedOr
+        ) {
+            continue;
+        }
+        let id = match f.values[d.args[0]].def {
+            ptxc_mir::ir::ValueDef::Result(i, _) if f.insts[i].op == Opcode::Const => match f.insts[i].aux {
+                Aux::Imm(k) => k.min(15) as u32,
+                _ => 15,
+            },
+            _ => 15,
+        };
+        n = n.max(id + 1);
+    }
+    n
 }

@@ -6,6 +6,8 @@ pub mod cubin;
 pub mod emit;
 pub mod isa;
 pub mod isel;
+pub mod legalize;
 pub mod regalloc;
 pub mod sched;
+pub mod vars;
 pub mod vcode;

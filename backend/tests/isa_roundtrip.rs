@@ -6,7 +6,7 @@ mod isa_support;
 
 use isa_support::*;
 use ptxc_backend::cubin;
-use ptxc_backend::isa::{FormId, decode, encode, isa, text};
+use ptxc_backend::isa::{FormId, decode, encode, isa, matching_forms, text};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one compiled input contributed.
@@ -70,6 +70,9 @@ fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Ta
             }
         };
         tally.forms.insert(inst.form);
+        if matching_forms(word).len() != 1 {
+            fail(key.clone(), format!("`{}` fits several forms", o.text));
+        }
         match encode(&inst) {
             Ok(w) if w == word => {}
             Ok(w) => fail(

@@ -156,6 +156,16 @@ pub struct CheckedInst {
     pub span: Span,
 }
 
+/// The value ptxc gives the address of device function `name` (in initialisers and `mov`):
+/// a distinct tag in an address range no memory occupies, from a hash of the name. Such an
+/// address can be compared, stored and called through, never dereferenced.
+pub fn function_address(name: &str) -> u64 {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    });
+    0xfff0_0000_0000_0000 | (hash & 0x0000_ffff_ffff_fff0)
+}
+
 /// A resolved operand.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CheckedOperand {

@@ -28,7 +28,7 @@ pub use model::{
     SymbolKind, ToolInfo,
 };
 pub use reloc::{CodeReloc, Reloc, RelocKind};
-pub use text::{BRA_SELF, MIN_REGISTER_COUNT, NOP, TEXT_ALIGN, pad_text, register_count};
+pub use text::{BRA_SELF, EXTRA_REGISTERS, MIN_REGISTER_COUNT, NOP, TEXT_ALIGN, pad_text, register_count};
 pub use write::try_write;
 
 /// Reads a cubin. Malformed or truncated input gives a [`CubinError`] naming the problem and

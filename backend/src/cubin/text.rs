@@ -10,7 +10,7 @@ pub const BRA_SELF: [u8; 16] = words_to_bytes(0xffff_fff0_0000_7947, 0x000f_c000
 pub const NOP: [u8; 16] = words_to_bytes(0x0000_0000_0000_7918, 0x000f_c000_0000_0000);
 
 /// Registers ptxas reserves beyond the highest one used ("2 extra GPRs" on Turing).
-const EXTRA_REGISTERS: u32 = 2;
+pub const EXTRA_REGISTERS: u32 = 2;
 
 /// Smallest count ptxas writes. Every kernel it emits, even a bare `ret;`, starts with
 /// `MOV R1, c[0x0][0x28]` (stack pointer), so the highest GPR is at least R1 and the count at

@@ -5,9 +5,9 @@
 use super::{CodeBlock, Emitted};
 use crate::isa::{Op, PT};
 
-/// True for an unconditional branch or EXIT: control never falls through it.
+/// True for an unconditional branch, EXIT or trap: control never falls through it.
 fn ends_flow(e: &Emitted) -> bool {
-    e.inst.unguarded() && matches!(e.inst.desc().op, Op::Bra | Op::Exit)
+    e.inst.unguarded() && matches!(e.inst.desc().op, Op::Bra | Op::Exit | Op::Bpt)
 }
 
 /// The block control falls into after `b` (the next non-empty block), if it falls through.

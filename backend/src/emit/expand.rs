@@ -15,6 +15,10 @@ pub struct Expander<'a> {
     pub regions: Regions,
     /// Instructions of the current block.
     pub out: Vec<Emitted>,
+    /// The stack frame.
+    pub frame: crate::regalloc::Frame,
+    /// Bytes stored and loaded by spill code so far.
+    pub spill_bytes: (u32, u32),
 }
 
 impl Expander<'_> {
@@ -63,8 +67,20 @@ impl Expander<'_> {
                 idx: self.pred_index(self.loc(locs, v)?)?,
                 neg,
             },
+            MOp::CMem { bank, base, offset } => V::CBank {
+                bank,
+                offset,
+                reg: Some(self.phys(self.loc(locs, base)?)?),
+            },
             MOp::Mem { base, offset } => V::Mem {
                 base: self.phys(self.loc(locs, base)?)?,
+                uniform: None,
+                offset,
+                scale: 0,
+            },
+            MOp::Sp => V::Reg(self.stack_pointer()?),
+            MOp::SpMem { offset } => V::Mem {
+                base: self.stack_pointer()?,
                 uniform: None,
                 offset,
                 scale: 0,
@@ -82,6 +98,7 @@ impl Expander<'_> {
             o.neg = s.mods.neg;
         }
         o.abs = s.mods.abs;
+        o.swizzle = s.mods.swizzle;
         Ok(o)
     }
 
@@ -119,6 +136,10 @@ impl Expander<'_> {
             }
             MKind::Exit => {
                 let i = self.make(Op::Exit, &[], &[])?;
+                self.push(i);
+            }
+            MKind::Trap => {
+                let i = self.make(Op::Bpt, &[(Role::A, Operand::imm(1))], &[("mode", 3)])?;
                 self.push(i);
             }
         }
@@ -175,19 +196,77 @@ impl Expander<'_> {
 
     /// A move between general registers of one class.
     pub fn gpr_move(&mut self, from: ra::Allocation, to: ra::Allocation) -> Result<(), EmitError> {
-        let (f, t) = (
-            from.as_reg().ok_or_else(|| self.err("a spill"))?,
-            to.as_reg().ok_or_else(|| self.err("a reload"))?,
-        );
-        let width = match f.class() {
-            ra::RegClass::Int => 1,
-            ra::RegClass::Float => 2,
-            ra::RegClass::Vector => 4,
-        };
-        let (fr, tr) = (self.regions.sass_reg(f), self.regions.sass_reg(t));
-        for k in 0..width {
-            self.mov(tr + k, V::Reg(fr + k))?;
+        match (from.as_reg(), to.as_reg(), from.as_stack(), to.as_stack()) {
+            (Some(f), Some(t), ..) => {
+                let (fr, tr) = (self.regions.sass_reg(f), self.regions.sass_reg(t));
+                for k in 0..class_width(f.class()) {
+                    self.mov(tr + k, V::Reg(fr + k))?;
+                }
+                Ok(())
+            }
+            (Some(f), None, None, Some(slot)) => self.spill(Op::Stl, self.regions.sass_reg(f), f.class(), slot),
+            (None, Some(t), Some(slot), None) => self.spill(Op::Ldl, self.regions.sass_reg(t), t.class(), slot),
+            _ => Err(self.err(format!("a move from {from} to {to}"))),
         }
+    }
+
+    /// The stack pointer register.
+    pub(super) fn stack_pointer(&self) -> Result<u8, EmitError> {
+        self.frame.sp.ok_or_else(|| self.err("a stack access without a frame"))
+    }
+
+    /// A spill store (STL) or reload (LDL) of register `r` of `class` to spill slot `slot`.
+    fn spill(&mut self, op: Op, r: u8, class: ra::RegClass, slot: ra::SpillSlot) -> Result<(), EmitError> {
+        let width = class_width(class);
+        let size = match width {
+            1 => 4,
+            2 => 5,
+            _ => 6,
+        };
+        let offset = (self.frame.spill_base + 4 * slot.index() as u32) as i32;
+        let addr = Operand::new(V::Mem {
+            base: self.stack_pointer()?,
+            uniform: None,
+            offset,
+            scale: 0,
+        });
+        let bytes = 4 * width as u32;
+        let ops = if op == Op::Stl {
+            self.spill_bytes.0 += bytes;
+            vec![(Role::Addr, addr), (Role::Data, Operand::reg(r))]
+        } else {
+            self.spill_bytes.1 += bytes;
+            vec![(Role::Dst, Operand::reg(r)), (Role::Addr, addr)]
+        };
+        let i = self.make(op, &ops, &[("size", size)])?;
+        self.push(i);
+        Ok(())
+    }
+
+    /// The stack pointer's setup at the kernel's entry: the driver's stack top minus the frame.
+    pub fn prologue(&mut self) -> Result<(), EmitError> {
+        let Some(sp) = self.frame.sp else {
+            return Ok(());
+        };
+        self.mov(
+            sp,
+            V::CBank {
+                bank: 0,
+                offset: 0x28,
+                reg: None,
+            },
+        )?;
+        let ops = [
+            (Role::Dst, Operand::reg(sp)),
+            (Role::A, Operand::reg(sp)),
+            (
+                Role::B,
+                Operand::imm((self.frame.size as i32).wrapping_neg() as u32 as u64),
+            ),
+            (Role::C, Operand::reg(RZ)),
+        ];
+        let i = self.make(Op::Iadd3, &ops, &[])?;
+        self.push(i);
         Ok(())
     }
 
@@ -209,5 +288,14 @@ impl Expander<'_> {
         let i = self.make(Op::Plop3, &ops, &[])?;
         self.push(i);
         Ok(())
+    }
+}
+
+/// Registers per value of a regalloc2 class.
+fn class_width(c: ra::RegClass) -> u8 {
+    match c {
+        ra::RegClass::Int => 1,
+        ra::RegClass::Float => 2,
+        ra::RegClass::Vector => 4,
     }
 }

@@ -47,14 +47,17 @@ pub struct CodeBlock {
 pub type Locations = HashMap<crate::vcode::VReg, ra::Allocation>;
 
 /// Emits the allocated function as blocks of SASS.
-pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Vec<CodeBlock>, EmitError> {
+pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Emission, EmitError> {
     let gpr_view = View::new(vcode, File::Gpr);
     let pred_view = View::new(vcode, File::Pred);
     let mut ex = expand::Expander {
         vcode,
         regions: alloc.regions,
         out: Vec::new(),
+        frame: alloc.frame,
+        spill_bytes: (0, 0),
     };
+    ex.prologue()?;
     let mut blocks = Vec::with_capacity(vcode.blocks.len());
     let mut gpr_edits = alloc.gpr.edits.iter().peekable();
     let mut pred_edits = alloc.pred.edits.iter().peekable();
@@ -78,7 +81,21 @@ pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Vec<CodeBlock>, EmitErr
         blocks.push(CodeBlock { insts });
     }
     branches::simplify(&mut blocks);
-    Ok(blocks)
+    Ok(Emission {
+        blocks,
+        spill_stores: ex.spill_bytes.0,
+        spill_loads: ex.spill_bytes.1,
+    })
+}
+
+/// Emitted code and what its spill code moves.
+pub struct Emission {
+    /// The blocks.
+    pub blocks: Vec<CodeBlock>,
+    /// Bytes written by spill stores (counted once per instruction, as ptxas counts).
+    pub spill_stores: u32,
+    /// Bytes read by spill reloads.
+    pub spill_loads: u32,
 }
 
 /// Allocations of every register operand of `inst` in both files.

@@ -14,14 +14,28 @@ use smallvec::SmallVec;
 pub enum DecodeError {
     /// No form has this opcode.
     #[error("unknown opcode {opcode:#05x} at offset {offset:#x} (words {w0:#018x} {w1:#018x})")]
-    UnknownOpcode { opcode: u16, offset: u64, w0: u64, w1: u64 },
+    UnknownOpcode {
+        /// Bits 0..12 of the word.
+        opcode: u16,
+        /// Byte offset of the instruction.
+        offset: u64,
+        /// First instruction word.
+        w0: u64,
+        /// Second instruction word.
+        w1: u64,
+    },
     /// The opcode is known but some bits match none of its forms.
     #[error("unsupported encoding of {mnemonic} at offset {offset:#x} (words {w0:#018x} {w1:#018x}): {why}")]
     Illegal {
+        /// The form's mnemonic.
         mnemonic: &'static str,
+        /// Byte offset of the instruction.
         offset: u64,
+        /// First instruction word.
         w0: u64,
+        /// Second instruction word.
         w1: u64,
+        /// Why no form fits.
         why: String,
     },
     /// The code size is not a multiple of 16 bytes.
@@ -51,6 +65,18 @@ pub fn decode(word: u128, offset: u64) -> Result<Inst, DecodeError> {
             why: last_why,
         }),
     }
+}
+
+/// Every form that explains `word` exactly. The table keeps forms disjoint, so this is at
+/// most one; the tests check that.
+pub fn matching_forms(word: u128) -> Vec<FormId> {
+    let opcode = OPCODE.get(word) as u16;
+    isa()
+        .by_opcode(opcode)
+        .iter()
+        .copied()
+        .filter(|&id| decode_form(id, isa().form(id), word).is_ok())
+        .collect()
 }
 
 /// Decodes a whole code section (a multiple of 16 bytes).
@@ -85,13 +111,15 @@ fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
         }
         mods.push(v);
     }
+    let ctrl = Control::decode(word);
+    ctrl.validate().map_err(|e| e.to_string())?;
     Ok(Inst {
         form: id,
         guard: GUARD.get(word) as u8,
         guard_neg: GUARD_NEG.get(word) == 1,
         operands,
         mods,
-        ctrl: Control::decode(word),
+        ctrl,
     })
 }
 

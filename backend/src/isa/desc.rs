@@ -9,131 +9,239 @@ pub use super::timing::LatCat;
 
 /// Semantic operation shared by all forms (reg/imm/const...) of one SASS instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum Op {
+    /// `MOV Rd, B`: copy (lane mask operand, 0xf = all bytes).
     Mov,
+    /// `IADD3 Rd, Pd0, Pd1, A, B, C`: A + B + C with carry-outs; `.X` adds the carry-ins Ps0, Ps1.
     Iadd3,
+    /// `IMAD Rd, A, B, C`: low word of A * B + C.
     Imad,
+    /// `IMAD.WIDE Rd:Rd+1, A, B, C:C+1`: 64-bit A * B + C.
     ImadWide,
+    /// `IMAD.HI Rd, A, B, C:C+1`: high word of A * B + {C+1:C}; Pd = carry out.
     ImadHi,
+    /// `LEA Rd, A, B, s`: (A << s) + B; `.HI` shifts {C:A} and takes the high word.
     Lea,
+    /// LEA.HI (the simulator treats it with [`Op::Lea`]; the table uses `Lea` with `hi`).
     LeaHi,
+    /// `LOP3.LUT Rd, A, B, C, lut`: any bitwise function of three inputs.
     Lop3,
+    /// `SHF.L/R Rd, A, s, C`: funnel shift of {C:A}; `.W` wraps the amount, else clamps.
     Shf,
+    /// `ISETP.cmp.bop Pd0, Pd1, A, B, Ps`: integer compare combined with Ps.
     Isetp,
+    /// `SEL Rd, A, B, Ps`: Ps ? A : B.
     Sel,
+    /// `IMNMX Rd, A, B, Ps`: minimum (Ps = PT) or maximum (Ps = !PT).
     Imnmx,
+    /// `IABS Rd, B`: absolute value.
     Iabs,
+    /// `PRMT Rd, A, sel, C`: byte permute of {C:A}.
     Prmt,
+    /// `SGXT Rd, A, B`: sign (or zero, `.U32`) extend from bit B.
     Sgxt,
+    /// `POPC Rd, B`: population count.
     Popc,
+    /// `FLO Rd, B`: position of the leading one (`.SH`: as a shift amount).
     Flo,
+    /// `BREV Rd, B`: bit reverse.
     Brev,
+    /// `PLOP3.LUT Pd0, Pd1, Ps0, Ps1, Ps2, lut`: any function of three predicates.
     Plop3,
+    /// `FADD Rd, A, B`.
     Fadd,
+    /// `FMUL Rd, A, B` (scale `.D2`..`.M8`).
     Fmul,
+    /// `FFMA Rd, A, B, C`.
     Ffma,
+    /// `FSETP.cmp.bop Pd0, Pd1, A, B, Ps`.
     Fsetp,
+    /// `FMNMX Rd, A, B, Ps`: minimum (Ps = PT) or maximum.
     Fmnmx,
+    /// `FSEL Rd, A, B, Ps`.
     Fsel,
+    /// `MUFU.func Rd, B`: special function unit (RCP, RSQ, SIN, EX2 ...).
     Mufu,
+    /// `DADD`: f64 add (register pairs).
     Dadd,
+    /// `DMUL`: f64 multiply.
     Dmul,
+    /// `DFMA`: f64 fused multiply-add.
     Dfma,
+    /// `DSETP`: f64 compare.
     Dsetp,
+    /// `HADD2`: f16x2 add.
     Hadd2,
+    /// `HFMA2`: f16x2 fused multiply-add.
     Hfma2,
+    /// `HMUL2`: f16x2 multiply.
     Hmul2,
+    /// `I2F`: integer to float.
     I2f,
+    /// `F2I`: float to integer.
     F2i,
+    /// `F2F`: float to float.
     F2f,
+    /// `FCHK Pd, A, B`: does A / B need the slow path.
     Fchk,
+    /// `S2R Rd, SR`: read a special register (variable latency).
     S2r,
+    /// `CS2R Rd, SR`: read a clock or zero register (fixed latency).
     Cs2r,
+    /// `S2UR URd, SR`: special register to a uniform register.
     S2ur,
+    /// `LDG`: global load.
     Ldg,
+    /// `STG`: global store.
     Stg,
+    /// `LDS`: shared load.
     Lds,
+    /// `STS`: shared store.
     Sts,
+    /// `LDL`: local load.
     Ldl,
+    /// `STL`: local store.
     Stl,
+    /// `LDC Rd, c[bank][Ra+offset]`: constant load with a register index.
     Ldc,
+    /// `ULDC URd, c[bank][offset]`: constant to a uniform register.
     Uldc,
+    /// `ATOMG.op`: global atomic returning the old value.
     Atomg,
+    /// `ATOMG.CAS`: global compare-and-swap.
     AtomgCas,
+    /// `ATOMS.op`: shared-memory atomic.
     Atoms,
+    /// `ATOMS.CAS`: shared-memory compare-and-swap.
     AtomsCas,
+    /// `RED.op`: global reduction without a result.
     Red,
+    /// `MEMBAR`: memory barrier.
     Membar,
+    /// `ERRBAR`: error barrier.
     Errbar,
+    /// `CCTL`: cache control.
     Cctl,
+    /// `BAR`: CTA barrier (SYNC, ARV, RED, SCAN, SYNCALL).
     Bar,
+    /// `SHFL.mode Pd, Rd, A, lane, clamp`: warp shuffle.
     Shfl,
+    /// `VOTE.mode Rd, Pd, Ps`: warp vote (Rd = ballot).
     Vote,
+    /// `VOTEU.mode URd, UPd, Ps`: warp vote into uniform registers.
     Voteu,
+    /// `UIADD3`: uniform IADD3.
     Uiadd3,
+    /// `ULOP3.LUT`: uniform LOP3.
     Ulop3,
+    /// `BRA`: branch.
     Bra,
+    /// `EXIT`.
     Exit,
+    /// `BSSY Bn, target`: set up a convergence barrier.
     Bssy,
+    /// `BSYNC Bn`: wait at a convergence barrier.
     Bsync,
+    /// `BMOV`: move a convergence barrier register.
     Bmov,
+    /// `WARPSYNC mask`.
     Warpsync,
+    /// `CALL.REL` / `CALL.ABS`.
     Call,
+    /// `RET.REL` / `RET.ABS`: return to the address in a register pair.
     Ret,
+    /// `NOP`.
     Nop,
+    /// `DEPBAR.LE SBn, count`: wait for a scoreboard to drop to a count.
     Depbar,
-    // Added with the full sm_75 coverage (no semantics in the simulator yet).
+    /// `BMSK Rd, A, B`: mask of B ones from bit A.
     Bmsk,
+    /// `IDP.2A/4A`: packed integer dot product plus C.
     Idp,
+    /// `P2R Rd, PR, A, mask`: predicates into a byte of Rd.
     P2r,
+    /// `R2P PR, A, mask`: a byte of A into predicates.
     R2p,
+    /// `FRND`: round to an integral float.
     Frnd,
+    /// `I2IP`: pack saturated integers.
     I2ip,
+    /// `HSET2`: f16x2 compare to a mask/boolean.
     Hset2,
+    /// `HSETP2`: f16x2 compare to predicates.
     Hsetp2,
-    Hmnmx2,
+    /// `LD`: generic load.
     Ld,
+    /// `ST`: generic store.
     St,
+    /// `LDSM`: shared-memory matrix load.
     Ldsm,
+    /// `ATOM.op`: generic atomic returning the old value.
     Atom,
+    /// `ATOM.CAS`: generic compare-and-swap.
     AtomCas,
+    /// `QSPC.space Pd, Rd, [A]`: is the address in a space.
     Qspc,
+    /// `MATCH.ANY/ALL`: lanes holding the same value.
     Match,
+    /// `R2UR URd, A`: vector to uniform register (variable latency).
     R2ur,
+    /// `UMOV`: uniform move.
     Umov,
+    /// `USEL`: uniform select.
     Usel,
+    /// `UISETP`: uniform integer compare.
     Uisetp,
+    /// `ULEA`: uniform LEA.
     Ulea,
+    /// `USHF`: uniform funnel shift.
     Ushf,
+    /// `UIMAD`: uniform multiply-add.
     Uimad,
+    /// `UIMAD.WIDE`: uniform 64-bit multiply-add.
     UimadWide,
+    /// `UPOPC`: uniform population count.
     Upopc,
+    /// `UPRMT`: uniform byte permute.
     Uprmt,
-    Usgxt,
-    Ubrev,
-    Uflo,
+    /// `BREAK Bn`: leave a convergence region.
     Break,
+    /// `YIELD`: scheduling hint.
     Yield,
+    /// `NANOSLEEP`.
     Nanosleep,
+    /// `BPT.mode`: breakpoint / trap.
     Bpt,
+    /// `PMTRIG`: performance-monitor trigger.
+    Pmtrig,
+    /// `LEPC Rd`: the current program counter.
     Lepc,
+    /// `B2R.RESULT Rd, Pd`: result of a barrier reduction.
     B2r,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum Pipe {
+    /// Integer and logic ALU.
     Alu,
+    /// FP32 multiply-add and IMAD.
     Fma,
+    /// Double precision.
     Fp64,
+    /// Half precision.
     Fp16,
+    /// Special functions and bit counts (XU).
     Mufu,
+    /// Conversions.
     Conv,
+    /// Memory, shuffles and fences.
     Lsu,
+    /// Control flow and barriers.
     Branch,
+    /// Uniform datapath.
     Uniform,
+    /// Special registers, NOP, DEPBAR.
     Misc,
 }
 
@@ -178,32 +286,66 @@ pub enum ImmStyle {
 pub enum OpKind {
     /// A general register (8 bits, 255 = RZ); `width` consecutive registers (1, 2 or 4; 0 =
     /// from the `size` modifier).
-    Gpr { field: BitField, width: u8 },
+    Gpr {
+        /// Where it is.
+        field: BitField,
+        /// Number of consecutive registers.
+        width: u8,
+    },
     /// A uniform register (6 bits, 63 = URZ).
-    Ugpr { field: BitField, width: u8 },
+    Ugpr {
+        /// Where it is.
+        field: BitField,
+        /// Number of consecutive registers.
+        width: u8,
+    },
     /// A predicate (3 bits, 7 = PT) with an optional negation bit.
-    Pred { field: BitField, neg: Option<u8> },
+    Pred {
+        /// Where it is.
+        field: BitField,
+        /// Negation bit, if any.
+        neg: Option<u8>,
+    },
     /// A uniform predicate (3 bits, 7 = UPT) with an optional negation bit.
-    Upred { field: BitField, neg: Option<u8> },
+    Upred {
+        /// Where it is.
+        field: BitField,
+        /// Negation bit, if any.
+        neg: Option<u8>,
+    },
     /// An immediate in `field`.
-    Imm { field: BitField, style: ImmStyle },
+    Imm {
+        /// Where it is.
+        field: BitField,
+        /// How it is printed.
+        style: ImmStyle,
+    },
     /// An immediate split over two fields: `lo` holds the low bits, `hi` the rest.
     ImmSplit {
+        /// The low bits.
         lo: BitField,
+        /// The high bits.
         hi: BitField,
+        /// How it is printed.
         style: ImmStyle,
     },
     /// A constant-bank operand `c[bank][offset]`: the signed `offset` field counts units of
     /// `1 << shift` bytes (ALU operands address words: shift 2).
     CBank {
+        /// Constant bank.
         bank: BitField,
+        /// Offset field (signed).
         offset: BitField,
+        /// log2 of the unit of the offset, in bytes.
         shift: u8,
     },
     /// `c[bank][Rn+offset]` (LDC): register index with a signed byte offset.
     CBankIndexed {
+        /// Constant bank.
         bank: BitField,
+        /// Offset field (signed).
         offset: BitField,
+        /// Index register.
         reg: BitField,
     },
     /// A memory address `[Ra+URb+offset]` (signed offset; an address without registers
@@ -212,18 +354,33 @@ pub enum OpKind {
     /// operand's suffix field (`.64`/`.U32` of the register in uniform forms) prints inside
     /// the brackets.
     Mem {
+        /// Address register (255 = RZ).
         base: BitField,
+        /// Offset field (signed).
         offset: BitField,
+        /// Uniform register, in the uniform-address forms.
         uniform: Option<BitField>,
+        /// Scale (`.X4`, `.X8`, `.X16`) of shared-memory addresses.
         scale: Option<BitField>,
     },
     /// A code target: signed offset relative to the next instruction, in units of
     /// `1 << shift` bytes (the bits below are modifiers or zero).
-    Rel { field: BitField, shift: u8 },
+    Rel {
+        /// Where it is.
+        field: BitField,
+        /// log2 of the unit of the offset, in bytes.
+        shift: u8,
+    },
     /// A special register number (`SR_TID.X`).
-    SReg { field: BitField },
+    SReg {
+        /// Where it is.
+        field: BitField,
+    },
     /// A convergence barrier register `B0..B15`.
-    Barrier { field: BitField },
+    Barrier {
+        /// Where it is.
+        field: BitField,
+    },
     /// Fixed text without bits (`PR` of P2R/R2P).
     Literal(&'static str),
 }
@@ -254,24 +411,34 @@ pub enum Sep {
 
 /// The operand's role, for the backend and the simulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum Role {
+    /// Destination register.
     Dst,
+    /// First predicate destination.
     PredDst0,
+    /// Second predicate destination.
     PredDst1,
+    /// Source A.
     A,
+    /// Source B.
     B,
+    /// Source C.
     C,
     /// Predicate source (carry-in, select, combine).
     PredSrc0,
+    /// Second predicate source (second carry-in, PLOP3's Ps1, the `.EX` input of ISETP).
     PredSrc1,
+    /// Third predicate source (PLOP3's Ps2).
     PredSrc2,
+    /// Memory address.
     Addr,
     /// A second immediate (PLOP3's second table).
     Aux,
     /// Data stored (stores, atomics).
     Data,
+    /// Code target.
     Target,
+    /// Other immediates (LUT, shift amount, lane mask, barrier id).
     Other,
 }
 

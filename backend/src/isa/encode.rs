@@ -13,43 +13,65 @@ pub enum EncodeError {
     /// Wrong number of operands or modifiers for the form.
     #[error("{mnemonic}: expected {expected} {what}, got {got}")]
     Arity {
+        /// The form's mnemonic.
         mnemonic: &'static str,
+        /// What was counted (operands or modifiers).
         what: &'static str,
+        /// How many the form has.
         expected: usize,
+        /// How many were given.
         got: usize,
     },
     /// An operand value of the wrong kind for its slot.
     #[error("{mnemonic}: operand {index} ({value:?}) does not fit the form's {kind}")]
     Kind {
+        /// The form's mnemonic.
         mnemonic: &'static str,
+        /// Operand index.
         index: usize,
+        /// The value given.
         value: Value,
+        /// The kind of operand the slot takes.
         kind: &'static str,
     },
     /// A value too large for its field.
     #[error("{mnemonic}: operand {index} value {value} does not fit its field")]
     Range {
+        /// The form's mnemonic.
         mnemonic: &'static str,
+        /// Operand index.
         index: usize,
+        /// The value given.
         value: i64,
     },
     /// A modifier value the form does not list.
     #[error("{mnemonic}: modifier {name} has no value {value}")]
     Modifier {
+        /// The form's mnemonic.
         mnemonic: &'static str,
+        /// Modifier name.
         name: &'static str,
+        /// The value given.
         value: u16,
     },
     /// An operand modifier (neg/abs/not) the slot does not have.
     #[error("{mnemonic}: operand {index} cannot be {what}")]
     OperandModifier {
+        /// The form's mnemonic.
         mnemonic: &'static str,
+        /// Operand index.
         index: usize,
+        /// What was counted (operands or modifiers).
         what: &'static str,
     },
     /// Fields whose values are legal one by one but not together.
     #[error("{mnemonic}: illegal combination of the fields at bits {mask:#x}")]
-    Combination { mnemonic: &'static str, mask: u128 },
+    Combination {
+        /// The form's mnemonic.
+        mnemonic: &'static str,
+        /// The bits involved.
+        mask: u128,
+    },
     /// An illegal control code.
     #[error("{0}")]
     Control(#[from] ControlError),

@@ -23,16 +23,32 @@ pub enum Value {
     /// Uniform register (63 = URZ).
     UReg(u8),
     /// Predicate (7 = PT) and its negation.
-    Pred { idx: u8, neg: bool },
+    Pred {
+        /// Index (7 = PT).
+        idx: u8,
+        /// Negated.
+        neg: bool,
+    },
     /// Raw immediate bits.
     Imm(u64),
     /// `c[bank][offset]`, optionally indexed by a register (`c[0x3][R27+0x10]`).
-    CBank { bank: u8, offset: i32, reg: Option<u8> },
+    CBank {
+        /// Constant bank.
+        bank: u8,
+        /// Byte offset.
+        offset: i32,
+        /// Index register.
+        reg: Option<u8>,
+    },
     /// `[base + uniform + offset]` with a scale field (0 = none, 1 = X4, 2 = X8, 3 = X16).
     Mem {
+        /// Address register (255 = RZ).
         base: u8,
+        /// Uniform register, in the uniform-address forms.
         uniform: Option<u8>,
+        /// Byte offset.
         offset: i32,
+        /// Scale (`.X4`, `.X8`, `.X16`) of shared-memory addresses.
         scale: u8,
     },
     /// Branch offset in bytes relative to the next instruction.

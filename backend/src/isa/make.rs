@@ -13,7 +13,12 @@ use smallvec::SmallVec;
 pub enum MakeError {
     /// No form of the operation accepts these operands and modifiers.
     #[error("no {op:?} form takes {what}")]
-    NoForm { op: Op, what: String },
+    NoForm {
+        /// The operation.
+        op: Op,
+        /// What was counted (operands or modifiers).
+        what: String,
+    },
 }
 
 impl Inst {
@@ -128,6 +133,7 @@ pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> 
             accepts(d.kind, &o.value)
                 && (!o.neg || d.neg.is_some() || matches!(d.kind, OpKind::Pred { neg: Some(_), .. }))
                 && (!o.abs || d.abs.is_some())
+                && (o.swizzle == 0 || d.swizzle.is_some())
                 && imm_fits(d.kind, &o.value)
         })
     }) && mods.iter().all(|(name, v)| {

@@ -1,6 +1,7 @@
 //! The sm_75 instruction-set description and everything driven by it: the bit-field
-//! language ([`desc`], [`build`]), the table itself ([`sm75`]), and the [`encode`]r,
-//! [`decode`]r and disassembly [`text`] that read it. Control codes live in [`control`].
+//! language ([`desc`], [`build`]), the table itself ([`sm75`]), and the [`encode`](mod@encode)r,
+//! [`decode`](mod@decode)r and disassembly [`text`] that read it. Control codes live in [`control`].
+#![warn(missing_docs)]
 
 pub mod access;
 pub mod bits;
@@ -17,7 +18,7 @@ pub mod text;
 pub mod timing;
 
 pub use control::Control;
-pub use decode::{DecodeError, decode, decode_all};
+pub use decode::{DecodeError, decode, decode_all, matching_forms};
 pub use desc::{Form, Op, Role};
 pub use encode::{EncodeError, encode};
 pub use inst::{FormId, Inst, Operand, PT, RZ, URZ, Value};

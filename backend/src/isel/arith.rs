@@ -83,6 +83,9 @@ impl Isel<'_> {
         if ty == Type::Pred {
             return self.lower_pred_logic(inst);
         }
+        if self.lower_bits(inst)? {
+            return Ok(());
+        }
         let narrow_hi = ty.bits() < 32 && matches!(op, Opcode::ImulHiS | Opcode::ImulHiU);
         if ty.bits() > 32 || narrow_hi {
             return Err(self.unsupported(format!("{} on {ty}", op.name())));
@@ -345,8 +348,9 @@ impl Isel<'_> {
                 ];
                 self.emit_sass(Op::Plop3, &dsts, &srcs, &[], None)
             }
-            t if t.bits() == 32 => {
-                let op = if t.is_float() { Op::Fsel } else { Op::Sel };
+            // Narrow values select their whole registers (upper bits are undefined anyway).
+            t if t.bits() <= 32 => {
+                let op = if t == Type::F32 { Op::Fsel } else { Op::Sel };
                 let srcs = [
                     (Role::A, Arg::v(args[1])),
                     (Role::B, Arg::v(args[2])),

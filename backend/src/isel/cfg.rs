@@ -6,7 +6,7 @@ use super::{Isel, IselError};
 use crate::vcode::{BlockId, MInst, MKind, VBlock};
 use ptxc_mir::analysis::dom::reverse_post_order;
 use ptxc_mir::ir::{Block, BlockCall, Opcode};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A VCode block: a MIR block, or the edge block of successor `n` of a MIR block.
 #[derive(Clone, Copy)]
@@ -25,8 +25,9 @@ struct Edges {
 /// Builds the VCode blocks and selects every instruction.
 pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     let func = isel.func;
-    let reachable: HashSet<Block> = reverse_post_order(func).into_iter().collect();
-    let order: Vec<Block> = func.layout.iter().copied().filter(|b| reachable.contains(b)).collect();
+    // Reverse post-order: every block after its dominators (regalloc2's heuristics and its
+    // checker assume block parameters are mostly defined before they are used).
+    let order: Vec<Block> = reverse_post_order(func);
     let preds = func.predecessors();
     let mut edges = Edges {
         block_of: HashMap::new(),
@@ -107,6 +108,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
     }
     let kind = match data.op {
         Opcode::Exit => MKind::Exit,
+        Opcode::Trap => MKind::Trap,
         Opcode::Jump => MKind::Jump(succs[0]),
         Opcode::Brif => match isel.pred(data.args[0]) {
             crate::vcode::MOp::Pred(cond, neg) => MKind::CondJump {

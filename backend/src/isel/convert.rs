@@ -1,14 +1,50 @@
-//! Conversions: integer width changes (with extension and saturation) and float
-//! conversions.
+//! Conversions: integer width changes (with extension and saturation; saturating ones with
+//! a 64-bit side are legalized first), integers to floats (I2F, reading 8- and 16-bit
+//! sources in place), floats to integers (F2I, which saturates; `.NTZ` where ptxas sets it:
+//! f16/f32 sources to 32-bit and narrower results), and between float widths (F2F; f16 to
+//! f32 is HADD2.F32 as ptxas writes it), with `.ftz` and `.sat` as extra instructions where
+//! ptxas adds them. The halves of 64-bit values need no instruction (see `float_fold.rs`).
 
 use super::fit::Arg;
+use super::float::{neg_rz, rnd_code};
 use super::{Isel, IselError};
 use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MInst, MKind, MOp, WideOp};
-use ptxc_mir::ir::{Aux, Inst, Type};
+use ptxc_mir::ir::{Aux, ConvertInfo, Inst, Type, Value};
+
+/// The I2F/F2I/F2F code of a float type.
+fn float_code(t: Type) -> u16 {
+    match t {
+        Type::F16 => 1,
+        Type::F64 => 3,
+        _ => 2,
+    }
+}
+
+/// The I2F/F2I code of an integer type: signedness in bit 0, width (8, 16, 32, 64) above.
+fn int_code(t: Type, signed: bool) -> u16 {
+    let width = match t.bits() {
+        8 => 0,
+        16 => 1,
+        32 => 2,
+        _ => 3,
+    };
+    width << 1 | signed as u16
+}
+
+/// The F2I rounding code (FLOOR 1, CEIL 2, TRUNC 3; nearest 0), truncation by default.
+fn f2i_rnd(r: Option<ptxc_mir::ir::Rounding>) -> u16 {
+    use ptxc_mir::ir::Rounding::*;
+    match r {
+        Some(Rn) => 0,
+        Some(Rm) => 1,
+        Some(Rp) => 2,
+        None | Some(Rz) => 3,
+    }
+}
 
 impl Isel<'_> {
-    /// Conversions (integer width changes; float conversions need the converter forms).
+    /// Selects a conversion.
     pub(super) fn lower_convert(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let Aux::Convert(info) = data.aux else {
@@ -16,26 +52,138 @@ impl Isel<'_> {
         };
         let (to, from, a) = (data.ty, info.from, data.args[0]);
         let result = self.func.results[inst][0];
+        if let Some((_, x)) = self.upper_half_of(inst) {
+            let r = self.reg(x);
+            self.alias_sub(result, r, 1);
+            return Ok(());
+        }
         match (from.is_int(), to.is_int()) {
             (true, true) => self.int_convert(result, a, from, to, info.from_signed, info.to_signed, info.sat),
-            (false, false) if from == to && to == Type::F32 && info.rnd.is_none() => {
-                // cvt.ftz/.sat.f32.f32: an addition of -0 flushes and saturates.
-                let mods = [("ftz", info.ftz as u16), ("rnd", 0), ("sat", info.sat as u16)];
-                let d = MOp::Reg(self.def_reg(result));
-                let neg_rz = Arg::Op(
-                    MOp::Fixed(V::Reg(crate::isa::RZ)),
-                    crate::vcode::SrcMods { neg: true, abs: false },
-                );
+            (true, false) => self.int_to_float(result, a, &info, to),
+            (false, true) => self.float_to_int(result, a, &info, to),
+            (false, false) => self.float_to_float(result, a, &info, to),
+        }
+    }
+
+    /// I2F (then FADD.SAT for `.sat`).
+    fn int_to_float(&mut self, result: Value, a: Value, info: &ConvertInfo, to: Type) -> Result<(), IselError> {
+        let src = if info.from.bits() == 64 {
+            Arg::op(self.wide_src(a))
+        } else {
+            Arg::v(a)
+        };
+        let mods = [
+            ("dst", float_code(to)),
+            ("src", int_code(info.from, info.from_signed)),
+            ("rnd", rnd_code(info.rnd)),
+        ];
+        let d = MOp::Reg(self.def_reg(result));
+        if !info.sat {
+            return self.emit_sass(Op::I2f, &[(Role::Dst, d)], &[(Role::B, src)], &mods, None);
+        }
+        let t = self.new_single();
+        self.emit_sass(Op::I2f, &[(Role::Dst, t)], &[(Role::B, src)], &mods, None)?;
+        self.saturate_float(d, Arg::op(t), to, false)
+    }
+
+    /// `d = sat(x)` for f32 (`FADD.SAT d, RZ, x`) or f16 (HADD2.SAT).
+    pub(super) fn saturate_float(&mut self, d: MOp, x: Arg, ty: Type, ftz: bool) -> Result<(), IselError> {
+        match ty {
+            Type::F16 => {
+                let x = self.low_half(x);
+                let rz = self.low_half(neg_rz());
+                self.emit_sass(
+                    Op::Hadd2,
+                    &[(Role::Dst, d)],
+                    &[(Role::A, x), (Role::B, rz)],
+                    &[("sat", 1)],
+                    None,
+                )
+            }
+            Type::F32 => {
+                let mods = [("ftz", ftz as u16), ("rnd", 0), ("sat", 1)];
                 self.emit_sass(
                     Op::Fadd,
                     &[(Role::Dst, d)],
-                    &[(Role::A, Arg::v(a)), (Role::B, neg_rz)],
+                    &[(Role::A, Arg::rz()), (Role::B, x)],
                     &mods,
                     None,
                 )
             }
-            _ => Err(self.unsupported(format!("conversion from {from} to {to}"))),
+            t => Err(self.unsupported(format!("saturating conversion to {t}"))),
         }
+    }
+
+    /// F2I (saturating by itself).
+    fn float_to_int(&mut self, result: Value, a: Value, info: &ConvertInfo, to: Type) -> Result<(), IselError> {
+        let ntz = info.from != Type::F64 && to.bits() <= 32;
+        let mods = [
+            ("ftz", info.ftz as u16),
+            ("dst", int_code(to, info.to_signed)),
+            ("src", float_code(info.from)),
+            ("rnd", f2i_rnd(info.rnd)),
+            ("ntz", ntz as u16),
+        ];
+        let d = MOp::Reg(self.def_reg(result));
+        let src = self.fsrc(a, info.ftz);
+        self.emit_sass(Op::F2i, &[(Role::Dst, d)], &[(Role::B, src)], &mods, None)
+    }
+
+    /// Conversions between float types.
+    fn float_to_float(&mut self, result: Value, a: Value, info: &ConvertInfo, to: Type) -> Result<(), IselError> {
+        let from = info.from;
+        let d = MOp::Reg(self.def_reg(result));
+        if from == to {
+            // cvt.ftz / cvt.sat on one type (f32): FADD.FTZ x, -RZ or FADD.SAT RZ, x.
+            if info.sat {
+                return self.saturate_float(d, self.fsrc(a, info.ftz), to, info.ftz);
+            }
+            let mods = [("ftz", info.ftz as u16), ("rnd", 0)];
+            let srcs = [(Role::A, self.fsrc(a, info.ftz)), (Role::B, neg_rz())];
+            return self.emit_sass(Op::Fadd, &[(Role::Dst, d)], &srcs, &mods, None);
+        }
+        if from == Type::F16 && to == Type::F32 {
+            let x = self.low_half(self.fsrc(a, false));
+            let rz = self.low_half(neg_rz());
+            let mut mods = vec![("f32", 1)];
+            if info.sat {
+                mods.push(("sat", 1));
+            }
+            return self.emit_sass(
+                Op::Hadd2,
+                &[(Role::Dst, d)],
+                &[(Role::A, x), (Role::B, rz)],
+                &mods,
+                None,
+            );
+        }
+        let mut src = self.fsrc(a, info.ftz);
+        if info.ftz && from == Type::F32 {
+            src = Arg::op(self.flush32(src)?);
+        }
+        let after = info.sat || (info.ftz && to == Type::F32);
+        let out = if after { self.new_single() } else { d };
+        let mods = [
+            ("types", float_code(to) | float_code(from) << 2),
+            ("rnd", rnd_code(info.rnd)),
+        ];
+        self.emit_sass(Op::F2f, &[(Role::Dst, out)], &[(Role::B, src)], &mods, None)?;
+        if info.sat {
+            return self.saturate_float(d, Arg::op(out), to, info.ftz);
+        }
+        if after {
+            let srcs = [(Role::A, Arg::op(out)), (Role::B, Arg::imm(1.0f32.to_bits()))];
+            return self.emit_sass(Op::Fmul, &[(Role::Dst, d)], &srcs, &[("ftz", 1)], None);
+        }
+        Ok(())
+    }
+
+    /// `FMUL.FTZ t, x, 1`: `x` with a subnormal flushed.
+    fn flush32(&mut self, x: Arg) -> Result<MOp, IselError> {
+        let t = self.new_single();
+        let srcs = [(Role::A, x), (Role::B, Arg::imm(1.0f32.to_bits()))];
+        self.emit_sass(Op::Fmul, &[(Role::Dst, t)], &srcs, &[("ftz", 1)], None)?;
+        Ok(t)
     }
 
     /// Integer conversions between 8, 16, 32 and 64 bits (narrow values keep garbage above
@@ -43,8 +191,8 @@ impl Isel<'_> {
     #[allow(clippy::too_many_arguments)]
     fn int_convert(
         &mut self,
-        result: ptxc_mir::ir::Value,
-        a: ptxc_mir::ir::Value,
+        result: Value,
+        a: Value,
         from: Type,
         to: Type,
         from_signed: bool,
@@ -61,12 +209,20 @@ impl Isel<'_> {
                 Ok(())
             }
             (64, _) => {
-                let src = match self.sub_of(a) {
-                    Some((t, i)) => MOp::Sub(t, i),
-                    None => MOp::Sub(self.reg(a), 0),
-                };
-                let d = MOp::Reg(self.def_reg(result));
-                self.emit_sass(Op::Mov, &[(Role::Dst, d)], &[(Role::B, Arg::op(src))], &[], None)
+                // The lower register of the pair (no instruction).
+                match self.sub_of(a) {
+                    Some((t, i)) => self.alias_sub(result, t, i),
+                    None if self.wide_const_bits(a).is_some() => {
+                        let k = self.wide_const_bits(a).expect("constant") as u32;
+                        let d = MOp::Reg(self.def_reg(result));
+                        return self.emit_sass(Op::Mov, &[(Role::Dst, d)], &[(Role::B, Arg::imm(k))], &[], None);
+                    }
+                    None => {
+                        let r = self.reg(a);
+                        self.alias_sub(result, r, 0);
+                    }
+                }
+                Ok(())
             }
             (f, 64) => {
                 let lo = self.extended(a, f, from_signed)?;
@@ -100,11 +256,19 @@ impl Isel<'_> {
         }
     }
 
+    /// The bits of a 64-bit constant, if `v` is one.
+    fn wide_const_bits(&self, v: Value) -> Option<u64> {
+        match self.const64(v) {
+            Some(V::Imm(k)) => Some(k),
+            _ => None,
+        }
+    }
+
     /// cvt.sat between integer types of at most 32 bits: clamp to the destination's range.
     fn saturate(
         &mut self,
-        result: ptxc_mir::ir::Value,
-        a: ptxc_mir::ir::Value,
+        result: Value,
+        a: Value,
         from: Type,
         to: Type,
         from_signed: bool,

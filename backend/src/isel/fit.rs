@@ -26,7 +26,13 @@ impl Arg {
 
     /// A negated MIR value.
     pub fn neg(v: Value) -> Arg {
-        Arg::Val(v, SrcMods { neg: true, abs: false })
+        Arg::Val(
+            v,
+            SrcMods {
+                neg: true,
+                ..SrcMods::default()
+            },
+        )
     }
 
     /// A fixed operand.
@@ -55,7 +61,19 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
     let value = match op {
         MOp::Reg(_) | MOp::Sub(..) => V::Reg(0),
         MOp::Pred(_, neg) => V::Pred { idx: 0, neg },
+        MOp::CMem { bank, offset, .. } => V::CBank {
+            bank,
+            offset,
+            reg: Some(0),
+        },
         MOp::Mem { offset, .. } => V::Mem {
+            base: 0,
+            uniform: None,
+            offset,
+            scale: 0,
+        },
+        MOp::Sp => V::Reg(0),
+        MOp::SpMem { offset } => V::Mem {
             base: 0,
             uniform: None,
             offset,
@@ -68,7 +86,7 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
         neg: mods.neg,
         abs: mods.abs,
         not: false,
-        swizzle: 0,
+        swizzle: mods.swizzle,
     }
 }
 

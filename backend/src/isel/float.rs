@@ -1,130 +1,402 @@
-//! Single-precision float arithmetic: FADD/FMUL/FFMA with rounding, FTZ and saturation,
-//! negation and absolute value, min/max; the FSETP comparison codes.
+//! Float selection: the dispatch by type (f32 here, f64 in `fp64.rs`, f16 and f16x2 in
+//! `fp16.rs`, the MUFU functions in `mathfn.rs`) and the single-precision instructions:
+//! FADD/FMUL/FFMA with rounding, `.FTZ` and `.SAT`; negation and absolute value as FADD
+//! with `-RZ` (the source modifiers fold into other users, see `float_fold.rs`); FMNMX
+//! (PTX's min/max NaN rule is FMNMX's); flushing as `FMUL.FTZ x, 1`; copysign as one LOP3;
+//! FSETP with every condition; FRND; FCHK; and `testp` on the bits with LOP3 and ISETP.
 
 use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::isa::{Op, Role, Value as V};
-use crate::vcode::{MOp, SrcMods};
-use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type};
+use crate::vcode::{MOp, SrcMods, VClass};
+use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type, Value};
 
+/// The FSETP/DSETP/HSETP2 code of a condition (sm75-encoding.md B.2).
 pub fn float_cmp(c: Cond) -> u16 {
-    match c {
-        Cond::Lt => 1,
-        Cond::Eq => 2,
-        Cond::Le => 3,
-        Cond::Gt => 4,
-        Cond::Ne => 5,
-        Cond::Ge => 6,
-        Cond::Num => 7,
-        Cond::Nan => 8,
-        Cond::Ltu => 9,
-        Cond::Equ => 10,
-        Cond::Leu => 11,
-        Cond::Gtu => 12,
-        Cond::Neu => 13,
-        Cond::Geu => 14,
-        Cond::Ult | Cond::Ule | Cond::Ugt | Cond::Uge => 0,
-    }
+    const CODES: &[(Cond, u16)] = &[
+        (Cond::Lt, 1),
+        (Cond::Eq, 2),
+        (Cond::Le, 3),
+        (Cond::Gt, 4),
+        (Cond::Ne, 5),
+        (Cond::Ge, 6),
+        (Cond::Num, 7),
+        (Cond::Nan, 8),
+        (Cond::Ltu, 9),
+        (Cond::Equ, 10),
+        (Cond::Leu, 11),
+        (Cond::Gtu, 12),
+        (Cond::Neu, 13),
+        (Cond::Geu, 14),
+    ];
+    CODES.iter().find(|(k, _)| *k == c).map_or(0, |(_, v)| *v)
 }
 
-pub fn float_mods(aux: &Aux) -> Vec<(&'static str, u16)> {
-    let m = match aux {
-        Aux::Float(m) => *m,
-        _ => FloatMode::default(),
-    };
-    let rnd = match m.rnd {
+/// The code of a float rounding mode in the `rnd` fields (RN 0, RM 1, RP 2, RZ 3).
+pub fn rnd_code(r: Option<Rounding>) -> u16 {
+    match r {
         None | Some(Rounding::Rn) => 0,
         Some(Rounding::Rm) => 1,
         Some(Rounding::Rp) => 2,
         Some(Rounding::Rz) => 3,
-    };
-    let mut v = vec![("ftz", m.ftz as u16), ("rnd", rnd)];
+    }
+}
+
+/// The float mode of an instruction (default for other extra data).
+pub fn mode_of(aux: &Aux) -> FloatMode {
+    match aux {
+        Aux::Float(m) => *m,
+        _ => FloatMode::default(),
+    }
+}
+
+/// Modifiers `ftz`, `rnd` and (if set) `sat` of a float mode.
+pub fn float_mods(aux: &Aux) -> Vec<(&'static str, u16)> {
+    let m = mode_of(aux);
+    let mut v = vec![("ftz", m.ftz as u16), ("rnd", rnd_code(m.rnd))];
     if m.sat {
         v.push(("sat", 1));
     }
     v
 }
 
+/// The comparison with its operands swapped.
+pub fn swapped(c: Cond) -> Cond {
+    super::wide::swap_cond(c)
+}
+
+/// `-RZ`, the addend of FADD-based negation and absolute value (keeps -0 results).
+pub fn neg_rz() -> Arg {
+    Arg::Op(
+        MOp::Fixed(V::Reg(crate::isa::RZ)),
+        SrcMods {
+            neg: true,
+            ..SrcMods::default()
+        },
+    )
+}
+
 impl Isel<'_> {
     /// Selects a float instruction.
     pub(super) fn lower_float_family(&mut self, inst: Inst) -> Result<(), IselError> {
-        match self.func.insts[inst].op {
-            Opcode::Fadd
-            | Opcode::Fsub
-            | Opcode::Fmul
-            | Opcode::Ffma
-            | Opcode::Fneg
-            | Opcode::Fabs
-            | Opcode::Fmin
-            | Opcode::Fmax => self.lower_float(inst),
-            Opcode::Fcmp => self.lower_cmp(inst),
-            other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
+        let d = &self.func.insts[inst];
+        let (op, ty) = (d.op, d.ty);
+        use Opcode::*;
+        match (op, ty) {
+            (Fcmp, _) => self.lower_fcmp(inst),
+            (Frint, _) => self.lower_frint(inst),
+            (FdivCheck, _) => self.lower_fchk(inst),
+            (Ftestp, _) => self.lower_testp(inst),
+            (
+                FrcpApprox | FsqrtApprox | FrsqrtApprox | Fex2Approx | Flg2Approx | FsinApprox | FcosApprox
+                | FtanhApprox,
+                _,
+            ) => self.lower_mufu(inst),
+            (_, Type::F64) => self.lower_fp64(inst),
+            (_, Type::F16 | Type::F16x2) => self.lower_fp16(inst),
+            (_, Type::F32) => self.lower_float(inst),
+            _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }
     }
 
-    /// Single-precision float arithmetic.
+    /// A float source: sign operations folded, +0.0 as RZ.
+    pub fn fsrc(&self, v: Value, flushing: bool) -> Arg {
+        match self.float_src(v, flushing) {
+            Arg::Val(x, m) if m == SrcMods::default() && self.foldable(x) == Some(V::Imm(0)) => Arg::rz(),
+            a => a,
+        }
+    }
+
+    /// The two sources of a commutative operation, a register-only one first.
+    fn commuted(&self, a: Value, b: Value, flushing: bool) -> (Arg, Arg) {
+        let (x, y) = (self.fsrc(a, flushing), self.fsrc(b, flushing));
+        let folds = |arg: &Arg| match arg {
+            Arg::Val(v, _) => self.foldable(*v).is_some(),
+            Arg::Op(..) => true,
+        };
+        if folds(&x) && !folds(&y) { (y, x) } else { (x, y) }
+    }
+
+    /// Single-precision arithmetic.
     pub fn lower_float(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let (op, ty, args) = (data.op, data.ty, data.args.clone());
-        if ty != Type::F32 {
-            return Err(self.unsupported(format!("{} on {ty}", op.name())));
-        }
+        let (op, args) = (data.op, data.args.clone());
+        let m = mode_of(&data.aux);
         let mods = float_mods(&data.aux);
         let d = self.dst(inst);
         let dst = [(Role::Dst, d)];
-        let neg_rz = Arg::Op(MOp::Fixed(V::Reg(crate::isa::RZ)), SrcMods { neg: true, abs: false });
+        let f = m.ftz;
         match op {
-            Opcode::Fadd => {
-                let (a, b) = self.commute(args[0], args[1]);
-                self.emit_sass(
-                    Op::Fadd,
-                    &dst,
-                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))],
-                    &mods,
-                    None,
-                )
-            }
-            Opcode::Fsub => {
-                let b = self.negated(args[1], true);
-                self.emit_sass(Op::Fadd, &dst, &[(Role::A, Arg::v(args[0])), (Role::B, b)], &mods, None)
-            }
-            Opcode::Fmul => {
-                let (a, b) = self.commute(args[0], args[1]);
-                self.emit_sass(
-                    Op::Fmul,
-                    &dst,
-                    &[(Role::A, Arg::v(a)), (Role::B, Arg::v(b))],
-                    &mods,
-                    None,
-                )
+            Opcode::Fadd | Opcode::Fmul | Opcode::Fsub => {
+                let (a, b) = if op == Opcode::Fsub {
+                    (self.fsrc(args[0], f), self.negated_float(args[1], f))
+                } else {
+                    self.commuted(args[0], args[1], f)
+                };
+                let sop = if op == Opcode::Fmul { Op::Fmul } else { Op::Fadd };
+                self.emit_sass(sop, &dst, &[(Role::A, a), (Role::B, b)], &mods, None)
             }
             Opcode::Ffma => {
-                let (a, b) = self.commute(args[0], args[1]);
-                let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::C, Arg::v(args[2]))];
+                let (a, b) = self.commuted(args[0], args[1], f);
+                let srcs = [(Role::A, a), (Role::B, b), (Role::C, self.fsrc(args[2], f))];
                 self.emit_sass(Op::Ffma, &dst, &srcs, &mods, None)
             }
-            Opcode::Fneg => self.emit_sass(
-                Op::Fadd,
-                &dst,
-                &[(Role::A, Arg::neg(args[0])), (Role::B, neg_rz)],
-                &mods,
-                None,
-            ),
-            Opcode::Fabs => {
-                let a = Arg::Val(args[0], SrcMods { neg: false, abs: true });
-                self.emit_sass(Op::Fadd, &dst, &[(Role::A, a), (Role::B, neg_rz)], &mods, None)
+            Opcode::Fneg | Opcode::Fabs => {
+                let a = match op {
+                    Opcode::Fneg => Arg::neg(args[0]),
+                    _ => Arg::Val(
+                        args[0],
+                        SrcMods {
+                            abs: true,
+                            ..SrcMods::default()
+                        },
+                    ),
+                };
+                self.emit_sass(Op::Fadd, &dst, &[(Role::A, a), (Role::B, neg_rz())], &mods, None)
+            }
+            Opcode::Fflush => {
+                let srcs = [(Role::A, Arg::v(args[0])), (Role::B, Arg::imm(1.0f32.to_bits()))];
+                self.emit_sass(Op::Fmul, &dst, &srcs, &[("ftz", 1)], None)
             }
             Opcode::Fmin | Opcode::Fmax => {
-                let (a, b) = self.commute(args[0], args[1]);
+                let (a, b) = self.commuted(args[0], args[1], f);
                 let srcs = [
-                    (Role::A, Arg::v(a)),
-                    (Role::B, Arg::v(b)),
+                    (Role::A, a),
+                    (Role::B, b),
                     (Role::PredSrc0, Arg::pt(op == Opcode::Fmax)),
                 ];
-                let ftz = mods.iter().find(|m| m.0 == "ftz").map_or(0, |m| m.1);
-                self.emit_sass(Op::Fmnmx, &dst, &srcs, &[("ftz", ftz)], None)
+                self.emit_sass(Op::Fmnmx, &dst, &srcs, &[("ftz", f as u16)], None)
             }
-            _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
+            Opcode::Fcopysign => self.copysign32(&dst, args[0], args[1]),
+            _ => Err(self.unsupported(format!("{} on f32", op.name()))),
         }
+    }
+
+    /// `-v` as a float source: constants negated in place.
+    fn negated_float(&self, v: Value, flushing: bool) -> Arg {
+        match self.fsrc(v, flushing) {
+            Arg::Val(x, m) if m == SrcMods::default() => self.negated(x, true),
+            Arg::Val(x, m) => Arg::Val(x, SrcMods { neg: !m.neg, ..m }),
+            _ => Arg::rz(),
+        }
+    }
+
+    /// `copysign`: the magnitude of `b` with the sign of `a`, `LOP3 (b & ~s) | (a & s)`.
+    pub(super) fn copysign32(&mut self, dst: &[(Role, MOp)], a: Value, b: Value) -> Result<(), IselError> {
+        let srcs = [
+            (Role::A, Arg::v(b)),
+            (Role::B, Arg::imm(0x8000_0000)),
+            (Role::C, Arg::v(a)),
+            (Role::Other, Arg::imm(0xb8)),
+            (Role::PredSrc0, Arg::pt(true)),
+        ];
+        self.emit_sass(Op::Lop3, dst, &srcs, &[], None)
+    }
+
+    /// Float comparisons of every type: FSETP, DSETP, HSETP2 (f16 in the lower half).
+    fn lower_fcmp(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let Aux::Cond(mut cond) = data.aux else {
+            return Err(self.unsupported("compare without condition"));
+        };
+        let ty = data.ty;
+        let (mut a, mut b) = (data.args[0], data.args[1]);
+        let flushed = self.flushed_operands(&mut a, &mut b);
+        let constant = |s: &Self, v: Value| match ty {
+            Type::F64 => s.is_wide_constant(v),
+            _ => s.foldable(s.peel(v).0).is_some(),
+        };
+        if constant(self, a) && !constant(self, b) {
+            (a, b) = (b, a);
+            cond = swapped(cond);
+        }
+        let d = self.dst(inst);
+        let dsts = [
+            (Role::PredDst0, d),
+            (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+        ];
+        let (x, y) = (self.fsrc(a, flushed), self.fsrc(b, flushed));
+        let code = float_cmp(cond);
+        let (op, x, y, mods) = match ty {
+            Type::F32 => (
+                Op::Fsetp,
+                x,
+                y,
+                vec![("cmp", code), ("ftz", flushed as u16), ("bop", 0)],
+            ),
+            Type::F64 => {
+                let (x, y) = (self.fsrc64(a, false, false), self.fsrc64(b, true, false));
+                (Op::Dsetp, x, y, vec![("cmp", code), ("bop", 0)])
+            }
+            Type::F16 => {
+                let (x, y) = (self.low_half(x), self.low_half(y));
+                (
+                    Op::Hsetp2,
+                    x,
+                    y,
+                    vec![("cmp", code), ("ftz", flushed as u16), ("bop", 0)],
+                )
+            }
+            t => return Err(self.unsupported(format!("fcmp on {t}"))),
+        };
+        let srcs = [(Role::A, x), (Role::B, y), (Role::PredSrc0, Arg::pt(false))];
+        self.emit_sass(op, &dsts, &srcs, &mods, None)
+    }
+
+    /// Reads through `fflush` operands folded into the compare (`setp.ftz`); true if so.
+    fn flushed_operands(&self, a: &mut Value, b: &mut Value) -> bool {
+        let mut flushed = false;
+        for v in [a, b] {
+            if let ptxc_mir::ir::ValueDef::Result(i, _) = self.func.values[*v].def
+                && self.func.insts[i].op == Opcode::Fflush
+                && self.is_fused(i)
+            {
+                *v = self.func.insts[i].args[0];
+                flushed = true;
+            }
+        }
+        flushed
+    }
+
+    /// `FCHK P, a, b`.
+    fn lower_fchk(&mut self, inst: Inst) -> Result<(), IselError> {
+        let args = self.func.insts[inst].args.clone();
+        let d = self.dst(inst);
+        let srcs = [
+            (Role::A, self.fsrc(args[0], false)),
+            (Role::B, self.fsrc(args[1], false)),
+        ];
+        self.emit_sass(Op::Fchk, &[(Role::PredDst0, d)], &srcs, &[], None)
+    }
+
+    /// `frint`: FRND in the instruction's rounding mode (f16, f32, f64).
+    fn lower_frint(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (ty, a) = (data.ty, data.args[0]);
+        let m = mode_of(&data.aux);
+        let rnd = match m.rnd {
+            None | Some(Rounding::Rn) => 0,
+            Some(Rounding::Rm) => 1,
+            Some(Rounding::Rp) => 2,
+            Some(Rounding::Rz) => 3,
+        };
+        let types = match ty {
+            Type::F16 => 1 | 1 << 2,
+            Type::F64 => 3 | 3 << 2,
+            _ => 2 | 2 << 2,
+        };
+        let d = self.dst(inst);
+        let src = self.fsrc(a, m.ftz);
+        let mods = [("ftz", m.ftz as u16), ("types", types), ("rnd", rnd)];
+        if !m.sat {
+            return self.emit_sass(Op::Frnd, &[(Role::Dst, d)], &[(Role::B, src)], &mods, None);
+        }
+        let t = self.new_single();
+        self.emit_sass(Op::Frnd, &[(Role::Dst, t)], &[(Role::B, src)], &mods, None)?;
+        self.saturate_float(d, Arg::op(t), ty, m.ftz)
+    }
+
+    /// `testp`: a class test on the bits (f32 and f16 on 32-bit registers, f64 on pairs).
+    fn lower_testp(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (ty, a) = (data.ty, data.args[0]);
+        let Aux::Imm(class) = data.aux else {
+            return Err(self.unsupported("testp without class"));
+        };
+        let d = self.dst(inst);
+        match ty {
+            Type::F32 => self.testp_bits(d, a, class, 0x7fff_ffff, 0x7f80_0000, 0x0080_0000),
+            t => Err(self.unsupported(format!("testp on {t}"))),
+        }
+    }
+
+    /// A class test of a 32-bit float with sign mask, infinity and smallest normal: on
+    /// `m = x & mask`, finite `m < inf`, infinite `m == inf`, number `m <= inf`, NaN
+    /// `m > inf`, normal `m - min < inf - min` (zero counts as normal, as ptxas has it),
+    /// subnormal `m - 1 < min - 1` (all unsigned).
+    pub(super) fn testp_bits(
+        &mut self,
+        d: MOp,
+        a: Value,
+        class: u64,
+        mask: u32,
+        inf: u32,
+        min: u32,
+    ) -> Result<(), IselError> {
+        let m = self.lop3_new(Arg::v(a), Arg::imm(mask), 0xc0)?;
+        let (value, code, bound) = match class {
+            0 => (m, 1, inf),
+            1 => (m, 2, inf),
+            2 => (m, 3, inf),
+            3 => (m, 4, inf),
+            4 => (self.iadd_new(m, min.wrapping_neg())?, 1, inf - min),
+            _ => (self.iadd_new(m, u32::MAX)?, 1, min - 1),
+        };
+        if class != 4 {
+            return self.isetp_imm_u32(d, value, code, bound);
+        }
+        // Zero is normal for ptxas: `(m - min < inf - min) | (m == 0)`.
+        let (p, z) = (self.vcode.new_vreg(VClass::Pred), self.vcode.new_vreg(VClass::Pred));
+        self.isetp_imm_u32(MOp::Pred(p, false), value, code, bound)?;
+        self.isetp_imm_u32(MOp::Pred(z, false), m, 2, 0)?;
+        self.pred_or(d, p, z)
+    }
+
+    /// `d = p | z` on predicates.
+    pub(super) fn pred_or(&mut self, d: MOp, p: crate::vcode::VReg, z: crate::vcode::VReg) -> Result<(), IselError> {
+        let srcs = [
+            (Role::PredSrc0, Arg::op(MOp::Pred(p, false))),
+            (Role::PredSrc1, Arg::op(MOp::Pred(z, false))),
+            (Role::PredSrc2, Arg::pt(false)),
+            (Role::Other, Arg::imm(0xfc)),
+            (Role::Aux, Arg::imm(0)),
+        ];
+        let dsts = [
+            (Role::PredDst0, d),
+            (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+        ];
+        self.emit_sass(Op::Plop3, &dsts, &srcs, &[], None)
+    }
+
+    /// `d = LOP3(a, b, RZ, lut)` in a new register.
+    pub(super) fn lop3_new(&mut self, a: Arg, b: Arg, lut: u32) -> Result<MOp, IselError> {
+        let t = MOp::Reg(self.vcode.new_vreg(VClass::Single));
+        let srcs = [
+            (Role::A, a),
+            (Role::B, b),
+            (Role::C, Arg::rz()),
+            (Role::Other, Arg::imm(lut)),
+            (Role::PredSrc0, Arg::pt(true)),
+        ];
+        self.emit_sass(Op::Lop3, &[(Role::Dst, t)], &srcs, &[], None)?;
+        Ok(t)
+    }
+
+    /// `x + k` in a new register.
+    pub(super) fn iadd_new(&mut self, x: MOp, k: u32) -> Result<MOp, IselError> {
+        let t = MOp::Reg(self.vcode.new_vreg(VClass::Single));
+        let srcs = [(Role::A, Arg::op(x)), (Role::B, Arg::imm(k)), (Role::C, Arg::rz())];
+        self.emit_sass(Op::Iadd3, &[(Role::Dst, t)], &srcs, &[], None)?;
+        Ok(t)
+    }
+
+    /// `d = x <code> k` (unsigned ISETP).
+    pub(super) fn isetp_imm_u32(&mut self, d: MOp, x: MOp, code: u16, k: u32) -> Result<(), IselError> {
+        let dsts = [
+            (Role::PredDst0, d),
+            (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+        ];
+        let srcs = [
+            (Role::A, Arg::op(x)),
+            (Role::B, Arg::imm(k)),
+            (Role::PredSrc0, Arg::pt(false)),
+        ];
+        self.emit_sass(
+            Op::Isetp,
+            &dsts,
+            &srcs,
+            &[("cmp", code), ("signed", 0), ("bop", 0)],
+            None,
+        )
     }
 }

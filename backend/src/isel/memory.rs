@@ -1,5 +1,7 @@
-//! Loads and stores of global (and generic) memory: LDG/STG of 1 to 16 bytes, vectors as
-//! register pairs and quads, with `[Ra.64+offset]` address folding.
+//! Loads and stores of every state space: LDG/STG (global), LD/ST (generic), LDS/STS
+//! (shared), LDL/STL (local) of 1 to 16 bytes with vectors as register pairs and quads, and
+//! LDC (constant and parameter space, one element at a time). Addresses come from
+//! `address.rs`.
 
 use super::fit::Arg;
 use super::{Isel, IselError, class_of};
@@ -8,7 +10,7 @@ use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Inst, MemInfo, Opcode, Space, Type, Value};
 use smallvec::SmallVec;
 
-/// Size code of LDG/STG for an access of `bytes` (sm75-encoding.md B.4).
+/// Size code of a memory access of `bytes` (sm75-encoding.md B.4).
 fn size_code(bytes: u32) -> Option<u16> {
     match bytes {
         1 => Some(0),
@@ -29,60 +31,47 @@ fn tuple_class(bytes: u32) -> VClass {
     }
 }
 
-/// True if `offset` fits the signed 24-bit address offset.
-fn fits24(offset: i64) -> bool {
-    (-(1 << 23)..(1 << 23)).contains(&offset)
+/// The load and store operations of a space (`None`: no stores to it). Generic accesses
+/// use LDG/STG when `generic_is_global`.
+fn ops_of(space: Space, generic_is_global: bool) -> (Op, Option<Op>) {
+    match space {
+        Space::Global => (Op::Ldg, Some(Op::Stg)),
+        Space::Generic if generic_is_global => (Op::Ldg, Some(Op::Stg)),
+        Space::Generic => (Op::Ld, Some(Op::St)),
+        Space::Shared => (Op::Lds, Some(Op::Sts)),
+        Space::Local => (Op::Ldl, Some(Op::Stl)),
+        Space::Const | Space::Param => (Op::Ldc, None),
+    }
 }
 
 impl Isel<'_> {
-    /// The address operand: a 64-bit register plus a constant offset (an `iadd x, const`
-    /// feeding the address folds into the offset).
-    fn address(&mut self, addr: Value, offset: i64) -> Result<MOp, IselError> {
-        if self.func.ty(addr) != Type::I64 {
-            return Err(self.unsupported("32-bit addresses"));
-        }
-        let folded = self.def_of(addr).and_then(|d| {
-            if d.op != Opcode::Iadd || d.ty != Type::I64 {
-                return None;
+    /// True if no generic address of the kernel can point into shared or local memory: no
+    /// instruction makes one (PTX cannot put one in an initialiser, and the windows differ
+    /// between launches), so generic accesses are global ones.
+    fn generic_is_global(&self) -> bool {
+        !self.func.insts.values().any(|d| d.op == Opcode::ToGeneric)
+    }
+
+    /// The modifiers of an access of `bytes` to `info.space`.
+    fn mem_mods(&self, info: &MemInfo, bytes: u32) -> Result<Vec<(&'static str, u16)>, IselError> {
+        let size = size_code(bytes).ok_or_else(|| self.unsupported(format!("{bytes}-byte memory accesses")))?;
+        Ok(match info.space {
+            Space::Global | Space::Generic => {
+                let sem = match (info.non_coherent && info.space == Space::Global, info.volatile) {
+                    (true, _) => 0,
+                    (false, true) => 2,
+                    _ => 1,
+                };
+                vec![("e", 1), ("size", size), ("sem", sem), ("scope", 3)]
             }
-            match self.def_of(d.args[1]).map(|c| (c.op, &c.aux)) {
-                Some((Opcode::Const, Aux::Imm(k))) if fits24(offset + *k as i64) => {
-                    Some((d.args[0], offset + *k as i64))
-                }
-                _ => None,
-            }
-        });
-        let (base, total) = folded.unwrap_or((addr, offset));
-        if !fits24(total) {
-            return Err(self.unsupported("address offsets beyond 24 bits"));
-        }
-        Ok(MOp::Mem {
-            base: self.reg(base),
-            offset: total as i32,
+            _ => vec![("size", size)],
         })
     }
 
-    fn mem_mods(&self, info: &MemInfo, bytes: u32) -> Result<Vec<(&'static str, u16)>, IselError> {
-        let size = size_code(bytes).ok_or_else(|| self.unsupported(format!("{bytes}-byte memory accesses")))?;
-        let sem = match (info.non_coherent, info.volatile) {
-            (true, _) => 0,
-            (false, true) => 2,
-            _ => 1,
-        };
-        Ok(vec![("e", 1), ("size", size), ("sem", sem), ("scope", 3)])
-    }
-
-    fn check_space(&self, info: &MemInfo) -> Result<(), IselError> {
-        match info.space {
-            Space::Global | Space::Generic => Ok(()),
-            s => Err(self.unsupported(format!("{}-space memory accesses", s.name()))),
-        }
-    }
-
-    /// Bytes of a vector access and whether its elements fill whole registers.
+    /// Bytes of a vector access.
     fn access_shape(&self, ty: Type, n: usize) -> Result<u32, IselError> {
         let bytes = ty.bytes() * n as u32;
-        if n > 1 && ty.bytes() < 4 {
+        if size_code(bytes).is_none() {
             return Err(self.unsupported(format!("vectors of {n} {ty} values")));
         }
         Ok(bytes)
@@ -93,68 +82,168 @@ impl Isel<'_> {
         match self.func.insts[inst].op {
             Opcode::Load => self.lower_load(inst),
             Opcode::Store => self.lower_store(inst),
+            Opcode::ToGeneric | Opcode::FromGeneric => self.lower_generic_conversion(inst),
+            Opcode::IsSpace => self.lower_is_space(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
+        }
+    }
+
+    fn mem_info(&self, inst: Inst) -> Result<MemInfo, IselError> {
+        match self.func.insts[inst].aux {
+            Aux::Mem(info) => Ok(info),
+            _ => Err(self.unsupported("a memory access without memory info")),
         }
     }
 
     /// `load`: the destination is a register, pair or quad; vector elements alias its registers.
     pub fn lower_load(&mut self, inst: Inst) -> Result<(), IselError> {
+        let info = self.mem_info(inst)?;
+        if matches!(info.space, Space::Const | Space::Param) {
+            return self.lower_constant_load(inst, &info);
+        }
         let data = &self.func.insts[inst];
-        let Aux::Mem(info) = data.aux else {
-            return Err(self.unsupported("load without memory info"));
-        };
-        self.check_space(&info)?;
         let results = self.func.results[inst].clone();
         let ty = data.ty;
         let bytes = self.access_shape(ty, results.len())?;
         let mods = self.mem_mods(&info, bytes)?;
-        let addr = self.address(data.args[0], info.offset)?;
+        let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
         let d = if results.len() == 1 {
             self.def_reg(results[0])
         } else {
             self.vcode.new_vreg(tuple_class(bytes))
         };
+        let (op, _) = ops_of(info.space, self.generic_is_global());
         self.emit_sass(
-            Op::Ldg,
+            op,
             &[(Role::Dst, MOp::Reg(d))],
             &[(Role::Addr, Arg::op(addr))],
             &mods,
             None,
         )?;
-        if results.len() > 1 {
-            let regs_per = (ty.bytes() / 4) as u8;
-            for (i, &r) in results.iter().enumerate() {
-                let first = i as u8 * regs_per;
-                if regs_per == 1 {
-                    self.alias_sub(r, d, first);
-                } else {
-                    let pair = self.def_reg(r);
-                    self.push(MInst::new(MKind::Wide {
-                        op: WideOp::Mov,
-                        d: pair,
-                        srcs: smallvec::smallvec![MOp::Sub(d, first)],
-                        tmp: None,
-                    }));
-                }
+        if results.len() > 1 && ty.bytes() < 4 {
+            self.split_narrow(&results, ty, d, bytes)?;
+        } else if results.len() > 1 {
+            self.split_vector(&results, ty, d);
+        }
+        Ok(())
+    }
+
+    /// Elements of a vector of 8- or 16-bit values loaded into one register or a pair: each
+    /// is its word shifted down (upper bits are left undefined, as for every narrow value).
+    fn split_narrow(&mut self, results: &[Value], ty: Type, d: VReg, bytes: u32) -> Result<(), IselError> {
+        for (i, &r) in results.iter().enumerate() {
+            let at = i as u32 * ty.bytes();
+            let word = if bytes > 4 {
+                MOp::Sub(d, (at / 4) as u8)
+            } else {
+                MOp::Reg(d)
+            };
+            let shift = 8 * (at % 4);
+            if shift == 0 {
+                self.bind(r, word)?;
+                continue;
             }
+            let srcs = [
+                (Role::A, Arg::rz()),
+                (Role::B, Arg::imm(shift)),
+                (Role::C, Arg::op(word)),
+            ];
+            let v = MOp::Reg(self.def_reg(r));
+            self.emit_sass(
+                Op::Shf,
+                &[(Role::Dst, v)],
+                &srcs,
+                &[("right", 1), ("type", 3), ("hi", 1)],
+                None,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// 8- or 16-bit values packed into 32-bit words with PRMT: pairs of bytes side by side
+    /// (selector 0x0040), then pairs of halves (0x5410).
+    fn pack_narrow(&mut self, ty: Type, values: &[Value]) -> Result<Vec<MOp>, IselError> {
+        let prmt = |me: &mut Self, a: MOp, sel: u32, c: MOp| {
+            me.emit_temp(
+                Op::Prmt,
+                &[(Role::A, Arg::op(a)), (Role::B, Arg::imm(sel)), (Role::C, Arg::op(c))],
+                &[],
+            )
+        };
+        let mut halves = Vec::new();
+        if ty.bytes() == 1 {
+            for pair in values.chunks(2) {
+                let (a, b) = (self.src_op(pair[0]), self.src_op(pair[1]));
+                halves.push(prmt(self, a, 0x0040, b)?);
+            }
+        } else {
+            halves = values.iter().map(|&v| self.src_op(v)).collect();
+        }
+        if halves.len() == 1 {
+            return Ok(halves);
+        }
+        let mut words = Vec::new();
+        for pair in halves.chunks(2) {
+            words.push(prmt(self, pair[0], 0x5410, pair[1])?);
+        }
+        Ok(words)
+    }
+
+    /// Makes the elements of a vector load name the registers of the loaded tuple `d`.
+    fn split_vector(&mut self, results: &[Value], ty: Type, d: VReg) {
+        let regs_per = (ty.bytes() / 4) as u8;
+        for (i, &r) in results.iter().enumerate() {
+            let first = i as u8 * regs_per;
+            if regs_per == 1 {
+                self.alias_sub(r, d, first);
+            } else {
+                let pair = self.def_reg(r);
+                self.push(MInst::new(MKind::Wide {
+                    op: WideOp::Mov,
+                    d: pair,
+                    srcs: smallvec::smallvec![MOp::Sub(d, first)],
+                    tmp: None,
+                }));
+            }
+        }
+    }
+
+    /// Constant- and parameter-space loads: one LDC per element (`LDC.64` for 64-bit ones).
+    fn lower_constant_load(&mut self, inst: Inst, info: &MemInfo) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (ty, addr) = (data.ty, data.args[0]);
+        let results = self.func.results[inst].clone();
+        let size = size_code(ty.bytes()).filter(|&s| s <= 5);
+        let size = size.ok_or_else(|| self.unsupported(format!("{}-byte constant loads", ty.bytes())))?;
+        for (i, &r) in results.iter().enumerate() {
+            let offset = info.offset + (i as u32 * ty.bytes()) as i64;
+            let operand = self.mem_operand(addr, offset, info.space)?;
+            let d = self.def_reg(r);
+            self.emit_sass(
+                Op::Ldc,
+                &[(Role::Dst, MOp::Reg(d))],
+                &[(Role::B, Arg::op(operand))],
+                &[("size", size)],
+                None,
+            )?;
         }
         Ok(())
     }
 
     /// `store`: vector data is packed into a pair or quad unless it already is one.
     pub fn lower_store(&mut self, inst: Inst) -> Result<(), IselError> {
-        let data = &self.func.insts[inst];
-        let Aux::Mem(info) = data.aux else {
-            return Err(self.unsupported("store without memory info"));
+        let info = self.mem_info(inst)?;
+        let Some(op) = ops_of(info.space, self.generic_is_global()).1 else {
+            return Err(self.unsupported(format!("stores to {}-space memory", info.space.name())));
         };
-        self.check_space(&info)?;
+        let data = &self.func.insts[inst];
         let (ty, values) = (data.ty, data.args[1..].to_vec());
         let bytes = self.access_shape(ty, values.len())?;
         let mods = self.mem_mods(&info, bytes)?;
-        let addr = self.address(data.args[0], info.offset)?;
-        let v = self.store_data(ty, &values, bytes);
+        let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
+        let v = self.store_data(ty, &values, bytes)?;
         self.emit_sass(
-            Op::Stg,
+            op,
             &[],
             &[(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(v))],
             &mods,
@@ -163,12 +252,26 @@ impl Isel<'_> {
     }
 
     /// The register (or tuple) holding the data of a store.
-    fn store_data(&mut self, ty: Type, values: &[Value], bytes: u32) -> MOp {
+    fn store_data(&mut self, ty: Type, values: &[Value], bytes: u32) -> Result<MOp, IselError> {
         if values.len() == 1 {
-            return MOp::Reg(self.reg(values[0]));
+            return Ok(MOp::Reg(self.reg(values[0])));
+        }
+        if ty.bytes() < 4 {
+            let words = self.pack_narrow(ty, values)?;
+            if words.len() == 1 {
+                return Ok(words[0]);
+            }
+            let d = self.vcode.new_vreg(tuple_class(bytes));
+            self.push(MInst::new(MKind::Wide {
+                op: WideOp::Pack,
+                d,
+                srcs: words.into_iter().collect(),
+                tmp: None,
+            }));
+            return Ok(MOp::Reg(d));
         }
         if let Some(t) = self.same_tuple(values, bytes) {
-            return MOp::Reg(t);
+            return Ok(MOp::Reg(t));
         }
         let mut parts: SmallVec<[MOp; 3]> = SmallVec::new();
         for &v in values {
@@ -186,7 +289,7 @@ impl Isel<'_> {
             srcs: parts,
             tmp: None,
         }));
-        MOp::Reg(d)
+        Ok(MOp::Reg(d))
     }
 
     /// The tuple whose registers are exactly `values` in order, if there is one.

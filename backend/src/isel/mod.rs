@@ -3,19 +3,32 @@
 //! operands (immediates and `c[0x0][...]`) wherever a form accepts them and materialised
 //! with a move where one does not. One file per instruction family.
 
+mod address;
 mod arith;
+mod atomic;
+mod barrier;
+mod bits;
+mod bits64;
 mod cfg;
 mod convert;
 mod family;
 mod fit;
 mod float;
+mod float_fold;
+mod fp16;
+mod fp64;
+mod frame;
+mod generic;
+mod mathfn;
 mod memory;
 mod operand;
 mod reconverge;
 mod subword;
 mod values;
+mod warp;
 mod wide;
 
+use crate::vars::KernelVars;
 use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
 use ptxc_mir::ir::{Function, Inst, Type, Value};
 use std::collections::HashMap;
@@ -57,10 +70,12 @@ pub struct Isel<'a> {
     uses: HashMap<Value, u32>,
     /// Instructions folded into their single user (skipped when reached).
     fused: HashMap<Inst, ()>,
+    /// Where the function's variables live.
+    vars: &'a KernelVars,
 }
 
-/// Selects VCode for `func`.
-pub fn select(func: &Function) -> Result<VCode, IselError> {
+/// Selects VCode for `func`, whose variables live where `vars` says.
+pub fn select(func: &Function, vars: &KernelVars) -> Result<VCode, IselError> {
     let mut isel = Isel {
         func,
         vcode: VCode {
@@ -73,7 +88,10 @@ pub fn select(func: &Function) -> Result<VCode, IselError> {
         out: Vec::new(),
         uses: HashMap::new(),
         fused: HashMap::new(),
+        vars,
     };
+    isel.vcode.local_bytes = vars.frame_size;
+    isel.vcode.local_align = vars.frame_align;
     isel.count_uses();
     isel.find_fusions();
     cfg::build(&mut isel)?;
@@ -98,6 +116,7 @@ impl Isel<'_> {
         self.fuse_flushed_compares();
         use ptxc_mir::ir::{Opcode, Type, ValueDef};
         self.discount_folded_uses();
+        self.find_float_folds();
         for &b in &self.func.layout {
             for &i in &self.func.blocks[b].insts {
                 let d = &self.func.insts[i];
@@ -121,45 +140,77 @@ impl Isel<'_> {
     }
 
     /// Uses that fold into their user need no register: a predicate `not` feeding a branch
-    /// (the branch negates its guard) and an `add x, const` feeding an address (the constant
-    /// becomes the offset). Such uses are not counted, so an instruction left with none is
-    /// not emitted.
+    /// (the branch negates its guard and reads the `not`'s operand) and the parts of an
+    /// address that fold into the memory operand (the user reads the base instead). Such
+    /// uses move to what the user reads, so an instruction left with none is not emitted.
     fn discount_folded_uses(&mut self) {
-        use ptxc_mir::ir::{Aux, Opcode, Type};
-        let mut folded: Vec<Value> = Vec::new();
+        use ptxc_mir::ir::{Aux, Opcode};
+        // (folded use, the value its user reads instead)
+        let mut moved: Vec<(Value, Option<Value>)> = Vec::new();
         for &b in &self.func.layout {
             for &i in &self.func.blocks[b].insts {
                 let d = &self.func.insts[i];
-                match d.op {
-                    Opcode::Brif => {
+                let access = match (&d.op, &d.aux) {
+                    (Opcode::Brif, _) => {
                         let c = d.args[0];
-                        if self.def_of(c).is_some_and(|x| x.op == Opcode::Not) {
-                            folded.push(c);
+                        if let Some(x) = self.def_of(c).filter(|x| x.op == Opcode::Not) {
+                            moved.push((c, Some(x.args[0])));
                         }
+                        None
                     }
-                    Opcode::Load | Opcode::Store => {
-                        let (a, Aux::Mem(info)) = (d.args[0], &d.aux) else {
-                            continue;
-                        };
-                        let Some(x) = self.def_of(a) else { continue };
-                        let konst = (x.op == Opcode::Iadd && x.ty == Type::I64)
-                            .then(|| self.def_of(x.args[1]))
-                            .flatten()
-                            .and_then(|c| match (c.op, &c.aux) {
-                                (Opcode::Const, Aux::Imm(k)) => Some(*k as i64),
-                                _ => None,
-                            });
-                        if konst.is_some_and(|k| (-(1i64 << 23)..(1 << 23)).contains(&(info.offset + k))) {
-                            folded.push(a);
-                        }
+                    (Opcode::Load | Opcode::Store, Aux::Mem(m)) => Some((m.space, m.offset)),
+                    (Opcode::Atom, Aux::Atom(a)) => Some((a.space, a.offset)),
+                    (Opcode::Ldmatrix, _) => Some((ptxc_mir::ir::Space::Shared, 0)),
+                    _ => None,
+                };
+                if let Some((space, offset)) = access {
+                    let a = d.args[0];
+                    match self.decompose(a, offset, space) {
+                        Some((address::Base::Value(v), _)) if v == a => {}
+                        Some((address::Base::Value(v), _)) => moved.push((a, Some(v))),
+                        Some(_) => moved.push((a, None)),
+                        None => {}
                     }
-                    _ => {}
                 }
             }
         }
-        for v in folded {
-            if let Some(n) = self.uses.get_mut(&v) {
+        for (from, to) in moved {
+            if let Some(n) = self.uses.get_mut(&from) {
                 *n = n.saturating_sub(1);
+            }
+            if let Some(to) = to {
+                *self.uses.entry(to).or_default() += 1;
+            }
+        }
+        self.remove_dead_values();
+    }
+
+    /// Drops the uses made by pure instructions whose results are unused, until none is
+    /// left: such instructions are not selected, so their operands need no register.
+    fn remove_dead_values(&mut self) {
+        let mut dead: std::collections::HashSet<Inst> = std::collections::HashSet::new();
+        loop {
+            let mut changed = false;
+            for &b in &self.func.layout {
+                for &i in &self.func.blocks[b].insts {
+                    let d = &self.func.insts[i];
+                    if dead.contains(&i)
+                        || !d.op.is_pure()
+                        || self.func.results[i].iter().any(|&r| self.use_count(r) > 0)
+                    {
+                        continue;
+                    }
+                    dead.insert(i);
+                    changed = true;
+                    for a in d.all_args() {
+                        if let Some(n) = self.uses.get_mut(&a) {
+                            *n = n.saturating_sub(1);
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
             }
         }
     }

@@ -3,6 +3,7 @@
 
 use super::Isel;
 use crate::isa::{Op, Role, Value as V};
+use crate::vars::Place;
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Opcode, SpecialReg, Type, Value, ValueDef};
 use smallvec::smallvec;
@@ -37,11 +38,22 @@ impl Isel<'_> {
                 offset: PARAM_BASE + *off as i32,
                 reg: None,
             }),
+            // ptxas' values: 32 warp slots per SM, 32 lanes per warp.
+            (Opcode::Special, Aux::Special(SpecialReg::NWarpId | SpecialReg::WarpSize)) => Some(V::Imm(32)),
             (Opcode::Special, Aux::Special(sr)) => driver_constant(*sr).map(|offset| V::CBank {
                 bank: 0,
                 offset,
                 reg: None,
             }),
+            // The low bits of a 64-bit constant (a variable's address, say).
+            (Opcode::Convert, Aux::Convert(c))
+                if !c.sat && c.rnd.is_none() && c.from == Type::I64 && ty.is_int() && ty.bits() <= 32 =>
+            {
+                match self.const64(d.args[0])? {
+                    V::Imm(k) => Some(V::Imm(k & (u64::MAX >> (64 - ty.bits())))),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
@@ -56,6 +68,21 @@ impl Isel<'_> {
                 offset: PARAM_BASE + *off as i32,
                 reg: None,
             }),
+            // The grid id is a 64-bit driver constant.
+            (Opcode::Special, Aux::Special(SpecialReg::GridId)) => Some(V::CBank {
+                bank: 0,
+                offset: 0x30,
+                reg: None,
+            }),
+            // A `.global` variable's address is in its constant-bank-4 slot.
+            (Opcode::Addr, _) => match self.var_place(v)? {
+                Place::Global { slot } => Some(V::CBank {
+                    bank: 4,
+                    offset: slot as i32,
+                    reg: None,
+                }),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -130,8 +157,25 @@ impl Isel<'_> {
                 Aux::Imm(bits) => Some(V::Imm(bits)),
                 _ => None,
             },
+            // Shared and constant variables' addresses are offsets known now.
+            Some(d) if d.op == Opcode::Addr => match self.var_place(v)? {
+                Place::Shared { offset } | Place::Const { offset } => Some(V::Imm(u64::from(offset))),
+                _ => None,
+            },
             _ => None,
         }
+    }
+
+    /// True if `v` is never held in a register of its own: every use folds or materialises it.
+    pub fn is_operand_value(&self, v: Value) -> bool {
+        match self.vcode_class_of(v) {
+            VClass::Pair => self.foldable64(v).is_some() || self.const64(v).is_some(),
+            _ => self.foldable(v).is_some(),
+        }
+    }
+
+    fn vcode_class_of(&self, v: Value) -> VClass {
+        super::class_of(self.func.ty(v))
     }
 
     /// `v` as a predicate operand (folding `not`).
@@ -160,6 +204,7 @@ pub fn driver_constant(sr: SpecialReg) -> Option<i32> {
         SpecialReg::Ntid(d) => Some(4 * d as i32),
         SpecialReg::Nctaid(d) => Some(0xc + 4 * d as i32),
         SpecialReg::DynamicSmemSize => Some(0x2c),
+        SpecialReg::NSmId => Some(0x10c),
         _ => None,
     }
 }

@@ -69,7 +69,7 @@ fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
             vcode
                 .block_insts(BlockId(j as u32))
                 .iter()
-                .all(|i| matches!(i.kind, MKind::Exit))
+                .all(|i| matches!(i.kind, MKind::Exit | MKind::Trap))
         };
         let Some(join) = cfg.ipdom[b].filter(|&j| divergent && j != cfg.exit() && !only_exits(j)) else {
             continue;

@@ -20,6 +20,7 @@ fn sr_number(sr: SpecialReg) -> Option<u8> {
         SpecialReg::LaneMaskGt => 0x3b,
         SpecialReg::LaneMaskGe => 0x3c,
         SpecialReg::TotalSmemSize => 0x32,
+        SpecialReg::SmId => 0x43,
         _ => return None,
     })
 }
@@ -32,9 +33,15 @@ impl Isel<'_> {
         if unused && !data.op.has_side_effects() && data.op != Opcode::Load {
             return Ok(());
         }
+        // Values that fold into their users' operands are materialised there.
+        if data.op.is_pure() && self.func.results[inst].len() == 1 && self.is_operand_value(self.func.results[inst][0])
+        {
+            return Ok(());
+        }
         use super::family::{Family, family};
         match family(data.op) {
             Family::Value => self.lower_value(inst),
+            Family::Int if data.ty == Type::I64 && self.packed_halves(inst).is_some() => self.lower_pack64(inst),
             Family::Int if data.ty == Type::I64 => self.lower_int64(inst),
             Family::Int => self.lower_int(inst),
             Family::Compare if data.ty == Type::I64 => self.lower_icmp64(inst),
@@ -44,9 +51,9 @@ impl Isel<'_> {
             Family::Float => self.lower_float_family(inst),
             Family::Convert => self.lower_convert(inst),
             Family::Memory => self.lower_memory(inst),
-            Family::Atomic | Family::Warp | Family::Barrier => {
-                Err(self.unsupported(format!("MIR `{}`", data.op.name())))
-            }
+            Family::Atomic => self.lower_atomic(inst),
+            Family::Warp => self.lower_warp(inst),
+            Family::Barrier => self.lower_barrier(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),
         }
     }
@@ -58,6 +65,7 @@ impl Isel<'_> {
         match data.op {
             Opcode::Const | Opcode::Param | Opcode::Undef => Ok(()),
             Opcode::Special => self.lower_special(inst),
+            Opcode::Addr => self.lower_addr(inst),
             Opcode::Copy | Opcode::Bitcast => {
                 let (src, dst) = (data.args[0], self.func.results[inst][0]);
                 if let Some((tuple, index)) = self.sub_of(src) {
@@ -79,8 +87,29 @@ impl Isel<'_> {
         if driver_constant(sr).is_some() {
             return Ok(());
         }
-        let n = sr_number(sr).ok_or_else(|| self.unsupported(format!("special register {sr:?}")))?;
         let d = MOp::Reg(self.def_reg(self.func.results[inst][0]));
+        // Clocks and timers: CS2R (64-bit, or `.32` for one word).
+        let counter = match sr {
+            SpecialReg::Clock => Some((0x50, 0)),
+            SpecialReg::Clock64 => Some((0x50, 1)),
+            SpecialReg::GlobalTimer => Some((0x52, 1)),
+            SpecialReg::GlobalTimerLo => Some((0x52, 0)),
+            SpecialReg::GlobalTimerHi => Some((0x53, 0)),
+            _ => None,
+        };
+        if let Some((n, wide)) = counter {
+            let src = [(Role::A, Arg::op(MOp::Fixed(V::SReg(n))))];
+            return self.emit_sass(Op::Cs2r, &[(Role::Dst, d)], &src, &[("wide", wide)], None);
+        }
+        if sr == SpecialReg::WarpId {
+            // Bits 14..8 of SR_VIRTID.
+            let id = self.emit_temp(Op::S2r, &[(Role::A, Arg::op(MOp::Fixed(V::SReg(0x03))))], &[])?;
+            let srcs = [(Role::A, Arg::rz()), (Role::B, Arg::imm(8)), (Role::C, Arg::op(id))];
+            let shifted = self.emit_temp(Op::Shf, &srcs, &[("right", 1), ("type", 3), ("hi", 1)])?;
+            let srcs = [(Role::A, Arg::op(shifted)), (Role::B, Arg::imm(7))];
+            return self.emit_sass(Op::Sgxt, &[(Role::Dst, d)], &srcs, &[("signed", 0)], None);
+        }
+        let n = sr_number(sr).ok_or_else(|| self.unsupported(format!("special register {sr:?}")))?;
         self.emit_sass(
             Op::S2r,
             &[(Role::Dst, d)],

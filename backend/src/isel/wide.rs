@@ -51,7 +51,7 @@ pub fn swap_cond(c: Cond) -> Cond {
 
 impl Isel<'_> {
     /// Appends a wide operation; `carry` adds a predicate temporary.
-    fn wide(&mut self, op: WideOp, d: VReg, srcs: &[MOp], carry: bool) {
+    pub(super) fn wide(&mut self, op: WideOp, d: VReg, srcs: &[MOp], carry: bool) {
         let tmp = carry.then(|| self.vcode.new_vreg(VClass::Pred));
         self.push(MInst::new(MKind::Wide {
             op,
@@ -62,7 +62,7 @@ impl Isel<'_> {
     }
 
     /// A 64-bit source that must be a register (the first operand of IADD3/LOP3/IMAD/SEL).
-    fn wide_reg(&mut self, v: Value) -> MOp {
+    pub(super) fn wide_reg(&mut self, v: Value) -> MOp {
         match self.src_op(v) {
             MOp::Fixed(_) => MOp::Reg(self.reg(v)),
             other => other,
@@ -89,6 +89,9 @@ impl Isel<'_> {
         let (op, args) = (data.op, data.args.clone());
         let result = self.func.results[inst][0];
         if op == Opcode::Iadd && self.fused_wide_mul(inst)? {
+            return Ok(());
+        }
+        if self.lower_bits64(inst)? {
             return Ok(());
         }
         let d = self.def_reg(result);

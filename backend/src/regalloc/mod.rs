@@ -18,9 +18,20 @@ pub enum AllocError {
     /// regalloc2 reported an error (a back-end bug).
     #[error("kernel `{kernel}`: register allocation failed: {what}")]
     Internal { kernel: String, what: String },
-    /// More registers are live than the file holds and spilling is not implemented yet.
-    #[error("kernel `{kernel}`: {what} (spilling to local memory is not supported by this version of ptxc)")]
-    NeedsSpill { kernel: String, what: String },
+    /// The kernel cannot be allocated within the register limit (or needs predicates spilled).
+    #[error("kernel `{kernel}`: {what}")]
+    TooFewRegisters { kernel: String, what: String },
+}
+
+/// The thread's stack frame: local variables, then spill slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Frame {
+    /// The register reserved as stack pointer, if there is a frame.
+    pub sp: Option<u8>,
+    /// Offset of spill slot 0.
+    pub spill_base: u32,
+    /// Frame size in bytes (a multiple of 8).
+    pub size: u32,
 }
 
 /// The result of both allocations.
@@ -31,16 +42,76 @@ pub struct Allocation {
     pub pred: ra::Output,
     /// Where each general-register class lives.
     pub regions: Regions,
+    /// The stack frame.
+    pub frame: Frame,
+    /// The register limit actually applied, when the requested one was below what the
+    /// kernel's widest instructions need (ptxas likewise raises `-maxrregcount`).
+    pub raised_limit: Option<u32>,
 }
 
-/// Largest number of single registers regalloc2's Int class can hold.
-const MAX_SINGLES: usize = 63;
+/// Registers the cubin's count includes beyond the highest one used (ptxas' convention).
+const COUNT_EXTRA: usize = crate::cubin::EXTRA_REGISTERS as usize;
 
-/// Allocates registers for `vcode`.
-pub fn allocate(vcode: &VCode) -> Result<Allocation, AllocError> {
+/// Largest number of registers regalloc2 can hold per class (single, pair, quad).
+const CLASS_CAP: [usize; 3] = [63, 64, 64];
+/// Width in registers of the classes (single, pair, quad).
+const WIDTH: [usize; 3] = [1, 2, 4];
+
+fn footprint(sizes: &[usize; 3]) -> usize {
+    sizes.iter().zip(WIDTH).map(|(n, w)| n * w).sum()
+}
+
+/// The most registers of each class one instruction reads or writes (regalloc2 needs that
+/// many to exist).
+fn minimum_sizes(vcode: &VCode) -> [usize; 3] {
+    let mut min = [0usize; 3];
+    for inst in &vcode.insts {
+        let mut n = [0usize; 3];
+        inst.for_each_reg(|v, _| match vcode.class(v) {
+            VClass::Single => n[0] += 1,
+            VClass::Pair => n[1] += 1,
+            VClass::Quad => n[2] += 1,
+            VClass::Pred => {}
+        });
+        for k in 0..3 {
+            min[k] = min[k].max(n[k]);
+        }
+    }
+    min.map(|m| m.max(1))
+}
+
+/// True if the code addresses the stack frame.
+fn uses_stack(vcode: &VCode) -> bool {
+    vcode.local_bytes > 0
+        || vcode.insts.iter().any(|i| {
+            let mut found = false;
+            i.for_each_op(|op| found |= matches!(op, crate::vcode::MOp::Sp | crate::vcode::MOp::SpMem { .. }));
+            found
+        })
+}
+
+/// Shrinks `sizes` until they fit in `budget` registers, taking from the class with the
+/// largest footprint above its minimum; `None` if the minimums do not fit.
+fn fit(mut sizes: [usize; 3], min: [usize; 3], budget: usize) -> Option<[usize; 3]> {
+    while footprint(&sizes) > budget {
+        let k = (0..3)
+            .filter(|&k| sizes[k] > min[k])
+            .max_by_key(|&k| (sizes[k] - min[k]) * WIDTH[k])?;
+        sizes[k] -= 1;
+    }
+    Some(sizes)
+}
+
+/// Allocates registers for `vcode` so that its register count (as ptxas counts: highest
+/// register + 3) is at most `max_registers`, spilling to local memory what does not fit.
+pub fn allocate(vcode: &VCode, max_registers: u32) -> Result<Allocation, AllocError> {
     let internal = |e: ra::RegAllocError| AllocError::Internal {
         kernel: vcode.name.clone(),
         what: format!("{e:?}"),
+    };
+    let too_few = |what: String| AllocError::TooFewRegisters {
+        kernel: vcode.name.clone(),
+        what,
     };
     let need = pressure::max_live(vcode);
     let options = ra::RegallocOptions {
@@ -48,43 +119,92 @@ pub fn allocate(vcode: &VCode) -> Result<Allocation, AllocError> {
         validate_ssa: cfg!(debug_assertions),
         algorithm: ra::Algorithm::Ion,
     };
-
+    let min = minimum_sizes(vcode);
+    let mut with_sp = uses_stack(vcode);
+    // A spill needs the stack pointer, so the floor includes it.
+    let floor = footprint(&min) + 1 + COUNT_EXTRA;
+    let requested = (max_registers as usize).min(255 + COUNT_EXTRA);
+    let raised_limit = (requested < floor).then_some(floor as u32);
+    let limit = requested.max(floor) - COUNT_EXTRA;
+    let wanted = [
+        need[&VClass::Single].min(CLASS_CAP[0]),
+        need[&VClass::Pair].min(CLASS_CAP[1]),
+        need[&VClass::Quad].min(CLASS_CAP[2]),
+    ];
     let gpr_view = View::new(vcode, File::Gpr);
-    let mut sizes = [need[&VClass::Single], need[&VClass::Pair], need[&VClass::Quad]];
+    let mut budget = limit - with_sp as usize;
+    let mut sizes = fit(wanted.map(|n| n.max(1)), min, budget)
+        .ok_or_else(|| too_few(format!("does not fit in {limit} registers")))?;
     let gpr = loop {
         let regions = Regions::new(sizes[0], sizes[1], sizes[2]);
-        if regions.total() > 255 || sizes[0] > MAX_SINGLES {
-            return Err(AllocError::NeedsSpill {
-                kernel: vcode.name.clone(),
-                what: format!(
-                    "{} live 32-bit values and {} live 64-bit values do not fit in 255 registers",
-                    sizes[0], sizes[1]
-                ),
-            });
-        }
         let out = ra::run(&gpr_view, &regions.machine_env(), &options).map_err(internal)?;
-        match spilled_class(&out) {
-            None => break (out, regions),
-            Some(class) => sizes[class] += 1,
+        let Some(class) = spilled_class(&out) else {
+            break (out, regions);
+        };
+        if footprint(&sizes) + WIDTH[class] <= budget && sizes[class] < CLASS_CAP[class] {
+            sizes[class] += 1;
+            continue;
         }
+        if !with_sp {
+            // Spill slots need the stack pointer.
+            with_sp = true;
+            budget -= 1;
+            sizes = fit(sizes, min, budget).ok_or_else(|| too_few(format!("does not fit in {limit} registers")))?;
+            continue;
+        }
+        break (out, regions);
     };
 
     let pred_view = View::new(vcode, File::Pred);
     let pred_env = machine_env_for([7, 0, 0]);
     let pred = ra::run(&pred_view, &pred_env, &options).map_err(internal)?;
     if spilled_class(&pred).is_some() {
-        return Err(AllocError::NeedsSpill {
-            kernel: vcode.name.clone(),
-            what: "more than 7 predicates are live at once".into(),
-        });
+        return Err(too_few(
+            "more than 7 predicates are live at once (predicate spilling is not supported by this version of ptxc)"
+                .into(),
+        ));
     }
     check(vcode, &gpr_view, &gpr.0, &gpr.1.machine_env())?;
     check(vcode, &pred_view, &pred, &pred_env)?;
+    let frame = frame(vcode, &gpr.0, &gpr.1, with_sp);
     Ok(Allocation {
         gpr: gpr.0,
         pred,
         regions: gpr.1,
+        frame,
+        raised_limit,
     })
+}
+
+/// The frame: local variables, then 16-byte aligned spill slots; the stack pointer is the
+/// register after the regions.
+fn frame(vcode: &VCode, out: &ra::Output, regions: &Regions, with_sp: bool) -> Frame {
+    if !with_sp {
+        return Frame::default();
+    }
+    let spill_base = vcode.local_bytes.div_ceil(16) * 16;
+    // Quads spill with 16-byte STL.128; single and pair slots need 8.
+    let quad_spills = out.edits.iter().any(|(_, ra::Edit::Move { from, to })| {
+        from.as_reg()
+            .or(to.as_reg())
+            .is_some_and(|r| r.class() == ra::RegClass::Vector)
+            && (from.is_stack() || to.is_stack())
+    });
+    let (end, spill_align) = if out.num_spillslots > 0 {
+        (
+            spill_base + 4 * out.num_spillslots as u32,
+            if quad_spills { 16 } else { 8 },
+        )
+    } else {
+        (vcode.local_bytes, 8)
+    };
+    // The stack top is 16-byte aligned; the frame size keeps its contents aligned.
+    let align = vcode.local_align.max(spill_align).max(8);
+    Frame {
+        sp: Some(regions.total() as u8),
+        spill_base,
+        size: end.div_ceil(align) * align,
+    }
 }
 
 /// The class index (0 Int, 1 Float, 2 Vector) of a value that went to a spill slot.

@@ -16,7 +16,8 @@ use crate::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
 use crate::isa::{Control, Op};
 use state::{BlockState, Pending};
 
-/// Stall after branches and EXIT (as ptxas does).
+/// Stall after branches, EXIT, BSYNC, barriers, memory fences and cache invalidations (as
+/// ptxas gives them: sm75-encoding.md D.3).
 const BRANCH_STALL: u8 = 5;
 
 /// Assigns control codes to every instruction (and inserts NOPs where a block must wait
@@ -121,7 +122,9 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &d
         let t = if i == 0 {
             0
         } else {
-            let stall = (earliest.max(state.last_issue + 1) - state.last_issue).min(15) as u8;
+            // At least the previous instruction's own minimum (1, or 5 after barriers).
+            let min_gap = insts[i - 1].inst.ctrl.stall.max(1) as i32;
+            let stall = (earliest.max(state.last_issue + min_gap) - state.last_issue).min(15) as u8;
             set_stall(&mut insts[i - 1].inst.ctrl, stall);
             state.last_issue + stall as i32
         };
@@ -151,8 +154,11 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &d
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);
         }
-        let is_branch = matches!(inst.desc().op, Op::Bra | Op::Exit);
-        set_stall(&mut inst.ctrl, if is_branch { BRANCH_STALL } else { 1 });
+        let settles = matches!(
+            inst.desc().op,
+            Op::Bra | Op::Exit | Op::Bpt | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl
+        );
+        set_stall(&mut inst.ctrl, if settles { BRANCH_STALL } else { 1 });
         state.issued(t);
         i += 1;
     }

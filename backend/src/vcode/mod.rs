@@ -59,6 +59,22 @@ pub enum MOp {
         /// Byte offset.
         offset: i32,
     },
+    /// A constant-bank operand indexed by a register: `c[bank][base + offset]`.
+    CMem {
+        /// Constant bank.
+        bank: u8,
+        /// Index register (32-bit).
+        base: VReg,
+        /// Byte offset.
+        offset: i32,
+    },
+    /// The stack pointer (a register reserved after allocation when there is a frame).
+    Sp,
+    /// A local-memory address `[SP + offset]`.
+    SpMem {
+        /// Byte offset in the frame.
+        offset: i32,
+    },
     /// A fixed operand: RZ, PT, an immediate, a constant-bank operand, a special register.
     Fixed(Value),
 }
@@ -70,6 +86,24 @@ pub struct SrcMods {
     pub neg: bool,
     /// `|x|`
     pub abs: bool,
+    /// Lane selection of a half-precision source (the ISA's swizzle field value: for HADD2
+    /// and its kin 2 = `.H0_H0`, 3 = `.H1_H1`; for conversions and MUFU 1 = `.H1`).
+    pub swizzle: u8,
+}
+
+impl SrcMods {
+    /// `-x`.
+    pub const NEG: SrcMods = SrcMods {
+        neg: true,
+        abs: false,
+        swizzle: 0,
+    };
+    /// `|x|`.
+    pub const ABS: SrcMods = SrcMods {
+        neg: false,
+        abs: true,
+        swizzle: 0,
+    };
 }
 
 /// One operand slot of a SASS instruction: role, value and modifiers.
@@ -125,6 +159,8 @@ pub enum MKind {
     },
     /// End of the thread.
     Exit,
+    /// Abort of the kernel (`BPT.TRAP`).
+    Trap,
 }
 
 /// The operations of [`MKind::Wide`].
@@ -183,8 +219,10 @@ impl MInst {
             f(g, false);
         }
         let mut src = |op: &MOp| match *op {
-            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } => f(v, false),
-            MOp::Fixed(_) => {}
+            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
+                f(v, false)
+            }
+            MOp::Fixed(_) | MOp::Sp | MOp::SpMem { .. } => {}
         };
         match &self.kind {
             MKind::Sass { slots, .. } => {
@@ -207,13 +245,25 @@ impl MInst {
                 f(*d, true);
             }
             MKind::CondJump { cond, .. } => f(*cond, false),
-            MKind::Jump(_) | MKind::Exit => {}
+            MKind::Jump(_) | MKind::Exit | MKind::Trap => {}
+        }
+    }
+
+    /// Calls `f` for every operand of a SASS or wide instruction.
+    pub fn for_each_op(&self, mut f: impl FnMut(&MOp)) {
+        match &self.kind {
+            MKind::Sass { slots, .. } => slots.iter().for_each(|s| f(&s.op)),
+            MKind::Wide { srcs, .. } => srcs.iter().for_each(f),
+            _ => {}
         }
     }
 
     /// True for block terminators.
     pub fn is_terminator(&self) -> bool {
-        matches!(self.kind, MKind::Jump(_) | MKind::CondJump { .. } | MKind::Exit)
+        matches!(
+            self.kind,
+            MKind::Jump(_) | MKind::CondJump { .. } | MKind::Exit | MKind::Trap
+        )
     }
 }
 
@@ -250,6 +300,10 @@ pub struct VCode {
     pub blocks: Vec<VBlock>,
     /// Class of every virtual register.
     pub classes: Vec<VClass>,
+    /// Bytes of local variables at the bottom of the stack frame.
+    pub local_bytes: u32,
+    /// Alignment the stack frame needs for its local variables (8 or more).
+    pub local_align: u32,
 }
 
 impl VCode {

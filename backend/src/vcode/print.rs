@@ -20,6 +20,9 @@ impl VCode {
             MOp::Sub(v, i) => format!("{}.{i}", self.reg(*v)),
             MOp::Pred(v, neg) => format!("{}{}", if *neg { "!" } else { "" }, self.reg(*v)),
             MOp::Mem { base, offset } => format!("[{}{offset:+#x}]", self.reg(*base)),
+            MOp::CMem { bank, base, offset } => format!("c[{bank:#x}][{}{offset:+#x}]", self.reg(*base)),
+            MOp::Sp => "SP".to_string(),
+            MOp::SpMem { offset } => format!("[SP{offset:+#x}]"),
             MOp::Fixed(val) => format!("{val:?}"),
         }
     }
@@ -27,6 +30,11 @@ impl VCode {
     fn slot(&self, s: &Slot) -> String {
         let core = self.mop(&s.op);
         let core = if s.mods.abs { format!("|{core}|") } else { core };
+        let core = if s.mods.swizzle != 0 {
+            format!("{core}.sw{}", s.mods.swizzle)
+        } else {
+            core
+        };
         format!("{:?}={}{core}", s.role, if s.mods.neg { "-" } else { "" })
     }
 
@@ -65,6 +73,7 @@ impl VCode {
                 let _ = write!(s, "brif {c}, b{}, b{}", taken.0, not_taken.0);
             }
             MKind::Exit => s.push_str("exit"),
+            MKind::Trap => s.push_str("trap"),
         }
         s
     }

@@ -128,7 +128,7 @@ impl ra::Function for View<'_> {
     }
 
     fn is_ret(&self, insn: ra::Inst) -> bool {
-        matches!(self.vcode.insts[insn.index()].kind, MKind::Exit)
+        matches!(self.vcode.insts[insn.index()].kind, MKind::Exit | MKind::Trap)
     }
 
     fn is_branch(&self, insn: ra::Inst) -> bool {

@@ -142,7 +142,7 @@ fn declare(body: &mut Body<'_>, d: &VarDecl) {
         _ => {
             for name in &d.names {
                 let module = body.module;
-                let resolve = |n: &str| module.globals.get(n).copied();
+                let resolve = |n: &str| super::resolve_init(module, n);
                 match layout::var_info(d, name, &resolve) {
                     Ok(info) => {
                         body.add_var(&name.name, info);

@@ -53,8 +53,17 @@ pub fn param_var(p: &Param, size: u32, align: u32) -> VarInfo {
     }
 }
 
-/// Resolves a name used in an initialiser to a variable.
-pub type ResolveVar<'a> = &'a dyn Fn(&str) -> Option<VarId>;
+/// What a name used in an initialiser is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitTarget {
+    /// A variable (its address is relocated).
+    Var(VarId),
+    /// A device function (its address is [`crate::checked::function_address`]).
+    Func,
+}
+
+/// Resolves a name used in an initialiser.
+pub type ResolveVar<'a> = &'a dyn Fn(&str) -> Option<InitTarget>;
 
 const MAX_VAR_BYTES: u64 = 1 << 32;
 /// Largest variable with an initialiser (its bytes are built in memory).
@@ -187,11 +196,24 @@ fn encode(
     relocs: &mut Vec<(u64, VarId, bool)>,
 ) -> Result<(), Diagnostic> {
     if let Some((name, generic, addend)) = address_of(e) {
-        let Some(var) = resolve(&name.name) else {
-            return Err(Diagnostic::error(
-                format!("`{}` is not a variable", name.name),
-                name.span,
-            ));
+        let var = match resolve(&name.name) {
+            Some(InitTarget::Var(var)) => var,
+            Some(InitTarget::Func) if out.len() == 8 => {
+                write_int(
+                    out,
+                    crate::checked::function_address(&name.name).wrapping_add(addend as u64),
+                );
+                return Ok(());
+            }
+            Some(InitTarget::Func) => {
+                return Err(Diagnostic::error("a function address needs a 64-bit element", e.span()));
+            }
+            None => {
+                return Err(Diagnostic::error(
+                    format!("`{}` is not a variable or function", name.name),
+                    name.span,
+                ));
+            }
         };
         if out.len() < 4 {
             return Err(Diagnostic::error("an address needs a 32- or 64-bit element", e.span()));

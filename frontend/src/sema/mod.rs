@@ -34,8 +34,9 @@ pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
         ));
     }
     let mut symbols = ModuleSymbols::default();
-    let globals = module_variables(m, &mut symbols, &mut diags);
+    // Functions first: initialisers may take their addresses.
     declare_functions(m, &mut symbols, &mut diags);
+    let globals = module_variables(m, &mut symbols, &mut diags);
     let mut functions = Vec::new();
     for item in &m.items {
         if let Item::Function(f) = item
@@ -111,7 +112,7 @@ fn module_variables(m: &ast::Module, symbols: &mut ModuleSymbols, diags: &mut Ve
         }
     }
     let mut globals = Vec::new();
-    let resolve = |n: &str| symbols.globals.get(n).copied();
+    let resolve = |n: &str| resolve_init(symbols, n);
     for d in decls
         .iter()
         .filter(|d| !matches!(d.space, StateSpace::Reg | StateSpace::Sreg | StateSpace::Param))
@@ -177,5 +178,13 @@ fn declare_functions(m: &ast::Module, symbols: &mut ModuleSymbols, diags: &mut V
                 symbols.functions.insert(f.name.name.clone(), signature);
             }
         }
+    }
+}
+
+/// What a name in a module-scope initialiser is: a global variable or a function.
+pub fn resolve_init(symbols: &ModuleSymbols, name: &str) -> Option<layout::InitTarget> {
+    match symbols.globals.get(name) {
+        Some(&v) => Some(layout::InitTarget::Var(v)),
+        None => symbols.functions.get(name).map(|_| layout::InitTarget::Func),
     }
 }

@@ -121,6 +121,7 @@ pub fn eval_pure(op: Opcode, ty: Type, aux: &Aux, args: &[u64]) -> Option<Result
             one((a & sign) | (b & !sign))
         }
         Ftestp => Some(smallvec![testp(a, ty, imm(aux)) as u64]),
+        FdivCheck => Some(smallvec![super::float::fdiv_check(a, b, ty) as u64]),
         Convert => match aux {
             Aux::Convert(info) => one(convert(info, ty, a)),
             _ => None,

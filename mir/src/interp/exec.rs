@@ -37,6 +37,8 @@ struct Machine<'f, 'm> {
     stats: Stats,
     ctaid: [u32; 3],
     shared: Vec<u8>,
+    /// Threads that arrived at each of the 16 CTA barriers since it last completed.
+    arrived: [u32; 16],
 }
 
 type Fault = String;
@@ -55,6 +57,7 @@ pub fn launch(func: &Function, cfg: &LaunchConfig, mem: &mut dyn GlobalMemory) -
         stats: Stats::default(),
         ctaid: [0; 3],
         shared: Vec::new(),
+        arrived: [0; 16],
     };
     let [gx, gy, gz] = cfg.grid;
     for z in 0..gz {
@@ -82,6 +85,7 @@ impl Machine<'_, '_> {
         let [bx, by, bz] = self.cfg.block;
         let n = (bx * by * bz) as usize;
         self.shared = vec![0; (self.layout.shared_static + self.cfg.dynamic_shared as u64) as usize];
+        self.arrived = [0; 16];
         let entry = self
             .func
             .entry()
@@ -334,6 +338,13 @@ impl Machine<'_, '_> {
                 let r = slice_of(&mut t.local, off, "local")?;
                 copy(&mut t.local, r, buf);
             }
+            Space::Const => {
+                if write {
+                    return Err("constant memory is read-only".into());
+                }
+                let r = slice_of(&mut self.layout.constant, addr & 0xffff_ffff, "constant")?;
+                buf.copy_from_slice(&self.layout.constant[r]);
+            }
             Space::Param => {
                 if write {
                     return Err("the parameter block is read-only".into());
@@ -396,6 +407,11 @@ impl Machine<'_, '_> {
         match data.op {
             Opcode::BarSync | Opcode::BarArrive | Opcode::BarRedPopc | Opcode::BarRedAnd | Opcode::BarRedOr => {
                 for &i in group {
+                    let id = arg(&warp[i], 0);
+                    if id > 15 {
+                        return Err(self.error(Some(&warp[i]), Some(inst), format!("barrier id {id} is not 0 to 15")));
+                    }
+                    self.arrived[id as usize] += 1;
                     warp[i].state = if data.op == Opcode::BarArrive {
                         warp[i].idx += 1;
                         State::Running
@@ -504,7 +520,20 @@ impl Machine<'_, '_> {
         Ok(out)
     }
 
-    /// Releases the threads waiting at a barrier once every live thread of the CTA waits.
+    /// The number of threads barrier instruction `inst` waits for: its thread count, or
+    /// every live thread of the CTA.
+    fn expected(&self, t: &Thread, inst: Inst, live: usize) -> u64 {
+        let d = &self.func.insts[inst];
+        let count_arg = match d.op {
+            Opcode::BarSync | Opcode::BarArrive => d.args.get(1),
+            _ => d.args.get(2),
+        };
+        count_arg.map_or(live as u64, |v| t.vals[v.index()])
+    }
+
+    /// Completes the barriers that every expected thread has reached (arrivals included),
+    /// releasing their waiting threads with the reduction results; an error if none can be
+    /// completed (a deadlock).
     fn release_barrier(&mut self, threads: &mut [Thread]) -> Result<(), InterpError> {
         let live = threads.iter().filter(|t| t.state != State::Exited).count();
         let waiting: Vec<usize> = (0..threads.len())
@@ -513,25 +542,45 @@ impl Machine<'_, '_> {
         let Some(&first) = waiting.first() else {
             return Err(self.error(None, None, "no thread can make progress".into()));
         };
-        let id_of = |t: &Thread| match t.state {
-            State::Waiting(inst) => t.vals[self.func.insts[inst].args[0].index()],
-            _ => u64::MAX,
+        let inst_of = |t: &Thread| match t.state {
+            State::Waiting(inst) => inst,
+            _ => unreachable!("a waiting thread"),
         };
-        let id = id_of(&threads[first]);
-        let same: Vec<usize> = waiting.iter().copied().filter(|&i| id_of(&threads[i]) == id).collect();
-        if same.len() != live {
-            let State::Waiting(inst) = threads[first].state else {
-                unreachable!()
-            };
-            return Err(self.error(
-                Some(&threads[first]),
-                Some(inst),
-                format!(
-                    "barrier deadlock: {} of {live} live threads wait at barrier {id}",
-                    same.len()
-                ),
-            ));
+        let id_of = |t: &Thread| t.vals[self.func.insts[inst_of(t)].args[0].index()];
+        let ids: Vec<u64> = waiting.iter().map(|&i| id_of(&threads[i])).collect();
+        let mut released = false;
+        for id in 0..16u64 {
+            let same: Vec<usize> = (0..waiting.len())
+                .filter(|&k| ids[k] == id)
+                .map(|k| waiting[k])
+                .collect();
+            let Some(&one) = same.first() else { continue };
+            let expected = self.expected(&threads[one], inst_of(&threads[one]), live);
+            if u64::from(self.arrived[id as usize]) < expected {
+                continue;
+            }
+            self.arrived[id as usize] = 0;
+            released = true;
+            self.complete(threads, &same);
         }
+        if released {
+            return Ok(());
+        }
+        let inst = inst_of(&threads[first]);
+        let id = ids[0];
+        let expected = self.expected(&threads[first], inst, live);
+        Err(self.error(
+            Some(&threads[first]),
+            Some(inst),
+            format!(
+                "barrier deadlock: barrier {id} expects {expected} threads but {} of {live} live threads arrived",
+                self.arrived[id as usize]
+            ),
+        ))
+    }
+
+    /// Releases the threads `same` waiting at one barrier, giving the reductions' results.
+    fn complete(&self, threads: &mut [Thread], same: &[usize]) {
         let pred = |t: &Thread| match t.state {
             State::Waiting(inst) if self.func.insts[inst].args.len() > 1 => {
                 t.vals[self.func.insts[inst].args[1].index()] & 1
@@ -539,7 +588,7 @@ impl Machine<'_, '_> {
             _ => 0,
         };
         let count = same.iter().filter(|&&i| pred(&threads[i]) == 1).count() as u64;
-        for &i in &same {
+        for &i in same {
             let State::Waiting(inst) = threads[i].state else {
                 continue;
             };
@@ -555,7 +604,6 @@ impl Machine<'_, '_> {
             threads[i].state = State::Running;
             threads[i].idx += 1;
         }
-        Ok(())
     }
 }
 

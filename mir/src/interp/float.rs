@@ -110,6 +110,22 @@ pub fn float_unary(op: Opcode, ty: Type, aux: &Aux, a: u64) -> u64 {
     })
 }
 
+/// `fdiv_check`: whether the fast path of an f32 division (`r = rcp(b)` refined once,
+/// `q = a * r`, residual `a - b * q`, `q + r * residual`) might not be correctly rounded.
+/// It is taken only when both operands are normal, `rcp(b)` is normal (`|b| < 2^126`), the
+/// residual is exact (`|a| >= 2^-101`) and the quotient's exponent is normal with a margin.
+/// (Conservative: a `true` only costs the exact slow path.) Other types always check.
+pub fn fdiv_check(a: u64, b: u64, ty: Type) -> bool {
+    if ty != Type::F32 {
+        return true;
+    }
+    let exponent = |x: u64| ((x >> 23) & 0xff) as i32;
+    let (ea, eb) = (exponent(a), exponent(b));
+    let normal = |e: i32| (1..=254).contains(&e);
+    let quotient = ea - eb + 127;
+    !normal(ea) || !normal(eb) || eb > 252 || ea < 26 || !(2..=253).contains(&quotient)
+}
+
 /// min/max: a NaN operand yields the other, -0 < +0.
 fn min_max(max: bool, a: u64, b: u64, f: Fmt) -> u64 {
     let (x, y) = (sf::to_f64(a, f), sf::to_f64(b, f));

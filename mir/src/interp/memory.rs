@@ -52,8 +52,11 @@ pub const MODULE_BASE: u64 = 0x7fe0_0000_0000;
 pub struct Layout {
     /// Offset of each variable of `Function::vars` (module region, shared or local).
     pub offsets: Vec<u64>,
-    /// Module region contents (initialised).
+    /// Module region contents (initialised): `.global` variables.
     pub module: Vec<u8>,
+    /// Constant bank contents: `.const` variables, whose addresses are offsets in it (as
+    /// in constant bank 3 of the hardware).
+    pub constant: Vec<u8>,
     /// Static shared bytes (dynamic shared memory starts here).
     pub shared_static: u64,
     /// Local bytes per thread.
@@ -68,12 +71,20 @@ impl Layout {
     /// Lays out the variables of `func`; dynamic shared arrays (size 0) all start at the end
     /// of the static ones, aligned to 16.
     pub fn new(func: &Function) -> Layout {
-        let (mut module, mut shared, mut local) = (Vec::new(), 0u64, 0u64);
+        let (mut module, mut constant, mut shared, mut local) = (Vec::new(), Vec::new(), 0u64, 0u64);
         let mut offsets = vec![0; func.vars.len()];
         for (i, v) in func.vars.iter().enumerate() {
             let a = v.align as u64;
             match v.space {
-                Space::Global | Space::Const | Space::Param | Space::Generic => {
+                Space::Const => {
+                    let off = align_up(constant.len() as u64, a);
+                    constant.resize(off as usize, 0);
+                    let mut init = v.init.clone().unwrap_or_default();
+                    init.resize(v.size as usize, 0);
+                    constant.extend(init);
+                    offsets[i] = off;
+                }
+                Space::Global | Space::Param | Space::Generic => {
                     let off = align_up(module.len() as u64, a);
                     module.resize(off as usize, 0);
                     let mut init = v.init.clone().unwrap_or_default();
@@ -96,14 +107,20 @@ impl Layout {
         }
         // Slack after the variables: hardware reads past an array without faulting.
         module.resize(module.len() + 0x1_0000, 0);
+        constant.resize(constant.len() + 0x1_0000, 0);
         for (i, v) in func.vars.iter().enumerate() {
             for &(off, target) in &v.relocs {
                 let addr = match func.vars[target as usize].space {
-                    Space::Shared | Space::Local => offsets[target as usize],
+                    Space::Shared | Space::Local | Space::Const => offsets[target as usize],
                     _ => MODULE_BASE + offsets[target as usize],
                 };
                 let at = (offsets[i] + off) as usize;
-                module[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+                let bytes = if v.space == Space::Const {
+                    &mut constant
+                } else {
+                    &mut module
+                };
+                bytes[at..at + 8].copy_from_slice(&addr.to_le_bytes());
             }
         }
         let shared_static = align_up(shared, 16);
@@ -115,6 +132,7 @@ impl Layout {
         Layout {
             offsets,
             module,
+            constant,
             shared_static,
             local,
         }
@@ -123,7 +141,7 @@ impl Layout {
     /// The address of variable `i` in its own space.
     pub fn address(&self, func: &Function, i: usize) -> u64 {
         match func.vars[i].space {
-            Space::Shared | Space::Local => self.offsets[i],
+            Space::Shared | Space::Local | Space::Const => self.offsets[i],
             _ => MODULE_BASE + self.offsets[i],
         }
     }

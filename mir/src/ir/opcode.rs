@@ -221,6 +221,11 @@ opcodes! {
     FcosApprox = "fcos_approx", 0, "T", "T";
     /// Approximate hyperbolic tangent.
     FtanhApprox = "ftanh_approx", 0, "T", "T";
+    /// True when `a / b` must take the exact slow path of an f32 division (SASS `FCHK`): an
+    /// operand is zero, subnormal, infinite or NaN, or the exponents put the reciprocal, the
+    /// quotient or the residual of the Newton-Raphson fast path outside the normal range.
+    /// Only the back end's division expansion creates it.
+    FdivCheck = "fdiv_check", 0, "T T", "p";
     /// Conversion (`Aux::Convert`).
     Convert = "convert", 0, "x", "T";
     /// Load of `Aux::Mem` vector elements from `args[0] + offset`.

@@ -22,17 +22,72 @@ enum Binding {
 }
 
 impl<'a> Lowerer<'a> {
-    /// `call (rets), f, (args)`.
+    /// `call (rets), f, (args)`, or through a function pointer (`call (rets), %rd, (args),
+    /// prototype`): the pointer is compared with the address of every device function of the
+    /// module whose signature fits, and the matching one is inlined; no match traps.
     pub fn lower_call(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let [
-            CheckedOperand::List(rets),
-            CheckedOperand::Func(name),
-            CheckedOperand::List(args),
-            ..,
-        ] = &inst.operands[..]
-        else {
-            return Err(self.refuse(inst, "an indirect `call`"));
-        };
+        match &inst.operands[..] {
+            [
+                CheckedOperand::List(rets),
+                CheckedOperand::Func(name),
+                CheckedOperand::List(args),
+                ..,
+            ] => self.lower_direct_call(inst, name, rets, args),
+            [CheckedOperand::List(rets), target, CheckedOperand::List(args), ..] => {
+                self.lower_indirect_call(inst, target, rets, args)
+            }
+            _ => Err(self.refuse(inst, "this form of `call`")),
+        }
+    }
+
+    fn lower_indirect_call(
+        &mut self,
+        inst: &CheckedInst,
+        target: &CheckedOperand,
+        rets: &[CheckedOperand],
+        args: &[CheckedOperand],
+    ) -> Result<(), LowerError> {
+        let ptr = self.operand(target, Type::I64, false, inst.span)?;
+        let module = self.module;
+        let candidates: Vec<&'a CheckedFunction> = module
+            .functions
+            .iter()
+            .filter(|f| !f.is_entry && f.params.len() == args.len() && f.returns.len() == rets.len())
+            .filter(|f| !self.call_stack.contains(&f.name))
+            .collect();
+        let join = self.func.add_block();
+        for f in candidates {
+            let (hit, next) = (self.func.add_block(), self.func.add_block());
+            let addr = self.konst(Type::I64, ptxc_frontend::checked::function_address(&f.name));
+            let is = self.emit_typed(
+                Opcode::Icmp,
+                Type::I64,
+                &[ptr, addr],
+                Aux::Cond(crate::ir::Cond::Eq),
+                Type::Pred,
+            );
+            self.brif(is, hit, next);
+            self.ssa.seal(&mut self.func, hit);
+            self.ssa.seal(&mut self.func, next);
+            self.cur = hit;
+            self.lower_direct_call(inst, &f.name, rets, args)?;
+            self.jump(join);
+            self.cur = next;
+        }
+        // No function has this address.
+        self.emit_multi(Opcode::Trap, Type::I32, &[], Aux::None);
+        self.ssa.seal(&mut self.func, join);
+        self.cur = join;
+        Ok(())
+    }
+
+    fn lower_direct_call(
+        &mut self,
+        inst: &CheckedInst,
+        name: &String,
+        rets: &[CheckedOperand],
+        args: &[CheckedOperand],
+    ) -> Result<(), LowerError> {
         let module = self.module;
         let callee: &'a CheckedFunction = module
             .functions

@@ -78,11 +78,21 @@ impl Lowerer<'_> {
     pub fn lower_setp(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let t = self.ptx_type(inst)?;
         let ty = mir_type(t);
-        if ty == Type::F16x2 {
-            return Err(self.refuse(inst, "`setp` on `f16x2`"));
-        }
         let a = self.operand(self.arg(inst, 1)?, ty, t.is_signed(), inst.span)?;
         let b = self.operand(self.arg(inst, 2)?, ty, t.is_signed(), inst.span)?;
+        if ty == Type::F16x2 {
+            // `d|e`: the comparisons of the low and of the high halves.
+            let (p, q) = self.pred_pair(inst)?;
+            for (k, dst) in [(0, p), (1, q)] {
+                let (ah, bh) = (self.half_of(a, k), self.half_of(b, k));
+                let r = self.compare(inst, Type::F16, false, ah, bh)?;
+                let r = self.combine(inst, r, 3)?;
+                if let Some(d) = dst {
+                    self.write_reg(d, r, false, inst.span)?;
+                }
+            }
+            return Ok(());
+        }
         let r = self.compare(inst, ty, t.is_signed(), a, b)?;
         let (p, q) = self.pred_pair(inst)?;
         let not_r = self.emit(Opcode::Not, Type::Pred, &[r], Aux::None);

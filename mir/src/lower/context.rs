@@ -415,6 +415,9 @@ impl<'a> Lowerer<'a> {
                 let v = self.read_reg(*r, Type::Pred, span)?;
                 Ok(self.emit(Opcode::Not, Type::Pred, &[v], Aux::None))
             }
+            CheckedOperand::Func(name) if ty.bits() == 64 => {
+                Ok(self.konst(ty, ptxc_frontend::checked::function_address(name)))
+            }
             CheckedOperand::Int(i) => Ok(self.int_const(ty, *i)),
             CheckedOperand::Float { value, single } => Ok(self.float_const(ty, *value, *single)),
             CheckedOperand::Special(sr) => {
@@ -449,7 +452,7 @@ impl<'a> Lowerer<'a> {
     pub fn special(&mut self, sr: SpecialReg) -> Value {
         match sr {
             SpecialReg::WarpSize => self.konst(Type::I32, 32),
-            SpecialReg::Clock64 | SpecialReg::GlobalTimer => {
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridId => {
                 self.emit(Opcode::Special, Type::I64, &[], Aux::Special(sr))
             }
             _ => self.emit(Opcode::Special, Type::I32, &[], Aux::Special(sr)),

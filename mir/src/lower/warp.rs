@@ -10,7 +10,7 @@ use ptxc_frontend::checked::{BoolOp, CheckedInst, CheckedOperand, MemScope, Shfl
 
 impl Lowerer<'_> {
     /// Appends a multi-result instruction; returns its results.
-    fn emit_multi(&mut self, op: Opcode, ty: Type, args: &[Value], aux: Aux) -> Vec<Value> {
+    pub(super) fn emit_multi(&mut self, op: Opcode, ty: Type, args: &[Value], aux: Aux) -> Vec<Value> {
         let data = InstData {
             op,
             ty,

@@ -52,76 +52,66 @@ pub fn forms() -> Vec<Form> {
     v
 }
 
+/// ATOMG / ATOM returning the old value: register address (Rc unused, 0xff) or uniform
+/// address (UR in bits 64..70, address width in bit 70, which needs `.E` when set).
+fn returning(mn: &'static str, op: Op, base: u16, ops: &'static [(u16, &'static str)], ur: UrAt) -> Form {
+    let uniform = ur != UrAt::None;
+    let opc = base | if uniform { 0x900 } else { 0x300 };
+    let f = uniform_bit(lsu(form(mn, op, opc)), ur)
+        .ops([
+            pred(Role::PredDst0, 81, None, false),
+            rd().width(0),
+            address_with_width_bit(ur, bits(40, 24), Some(70), false),
+            data(Role::Data),
+        ])
+        .mods([
+            E,
+            modifier("aop", 87, 4, ops, 0),
+            CACHE,
+            modifier("atype", 73, 3, TYPES, 0),
+            SEM,
+            SCOPE,
+            PRIVATE,
+        ]);
+    if uniform {
+        f.fixed(71, 1, 0).invalid_when(&[(72, false), (70, true)]).build()
+    } else {
+        f.fixed(RC, 8, 0xff).build()
+    }
+}
+
+/// ATOMG.CAS / ATOM.CAS with a register address: compare value in B, swap value in C.
+fn compare_and_swap(mn: &'static str, op: Op, opc: u16, cas: &'static [(u16, &'static str)]) -> Form {
+    lsu(form(mn, op, opc))
+        .ops([
+            pred(Role::PredDst0, 81, None, false),
+            rd().width(0),
+            address(UrAt::None, bits(40, 24), true, false),
+            data(Role::B),
+            reg(Role::C, RC).width(0),
+        ])
+        .mods([
+            E,
+            modifier("cas", 87, 2, cas, 0),
+            CACHE,
+            modifier("atype", 73, 3, &TYPES[..3], 0),
+            SEM,
+            SCOPE,
+            PRIVATE,
+        ])
+        .fixed(UNIFORM_BIT, 1, 0)
+        .build()
+}
+
 fn global() -> Vec<Form> {
     let off = bits(40, 24);
     let mut v = Vec::new();
-    for (mn, op, base, ops) in [("ATOMG", Op::Atomg, 0x0a8, OPS), ("ATOM", Op::Atom, 0x08a, &OPS[..9])] {
-        for ur in [UrAt::None, UrAt::C] {
-            let opc = base | if ur == UrAt::None { 0x300 } else { 0x900 };
-            let f = if ur == UrAt::None {
-                form(mn, op, opc)
-            } else {
-                form(mn, op, opc).invalid_when(&[(72, false), (70, true)])
-            };
-            v.push(
-                uniform_bit(lsu(f), ur)
-                    .ops([
-                        pred(Role::PredDst0, 81, None, false),
-                        rd().width(0),
-                        address_with_width_bit(ur, off, Some(70), false),
-                        data(Role::Data),
-                    ])
-                    .mods([
-                        E,
-                        modifier("aop", 87, 4, ops, 0),
-                        CACHE,
-                        modifier("atype", 73, 3, TYPES, 0),
-                        SEM,
-                        SCOPE,
-                        PRIVATE,
-                    ])
-                    .fixed(
-                        if ur == UrAt::None { RC } else { 71 },
-                        if ur == UrAt::None { 8 } else { 1 },
-                        if ur == UrAt::None { 0xff } else { 0 },
-                    )
-                    .build(),
-            );
-        }
+    for ur in [UrAt::None, UrAt::C] {
+        v.push(returning("ATOMG", Op::Atomg, 0x0a8, OPS, ur));
+        v.push(returning("ATOM", Op::Atom, 0x08a, &OPS[..9], ur));
     }
-    let cas_types = &TYPES[..3];
-    for (mn, op, base, cas) in [
-        ("ATOMG", Op::AtomgCas, 0x0a9, &CAS[..1]),
-        ("ATOM", Op::AtomCas, 0x08b, CAS),
-    ] {
-        for ur in [UrAt::None, UrAt::C] {
-            let opc = base | if ur == UrAt::None { 0x300 } else { 0x900 };
-            // The uniform form keeps the swap value in the Rc field too: not emitted by ptxas.
-            if ur != UrAt::None {
-                continue;
-            }
-            v.push(
-                uniform_bit(lsu(form(mn, op, opc)), ur)
-                    .ops([
-                        pred(Role::PredDst0, 81, None, false),
-                        rd().width(0),
-                        address(ur, off, true, false),
-                        data(Role::B),
-                        reg(Role::C, RC).width(0),
-                    ])
-                    .mods([
-                        E,
-                        modifier("cas", 87, 2, cas, 0),
-                        CACHE,
-                        modifier("atype", 73, 3, cas_types, 0),
-                        SEM,
-                        SCOPE,
-                        PRIVATE,
-                    ])
-                    .build(),
-            );
-        }
-    }
+    v.push(compare_and_swap("ATOMG", Op::AtomgCas, 0x3a9, &CAS[..1]));
+    v.push(compare_and_swap("ATOM", Op::AtomCas, 0x38b, CAS));
     for ur in [UrAt::None, UrAt::C] {
         v.push(
             uniform_bit(lsu(form("RED", Op::Red, 0x98e)), ur)

@@ -76,6 +76,13 @@ pub fn forms() -> Vec<Form> {
             .ops([cond(), cbank(Role::B)])
             .build(),
         branch(form("YIELD", Op::Yield, 0x946)).ops([cond()]).build(),
+        branch(form("NANOSLEEP", Op::Nanosleep, 0x35d))
+            .ops([cond(), reg(Role::B, RB)])
+            .mods([
+                flag!("rand", 86, ".RAND"),
+                modifier("warp", 85, 1, &[(0, ""), (1, ".WARP")], 1),
+            ])
+            .build(),
         branch(form("NANOSLEEP", Op::Nanosleep, 0x95d))
             .ops([cond(), imm32(Role::B, ImmStyle::Hex)])
             .mods([
@@ -84,6 +91,28 @@ pub fn forms() -> Vec<Form> {
             ])
             .build(),
         form("NOP", Op::Nop, 0x918).timing(L::Disp, Pipe::Misc).build(),
+        // `BPT.TRAP 0x1` (trap) and the other breakpoint modes; the code prints when not 0.
+        branch(form("BPT", Op::Bpt, 0x95c))
+            .ops([imm(Role::A, bits(34, 3), ImmStyle::Hex).show(Show::IfNotDefault)])
+            .mods([modifier(
+                "mode",
+                84,
+                3,
+                &[
+                    (2, ".PAUSE"),
+                    (3, ".TRAP"),
+                    (4, ".INT"),
+                    (5, ".DRAIN"),
+                    (6, ".PAUSE_QUIET"),
+                ],
+                3,
+            )])
+            .build(),
+        // `PMTRIG 0x2`: performance-monitor trigger (pmevent).
+        form("PMTRIG", Op::Pmtrig, 0x801)
+            .ops([cond(), imm(Role::A, bits(32, 16), ImmStyle::Hex)])
+            .timing(L::Disp, Pipe::Misc)
+            .build(),
         form("LEPC", Op::Lepc, 0x34e)
             .ops([rd()])
             .timing(L::Alu, Pipe::Alu)

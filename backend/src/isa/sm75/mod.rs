@@ -1,5 +1,21 @@
 //! The sm_75 (Turing) instruction-set description: every form the encoder, decoder,
 //! disassembler, scheduler and simulator know, assembled from one table per category.
+//! Everything here was checked against nvdisasm 13.5 (bit flips, `nvdisasm -b SM75`) and
+//! against every instruction ptxas emits for the test PTX (`tests/isa_roundtrip.rs`).
+//!
+//! Semantics the encodings imply (for the simulator):
+//! * `IMAD.HI Rd, A, B, C`: C is a register pair; Rd = high word of A * B + {C+1:C}, Pd =
+//!   its carry out (ptxas adds a value to a high word that way). `IMAD.WIDE`: C and Rd pairs.
+//! * `IADD3`: Pd0/Pd1 are carry outs; `.X` adds the carry-ins Ps0 (87..91) and Ps1 (77..81),
+//!   and the negation bits then mean bitwise NOT (`~R5`), as in LEA.X and IMAD.X.
+//! * `SHF`: shifts {C:A}; `.W` wraps the amount (`shf.wrap`), without it the amount clamps
+//!   (`shf.clamp`); `.HI` returns the high word; the type gives width and signedness.
+//! * `LEA.HI.X.SX32 Rd, A, B, s`: high word of (sign-extended A) << s plus B and the carry.
+//! * `RET.REL.NODEC Ra `(f)`: returns to f + Ra (the caller loads Ra with the return offset
+//!   relative to f); `CALL.REL.NOINC Ra `(f)` calls f + Ra.
+//! * Stores, atomics and reductions read their registers late (read scoreboard).
+//! * Modifier values that span two bit ranges (conversion types, `fmz` of HMUL2/HFMA2) are
+//!   `low | high << low.len` (see `convert.rs`).
 
 mod atomic;
 mod bitcount;

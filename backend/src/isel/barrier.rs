@@ -1,0 +1,113 @@
+//! CTA barriers, memory fences and sleeps as ptxas writes them: BAR.SYNC / BAR.ARV with an
+//! immediate barrier id and thread count, BAR.RED with its result read by B2R.RESULT,
+//! MEMBAR (followed by ERRBAR and an L1 invalidation, CCTL.IVALL, at GPU and system scope)
+//! and NANOSLEEP.
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::isa::{Op, RZ, Role, Value as V};
+use crate::vcode::MOp;
+use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
+
+/// BAR modes (bits 77..79).
+const SYNC: u16 = 0;
+const ARRIVE: u16 = 1;
+const REDUCE: u16 = 2;
+
+impl Isel<'_> {
+    /// Selects a barrier, fence or sleep.
+    pub(super) fn lower_barrier(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, args) = (data.op, data.args.clone());
+        match op {
+            Opcode::BarSync => self.bar(SYNC, None, args[0], args.get(1).copied(), None),
+            Opcode::BarArrive => self.bar(ARRIVE, None, args[0], args.get(1).copied(), None),
+            Opcode::BarRedPopc | Opcode::BarRedAnd | Opcode::BarRedOr => {
+                let redop = match op {
+                    Opcode::BarRedPopc => 0,
+                    Opcode::BarRedAnd => 1,
+                    _ => 2,
+                };
+                let p = self.pred(args[1]);
+                self.bar(REDUCE, Some(redop), args[0], args.get(2).copied(), Some(p))?;
+                let d = self.dst(inst);
+                let dsts = if op == Opcode::BarRedPopc {
+                    [
+                        (Role::Dst, d),
+                        (Role::PredDst0, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+                    ]
+                } else {
+                    [(Role::Dst, MOp::Fixed(V::Reg(RZ))), (Role::PredDst0, d)]
+                };
+                self.emit_sass(Op::B2r, &dsts, &[], &[], None)
+            }
+            Opcode::Fence => {
+                let scope = match data.aux {
+                    Aux::Imm(s) => s,
+                    _ => 1,
+                };
+                self.fence(scope)
+            }
+            Opcode::Nanosleep => self.emit_sass(Op::Nanosleep, &[], &[(Role::B, Arg::v(args[0]))], &[], None),
+            other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
+        }
+    }
+
+    /// The constant `v` holds, for operands that must be immediates.
+    fn immediate(&self, v: Value, what: &str) -> Result<u32, IselError> {
+        match self.foldable(v) {
+            Some(V::Imm(k)) => Ok(k as u32),
+            _ => Err(self.unsupported(format!("a {what} in a register"))),
+        }
+    }
+
+    /// `BAR.mode[.redop] id[, count][, p]`.
+    fn bar(
+        &mut self,
+        mode: u16,
+        redop: Option<u16>,
+        id: Value,
+        count: Option<Value>,
+        p: Option<MOp>,
+    ) -> Result<(), IselError> {
+        let id = self.immediate(id, "barrier id")?;
+        if id > 15 {
+            return Err(self.unsupported(format!("barrier id {id} (ids are 0 to 15)")));
+        }
+        let mut srcs = vec![(Role::A, Arg::imm(id))];
+        match count {
+            Some(c) => {
+                let n = self.immediate(c, "barrier thread count")?;
+                if n == 0 || n % 32 != 0 || n > 1024 {
+                    return Err(self.unsupported(format!("barrier thread count {n} (a multiple of 32 up to 1024)")));
+                }
+                srcs.push((Role::B, Arg::imm(n)));
+            }
+            None if mode == ARRIVE => return Err(self.unsupported("bar.arrive without a thread count")),
+            None => {}
+        }
+        if let Some(p) = p {
+            srcs.push((Role::PredSrc0, Arg::op(p)));
+        }
+        let mut mods = vec![("mode", mode)];
+        if let Some(r) = redop {
+            mods.push(("redop", r));
+        }
+        self.emit_sass(Op::Bar, &[], &srcs, &mods, None)
+    }
+
+    /// A memory fence at scope 0 (CTA), 1 (GPU) or 2 (system).
+    fn fence(&mut self, scope: u64) -> Result<(), IselError> {
+        let sass_scope = match scope {
+            0 => 0,
+            1 => 2,
+            _ => 3,
+        };
+        self.emit_sass(Op::Membar, &[], &[], &[("sem", 0), ("scope", sass_scope)], None)?;
+        if scope > 0 {
+            self.emit_sass(Op::Errbar, &[], &[], &[], None)?;
+            self.emit_sass(Op::Cctl, &[], &[], &[("op", 4)], None)?;
+        }
+        Ok(())
+    }
+}

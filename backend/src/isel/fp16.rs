@@ -1,0 +1,139 @@
+//! Half precision. An `f16` lives in the lower half of a 32-bit register (the upper half is
+//! undefined), an `f16x2` in both halves. Scalars read their sources with the `.H0_H0`
+//! swizzle (both lanes compute the same value); HADD2, HMUL2 and HFMA2 carry `.FTZ` and
+//! `.SAT`; negation and absolute value are HADD2 with `-RZ`; compares are HSETP2 (in
+//! `float.rs`); rounding to integers is FRND.F16.
+
+use super::fit::Arg;
+use super::float::mode_of;
+use super::{Isel, IselError};
+use crate::isa::{Op, Role, Value as V};
+use crate::vcode::{MOp, SrcMods};
+use ptxc_mir::ir::{Inst, Opcode, Rounding, Type};
+
+/// The `.H0_H0` swizzle.
+const H0_H0: u8 = 2;
+
+impl Isel<'_> {
+    /// `a` reading the lower lane into both (a scalar f16 source).
+    pub(super) fn low_half(&self, a: Arg) -> Arg {
+        match a {
+            Arg::Val(v, m) => Arg::Val(v, SrcMods { swizzle: H0_H0, ..m }),
+            Arg::Op(o, m) => Arg::Op(o, SrcMods { swizzle: H0_H0, ..m }),
+        }
+    }
+
+    /// An f16 or f16x2 source with the lane selection of `ty`.
+    fn hsrc(&self, ty: Type, a: Arg) -> Arg {
+        if ty == Type::F16 { self.low_half(a) } else { a }
+    }
+
+    /// `-RZ` with the lane selection of `ty`.
+    fn neg_rz_h(&self, ty: Type) -> Arg {
+        let rz = Arg::Op(
+            MOp::Fixed(V::Reg(crate::isa::RZ)),
+            SrcMods {
+                neg: true,
+                ..SrcMods::default()
+            },
+        );
+        self.hsrc(ty, rz)
+    }
+
+    /// Half-precision arithmetic.
+    pub(super) fn lower_fp16(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, ty, args) = (data.op, data.ty, data.args.clone());
+        let m = mode_of(&data.aux);
+        if !matches!(m.rnd, None | Some(Rounding::Rn)) && op != Opcode::Frint {
+            return Err(self.unsupported(format!("{} on {ty} with directed rounding", op.name())));
+        }
+        let d = self.dst(inst);
+        let dst = [(Role::Dst, d)];
+        let f = m.ftz;
+        let src = |s: &Self, i: usize| s.hsrc(ty, s.fsrc(args[i], f));
+        let mut mods = vec![("ftz", f as u16)];
+        if m.sat {
+            mods.push(("sat", 1));
+        }
+        match op {
+            Opcode::Fadd | Opcode::Fsub => {
+                let b = if op == Opcode::Fsub {
+                    match self.fsrc(args[1], f) {
+                        Arg::Val(v, mm) => self.hsrc(ty, Arg::Val(v, SrcMods { neg: !mm.neg, ..mm })),
+                        other => self.hsrc(ty, other),
+                    }
+                } else {
+                    src(self, 1)
+                };
+                self.emit_sass(Op::Hadd2, &dst, &[(Role::A, src(self, 0)), (Role::B, b)], &mods, None)
+            }
+            Opcode::Fmul => {
+                let mods = hmul_mods(&mods);
+                self.emit_sass(
+                    Op::Hmul2,
+                    &dst,
+                    &[(Role::A, src(self, 0)), (Role::B, src(self, 1))],
+                    &mods,
+                    None,
+                )
+            }
+            Opcode::Ffma => {
+                let mods = hmul_mods(&mods);
+                let srcs = [
+                    (Role::A, src(self, 0)),
+                    (Role::B, src(self, 1)),
+                    (Role::C, src(self, 2)),
+                ];
+                self.emit_sass(Op::Hfma2, &dst, &srcs, &mods, None)
+            }
+            Opcode::Fneg | Opcode::Fabs | Opcode::Fflush => {
+                let mm = match op {
+                    Opcode::Fneg => SrcMods {
+                        neg: true,
+                        ..SrcMods::default()
+                    },
+                    Opcode::Fabs => SrcMods {
+                        abs: true,
+                        ..SrcMods::default()
+                    },
+                    _ => SrcMods::default(),
+                };
+                let a = self.hsrc(ty, Arg::Val(args[0], mm));
+                let ftz = (f || op == Opcode::Fflush) as u16;
+                self.emit_sass(
+                    Op::Hadd2,
+                    &dst,
+                    &[(Role::A, a), (Role::B, self.neg_rz_h(ty))],
+                    &[("ftz", ftz)],
+                    None,
+                )
+            }
+            Opcode::Fcopysign => {
+                let mask = if ty == Type::F16 { 0x8000 } else { 0x8000_8000 };
+                let srcs = [
+                    (Role::A, Arg::v(args[1])),
+                    (Role::B, Arg::imm(mask)),
+                    (Role::C, Arg::v(args[0])),
+                    (Role::Other, Arg::imm(0xb8)),
+                    (Role::PredSrc0, Arg::pt(true)),
+                ];
+                self.emit_sass(Op::Lop3, &dst, &srcs, &[], None)
+            }
+            _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
+        }
+    }
+}
+
+/// HMUL2/HFMA2 take the flush mode as `fmz` (2 = `.FTZ`).
+fn hmul_mods(mods: &[(&'static str, u16)]) -> Vec<(&'static str, u16)> {
+    mods.iter()
+        .map(|&(n, v)| {
+            if n == "ftz" {
+                ("fmz", if v == 1 { 2 } else { 0 })
+            } else {
+                (n, v)
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,101 @@
+//! Generic addressing: shared and local addresses become generic ones by adding the base of
+//! their window in the generic address space (`c[0x0][0x18]` shared, `c[0x0][0x20]` local,
+//! 64 bits each, as the driver sets them) and back by subtracting it; `isspacep` is QSPC.
+//! Global and constant addresses are generic as they are (the MIR has no conversion).
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::isa::{Op, RZ, Role, Value as V};
+use crate::vcode::{MOp, VClass, WideOp};
+use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Type};
+
+/// The constant-bank-0 offset of a space's generic window base.
+fn window(space: Space) -> Option<i32> {
+    match space {
+        Space::Shared => Some(0x18),
+        Space::Local => Some(0x20),
+        _ => None,
+    }
+}
+
+/// QSPC's space code.
+fn qspc_space(space: Space) -> Option<u16> {
+    match space {
+        Space::Global => Some(0),
+        Space::Local => Some(1),
+        Space::Shared => Some(2),
+        _ => None,
+    }
+}
+
+impl Isel<'_> {
+    fn space_of(&self, inst: Inst) -> Result<Space, IselError> {
+        match self.func.insts[inst].aux {
+            Aux::Space(s) => Ok(s),
+            _ => Err(self.unsupported("an address-space instruction without a space")),
+        }
+    }
+
+    /// `to_generic` / `from_generic`: add or subtract the window base.
+    pub(super) fn lower_generic_conversion(&mut self, inst: Inst) -> Result<(), IselError> {
+        let space = self.space_of(inst)?;
+        let data = &self.func.insts[inst];
+        let (a, ty, to) = (data.args[0], data.ty, data.op == Opcode::ToGeneric);
+        let offset =
+            window(space).ok_or_else(|| self.unsupported(format!("generic addresses of {}-space", space.name())))?;
+        let base = MOp::Fixed(V::CBank {
+            bank: 0,
+            offset,
+            reg: None,
+        });
+        let d = self.def_reg(self.func.results[inst][0]);
+        if ty == Type::I64 {
+            let src = MOp::Reg(self.reg(a));
+            let op = if to { WideOp::Add } else { WideOp::Sub };
+            self.wide(op, d, &[src, base], true);
+            return Ok(());
+        }
+        let b = if to {
+            Arg::op(base)
+        } else {
+            Arg::Op(
+                base,
+                crate::vcode::SrcMods {
+                    neg: true,
+                    ..Default::default()
+                },
+            )
+        };
+        let a = MOp::Reg(self.reg(a));
+        self.emit_sass(
+            Op::Iadd3,
+            &[(Role::Dst, MOp::Reg(d))],
+            &[(Role::A, Arg::op(a)), (Role::B, b), (Role::C, Arg::rz())],
+            &[],
+            None,
+        )
+    }
+
+    /// `is_space`: `QSPC.E.<space> P, RZ, [a]`.
+    pub(super) fn lower_is_space(&mut self, inst: Inst) -> Result<(), IselError> {
+        let space = self.space_of(inst)?;
+        let code = qspc_space(space).ok_or_else(|| self.unsupported(format!("isspacep.{}", space.name())))?;
+        let a = self.func.insts[inst].args[0];
+        if self.func.ty(a) != Type::I64 {
+            return Err(self.unsupported("isspacep of a 32-bit address"));
+        }
+        let base = self.reg(a);
+        let p = self.def_reg(self.func.results[inst][0]);
+        debug_assert_eq!(self.vcode.class(p), VClass::Pred);
+        self.emit_sass(
+            Op::Qspc,
+            &[
+                (Role::PredDst0, MOp::Pred(p, false)),
+                (Role::Dst, MOp::Fixed(V::Reg(RZ))),
+            ],
+            &[(Role::Addr, Arg::op(MOp::Mem { base, offset: 0 }))],
+            &[("e", 1), ("space", code)],
+            None,
+        )
+    }
+}

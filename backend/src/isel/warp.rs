@@ -1,0 +1,215 @@
+//! Warp-level operations as ptxas selects them: SHFL (the PTX `c` operand is SHFL's
+//! clamp/segment-mask operand as it is), VOTE (a full member mask gives VOTE.ALL/ANY/EQ
+//! directly; otherwise the ballot is masked and compared), MATCH, the active mask
+//! (`VOTE.ANY R, PT, PT`) and LDSM for `ldmatrix`.
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::isa::{Op, Role, Value as V};
+use crate::vcode::{MOp, VClass, VReg};
+use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
+
+/// LOP3 table of `a & b`.
+const AND: u16 = 0xc0;
+/// PT as a destination.
+const PT_DST: MOp = MOp::Fixed(V::Pred { idx: 7, neg: false });
+
+impl Isel<'_> {
+    /// Selects a warp-level instruction.
+    pub(super) fn lower_warp(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, args) = (data.op, data.args.clone());
+        match op {
+            Opcode::Shfl => self.shfl(inst),
+            Opcode::VoteAll | Opcode::VoteAny | Opcode::VoteUni => self.vote_pred(inst),
+            Opcode::VoteBallot => {
+                let ballot = self.ballot(args[0])?;
+                self.masked(inst, ballot, args[1])
+            }
+            Opcode::Activemask => {
+                let d = self.dst(inst);
+                self.vote_into(d, PT_DST, 1, MOp::Fixed(V::Pred { idx: 7, neg: false }))
+            }
+            Opcode::MatchAny | Opcode::MatchAll => self.match_(inst),
+            Opcode::Ldmatrix => self.ldmatrix(inst),
+            other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
+        }
+    }
+
+    /// True if `mask` is the constant 0xffffffff.
+    fn full_mask(&self, mask: Value) -> bool {
+        matches!(self.foldable(mask), Some(V::Imm(k)) if k as u32 == u32::MAX)
+    }
+
+    /// `VOTE.mode d, pd, p`.
+    fn vote_into(&mut self, d: MOp, pd: MOp, mode: u16, p: MOp) -> Result<(), IselError> {
+        self.emit_sass(
+            Op::Vote,
+            &[(Role::Dst, d), (Role::PredDst0, pd)],
+            &[(Role::PredSrc0, Arg::op(p))],
+            &[("mode", mode)],
+            None,
+        )
+    }
+
+    /// The mask of the active threads whose `p` holds.
+    fn ballot(&mut self, p: Value) -> Result<VReg, IselError> {
+        let r = self.vcode.new_vreg(VClass::Single);
+        let p = self.pred(p);
+        self.vote_into(MOp::Reg(r), PT_DST, 1, p)?;
+        Ok(r)
+    }
+
+    /// `d = x & mask` (`x` itself with a full mask).
+    fn masked(&mut self, inst: Inst, x: VReg, mask: Value) -> Result<(), IselError> {
+        if self.full_mask(mask) {
+            self.alias(self.func.results[inst][0], x);
+            return Ok(());
+        }
+        let d = self.dst(inst);
+        let srcs = [
+            (Role::A, Arg::op(MOp::Reg(x))),
+            (Role::B, Arg::v(mask)),
+            (Role::C, Arg::rz()),
+            (Role::Other, Arg::imm(AND as u32)),
+            (Role::PredSrc0, Arg::pt(true)),
+        ];
+        self.emit_sass(Op::Lop3, &[(Role::Dst, d)], &srcs, &[], None)
+    }
+
+    /// `ISETP.cmp.U32.bop pd, a, b, combine`.
+    fn isetp_u32(&mut self, pd: MOp, a: Arg, b: Arg, cmp: u16, bop: u16, combine: MOp) -> Result<(), IselError> {
+        let srcs = [(Role::A, a), (Role::B, b), (Role::PredSrc0, Arg::op(combine))];
+        let dsts = [(Role::PredDst0, pd), (Role::PredDst1, PT_DST)];
+        self.emit_sass(
+            Op::Isetp,
+            &dsts,
+            &srcs,
+            &[("cmp", cmp), ("signed", 0), ("bop", bop)],
+            None,
+        )
+    }
+
+    /// `vote.all/any/uni.pred`.
+    fn vote_pred(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, args) = (data.op, data.args.clone());
+        let d = self.dst(inst);
+        let mode = match op {
+            Opcode::VoteAll => 0,
+            Opcode::VoteAny => 1,
+            _ => 2,
+        };
+        if self.full_mask(args[1]) {
+            let p = self.pred(args[0]);
+            return self.vote_into(MOp::Fixed(V::Reg(crate::isa::RZ)), d, mode, p);
+        }
+        let ballot = self.ballot(args[0])?;
+        let pt = MOp::Fixed(V::Pred { idx: 7, neg: false });
+        if op == Opcode::VoteAny {
+            let t = self.lop3_temp(Arg::op(MOp::Reg(ballot)), Arg::v(args[1]), Arg::rz(), AND)?;
+            return self.isetp_u32(d, Arg::op(t), Arg::rz(), 5, 0, pt);
+        }
+        // The participating threads: active and in the mask.
+        let active = MOp::Reg(self.vcode.new_vreg(VClass::Single));
+        self.vote_into(active, PT_DST, 1, pt)?;
+        let members = self.lop3_temp(Arg::op(active), Arg::v(args[1]), Arg::rz(), AND)?;
+        let t = self.lop3_temp(Arg::op(MOp::Reg(ballot)), Arg::op(members), Arg::rz(), AND)?;
+        if op == Opcode::VoteAll {
+            return self.isetp_u32(d, Arg::op(t), Arg::op(members), 2, 0, pt);
+        }
+        let none = MOp::Pred(self.vcode.new_vreg(VClass::Pred), false);
+        self.isetp_u32(none, Arg::op(t), Arg::rz(), 2, 0, pt)?;
+        self.isetp_u32(d, Arg::op(t), Arg::op(members), 2, 1, none)
+    }
+
+    /// `shfl.mode d|p, a, lane, c, mask`.
+    fn shfl(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (args, aux) = (data.args.clone(), data.aux.clone());
+        let Aux::Imm(mode) = aux else {
+            return Err(self.unsupported("shfl without a mode"));
+        };
+        // MIR: 0 up, 1 down, 2 bfly, 3 idx; SASS: 0 idx, 1 up, 2 down, 3 bfly.
+        let sass_mode = [1u16, 2, 3, 0][mode as usize & 3];
+        let results = self.func.results[inst].clone();
+        let d = MOp::Reg(self.def_reg(results[0]));
+        let p = if results.len() > 1 && self.use_count(results[1]) > 0 {
+            MOp::Pred(self.def_reg(results[1]), false)
+        } else {
+            PT_DST
+        };
+        let srcs = [
+            (Role::A, Arg::v(args[0])),
+            (Role::B, Arg::v(args[1])),
+            (Role::C, Arg::v(args[2])),
+        ];
+        self.emit_sass(
+            Op::Shfl,
+            &[(Role::PredDst0, p), (Role::Dst, d)],
+            &srcs,
+            &[("mode", sass_mode)],
+            None,
+        )
+    }
+
+    /// `match.any` / `match.all` (32- or 64-bit values).
+    fn match_(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, args) = (data.op, data.args.clone());
+        let results = self.func.results[inst].clone();
+        let wide = self.func.ty(args[0]).bits() == 64;
+        let value = self.reg(args[0]);
+        let r = self.vcode.new_vreg(VClass::Single);
+        let mut dsts = vec![(Role::Dst, MOp::Reg(r))];
+        if op == Opcode::MatchAll {
+            let p = if self.use_count(results[1]) > 0 {
+                MOp::Pred(self.def_reg(results[1]), false)
+            } else {
+                PT_DST
+            };
+            dsts.insert(0, (Role::PredDst0, p));
+        }
+        let mode = (op == Opcode::MatchAny) as u16;
+        let srcs = [(Role::A, Arg::op(MOp::Reg(value)))];
+        self.emit_sass(Op::Match, &dsts, &srcs, &[("mode", mode), ("u64", wide as u16)], None)?;
+        self.masked(inst, r, args[1])
+    }
+
+    /// `ldmatrix`: LDSM.16.M88 (MT88 transposed) with 1, 2 or 4 matrices into a register,
+    /// pair or quad whose registers the results name.
+    fn ldmatrix(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (addr, aux) = (data.args[0], data.aux.clone());
+        let Aux::Imm(flags) = aux else {
+            return Err(self.unsupported("ldmatrix without a shape"));
+        };
+        let (count, trans) = (flags & 7, flags >> 4 & 1);
+        let (class, count_code) = match count {
+            1 => (VClass::Single, 0),
+            2 => (VClass::Pair, 1),
+            4 => (VClass::Quad, 2),
+            n => return Err(self.unsupported(format!("ldmatrix of {n} matrices"))),
+        };
+        let operand = self.mem_operand(addr, 0, Space::Shared)?;
+        let results = self.func.results[inst].clone();
+        let d: VReg = if count == 1 {
+            self.def_reg(results[0])
+        } else {
+            self.vcode.new_vreg(class)
+        };
+        self.emit_sass(
+            Op::Ldsm,
+            &[(Role::Dst, MOp::Reg(d))],
+            &[(Role::Addr, Arg::op(operand))],
+            &[("shape", trans as u16), ("count", count_code)],
+            None,
+        )?;
+        if count > 1 {
+            for (i, &r) in results.iter().enumerate() {
+                self.alias_sub(r, d, i as u8);
+            }
+        }
+        Ok(())
+    }
+}
