@@ -362,6 +362,7 @@ pub fn run_simulator(k: &OpKernel, inputs: &[[u64; 3]], dir: &std::path::Path) -
         dynamic_shared_bytes: 0,
         params,
         buffers,
+        symbols: Default::default(),
     };
     let out = ptxc::run::run(&cubin, &spec, &Default::default())?;
     if out.stats.hazards > 0 {
