@@ -93,8 +93,11 @@ pub struct Addr {
     pub offset: i32,
     /// `.X4/.X8/.X16` scaling of the base register (shared memory), as a shift.
     pub scale: u8,
-    /// The base is a 64-bit register pair.
+    /// The base is a 64-bit register pair (else a 32-bit register, zero-extended).
     pub wide: bool,
+    /// The uniform register is a 64-bit pair (64-bit `.E` addresses of global and generic
+    /// accesses, also under a 32-bit `.U32` base: `[R5.U32+UR4]` is `zext(R5) + UR4:UR5`).
+    pub ureg_wide: bool,
 }
 
 /// Modifier values the engine uses, extracted by name once.
@@ -518,6 +521,14 @@ pub struct Decoded {
     pub space: semantics::Space,
 }
 
+/// True if memory operand `i` of `inst` spells its base register's width (`.U32`/`.64`, the
+/// uniform-register forms of global and generic accesses).
+fn has_width_suffix(inst: &Inst, i: usize) -> bool {
+    inst.desc().operands[i]
+        .swizzle
+        .is_some_and(|s| s.values.iter().any(|&(_, spelling)| spelling == ".U32"))
+}
+
 fn src_of(inst: &Inst, role: Role) -> SrcOp {
     let form = inst.desc();
     let Some(i) = form.operand_index(role) else {
@@ -618,7 +629,12 @@ impl Decoded {
                 ureg: uniform.filter(|&u| u != URZ),
                 offset,
                 scale: [0, 2, 3, 4][scale as usize & 3],
-                wide: wide_addr || inst.reg_width(i) == 2 || inst.operands[i].swizzle == 1,
+                wide: if has_width_suffix(&inst, i) {
+                    inst.operands[i].swizzle == 1
+                } else {
+                    wide_addr || inst.reg_width(i) == 2
+                },
+                ureg_wide: wide_addr,
             }),
             _ => None,
         });

@@ -49,6 +49,11 @@ impl Format {
     pub fn sign_bit(self) -> u64 {
         1 << (self.frac + self.exp)
     }
+    /// True if the bit pattern `x` (of this format, upper bits ignored) is a NaN.
+    pub fn is_nan(self, x: u64) -> bool {
+        let magnitude = x & (self.sign_bit() - 1);
+        magnitude > self.inf()
+    }
 }
 
 /// A classified value.

@@ -1,6 +1,8 @@
 //! Conversions: I2F, F2I, F2F, FRND, I2I, I2IP. The number types and the rounding mode come
 //! from the modifiers' spellings (`.F16`, `.S64`, `.TRUNC`, `.RP` ...), see
-//! [`crate::decoded::NumType`]. Float-to-integer conversions saturate and turn NaN into 0.
+//! [`crate::decoded::NumType`]. Float-to-integer conversions saturate; NaN becomes 0 under
+//! `.NTZ` ("NaN to zero", which ptxas sets for f16/f32 sources and results of 32 bits or
+//! fewer) and `1 << (w - 1)` otherwise, as the PTX ISA specifies for `cvt`.
 
 use super::write_dst;
 use crate::decoded::{Decoded, NumType, Src, SrcOp};
@@ -87,14 +89,30 @@ pub fn i2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// F2I: float to integer (saturating, NaN to 0).
+/// The integer F2I gives for a NaN: 0 under `.NTZ`, else `1 << (bits - 1)` (the most
+/// negative value of a signed type), as a value of the destination type.
+pub fn f2i_nan(ntz: bool, bits: u32, signed: bool) -> i128 {
+    match (ntz, signed) {
+        (true, _) => 0,
+        (false, true) => -(1i128 << (bits - 1)),
+        (false, false) => 1i128 << (bits - 1),
+    }
+}
+
+/// F2I: float to integer (saturating; NaN see [`f2i_nan`]).
 pub fn f2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
     let rnd = Rnd::from_bits(d.m.rnd);
+    let f = format(src);
+    let (bits, signed) = (8 * dst.bytes(), dst.is_signed());
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
         let x = source(ctx, w, d, src, l);
-        let v = sf::to_int(x, format(src), rnd, d.m.ftz, 8 * dst.bytes(), dst.is_signed());
+        let v = if f.is_nan(x) {
+            f2i_nan(d.m.ntz, bits, signed)
+        } else {
+            sf::to_int(x, f, rnd, d.m.ftz, bits, signed)
+        };
         out[l] = v as u64;
     }
     write(w, d, exec, dst, &out);

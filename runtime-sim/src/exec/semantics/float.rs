@@ -1,4 +1,5 @@
-//! Single-precision instructions: FADD, FMUL, FFMA, FSETP, FSET, FMNMX, FSEL, FCHK.
+//! Single-precision instructions: FADD, FMUL, FFMA, FSETP, FSET, FMNMX, FSEL (FCHK is in
+//! [`super::fchk`]).
 
 use super::{each, set_compare, write_dst};
 use crate::decoded::{Decoded, SrcOp};
@@ -198,29 +199,5 @@ pub fn fsel(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let p = w.pred_mask(d.ps[0], u32::MAX);
     let out: [u32; WARP] = std::array::from_fn(|l| if (p >> l) & 1 == 1 { a[l] } else { b[l] }.to_bits());
     write_dst(w, &d.dst, exec, &out);
-    Ok(())
-}
-
-/// Whether `a / b` needs the slow path of ptxas's division: any operand zero, subnormal,
-/// infinite or NaN, or exponents that could over- or underflow the reciprocal iteration.
-/// (Conservative: a false positive only takes the exact slow path.)
-pub fn division_needs_check(a: f32, b: f32) -> bool {
-    let (ea, eb) = ((a.to_bits() >> 23) & 0xff, (b.to_bits() >> 23) & 0xff);
-    let normal = |e: u32| (1..255).contains(&e);
-    if !normal(ea) || !normal(eb) {
-        return true;
-    }
-    let quotient = ea as i32 - eb as i32 + 127;
-    !(3..=252).contains(&eb) || !(24..=230).contains(&quotient) || ea > 252
-}
-
-/// FCHK: sets the predicate when a division needs the slow path.
-pub fn fchk(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
-    let mut r = 0u32;
-    for l in 0..WARP {
-        r |= (division_needs_check(a[l], b[l]) as u32) << l;
-    }
-    w.set_pred(d.pd[0].idx, exec, r);
     Ok(())
 }

@@ -382,7 +382,11 @@ pub fn idp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         if s { x as u16 as i16 as i64 } else { x as i64 }
     };
     let out: [u32; WARP] = std::array::from_fn(|l| {
+        // `-C` (bit 75) subtracts the accumulator.
         let mut acc = c[l] as i32 as i64;
+        if d.c.neg {
+            acc = -acc;
+        }
         if two {
             let base = if d.m.op == 3 { 2 } else { 0 };
             for i in 0..2 {

@@ -79,7 +79,7 @@ pub fn address_of(w: &Warp, a: &Addr, lane: usize) -> u64 {
     };
     let base = base << a.scale;
     let u = match a.ureg {
-        Some(u) if a.wide || a.base == RZ => w.ureg64(u),
+        Some(u) if a.ureg_wide || a.wide || a.base == RZ => w.ureg64(u),
         Some(u) => w.ureg(u) as u64,
         None => 0,
     };

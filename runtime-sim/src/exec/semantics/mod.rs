@@ -5,6 +5,7 @@
 mod atomic;
 mod bits;
 mod conv;
+mod fchk;
 mod float;
 mod flow;
 mod fp64;
@@ -63,7 +64,7 @@ pub const TABLE: &[(&str, ExecFn, bool)] = &[
     ("FSET", float::fset, false),
     ("FMNMX", float::fmnmx, false),
     ("FSEL", float::fsel, false),
-    ("FCHK", float::fchk, false),
+    ("FCHK", fchk::fchk, false),
     ("MUFU", mufu::mufu, false),
     ("DADD", fp64::dadd, false),
     ("DMUL", fp64::dmul, false),
