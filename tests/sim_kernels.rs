@@ -135,6 +135,14 @@ fn launch_on(name: &str, extra: &[&str], inputs: &[(&str, Array)], engine: Engin
         s.hazard_reports.first()
     );
     assert_eq!(s.stray_accesses, 0, "{tag}: {:?}", s.stray_reports.first());
+    if engine == Engine::Timed {
+        assert_eq!(
+            s.warp_cycles,
+            s.warp_instructions + s.stalls.total(),
+            "{tag}: every warp-cycle is an issue or one stall reason: {:?}",
+            s.stalls
+        );
+    }
     Out { bufs: out.buffers }
 }
 

@@ -127,6 +127,13 @@ fn simulate(cubin: &[u8], spec: &LaunchSpec) -> Result<Vec<u32>, String> {
             out.stats.hazard_reports.first()
         ));
     }
+    let s = &out.stats;
+    if s.warp_cycles != s.warp_instructions + s.stalls.total() {
+        return Err(format!(
+            "{} warp-cycles are not {} issues plus the stalls {:?}",
+            s.warp_cycles, s.warp_instructions, s.stalls
+        ));
+    }
     Ok(words(&out.buffers["out"].bytes))
 }
 

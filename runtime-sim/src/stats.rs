@@ -41,6 +41,9 @@ pub struct Stats {
     pub ipc: f64,
     /// Why resident warps did not issue, in warp-cycles (timed engine).
     pub stalls: StallReasons,
+    /// Cycles from each warp's launch to the cycle after its EXIT, summed over warps (timed
+    /// engine): `warp_instructions` plus every stall reason.
+    pub warp_cycles: u64,
     /// Issue bubbles from register-bank conflicts (timed engine).
     pub bank_conflicts: u64,
     /// Operand reads served by the reuse cache (timed engine).
@@ -65,13 +68,14 @@ pub struct Stats {
 /// Warp-cycles in which a resident warp did not issue, by reason.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StallReasons {
-    /// Waiting on a scoreboard (wait mask).
+    /// Waiting on a scoreboard (wait mask or DEPBAR) after the stall count and yield.
     pub scoreboard: u64,
     /// Waiting out the previous instruction's stall count.
     pub stall_count: u64,
-    /// The execution pipe was busy.
+    /// Ready, but the execution pipe of the instruction was busy.
     pub pipe_busy: u64,
-    /// The sub-partition was busy with register-bank conflict bubbles.
+    /// The sub-partition was busy with register-bank conflict bubbles (of any warp's
+    /// instruction: operand reads that need a second cycle on one bank).
     pub bank_conflict: u64,
     /// Waiting at a CTA or convergence barrier.
     pub barrier: u64,
@@ -116,6 +120,7 @@ impl Stats {
         self.ctas += o.ctas;
         self.warps += o.warps;
         self.stalls.add(&o.stalls);
+        self.warp_cycles += o.warp_cycles;
         self.bank_conflicts += o.bank_conflicts;
         self.reuse_hits += o.reuse_hits;
         self.shared_bank_conflicts += o.shared_bank_conflicts;
@@ -133,6 +138,17 @@ impl Stats {
 }
 
 impl StallReasons {
+    /// All stalled warp-cycles.
+    pub fn total(&self) -> u64 {
+        self.scoreboard
+            + self.stall_count
+            + self.pipe_busy
+            + self.bank_conflict
+            + self.barrier
+            + self.yield_
+            + self.not_selected
+    }
+
     fn add(&mut self, o: &StallReasons) {
         self.scoreboard += o.scoreboard;
         self.stall_count += o.stall_count;

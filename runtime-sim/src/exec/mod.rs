@@ -388,9 +388,19 @@ pub fn deadlock<'w>(kernel: &Kernel, cta: &CtaShared, warps: impl IntoIterator<I
     let lane = (w.alive & w.blocked).trailing_zeros() as usize % WARP;
     let at_bar = w.bar_wait.iter().any(|&m| m != 0);
     let detail = if at_bar {
+        let waiting: Vec<String> = (0..cta.bar_arrived.len())
+            .filter(|&id| cta.bar_arrived[id] != 0)
+            .map(|id| {
+                let expected = match cta.bar_expected[id] {
+                    0 => cta.live_threads,
+                    n => n,
+                };
+                format!("barrier {id}: {} of {expected} threads arrived", cta.bar_arrived[id])
+            })
+            .collect();
         format!(
-            "{} of the CTA's {} live threads wait at a barrier that the others never reach",
-            cta.bar_arrived.iter().sum::<u32>(),
+            "{}; the CTA's other live threads (of {}) never arrive",
+            waiting.join(", "),
             cta.live_threads
         )
     } else {

@@ -3,6 +3,7 @@
 //! `i % SMs`) and SMs share nothing but global memory, so they run in parallel and results
 //! and cycle counts do not depend on the number of threads.
 
+mod accounting;
 mod banks;
 pub mod memory;
 pub mod pipes;

@@ -6,8 +6,9 @@
 //! Every warp keeps the cycle at which its next instruction may issue (stall count, yield
 //! and scoreboard waits are all known when the previous instruction issues), so a cycle
 //! costs a scan of a few slots, and cycles in which nothing can issue are skipped. Why a
-//! warp did not issue is accounted lazily when it next issues.
+//! warp did not issue is accounted as [`super::accounting`] describes.
 
+use super::accounting::{Waits, settle, waiting_cycles};
 use super::banks::ReuseCache;
 use super::memory::{Caches, global_latency, shared_conflict_degree};
 use super::pipes::{self, PIPES};
@@ -37,18 +38,15 @@ struct Slot {
     age: u64,
     /// Trace track.
     id: u64,
-    /// The next instruction may issue at this cycle (NEVER: blocked or finished).
-    ready_at: i64,
+    /// When the next instruction may issue (`ready_at` NEVER: blocked or finished) and
+    /// the waiting not yet accounted.
+    waits: Waits,
     /// Pipe of the next instruction.
     next_pipe: usize,
-    /// Since when the next instruction is the current one.
-    since: i64,
-    /// Until when the stall count of the previous instruction holds.
-    stall_until: i64,
-    /// Until when the yield hint holds.
-    yield_until: i64,
     /// Blocked at a barrier since this cycle.
     blocked_since: Option<i64>,
+    /// Launched at this cycle.
+    launched_at: i64,
 }
 
 /// A resident CTA.
@@ -231,12 +229,15 @@ impl<'a> SmRun<'a> {
                 cta: free,
                 smsp,
                 age: st.launched,
-                ready_at: t,
+                waits: Waits {
+                    since: t,
+                    stall_until: t,
+                    yield_until: t,
+                    ready_at: t,
+                },
                 next_pipe: 0,
-                since: t,
-                stall_until: t,
-                yield_until: t,
                 blocked_since: None,
+                launched_at: t,
             };
             self.refresh(&mut s, t);
             st.slots[i] = Some(s);
@@ -246,28 +247,33 @@ impl<'a> SmRun<'a> {
         st.ctas[free] = Some(Resident { cta, slots });
     }
 
-    /// Recomputes when slot `s` can issue its next instruction (from cycle `t` on).
+    /// Recomputes when slot `s` can issue its next instruction (from cycle `t` on). The
+    /// waiting before `t` is accounted first, for the instruction it was for.
     fn refresh(&mut self, s: &mut Slot, t: i64) {
         let Some(pc) = s.warp.peek_pc() else {
             if s.warp.alive != 0 && s.blocked_since.is_none() {
+                settle(&mut self.stats.stalls, &mut s.waits, t);
                 s.blocked_since = Some(t);
             }
-            s.ready_at = NEVER;
+            s.waits.ready_at = NEVER;
             return;
         };
+        let w = &mut s.waits;
         if let Some(b) = s.blocked_since.take() {
             // Back from a barrier: the wait counts as barrier time.
-            let from = b.max(s.since);
+            let from = b.max(w.since);
             self.stats.stalls.barrier += (t - from).max(0) as u64;
-            s.since = s.since.max(t);
+            w.since = w.since.max(t);
+        } else {
+            settle(&mut self.stats.stalls, w, t);
         }
         let Some(d) = self.kernel.insts.get(pc as usize / 16) else {
             // Running off the end faults when it issues.
-            s.ready_at = t.max(s.stall_until);
+            w.ready_at = t.max(w.stall_until);
             return;
         };
-        let earliest = t.max(s.stall_until).max(s.yield_until);
-        s.ready_at = s.timer.ready(d, earliest);
+        let earliest = t.max(w.stall_until).max(w.yield_until);
+        w.ready_at = s.timer.ready(d, earliest);
         s.next_pipe = pipes::index(d.timing.pipe);
     }
 
@@ -275,7 +281,7 @@ impl<'a> SmRun<'a> {
     /// ready slots that are held back count a cycle of their reason.
     fn pick(&mut self, st: &mut State, sp: usize, t: i64) -> Option<usize> {
         let smsp = &st.smsps[sp];
-        let can = |s: &Slot| s.ready_at <= t && smsp.pipe_free[s.next_pipe] <= t && smsp.busy_until <= t;
+        let can = |s: &Slot| s.waits.ready_at <= t && smsp.pipe_free[s.next_pipe] <= t && smsp.busy_until <= t;
         let mut choice = smsp
             .last
             .filter(|&i| st.slots[i].as_ref().is_some_and(|s| s.smsp == sp && can(s)));
@@ -297,7 +303,7 @@ impl<'a> SmRun<'a> {
                 continue;
             }
             if let Some(s) = st.slots[i].as_ref()
-                && s.ready_at <= t
+                && s.waits.ready_at <= t
             {
                 if smsp.busy_until > t {
                     stalls.bank_conflict += 1;
@@ -314,13 +320,12 @@ impl<'a> SmRun<'a> {
     /// The next cycle after `t` at which some slot can issue, or `None` if none ever can.
     fn next_event(&self, st: &State, t: i64) -> Option<i64> {
         let mut next = NEVER;
-        for (sp, smsp) in st.smsps.iter().enumerate() {
+        for smsp in &st.smsps {
             for &i in &smsp.slots {
                 if let Some(s) = st.slots[i].as_ref()
-                    && s.ready_at != NEVER
+                    && s.waits.ready_at != NEVER
                 {
-                    let _ = sp;
-                    let at = s.ready_at.max(smsp.pipe_free[s.next_pipe]).max(smsp.busy_until);
+                    let at = s.waits.ready_at.max(smsp.pipe_free[s.next_pipe]).max(smsp.busy_until);
                     next = next.min(at.max(t + 1));
                 }
             }
@@ -328,19 +333,15 @@ impl<'a> SmRun<'a> {
         (next != NEVER).then_some(next)
     }
 
-    /// Accounts the cycles `t+1 .. n` in which ready slots waited for a pipe or a bank.
+    /// Accounts the skipped cycles `t+1 .. n` in which ready slots waited for a pipe or a
+    /// bank (no slot could issue before `n`).
     fn count_waits(&mut self, st: &State, t: i64, n: i64) {
         for smsp in &st.smsps {
             for &i in &smsp.slots {
                 if let Some(s) = st.slots[i].as_ref()
-                    && s.ready_at < n
+                    && s.waits.ready_at < n
                 {
-                    let cycles = (n - s.ready_at.max(t + 1)).max(0) as u64;
-                    if smsp.busy_until >= n {
-                        self.stats.stalls.bank_conflict += cycles;
-                    } else {
-                        self.stats.stalls.pipe_busy += cycles;
-                    }
+                    waiting_cycles(&mut self.stats.stalls, s.waits.ready_at.max(t + 1), n, smsp.busy_until);
                 }
             }
         }
@@ -361,6 +362,9 @@ impl<'a> SmRun<'a> {
                     .all(|&j| j == i || st.slots[j].as_ref().is_none_or(|o| o.warp.alive == 0))
         };
         let is_sync = result.as_ref().is_ok_and(|&sync| sync);
+        if result.is_ok() && s.warp.alive == 0 {
+            self.stats.warp_cycles += (t + 1 - s.launched_at) as u64;
+        }
         st.slots[i] = Some(s);
         st.smsps[sp].last = Some(i);
         result?;
@@ -407,15 +411,9 @@ impl<'a> SmRun<'a> {
         let r = st.ctas[ci].as_mut().expect("resident CTA");
         let (pc, group) = s.warp.next_group().expect("picked warps have a group");
         let d = exec::fetch(kernel, &r.cta, &s.warp, pc, group)?;
-        // Lazy stall accounting for the cycles since the instruction became current.
-        let stalls = &mut self.stats.stalls;
-        let since = s.since;
-        let after_stall = s.stall_until.clamp(since, t);
-        stalls.stall_count += (after_stall - since) as u64;
-        let after_yield = s.yield_until.clamp(after_stall, t);
-        stalls.yield_ += (after_yield - after_stall) as u64;
-        let after_sb = s.ready_at.clamp(after_yield, t);
-        stalls.scoreboard += (after_sb - after_yield) as u64;
+        // The waiting since the instruction became current; this cycle is the issue.
+        settle(&mut self.stats.stalls, &mut s.waits, t);
+        s.waits.since = t + 1;
         let exec_mask = s.warp.pred_mask(d.guard, group);
         let latency = self.latency(d, &s.warp, exec_mask, r.cta.shared.len());
         let hazards = s.timer.issue(t, d, latency, group, exec_mask);
@@ -438,9 +436,8 @@ impl<'a> SmRun<'a> {
         smsp.busy_until = t + 1 + operands.bubbles as i64;
         let p = pipes::index(d.timing.pipe);
         smsp.pipe_free[p] = t + self.pipe_interval(d, &s.warp, exec_mask);
-        s.stall_until = t + d.ctrl.stall.max(1) as i64;
-        s.yield_until = if d.ctrl.yield_ { t + 2 } else { t + 1 };
-        s.since = t + 1;
+        s.waits.stall_until = t + d.ctrl.stall.max(1) as i64;
+        s.waits.yield_until = if d.ctrl.yield_ { t + 2 } else { t + 1 };
         if let Some(trace) = self.trace.as_mut()
             && trace.len() < self.trace_limit
         {
