@@ -237,6 +237,53 @@ impl Overlay {
         Some(i as usize)
     }
 
+    /// Replaces the bytes of `out` (read from memory at `addr`, at most 16 naturally
+    /// aligned bytes) that this overlay has written.
+    #[inline(always)]
+    fn read(&mut self, addr: u64, base: &[u8], out: &mut [u8]) {
+        let page = addr / PAGE as u64;
+        let in_page = (addr % PAGE as u64) as usize;
+        let n = out.len();
+        match self.find(page) {
+            Some(p) if in_page + n <= PAGE => {
+                // The page holds only the bytes this SM wrote; the rest comes from memory.
+                let page = &self.pages[p];
+                let bits = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+                let written = (page.written[in_page / 64] >> (in_page % 64)) & bits;
+                if written == bits {
+                    out.copy_from_slice(&page.data[in_page..in_page + n]);
+                } else if written == 0 {
+                    out.copy_from_slice(base);
+                } else {
+                    for (k, o) in out.iter_mut().enumerate() {
+                        *o = if written & (1 << k) != 0 {
+                            page.data[in_page + k]
+                        } else {
+                            base[k]
+                        };
+                    }
+                }
+            }
+            _ => out.copy_from_slice(base),
+        }
+    }
+
+    /// Records `data` (at most 16 naturally aligned bytes, within one page) at `addr`.
+    #[inline(always)]
+    fn write(&mut self, addr: u64, data: &[u8]) {
+        let off = (addr % PAGE as u64) as usize;
+        let i = self.get_or_create(addr / PAGE as u64);
+        let p = &mut self.pages[i];
+        p.data[off..off + data.len()].copy_from_slice(data);
+        // Accesses are naturally aligned: never across a 64-byte word of the mask.
+        let bits = if data.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << data.len()) - 1
+        };
+        p.written[off / 64] |= bits << (off % 64);
+    }
+
     /// The index of page `n`, created if needed.
     #[inline]
     fn get_or_create(&mut self, n: u64) -> usize {
@@ -296,32 +343,7 @@ impl GlobalView<'_> {
                 let Some((i, off, how)) = mem.locate(addr, out.len(), hint) else {
                     return Access::Fault;
                 };
-                let page = addr / PAGE as u64;
-                let in_page = (addr % PAGE as u64) as usize;
-                let base = &mem.allocs[i].data[off..off + out.len()];
-                match overlay.find(page) {
-                    Some(p) if in_page + out.len() <= PAGE => {
-                        // The page holds only the bytes this SM wrote; the rest comes from memory.
-                        let page = &overlay.pages[p];
-                        let n = out.len();
-                        let bits = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-                        let written = (page.written[in_page / 64] >> (in_page % 64)) & bits;
-                        if written == bits {
-                            out.copy_from_slice(&page.data[in_page..in_page + n]);
-                        } else if written == 0 {
-                            out.copy_from_slice(base);
-                        } else {
-                            for (k, o) in out.iter_mut().enumerate() {
-                                *o = if written & (1 << k) != 0 {
-                                    page.data[in_page + k]
-                                } else {
-                                    base[k]
-                                };
-                            }
-                        }
-                    }
-                    _ => out.copy_from_slice(base),
-                }
+                overlay.read(addr, &mem.allocs[i].data[off..off + out.len()], out);
                 how
             }
         }
@@ -342,7 +364,6 @@ impl GlobalView<'_> {
                 let Some((_, _, how)) = mem.locate(addr, data.len(), hint) else {
                     return Access::Fault;
                 };
-                let page = addr / PAGE as u64;
                 let off = (addr % PAGE as u64) as usize;
                 if off + data.len() > PAGE {
                     // Never for naturally aligned accesses of at most 16 bytes.
@@ -356,20 +377,115 @@ impl GlobalView<'_> {
                     let second = view.write(addr + split as u64, &data[split..]);
                     return if first == Access::Ok { second } else { first };
                 }
-                let i = overlay.get_or_create(page);
-                let p = &mut overlay.pages[i];
-                p.data[off..off + data.len()].copy_from_slice(data);
-                // Accesses are naturally aligned: never across a 64-byte word of the mask.
-                let bits = if data.len() >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << data.len()) - 1
-                };
-                p.written[off / 64] |= bits << (off % 64);
+                overlay.write(addr, data);
                 how
             }
         }
     }
+
+    /// The allocation data that holds `[lo, hi)` inside its requested size (an access the
+    /// hardware does without fault or stray bytes), from `lo` on.
+    #[inline(always)]
+    fn span(&mut self, lo: u64, hi: u64) -> Option<&[u8]> {
+        let (mem, hint): (&GlobalMemory, &mut usize) = match self {
+            GlobalView::Direct { mem, hint } => (mem, hint),
+            GlobalView::Overlay { mem, hint, .. } => (mem, hint),
+        };
+        let len = usize::try_from(hi.checked_sub(lo)?).ok()?;
+        match mem.locate(lo, len, hint)? {
+            (i, off, Access::Ok) => Some(&mem.allocs[i].data[off..off + len]),
+            _ => None,
+        }
+    }
+
+    /// Reads `N` (naturally aligned) bytes for every lane of `exec` at `addrs[lane]` when
+    /// all of them lie inside one allocation; `false` (nothing read) otherwise, and the
+    /// caller goes lane by lane.
+    #[inline(always)]
+    pub fn read_lanes<const N: usize>(&mut self, addrs: &[u64; 32], exec: u32, out: &mut [[u8; N]; 32]) -> bool {
+        let Some((lo, hi)) = bounds::<N>(addrs, exec) else {
+            return false;
+        };
+        let Some(span) = self.span(lo, hi) else {
+            return false;
+        };
+        // The span borrows the memory; the overlay (if any) is read after copying.
+        let mut l_mask = exec;
+        while l_mask != 0 {
+            let l = l_mask.trailing_zeros() as usize;
+            l_mask &= l_mask - 1;
+            let at = (addrs[l] - lo) as usize;
+            out[l].copy_from_slice(&span[at..at + N]);
+        }
+        if let GlobalView::Overlay { overlay, .. } = self
+            && !overlay.pages.is_empty()
+        {
+            let mut l_mask = exec;
+            while l_mask != 0 {
+                let l = l_mask.trailing_zeros() as usize;
+                l_mask &= l_mask - 1;
+                let base = out[l];
+                overlay.read(addrs[l], &base, &mut out[l]);
+            }
+        }
+        true
+    }
+
+    /// Writes `N` (naturally aligned) bytes for every lane of `exec` at `addrs[lane]` when
+    /// all of them lie inside one allocation, in lane order; `false` (nothing written)
+    /// otherwise.
+    #[inline(always)]
+    pub fn write_lanes<const N: usize>(&mut self, addrs: &[u64; 32], exec: u32, data: &[[u8; N]; 32]) -> bool {
+        let Some((lo, hi)) = bounds::<N>(addrs, exec) else {
+            return false;
+        };
+        match self {
+            GlobalView::Direct { mem, hint } => {
+                let len = (hi - lo) as usize;
+                let Some((i, off, Access::Ok)) = mem.locate(lo, len, hint) else {
+                    return false;
+                };
+                let span = &mut mem.allocs[i].data[off..off + len];
+                let mut l_mask = exec;
+                while l_mask != 0 {
+                    let l = l_mask.trailing_zeros() as usize;
+                    l_mask &= l_mask - 1;
+                    let at = (addrs[l] - lo) as usize;
+                    span[at..at + N].copy_from_slice(&data[l]);
+                }
+            }
+            GlobalView::Overlay { mem, overlay, hint } => {
+                let Some((_, _, Access::Ok)) = mem.locate(lo, (hi - lo) as usize, hint) else {
+                    return false;
+                };
+                let mut l_mask = exec;
+                while l_mask != 0 {
+                    let l = l_mask.trailing_zeros() as usize;
+                    l_mask &= l_mask - 1;
+                    overlay.write(addrs[l], &data[l]);
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The range `[min, max + N)` of the addresses of `exec`, if none is empty and the range is
+/// small enough to be one allocation's.
+#[inline(always)]
+fn bounds<const N: usize>(addrs: &[u64; 32], exec: u32) -> Option<(u64, u64)> {
+    if exec == 0 {
+        return None;
+    }
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    let mut l_mask = exec;
+    while l_mask != 0 {
+        let l = l_mask.trailing_zeros() as usize;
+        l_mask &= l_mask - 1;
+        lo = lo.min(addrs[l]);
+        hi = hi.max(addrs[l]);
+    }
+    Some((lo, hi.checked_add(N as u64)?))
 }
 
 #[cfg(test)]
@@ -429,5 +545,38 @@ mod tests {
         m.merge(o2);
         assert_eq!(m.copy_out(a, 4).unwrap(), vec![7, 2, 7, 7]);
         assert_eq!(m.copy_out(a + 4100, 1).unwrap(), vec![3]);
+    }
+
+    #[test]
+    fn warp_wide_accesses_match_lane_by_lane_ones() {
+        let mut m = GlobalMemory::new();
+        let a = m.alloc(4096 + 256);
+        let mut addrs = [0u64; 32];
+        for (l, x) in addrs.iter_mut().enumerate() {
+            // Lanes 2 apart in a strided pattern that crosses a page.
+            *x = a + 4096 - 64 + 4 * (31 - l as u64);
+        }
+        let data: [[u8; 4]; 32] = std::array::from_fn(|l| [l as u8; 4]);
+        let mut o = Overlay::default();
+        let mut v = GlobalView::Overlay {
+            mem: &m,
+            overlay: &mut o,
+            hint: 0,
+        };
+        assert!(v.write_lanes(&addrs, 0xffff_0000, &data));
+        let mut out = [[0u8; 4]; 32];
+        assert!(v.read_lanes(&addrs, u32::MAX, &mut out));
+        for l in 0..32 {
+            let want = if l >= 16 { [l as u8; 4] } else { [0; 4] };
+            assert_eq!(out[l], want, "lane {l}");
+        }
+        // A lane outside the allocation proper: the caller goes lane by lane.
+        addrs[5] = a + 4096 + 256;
+        assert!(!v.read_lanes(&addrs, u32::MAX, &mut out));
+        assert!(!v.write_lanes(&addrs, u32::MAX, &data));
+        assert!(v.read_lanes(&addrs, !(1 << 5), &mut out));
+        let mut d = GlobalView::direct(&mut m);
+        assert!(d.write_lanes(&addrs, 1 << 7, &data));
+        assert_eq!(m.copy_out(addrs[7], 4).unwrap(), vec![7; 4]);
     }
 }

@@ -22,7 +22,11 @@ pub fn frow(ctx: &Ctx, w: &Warp, s: &SrcOp) -> [f32; WARP] {
     if s.neg {
         mask_xor = 0x8000_0000;
     }
-    raw.map(|v| f32::from_bits((v & mask_and) ^ mask_xor))
+    let mut out = [0f32; WARP];
+    for (o, v) in out.iter_mut().zip(raw) {
+        *o = f32::from_bits((v & mask_and) ^ mask_xor);
+    }
+    out
 }
 
 /// Flushes (under `.FTZ`), canonicalises NaNs, saturates (under `.SAT`) and writes a row
@@ -37,7 +41,11 @@ fn write_results(w: &mut Warp, d: &Decoded, exec: u32, mut out: [f32; WARP]) {
             *v = fp::saturate(*v);
         }
     }
-    write_dst(w, &d.dst, exec, &out.map(f32::to_bits));
+    let mut bits = [0u32; WARP];
+    for (b, v) in bits.iter_mut().zip(out) {
+        *b = v.to_bits();
+    }
+    write_dst(w, &d.dst, exec, &bits);
 }
 
 /// The A and B rows of a float instruction, flushed under `.FTZ`.

@@ -275,10 +275,14 @@ fn load_lanes<const N: usize>(
     rows: &mut [[u32; WARP]; 4],
 ) -> R {
     let space = space_of(d);
+    let mut addrs = [0u64; WARP];
+    let mut bufs = [[0u8; N]; WARP];
+    let global = global_addresses::<N>(w, a, space, exec, &mut addrs) && ctx.global.read_lanes(&addrs, exec, &mut bufs);
     for l in lanes(exec) {
-        let addr = address_of(w, a, l);
-        let mut buf = [0u8; N];
-        read_bytes(ctx, w, d, space, l, addr, &mut buf)?;
+        let buf = &mut bufs[l];
+        if !global {
+            read_bytes(ctx, w, d, space, l, address_of(w, a, l), buf)?;
+        }
         if N < 4 {
             let mut v = 0u32;
             for (i, b) in buf.iter().enumerate() {
@@ -316,18 +320,44 @@ pub fn store(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) ->
 fn store_lanes<const N: usize>(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, a: &Addr, exec: u32) -> R {
     let space = space_of(d);
     let (data, _) = d.data.unwrap_or((RZ, 1));
-    for l in lanes(exec) {
-        let addr = address_of(w, a, l);
-        let mut buf = [0u8; N];
-        for k in 0..N.div_ceil(4) {
-            let r = if data == RZ { RZ } else { data.wrapping_add(k as u8) };
-            let v = w.reg(r, l).to_le_bytes();
-            let n = (N - 4 * k).min(4);
-            buf[4 * k..4 * k + n].copy_from_slice(&v[..n]);
+    let mut bufs = [[0u8; N]; WARP];
+    for k in 0..N.div_ceil(4) {
+        let r = if data == RZ { RZ } else { data.wrapping_add(k as u8) };
+        let row = w.row(r);
+        let n = (N - 4 * k).min(4);
+        for l in lanes(exec) {
+            bufs[l][4 * k..4 * k + n].copy_from_slice(&row[l].to_le_bytes()[..n]);
         }
-        write_bytes(ctx, w, d, space, l, addr, &buf)?;
+    }
+    let mut addrs = [0u64; WARP];
+    if global_addresses::<N>(w, a, space, exec, &mut addrs) && ctx.global.write_lanes(&addrs, exec, &bufs) {
+        return Ok(());
+    }
+    for l in lanes(exec) {
+        write_bytes(ctx, w, d, space, l, address_of(w, a, l), &bufs[l])?;
     }
     Ok(())
+}
+
+/// Fills `addrs` for the lanes of `exec` and says whether they are all naturally aligned
+/// global addresses (a generic address outside the shared and local windows is one), the
+/// case a warp-wide access handles; anything else goes lane by lane.
+#[inline(always)]
+fn global_addresses<const N: usize>(w: &Warp, a: &Addr, space: Space, exec: u32, addrs: &mut [u64; WARP]) -> bool {
+    if !matches!(space, Space::Global | Space::Generic) {
+        return false;
+    }
+    let mut ok = true;
+    for l in lanes(exec) {
+        let x = address_of(w, a, l);
+        addrs[l] = x;
+        ok &= x.is_multiple_of(N as u64);
+        if space == Space::Generic {
+            ok &= !(SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&x)
+                && !(LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&x);
+        }
+    }
+    ok
 }
 
 /// The constant-bank operand of LDC/ULDC.
