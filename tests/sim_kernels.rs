@@ -469,9 +469,9 @@ fn conversions() {
         oi[8 * i + 2] = (x.trunc() as u32 as i32).wrapping_add(rn(x) as u32 as i32);
         oi[8 * i + 3] = (y.round_ties_even() as i32).wrapping_add(y.trunc() as u32 as i32);
         oi[8 * i + 4] = (x.trunc() as i32 as i8 as i32) + ((x as u32) & 0xffff) as i32;
-        // ptxas 13.5 folds `cvt.rz.f16.f32` of x into the `cvt.rn.f16.f32` of the same x (one
-        // F2F.F16.F32 serves both), so the cubin computes twice the nearest half.
-        oi[8 * i + 5] = 2 * f32_to_f16_bits(x, Dir::Nearest) as i16 as i32;
+        // ptxas writes `cvt.rz.f16.f32` as `HADD2 R, R.F32, -RZ.H0_H0` (the f32 operand is
+        // converted toward zero).
+        oi[8 * i + 5] = f32_to_f16_bits(x, Dir::Nearest) as i16 as i32 + f32_to_f16_bits(x, Dir::Zero) as i16 as i32;
         oi[8 * i + 6] = z as i16 as i32 + ((z >> 8) as u8) as i32;
         oi[8 * i + 7] = rn(half::f16::from_bits(z as u16).to_f32()) as i32;
         of[4 * i] = int_to_f32(z as i128, Dir::Nearest)

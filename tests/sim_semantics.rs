@@ -1,6 +1,7 @@
 //! Instruction semantics of the simulator checked on ptxas's code: small PTX kernels compiled
 //! by ptxas run on the simulator (timed engine, zero hazards) over edge cases and random
-//! values, against references that follow the PTX ISA (IEEE division, `cvt`, `dp4a`/`dp2a`,
+//! values, against references that follow the PTX ISA (IEEE division, `cvt` to integers and
+//! to f16, `dp4a`/`dp2a`,
 //! `min`/`max`), which NVIDIA's hardware implements. Each test also checks that ptxas wrote
 //! the instruction it is about (FCHK, F2I, IDP, DSETP.MIN/MAX, `[R.U32+UR]`).
 //!
@@ -169,6 +170,55 @@ fn float_to_integer_conversions_follow_the_ptx_isa() {
                 });
             }
         }
+    }
+}
+
+/// f32 to f16 in rounding mode `mode` (`rn`, `rz`, `rm`, `rp`): the nearest half, stepped
+/// one unit when it lies on the wrong side of `x`.
+fn f32_to_f16(x: f32, mode: &str) -> u64 {
+    let h = half::f16::from_f32(x);
+    let (bits, hv) = (h.to_bits(), h.to_f32());
+    let negative = bits & 0x8000 != 0;
+    let stepped = match mode {
+        "rz" if hv.abs() > x.abs() => bits - 1,
+        "rm" if hv > x => {
+            if negative || bits == 0 {
+                (bits | 0x8000) + 1
+            } else {
+                bits - 1
+            }
+        }
+        "rp" if hv < x => {
+            if negative && bits != 0x8000 {
+                bits - 1
+            } else if negative {
+                1
+            } else {
+                bits + 1
+            }
+        }
+        _ => bits,
+    };
+    stepped as u64
+}
+
+#[test]
+fn f32_to_f16_conversions_round_in_every_mode() {
+    if !have_oracle() {
+        return;
+    }
+    let inputs = pairs(&f32_edges(), 3000, random_f32);
+    // ptxas writes `cvt.rz.f16.f32` as `HADD2 Rd, Ra.F32, -RZ.H0_H0`, the others as F2F.
+    for (mode, sass) in [
+        ("rn", "F2F.F16.F32"),
+        ("rz", "HADD2"),
+        ("rm", "F2F.F16.F32.RM"),
+        ("rp", "F2F.F16.F32.RP"),
+    ] {
+        let k = OpKernel::new(&format!("cvt.{mode}.f16.f32 %d, %a;"), "f32", "b16");
+        check(&k, &inputs, Compare::Exact(16), sass, |i| {
+            f32_to_f16(f32_of(i[0]), mode)
+        });
     }
 }
 

@@ -1,6 +1,6 @@
 //! Packed half precision: HADD2, HMUL2, HFMA2, HSETP2, HSET2, HMNMX2. A 32-bit register
 //! holds two f16 values (H0 in the low half); a source swizzle selects `.H1_H0` (as is),
-//! `.H0_H0`, `.H1_H1` or `.F32` (an f32 operand converted to f16). `.F32` on the
+//! `.H0_H0`, `.H1_H1` or `.F32` (an f32 operand converted to f16 toward zero). `.F32` on the
 //! instruction writes the low lane's f16 result widened to f32 (ptxas folds
 //! `cvt.f32.f16` of a half result into it: `HMUL2.F32 R17, R8.H0_H0, R5.H0_H0`).
 
@@ -27,7 +27,9 @@ pub fn halves(v: u32, s: &SrcOp) -> [u16; 2] {
         SWZ_H0_H0 => [lo, lo],
         SWZ_H1_H1 => [hi, hi],
         SWZ_F32 => {
-            let h = sf::convert(v as u64, F32, F16, Rnd::Rn, false) as u16;
+            // An f32 operand is converted toward zero: ptxas compiles `cvt.rz.f16.f32` (and
+            // only that rounding) to `HADD2 Rd, Ra.F32, -RZ.H0_H0`.
+            let h = sf::convert(v as u64, F32, F16, Rnd::Rz, false) as u16;
             [h, h]
         }
         SWZ_H1_H0 | 4.. => [lo, hi],
