@@ -45,6 +45,10 @@ enum Command {
         /// Post-allocation scheduling heuristic: source, critical-path, loads-first, or none.
         #[arg(long, default_value = ptxc_backend::compile::DEFAULT_SCHED)]
         sched: String,
+        /// Pre-allocation scheduling heuristic: none, pressure (fewest values live at once),
+        /// or critical-path.
+        #[arg(long, value_name = "NAME", default_value = ptxc_backend::compile::DEFAULT_PRE_SCHED)]
+        pre_sched: String,
         /// Use at most N registers per thread, spilling the rest to local memory (like ptxas'
         /// -maxrregcount; at least 16).
         #[arg(long, value_name = "N")]
@@ -90,6 +94,24 @@ enum Command {
         /// Fault after this many warp instructions (catches infinite loops; default 2^32).
         #[arg(long)]
         max_instructions: Option<u64>,
+    },
+    /// Compile a kernel with every scheduling heuristic, run each on the timed simulator and
+    /// compare cycles, stalls, registers and instruction counts.
+    SchedReport {
+        /// Input PTX.
+        input: PathBuf,
+        /// Launch specification (TOML).
+        #[arg(long)]
+        launch: PathBuf,
+        /// A cubin of the same PTX to compare against (for example ptxas' output).
+        #[arg(long, value_name = "CUBIN")]
+        baseline: Option<PathBuf>,
+        /// Device configuration: small, t4, 2080ti.
+        #[arg(long, default_value = "small")]
+        device: String,
+        /// Register limit for every variant (as `compile --max-registers`).
+        #[arg(long, value_name = "N")]
+        max_registers: Option<u32>,
     },
 }
 
@@ -139,6 +161,7 @@ fn run(cli: Cli) -> Result<(), String> {
             dump_mir,
             verbose,
             sched,
+            pre_sched,
             max_registers,
             fmad,
         } => {
@@ -159,6 +182,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 dump_mir_after: dump_mir,
                 verbose,
                 sched: (sched != "none").then_some(sched),
+                pre_sched,
                 max_registers,
                 fmad,
             };
@@ -169,6 +193,42 @@ fn run(cli: Cli) -> Result<(), String> {
             let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
             let text = ptxc::disasm::disassemble(&bytes, controls).map_err(|e| format!("{}: {e}", input.display()))?;
             print!("{text}");
+            Ok(())
+        }
+        Command::SchedReport {
+            input,
+            launch,
+            baseline,
+            device,
+            max_registers,
+        } => {
+            let config = ptxc_sim::Config::by_name(&device)
+                .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            let run_opts = ptxc::run::RunOptions {
+                config,
+                engine: ptxc_sim::Engine::Timed,
+                trace: false,
+            };
+            let spec = ptxc::launch::load(&launch)?;
+            let src = read_text(&input)?;
+            let base = CompileOptions {
+                max_registers,
+                ..CompileOptions::default()
+            };
+            let baseline_bytes = match &baseline {
+                Some(p) => Some(std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?),
+                None => None,
+            };
+            let label = baseline.as_ref().map(|p| format!("baseline {}", p.display()));
+            let rows = ptxc::sched_report::report_rows(
+                &src,
+                &input.display().to_string(),
+                &spec,
+                &base,
+                &run_opts,
+                label.as_deref().zip(baseline_bytes.as_deref()),
+            )?;
+            print!("{}", ptxc::sched_report::render(&rows, baseline.is_some()));
             Ok(())
         }
         Command::Run {

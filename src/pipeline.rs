@@ -1,5 +1,6 @@
 //! The whole compiler: PTX text to cubin bytes, with diagnostics rendered against the source.
 
+pub use ptxc_backend::compile::{Compiled, Resources};
 use ptxc_backend::compile::{Options, Stage, compile_module};
 use ptxc_backend::cubin::ElfFlavour;
 use ptxc_frontend::Diagnostic;
@@ -26,6 +27,8 @@ pub struct CompileOptions {
     pub verbose: bool,
     /// Post-allocation scheduling heuristic (`None` keeps the selected order).
     pub sched: Option<String>,
+    /// Pre-allocation scheduling heuristic (`--pre-sched`).
+    pub pre_sched: String,
     /// `--dump-mir[=PASS]`: print the MIR after the optimisation passes up to PASS (`Some("")`:
     /// after every pass).
     pub dump_mir_after: Option<String>,
@@ -43,6 +46,7 @@ impl Default for CompileOptions {
             dumps: Vec::new(),
             verbose: false,
             sched: Some(ptxc_backend::compile::DEFAULT_SCHED.to_string()),
+            pre_sched: ptxc_backend::compile::DEFAULT_PRE_SCHED.to_string(),
             dump_mir_after: None,
             max_registers: None,
             fmad: true,
@@ -76,6 +80,21 @@ pub struct CompileError(pub String);
 
 /// Compiles PTX `src` (named `file_name` in messages) to a cubin.
 pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<Vec<u8>, CompileError> {
+    let compiled = compile_ptx_module(src, file_name, opts)?;
+    for w in &compiled.warnings {
+        eprintln!("{file_name}: warning: {w}");
+    }
+    if opts.verbose {
+        for r in &compiled.resources {
+            eprint!("{}", r.report("ptxc"));
+        }
+    }
+    Ok(compiled.cubin)
+}
+
+/// Compiles PTX `src` and returns the cubin with each kernel's resources and the warnings,
+/// printing nothing but the requested dumps.
+pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
     let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
     if checked.target_sm > 75 {
@@ -108,6 +127,7 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
     let backend_opts = Options {
         flavour: opts.flavour,
         post_sched: opts.sched.clone(),
+        pre_sched: opts.pre_sched.clone(),
         max_registers: opts.max_registers,
         fmad: opts.fmad,
     };
@@ -120,15 +140,5 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
             eprintln!("// {kernel} after {wanted:?}\n{text}");
         }
     };
-    let compiled = compile_module(&module, &backend_opts, &mut dump)
-        .map_err(|e| CompileError(format!("{file_name}: error: {e}")))?;
-    for w in &compiled.warnings {
-        eprintln!("{file_name}: warning: {w}");
-    }
-    if opts.verbose {
-        for r in &compiled.resources {
-            eprint!("{}", r.report("ptxc"));
-        }
-    }
-    Ok(compiled.cubin)
+    compile_module(&module, &backend_opts, &mut dump).map_err(|e| CompileError(format!("{file_name}: error: {e}")))
 }

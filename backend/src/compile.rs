@@ -50,6 +50,8 @@ pub struct Options {
     pub flavour: ElfFlavour,
     /// Post-allocation scheduling heuristic (`None`: keep the selected order).
     pub post_sched: Option<String>,
+    /// Pre-allocation scheduling heuristic (one of `sched::pre_ra::NAMES`).
+    pub pre_sched: String,
     /// Most general registers a kernel may use (ptxas' `-maxrregcount`); values that do
     /// not fit are spilled to local memory. A kernel's `.maxnreg` lowers it further.
     pub max_registers: Option<u32>,
@@ -60,12 +62,15 @@ pub struct Options {
 
 /// The default post-allocation scheduling heuristic.
 pub const DEFAULT_SCHED: &str = "critical-path";
+/// The default pre-allocation scheduling heuristic.
+pub const DEFAULT_PRE_SCHED: &str = "pressure";
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             flavour: ElfFlavour::default(),
             post_sched: Some(DEFAULT_SCHED.to_string()),
+            pre_sched: DEFAULT_PRE_SCHED.to_string(),
             max_registers: None,
             fmad: true,
         }
@@ -154,7 +159,14 @@ pub fn compile_function(
     let mut f = f.clone();
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     let f = &f;
-    let vcode = select(f, vars)?;
+    let mut vcode = select(f, vars)?;
+    if !crate::sched::pre_ra::schedule(&mut vcode, &opts.pre_sched) {
+        return Err(BackendError::Options(format!(
+            "unknown pre-allocation scheduling heuristic `{}` (known: {})",
+            opts.pre_sched,
+            crate::sched::pre_ra::NAMES.join(", ")
+        )));
+    }
     dump(Stage::Vcode, &vcode.to_string());
     let limit = [opts.max_registers, f.max_nreg]
         .into_iter()
@@ -167,10 +179,11 @@ pub fn compile_function(
             f.name
         )));
     }
-    let alloc = allocate(&vcode, limit)?;
+    let alloc = allocate(&mut vcode, limit)?;
     let emission = emit(&vcode, &alloc)?;
     let mut blocks = emission.blocks;
-    crate::regalloc::banks::spread_banks(&mut blocks, &alloc.regions);
+    crate::regalloc::compact::compact(&mut blocks);
+    crate::regalloc::banks::spread_banks(&mut blocks);
     if let Some(name) = &opts.post_sched {
         let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
             BackendError::Options(format!(

@@ -6,6 +6,7 @@
 mod branches;
 mod expand;
 pub mod layout;
+mod predicate;
 mod wide;
 
 pub use branches::successors;
@@ -81,6 +82,7 @@ pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Emission, EmitError> {
         blocks.push(CodeBlock { insts });
     }
     branches::simplify(&mut blocks);
+    predicate::predicate_short_branches(&mut blocks);
     Ok(Emission {
         blocks,
         spill_stores: ex.spill_bytes.0,

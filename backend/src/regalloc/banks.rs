@@ -1,16 +1,40 @@
-//! Bank-aware renaming: after allocation, single registers are permuted within their region
-//! (a consistent renaming keeps the program valid) so that the register sources of each
-//! fixed-latency instruction fall in different banks (bank = register index mod 2). Pairs
-//! and quads span both banks and are left alone.
+//! Bank-aware renaming: after allocation, the registers that only ever hold single values
+//! are permuted among themselves (a consistent renaming keeps the program valid) so that
+//! the register sources of each fixed-latency instruction fall in different banks (bank =
+//! register index mod 2). Registers of pairs and quads keep their alignment and stay put.
 
-use super::Regions;
 use crate::emit::CodeBlock;
 use crate::isa::{Inst, RZ, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-/// Register sources (slots A, B, C) of a fixed-latency instruction that are single registers
-/// of the region `singles`.
-fn sources(inst: &Inst, singles: &std::ops::Range<u8>) -> Vec<u8> {
+/// Registers that no operand wider than one register covers.
+fn single_only(blocks: &[CodeBlock]) -> BTreeSet<u8> {
+    let mut single = BTreeSet::new();
+    let mut wide = BTreeSet::new();
+    for inst in blocks.iter().flat_map(|b| b.insts.iter()).map(|e| &e.inst) {
+        for (i, op) in inst.operands.iter().enumerate() {
+            let (r, w) = match op.value {
+                Value::Reg(r) => (r, inst.reg_width(i)),
+                Value::Mem { base, .. } => (base, inst.reg_width(i)),
+                Value::CBank { reg: Some(r), .. } => (r, 1),
+                _ => continue,
+            };
+            if r == RZ {
+                continue;
+            }
+            if w == 1 {
+                single.insert(r);
+            } else {
+                wide.extend((0..w).map(|k| r + k));
+            }
+        }
+    }
+    single.difference(&wide).copied().collect()
+}
+
+/// Register sources (slots A, B, C) of a fixed-latency instruction that are single-only
+/// registers.
+fn sources(inst: &Inst, singles: &BTreeSet<u8>) -> Vec<u8> {
     if !inst.desc().meta.cat.is_coupled() {
         return Vec::new();
     }
@@ -42,10 +66,9 @@ fn conflicts(srcs: &[u8], map: &HashMap<u8, u8>) -> u32 {
     per_bank.iter().map(|n| n.saturating_sub(1)).sum()
 }
 
-/// Renames single registers to reduce bank conflicts; returns the conflicts removed.
-pub fn spread_banks(blocks: &mut [CodeBlock], regions: &Regions) -> u32 {
-    let base = regions.base[2] as u8;
-    let singles = base..base.saturating_add(regions.count[2] as u8);
+/// Renames single-only registers to reduce bank conflicts; returns the conflicts removed.
+pub fn spread_banks(blocks: &mut [CodeBlock]) -> u32 {
+    let singles = single_only(blocks);
     let groups: Vec<Vec<u8>> = blocks
         .iter()
         .flat_map(|b| b.insts.iter())
@@ -61,9 +84,9 @@ pub fn spread_banks(blocks: &mut [CodeBlock], regions: &Regions) -> u32 {
             by_reg.entry(r).or_default().push(g);
         }
     }
-    let mut map: HashMap<u8, u8> = singles.clone().map(|r| (r, r)).collect();
+    let mut map: HashMap<u8, u8> = singles.iter().map(|&r| (r, r)).collect();
     let before: u32 = groups.iter().map(|g| conflicts(g, &map)).sum();
-    let regs: Vec<u8> = singles.clone().collect();
+    let regs: Vec<u8> = singles.iter().copied().collect();
     let mut improved = true;
     let mut rounds = 0;
     while improved && rounds < 8 {
@@ -103,13 +126,12 @@ pub fn spread_banks(blocks: &mut [CodeBlock], regions: &Regions) -> u32 {
     before - after.min(before)
 }
 
-/// Applies the renaming to every single-register operand.
+/// Applies the renaming to every operand of a single-only register.
 fn rename(inst: &mut Inst, map: &HashMap<u8, u8>) {
     for i in 0..inst.operands.len() {
-        let width = inst.reg_width(i);
         match &mut inst.operands[i].value {
-            Value::Reg(r) if width == 1 => *r = *map.get(r).unwrap_or(r),
-            Value::Mem { base, .. } if width == 1 => *base = *map.get(base).unwrap_or(base),
+            Value::Reg(r) => *r = *map.get(r).unwrap_or(r),
+            Value::Mem { base, .. } => *base = *map.get(base).unwrap_or(base),
             Value::CBank { reg: Some(r), .. } => *r = *map.get(r).unwrap_or(r),
             _ => {}
         }

@@ -6,6 +6,7 @@
 mod dag;
 pub mod heuristics;
 pub mod list;
+pub mod pre_ra;
 mod reuse;
 mod state;
 
@@ -35,7 +36,9 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
     };
     let mut entry: Vec<BlockState> = vec![BlockState::default(); n];
     let mut exit: Vec<Option<BlockState>> = vec![None; n];
-    // Iterate to a fixed point: exit states only grow (more pending results).
+    // Iterate to a fixed point. Each new exit state is joined into the old one, so exit
+    // states only grow (more pending results) in a finite lattice (times are clamped to the
+    // horizon by `rebase`) and the loop ends even where scoreboard choices would oscillate.
     loop {
         let mut changed = false;
         for b in 0..n {
@@ -46,7 +49,10 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
                 }
             }
             entry[b] = state.clone();
-            let out = schedule_block(&mut blocks[b].insts.clone(), state, &|r| written_elsewhere(b, r));
+            let mut out = schedule_block(&mut blocks[b].insts.clone(), state, &|r| written_elsewhere(b, r));
+            if let Some(old) = &exit[b] {
+                out.join(old);
+            }
             if exit[b].as_ref() != Some(&out) {
                 exit[b] = Some(out);
                 changed = true;

@@ -76,7 +76,10 @@ pub fn forms() -> Vec<Form> {
             .ops([cond(), cbank(Role::B)])
             .build(),
         branch(form("YIELD", Op::Yield, 0x946)).ops([cond()]).build(),
-        branch(form("NANOSLEEP", Op::Nanosleep, 0x35d))
+        // Reads its register at issue: nvdisasm rejects a read scoreboard on it, and ptxas
+        // sets none.
+        form("NANOSLEEP", Op::Nanosleep, 0x35d)
+            .timing(L::Disp, Pipe::Branch)
             .ops([cond(), reg(Role::B, RB)])
             .mods([
                 flag!("rand", 86, ".RAND"),

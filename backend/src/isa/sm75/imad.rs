@@ -60,8 +60,9 @@ fn imad_form(mn: &'static str, op: Op, opc: u16, p: Src3, b: OperandDesc, c: Ope
     imad_aliases(f, op, p)
 }
 
-/// nvdisasm's IMAD aliases (not with `.X`, modifier 1): `.MOV` (A = B = RZ, B in a register),
-/// `.SHL` (B = 2^k, C = RZ) and `.IADD` (B = 1), both with an immediate B.
+/// nvdisasm's IMAD aliases (not with `.X`, modifier 1): `.MOV` (A = B = RZ, B in a register,
+/// or an immediate B of 0), `.SHL` (B = 2^k, C = RZ) and `.IADD` (B = 1), both with an
+/// immediate B.
 fn imad_aliases(f: FormBuilder, op: Op, p: Src3) -> FormBuilder {
     if op != Op::Imad {
         return f;
@@ -69,6 +70,7 @@ fn imad_aliases(f: FormBuilder, op: Op, p: Src3) -> FormBuilder {
     match p {
         Src3::Rrr | Src3::Rri | Src3::Rrc => f.alias(".MOV", &[(2, IsRz), (3, IsRz), (1, ModIs(0))]),
         Src3::Rir => f
+            .alias(".MOV", &[(3, ImmEq(0)), (1, ModIs(0))])
             .alias(".SHL", &[(3, ImmPow2), (4, IsRz), (1, ModIs(0))])
             .alias(".IADD", &[(3, ImmEq(1)), (1, ModIs(0))]),
         _ => f,

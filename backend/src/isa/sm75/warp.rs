@@ -12,7 +12,12 @@ pub fn forms() -> Vec<Form> {
     let mut v = shfl();
     v.push(
         form("VOTE", Op::Vote, 0x806)
-            .ops([rd(), pred(Role::PredDst0, 81, None, false), ps87()])
+            // nvdisasm leaves out a destination of RZ (`VOTE.ANY P0, P1`).
+            .ops([
+                rd().default(255).show(Show::IfNotDefault),
+                pred(Role::PredDst0, 81, None, false),
+                ps87(),
+            ])
             .mods([VOTE_MODE])
             .timing(L::Disp, Pipe::Alu)
             .build(),

@@ -1,0 +1,175 @@
+//! Predication of short branches on the final block list, as ptxas does:
+//! - a conditional branch around a short block (`@P BRA L; body; L:`) becomes the body
+//!   guarded by the opposite condition, joined to the block before it, and the BSSY/BSYNC
+//!   pair that only reconverged the skipped block goes away with it;
+//! - a conditional branch to a block that only exits becomes a guarded `EXIT`.
+
+use super::{CodeBlock, Emitted, successors};
+use crate::isa::access::{Reg, accesses};
+use crate::isa::{Inst, Op, PT, Value};
+
+/// The longest block turned into predicated code.
+const MAX_BODY: usize = 8;
+
+/// Operations that must not be predicated in place of a branch: control flow, and warp- or
+/// CTA-collective operations whose participants a branch decides.
+fn blocks_predication(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Bra
+            | Op::Exit
+            | Op::Bpt
+            | Op::Bssy
+            | Op::Bsync
+            | Op::Bmov
+            | Op::Warpsync
+            | Op::Call
+            | Op::Ret
+            | Op::Bar
+            | Op::Shfl
+            | Op::Vote
+            | Op::Voteu
+            | Op::Match
+            | Op::Ldsm
+    )
+}
+
+fn is_conditional_branch(e: &Emitted) -> bool {
+    e.inst.desc().op == Op::Bra && !e.inst.unguarded() && e.target.is_some()
+}
+
+fn barrier_of(inst: &Inst) -> Option<u8> {
+    inst.operands.iter().find_map(|o| match o.value {
+        Value::Barrier(b) => Some(b),
+        _ => None,
+    })
+}
+
+fn next_nonempty(blocks: &[CodeBlock], b: usize) -> Option<usize> {
+    (b + 1..blocks.len()).find(|&n| !blocks[n].insts.is_empty())
+}
+
+fn predecessors(blocks: &[CodeBlock], of: usize) -> Vec<usize> {
+    (0..blocks.len())
+        .filter(|&b| !blocks[b].insts.is_empty() && successors(blocks, b).contains(&of))
+        .collect()
+}
+
+/// True if `body` can run under a guard of predicate `p`.
+fn predicable(body: &[Emitted], p: u8) -> bool {
+    let real = body.iter().filter(|e| e.inst.desc().op != Op::Nop).count();
+    real > 0
+        && real <= MAX_BODY
+        && body.iter().all(|e| {
+            e.inst.unguarded()
+                && e.target.is_none()
+                && !blocks_predication(e.inst.desc().op)
+                && !accesses(&e.inst).writes.iter().any(|w| w.reg == Reg::P(p))
+        })
+}
+
+/// Tries to predicate the block after `a`; true if the code changed.
+fn convert_triangle(blocks: &mut [CodeBlock], a: usize) -> bool {
+    let Some(branch) = blocks[a].insts.last().filter(|e| is_conditional_branch(e)) else {
+        return false;
+    };
+    let (t, p, neg) = (
+        branch.target.expect("checked"),
+        branch.inst.guard,
+        branch.inst.guard_neg,
+    );
+    let Some(b) = next_nonempty(blocks, a) else {
+        return false;
+    };
+    if b == t
+        || next_nonempty(blocks, b) != Some(t)
+        || predecessors(blocks, b) != [a]
+        || !predicable(&blocks[b].insts, p)
+    {
+        return false;
+    }
+    for e in &mut blocks[b].insts {
+        e.inst.guard = p;
+        e.inst.guard_neg = !neg;
+    }
+    blocks[a].insts.pop();
+    remove_reconvergence(blocks, a, t);
+    // Straight-line now: one block lets the scheduler interleave both halves.
+    let body = std::mem::take(&mut blocks[b].insts);
+    blocks[a].insts.extend(body);
+    true
+}
+
+/// Drops `BSSY Bk, T` (and the `BMOV.32.CLEAR RZ, Bk` before it) at the end of `a` with
+/// the `BSYNC Bk` that starts `t`, when nothing else reaches `t`.
+fn remove_reconvergence(blocks: &mut [CodeBlock], a: usize, t: usize) {
+    let Some(bssy) = blocks[a]
+        .insts
+        .last()
+        .filter(|e| e.inst.desc().op == Op::Bssy && e.target == Some(t))
+    else {
+        return;
+    };
+    let k = barrier_of(&bssy.inst);
+    let sync_first = blocks[t]
+        .insts
+        .first()
+        .is_some_and(|e| e.inst.desc().op == Op::Bsync && e.inst.unguarded() && barrier_of(&e.inst) == k);
+    // After the branch is gone, `t` is reached from the predicated block only.
+    let only_fallthrough = predecessors(blocks, t).len() == 1;
+    if !sync_first || !only_fallthrough {
+        return;
+    }
+    blocks[a].insts.pop();
+    let clear = blocks[a]
+        .insts
+        .last()
+        .is_some_and(|e| e.inst.desc().op == Op::Bmov && barrier_of(&e.inst) == k && writes_rz(&e.inst));
+    if clear {
+        blocks[a].insts.pop();
+    }
+    blocks[t].insts.remove(0);
+}
+
+fn writes_rz(inst: &Inst) -> bool {
+    matches!(inst.operands.first().map(|o| o.value), Some(Value::Reg(crate::isa::RZ)))
+}
+
+/// Turns a conditional branch to a lone `EXIT` into a guarded `EXIT`.
+fn convert_exit(blocks: &mut [CodeBlock], a: usize) -> bool {
+    let Some(branch) = blocks[a].insts.last().filter(|e| is_conditional_branch(e)) else {
+        return false;
+    };
+    let t = branch.target.expect("checked");
+    let exits =
+        matches!(blocks[t].insts.as_slice(), [only] if only.inst.desc().op == Op::Exit && only.inst.unguarded());
+    // A pending BSSY would expect the branch to reconverge.
+    let in_region = blocks[a]
+        .insts
+        .iter()
+        .rev()
+        .nth(1)
+        .is_some_and(|e| e.inst.desc().op == Op::Bssy);
+    if !exits || in_region {
+        return false;
+    }
+    let mut exit = blocks[t].insts[0].clone();
+    let last = blocks[a].insts.last_mut().expect("checked");
+    exit.inst.guard = last.inst.guard;
+    exit.inst.guard_neg = last.inst.guard_neg;
+    exit.inst.ctrl = last.inst.ctrl;
+    *last = exit;
+    true
+}
+
+/// Predicates the short branches of `blocks`; returns how many were converted.
+pub fn predicate_short_branches(blocks: &mut [CodeBlock]) -> usize {
+    let mut n = 0;
+    for a in 0..blocks.len() {
+        if convert_exit(blocks, a) || convert_triangle(blocks, a) {
+            n += 1;
+        }
+    }
+    debug_assert!(blocks.iter().flat_map(|b| &b.insts).all(|e| e.inst.guard <= PT));
+    n
+}

@@ -1,0 +1,537 @@
+//! Register compaction: after allocation and emission, the general registers are coloured
+//! again over the whole file. regalloc2 assigns each width (single, pair, quad) its own
+//! region, so a register that holds a pair early and singles later is impossible there;
+//! this pass splits the emitted code into webs (maximal sets of definitions and uses of a
+//! register connected through data flow), ties the webs that wide operands use together
+//! into aligned groups, and colours the groups greedily in program order with the lowest
+//! free registers, preferring the source's register for copies (which then disappear).
+//! The result replaces the original only when it uses fewer registers or fewer copies.
+
+use crate::emit::CodeBlock;
+use crate::emit::successors;
+use crate::isa::desc::OpKind;
+use crate::isa::{Inst, PT, RZ, Value};
+use std::collections::HashMap;
+
+/// A set of general registers R0..R254.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct RegSet([u64; 4]);
+
+impl RegSet {
+    fn insert(&mut self, r: u8) {
+        self.0[r as usize / 64] |= 1 << (r % 64);
+    }
+    fn remove(&mut self, r: u8) {
+        self.0[r as usize / 64] &= !(1 << (r % 64));
+    }
+    fn contains(&self, r: u8) -> bool {
+        self.0[r as usize / 64] & (1 << (r % 64)) != 0
+    }
+    fn union(&mut self, o: &RegSet) -> bool {
+        let before = self.0;
+        for (a, b) in self.0.iter_mut().zip(o.0) {
+            *a |= b;
+        }
+        before != self.0
+    }
+    fn iter(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..255u8).filter(|&r| self.contains(r))
+    }
+}
+
+/// One general-register operand: operand index, first register, width, definition.
+#[derive(Clone, Copy, Debug)]
+struct RegOperand {
+    index: usize,
+    reg: u8,
+    width: u8,
+    is_def: bool,
+}
+
+/// The general-register operands of `inst` (RZ excluded).
+fn reg_operands(inst: &Inst) -> Vec<RegOperand> {
+    let form = inst.desc();
+    let mut v = Vec::new();
+    for (i, (d, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
+        let reg = match (d.kind, op.value) {
+            (OpKind::Gpr { .. }, Value::Reg(r)) => r,
+            (OpKind::Mem { .. }, Value::Mem { base, .. }) => base,
+            (OpKind::CBankIndexed { .. }, Value::CBank { reg: Some(r), .. }) => r,
+            _ => continue,
+        };
+        if reg == RZ {
+            continue;
+        }
+        let width = match d.kind {
+            OpKind::CBankIndexed { .. } => 1,
+            _ => inst.reg_width(i),
+        };
+        v.push(RegOperand {
+            index: i,
+            reg,
+            width,
+            is_def: d.is_def,
+        });
+    }
+    v
+}
+
+fn regs_of(o: &RegOperand) -> impl Iterator<Item = u8> {
+    (0..o.width).map(move |k| o.reg + k)
+}
+
+/// Union-find over web nodes.
+struct Nodes(Vec<usize>);
+
+impl Nodes {
+    fn add(&mut self) -> usize {
+        self.0.push(self.0.len());
+        self.0.len() - 1
+    }
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.0[b] = a;
+        }
+    }
+}
+
+/// Union-find over webs with each web's offset from its group's base.
+struct Groups {
+    parent: Vec<usize>,
+    offset: Vec<i32>,
+}
+
+impl Groups {
+    fn find(&mut self, x: usize) -> (usize, i32) {
+        if self.parent[x] == x {
+            return (x, 0);
+        }
+        let (root, off) = self.find(self.parent[x]);
+        self.parent[x] = root;
+        self.offset[x] += off;
+        (root, self.offset[x])
+    }
+    /// Requires `pos(b) = pos(a) + d`; false if that contradicts earlier ties.
+    fn tie(&mut self, a: usize, b: usize, d: i32) -> bool {
+        let ((ra, oa), (rb, ob)) = (self.find(a), self.find(b));
+        if ra == rb {
+            return ob == oa + d;
+        }
+        self.parent[rb] = ra;
+        self.offset[rb] = oa + d - ob;
+        true
+    }
+}
+
+/// The webs of the code: a web per register occurrence (operand component).
+struct Webs {
+    /// Web of each operand component: (block, inst, operand index, component) -> web.
+    of: HashMap<(usize, usize, usize, u8), usize>,
+    /// Web of each register live into a block.
+    live_in: Vec<HashMap<u8, usize>>,
+    count: usize,
+}
+
+/// Live registers after each instruction, and into each block.
+struct Liveness {
+    after: Vec<Vec<RegSet>>,
+    live_in: Vec<RegSet>,
+}
+
+fn liveness(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand>>]) -> Liveness {
+    let n = blocks.len();
+    let mut live_in = vec![RegSet::default(); n];
+    let transfer = |b: usize, out: RegSet, after: Option<&mut Vec<RegSet>>| {
+        let mut live = out;
+        let mut record = Vec::new();
+        for (i, e) in blocks[b].insts.iter().enumerate().rev() {
+            record.push(live);
+            let predicated = e.inst.guard != PT;
+            for o in ops[b][i].iter().filter(|o| o.is_def && !predicated) {
+                regs_of(o).for_each(|r| live.remove(r));
+            }
+            for o in ops[b][i].iter().filter(|o| !o.is_def) {
+                regs_of(o).for_each(|r| live.insert(r));
+            }
+        }
+        if let Some(a) = after {
+            record.reverse();
+            *a = record;
+        }
+        live
+    };
+    loop {
+        let mut changed = false;
+        for b in (0..n).rev() {
+            let mut out = RegSet::default();
+            for &s in &succ[b] {
+                out.union(&live_in[s]);
+            }
+            let inn = transfer(b, out, None);
+            changed |= live_in[b].union(&inn);
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut after = vec![Vec::new(); n];
+    for b in 0..n {
+        let mut out = RegSet::default();
+        for &s in &succ[b] {
+            out.union(&live_in[s]);
+        }
+        transfer(b, out, Some(&mut after[b]));
+    }
+    Liveness { after, live_in }
+}
+
+fn build_webs(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand>>], live: &Liveness) -> Webs {
+    let mut nodes = Nodes(Vec::new());
+    let live_in: Vec<HashMap<u8, usize>> = live
+        .live_in
+        .iter()
+        .map(|s| s.iter().map(|r| (r, nodes.add())).collect())
+        .collect();
+    let mut occ: HashMap<(usize, usize, usize, u8), usize> = HashMap::new();
+    let mut exit_nodes: Vec<HashMap<u8, usize>> = vec![HashMap::new(); blocks.len()];
+    for (b, block) in blocks.iter().enumerate() {
+        let mut cur: HashMap<u8, usize> = live_in[b].clone();
+        for (i, e) in block.insts.iter().enumerate() {
+            for o in ops[b][i].iter().filter(|o| !o.is_def) {
+                for k in 0..o.width {
+                    let r = o.reg + k;
+                    let n = *cur.entry(r).or_insert_with(|| nodes.add());
+                    occ.insert((b, i, o.index, k), n);
+                }
+            }
+            let predicated = e.inst.guard != PT;
+            for o in ops[b][i].iter().filter(|o| o.is_def) {
+                for k in 0..o.width {
+                    let r = o.reg + k;
+                    let n = nodes.add();
+                    if let Some(&old) = cur.get(&r).filter(|_| predicated) {
+                        nodes.union(n, old);
+                    }
+                    cur.insert(r, n);
+                    occ.insert((b, i, o.index, k), n);
+                }
+            }
+        }
+        exit_nodes[b] = cur;
+    }
+    for b in 0..blocks.len() {
+        for &s in &succ[b] {
+            for (&r, &n) in &live_in[s] {
+                if let Some(&m) = exit_nodes[b].get(&r) {
+                    nodes.union(n, m);
+                }
+            }
+        }
+    }
+    // Number the webs densely.
+    let mut ids: HashMap<usize, usize> = HashMap::new();
+    let mut id = |n: usize, nodes: &mut Nodes| {
+        let root = nodes.find(n);
+        let next = ids.len();
+        *ids.entry(root).or_insert(next)
+    };
+    let of = occ.into_iter().map(|(k, n)| (k, id(n, &mut nodes))).collect();
+    let live_in = live_in
+        .into_iter()
+        .map(|m| m.into_iter().map(|(r, n)| (r, id(n, &mut nodes))).collect())
+        .collect();
+    Webs {
+        of,
+        live_in,
+        count: ids.len(),
+    }
+}
+
+/// A forbidden relation between two groups: `base(self) - base(other) != delta`.
+type Edge = (usize, i32);
+
+/// The colouring problem over groups.
+struct Problem {
+    /// Group root and offset of each web.
+    web_group: Vec<(usize, i32)>,
+    /// Interference edges of each group.
+    edges: Vec<Vec<Edge>>,
+    /// Alignment constraints of each group: `(base + residue) % modulus == 0`.
+    align: Vec<Vec<(i32, i32)>>,
+    /// Copy partners: (group, offset of the copy in it, other group, other offset).
+    prefs: Vec<Vec<(i32, usize, i32)>>,
+    /// First program position of each group.
+    first: Vec<usize>,
+}
+
+/// The operand component's web.
+fn web_at(webs: &Webs, b: usize, i: usize, o: &RegOperand, k: u8) -> usize {
+    webs.of[&(b, i, o.index, k)]
+}
+
+fn is_copy(inst: &Inst) -> Option<(u8, u8)> {
+    let form = inst.desc();
+    if form.mnemonic != "MOV" || inst.operands.len() < 2 {
+        return None;
+    }
+    match (inst.operands[0].value, inst.operands[1].value, form.operands[1].kind) {
+        (Value::Reg(d), Value::Reg(s), OpKind::Gpr { .. }) if d != RZ && s != RZ => Some((d, s)),
+        _ => None,
+    }
+}
+
+fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs, live: &Liveness) -> Option<Problem> {
+    let mut groups = Groups {
+        parent: (0..webs.count).collect(),
+        offset: vec![0; webs.count],
+    };
+    // Wide operands tie their components.
+    let mut aligned: Vec<(usize, i32)> = Vec::new();
+    for (b, block_ops) in ops.iter().enumerate() {
+        for (i, inst_ops) in block_ops.iter().enumerate() {
+            for o in inst_ops {
+                let w0 = web_at(webs, b, i, o, 0);
+                for k in 1..o.width {
+                    if !groups.tie(w0, web_at(webs, b, i, o, k), k as i32) {
+                        return None;
+                    }
+                }
+                if o.width > 1 {
+                    aligned.push((w0, o.width.next_power_of_two() as i32));
+                }
+            }
+        }
+    }
+    let web_group: Vec<(usize, i32)> = (0..webs.count).map(|w| groups.find(w)).collect();
+    let n = webs.count;
+    let mut edges: Vec<Vec<Edge>> = vec![Vec::new(); n];
+    let interfere = |a: usize, b: usize, edges: &mut Vec<Vec<Edge>>| -> bool {
+        let ((ga, oa), (gb, ob)) = (web_group[a], web_group[b]);
+        if ga == gb {
+            return oa != ob || a == b;
+        }
+        edges[ga].push((gb, ob - oa));
+        edges[gb].push((ga, oa - ob));
+        true
+    };
+    // Everything live at entry interferes.
+    if let Some(entry) = webs.live_in.first() {
+        let ws: Vec<usize> = entry.values().copied().collect();
+        for (x, &a) in ws.iter().enumerate() {
+            for &b in &ws[x + 1..] {
+                if !interfere(a, b, &mut edges) {
+                    return None;
+                }
+            }
+        }
+    }
+    // A definition interferes with what is live after it and with the other definitions.
+    let mut first = vec![usize::MAX; n];
+    let mut pos = 0usize;
+    for (b, block_ops) in ops.iter().enumerate() {
+        let mut cur: HashMap<u8, usize> = webs.live_in[b].clone();
+        for (i, inst_ops) in block_ops.iter().enumerate() {
+            for o in inst_ops {
+                for k in 0..o.width {
+                    let w = web_at(webs, b, i, o, k);
+                    let g = web_group[w].0;
+                    first[g] = first[g].min(pos);
+                    if o.is_def {
+                        cur.insert(o.reg + k, w);
+                    }
+                }
+            }
+            let defs: Vec<usize> = inst_ops
+                .iter()
+                .filter(|o| o.is_def)
+                .flat_map(|o| (0..o.width).map(move |k| (o, k)))
+                .map(|(o, k)| web_at(webs, b, i, o, k))
+                .collect();
+            for (x, &d) in defs.iter().enumerate() {
+                for &e in &defs[x + 1..] {
+                    if d != e && !interfere(d, e, &mut edges) {
+                        return None;
+                    }
+                }
+                for r in live.after[b][i].iter() {
+                    let other = *cur.get(&r)?;
+                    if other != d && !interfere(d, other, &mut edges) {
+                        return None;
+                    }
+                }
+            }
+            pos += 1;
+        }
+    }
+    let mut align = vec![Vec::new(); n];
+    for (w, m) in aligned {
+        let (g, o) = web_group[w];
+        align[g].push((o, m));
+    }
+    let mut prefs = vec![Vec::new(); n];
+    for (b, block) in blocks.iter().enumerate() {
+        for (i, e) in block.insts.iter().enumerate() {
+            if is_copy(&e.inst).is_none() {
+                continue;
+            }
+            let (d, s) = (
+                &ops[b][i].iter().find(|o| o.is_def)?,
+                &ops[b][i].iter().find(|o| !o.is_def)?,
+            );
+            let (gd, od) = web_group[web_at(webs, b, i, d, 0)];
+            let (gs, os) = web_group[web_at(webs, b, i, s, 0)];
+            if gd != gs {
+                prefs[gd].push((od, gs, os));
+                prefs[gs].push((os, gd, od));
+            }
+        }
+    }
+    for e in &mut edges {
+        e.sort_unstable();
+        e.dedup();
+    }
+    Some(Problem {
+        web_group,
+        edges,
+        align,
+        prefs,
+        first,
+    })
+}
+
+/// Offsets of each group's webs relative to its lowest one, and the group's width.
+fn extents(p: &Problem) -> HashMap<usize, (i32, i32)> {
+    let mut ext: HashMap<usize, (i32, i32)> = HashMap::new();
+    for &(g, o) in &p.web_group {
+        let e = ext.entry(g).or_insert((o, o));
+        e.0 = e.0.min(o);
+        e.1 = e.1.max(o);
+    }
+    ext
+}
+
+/// Colours the groups; the base register of each group root (the register of offset 0).
+fn colour(p: &Problem) -> Option<HashMap<usize, i32>> {
+    let ext = extents(p);
+    let mut order: Vec<usize> = ext.keys().copied().collect();
+    order.sort_by_key(|&g| (p.first[g], g));
+    let mut base: HashMap<usize, i32> = HashMap::new();
+    for g in order {
+        let (lo, hi) = ext[&g];
+        let ok = |b: i32| -> bool {
+            b + lo >= 0
+                && b + hi < RZ as i32
+                && p.align[g].iter().all(|&(o, m)| (b + o) % m == 0)
+                && p.edges[g]
+                    .iter()
+                    .all(|&(other, delta)| base.get(&other).is_none_or(|&bo| b - bo != delta))
+        };
+        let preferred = p.prefs[g]
+            .iter()
+            .filter_map(|&(o, other, oo)| base.get(&other).map(|&bo| bo + oo - o))
+            .find(|&b| ok(b));
+        let chosen = preferred.or_else(|| (-lo..RZ as i32).find(|&b| ok(b)))?;
+        base.insert(g, chosen);
+    }
+    Some(base)
+}
+
+/// Rewrites the operands with the new colouring and drops copies that became `MOV R, R`.
+fn rewrite(
+    blocks: &mut [CodeBlock],
+    ops: &[Vec<Vec<RegOperand>>],
+    webs: &Webs,
+    p: &Problem,
+    base: &HashMap<usize, i32>,
+) {
+    for (b, block) in blocks.iter_mut().enumerate() {
+        for (i, e) in block.insts.iter_mut().enumerate() {
+            for o in &ops[b][i] {
+                let (g, off) = p.web_group[web_at(webs, b, i, o, 0)];
+                let r = (base[&g] + off) as u8;
+                let v = &mut e.inst.operands[o.index].value;
+                match v {
+                    Value::Reg(x) => *x = r,
+                    Value::Mem { base, .. } => *base = r,
+                    Value::CBank { reg: Some(x), .. } => *x = r,
+                    _ => {}
+                }
+            }
+        }
+        block
+            .insts
+            .retain(|e| e.target.is_some() || is_copy(&e.inst).is_none_or(|(d, s)| d != s));
+    }
+}
+
+fn highest(blocks: &[CodeBlock]) -> Option<u8> {
+    blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .flat_map(|e| reg_operands(&e.inst))
+        .map(|o| o.reg + o.width - 1)
+        .max()
+}
+
+fn instruction_count(blocks: &[CodeBlock]) -> usize {
+    blocks.iter().map(|b| b.insts.len()).sum()
+}
+
+/// Recolours the general registers of `blocks` when that needs fewer registers or removes
+/// copies; returns true if the code changed.
+pub fn compact(blocks: &mut [CodeBlock]) -> bool {
+    let succ: Vec<Vec<usize>> = (0..blocks.len())
+        .map(|b| {
+            if blocks[b].insts.is_empty() {
+                // An empty block falls through to the next non-empty one.
+                (b + 1..blocks.len())
+                    .find(|&n| !blocks[n].insts.is_empty())
+                    .into_iter()
+                    .collect()
+            } else {
+                successors(blocks, b)
+            }
+        })
+        .collect();
+    let ops: Vec<Vec<Vec<RegOperand>>> = blocks
+        .iter()
+        .map(|b| b.insts.iter().map(|e| reg_operands(&e.inst)).collect())
+        .collect();
+    let live = liveness(blocks, &succ, &ops);
+    let webs = build_webs(blocks, &succ, &ops, &live);
+    let Some(problem) = build_problem(blocks, &ops, &webs, &live) else {
+        return false;
+    };
+    let Some(base) = colour(&problem) else {
+        return false;
+    };
+    let mut new = blocks.to_vec();
+    rewrite(&mut new, &ops, &webs, &problem, &base);
+    let better = (highest(&new), instruction_count(&new)) < (highest(blocks), instruction_count(blocks));
+    if better {
+        blocks.clone_from_slice(&new);
+    }
+    better
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regset_basics() {
+        let mut s = RegSet::default();
+        s.insert(3);
+        s.insert(200);
+        assert!(s.contains(200) && !s.contains(4));
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 200]);
+    }
+}

@@ -1,0 +1,103 @@
+//! Every instruction the back end emits decodes in nvdisasm to our own text: each kernel of
+//! the conformance set, the CUDA C kernel set (`tests/kernels`), the op tests (`tests/ops`)
+//! and the examples is compiled by ptxc, and `nvdisasm -c` of the cubin must list exactly
+//! what `ptxc disasm` lists, with and without `--max-registers 16` (forced spills).
+
+mod common;
+
+use common::*;
+use ptxc::pipeline::{CompileOptions, compile_ptx};
+use std::path::{Path, PathBuf};
+
+/// The PTX files of one folder.
+fn ptx_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no PTX in {}", dir.display());
+    v
+}
+
+/// Compiles `ptx` and returns a description of every way nvdisasm disagrees with us.
+fn check(ptx: &Path, opts: &CompileOptions, scratch: &Path) -> Option<String> {
+    let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
+    let src = std::fs::read_to_string(ptx).unwrap();
+    let cubin = match compile_ptx(&src, &name, opts) {
+        Ok(c) => c,
+        Err(e) => return Some(format!("{name}: does not compile: {}", e.0)),
+    };
+    let path = scratch.join(format!("{name}.cubin"));
+    std::fs::write(&path, &cubin).unwrap();
+    let nv = oracle("nvdisasm", &["-c", path.to_str().unwrap()]);
+    let nv_err = text(&nv.stderr);
+    if !nv.status.success() || !nv_err.trim().is_empty() {
+        return Some(format!("{name}: nvdisasm: {nv_err}"));
+    }
+    let want = listing(&text(&nv.stdout));
+    let got = listing(&ptxc::disasm::disassemble(&cubin, false).unwrap());
+    if want.is_empty() {
+        return Some(format!("{name}: nvdisasm listed nothing"));
+    }
+    let diffs: Vec<String> = want
+        .iter()
+        .filter(|(a, w)| got.get(a) != Some(w))
+        .map(|(a, w)| format!("  {a:#06x}: nvdisasm `{w}`, ptxc `{}`", got.get(a).map_or("-", |s| s)))
+        .chain(
+            got.keys()
+                .filter(|a| !want.contains_key(a))
+                .map(|a| format!("  {a:#06x}: only in ptxc")),
+        )
+        .collect();
+    (!diffs.is_empty()).then(|| format!("{name}:\n{}", diffs.join("\n")))
+}
+
+/// Checks every kernel of `files`, in parallel, with and without forced spills.
+fn check_all(label: &str, files: &[PathBuf]) {
+    use rayon::prelude::*;
+    let dir = scratch(&format!("encodings_{label}"));
+    let limited = CompileOptions {
+        max_registers: Some(16),
+        ..CompileOptions::default()
+    };
+    let failures: Vec<String> = [("default", CompileOptions::default()), ("max16", limited)]
+        .iter()
+        .flat_map(|(variant, opts)| {
+            let sub = dir.join(variant);
+            std::fs::create_dir_all(&sub).unwrap();
+            files
+                .par_iter()
+                .filter_map(|f| check(f, opts, &sub).map(|m| format!("[{variant}] {m}")))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn conformance_kernels_decode_to_our_text() {
+    check_all("zluda", &ptx_files(&zluda_dir()));
+}
+
+#[test]
+fn kernel_set_decodes_to_our_text() {
+    check_all("kernels", &ptx_files(&root().join("tests/kernels")));
+}
+
+#[test]
+fn op_tests_and_examples_decode_to_our_text() {
+    let mut files = ptx_files(&root().join("tests/ops"));
+    files.extend(ptx_files(&root().join("examples")));
+    check_all("ops", &files);
+}
+
+fn zluda_dir() -> PathBuf {
+    common::zluda::dir()
+}
