@@ -92,6 +92,9 @@ enum Command {
         /// Write a Chrome trace-event timeline (one track per warp; open in Perfetto).
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Fault after this many warp instructions (catches infinite loops; default 2^32).
+        #[arg(long)]
+        max_instructions: Option<u64>,
     },
     /// Behave as NVIDIA's ptxas for sm_75: `ptxc ptxas [ptxas options] IN.ptx` (also when the
     /// executable is invoked as `ptxas`); `ptxc ptxas --help` lists the options.
@@ -271,9 +274,13 @@ fn run(cli: Cli) -> Result<(), String> {
             engine: run_engine,
             mode,
             trace,
+            max_instructions,
         } => {
-            let config = ptxc_sim::Config::by_name(&device)
+            let mut config = ptxc_sim::Config::by_name(&device)
                 .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            if let Some(n) = max_instructions {
+                config.instruction_limit = n;
+            }
             let engine = match mode {
                 Mode::Functional => ptxc_sim::Engine::Functional,
                 Mode::Timed => ptxc_sim::Engine::Timed,

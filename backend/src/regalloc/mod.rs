@@ -5,6 +5,7 @@
 
 pub mod banks;
 pub mod compact;
+mod demote;
 mod pressure;
 mod regions;
 
@@ -103,9 +104,47 @@ fn fit(mut sizes: [usize; 3], min: [usize; 3], budget: usize) -> Option<[usize; 
     Some(sizes)
 }
 
+/// Most rounds of predicate demotion before giving up.
+const DEMOTION_ROUNDS: usize = 12;
+
+/// Allocates the predicates onto P0..P6, first demoting the longest-lived predicates to
+/// general registers (rewriting `vcode`) while more than seven are live at once.
+fn allocate_predicates(vcode: &mut VCode, options: &ra::RegallocOptions) -> Result<ra::Output, AllocError> {
+    let env = machine_env_for([7, 0, 0]);
+    for _ in 0..DEMOTION_ROUNDS {
+        let out = ra::run(&View::new(vcode, File::Pred), &env, options).map_err(|e| AllocError::Internal {
+            kernel: vcode.name.clone(),
+            what: format!("{e:?}"),
+        })?;
+        if spilled_class(&out).is_none() {
+            return Ok(out);
+        }
+        let candidates = demote::candidates(vcode);
+        if candidates.is_empty() {
+            break;
+        }
+        let take = candidates.len().div_ceil(4);
+        demote::demote(vcode, &candidates[..take]);
+    }
+    Err(AllocError::TooFewRegisters {
+        kernel: vcode.name.clone(),
+        what: "more than 7 predicates stay live at once even after moving the longest-lived ones to general registers"
+            .into(),
+    })
+}
+
 /// Allocates registers for `vcode` so that its register count (as ptxas counts: highest
 /// register + 3) is at most `max_registers`, spilling to local memory what does not fit.
-pub fn allocate(vcode: &VCode, max_registers: u32) -> Result<Allocation, AllocError> {
+/// Predicates that do not fit in P0..P6 are first moved to general registers, which
+/// rewrites `vcode`.
+pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, AllocError> {
+    let options = ra::RegallocOptions {
+        verbose_log: false,
+        validate_ssa: cfg!(debug_assertions),
+        algorithm: ra::Algorithm::Ion,
+    };
+    let pred = allocate_predicates(vcode, &options)?;
+    let vcode: &VCode = vcode;
     let internal = |e: ra::RegAllocError| AllocError::Internal {
         kernel: vcode.name.clone(),
         what: format!("{e:?}"),
@@ -115,11 +154,6 @@ pub fn allocate(vcode: &VCode, max_registers: u32) -> Result<Allocation, AllocEr
         what,
     };
     let need = pressure::max_live(vcode);
-    let options = ra::RegallocOptions {
-        verbose_log: false,
-        validate_ssa: cfg!(debug_assertions),
-        algorithm: ra::Algorithm::Ion,
-    };
     let min = minimum_sizes(vcode);
     let mut with_sp = uses_stack(vcode);
     // A spill needs the stack pointer, so the floor includes it.
@@ -158,13 +192,6 @@ pub fn allocate(vcode: &VCode, max_registers: u32) -> Result<Allocation, AllocEr
 
     let pred_view = View::new(vcode, File::Pred);
     let pred_env = machine_env_for([7, 0, 0]);
-    let pred = ra::run(&pred_view, &pred_env, &options).map_err(internal)?;
-    if spilled_class(&pred).is_some() {
-        return Err(too_few(
-            "more than 7 predicates are live at once (predicate spilling is not supported by this version of ptxc)"
-                .into(),
-        ));
-    }
     check(vcode, &gpr_view, &gpr.0, &gpr.1.machine_env())?;
     check(vcode, &pred_view, &pred, &pred_env)?;
     let frame = frame(vcode, &gpr.0, &gpr.1, with_sp);

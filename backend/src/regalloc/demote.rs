@@ -1,0 +1,142 @@
+//! Predicate demotion: when more than seven predicates are live at once, the longest-lived
+//! predicates are kept in general registers instead. After the definition of a demoted
+//! predicate `p`, `SEL g, RZ, 0x1, !p` stores it as 0/1; before each use,
+//! `ISETP.NE.U32.AND p', PT, g, RZ, PT` recreates it, and the use reads `p'`. The VCode stays
+//! in SSA form, so the allocation simply runs again (ptxas likewise moves predicates to
+//! general registers, with P2R/R2P).
+
+use crate::isa::desc::Role;
+use crate::isa::{Op, PT, RZ, Value};
+use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VBlock, VClass, VCode, VReg, is_def_role};
+use smallvec::smallvec;
+use std::collections::{HashMap, HashSet};
+
+/// ISETP's comparison code for "not equal".
+const CMP_NE: u16 = 5;
+
+fn slot(role: Role, op: MOp) -> Slot {
+    Slot {
+        role,
+        op,
+        mods: SrcMods::default(),
+    }
+}
+
+/// `SEL g, RZ, 0x1, !p`: 1 where `p` holds.
+fn store(g: VReg, p: VReg) -> MInst {
+    MInst::new(MKind::Sass {
+        op: Op::Sel,
+        slots: smallvec![
+            slot(Role::Dst, MOp::Reg(g)),
+            slot(Role::A, MOp::Fixed(Value::Reg(RZ))),
+            slot(Role::B, MOp::Fixed(Value::Imm(1))),
+            slot(Role::PredSrc0, MOp::Pred(p, true)),
+        ],
+        mods: smallvec![],
+    })
+}
+
+/// `ISETP.NE.U32.AND p, PT, g, RZ, PT`.
+fn reload(p: VReg, g: VReg) -> MInst {
+    let pt = MOp::Fixed(Value::Pred { idx: PT, neg: false });
+    MInst::new(MKind::Sass {
+        op: Op::Isetp,
+        slots: smallvec![
+            slot(Role::PredDst0, MOp::Pred(p, false)),
+            slot(Role::PredDst1, pt),
+            slot(Role::A, MOp::Reg(g)),
+            slot(Role::B, MOp::Fixed(Value::Reg(RZ))),
+            slot(Role::PredSrc0, pt),
+        ],
+        mods: smallvec![("cmp", CMP_NE), ("signed", 0), ("bop", 0)],
+    })
+}
+
+/// Replaces the uses (not the definitions) of `old` in `inst` by `new`.
+fn replace_uses(inst: &mut MInst, old: VReg, new: VReg) {
+    let swap = |v: &mut VReg| {
+        if *v == old {
+            *v = new;
+        }
+    };
+    if let Some((g, _)) = &mut inst.guard {
+        swap(g);
+    }
+    let swap_op = |op: &mut MOp| match op {
+        MOp::Pred(v, _) | MOp::Reg(v) => swap(v),
+        _ => {}
+    };
+    match &mut inst.kind {
+        MKind::Sass { slots, .. } => slots
+            .iter_mut()
+            .filter(|s| !is_def_role(s.role))
+            .for_each(|s| swap_op(&mut s.op)),
+        MKind::Wide { srcs, .. } => srcs.iter_mut().for_each(swap_op),
+        MKind::CondJump { cond, .. } => swap(cond),
+        _ => {}
+    }
+}
+
+fn uses(inst: &MInst, v: VReg) -> bool {
+    let mut found = false;
+    inst.for_each_reg(|r, def| found |= !def && r == v);
+    found
+}
+
+/// Predicates that may be demoted (defined by an instruction, never a block parameter or
+/// argument), longest-lived first.
+pub fn candidates(vcode: &VCode) -> Vec<VReg> {
+    let mut excluded: HashSet<VReg> = HashSet::new();
+    for b in &vcode.blocks {
+        excluded.extend(b.params.iter().copied());
+        excluded.extend(b.succ_args.iter().flatten().copied());
+    }
+    let mut span: HashMap<VReg, (usize, usize)> = HashMap::new();
+    for (i, inst) in vcode.insts.iter().enumerate() {
+        inst.for_each_reg(|v, def| {
+            if vcode.class(v) != VClass::Pred || excluded.contains(&v) {
+                return;
+            }
+            let e = span.entry(v).or_insert((i, i));
+            if def {
+                e.0 = i;
+            }
+            e.1 = e.1.max(i);
+        });
+    }
+    let mut v: Vec<(usize, VReg)> = span.into_iter().map(|(v, (d, u))| (u.saturating_sub(d), v)).collect();
+    v.sort_by_key(|&(len, r)| (std::cmp::Reverse(len), r.0));
+    v.into_iter().filter(|&(len, _)| len > 2).map(|(_, r)| r).collect()
+}
+
+/// Demotes `preds` to general registers.
+pub fn demote(vcode: &mut VCode, preds: &[VReg]) {
+    let homes: HashMap<VReg, VReg> = preds.iter().map(|&p| (p, vcode.new_vreg(VClass::Single))).collect();
+    let old = std::mem::take(&mut vcode.insts);
+    let blocks: Vec<VBlock> = vcode.blocks.clone();
+    let mut out: Vec<MInst> = Vec::with_capacity(old.len() + 4 * preds.len());
+    for (b, blk) in blocks.iter().enumerate() {
+        let start = out.len() as u32;
+        for inst in &old[blk.start as usize..blk.end as usize] {
+            let mut inst = inst.clone();
+            for (&p, &g) in &homes {
+                if uses(&inst, p) {
+                    let fresh = vcode.new_vreg(VClass::Pred);
+                    out.push(reload(fresh, g));
+                    replace_uses(&mut inst, p, fresh);
+                }
+            }
+            let mut defs = Vec::new();
+            inst.for_each_reg(|v, def| {
+                if def && let Some(&g) = homes.get(&v) {
+                    defs.push((g, v));
+                }
+            });
+            out.push(inst);
+            out.extend(defs.into_iter().map(|(g, p)| store(g, p)));
+        }
+        vcode.blocks[b].start = start;
+        vcode.blocks[b].end = out.len() as u32;
+    }
+    vcode.insts = out;
+}
