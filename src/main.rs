@@ -58,6 +58,10 @@ enum Command {
         /// multiply-adds, as ptxas does by default (`--fmad=false` keeps them apart).
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         fmad: bool,
+        /// Write line tables (`.debug_line` from the `.loc` lines, `.nv_debug_line_sass` from
+        /// the PTX lines), as ptxas's `-lineinfo`.
+        #[arg(long)]
+        lineinfo: bool,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -197,6 +201,7 @@ fn run(cli: Cli) -> Result<(), String> {
             pre_sched,
             max_registers,
             fmad,
+            lineinfo,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -218,6 +223,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 pre_sched,
                 max_registers,
                 fmad,
+                line_info: lineinfo,
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)

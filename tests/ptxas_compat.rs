@@ -388,3 +388,126 @@ fn symlink_named_ptxas_writes_elf_o_and_reads_stdin() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(!dir.join("elf.o").exists(), "a virtual target writes nothing");
 }
+
+/// `MAD_PTX` with `.loc` lines in two files.
+const LOC_PTX: &str = ".version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry k(.param .u64 p, .param .f32 a)
+{
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<3>;
+  .loc 1 3 0
+  ld.param.u64 %rd1, [p];
+  ld.param.f32 %f1, [a];
+  .loc 1 4 5
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.global.f32 %f2, [%rd2];
+  .loc 1 5 5
+  mul.f32 %f3, %f2, %f1;
+  add.f32 %f3, %f3, %f1;
+  .loc 2 10 1
+  st.global.f32 [%rd2], %f3;
+  .loc 1 7 1
+  ret;
+}
+.file 1 \"/tmp/src/kern.py\"
+.file 2 \"/tmp/src/other.py\", 1700000000, 1234
+";
+
+/// `(mnemonic, the "//## File ..., line N" annotation before it)` of an nvdisasm listing
+/// with line information.
+fn annotated(listing: &str) -> Vec<(String, String)> {
+    let mut at = String::new();
+    let mut out = Vec::new();
+    for l in listing.lines().map(str::trim) {
+        if let Some(a) = l.strip_prefix("//## ") {
+            at = a.to_string();
+        } else if l.starts_with("/*")
+            && let Some(m) = l.split("*/").nth(1).and_then(|t| t.split_whitespace().next())
+            && m.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        {
+            out.push((m.to_string(), at.clone()));
+        }
+    }
+    out
+}
+
+#[test]
+fn lineinfo_maps_sass_to_loc_and_ptx_lines_as_ptxas_does() {
+    let dir = scratch("ptxas_lineinfo");
+    let ours = ptxas_link(&dir);
+    let ptx = file(&dir, "loc.ptx", LOC_PTX);
+    let mut listings = Vec::new();
+    for (who, exe) in [("ptxc", ours.as_path()), ("ptxas", real_ptxas().as_path())] {
+        let out = dir.join(format!("{who}.cubin"));
+        let o = run_in(
+            exe,
+            &["-lineinfo", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()],
+            &dir,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{who}: {}", text(&o.stderr));
+        let mut both = Vec::new();
+        for flag in ["--print-line-info", "--print-line-info-ptx"] {
+            let l = oracle("nvdisasm", &[flag, out.to_str().unwrap()]);
+            assert!(
+                l.status.success(),
+                "nvdisasm {flag} on {who}'s cubin: {}",
+                text(&l.stderr)
+            );
+            assert_eq!(text(&l.stderr), "", "nvdisasm {flag} on {who}'s cubin");
+            both.push(annotated(&text(&l.stdout)));
+        }
+        listings.push(both);
+    }
+    let (ours, theirs) = (&listings[0], &listings[1]);
+    // The instructions both compilers make from one PTX instruction carry the same lines.
+    for mnemonic in ["LDG.E.SYS", "FFMA", "STG.E.SYS", "EXIT"] {
+        for (table, (a, b)) in ours.iter().zip(theirs).enumerate() {
+            let find = |v: &[(String, String)]| v.iter().find(|(m, _)| m == mnemonic).map(|(_, at)| at.clone());
+            assert_eq!(
+                find(a),
+                find(b),
+                "{mnemonic} in listing {table}:\nptxc {a:?}\nptxas {b:?}"
+            );
+            assert!(find(a).is_some(), "{mnemonic} has no line: {a:?}");
+        }
+    }
+    let store = ours[0].iter().find(|(m, _)| m == "STG.E.SYS").unwrap();
+    assert_eq!(store.1, "File \"/tmp/src/other.py\", line 10");
+    let add = ours[1].iter().find(|(m, _)| m == "FFMA").unwrap();
+    assert_eq!(add.1, "File \".nv_debug_ptx_txt\", line 17");
+}
+
+#[test]
+fn suppress_debug_info_drops_the_line_tables() {
+    let dir = scratch("ptxas_suppress");
+    let ptx = file(&dir, "loc.ptx", LOC_PTX);
+    for (args, expected) in [
+        (&["-lineinfo"][..], true),
+        (&["-lineinfo", "-suppress-debug-info"], false),
+        (&[], false),
+    ] {
+        let out = dir.join("out.cubin");
+        let mut full = vec!["ptxas"];
+        full.extend(args);
+        full.extend([ptx.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let o = ptxc(&full);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        let elf = text(&oracle("cuobjdump", &["-elf", out.to_str().unwrap()]).stdout);
+        for section in [".debug_line", ".nv_debug_line_sass", ".nv_debug_ptx_txt"] {
+            assert_eq!(elf.contains(section), expected, "{args:?}: {section}");
+        }
+    }
+}
+
+#[test]
+fn readme_table_lists_every_option() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for o in ptxc::ptxas::options::OPTIONS {
+        let row = format!("| `--{}` | `-{}` | {} |", o.long, o.short, o.note.replace('|', "\\|"));
+        assert!(readme.contains(&row), "README.md has no row `{row}`");
+    }
+}

@@ -87,6 +87,7 @@ pub fn compile(inv: &Invocation, con: &mut Console) -> Result<(), Aborted> {
     let opts = CompileOptions {
         fmad: inv.fmad,
         max_registers: inv.max_registers,
+        line_info: inv.line_info,
         ..CompileOptions::default()
     };
     let compiled = compile_ptx_module(&src, &name, &opts).map_err(|e| {

@@ -324,7 +324,7 @@ pub const OPTIONS: &[OptSpec] = &[
         Supported,
         "the PTX module is the option's value",
     ),
-    opt("jobserver", "jobserver", Flag, Ignored, "ptxc compiles on one thread"),
+    opt("jobserver", "jobserver", Flag, Ignored, "no effect on ptxc"),
     opt(
         "legacy-bar-warp-wide-behavior",
         "legacy-bar-warp-wide-behavior",
@@ -427,7 +427,7 @@ pub const OPTIONS: &[OptSpec] = &[
         "split-compile",
         Number,
         Ignored,
-        "ptxc compiles on one thread",
+        "ptxc compiles the kernels of a module in parallel anyway",
     ),
     opt(
         "suppress-async-bulk-multicast-advisory-warning",
