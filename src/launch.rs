@@ -166,6 +166,71 @@ pub enum BufferInit {
         /// Element count.
         len: usize,
     },
+    /// Deterministic pseudo-random values (`random = { seed = S, min = A, max = B }`):
+    /// uniform in `[min, max)` for floats, `[min, max]` for integers.
+    Random {
+        /// Element kind.
+        dtype: Scalar,
+        /// Element count.
+        len: usize,
+        /// Generator seed.
+        seed: u64,
+        /// Smallest value.
+        min: f64,
+        /// Largest value.
+        max: f64,
+    },
+}
+
+impl BufferInit {
+    /// The buffer's contents.
+    pub fn materialize(&self) -> Result<crate::npy::Array, String> {
+        use crate::npy::Array;
+        Ok(match self {
+            BufferInit::File(p) => crate::npy::read(p)?,
+            BufferInit::Zero { dtype, len } => Array {
+                dtype: *dtype,
+                bytes: vec![0; dtype.size() * len],
+            },
+            BufferInit::Random {
+                dtype,
+                len,
+                seed,
+                min,
+                max,
+            } => Array {
+                dtype: *dtype,
+                bytes: random_bytes(*dtype, *len, *seed, *min, *max),
+            },
+        })
+    }
+}
+
+/// SplitMix64.
+fn next_random(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn random_bytes(dtype: Scalar, len: usize, seed: u64, min: f64, max: f64) -> Vec<u8> {
+    let mut state = seed;
+    let mut out = Vec::with_capacity(len * dtype.size());
+    for _ in 0..len {
+        let r = next_random(&mut state);
+        let unit = (r >> 11) as f64 / (1u64 << 53) as f64;
+        let float = min + (max - min) * unit;
+        let int = min as i128 + (r as i128 % ((max as i128 - min as i128) + 1).max(1));
+        match dtype {
+            Scalar::F16 => out.extend_from_slice(&half::f16::from_f64(float).to_le_bytes()),
+            Scalar::F32 => out.extend_from_slice(&(float as f32).to_le_bytes()),
+            Scalar::F64 => out.extend_from_slice(&float.to_le_bytes()),
+            _ => out.extend_from_slice(&(int as i64).to_le_bytes()[..dtype.size()]),
+        }
+    }
+    out
 }
 
 /// A parsed launch specification.
@@ -262,6 +327,39 @@ fn dims(root: &toml::Table, key: &str) -> Result<[u32; 3], String> {
     Ok(out)
 }
 
+/// `random = { seed = S, min = A, max = B }` of section `at`.
+fn random_init(at: &str, r: &toml::Value, dtype: Scalar, len: usize) -> Result<BufferInit, String> {
+    let t = r
+        .as_table()
+        .ok_or_else(|| format!("`{at}.random` must be a table {{ seed = S, min = A, max = B }}"))?;
+    if let Some(k) = t.keys().find(|k| !["seed", "min", "max"].contains(&k.as_str())) {
+        return Err(format!("`{at}.random`: unknown key `{k}` (expected seed, min, max)"));
+    }
+    let number = |k: &str| -> Result<f64, String> {
+        match t.get(k) {
+            Some(toml::Value::Integer(i)) => Ok(*i as f64),
+            Some(toml::Value::Float(f)) if f.is_finite() => Ok(*f),
+            _ => Err(format!("`{at}.random.{k}` must be a finite number")),
+        }
+    };
+    let seed = match t.get("seed") {
+        None => 0,
+        Some(toml::Value::Integer(i)) if *i >= 0 => *i as u64,
+        Some(_) => return Err(format!("`{at}.random.seed` must be a non-negative integer")),
+    };
+    let (min, max) = (number("min")?, number("max")?);
+    if min > max {
+        return Err(format!("`{at}.random`: min {min} is above max {max}"));
+    }
+    Ok(BufferInit::Random {
+        dtype,
+        len,
+        seed,
+        min,
+        max,
+    })
+}
+
 /// The `[buffers.NAME]` (or `[symbols.NAME]`) sections.
 fn sections(root: &toml::Table, base: &Path, key: &str) -> Result<BTreeMap<String, BufferInit>, String> {
     let mut out = BTreeMap::new();
@@ -274,8 +372,13 @@ fn sections(root: &toml::Table, base: &Path, key: &str) -> Result<BTreeMap<Strin
     for (name, b) in table {
         let at = format!("{key}.{name}");
         let t = b.as_table().ok_or_else(|| format!("`{at}` must be a table"))?;
-        if let Some(k) = t.keys().find(|k| !["file", "dtype", "len"].contains(&k.as_str())) {
-            return Err(format!("`{at}`: unknown key `{k}` (expected file, or dtype and len)"));
+        if let Some(k) = t
+            .keys()
+            .find(|k| !["file", "dtype", "len", "random"].contains(&k.as_str()))
+        {
+            return Err(format!(
+                "`{at}`: unknown key `{k}` (expected file, or dtype and len [and random])"
+            ));
         }
         let init = match (t.get("file"), t.get("dtype"), t.get("len")) {
             (Some(f), None, None) => {
@@ -293,9 +396,12 @@ fn sections(root: &toml::Table, base: &Path, key: &str) -> Result<BTreeMap<Strin
                     .as_integer()
                     .filter(|&n| n >= 0)
                     .ok_or_else(|| format!("`{at}.len` must be a non-negative integer"))?;
-                BufferInit::Zero {
-                    dtype: d,
-                    len: len as usize,
+                match t.get("random") {
+                    None => BufferInit::Zero {
+                        dtype: d,
+                        len: len as usize,
+                    },
+                    Some(r) => random_init(&at, r, d, len as usize)?,
                 }
             }
             _ => {
@@ -358,6 +464,33 @@ fn params(root: &toml::Table, buffers: &BTreeMap<String, BufferInit>) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_buffers_are_deterministic_and_in_range() {
+        let text = "kernel = \"k\"\ngrid = [1]\nblock = [1]\nparams = [ { ptr = \"a\" }, { ptr = \"b\" } ]\n\
+                    [buffers.a]\ndtype = \"i32\"\nlen = 100\nrandom = { seed = 3, min = -5, max = 5 }\n\
+                    [buffers.b]\ndtype = \"f32\"\nlen = 100\nrandom = { min = 0.5, max = 1.0 }\n";
+        let s = parse(text, Path::new("/")).unwrap();
+        let a = s.buffers["a"].materialize().unwrap();
+        let again = s.buffers["a"].materialize().unwrap();
+        assert_eq!(a.bytes, again.bytes);
+        let ints: Vec<i32> = a
+            .bytes
+            .chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert!(ints.iter().all(|v| (-5..=5).contains(v)));
+        assert!(ints.iter().any(|&v| v < 0) && ints.iter().any(|&v| v > 0));
+        let b = s.buffers["b"].materialize().unwrap();
+        let floats: Vec<f32> = b
+            .bytes
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert!(floats.iter().all(|v| (0.5..=1.0).contains(v)));
+        let bad = text.replace("min = -5", "min = 9");
+        assert!(parse(&bad, Path::new("/")).unwrap_err().contains("above max"));
+    }
 
     const SAXPY: &str = r#"
 kernel = "saxpy"

@@ -1,8 +1,8 @@
 //! `ptxc run`: sets up the buffers and parameters of a launch spec on a simulated device,
 //! launches the kernel and reads every buffer back.
 
-use crate::launch::{BufferInit, LaunchSpec, ParamSpec};
-use crate::npy::{self, Array};
+use crate::launch::{LaunchSpec, ParamSpec};
+use crate::npy::Array;
 use ptxc_sim::{Config, Device, Engine, LaunchDims, Stats, Trace};
 use std::collections::BTreeMap;
 
@@ -34,10 +34,7 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
     let mut dev = Device::new(config);
     let mut m = dev.load(module).map_err(|e| e.to_string())?;
     for (name, init) in &spec.symbols {
-        let bytes = match init {
-            BufferInit::File(p) => npy::read(p)?.bytes,
-            BufferInit::Zero { dtype, len } => vec![0; dtype.size() * len],
-        };
+        let bytes = init.materialize()?.bytes;
         dev.write_symbol(&mut m, name, &bytes)
             .map_err(|e| format!("symbols.{name}: {e}"))?;
     }
@@ -144,13 +141,7 @@ fn prepare(dev: &mut Device, spec: &LaunchSpec, params: &[(u32, u32)], param_siz
     let mut arrays = BTreeMap::new();
     let mut addrs = BTreeMap::new();
     for (name, init) in &spec.buffers {
-        let a = match init {
-            BufferInit::File(p) => npy::read(p)?,
-            BufferInit::Zero { dtype, len } => Array {
-                dtype: *dtype,
-                bytes: vec![0; dtype.size() * len],
-            },
-        };
+        let a = init.materialize()?;
         let addr = dev.alloc(a.bytes.len());
         dev.write(addr, &a.bytes).map_err(|e| e.to_string())?;
         addrs.insert(name.clone(), addr);

@@ -43,7 +43,7 @@ pub fn variants() -> Vec<(String, Option<String>)> {
 }
 
 /// Registers and instruction count of `kernel` in `bytes`.
-fn static_counts(bytes: &[u8], kernel: &str) -> Result<(u32, usize), String> {
+pub fn static_counts(bytes: &[u8], kernel: &str) -> Result<(u32, usize), String> {
     let m = cubin::read(bytes).map_err(|e| format!("bad cubin: {e}"))?;
     let k = m
         .kernels

@@ -81,3 +81,62 @@ fn a_shortened_stall_count_is_reported_as_a_hazard() {
         assert!(console.contains("P"), "the hazard should name the predicate: {console}");
     }
 }
+
+/// Compiles vector_add and checks the unmodified cubin is hazard-free.
+fn compiled_vector_add(dir: &std::path::Path) -> std::path::PathBuf {
+    let good = dir.join("good.cubin");
+    let o = ptxc(&[
+        "compile",
+        example("vector_add.ptx").to_str().unwrap(),
+        "-o",
+        good.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(hazards(&good, "timed").0, 0, "the compiled kernel must be hazard-free");
+    good
+}
+
+/// The write scoreboard of the first global load.
+fn load_scoreboard(insts: &[ptxc_backend::isa::Inst]) -> (usize, u8) {
+    let i = insts.iter().position(|i| i.desc().op == Op::Ldg).expect("an LDG");
+    let sb = insts[i].ctrl.write_sb;
+    assert!(sb < 6, "the load sets a write scoreboard");
+    (i, sb)
+}
+
+#[test]
+fn a_dropped_wait_mask_is_reported_as_a_hazard() {
+    let dir = scratch("hazard_wait");
+    let good = compiled_vector_add(&dir);
+    // The reader of the load's result stops waiting for its scoreboard.
+    let bad = dir.join("bad.cubin");
+    let patched = patch(&std::fs::read(&good).unwrap(), |insts| {
+        let (i, sb) = load_scoreboard(insts);
+        let reader = (i + 1..insts.len())
+            .find(|&k| insts[k].ctrl.wait & (1 << sb) != 0)
+            .expect("an instruction waits for the load");
+        insts[reader].ctrl.wait &= !(1 << sb);
+    });
+    std::fs::write(&bad, patched).unwrap();
+    let (n, console) = hazards(&bad, "timed");
+    assert!(n > 0, "no hazard reported:\n{console}");
+}
+
+#[test]
+fn a_wrong_scoreboard_assignment_is_reported_as_a_hazard() {
+    let dir = scratch("hazard_scoreboard");
+    let good = compiled_vector_add(&dir);
+    // The load signals a scoreboard nobody waits on; its reader waits on the old one.
+    let bad = dir.join("bad.cubin");
+    let patched = patch(&std::fs::read(&good).unwrap(), |insts| {
+        let (i, sb) = load_scoreboard(insts);
+        let waited: u8 = insts.iter().fold(0, |m, x| m | x.ctrl.wait);
+        let unused = (0..6u8)
+            .find(|k| *k != sb && waited & (1 << k) == 0)
+            .expect("a scoreboard nobody waits on");
+        insts[i].ctrl.write_sb = unused;
+    });
+    std::fs::write(&bad, patched).unwrap();
+    let (n, console) = hazards(&bad, "timed");
+    assert!(n > 0, "no hazard reported:\n{console}");
+}

@@ -49,10 +49,15 @@ fn next_nonempty(blocks: &[CodeBlock], b: usize) -> Option<usize> {
     (b + 1..blocks.len()).find(|&n| !blocks[n].insts.is_empty())
 }
 
-fn predecessors(blocks: &[CodeBlock], of: usize) -> Vec<usize> {
-    (0..blocks.len())
-        .filter(|&b| !blocks[b].insts.is_empty() && successors(blocks, b).contains(&of))
-        .collect()
+/// Predecessors of every block.
+fn all_predecessors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
+    let mut preds = vec![Vec::new(); blocks.len()];
+    for b in (0..blocks.len()).filter(|&b| !blocks[b].insts.is_empty()) {
+        for s in successors(blocks, b) {
+            preds[s].push(b);
+        }
+    }
+    preds
 }
 
 /// True if `body` can run under a guard of predicate `p`.
@@ -69,7 +74,7 @@ fn predicable(body: &[Emitted], p: u8) -> bool {
 }
 
 /// Tries to predicate the block after `a`; true if the code changed.
-fn convert_triangle(blocks: &mut [CodeBlock], a: usize) -> bool {
+fn convert_triangle(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> bool {
     let Some(branch) = blocks[a].insts.last().filter(|e| is_conditional_branch(e)) else {
         return false;
     };
@@ -81,11 +86,7 @@ fn convert_triangle(blocks: &mut [CodeBlock], a: usize) -> bool {
     let Some(b) = next_nonempty(blocks, a) else {
         return false;
     };
-    if b == t
-        || next_nonempty(blocks, b) != Some(t)
-        || predecessors(blocks, b) != [a]
-        || !predicable(&blocks[b].insts, p)
-    {
+    if b == t || next_nonempty(blocks, b) != Some(t) || preds[b] != [a] || !predicable(&blocks[b].insts, p) {
         return false;
     }
     for e in &mut blocks[b].insts {
@@ -93,7 +94,10 @@ fn convert_triangle(blocks: &mut [CodeBlock], a: usize) -> bool {
         e.inst.guard_neg = !neg;
     }
     blocks[a].insts.pop();
-    remove_reconvergence(blocks, a, t);
+    // After the branch is gone, `t` is reached from the predicated block only.
+    if preds[t].iter().all(|&p| p == a || p == b) {
+        remove_reconvergence(blocks, a, t);
+    }
     // Straight-line now: one block lets the scheduler interleave both halves.
     let body = std::mem::take(&mut blocks[b].insts);
     blocks[a].insts.extend(body);
@@ -101,7 +105,7 @@ fn convert_triangle(blocks: &mut [CodeBlock], a: usize) -> bool {
 }
 
 /// Drops `BSSY Bk, T` (and the `BMOV.32.CLEAR RZ, Bk` before it) at the end of `a` with
-/// the `BSYNC Bk` that starts `t`, when nothing else reaches `t`.
+/// the `BSYNC Bk` that starts `t` (the caller checks that nothing else reaches `t`).
 fn remove_reconvergence(blocks: &mut [CodeBlock], a: usize, t: usize) {
     let Some(bssy) = blocks[a]
         .insts
@@ -115,9 +119,7 @@ fn remove_reconvergence(blocks: &mut [CodeBlock], a: usize, t: usize) {
         .insts
         .first()
         .is_some_and(|e| e.inst.desc().op == Op::Bsync && e.inst.unguarded() && barrier_of(&e.inst) == k);
-    // After the branch is gone, `t` is reached from the predicated block only.
-    let only_fallthrough = predecessors(blocks, t).len() == 1;
-    if !sync_first || !only_fallthrough {
+    if !sync_first {
         return;
     }
     blocks[a].insts.pop();
@@ -165,9 +167,11 @@ fn convert_exit(blocks: &mut [CodeBlock], a: usize) -> bool {
 /// Predicates the short branches of `blocks`; returns how many were converted.
 pub fn predicate_short_branches(blocks: &mut [CodeBlock]) -> usize {
     let mut n = 0;
+    let mut preds = all_predecessors(blocks);
     for a in 0..blocks.len() {
-        if convert_exit(blocks, a) || convert_triangle(blocks, a) {
+        if convert_exit(blocks, a) || convert_triangle(blocks, &preds, a) {
             n += 1;
+            preds = all_predecessors(blocks);
         }
     }
     debug_assert!(blocks.iter().flat_map(|b| &b.insts).all(|e| e.inst.guard <= PT));

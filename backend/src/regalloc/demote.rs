@@ -111,7 +111,9 @@ pub fn candidates(vcode: &VCode) -> Vec<VReg> {
 
 /// Demotes `preds` to general registers.
 pub fn demote(vcode: &mut VCode, preds: &[VReg]) {
-    let homes: HashMap<VReg, VReg> = preds.iter().map(|&p| (p, vcode.new_vreg(VClass::Single))).collect();
+    // In order: the reloads before an instruction and the fresh registers' numbers must not
+    // depend on hashing (the output must be deterministic).
+    let homes: Vec<(VReg, VReg)> = preds.iter().map(|&p| (p, vcode.new_vreg(VClass::Single))).collect();
     let old = std::mem::take(&mut vcode.insts);
     let blocks: Vec<VBlock> = vcode.blocks.clone();
     let mut out: Vec<MInst> = Vec::with_capacity(old.len() + 4 * preds.len());
@@ -119,7 +121,7 @@ pub fn demote(vcode: &mut VCode, preds: &[VReg]) {
         let start = out.len() as u32;
         for inst in &old[blk.start as usize..blk.end as usize] {
             let mut inst = inst.clone();
-            for (&p, &g) in &homes {
+            for &(p, g) in &homes {
                 if uses(&inst, p) {
                     let fresh = vcode.new_vreg(VClass::Pred);
                     out.push(reload(fresh, g));
@@ -128,7 +130,7 @@ pub fn demote(vcode: &mut VCode, preds: &[VReg]) {
             }
             let mut defs = Vec::new();
             inst.for_each_reg(|v, def| {
-                if def && let Some(&g) = homes.get(&v) {
+                if def && let Some(&(_, g)) = homes.iter().find(|(p, _)| *p == v) {
                     defs.push((g, v));
                 }
             });

@@ -4,43 +4,59 @@
 use crate::vcode::{VClass, VCode, VReg};
 use std::collections::{HashMap, HashSet};
 
+/// The classes, in the order of the counters below.
+const CLASSES: [VClass; 4] = [VClass::Single, VClass::Pair, VClass::Quad, VClass::Pred];
+
+fn class_index(vcode: &VCode, v: VReg) -> usize {
+    CLASSES
+        .iter()
+        .position(|&c| c == vcode.class(v))
+        .expect("every class is listed")
+}
+
 /// Maximum live count per class (at least 1 for every class, so regalloc2 has a register).
 pub fn max_live(vcode: &VCode) -> HashMap<VClass, usize> {
     let live_out = live_out(vcode);
-    let mut max: HashMap<VClass, usize> = [VClass::Single, VClass::Pair, VClass::Quad, VClass::Pred]
-        .into_iter()
-        .map(|c| (c, 0))
-        .collect();
+    let mut max = [0usize; 4];
+    let raise = |max: &mut [usize; 4], count: &[usize; 4]| {
+        for k in 0..4 {
+            max[k] = max[k].max(count[k]);
+        }
+    };
     for (b, blk) in vcode.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();
-        measure(vcode, &live, &mut max);
+        let mut count = [0usize; 4];
+        for &v in &live {
+            count[class_index(vcode, v)] += 1;
+        }
+        raise(&mut max, &count);
         for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
             let mut defs = Vec::new();
             let mut uses = Vec::new();
             inst.for_each_reg(|v, is_def| if is_def { defs.push(v) } else { uses.push(v) });
             // Definitions and the values live across the instruction coexist.
-            let mut during = live.clone();
-            during.extend(defs.iter().copied());
-            during.extend(uses.iter().copied());
-            measure(vcode, &during, &mut max);
-            for d in defs {
-                live.remove(&d);
+            let mut during = count;
+            let mut extra: Vec<VReg> = Vec::new();
+            for &v in defs.iter().chain(&uses) {
+                if !live.contains(&v) && !extra.contains(&v) {
+                    extra.push(v);
+                    during[class_index(vcode, v)] += 1;
+                }
             }
-            live.extend(uses);
+            raise(&mut max, &during);
+            for d in defs {
+                if live.remove(&d) {
+                    count[class_index(vcode, d)] -= 1;
+                }
+            }
+            for u in uses {
+                if live.insert(u) {
+                    count[class_index(vcode, u)] += 1;
+                }
+            }
         }
     }
-    max
-}
-
-fn measure(vcode: &VCode, live: &HashSet<VReg>, max: &mut HashMap<VClass, usize>) {
-    let mut count: HashMap<VClass, usize> = HashMap::new();
-    for &v in live {
-        *count.entry(vcode.class(v)).or_default() += 1;
-    }
-    for (c, n) in count {
-        let m = max.entry(c).or_default();
-        *m = (*m).max(n);
-    }
+    CLASSES.into_iter().zip(max).collect()
 }
 
 /// Live-out sets per block (block parameters are defined at block entry; branch arguments

@@ -86,6 +86,35 @@ pub fn address_of(w: &Warp, a: &Addr, lane: usize) -> u64 {
     base.wrapping_add(u).wrapping_add(a.offset as i64 as u64)
 }
 
+/// The addresses `[Ra + URb + offset]` of all 32 lanes (as [`address_of`] for each).
+#[inline(always)]
+pub fn address_row(w: &Warp, a: &Addr) -> [u64; WARP] {
+    let mut out = [0u64; WARP];
+    if a.base != RZ {
+        let lo = w.row(a.base);
+        if a.wide {
+            let hi = w.row(a.base.saturating_add(1));
+            for (o, (&l, &h)) in out.iter_mut().zip(lo.iter().zip(hi.iter())) {
+                *o = (l as u64 | (h as u64) << 32) << a.scale;
+            }
+        } else {
+            for (o, &l) in out.iter_mut().zip(lo.iter()) {
+                *o = (l as u64) << a.scale;
+            }
+        }
+    }
+    let u = match a.ureg {
+        Some(u) if a.ureg_wide || a.wide || a.base == RZ => w.ureg64(u),
+        Some(u) => w.ureg(u) as u64,
+        None => 0,
+    };
+    let add = u.wrapping_add(a.offset as i64 as u64);
+    for o in out.iter_mut() {
+        *o = o.wrapping_add(add);
+    }
+    out
+}
+
 /// A resolved location.
 enum Loc {
     Global(u64),
@@ -347,10 +376,10 @@ fn global_addresses<const N: usize>(w: &Warp, a: &Addr, space: Space, exec: u32,
     if !matches!(space, Space::Global | Space::Generic) {
         return false;
     }
+    *addrs = address_row(w, a);
     let mut ok = true;
     for l in lanes(exec) {
-        let x = address_of(w, a, l);
-        addrs[l] = x;
+        let x = addrs[l];
         ok &= x.is_multiple_of(N as u64);
         if space == Space::Generic {
             ok &= !(SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&x)
