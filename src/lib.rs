@@ -1,11 +1,13 @@
 //! ptxc as a library: the stages behind the `ptxc` command. [`pipeline`] compiles PTX to a
 //! cubin, [`disasm`] lists a cubin's SASS, [`run`] executes a [`launch`] spec on the
-//! simulator, [`sched_report`] compares scheduling heuristics on it, and [`npy`] reads and
-//! writes the buffers.
+//! simulator, [`lineinfo`] gathers the PTX lines for line tables, [`sched_report`] compares scheduling heuristics on it, [`npy`] reads and
+//! writes the buffers, and [`ptxas`] is the ptxas-compatible command line.
 
 pub mod disasm;
 pub mod launch;
+pub mod lineinfo;
 pub mod npy;
 pub mod pipeline;
+pub mod ptxas;
 pub mod run;
 pub mod sched_report;

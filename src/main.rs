@@ -1,4 +1,5 @@
-//! The `ptxc` command: `compile`, `disasm` and `run`.
+//! The `ptxc` command: `compile`, `disasm`, `run`, `sched-report`, and ptxas mode (`ptxc ptxas
+//! ARGS...`, or the executable invoked under the name `ptxas`).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ptxc::pipeline::{CompileOptions, Dump, compile_ptx};
@@ -57,6 +58,10 @@ enum Command {
         /// multiply-adds, as ptxas does by default (`--fmad=false` keeps them apart).
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         fmad: bool,
+        /// Write line tables (`.debug_line` from the `.loc` lines, `.nv_debug_line_sass` from
+        /// the PTX lines), as ptxas's `-lineinfo`.
+        #[arg(long)]
+        lineinfo: bool,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -94,6 +99,14 @@ enum Command {
         /// Fault after this many warp instructions (catches infinite loops; default 2^32).
         #[arg(long)]
         max_instructions: Option<u64>,
+    },
+    /// Behave as NVIDIA's ptxas for sm_75: `ptxc ptxas [ptxas options] IN.ptx` (also when the
+    /// executable is invoked as `ptxas`); `ptxc ptxas --help` lists the options.
+    #[command(disable_help_flag = true)]
+    Ptxas {
+        /// ptxas's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
     /// Compile a kernel with every scheduling heuristic, run each on the timed simulator and
     /// compare cycles, stalls, registers and instruction counts.
@@ -141,13 +154,37 @@ enum DumpArg {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    if let Some(rest) = ptxas_args(&args) {
+        return ptxas(rest);
+    }
+    let cli = Cli::parse();
+    if let Command::Ptxas { args } = &cli.command {
+        return ptxas(args);
+    }
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("{}", msg.trim_end());
             ExitCode::FAILURE
         }
     }
+}
+
+/// The ptxas arguments when the command line asks for ptxas mode.
+fn ptxas_args(args: &[String]) -> Option<&[String]> {
+    if ptxc::ptxas::invoked_as_ptxas(args.first()?) {
+        Some(&args[1..])
+    } else if args.get(1).is_some_and(|a| a == "ptxas") {
+        Some(&args[2..])
+    } else {
+        None
+    }
+}
+
+fn ptxas(args: &[String]) -> ExitCode {
+    let code = ptxc::ptxas::run(args, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+    ExitCode::from(code)
 }
 
 fn run(cli: Cli) -> Result<(), String> {
@@ -164,6 +201,7 @@ fn run(cli: Cli) -> Result<(), String> {
             pre_sched,
             max_registers,
             fmad,
+            lineinfo,
         } => {
             check_arch(&arch)?;
             let opts = CompileOptions {
@@ -185,10 +223,12 @@ fn run(cli: Cli) -> Result<(), String> {
                 pre_sched,
                 max_registers,
                 fmad,
+                line_info: lineinfo,
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)
         }
+        Command::Ptxas { .. } => Err("error: ptxas mode runs before the other commands".into()),
         Command::Disasm { input, controls } => {
             let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
             let text = ptxc::disasm::disassemble(&bytes, controls).map_err(|e| format!("{}: {e}", input.display()))?;

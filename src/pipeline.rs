@@ -37,6 +37,9 @@ pub struct CompileOptions {
     /// Contract float multiplies and adds without rounding modifiers into fused
     /// multiply-adds (`--fmad`, default true, as ptxas).
     pub fmad: bool,
+    /// Write line tables mapping the SASS to the `.loc` lines and to the PTX lines
+    /// (`--lineinfo`, ptxas's `-lineinfo`).
+    pub line_info: bool,
 }
 
 impl Default for CompileOptions {
@@ -50,6 +53,7 @@ impl Default for CompileOptions {
             dump_mir_after: None,
             max_registers: None,
             fmad: true,
+            line_info: false,
         }
     }
 }
@@ -130,6 +134,9 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
         pre_sched: opts.pre_sched.clone(),
         max_registers: opts.max_registers,
         fmad: opts.fmad,
+        line_map: opts
+            .line_info
+            .then(|| std::sync::Arc::new(crate::lineinfo::line_map(src, &checked))),
     };
     let as_dump = |stage: Stage| match stage {
         Stage::Vcode => Dump::Vcode,

@@ -58,6 +58,8 @@ pub struct Options {
     /// Contract float multiplies and adds without rounding modifiers into fused
     /// multiply-adds (ptxas's `--fmad`, on by default).
     pub fmad: bool,
+    /// Write line tables from these PTX lines (ptxas's `-lineinfo`).
+    pub line_map: Option<std::sync::Arc<crate::lines::LineMap>>,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -73,6 +75,7 @@ impl Default for Options {
             pre_sched: DEFAULT_PRE_SCHED.to_string(),
             max_registers: None,
             fmad: true,
+            line_map: None,
         }
     }
 }
@@ -276,6 +279,7 @@ pub fn compile_module(
     let module_vars = ModuleVars::new(m)?;
     let mut resources = Vec::new();
     let mut warnings = Vec::new();
+    let mut kernel_srclocs = Vec::new();
     let compiled: Vec<Result<KernelWithDumps, BackendError>> = m
         .functions
         .par_iter()
@@ -291,14 +295,16 @@ pub fn compile_module(
         })
         .collect();
     for (f, result) in m.functions.iter().zip(compiled) {
-        let (k, texts) = result?;
+        let (mut k, texts) = result?;
         for (stage, text) in texts {
             dump(&f.name, stage, &text);
         }
         let vars = module_vars.kernel(f);
         let (spill_stores, spill_loads) = (k.spill_stores, k.spill_loads);
         warnings.extend(k.warnings.iter().cloned());
+        let srclocs = std::mem::take(&mut k.assembled.srclocs);
         let img = kernel_image(f, &vars, k);
+        kernel_srclocs.push((img.name.clone(), srclocs, img.code.len() as u64));
         resources.push(Resources {
             name: img.name.clone(),
             registers: img.reg_count,
@@ -312,6 +318,17 @@ pub fn compile_module(
         module.kernels.push(img);
     }
     module_vars.install(&mut module);
+    if let Some(map) = &opts.line_map {
+        let kernels: Vec<crate::lines::KernelLines> = kernel_srclocs
+            .iter()
+            .map(|(name, srclocs, code_size)| crate::lines::KernelLines {
+                name,
+                srclocs,
+                code_size: *code_size,
+            })
+            .collect();
+        module.extra_sections.extend(crate::lines::line_sections(map, &kernels));
+    }
     Ok(Compiled {
         cubin: cubin::write(&module),
         resources,

@@ -7,6 +7,7 @@ pub mod emit;
 pub mod isa;
 pub mod isel;
 pub mod legalize;
+pub mod lines;
 pub mod regalloc;
 pub mod sched;
 pub mod vars;

@@ -27,6 +27,19 @@ pub struct CheckedModule {
     pub globals: Vec<VarInfo>,
     /// Functions with bodies, in source order (kernels and device functions).
     pub functions: Vec<CheckedFunction>,
+    /// The `.file` directives, in source order (the files `.loc` lines refer to).
+    pub files: Vec<SourceFile>,
+}
+
+/// A `.file N "name"` directive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The number `.loc` uses.
+    pub index: u32,
+    /// The path as written.
+    pub name: String,
+    /// The whole directive (with its optional timestamp and size).
+    pub span: Span,
 }
 
 /// A register declaration.

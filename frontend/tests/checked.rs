@@ -182,3 +182,20 @@ fn indirect_calls_name_their_prototype() {
     assert!(matches!(&call.operands[..],
         [CheckedOperand::List(_), CheckedOperand::Reg(_), CheckedOperand::List(_), CheckedOperand::Prototype(p)] if p == "proto"));
 }
+
+#[test]
+fn a_one_element_vector_without_v1_is_its_element() {
+    let head = ".version 8.8\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .pred %p1;\n.reg .b32 %r<3>;\n.reg .b64 %rd1;\n";
+    let braced = ptxc_frontend::parse_and_check(&format!(
+        "{head}@%p1 ld.global.b32 {{ %r1 }}, [ %rd1 + 0 ];\n@%p1 st.global.b32 [ %rd1 + 0 ], {{ %r2 }};\nret;\n}}\n"
+    ))
+    .expect("checks");
+    let plain = ptxc_frontend::parse_and_check(&format!(
+        "{head}@%p1 ld.global.b32 %r1, [ %rd1 + 0 ];\n@%p1 st.global.b32 [ %rd1 + 0 ], %r2;\nret;\n}}\n"
+    ))
+    .expect("checks");
+    let operands = |m: &CheckedModule| -> Vec<Vec<CheckedOperand>> {
+        insts(&m.functions[0]).iter().map(|i| i.operands.clone()).collect()
+    };
+    assert_eq!(operands(&braced), operands(&plain));
+}

@@ -12,6 +12,7 @@
 
 mod eiattr;
 mod error;
+mod lines;
 mod model;
 mod names;
 mod notes;
@@ -22,6 +23,7 @@ mod write;
 
 pub use eiattr::{EIATTRS, EiAttr, Format, eiattr, eiattr_name};
 pub use error::CubinError;
+pub use lines::{LineFile, LineRow, LineSequence, line_section};
 pub use model::{
     Binding, CubinModule, DEFAULT_TOOLKIT_VERSION, DeviceFunction, ElfFlavour, ExternSymbol, GlobalSpace, GlobalVar,
     KernelImage, KernelParam, LayoutHints, NvInfoAttr, ObjectKind, PARAM_BASE, PTXAS_RELOC_ACTIONS, RawSection,

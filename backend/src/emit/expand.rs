@@ -5,6 +5,7 @@ use crate::isa::make::make;
 use crate::isa::{Inst, Op, Operand, PT, RZ, Role, Value as V};
 use crate::regalloc::Regions;
 use crate::vcode::{MInst, MKind, MOp, Slot, VCode, VReg};
+use ptxc_mir::ir::SrcLoc;
 use regalloc2 as ra;
 
 /// Expands instructions into `out`.
@@ -30,7 +31,11 @@ impl Expander<'_> {
     }
 
     pub(super) fn push(&mut self, inst: Inst) {
-        self.out.push(Emitted { inst, target: None });
+        self.out.push(Emitted {
+            inst,
+            target: None,
+            srcloc: SrcLoc::NONE,
+        });
     }
 
     pub(super) fn make(&self, op: Op, ops: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, EmitError> {
@@ -120,6 +125,7 @@ impl Expander<'_> {
                 self.out.push(Emitted {
                     inst: i,
                     target: inst.target.map(|b| b.0 as usize),
+                    srcloc: SrcLoc::NONE,
                 });
             }
             MKind::Wide { op, d, srcs, tmp } => self.wide(*op, *d, srcs, *tmp, locs)?,
@@ -190,6 +196,7 @@ impl Expander<'_> {
         self.out.push(Emitted {
             inst: i,
             target: Some(target),
+            srcloc: SrcLoc::NONE,
         });
         Ok(())
     }

@@ -12,6 +12,8 @@ pub struct Assembled {
     pub code: Vec<u8>,
     /// Byte offsets of every EXIT.
     pub exit_offsets: Vec<u32>,
+    /// The PTX position of each instruction (for line tables), if known.
+    pub srclocs: Vec<ptxc_mir::ir::SrcLoc>,
 }
 
 /// Resolves branch targets to offsets and encodes every instruction.
@@ -41,6 +43,7 @@ pub fn assemble(blocks: &[CodeBlock]) -> Result<Assembled, EncodeError> {
             }
             out.code.extend_from_slice(&encode(&inst)?.to_le_bytes());
             out.insts.push(inst);
+            out.srclocs.push(e.srcloc);
             addr += 16;
         }
     }

@@ -14,6 +14,7 @@ pub use branches::successors;
 use crate::isa::Inst;
 use crate::regalloc::Allocation;
 use crate::vcode::{File, VCode, View};
+use ptxc_mir::ir::SrcLoc;
 use regalloc2 as ra;
 use std::collections::HashMap;
 
@@ -34,6 +35,8 @@ pub struct Emitted {
     pub inst: Inst,
     /// Target block of a branch.
     pub target: Option<usize>,
+    /// The PTX instruction it comes from (for line tables), if known.
+    pub srcloc: SrcLoc,
 }
 
 /// A block of final code. Control leaves through its branches (whose targets are block
@@ -68,7 +71,9 @@ pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Emission, EmitError> {
             for point in [ra::ProgPoint::before(inst), ra::ProgPoint::after(inst)] {
                 if point == ra::ProgPoint::after(inst) {
                     let locs = locations(&gpr_view, &alloc.gpr, inst, &pred_view, &alloc.pred);
-                    ex.inst(&vcode.insts[i as usize], &locs, b)?;
+                    let (minst, start) = (&vcode.insts[i as usize], ex.out.len());
+                    ex.inst(minst, &locs, b)?;
+                    ex.out[start..].iter_mut().for_each(|e| e.srcloc = minst.srcloc);
                 }
                 while let Some((_, ra::Edit::Move { from, to })) = gpr_edits.next_if(|(p, _)| *p == point) {
                     ex.gpr_move(*from, *to)?;

@@ -78,12 +78,14 @@ fn select_block(isel: &mut Isel, edges: &Edges, b: Block, id: usize) -> Result<(
             continue;
         }
         let data = &func.insts[inst];
+        isel.srcloc = func.srclocs[inst];
         if data.op.is_terminator() {
             terminator(isel, edges, b, id, inst)?;
         } else {
             isel.lower_inst(inst)?;
         }
     }
+    isel.srcloc = ptxc_mir::ir::SrcLoc::NONE;
     let out = std::mem::take(&mut isel.out);
     isel.vcode.insts.extend(out);
     Ok(())

@@ -181,6 +181,7 @@ impl Isel<'_> {
                 },
                 guard,
                 target: None,
+                srcloc: ptxc_mir::ir::SrcLoc::NONE,
             });
             return Ok(());
         }

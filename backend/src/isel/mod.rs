@@ -72,6 +72,8 @@ pub struct Isel<'a> {
     fused: HashMap<Inst, ()>,
     /// Where the function's variables live.
     vars: &'a KernelVars,
+    /// The source position of the MIR instruction being selected.
+    pub srcloc: ptxc_mir::ir::SrcLoc,
 }
 
 /// Selects VCode for `func`, whose variables live where `vars` says.
@@ -89,6 +91,7 @@ pub fn select(func: &Function, vars: &KernelVars) -> Result<VCode, IselError> {
         uses: HashMap::new(),
         fused: HashMap::new(),
         vars,
+        srcloc: ptxc_mir::ir::SrcLoc::NONE,
     };
     isel.vcode.local_bytes = vars.frame_size;
     isel.vcode.local_align = vars.frame_align;
@@ -272,7 +275,10 @@ impl Isel<'_> {
     }
 
     /// Appends an instruction to the current block.
-    pub fn push(&mut self, inst: MInst) {
+    pub fn push(&mut self, mut inst: MInst) {
+        if inst.srcloc.is_none() {
+            inst.srcloc = self.srcloc;
+        }
         self.out.push(inst);
     }
 

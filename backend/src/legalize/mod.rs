@@ -95,9 +95,12 @@ fn expand_at(func: &mut Function, block: Block, at: usize, inst: Inst) -> bool {
         return false;
     }
     let rest = func.blocks[block].insts.split_off(at);
+    // The expansion's instructions stand at the expanded instruction's source position.
+    func.cur_srcloc = func.srclocs[inst];
     let mut b = Builder::new(func, block);
     let value = EXPANSIONS.iter().find_map(|e| e(&mut b, &data));
     let (end, created) = (b.block, std::mem::take(&mut b.created));
+    func.cur_srcloc = ptxc_mir::ir::SrcLoc::NONE;
     let Some(value) = value else {
         func.blocks[block].insts.extend(rest);
         return false;

@@ -194,7 +194,11 @@ fn set_stall(ctrl: &mut Control, stall: u8) {
 fn nop(stall: u8) -> Emitted {
     let mut inst = make(Op::Nop, &[], &[]).expect("NOP has one form");
     set_stall(&mut inst.ctrl, stall);
-    Emitted { inst, target: None }
+    Emitted {
+        inst,
+        target: None,
+        srcloc: ptxc_mir::ir::SrcLoc::NONE,
+    }
 }
 
 /// Cycles after a pending write until `reg` may be read by a reader of category `cat`.

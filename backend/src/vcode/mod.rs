@@ -9,6 +9,7 @@ mod ra_view;
 pub use ra_view::{File, View, ra_class};
 
 use crate::isa::{Op, Role, Value};
+use ptxc_mir::ir::SrcLoc;
 use smallvec::SmallVec;
 
 /// A virtual register.
@@ -201,6 +202,8 @@ pub struct MInst {
     pub guard: Option<(VReg, bool)>,
     /// The block a non-branch instruction refers to (BSSY's reconvergence point).
     pub target: Option<BlockId>,
+    /// The PTX instruction it was selected from (for line tables), if known.
+    pub srcloc: SrcLoc,
 }
 
 impl MInst {
@@ -210,6 +213,7 @@ impl MInst {
             kind,
             guard: None,
             target: None,
+            srcloc: SrcLoc::NONE,
         }
     }
 

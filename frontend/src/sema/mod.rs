@@ -16,7 +16,7 @@ mod symbols;
 pub mod table;
 
 use crate::ast::{self, Item, Linkage, StateSpace};
-use crate::checked::{CheckedModule, VarId, VarInfo};
+use crate::checked::{CheckedModule, SourceFile, VarId, VarInfo};
 use crate::diag::Diagnostic;
 use symbols::{ModuleSymbols, Signature};
 
@@ -52,11 +52,24 @@ pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
         diags.sort_by_key(|d| d.span.start);
         return Err(diags);
     }
+    let files = m
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::File { index, name, span } => Some(SourceFile {
+                index: *index,
+                name: name.clone(),
+                span: *span,
+            }),
+            _ => None,
+        })
+        .collect();
     Ok(CheckedModule {
         version: m.version,
         target_sm,
         globals,
         functions,
+        files,
     })
 }
 

@@ -408,6 +408,15 @@ fn vector(
             .map(|i| 1u32 << i),
         _ => w.mods.vector.map(u32::from),
     };
+    if n == 1 && expected.is_none() {
+        // `{%r1}` without `.v1` (LLVM writes it in Triton's inline assembly): ptxas reads a
+        // one-element vector as its element.
+        return if dest {
+            destination(body, w, &items[0])
+        } else {
+            source(body, w, &items[0])
+        };
+    }
     let elem_want = match (expected, w.ty) {
         (Some(e), _) if e == n => w.ty,
         (None, Some(t)) if w.spec.op == Opcode::Mov && n > 1 && t.size() % n == 0 => None,

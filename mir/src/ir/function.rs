@@ -2,6 +2,7 @@
 
 use super::entities::{Block, Inst, Value};
 use super::inst::{Aux, InstData, Opcode};
+use super::srcloc::SrcLoc;
 use super::types::Type;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
@@ -89,6 +90,11 @@ pub struct Function {
     pub blocks: PrimaryMap<Block, BlockData>,
     /// Block order; the first is the entry.
     pub layout: Vec<Block>,
+    /// The PTX position of each instruction made while [`Function::cur_srcloc`] was set (for
+    /// line tables); none for the rest.
+    pub srclocs: SecondaryMap<Inst, SrcLoc>,
+    /// The position new instructions get (the lowering sets it to each PTX instruction's).
+    pub cur_srcloc: SrcLoc,
 }
 
 impl Function {
@@ -98,6 +104,15 @@ impl Function {
             name: name.to_string(),
             ..Function::default()
         }
+    }
+
+    /// Adds `data` to the arena, at the current source position.
+    fn push_inst(&mut self, data: InstData) -> Inst {
+        let inst = self.insts.push(data);
+        if !self.cur_srcloc.is_none() {
+            self.srclocs[inst] = self.cur_srcloc;
+        }
+        inst
     }
 
     /// The entry block.
@@ -125,7 +140,7 @@ impl Function {
 
     /// Appends an instruction producing results of `result_types` to `block`.
     pub fn append(&mut self, block: Block, data: InstData, result_types: &[Type]) -> Inst {
-        let inst = self.insts.push(data);
+        let inst = self.push_inst(data);
         let results = result_types
             .iter()
             .enumerate()
@@ -150,7 +165,7 @@ impl Function {
     /// Creates an instruction with the table's result types without placing it in a block.
     pub fn create_inst(&mut self, data: InstData) -> Inst {
         let types = crate::ir::typing::result_types(&data);
-        let inst = self.insts.push(data);
+        let inst = self.push_inst(data);
         let results = types
             .iter()
             .enumerate()

@@ -110,10 +110,11 @@ impl<'a> Lowerer<'a> {
                 self.ssa.seal(&mut self.func, self.cur);
             }
             for &stmt in &seg.stmts {
-                if let CheckedStmt::Inst(inst) = &self.src.body[stmt]
-                    && let Err(e) = self.lower_guarded(inst)
-                {
-                    self.errors.push(e);
+                if let CheckedStmt::Inst(inst) = &self.src.body[stmt] {
+                    self.func.cur_srcloc = crate::ir::SrcLoc::at(inst.span.start);
+                    if let Err(e) = self.lower_guarded(inst) {
+                        self.errors.push(e);
+                    }
                 }
             }
             self.lower_exit(seg, i, &blocks);
@@ -136,10 +137,14 @@ impl<'a> Lowerer<'a> {
 
     fn lower_exit(&mut self, seg: &Segment, i: usize, blocks: &[Block]) {
         let next = blocks.get(i + 1).copied();
-        let guard = seg.last.and_then(|s| match &self.src.body[s] {
-            CheckedStmt::Inst(inst) => inst.guard,
+        let last = seg.last.and_then(|s| match &self.src.body[s] {
+            CheckedStmt::Inst(inst) => Some(inst),
             _ => None,
         });
+        if let Some(inst) = last {
+            self.func.cur_srcloc = crate::ir::SrcLoc::at(inst.span.start);
+        }
+        let guard = last.and_then(|inst| inst.guard);
         let ret = self.frame.ret_target;
         match (&seg.exit, next) {
             (Exit::FallThrough, Some(n)) => self.jump(n),
@@ -523,6 +528,7 @@ impl<'a> Lowerer<'a> {
 
     /// Finishes: removes trivial block parameters.
     pub fn finish(mut self) -> Function {
+        self.func.cur_srcloc = crate::ir::SrcLoc::NONE;
         remove_trivial_params(&mut self.func);
         self.func
     }
