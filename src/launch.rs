@@ -183,6 +183,9 @@ pub struct LaunchSpec {
     pub params: Vec<ParamSpec>,
     /// Buffers by name.
     pub buffers: BTreeMap<String, BufferInit>,
+    /// Initial contents of module variables (`__device__` / `__constant__`) by name, like
+    /// `cudaMemcpyToSymbol`.
+    pub symbols: BTreeMap<String, BufferInit>,
 }
 
 /// Reads and checks a launch specification file.
@@ -197,7 +200,15 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
     let root: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| format!("invalid TOML: {e}"))?;
-    const KEYS: [&str; 6] = ["kernel", "grid", "block", "dynamic_shared_bytes", "params", "buffers"];
+    const KEYS: [&str; 7] = [
+        "kernel",
+        "grid",
+        "block",
+        "dynamic_shared_bytes",
+        "params",
+        "buffers",
+        "symbols",
+    ];
     if let Some(k) = root.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("unknown key `{k}` (expected one of {})", KEYS.join(", ")));
     }
@@ -217,7 +228,8 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
             ));
         }
     };
-    let buffers = buffers(&root, base)?;
+    let symbols = sections(&root, base, "symbols")?;
+    let buffers = sections(&root, base, "buffers")?;
     let params = params(&root, &buffers)?;
     Ok(LaunchSpec {
         kernel,
@@ -226,6 +238,7 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
         dynamic_shared_bytes,
         params,
         buffers,
+        symbols,
     })
 }
 
@@ -249,16 +262,17 @@ fn dims(root: &toml::Table, key: &str) -> Result<[u32; 3], String> {
     Ok(out)
 }
 
-fn buffers(root: &toml::Table, base: &Path) -> Result<BTreeMap<String, BufferInit>, String> {
+/// The `[buffers.NAME]` (or `[symbols.NAME]`) sections.
+fn sections(root: &toml::Table, base: &Path, key: &str) -> Result<BTreeMap<String, BufferInit>, String> {
     let mut out = BTreeMap::new();
-    let Some(v) = root.get("buffers") else {
+    let Some(v) = root.get(key) else {
         return Ok(out);
     };
     let table = v
         .as_table()
-        .ok_or("`buffers` must be a table of [buffers.NAME] sections")?;
+        .ok_or_else(|| format!("`{key}` must be a table of [{key}.NAME] sections"))?;
     for (name, b) in table {
-        let at = format!("buffers.{name}");
+        let at = format!("{key}.{name}");
         let t = b.as_table().ok_or_else(|| format!("`{at}` must be a table"))?;
         if let Some(k) = t.keys().find(|k| !["file", "dtype", "len"].contains(&k.as_str())) {
             return Err(format!("`{at}`: unknown key `{k}` (expected file, or dtype and len)"));

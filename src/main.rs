@@ -91,6 +91,9 @@ enum Command {
         /// Write a Chrome trace-event timeline (one track per warp; open in Perfetto).
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Fault after this many warp instructions (catches infinite loops; default 2^32).
+        #[arg(long)]
+        max_instructions: Option<u64>,
     },
     /// Compile a kernel with every scheduling heuristic, run each on the timed simulator and
     /// compare cycles, stalls, registers and instruction counts.
@@ -237,9 +240,13 @@ fn run(cli: Cli) -> Result<(), String> {
             engine: run_engine,
             mode,
             trace,
+            max_instructions,
         } => {
-            let config = ptxc_sim::Config::by_name(&device)
+            let mut config = ptxc_sim::Config::by_name(&device)
                 .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            if let Some(n) = max_instructions {
+                config.instruction_limit = n;
+            }
             let engine = match mode {
                 Mode::Functional => ptxc_sim::Engine::Functional,
                 Mode::Timed => ptxc_sim::Engine::Timed,

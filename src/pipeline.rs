@@ -131,14 +131,14 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
         max_registers: opts.max_registers,
         fmad: opts.fmad,
     };
-    let mut dump = |kernel: &str, stage: Stage, text: &str| {
-        let wanted = match stage {
-            Stage::Vcode => Dump::Vcode,
-            Stage::Sass => Dump::Sass,
-        };
-        if opts.dumps.contains(&wanted) {
-            eprintln!("// {kernel} after {wanted:?}\n{text}");
-        }
+    let as_dump = |stage: Stage| match stage {
+        Stage::Vcode => Dump::Vcode,
+        Stage::Sass => Dump::Sass,
     };
-    compile_module(&module, &backend_opts, &mut dump).map_err(|e| CompileError(format!("{file_name}: error: {e}")))
+    let wanted = |stage: Stage| opts.dumps.contains(&as_dump(stage));
+    let mut dump = |kernel: &str, stage: Stage, text: &str| {
+        eprintln!("// {kernel} after {:?}\n{text}", as_dump(stage));
+    };
+    compile_module(&module, &backend_opts, &wanted, &mut dump)
+        .map_err(|e| CompileError(format!("{file_name}: error: {e}")))
 }

@@ -32,7 +32,15 @@ pub struct RunOptions {
 pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOutput, String> {
     let config = opts.config.clone();
     let mut dev = Device::new(config);
-    let m = dev.load(module).map_err(|e| e.to_string())?;
+    let mut m = dev.load(module).map_err(|e| e.to_string())?;
+    for (name, init) in &spec.symbols {
+        let bytes = match init {
+            BufferInit::File(p) => npy::read(p)?.bytes,
+            BufferInit::Zero { dtype, len } => vec![0; dtype.size() * len],
+        };
+        dev.write_symbol(&mut m, name, &bytes)
+            .map_err(|e| format!("symbols.{name}: {e}"))?;
+    }
     let k = m.kernel(&spec.kernel).map_err(|_| {
         let names: Vec<&str> = m.kernels.iter().map(|k| k.name.as_str()).collect();
         format!(

@@ -46,11 +46,19 @@ const COMPILED: &[&str] = &[
     "mandelbrot",
 ];
 
-/// Compiled kernels whose every instruction the simulator on `main` executes: none yet (it
-/// lacks I2F, F2I, F2F, FRND, FCHK, STS and the f64 instructions). With the simulator branch
-/// merged, `div_sqrt_f32`, `div_sqrt_f64`, `int_divmod`, `daxpy_f64` and `mandelbrot` pass,
-/// and `conversions` does except where its F2I turns NaN into 0 without `.NTZ`.
-const ON_SIMULATOR: &[&str] = &[];
+/// Compiled kernels run on the simulator: all but `conversions`, whose `__double2uint_rz` of
+/// a NaN is 0x80000000 on the simulator (F2I.U32.F64 without `.NTZ`, as the PTX ISA
+/// specifies: NaN gives `1 << (w - 1)` for f64 sources) and 0 on the MIR interpreter.
+const ON_SIMULATOR: &[&str] = &[
+    "half2_math",
+    "transcendental",
+    "div_sqrt_f32",
+    "div_sqrt_f64",
+    "int_divmod",
+    "daxpy_f64",
+    "nbody_f32",
+    "mandelbrot",
+];
 
 /// Threads per CTA and elements per kernel.
 const BLOCK: u32 = 128;
@@ -214,6 +222,7 @@ impl Launch {
             dynamic_shared_bytes: 0,
             params,
             buffers,
+            symbols: Default::default(),
         }
     }
 }
@@ -551,11 +560,14 @@ fn transcendental() -> (Launch, Reference) {
         ],
     );
     // The fast functions' absolute errors make the relative error of sin*cos and tan large
-    // near their zeros: those are checked against the interpreter (its MUFU is exact).
+    // near their zeros: those are checked against the interpreter (its MUFU is exact), within
+    // 1e-3 relative and 5e-5 absolute near zero: MUFU.SIN/COS take the argument in
+    // revolutions, rounded by the multiplication by 1/(2π) before them, and `__tanf` divides
+    // by a cosine that may be small.
     (
         launch,
         vec![
-            ("fast", None, vec![Tol::Rel(1e-4)]),
+            ("fast", None, vec![Tol::RelAbs(1e-3, 0.05)]),
             ("precise", Some(precise), vec![Tol::RelAbs(1e-5, 1.0)]),
             ("dp", Some(dp), vec![Tol::Rel(1e-14)]),
         ],
@@ -670,7 +682,7 @@ fn compare(name: &str, engine: &str, got: &Outputs, original: &Outputs, referenc
         let g = values(&got[*buf]);
         let (w, tols) = match want {
             Some(w) => (w.clone(), tols.clone()),
-            None => (values(&original[*buf]), vec![Tol::Exact]),
+            None => (values(&original[*buf]), tols.clone()),
         };
         check(&format!("{name} ({engine}) `{buf}`"), &g, &w, &tols);
     }

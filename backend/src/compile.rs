@@ -149,12 +149,16 @@ pub struct CompiledKernel {
 /// Fewest registers `--max-registers` accepts (ptxas' minimum for `-maxrregcount`).
 pub const MIN_REGISTERS: u32 = 16;
 
+/// Receives the text of a stage, produced on demand (formatting costs time nobody needs
+/// unless a dump was asked for).
+pub type DumpSink<'a> = &'a mut dyn FnMut(Stage, &dyn Fn() -> String);
+
 /// Compiles one kernel; `dump` receives the text of each stage.
 pub fn compile_function(
     f: &Function,
     vars: &KernelVars,
     opts: &Options,
-    dump: &mut dyn FnMut(Stage, &str),
+    dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
     let mut f = f.clone();
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
@@ -167,7 +171,7 @@ pub fn compile_function(
             crate::sched::pre_ra::NAMES.join(", ")
         )));
     }
-    dump(Stage::Vcode, &vcode.to_string());
+    dump(Stage::Vcode, &|| vcode.to_string());
     let limit = [opts.max_registers, f.max_nreg]
         .into_iter()
         .flatten()
@@ -195,7 +199,7 @@ pub fn compile_function(
     }
     assign_control(&mut blocks);
     let assembled = assemble(&blocks)?;
-    dump(Stage::Sass, &sass_text(&assembled));
+    dump(Stage::Sass, &|| sass_text(&assembled));
     let highest_gpr = assembled
         .insts
         .iter()
@@ -255,20 +259,43 @@ pub struct Compiled {
     pub warnings: Vec<String>,
 }
 
-/// Compiles every kernel of `m` into a cubin.
+/// A compiled kernel and the stage texts it produced for `--dump`.
+type KernelWithDumps = (CompiledKernel, Vec<(Stage, String)>);
+
+/// Compiles every kernel of `m` into a cubin, the kernels in parallel (rayon). `wanted`
+/// says which stages to dump; `dump` then receives each kernel's texts, in module order.
 pub fn compile_module(
     m: &Module,
     opts: &Options,
+    wanted: &(dyn Fn(Stage) -> bool + Sync),
     dump: &mut dyn FnMut(&str, Stage, &str),
 ) -> Result<Compiled, BackendError> {
+    use rayon::prelude::*;
     let mut module = CubinModule::new(75);
     module.flavour = opts.flavour;
     let module_vars = ModuleVars::new(m)?;
     let mut resources = Vec::new();
     let mut warnings = Vec::new();
-    for f in &m.functions {
+    let compiled: Vec<Result<KernelWithDumps, BackendError>> = m
+        .functions
+        .par_iter()
+        .map(|f| {
+            let mut texts = Vec::new();
+            let vars = module_vars.kernel(f);
+            let k = compile_function(f, &vars, opts, &mut |stage, text| {
+                if wanted(stage) {
+                    texts.push((stage, text()));
+                }
+            })?;
+            Ok((k, texts))
+        })
+        .collect();
+    for (f, result) in m.functions.iter().zip(compiled) {
+        let (k, texts) = result?;
+        for (stage, text) in texts {
+            dump(&f.name, stage, &text);
+        }
         let vars = module_vars.kernel(f);
-        let k = compile_function(f, &vars, opts, &mut |stage, text| dump(&f.name, stage, text))?;
         let (spill_stores, spill_loads) = (k.spill_stores, k.spill_loads);
         warnings.extend(k.warnings.iter().cloned());
         let img = kernel_image(f, &vars, k);

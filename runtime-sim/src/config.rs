@@ -19,6 +19,9 @@ pub struct Config {
     pub instruction_limit: u64,
     /// Memory latencies and cache sizes of the timed engine.
     pub memory: MemoryTiming,
+    /// Global accesses past the end of an allocation fault even inside its mapped granule
+    /// (the hardware does not fault there; see [`crate::memory`]).
+    pub strict_memory: bool,
 }
 
 /// Memory latencies (cycles) and cache sizes (128-byte lines) of the timed engine. Defaults
@@ -85,6 +88,7 @@ impl Config {
             ctas_per_sm: 16,
             instruction_limit: 1 << 32,
             memory: MemoryTiming::default(),
+            strict_memory: false,
         }
     }
 

@@ -1,21 +1,32 @@
-//! Instructions decoded once at load time into a form the engine executes quickly: operands
-//! by role, modifier values by name, absolute branch targets, and the register accesses the
-//! hazard model checks.
+//! Instructions decoded once at load time into a form the engines execute quickly: operands
+//! by role, modifier values by name, absolute branch targets, the semantic function that
+//! runs the instruction, its timing facts, and the register accesses the hazard model checks.
 
-use ptxc_backend::isa::access::{Accesses, accesses, needs_write_scoreboard, reads_late};
-use ptxc_backend::isa::{Control, Inst, Op, PT, RZ, Role, Value};
+use crate::exec::semantics::{self, ExecFn};
+use ptxc_backend::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
+use ptxc_backend::isa::desc::{OpKind, Pipe, Show};
+use ptxc_backend::isa::timing::LatCat;
+use ptxc_backend::isa::{Control, Inst, Op, PT, RZ, Role, URZ, Value};
+use smallvec::SmallVec;
 
 /// A source operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Src {
     /// A general register (RZ reads 0).
     Reg(u8),
-    /// A uniform register.
+    /// A uniform register (URZ reads 0).
     UReg(u8),
     /// An immediate (raw bits).
     Imm(u64),
     /// `c[bank][offset]`, optionally indexed by a register.
-    Const { bank: u8, offset: i32, reg: Option<u8> },
+    Const {
+        /// Bank number.
+        bank: u8,
+        /// Byte offset.
+        offset: i32,
+        /// Index register (`c[0x3][R2+0x10]`).
+        reg: Option<u8>,
+    },
     /// No operand in this slot.
     None,
 }
@@ -29,28 +40,64 @@ pub struct SrcOp {
     pub neg: bool,
     /// `|x|`.
     pub abs: bool,
+    /// `~x`.
+    pub not: bool,
+    /// Suffix field (half swizzle `.H0_H0`/`.H1_H1`/`.F32`, sub-word select, ...).
+    pub swizzle: u8,
 }
 
 impl SrcOp {
-    const NONE: SrcOp = SrcOp {
+    /// An absent operand.
+    pub const NONE: SrcOp = SrcOp {
         src: Src::None,
         neg: false,
         abs: false,
+        not: false,
+        swizzle: 0,
     };
+
+    /// True if the operand is present.
+    pub fn present(&self) -> bool {
+        self.src != Src::None
+    }
 }
 
-/// A predicate operand.
+/// A predicate operand (general or uniform predicate file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PredOp {
     /// Index (7 = PT).
     pub idx: u8,
     /// Negated.
     pub neg: bool,
+    /// A uniform predicate (UP0..UP6, UPT).
+    pub uniform: bool,
 }
 
 impl PredOp {
     /// PT.
-    pub const TRUE: PredOp = PredOp { idx: PT, neg: false };
+    pub const TRUE: PredOp = PredOp {
+        idx: PT,
+        neg: false,
+        uniform: false,
+    };
+}
+
+/// A memory address operand `[Ra + URb + offset]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Addr {
+    /// Base register (RZ: none).
+    pub base: u8,
+    /// Uniform register added to the base (`[R2.64+UR4]`).
+    pub ureg: Option<u8>,
+    /// Signed byte offset.
+    pub offset: i32,
+    /// `.X4/.X8/.X16` scaling of the base register (shared memory), as a shift.
+    pub scale: u8,
+    /// The base is a 64-bit register pair (else a 32-bit register, zero-extended).
+    pub wide: bool,
+    /// The uniform register is a 64-bit pair (64-bit `.E` addresses of global and generic
+    /// accesses, also under a 32-bit `.U32` base: `[R5.U32+UR4]` is `zext(R5) + UR4:UR5`).
+    pub ureg_wide: bool,
 }
 
 /// Modifier values the engine uses, extracted by name once.
@@ -80,6 +127,35 @@ pub struct Mods {
     pub wide: bool,
     pub clear: bool,
     pub scale: u8,
+    pub byte: u8,
+    pub pand: bool,
+    pub op: u8,
+    pub lut: u8,
+    pub shift: bool,
+    pub all: bool,
+    pub any: bool,
+    pub eq: bool,
+    pub dst_num: NumType,
+    pub src_num: NumType,
+    pub atom_op: AtomOp,
+    pub atom_type: NumType,
+    pub ntz: bool,
+    pub sh: bool,
+    pub u64: bool,
+    pub defer: bool,
+    pub trunc: u8,
+    pub absolute: bool,
+    pub inc: bool,
+    pub dec: bool,
+    pub flo_sh: bool,
+    pub count: u8,
+    pub flag: bool,
+    pub cas_try: bool,
+}
+
+/// Reads a modifier called `name`, if the form has one.
+fn mod_value(inst: &Inst, name: &str) -> Option<u16> {
+    inst.mod_value(name)
 }
 
 impl Mods {
@@ -87,39 +163,306 @@ impl Mods {
         let mut m = Mods {
             signed: true,
             size: 4,
+            scale: 4,
             ..Mods::default()
         };
         for (desc, &v) in inst.desc().mods.iter().zip(&inst.mods) {
             let b = v != 0;
+            let byte = v as u8;
             match desc.name {
                 "signed" => m.signed = b,
                 "x" => m.x = b,
-                "cmp" => m.cmp = v as u8,
-                "bop" => m.bop = v as u8,
+                "cmp" => m.cmp = byte,
+                "bop" => m.bop = byte,
                 "ex" => m.ex = b,
                 "ftz" => m.ftz = b,
-                "rnd" => m.rnd = v as u8,
+                "rnd" => m.rnd = byte,
                 "sat" => m.sat = b,
-                "fmz" => m.fmz = b,
-                "size" => m.size = v as u8,
+                "fmz" => {
+                    // FMUL/FFMA: 1 = .FMZ; HMUL2/HFMA2: 1 = .FMZ, 2 = .FTZ.
+                    m.fmz = v == 1;
+                    m.ftz |= v == 2;
+                }
+                "redop" | "space" | "kind" | "shape" => m.op = byte,
+                "count" => m.count = byte,
+                "f16" | "f32" | "bf" | "h_and" | "u" => m.flag = b,
+                "size" => m.size = byte,
                 "hi" => m.hi = b,
                 "right" => m.right = b,
-                "type" => m.shf_type = v as u8,
+                "type" => m.shf_type = byte,
                 "w" => m.w = b,
                 "sx32" => m.sx32 = b,
-                "func" => m.func = v as u8,
+                "func" => m.func = byte,
                 "e" => m.e = b,
-                "sem" => m.sem = v as u8,
-                "scope" => m.scope = v as u8,
-                "mode" => m.mode = v as u8,
+                "sem" => m.sem = byte,
+                "scope" => m.scope = byte,
+                "mode" => m.mode = byte,
                 "wide" => m.wide = b,
                 "clear" => m.clear = b,
-                "scale" => m.scale = v as u8,
+                "scale" => m.scale = byte,
+                "byte" => m.byte = byte,
+                "pand" => m.pand = b,
+                "op" => m.op = byte,
+                "ntz" => m.ntz = b,
+                "sh" => m.sh = b,
+                "u64" => m.u64 = b,
+                "defer" => m.defer = b,
+                "trunc" => m.trunc = byte,
+                "abs" => m.absolute = b,
+                "inc" => m.inc = b,
+                "dec" => m.dec = b,
+                "all" => m.all = b,
+                "any" => m.any = b,
+                "eq" => m.eq = b,
                 _ => {}
             }
         }
+        let _ = mod_value;
+        m.apply_spellings(inst);
         m
     }
+
+    /// Number types and rounding words found in the modifiers' spellings (`.F16`, `.S64`,
+    /// `.TRUNC`, `.RP` ...), assigned to destination and source by the operation's kind.
+    fn apply_spellings(&mut self, inst: &Inst) {
+        let form = inst.desc();
+        let mut types: SmallVec<[NumType; 2]> = SmallVec::new();
+        for (desc, &v) in form.mods.iter().zip(&inst.mods) {
+            let Some(spelling) = desc.values.iter().find(|(x, _)| *x == v).map(|(_, s)| *s) else {
+                continue;
+            };
+            for word in spelling.split('.').filter(|w| !w.is_empty()) {
+                if let Some(t) = NumType::from_word(word) {
+                    types.push(t);
+                }
+                match word {
+                    "TRUNC" | "RZ" => self.rnd = 3,
+                    "FLOOR" | "RM" => self.rnd = 1,
+                    "CEIL" | "RP" => self.rnd = 2,
+                    "RN" | "RNI" => self.rnd = 0,
+                    "SAT" => self.sat = true,
+                    "FTZ" => self.ftz = true,
+                    _ => {}
+                }
+            }
+        }
+        let mnemonic = form.mnemonic;
+        let base = mnemonic.split('.').next().unwrap_or(mnemonic);
+        for word in mnemonic.split('.').skip(1) {
+            if let Some(t) = NumType::from_word(word) {
+                types.insert(0, t);
+            }
+        }
+        if matches!(base, "SHFL" | "VOTE" | "VOTEU" | "MATCH") {
+            let text = spellings(inst);
+            for word in text.split('.') {
+                match (base, word) {
+                    ("SHFL", "IDX") | ("VOTE" | "VOTEU", "ALL") | ("MATCH", "ANY") => self.op = 0,
+                    ("SHFL", "UP") | ("VOTE" | "VOTEU", "ANY") | ("MATCH", "ALL") => self.op = 1,
+                    ("SHFL", "DOWN") | ("VOTE" | "VOTEU", "EQ") => self.op = 2,
+                    ("SHFL", "BFLY") => self.op = 3,
+                    ("MATCH", "U64") => self.u64 = true,
+                    _ => {}
+                }
+            }
+        }
+        if matches!(base, "ATOMG" | "ATOMS" | "ATOM" | "RED") {
+            self.atom_type = match inst.mod_value("atype") {
+                Some(1) => NumType::S32,
+                Some(2) => NumType::U64,
+                Some(3) => NumType::F32,
+                Some(4) => NumType::F16x2,
+                Some(5) => NumType::S64,
+                Some(6) => NumType::F64,
+                _ => NumType::U32,
+            };
+            // `.CAST` (1, 3 = .CAST.SPIN): compare-and-swap that returns whether it swapped.
+            self.cas_try = inst.mod_value("cas").is_some_and(|v| v & 1 == 1);
+            self.atom_op = if inst.mod_value("cas").is_some() {
+                AtomOp::Cas
+            } else {
+                AtomOp::from_spelling(&spellings(inst))
+            };
+        }
+        if base == "IDP" {
+            // atype and btype: the types of A's and B's elements.
+            self.src_num = types.first().copied().unwrap_or(NumType::U8);
+            self.dst_num = types.get(1).copied().unwrap_or(NumType::U8);
+            return;
+        }
+        let ints: SmallVec<[NumType; 2]> = types.iter().copied().filter(|t| !t.is_float()).collect();
+        let floats: SmallVec<[NumType; 2]> = types.iter().copied().filter(|t| t.is_float()).collect();
+        let (dst, src) = match base {
+            "I2F" => (floats.first().copied(), ints.first().copied()),
+            "F2I" => (ints.first().copied(), floats.first().copied()),
+            "F2F" | "I2I" | "I2IP" | "FRND" => (types.first().copied(), types.get(1).copied()),
+            _ => (None, None),
+        };
+        let (dst_default, src_default) = match base {
+            "I2F" => (NumType::F32, NumType::S32),
+            "F2I" => (NumType::S32, NumType::F32),
+            "I2I" | "I2IP" => (NumType::S32, NumType::S32),
+            _ => (NumType::F32, NumType::F32),
+        };
+        self.dst_num = dst.unwrap_or(dst_default);
+        self.src_num = src.unwrap_or(if base == "F2F" || base == "FRND" {
+            self.dst_num
+        } else {
+            src_default
+        });
+    }
+}
+
+/// The operation of an atomic or reduction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum AtomOp {
+    #[default]
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+impl AtomOp {
+    /// The operation named in an instruction's spelling (`ATOMG.E.ADD.F32...`).
+    pub fn from_spelling(s: &str) -> AtomOp {
+        for word in s.split('.') {
+            let op = match word {
+                "ADD" => AtomOp::Add,
+                "MIN" => AtomOp::Min,
+                "MAX" => AtomOp::Max,
+                "INC" => AtomOp::Inc,
+                "DEC" => AtomOp::Dec,
+                "AND" => AtomOp::And,
+                "OR" => AtomOp::Or,
+                "XOR" => AtomOp::Xor,
+                "EXCH" => AtomOp::Exch,
+                "CAS" => AtomOp::Cas,
+                _ => continue,
+            };
+            return op;
+        }
+        AtomOp::Add
+    }
+}
+
+/// The mnemonic and every modifier spelling of an instruction (`LDG.E.64.SYS`).
+pub fn spellings(inst: &Inst) -> String {
+    let form = inst.desc();
+    let mut s = form.mnemonic.to_string();
+    for (desc, &v) in form.mods.iter().zip(&inst.mods) {
+        if let Some((_, sp)) = desc.values.iter().find(|(x, _)| *x == v) {
+            s.push_str(sp);
+        }
+    }
+    s
+}
+
+/// A number type named by a conversion's modifiers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum NumType {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    #[default]
+    S32,
+    U64,
+    S64,
+    F16,
+    F32,
+    F64,
+    /// Two packed halves (atomics).
+    F16x2,
+}
+
+impl NumType {
+    /// The type a spelling word names (`S16`, `F64` ...).
+    pub fn from_word(w: &str) -> Option<NumType> {
+        Some(match w {
+            "U8" => NumType::U8,
+            "S8" => NumType::S8,
+            "U16" => NumType::U16,
+            "S16" => NumType::S16,
+            "U32" => NumType::U32,
+            "S32" => NumType::S32,
+            "U64" => NumType::U64,
+            "S64" => NumType::S64,
+            "F16" => NumType::F16,
+            "F32" => NumType::F32,
+            "F64" => NumType::F64,
+            _ => return None,
+        })
+    }
+
+    /// Size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            NumType::U8 | NumType::S8 => 1,
+            NumType::U16 | NumType::S16 | NumType::F16 => 2,
+            NumType::U32 | NumType::S32 | NumType::F32 | NumType::F16x2 => 4,
+            NumType::U64 | NumType::S64 | NumType::F64 => 8,
+        }
+    }
+
+    /// A floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, NumType::F16 | NumType::F32 | NumType::F64 | NumType::F16x2)
+    }
+
+    /// A signed integer type.
+    pub fn is_signed(self) -> bool {
+        matches!(self, NumType::S8 | NumType::S16 | NumType::S32 | NumType::S64)
+    }
+}
+
+/// A destination register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dst {
+    /// First register (RZ / URZ: none).
+    pub reg: u8,
+    /// Consecutive registers written.
+    pub width: u8,
+    /// A uniform register.
+    pub uniform: bool,
+}
+
+impl Dst {
+    /// No destination.
+    pub const NONE: Dst = Dst {
+        reg: RZ,
+        width: 1,
+        uniform: false,
+    };
+
+    /// True if something is written.
+    pub fn present(&self) -> bool {
+        if self.uniform { self.reg != URZ } else { self.reg != RZ }
+    }
+}
+
+/// The timing facts of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// Latency category.
+    pub cat: LatCat,
+    /// Execution pipe.
+    pub pipe: Pipe,
+    /// Result through a write scoreboard.
+    pub variable_latency: bool,
+    /// Reads registers after issue.
+    pub reads_late: bool,
+    /// Fixed-latency (reads its operands in the issue window; bank conflicts apply).
+    pub coupled: bool,
 }
 
 /// One decoded instruction.
@@ -129,17 +472,22 @@ pub struct Decoded {
     pub pc: u32,
     /// Semantic operation.
     pub op: Op,
-    /// The full instruction (for messages and rarely used fields).
-    pub inst: Inst,
+    /// The function that runs it (see [`semantics`]).
+    pub exec: ExecFn,
+    /// The function moves program counters itself (control flow).
+    pub flow: bool,
+    /// The full instruction (for messages and rarely used fields); `None` if it could not
+    /// be decoded.
+    pub inst: Option<Inst>,
+    /// Why the instruction could not be decoded.
+    pub decode_error: Option<String>,
     /// Guard predicate.
     pub guard: PredOp,
-    /// Destination register (RZ if none) and its width in registers.
-    pub dst: u8,
-    /// Width of the destination.
-    pub dst_width: u8,
+    /// Destination register.
+    pub dst: Dst,
     /// Predicate destinations (PT if none).
-    pub pd: [u8; 2],
-    /// Sources A, B, C.
+    pub pd: [PredOp; 2],
+    /// Source A.
     pub a: SrcOp,
     /// Source B.
     pub b: SrcOp,
@@ -147,9 +495,9 @@ pub struct Decoded {
     pub c: SrcOp,
     /// Predicate sources.
     pub ps: [PredOp; 3],
-    /// Memory address: base register, offset.
-    pub addr: Option<(u8, i32)>,
-    /// Data register of stores (and its width).
+    /// Memory address.
+    pub addr: Option<Addr>,
+    /// Data register of stores and atomics (and its width).
     pub data: Option<(u8, u8)>,
     /// Other immediates (LOP3 table, LEA shift, BAR id...).
     pub other: u64,
@@ -157,24 +505,36 @@ pub struct Decoded {
     pub aux: u64,
     /// Absolute branch target.
     pub target: Option<u32>,
-    /// Special register / barrier register number.
+    /// Special register / convergence-barrier register number.
     pub special: u8,
     /// Modifiers.
     pub m: Mods,
     /// Register accesses for the hazard model.
     pub accesses: Accesses,
-    /// Result through a write scoreboard.
-    pub variable_latency: bool,
-    /// Reads registers after issue.
-    pub reads_late: bool,
+    /// Timing facts.
+    pub timing: Timing,
     /// Control code.
     pub ctrl: Control,
+    /// The highest general register touched + 1 (for sizing the register file).
+    pub regs_used: u16,
+    /// The memory space of memory instructions.
+    pub space: semantics::Space,
+}
+
+/// True if memory operand `i` of `inst` spells its base register's width (`.U32`/`.64`, the
+/// uniform-register forms of global and generic accesses).
+fn has_width_suffix(inst: &Inst, i: usize) -> bool {
+    inst.desc().operands[i]
+        .swizzle
+        .is_some_and(|s| s.values.iter().any(|&(_, spelling)| spelling == ".U32"))
 }
 
 fn src_of(inst: &Inst, role: Role) -> SrcOp {
-    let Some(o) = inst.get(role) else {
+    let form = inst.desc();
+    let Some(i) = form.operand_index(role) else {
         return SrcOp::NONE;
     };
+    let o = &inst.operands[i];
     let src = match o.value {
         Value::Reg(r) => Src::Reg(r),
         Value::UReg(r) => Src::UReg(r),
@@ -186,31 +546,96 @@ fn src_of(inst: &Inst, role: Role) -> SrcOp {
         src,
         neg: o.neg,
         abs: o.abs,
+        not: o.not,
+        swizzle: o.swizzle,
     }
 }
 
 fn pred_of(inst: &Inst, role: Role) -> PredOp {
-    match inst.get(role).map(|o| o.value) {
-        Some(Value::Pred { idx, neg }) => PredOp { idx, neg },
+    let form = inst.desc();
+    let Some(i) = form.operand_index(role) else {
+        return PredOp::TRUE;
+    };
+    let uniform = matches!(form.operands[i].kind, OpKind::Upred { .. });
+    match inst.operands[i].value {
+        Value::Pred { idx, neg } => PredOp { idx, neg, uniform },
         _ => PredOp::TRUE,
     }
+}
+
+/// The highest general register an access list touches, plus one.
+fn regs_used(acc: &Accesses) -> u16 {
+    acc.reads
+        .iter()
+        .chain(&acc.writes)
+        .filter_map(|a| match a.reg {
+            Reg::R(r) if r != RZ => Some(r as u16 + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// `inst` with the operands that exist only under a modifier that is off (`LD`'s `.ZD`
+/// predicate, carry-ins without `.X`) replaced by RZ / PT, so that they are neither
+/// executed nor tracked.
+fn strip_absent(mut inst: Inst) -> Inst {
+    let form = inst.desc();
+    for (i, d) in form.operands.iter().enumerate() {
+        let Show::IfMod(k) = d.show else { continue };
+        if inst.mods.get(k as usize).copied().unwrap_or(0) != 0 {
+            continue;
+        }
+        let o = &mut inst.operands[i];
+        o.value = match o.value {
+            Value::Reg(_) => Value::Reg(RZ),
+            Value::Pred { .. } if d.is_def => Value::Pred { idx: PT, neg: false },
+            v => v,
+        };
+    }
+    inst
 }
 
 impl Decoded {
     /// Decodes `inst` found at byte offset `pc`.
     pub fn new(inst: Inst, pc: u32) -> Decoded {
+        let inst = strip_absent(inst);
         let form = inst.desc();
         let index_of = |role: Role| form.operand_index(role);
-        let (dst, dst_width) = match index_of(Role::Dst).map(|i| (inst.operands[i].value, inst.reg_width(i))) {
-            Some((Value::Reg(r), w)) => (r, w),
-            _ => (RZ, 1),
-        };
-        let pd_of = |role| match inst.get(role).map(|o| o.value) {
-            Some(Value::Pred { idx, .. }) => idx,
-            _ => PT,
-        };
-        let addr = inst.get(Role::Addr).and_then(|o| match o.value {
-            Value::Mem { base, offset, .. } => Some((base, offset)),
+        let dst = index_of(Role::Dst)
+            .map(|i| match (form.operands[i].kind, inst.operands[i].value) {
+                (_, Value::Reg(r)) => Dst {
+                    reg: r,
+                    width: inst.reg_width(i),
+                    uniform: false,
+                },
+                (_, Value::UReg(r)) => Dst {
+                    reg: r,
+                    width: inst.reg_width(i),
+                    uniform: true,
+                },
+                _ => Dst::NONE,
+            })
+            .unwrap_or(Dst::NONE);
+        let wide_addr = inst.mod_value("e") == Some(1);
+        let addr = index_of(Role::Addr).and_then(|i| match inst.operands[i].value {
+            Value::Mem {
+                base,
+                uniform,
+                offset,
+                scale,
+            } => Some(Addr {
+                base,
+                ureg: uniform.filter(|&u| u != URZ),
+                offset,
+                scale: [0, 2, 3, 4][scale as usize & 3],
+                wide: if has_width_suffix(&inst, i) {
+                    inst.operands[i].swizzle == 1
+                } else {
+                    wide_addr || inst.reg_width(i) == 2
+                },
+                ureg_wide: wide_addr,
+            }),
             _ => None,
         });
         let data = index_of(Role::Data).and_then(|i| match inst.operands[i].value {
@@ -221,8 +646,11 @@ impl Decoded {
             Some(Value::Imm(v)) => v,
             _ => 0,
         };
+        // Relative targets count from the next instruction; absolute ones (CALL.ABS) are
+        // code offsets.
         let target = inst.get(Role::Target).and_then(|o| match o.value {
-            Value::Rel(off) => Some((pc as i64 + 16 + off) as u32),
+            Value::Rel(off) => u32::try_from(pc as i64 + 16 + off).ok(),
+            Value::Imm(abs) => u32::try_from(abs).ok(),
             _ => None,
         });
         let special = inst
@@ -233,16 +661,27 @@ impl Decoded {
                 _ => None,
             })
             .unwrap_or(0);
-        Decoded {
+        let meta = form.meta;
+        let acc = accesses(&inst);
+        let timing = Timing {
+            cat: meta.cat,
+            pipe: meta.pipe,
+            variable_latency: needs_write_scoreboard(&inst),
+            reads_late: reads_late(&inst),
+            coupled: meta.cat.is_coupled(),
+        };
+        let mut d = Decoded {
             pc,
             op: form.op,
+            exec: semantics::unsupported,
+            flow: false,
             guard: PredOp {
                 idx: inst.guard,
                 neg: inst.guard_neg,
+                uniform: false,
             },
             dst,
-            dst_width,
-            pd: [pd_of(Role::PredDst0), pd_of(Role::PredDst1)],
+            pd: [pred_of(&inst, Role::PredDst0), pred_of(&inst, Role::PredDst1)],
             a: src_of(&inst, Role::A),
             b: src_of(&inst, Role::B),
             c: src_of(&inst, Role::C),
@@ -258,11 +697,67 @@ impl Decoded {
             target,
             special,
             m: Mods::from_inst(&inst),
-            accesses: accesses(&inst),
-            variable_latency: needs_write_scoreboard(&inst),
-            reads_late: reads_late(&inst),
+            regs_used: regs_used(&acc),
+            space: semantics::space_of_mnemonic(form.mnemonic),
+            accesses: acc,
+            timing,
             ctrl: inst.ctrl,
-            inst,
+            inst: None,
+            decode_error: None,
+        };
+        d.guard.uniform = uniform_guard(&inst);
+        d.inst = Some(inst);
+        (d.exec, d.flow) = semantics::select(&d);
+        d
+    }
+
+    /// A placeholder for an instruction that could not be decoded: it faults if executed.
+    pub fn undecodable(pc: u32, why: String) -> Decoded {
+        Decoded {
+            pc,
+            op: Op::Nop,
+            exec: semantics::undecodable,
+            flow: false,
+            inst: None,
+            decode_error: Some(why),
+            guard: PredOp::TRUE,
+            dst: Dst::NONE,
+            pd: [PredOp::TRUE; 2],
+            a: SrcOp::NONE,
+            b: SrcOp::NONE,
+            c: SrcOp::NONE,
+            ps: [PredOp::TRUE; 3],
+            addr: None,
+            data: None,
+            other: 0,
+            aux: 0,
+            target: None,
+            special: 0,
+            m: Mods::default(),
+            accesses: Accesses::default(),
+            timing: Timing {
+                cat: LatCat::Disp,
+                pipe: Pipe::Misc,
+                variable_latency: false,
+                reads_late: false,
+                coupled: true,
+            },
+            ctrl: Control::default(),
+            regs_used: 0,
+            space: semantics::Space::Global,
         }
     }
+
+    /// The instruction as nvdisasm would print it.
+    pub fn text(&self) -> String {
+        match &self.inst {
+            Some(i) => ptxc_backend::isa::text::inst_text(i, self.pc as u64, &ptxc_backend::isa::text::AddressLabels),
+            None => format!("<undecodable: {}>", self.decode_error.as_deref().unwrap_or("?")),
+        }
+    }
+}
+
+/// True if the form's guard is a uniform predicate (uniform-datapath instructions).
+fn uniform_guard(inst: &Inst) -> bool {
+    inst.desc().uniform_guard
 }

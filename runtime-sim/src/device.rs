@@ -56,9 +56,35 @@ impl Device {
         self.memory.copy_out(addr, len)
     }
 
-    /// Loads a cubin.
-    pub fn load(&self, cubin: &[u8]) -> Result<Module, SimError> {
-        Module::load(cubin)
+    /// Loads a cubin: decodes its kernels and places its module variables in global memory.
+    pub fn load(&mut self, cubin: &[u8]) -> Result<Module, SimError> {
+        Module::load(cubin, &mut self.memory)
+    }
+
+    /// Sets the initial bytes of module variable `name` (`cudaMemcpyToSymbol`): its global
+    /// memory, and constant bank 3 for `__constant__` variables.
+    pub fn write_symbol(&mut self, module: &mut Module, name: &str, bytes: &[u8]) -> Result<(), SimError> {
+        let g = module
+            .global(name)
+            .ok_or_else(|| SimError::Memory(format!("the module has no variable named `{name}`")))?
+            .clone();
+        if bytes.len() as u64 > g.size {
+            return Err(SimError::Memory(format!(
+                "{} bytes do not fit in `{name}` ({} bytes)",
+                bytes.len(),
+                g.size
+            )));
+        }
+        self.memory.copy_in(g.addr, bytes)?;
+        if let Some(off) = g.const_offset {
+            let o = off as usize;
+            let bank = &mut module.const_bank3;
+            if bank.len() < o + bytes.len() {
+                bank.resize(o + bytes.len(), 0);
+            }
+            bank[o..o + bytes.len()].copy_from_slice(bytes);
+        }
+        Ok(())
     }
 
     /// Launches `kernel` of `module` on the timed engine with the parameter block `params`
@@ -91,10 +117,13 @@ impl Device {
                 params.len()
             )));
         }
-        let mut banks = vec![exec::bank0(k, dims, params)];
-        banks.resize(4, Vec::new());
+        let mut banks = vec![exec::bank0(k, dims, params, self.config.sms)];
+        banks.resize(5, Vec::new());
+        banks[2] = k.const_bank2.clone();
         banks[3] = module.const_bank3.clone();
+        banks[4] = module.const_bank4.clone();
         let consts = ConstBanks { banks };
+        self.memory.strict = self.config.strict_memory;
         let mut stats = Stats::default();
         let result = match engine {
             Engine::Functional => exec::run(k, &consts, &mut self.memory, dims, &self.config, &mut stats),

@@ -1,6 +1,8 @@
-//! IEEE single-precision arithmetic with the rounding modes and flush-to-zero of SASS:
-//! round-to-nearest uses the host's IEEE operations; the directed modes correct the
-//! nearest result with the exact rounding error (TwoSum / exact f64 products).
+//! IEEE arithmetic with the rounding modes, flush-to-zero and NaN rules of SASS: round to
+//! nearest uses the host's (correctly rounded) operations, the directed modes go through
+//! [`crate::softfloat`]. Results that are NaN are the GPU's canonical NaN (`0x7fffffff`).
+
+use crate::softfloat::{self as sf, F32, F64};
 
 /// Rounding modes in SASS encoding order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +29,11 @@ impl Rnd {
     }
 }
 
+/// The canonical NaN of f32 results.
+pub const NAN32: u32 = 0x7fff_ffff;
+
 /// Flushes a subnormal to a zero of the same sign.
+#[inline]
 pub fn flush(x: f32) -> f32 {
     if x.is_subnormal() {
         f32::from_bits(x.to_bits() & 0x8000_0000)
@@ -36,112 +42,174 @@ pub fn flush(x: f32) -> f32 {
     }
 }
 
-fn next_up(x: f32) -> f32 {
-    if x.is_nan() || x == f32::INFINITY {
-        return x;
-    }
-    if x == 0.0 {
-        return f32::from_bits(1);
-    }
-    let b = x.to_bits();
-    f32::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
-}
-
-fn next_down(x: f32) -> f32 {
-    -next_up(-x)
-}
-
-/// Adjusts the nearest result `r` of an exact value `r + err` for a directed mode.
-fn direct(r: f32, err: f64, mode: Rnd) -> f32 {
-    if !r.is_finite() || err == 0.0 {
-        return directed_overflow(r, mode);
-    }
-    match mode {
-        Rnd::Rn => r,
-        Rnd::Rp if err > 0.0 => next_up(r),
-        Rnd::Rm if err < 0.0 => next_down(r),
-        // Toward zero: keep r unless the exact value lies between r and zero.
-        Rnd::Rz if r == 0.0 || (err > 0.0) == (r > 0.0) => r,
-        Rnd::Rz if r > 0.0 => next_down(r),
-        Rnd::Rz => next_up(r),
-        _ => r,
+/// Flushes a subnormal f64 to a zero of the same sign.
+#[inline]
+pub fn flush64(x: f64) -> f64 {
+    if x.is_subnormal() {
+        f64::from_bits(x.to_bits() & (1 << 63))
+    } else {
+        x
     }
 }
 
-/// Overflowed nearest results become the largest finite value under directed modes.
-fn directed_overflow(r: f32, mode: Rnd) -> f32 {
-    match (mode, r) {
-        (Rnd::Rz | Rnd::Rm, f32::INFINITY) => f32::MAX,
-        (Rnd::Rz | Rnd::Rp, f32::NEG_INFINITY) => f32::MIN,
-        _ => r,
+/// Canonicalises a NaN result.
+#[inline]
+pub fn canon(x: f32) -> f32 {
+    if x.is_nan() { f32::from_bits(NAN32) } else { x }
+}
+
+/// Canonicalises a NaN f64 result.
+#[inline]
+pub fn canon64(x: f64) -> f64 {
+    if x.is_nan() {
+        f64::from_bits(F64.canonical_nan())
+    } else {
+        x
     }
 }
 
-/// Rounds an f64 (exact value) to f32 with `mode`.
-pub fn round_f64(x: f64, mode: Rnd) -> f32 {
-    let r = x as f32;
-    if mode == Rnd::Rn || x.is_nan() {
-        return r;
-    }
-    if r.is_infinite() && x.is_finite() {
-        return directed_overflow(r, mode);
-    }
-    direct(r, x - r as f64, mode)
+#[inline]
+fn post(r: f32, ftz: bool) -> f32 {
+    canon(if ftz { flush(r) } else { r })
 }
 
 /// `a + b`.
+#[inline]
 pub fn add(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
-    let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
-    let r = a + b;
-    let r = if mode == Rnd::Rn || !r.is_finite() || !a.is_finite() || !b.is_finite() {
-        if r.is_infinite() && a.is_finite() && b.is_finite() {
-            directed_overflow(r, mode)
-        } else {
-            r
-        }
-    } else {
-        // TwoSum: the exact error of the nearest sum.
-        let bb = r - a;
-        let err = (a - (r - bb)) as f64 + (b - bb) as f64;
-        direct(r, err, mode)
-    };
-    if ftz { flush(r) } else { r }
+    if mode == Rnd::Rn {
+        let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
+        return post(a + b, ftz);
+    }
+    f32::from_bits(sf::add(a.to_bits() as u64, b.to_bits() as u64, F32, mode, ftz) as u32)
 }
 
 /// `a * b`.
+#[inline]
 pub fn mul(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
-    let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
-    let r = if mode == Rnd::Rn {
-        a * b
-    } else {
-        round_f64(a as f64 * b as f64, mode)
-    };
-    if ftz { flush(r) } else { r }
+    if mode == Rnd::Rn {
+        let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
+        return post(a * b, ftz);
+    }
+    f32::from_bits(sf::mul(a.to_bits() as u64, b.to_bits() as u64, F32, mode, ftz) as u32)
 }
 
 /// `a * b + c` with one rounding.
+#[inline]
 pub fn fma(a: f32, b: f32, c: f32, mode: Rnd, ftz: bool) -> f32 {
-    let (a, b, c) = if ftz { (flush(a), flush(b), flush(c)) } else { (a, b, c) };
-    let r = if mode == Rnd::Rn {
-        a.mul_add(b, c)
-    } else {
-        let p = a as f64 * b as f64; // exact
-        let s = p + c as f64;
-        if !s.is_finite() {
-            round_f64(s, mode)
-        } else {
-            // TwoSum in f64: s + e is exactly p + c.
-            let bb = s - p;
-            let e = (p - (s - bb)) + (c as f64 - bb);
-            let r = s as f32;
-            if r.is_infinite() {
-                directed_overflow(r, mode)
-            } else {
-                direct(r, (s - r as f64) + e, mode)
-            }
+    if mode == Rnd::Rn {
+        let (a, b, c) = if ftz { (flush(a), flush(b), flush(c)) } else { (a, b, c) };
+        return post(fma_rn(a, b, c), ftz);
+    }
+    f32::from_bits(sf::fma(
+        a.to_bits() as u64,
+        b.to_bits() as u64,
+        c.to_bits() as u64,
+        F32,
+        mode,
+        ftz,
+    ) as u32)
+}
+
+/// f64 `a + b`.
+pub fn dadd(a: f64, b: f64, mode: Rnd) -> f64 {
+    if mode == Rnd::Rn {
+        return canon64(a + b);
+    }
+    f64::from_bits(sf::add(a.to_bits(), b.to_bits(), F64, mode, false))
+}
+
+/// f64 `a * b`.
+pub fn dmul(a: f64, b: f64, mode: Rnd) -> f64 {
+    if mode == Rnd::Rn {
+        return canon64(a * b);
+    }
+    f64::from_bits(sf::mul(a.to_bits(), b.to_bits(), F64, mode, false))
+}
+
+/// f64 `a * b + c` with one rounding.
+pub fn dfma(a: f64, b: f64, c: f64, mode: Rnd) -> f64 {
+    if mode == Rnd::Rn {
+        return canon64(dfma_rn(a, b, c));
+    }
+    f64::from_bits(sf::fma(a.to_bits(), b.to_bits(), c.to_bits(), F64, mode, false))
+}
+
+/// `a * b + c` rounded to nearest for 32 lanes, with the CPU's fused multiply-add when it
+/// has one (the portable `mul_add` falls back to a slow software routine).
+#[inline]
+pub fn fma_rows(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], out: &mut [f32; 32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports the `fma` feature the function is compiled for.
+        unsafe { fma_rows_hw(a, b, c, out) };
+        return;
+    }
+    for l in 0..32 {
+        out[l] = a[l].mul_add(b[l], c[l]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_rows_hw(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], out: &mut [f32; 32]) {
+    for l in 0..32 {
+        out[l] = a[l].mul_add(b[l], c[l]);
+    }
+}
+
+/// `a * b + c` rounded to nearest in f32, with the CPU's fused multiply-add when it has one.
+#[inline]
+pub fn fma_rn(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports the `fma` feature the function is compiled for.
+        return unsafe { fma_hw(a, b, c) };
+    }
+    a.mul_add(b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_hw(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+/// `a * b + c` rounded to nearest in f64, with the CPU's fused multiply-add when it has one.
+#[inline]
+pub fn dfma_rn(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports the `fma` feature the function is compiled for.
+        return unsafe { dfma_hw(a, b, c) };
+    }
+    a.mul_add(b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn dfma_hw(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+
+/// Flushes every subnormal of a row to a zero of the same sign.
+#[inline]
+pub fn flush_row(x: &mut [f32; 32]) {
+    for v in x.iter_mut() {
+        let bits = v.to_bits();
+        if bits & 0x7f80_0000 == 0 {
+            *v = f32::from_bits(bits & 0x8000_0000);
         }
-    };
-    if ftz { flush(r) } else { r }
+    }
+}
+
+/// Canonicalises the NaNs of a row.
+#[inline]
+pub fn canon_row(x: &mut [f32; 32]) {
+    for v in x.iter_mut() {
+        if v.is_nan() {
+            *v = f32::from_bits(NAN32);
+        }
+    }
 }
 
 /// Clamps to [0, 1] (NaN becomes +0).
@@ -153,7 +221,7 @@ pub fn saturate(x: f32) -> f32 {
 pub fn min_max(a: f32, b: f32, max: bool, ftz: bool) -> f32 {
     let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
     match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::from_bits(0x7fff_ffff),
+        (true, true) => f32::from_bits(NAN32),
         (true, false) => b,
         (false, true) => a,
         _ => {
@@ -167,24 +235,52 @@ pub fn min_max(a: f32, b: f32, max: bool, ftz: bool) -> f32 {
     }
 }
 
+/// Float comparison codes of FSETP/DSETP/HSETP2 (sm75-encoding.md B.2): F LT EQ LE GT NE GE
+/// NUM NAN LTU EQU LEU GTU NEU GEU T.
+#[inline]
+pub fn compare(code: u8, a: f64, b: f64) -> bool {
+    let unordered = a.is_nan() || b.is_nan();
+    match code & 15 {
+        0 => false,
+        1 => a < b,
+        2 => a == b,
+        3 => a <= b,
+        4 => a > b,
+        5 => a != b && !unordered,
+        6 => a >= b,
+        7 => !unordered,
+        8 => unordered,
+        9 => unordered || a < b,
+        10 => unordered || a == b,
+        11 => unordered || a <= b,
+        12 => unordered || a > b,
+        13 => a != b,
+        14 => unordered || a >= b,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn next_up(x: f32) -> f32 {
+        f32::from_bits(x.to_bits() + 1)
+    }
 
     #[test]
     fn directed_rounding_of_sums() {
         let third = 1.0f32 / 3.0;
         assert_eq!(add(1.0, 1e-10, Rnd::Rp, false), next_up(1.0));
         assert_eq!(add(1.0, 1e-10, Rnd::Rz, false), 1.0);
-        assert_eq!(add(1.0, -1e-10, Rnd::Rz, false), next_down(1.0));
-        assert_eq!(add(1.0, -1e-10, Rnd::Rm, false), next_down(1.0));
+        assert_eq!(add(1.0, -1e-10, Rnd::Rz, false), f32::from_bits(1.0f32.to_bits() - 1));
         assert_eq!(mul(third, 3.0, Rnd::Rn, false), 1.0);
-        // third is 0x3eaaaaab, a little above 1/3: the exact product is 1 + 2^-25.
         assert_eq!(mul(third, 3.0, Rnd::Rz, false), 1.0);
         assert_eq!(mul(third, 3.0, Rnd::Rp, false), next_up(1.0));
         assert_eq!(fma(2.0, 3.0, 1.0, Rnd::Rz, false), 7.0);
         assert_eq!(add(f32::MAX, f32::MAX, Rnd::Rz, false), f32::MAX);
         assert_eq!(flush(f32::from_bits(1)), 0.0);
+        assert_eq!(add(f32::INFINITY, f32::NEG_INFINITY, Rnd::Rn, false).to_bits(), NAN32);
     }
 
     #[test]

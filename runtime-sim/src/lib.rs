@@ -11,6 +11,7 @@ pub mod exec;
 pub mod fp;
 pub mod memory;
 pub mod module;
+pub mod softfloat;
 pub mod stats;
 pub mod timed;
 

@@ -312,13 +312,19 @@ pub fn moderate_f64(r: &mut Rng) -> u64 {
 /// Runs ptxc's cubin of `k` (no contraction) on the simulator over `inputs`; `dir` holds the
 /// input files. Hazards are errors.
 pub fn run_simulator(k: &OpKernel, inputs: &[[u64; 3]], dir: &std::path::Path) -> Result<Vec<u64>, String> {
-    use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
-    use std::collections::BTreeMap;
     let opts = ptxc::pipeline::CompileOptions {
         fmad: false,
         ..Default::default()
     };
     let cubin = ptxc::pipeline::compile_ptx(&k.ptx(), "op.ptx", &opts).map_err(|e| e.0)?;
+    run_cubin(&cubin, k, inputs, dir)
+}
+
+/// Runs `cubin` (a compilation of `k`, by ptxc or ptxas) on the simulator's timed engine over
+/// `inputs`; `dir` holds the input files. Hazards are errors.
+pub fn run_cubin(cubin: &[u8], k: &OpKernel, inputs: &[[u64; 3]], dir: &std::path::Path) -> Result<Vec<u64>, String> {
+    use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+    use std::collections::BTreeMap;
     let scalar = |ty: &str| match size_of(ty) {
         1 => Scalar::U8,
         2 => Scalar::U16,
@@ -362,8 +368,9 @@ pub fn run_simulator(k: &OpKernel, inputs: &[[u64; 3]], dir: &std::path::Path) -
         dynamic_shared_bytes: 0,
         params,
         buffers,
+        symbols: Default::default(),
     };
-    let out = ptxc::run::run(&cubin, &spec, &Default::default())?;
+    let out = ptxc::run::run(cubin, &spec, &Default::default())?;
     if out.stats.hazards > 0 {
         return Err(format!(
             "{} hazards: {:?}",

@@ -69,14 +69,18 @@ impl Case {
         std::fs::read_to_string(self.ptx_path()).is_ok_and(|s| s.contains(".approx"))
     }
 
+    /// True if the kernel declares an `input` parameter.
+    fn declares_input(&self) -> bool {
+        std::fs::read_to_string(self.ptx_path()).is_ok_and(|s| s.contains(".param .u64 input"))
+    }
+
     /// The launch spec; the input is written to `dir/input.npy`.
     pub fn spec(&self, dir: &std::path::Path) -> LaunchSpec {
         let mut buffers = BTreeMap::new();
         let mut params = Vec::new();
-        // A kernel declared with (input, output) whose input the manifest leaves out reads
-        // nothing from it: it gets a zeroed word.
-        let takes_input = std::fs::read_to_string(self.ptx_path()).is_ok_and(|s| s.matches(".param .").count() >= 2);
-        let dummy = (self.input.is_none() && takes_input).then(|| (Scalar::U32, vec![0u8; 4]));
+        // A kernel declared with (input, output) whose input the manifest leaves out
+        // (bar_red_and_pred) reads nothing from it: it gets a zeroed word.
+        let dummy = (self.input.is_none() && self.declares_input()).then(|| (Scalar::U32, vec![0u8; 4]));
         if let Some((ty, bytes)) = self.input.as_ref().or(dummy.as_ref()) {
             let p = dir.join(format!("{}_input.npy", self.name));
             ptxc::npy::write(
@@ -112,6 +116,7 @@ impl Case {
             dynamic_shared_bytes: 1024,
             params,
             buffers,
+            symbols: BTreeMap::new(),
         }
     }
 

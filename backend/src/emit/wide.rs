@@ -32,11 +32,16 @@ impl Expander<'_> {
                 let dst = self.phys(self.loc(locs, d)?)?;
                 let carry = tmp.ok_or_else(|| self.err("64-bit add without a carry predicate"))?;
                 let p = self.pred_index(self.loc(locs, carry)?)?;
-                let ((alo, ahi), (blo, bhi)) = match op_kind {
+                let ((alo, ahi), (mut blo, mut bhi)) = match op_kind {
                     WideOp::Neg => ((V::Reg(RZ), V::Reg(RZ)), self.halves(src(0)?, locs)?),
                     _ => (self.halves(src(0)?, locs)?, self.halves(src(1)?, locs)?),
                 };
-                let negate = op_kind != WideOp::Add;
+                let mut negate = op_kind != WideOp::Add;
+                if let (true, V::Imm(lo), V::Imm(hi)) = (negate, blo, bhi) {
+                    // An immediate cannot be negated by the operand bit: add its negation.
+                    let v = ((hi & 0xffff_ffff) << 32 | (lo & 0xffff_ffff)).wrapping_neg();
+                    (blo, bhi, negate) = (V::Imm(v & 0xffff_ffff), V::Imm(v >> 32), false);
+                }
                 let lo = [
                     (Role::Dst, Operand::reg(dst)),
                     (Role::PredDst0, Operand::pred(p, false)),

@@ -11,7 +11,6 @@ use crate::emit::CodeBlock;
 use crate::emit::successors;
 use crate::isa::desc::OpKind;
 use crate::isa::{Inst, PT, RZ, Value};
-use std::collections::HashMap;
 
 /// A set of general registers R0..R254.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -39,19 +38,24 @@ impl RegSet {
     }
 }
 
-/// One general-register operand: operand index, first register, width, definition.
+/// One general-register operand: operand index, first register, width, definition, and
+/// the position of its first component among the instruction's register components.
 #[derive(Clone, Copy, Debug)]
 struct RegOperand {
     index: usize,
     reg: u8,
     width: u8,
     is_def: bool,
+    first: usize,
 }
+
+/// No node or web.
+const NONE: usize = usize::MAX;
 
 /// The general-register operands of `inst` (RZ excluded).
 fn reg_operands(inst: &Inst) -> Vec<RegOperand> {
     let form = inst.desc();
-    let mut v = Vec::new();
+    let mut v: Vec<RegOperand> = Vec::new();
     for (i, (d, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
         let reg = match (d.kind, op.value) {
             (OpKind::Gpr { .. }, Value::Reg(r)) => r,
@@ -66,11 +70,13 @@ fn reg_operands(inst: &Inst) -> Vec<RegOperand> {
             OpKind::CBankIndexed { .. } => 1,
             _ => inst.reg_width(i),
         };
+        let first = v.last().map_or(0, |o| o.first + o.width as usize);
         v.push(RegOperand {
             index: i,
             reg,
             width,
             is_def: d.is_def,
+            first,
         });
     }
     v
@@ -133,11 +139,23 @@ impl Groups {
 
 /// The webs of the code: a web per register occurrence (operand component).
 struct Webs {
-    /// Web of each operand component: (block, inst, operand index, component) -> web.
-    of: HashMap<(usize, usize, usize, u8), usize>,
-    /// Web of each register live into a block.
-    live_in: Vec<HashMap<u8, usize>>,
+    /// Web of each operand component, per block and instruction, at `RegOperand::first`
+    /// plus the component.
+    of: Vec<Vec<Vec<usize>>>,
+    /// Webs of the registers live into each block.
+    live_in: Vec<Vec<(u8, usize)>>,
     count: usize,
+}
+
+/// The current node or web of each register.
+type Current = [usize; 256];
+
+fn current_from(live_in: &[(u8, usize)]) -> Box<Current> {
+    let mut cur = Box::new([NONE; 256]);
+    for &(r, n) in live_in {
+        cur[r as usize] = n;
+    }
+    cur
 }
 
 /// Live registers after each instruction, and into each block.
@@ -195,64 +213,76 @@ fn liveness(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand
 
 fn build_webs(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand>>], live: &Liveness) -> Webs {
     let mut nodes = Nodes(Vec::new());
-    let live_in: Vec<HashMap<u8, usize>> = live
+    let live_in: Vec<Vec<(u8, usize)>> = live
         .live_in
         .iter()
         .map(|s| s.iter().map(|r| (r, nodes.add())).collect())
         .collect();
-    let mut occ: HashMap<(usize, usize, usize, u8), usize> = HashMap::new();
-    let mut exit_nodes: Vec<HashMap<u8, usize>> = vec![HashMap::new(); blocks.len()];
+    let mut of: Vec<Vec<Vec<usize>>> = ops
+        .iter()
+        .map(|b| {
+            b.iter()
+                .map(|i| vec![NONE; i.iter().map(|o| o.width as usize).sum()])
+                .collect()
+        })
+        .collect();
+    let mut exit_nodes: Vec<Box<Current>> = Vec::with_capacity(blocks.len());
     for (b, block) in blocks.iter().enumerate() {
-        let mut cur: HashMap<u8, usize> = live_in[b].clone();
+        let mut cur = current_from(&live_in[b]);
         for (i, e) in block.insts.iter().enumerate() {
             for o in ops[b][i].iter().filter(|o| !o.is_def) {
                 for k in 0..o.width {
-                    let r = o.reg + k;
-                    let n = *cur.entry(r).or_insert_with(|| nodes.add());
-                    occ.insert((b, i, o.index, k), n);
+                    let r = (o.reg + k) as usize;
+                    if cur[r] == NONE {
+                        cur[r] = nodes.add();
+                    }
+                    of[b][i][o.first + k as usize] = cur[r];
                 }
             }
             let predicated = e.inst.guard != PT;
             for o in ops[b][i].iter().filter(|o| o.is_def) {
                 for k in 0..o.width {
-                    let r = o.reg + k;
+                    let r = (o.reg + k) as usize;
                     let n = nodes.add();
-                    if let Some(&old) = cur.get(&r).filter(|_| predicated) {
-                        nodes.union(n, old);
+                    if predicated && cur[r] != NONE {
+                        nodes.union(n, cur[r]);
                     }
-                    cur.insert(r, n);
-                    occ.insert((b, i, o.index, k), n);
+                    cur[r] = n;
+                    of[b][i][o.first + k as usize] = n;
                 }
             }
         }
-        exit_nodes[b] = cur;
+        exit_nodes.push(cur);
     }
     for b in 0..blocks.len() {
         for &s in &succ[b] {
-            for (&r, &n) in &live_in[s] {
-                if let Some(&m) = exit_nodes[b].get(&r) {
+            for &(r, n) in &live_in[s] {
+                let m = exit_nodes[b][r as usize];
+                if m != NONE {
                     nodes.union(n, m);
                 }
             }
         }
     }
     // Number the webs densely.
-    let mut ids: HashMap<usize, usize> = HashMap::new();
+    let mut ids = vec![NONE; nodes.0.len()];
+    let mut count = 0;
     let mut id = |n: usize, nodes: &mut Nodes| {
         let root = nodes.find(n);
-        let next = ids.len();
-        *ids.entry(root).or_insert(next)
+        if ids[root] == NONE {
+            ids[root] = count;
+            count += 1;
+        }
+        ids[root]
     };
-    let of = occ.into_iter().map(|(k, n)| (k, id(n, &mut nodes))).collect();
+    for w in of.iter_mut().flatten().flatten() {
+        *w = id(*w, &mut nodes);
+    }
     let live_in = live_in
         .into_iter()
         .map(|m| m.into_iter().map(|(r, n)| (r, id(n, &mut nodes))).collect())
         .collect();
-    Webs {
-        of,
-        live_in,
-        count: ids.len(),
-    }
+    Webs { of, live_in, count }
 }
 
 /// A forbidden relation between two groups: `base(self) - base(other) != delta`.
@@ -274,7 +304,7 @@ struct Problem {
 
 /// The operand component's web.
 fn web_at(webs: &Webs, b: usize, i: usize, o: &RegOperand, k: u8) -> usize {
-    webs.of[&(b, i, o.index, k)]
+    webs.of[b][i][o.first + k as usize]
 }
 
 fn is_copy(inst: &Inst) -> Option<(u8, u8)> {
@@ -324,7 +354,7 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
     };
     // Everything live at entry interferes.
     if let Some(entry) = webs.live_in.first() {
-        let ws: Vec<usize> = entry.values().copied().collect();
+        let ws: Vec<usize> = entry.iter().map(|&(_, w)| w).collect();
         for (x, &a) in ws.iter().enumerate() {
             for &b in &ws[x + 1..] {
                 if !interfere(a, b, &mut edges) {
@@ -337,7 +367,7 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
     let mut first = vec![usize::MAX; n];
     let mut pos = 0usize;
     for (b, block_ops) in ops.iter().enumerate() {
-        let mut cur: HashMap<u8, usize> = webs.live_in[b].clone();
+        let mut cur = current_from(&webs.live_in[b]);
         for (i, inst_ops) in block_ops.iter().enumerate() {
             for o in inst_ops {
                 for k in 0..o.width {
@@ -345,7 +375,7 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
                     let g = web_group[w].0;
                     first[g] = first[g].min(pos);
                     if o.is_def {
-                        cur.insert(o.reg + k, w);
+                        cur[(o.reg + k) as usize] = w;
                     }
                 }
             }
@@ -362,7 +392,10 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
                     }
                 }
                 for r in live.after[b][i].iter() {
-                    let other = *cur.get(&r)?;
+                    let other = cur[r as usize];
+                    if other == NONE {
+                        return None;
+                    }
                     if other != d && !interfere(d, other, &mut edges) {
                         return None;
                     }
@@ -407,11 +440,11 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
     })
 }
 
-/// Offsets of each group's webs relative to its lowest one, and the group's width.
-fn extents(p: &Problem) -> HashMap<usize, (i32, i32)> {
-    let mut ext: HashMap<usize, (i32, i32)> = HashMap::new();
+/// The lowest and highest offset of each group's webs (indexed by group root).
+fn extents(p: &Problem) -> Vec<Option<(i32, i32)>> {
+    let mut ext: Vec<Option<(i32, i32)>> = vec![None; p.web_group.len()];
     for &(g, o) in &p.web_group {
-        let e = ext.entry(g).or_insert((o, o));
+        let e = ext[g].get_or_insert((o, o));
         e.0 = e.0.min(o);
         e.1 = e.1.max(o);
     }
@@ -419,44 +452,44 @@ fn extents(p: &Problem) -> HashMap<usize, (i32, i32)> {
 }
 
 /// Colours the groups; the base register of each group root (the register of offset 0).
-fn colour(p: &Problem) -> Option<HashMap<usize, i32>> {
+fn colour(p: &Problem) -> Option<Vec<i32>> {
     let ext = extents(p);
-    let mut order: Vec<usize> = ext.keys().copied().collect();
+    let mut order: Vec<usize> = (0..ext.len()).filter(|&g| ext[g].is_some()).collect();
     order.sort_by_key(|&g| (p.first[g], g));
-    let mut base: HashMap<usize, i32> = HashMap::new();
+    let mut base: Vec<Option<i32>> = vec![None; ext.len()];
     for g in order {
-        let (lo, hi) = ext[&g];
+        let (lo, hi) = ext[g].expect("a group");
+        // Forbidden bases, shifted by 256 (a base may be negative when offset 0 is unused).
+        let mut forbidden = [0u64; 8];
+        for &(other, delta) in &p.edges[g] {
+            if let Some(f) = base[other].map(|bo| bo + delta + 256).filter(|f| (0..512).contains(f)) {
+                forbidden[f as usize / 64] |= 1 << (f % 64);
+            }
+        }
+        let is_forbidden = |b: i32| {
+            let f = b + 256;
+            (0..512).contains(&f) && forbidden[f as usize / 64] & (1 << (f % 64)) != 0
+        };
         let ok = |b: i32| -> bool {
-            b + lo >= 0
-                && b + hi < RZ as i32
-                && p.align[g].iter().all(|&(o, m)| (b + o) % m == 0)
-                && p.edges[g]
-                    .iter()
-                    .all(|&(other, delta)| base.get(&other).is_none_or(|&bo| b - bo != delta))
+            b + lo >= 0 && b + hi < RZ as i32 && !is_forbidden(b) && p.align[g].iter().all(|&(o, m)| (b + o) % m == 0)
         };
         let preferred = p.prefs[g]
             .iter()
-            .filter_map(|&(o, other, oo)| base.get(&other).map(|&bo| bo + oo - o))
+            .filter_map(|&(o, other, oo)| base[other].map(|bo| bo + oo - o))
             .find(|&b| ok(b));
         let chosen = preferred.or_else(|| (-lo..RZ as i32).find(|&b| ok(b)))?;
-        base.insert(g, chosen);
+        base[g] = Some(chosen);
     }
-    Some(base)
+    Some(base.into_iter().map(|b| b.unwrap_or(0)).collect())
 }
 
 /// Rewrites the operands with the new colouring and drops copies that became `MOV R, R`.
-fn rewrite(
-    blocks: &mut [CodeBlock],
-    ops: &[Vec<Vec<RegOperand>>],
-    webs: &Webs,
-    p: &Problem,
-    base: &HashMap<usize, i32>,
-) {
+fn rewrite(blocks: &mut [CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs, p: &Problem, base: &[i32]) {
     for (b, block) in blocks.iter_mut().enumerate() {
         for (i, e) in block.insts.iter_mut().enumerate() {
             for o in &ops[b][i] {
                 let (g, off) = p.web_group[web_at(webs, b, i, o, 0)];
-                let r = (base[&g] + off) as u8;
+                let r = (base[g] + off) as u8;
                 let v = &mut e.inst.operands[o.index].value;
                 match v {
                     Value::Reg(x) => *x = r,

@@ -28,38 +28,51 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
     let preds = predecessors(blocks);
     let writes = writes_per_block(blocks);
     // A register is overwritten "later" if another block writes it (conservative across the CFG).
+    let mut writers: std::collections::HashMap<Reg, usize> = std::collections::HashMap::new();
+    for w in writes.iter().flatten() {
+        *writers.entry(*w).or_default() += 1;
+    }
     let written_elsewhere = |b: usize, r: Reg| {
-        writes
-            .iter()
-            .enumerate()
-            .any(|(o, w)| o != b && w.binary_search(&r).is_ok())
+        let here = usize::from(writes[b].binary_search(&r).is_ok());
+        writers.get(&r).copied().unwrap_or(0) > here
     };
     let mut entry: Vec<BlockState> = vec![BlockState::default(); n];
     let mut exit: Vec<Option<BlockState>> = vec![None; n];
-    // Iterate to a fixed point. Each new exit state is joined into the old one, so exit
+    let succs: Vec<Vec<usize>> = (0..n)
+        .map(|b| {
+            if blocks[b].insts.is_empty() {
+                Vec::new()
+            } else {
+                successors(blocks, b)
+            }
+        })
+        .collect();
+    // A worklist to a fixed point. Each new exit state is joined into the old one, so exit
     // states only grow (more pending results) in a finite lattice (times are clamped to the
     // horizon by `rebase`) and the loop ends even where scoreboard choices would oscillate.
-    loop {
-        let mut changed = false;
-        for b in 0..n {
-            let mut state = BlockState::default();
-            for &p in &preds[b] {
-                if let Some(e) = &exit[p] {
-                    state.join(e);
-                }
-            }
-            entry[b] = state.clone();
-            let mut out = schedule_block(&mut blocks[b].insts.clone(), state, &|r| written_elsewhere(b, r));
-            if let Some(old) = &exit[b] {
-                out.join(old);
-            }
-            if exit[b].as_ref() != Some(&out) {
-                exit[b] = Some(out);
-                changed = true;
+    let mut queued = vec![true; n];
+    let mut work: std::collections::VecDeque<usize> = (0..n).collect();
+    while let Some(b) = work.pop_front() {
+        queued[b] = false;
+        let mut state = BlockState::default();
+        for &p in &preds[b] {
+            if let Some(e) = &exit[p] {
+                state.join(e);
             }
         }
-        if !changed {
-            break;
+        entry[b] = state.clone();
+        let mut out = schedule_block(&mut blocks[b].insts.clone(), state, &|r| written_elsewhere(b, r));
+        if let Some(old) = &exit[b] {
+            out.join(old);
+        }
+        if exit[b].as_ref() != Some(&out) {
+            exit[b] = Some(out);
+            for &s in &succs[b] {
+                if !queued[s] {
+                    queued[s] = true;
+                    work.push_back(s);
+                }
+            }
         }
     }
     for b in 0..n {

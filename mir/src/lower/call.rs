@@ -11,6 +11,10 @@ use super::memory::VarPlace;
 use crate::ir::{Aux, Opcode, Space, Type, Value};
 use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, ParamInfo};
 
+/// The CUDA runtime's assertion handler (`.extern .func __assertfail`): a call aborts the
+/// kernel.
+const ASSERT_FAIL: &str = "__assertfail";
+
 /// A bound argument: values to write into a callee `.reg`, or bytes to copy.
 enum Binding {
     /// Element values of a `.reg` parameter.
@@ -88,6 +92,11 @@ impl<'a> Lowerer<'a> {
         rets: &[CheckedOperand],
         args: &[CheckedOperand],
     ) -> Result<(), LowerError> {
+        if name == ASSERT_FAIL {
+            // CUDA's `assert` failure: the kernel aborts (the message it would print is not
+            // reproduced).
+            return self.lower_trap(inst);
+        }
         let module = self.module;
         let callee: &'a CheckedFunction = module
             .functions

@@ -1,17 +1,19 @@
 //! What one CTA's instructions see besides their warp: the kernel, constant banks, global
 //! and shared memory, the CTA's coordinates, and the launch statistics.
 
-use super::warp::Warp;
+use super::warp::{Row, WARP, Warp};
 use crate::decoded::{Src, SrcOp};
 use crate::error::Location;
-use crate::memory::GlobalMemory;
+use crate::memory::GlobalView;
 use crate::module::Kernel;
 use crate::stats::Stats;
 
-/// Generic-address window of shared memory (`c[0x0][0x18]`).
+/// Generic-address window of shared memory (`c[0x0][0x18]`); 4 GiB, low word zero.
 pub const SHARED_WINDOW: u64 = 0x7ff0_0000_0000;
-/// Generic-address window of local memory (`c[0x0][0x20]`).
+/// Generic-address window of local memory (`c[0x0][0x20]`); 4 GiB, low word zero.
 pub const LOCAL_WINDOW: u64 = 0x7ff8_0000_0000;
+/// Size of each generic window.
+pub const WINDOW_SIZE: u64 = 1 << 32;
 
 /// Constant banks visible to a launch (bank 0 = driver layout and parameters).
 #[derive(Clone, Debug, Default)]
@@ -21,7 +23,8 @@ pub struct ConstBanks {
 }
 
 impl ConstBanks {
-    /// The 32-bit word at `bank[offset]` (0 outside the bank).
+    /// The 32-bit word at `bank[offset]` (bytes outside the bank read as 0).
+    #[inline]
     pub fn read32(&self, bank: u8, offset: i64) -> u32 {
         let Some(b) = self.banks.get(bank as usize) else {
             return 0;
@@ -31,9 +34,20 @@ impl ConstBanks {
         }
         let o = offset as usize;
         match b.get(o..o + 4) {
-            Some(w) => u32::from_le_bytes(w.try_into().expect("4 bytes")),
-            None => 0,
+            Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
+            None => {
+                let mut v = [0u8; 4];
+                for (i, x) in v.iter_mut().enumerate() {
+                    *x = b.get(o + i).copied().unwrap_or(0);
+                }
+                u32::from_le_bytes(v)
+            }
         }
+    }
+
+    /// The size of bank `bank` in bytes.
+    pub fn len(&self, bank: u8) -> usize {
+        self.banks.get(bank as usize).map_or(0, Vec::len)
     }
 }
 
@@ -44,39 +58,45 @@ pub struct CtaShared {
     pub ctaid: [u32; 3],
     /// Shared memory (static + dynamic).
     pub shared: Vec<u8>,
-    /// Threads waiting at each barrier.
+    /// Threads that arrived at each barrier.
     pub bar_arrived: [u32; 16],
+    /// The thread count each barrier waits for (0: every live thread).
+    pub bar_expected: [u32; 16],
+    /// `BAR.RED` accumulators per barrier: popcount, and, or.
+    pub bar_red: [(u32, bool, bool); 16],
+    /// The reduction (`redop`: 0 POPC, 1 AND, 2 OR) of each barrier.
+    pub bar_redop: [u8; 16],
+    /// The result of the last completed reduction (for `B2R.RESULT`): popcount, predicate.
+    pub bar_result: (u32, bool),
     /// Threads that have not exited.
     pub live_threads: u32,
+    /// The SM the CTA runs on.
+    pub sm: u32,
 }
 
 /// What an instruction sees besides its warp.
-pub struct Ctx<'a> {
+pub struct Ctx<'a, 'm> {
     /// The kernel.
     pub kernel: &'a Kernel,
     /// Constant banks.
     pub consts: &'a ConstBanks,
     /// Global memory.
-    pub global: &'a mut GlobalMemory,
+    pub global: &'a mut GlobalView<'m>,
     /// The warp's CTA.
     pub cta: &'a mut CtaShared,
     /// Statistics of the launch.
     pub stats: &'a mut Stats,
+    /// The current cycle (clock reads).
+    pub now: i64,
 }
 
-impl Ctx<'_> {
+impl Ctx<'_, '_> {
     /// A 32-bit source value for `lane` (modifiers not applied).
     #[inline]
     pub fn src32(&self, w: &Warp, s: &SrcOp, lane: usize) -> u32 {
         match s.src {
             Src::Reg(r) => w.reg(r, lane),
-            Src::UReg(r) => {
-                if r == 63 {
-                    0
-                } else {
-                    w.uregs[r as usize]
-                }
-            }
+            Src::UReg(r) => w.ureg(r),
             Src::Imm(v) => v as u32,
             Src::Const { bank, offset, reg } => {
                 let idx = reg.map_or(0, |r| w.reg(r, lane) as i32 as i64);
@@ -86,11 +106,30 @@ impl Ctx<'_> {
         }
     }
 
-    /// A 64-bit source (register pair, 64-bit constant, or zero-extended immediate).
+    /// A 32-bit source for every lane (modifiers not applied).
+    #[inline]
+    pub fn row(&self, w: &Warp, s: &SrcOp) -> Row {
+        match s.src {
+            Src::Reg(r) => w.row(r),
+            Src::UReg(r) => [w.ureg(r); WARP],
+            Src::Imm(v) => [v as u32; WARP],
+            Src::Const {
+                bank,
+                offset,
+                reg: None,
+            } => [self.consts.read32(bank, offset as i64); WARP],
+            Src::Const { .. } => std::array::from_fn(|l| self.src32(w, s, l)),
+            Src::None => [0; WARP],
+        }
+    }
+
+    /// A 64-bit source (register pair, 64-bit constant, uniform pair, or zero-extended
+    /// immediate).
     #[inline]
     pub fn src64(&self, w: &Warp, s: &SrcOp, lane: usize) -> u64 {
         match s.src {
             Src::Reg(r) => w.reg64(r, lane),
+            Src::UReg(r) => w.ureg64(r),
             Src::Const { bank, offset, reg } => {
                 let idx = reg.map_or(0, |r| w.reg(r, lane) as i32 as i64);
                 let o = offset as i64 + idx;
@@ -100,12 +139,26 @@ impl Ctx<'_> {
         }
     }
 
+    /// A 64-bit source for every lane (see [`Ctx::src64`]).
+    #[inline]
+    pub fn row64(&self, w: &Warp, s: &SrcOp) -> [u64; WARP] {
+        match s.src {
+            Src::Reg(r) if r != ptxc_backend::isa::RZ => {
+                let (lo, hi) = (w.row(r), w.row(r.saturating_add(1)));
+                std::array::from_fn(|l| lo[l] as u64 | (hi[l] as u64) << 32)
+            }
+            Src::Reg(_) | Src::None => [0; WARP],
+            Src::Const { reg: Some(_), .. } => std::array::from_fn(|l| self.src64(w, s, l)),
+            _ => [self.src64(w, s, 0); WARP],
+        }
+    }
+
     /// The location of `lane` of `w` at `pc`, for error messages.
     pub fn at(&self, w: &Warp, lane: usize, pc: u32) -> Location {
         Location {
             kernel: self.kernel.name.clone(),
             ctaid: self.cta.ctaid,
-            tid: w.tid[lane],
+            tid: w.tid[lane % WARP],
             pc,
         }
     }

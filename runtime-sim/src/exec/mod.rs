@@ -2,31 +2,35 @@
 //! each blocks at a barrier or exits; within a warp, the lanes at the lowest program counter
 //! run together (independent thread scheduling). Every instruction also goes through the
 //! warp's [`timer::Timer`], which counts hazards against the control codes.
+//!
+//! CTAs are dealt to groups (one per SM of the configuration, CTA `i` to group `i % SMs`)
+//! that run in parallel on private overlays of global memory (see [`crate::memory`]); a
+//! kernel with global atomics runs its CTAs one after the other on the memory itself.
 
-mod ctx;
-mod float;
-mod int;
-mod mem;
+pub mod ctx;
+pub mod semantics;
 pub mod step;
-mod timer;
-mod warp;
+pub mod timer;
+pub mod warp;
 
 pub use ctx::{ConstBanks, CtaShared, Ctx, LOCAL_WINDOW, SHARED_WINDOW};
-pub use step::execute;
 pub use timer::{Timer, result_latency};
 pub use warp::{WARP, Warp, lanes};
 
 use crate::config::Config;
 use crate::decoded::Decoded;
-use crate::error::SimError;
-use crate::memory::GlobalMemory;
+use crate::error::{Location, SimError};
+use crate::memory::{GlobalMemory, GlobalView, Overlay};
 use crate::module::Kernel;
-use crate::stats::Stats;
+use crate::stats::{Hazard, Stats};
+use ptxc_backend::isa::Op;
+use rayon::prelude::*;
+use timer::Hazards;
 
 /// Instructions a warp runs before the next warp gets a turn.
 const SLICE: usize = 4096;
 
-/// Grid, block, dynamic shared memory and the parameter block of a launch.
+/// Grid, block and dynamic shared memory of a launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchDims {
     /// Blocks per dimension.
@@ -37,8 +41,12 @@ pub struct LaunchDims {
     pub dynamic_shared: u32,
 }
 
-/// Builds constant bank 0 as the driver does: ntid, nctaid, windows, stack, parameters at 0x160.
-pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8]) -> Vec<u8> {
+/// Byte offset of `%nsmid` (the number of SMs) in constant bank 0.
+pub const NSMID_OFFSET: usize = 0x10c;
+
+/// Builds constant bank 0 as the driver does: ntid, nctaid, the shared and local windows,
+/// the stack size, dynamic shared memory, `%nsmid`, parameters at 0x160.
+pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32) -> Vec<u8> {
     let mut b = vec![0u8; 0x160 + kernel.param_size.max(params.len() as u32) as usize];
     let mut put = |off: usize, v: u32| b[off..off + 4].copy_from_slice(&v.to_le_bytes());
     for i in 0..3 {
@@ -49,8 +57,9 @@ pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8]) -> Vec<u8> {
     put(0x1c, (SHARED_WINDOW >> 32) as u32);
     put(0x20, LOCAL_WINDOW as u32);
     put(0x24, (LOCAL_WINDOW >> 32) as u32);
-    put(0x28, kernel.local_size);
+    put(0x28, kernel.local_bytes);
     put(0x2c, dims.dynamic_shared);
+    put(NSMID_OFFSET, sms);
     b[0x160..0x160 + params.len()].copy_from_slice(params);
     b
 }
@@ -71,8 +80,92 @@ pub fn check_dims(dims: &LaunchDims) -> Result<(), SimError> {
     if dims.grid[1] > 65535 || dims.grid[2] > 65535 {
         return Err(SimError::BadLaunch("grid y and z are limited to 65535".into()));
     }
+    if dims.dynamic_shared > 64 * 1024 {
+        return Err(SimError::BadLaunch(format!(
+            "{} bytes of dynamic shared memory exceed the 64 KiB of an SM",
+            dims.dynamic_shared
+        )));
+    }
     Ok(())
 }
+
+/// The CTAs of a grid in launch order.
+pub fn ctas(dims: &LaunchDims) -> Vec<[u32; 3]> {
+    let mut v = Vec::with_capacity(dims.grid.iter().map(|&g| g as usize).product());
+    for z in 0..dims.grid[2] {
+        for y in 0..dims.grid[1] {
+            for x in 0..dims.grid[0] {
+                v.push([x, y, z]);
+            }
+        }
+    }
+    v
+}
+
+/// Runs `work(group, view, stats)` for every group: in parallel over private overlays of
+/// `mem` (merged back in group order), or one after the other on `mem` itself. Every
+/// group's statistics are merged into `stats` in group order (also when a group faults);
+/// the error of the lowest failing group wins.
+pub fn run_groups<F>(
+    mem: &mut GlobalMemory,
+    groups: usize,
+    parallel: bool,
+    stats: &mut Stats,
+    work: F,
+) -> Result<(), SimError>
+where
+    F: Fn(usize, &mut GlobalView, &mut Stats) -> Result<(), SimError> + Sync,
+{
+    if !parallel || groups <= 1 {
+        let mut view = GlobalView::direct(mem);
+        for g in 0..groups {
+            let mut s = Stats::default();
+            let r = work(g, &mut view, &mut s);
+            stats.merge(s);
+            r?;
+        }
+        return Ok(());
+    }
+    let shared: &GlobalMemory = mem;
+    let results: Vec<(Result<(), SimError>, Stats, Overlay)> = (0..groups)
+        .into_par_iter()
+        .map(|g| {
+            let mut overlay = Overlay::default();
+            let mut s = Stats::default();
+            let r = {
+                let mut view = GlobalView::Overlay {
+                    mem: shared,
+                    overlay: &mut overlay,
+                    hint: 0,
+                };
+                work(g, &mut view, &mut s)
+            };
+            (r, s, overlay)
+        })
+        .collect();
+    let mut first_error = None;
+    for (r, s, overlay) in results {
+        mem.merge(overlay);
+        stats.merge(s);
+        if let Err(e) = r {
+            first_error.get_or_insert(e);
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Whether a launch may run its groups in parallel: its CTAs do not communicate through
+/// global memory.
+pub fn parallel_ok(kernel: &Kernel, ctas: usize) -> bool {
+    !kernel.communicates && ctas > 1
+}
+
+/// Instructions a warp runs per turn when CTAs communicate (spin loops see other CTAs'
+/// writes soon).
+const SHARED_SLICE: usize = 64;
 
 /// Runs `kernel` over the whole grid.
 pub fn run(
@@ -85,28 +178,172 @@ pub fn run(
 ) -> Result<(), SimError> {
     check_dims(dims)?;
     stats.engine = "functional".into();
-    for z in 0..dims.grid[2] {
-        for y in 0..dims.grid[1] {
-            for x in 0..dims.grid[0] {
-                run_cta(kernel, consts, global, dims, [x, y, z], config, stats)?;
+    let all = ctas(dims);
+    if !parallel_ok(kernel, all.len()) {
+        // CTAs that communicate run side by side, as many as the device holds at once.
+        let window = config.sms.max(1) as usize * crate::timed::occupancy(kernel, dims, config)?;
+        return run_side_by_side(kernel, consts, global, dims, &all, window, config, stats);
+    }
+    let groups = (config.sms.max(1) as usize).min(all.len());
+    run_groups(global, groups, true, stats, |g, view, s| {
+        for (i, &ctaid) in all.iter().enumerate() {
+            if i % groups == g {
+                let mut cta = CtaRun::new(kernel, dims, ctaid, g as u32, s);
+                while !cta.finished() {
+                    if !cta.round(kernel, consts, view, config, s, SLICE)? {
+                        return Err(deadlock(kernel, &cta.cta, cta.warps.iter()));
+                    }
+                }
+                cta.finish(s);
             }
         }
+        Ok(())
+    })
+}
+
+/// Runs up to `window` CTAs at once, a few instructions per warp in turn, on the memory
+/// itself.
+#[allow(clippy::too_many_arguments)]
+fn run_side_by_side(
+    kernel: &Kernel,
+    consts: &ConstBanks,
+    global: &mut GlobalMemory,
+    dims: &LaunchDims,
+    all: &[[u32; 3]],
+    window: usize,
+    config: &Config,
+    stats: &mut Stats,
+) -> Result<(), SimError> {
+    let mut view = GlobalView::direct(global);
+    let mut next = 0;
+    let mut resident: Vec<CtaRun> = Vec::new();
+    let sms = config.sms.max(1) as usize;
+    loop {
+        while resident.len() < window.max(1) && next < all.len() {
+            resident.push(CtaRun::new(kernel, dims, all[next], (next % sms) as u32, stats));
+            next += 1;
+        }
+        if resident.is_empty() {
+            return Ok(());
+        }
+        let mut progress = false;
+        for cta in resident.iter_mut() {
+            progress |= cta.round(kernel, consts, &mut view, config, stats, SHARED_SLICE)?;
+        }
+        if !progress {
+            let cta = &resident[0];
+            return Err(deadlock(kernel, &cta.cta, cta.warps.iter()));
+        }
+        resident.retain_mut(|cta| {
+            let done = cta.finished();
+            if done {
+                cta.finish(stats);
+            }
+            !done
+        });
     }
-    Ok(())
+}
+
+/// One CTA in the functional engine: its shared state, warps and their timelines.
+struct CtaRun {
+    cta: CtaShared,
+    warps: Vec<Warp>,
+    timers: Vec<Timer>,
+}
+
+impl CtaRun {
+    fn new(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32, stats: &mut Stats) -> CtaRun {
+        let (cta, warps) = new_cta(kernel, dims, ctaid, sm);
+        stats.ctas += 1;
+        stats.warps += warps.len() as u64;
+        let timers = vec![Timer::default(); warps.len()];
+        CtaRun { cta, warps, timers }
+    }
+
+    fn finished(&self) -> bool {
+        self.warps.iter().all(|w| w.alive == 0)
+    }
+
+    /// Accounts the CTA's issue timelines as cycles.
+    fn finish(&self, stats: &mut Stats) {
+        let longest = self.timers.iter().map(|t| t.now()).max().unwrap_or(0);
+        stats.cycles = stats.cycles.max(longest.max(0) as u64);
+    }
+
+    /// Lets every warp run up to `slice` instructions (stopping at a CTA barrier); returns
+    /// whether any instruction ran.
+    fn round(
+        &mut self,
+        kernel: &Kernel,
+        consts: &ConstBanks,
+        global: &mut GlobalView,
+        config: &Config,
+        stats: &mut Stats,
+        slice: usize,
+    ) -> Result<bool, SimError> {
+        let mut progress = false;
+        for wi in 0..self.warps.len() {
+            for _ in 0..slice {
+                let w = &mut self.warps[wi];
+                let Some((pc, group)) = w.next_group() else {
+                    break;
+                };
+                let d = fetch(kernel, &self.cta, w, pc, group)?;
+                let timer = &mut self.timers[wi];
+                let t = timer.ready(d, timer.now());
+                let latency = result_latency(d.op, d.timing.pipe);
+                let exec = w.pred_mask(d.guard, group);
+                let hazards = timer.issue(t, d, latency, group, exec);
+                if !hazards.is_empty() {
+                    report_hazards(stats, kernel, &self.cta, w.index, d, &hazards);
+                }
+                let mut ctx = Ctx {
+                    kernel,
+                    consts,
+                    global,
+                    cta: &mut self.cta,
+                    stats,
+                    now: t,
+                };
+                step::execute(&mut ctx, w, d, group, &hazards)?;
+                progress = true;
+                if stats.warp_instructions > config.instruction_limit {
+                    let lane = group.trailing_zeros() as usize;
+                    return Err(SimError::Limit {
+                        at: location(kernel, &self.cta, &self.warps[wi], lane, pc),
+                        limit: config.instruction_limit,
+                    });
+                }
+                if matches!(d.op, Op::Bar | Op::Exit) {
+                    let mut all: Vec<&mut Warp> = self.warps.iter_mut().collect();
+                    semantics::release_barriers(&mut self.cta, &mut all, kernel);
+                    if d.op == Op::Bar {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(progress)
+    }
 }
 
 /// A fresh CTA: its shared state and warps.
-pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3]) -> (CtaShared, Vec<Warp>) {
+pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32) -> (CtaShared, Vec<Warp>) {
     let threads = dims.block.iter().product::<u32>();
     let nwarps = threads.div_ceil(WARP as u32);
     let warps = (0..nwarps)
-        .map(|i| Warp::new(i, dims.block, kernel.regs as usize))
+        .map(|i| Warp::new(i, dims.block, kernel.reg_rows, kernel.local_bytes))
         .collect();
     let shared = CtaShared {
         ctaid,
         shared: vec![0; (kernel.shared_size + dims.dynamic_shared) as usize],
         bar_arrived: [0; 16],
+        bar_expected: [0; 16],
+        bar_red: [(0, true, false); 16],
+        bar_redop: [0; 16],
+        bar_result: (0, false),
         live_threads: threads,
+        sm,
     };
     (shared, warps)
 }
@@ -120,8 +357,8 @@ pub fn fetch<'k>(kernel: &'k Kernel, cta: &CtaShared, w: &Warp, pc: u32, group: 
 }
 
 /// The location of a lane, for messages.
-pub fn location(kernel: &Kernel, cta: &CtaShared, w: &Warp, lane: usize, pc: u32) -> crate::error::Location {
-    crate::error::Location {
+pub fn location(kernel: &Kernel, cta: &CtaShared, w: &Warp, lane: usize, pc: u32) -> Location {
+    Location {
         kernel: kernel.name.clone(),
         ctaid: cta.ctaid,
         tid: w.tid[lane % WARP],
@@ -129,105 +366,48 @@ pub fn location(kernel: &Kernel, cta: &CtaShared, w: &Warp, lane: usize, pc: u32
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_cta(
-    kernel: &Kernel,
-    consts: &ConstBanks,
-    global: &mut GlobalMemory,
-    dims: &LaunchDims,
-    ctaid: [u32; 3],
-    config: &Config,
-    stats: &mut Stats,
-) -> Result<(), SimError> {
-    let (mut cta, mut warps) = new_cta(kernel, dims, ctaid);
-    let mut timers: Vec<Timer> = vec![Timer::default(); warps.len()];
-    stats.ctas += 1;
-    stats.warps += warps.len() as u64;
-    loop {
-        let mut progress = false;
-        for wi in 0..warps.len() {
-            for _ in 0..SLICE {
-                let Some((pc, group)) = warps[wi].next_group() else {
-                    break;
-                };
-                let d = fetch(kernel, &cta, &warps[wi], pc, group)?;
-                let mut ctx = Ctx {
-                    kernel,
-                    consts,
-                    global,
-                    cta: &mut cta,
-                    stats,
-                };
-                step::step(&mut ctx, &mut warps[wi], &mut timers[wi], d, group)?;
-                progress = true;
-                if stats.warp_instructions > config.instruction_limit {
-                    let lane = group.trailing_zeros() as usize;
-                    return Err(SimError::Limit {
-                        at: location(kernel, &cta, &warps[wi], lane, pc),
-                        limit: config.instruction_limit,
-                    });
-                }
-                if matches!(d.op, ptxc_backend::isa::Op::Bar | ptxc_backend::isa::Op::Exit) {
-                    let mut all: Vec<&mut Warp> = warps.iter_mut().collect();
-                    release_barriers(&mut cta, &mut all, kernel);
-                }
-            }
-        }
-        if warps.iter().all(|w| w.alive == 0) {
-            break;
-        }
-        if !progress {
-            return Err(deadlock(kernel, &cta, warps.iter()));
-        }
-    }
-    let longest = timers.iter().map(|t| t.now()).max().unwrap_or(0);
-    stats.cycles = stats.cycles.max(longest.max(0) as u64);
-    Ok(())
-}
-
-/// Completes CTA barriers whose every expected thread has arrived.
-pub fn release_barriers(cta: &mut CtaShared, warps: &mut [&mut Warp], kernel: &Kernel) {
-    for id in 0..16 {
-        if cta.bar_arrived[id] == 0 {
-            continue;
-        }
-        let count = warps
-            .iter()
-            .flat_map(|w| {
-                let mask = w.bar_wait[id];
-                (0..WARP).filter(move |&l| mask & (1 << l) != 0).map(move |l| w.pc[l])
-            })
-            .next()
-            .and_then(|pc| kernel.insts.get(pc as usize / 16))
-            .map_or(0, step::bar_count);
-        let expected = if count == 0 { cta.live_threads } else { count };
-        if cta.bar_arrived[id] >= expected {
-            cta.bar_arrived[id] = 0;
-            for w in warps.iter_mut() {
-                let waiting = w.bar_wait[id];
-                w.bar_wait[id] = 0;
-                w.blocked &= !waiting;
-                w.advance(waiting);
-            }
-        }
+/// Records the hazards of one instruction.
+pub fn report_hazards(stats: &mut Stats, kernel: &Kernel, cta: &CtaShared, warp: u32, d: &Decoded, hazards: &Hazards) {
+    for h in hazards {
+        stats.hazard(|| Hazard {
+            kernel: kernel.name.clone(),
+            ctaid: cta.ctaid,
+            warp,
+            pc: d.pc,
+            what: format!("{} ({})", h.describe(), d.text()),
+        });
     }
 }
 
 /// The error for a CTA whose live warps are all blocked.
 pub fn deadlock<'w>(kernel: &Kernel, cta: &CtaShared, warps: impl IntoIterator<Item = &'w Warp>) -> SimError {
-    let w = warps.into_iter().find(|w| w.alive != 0).expect("a live warp");
+    let mut warps = warps.into_iter();
+    let Some(w) = warps.find(|w| w.alive != 0) else {
+        return SimError::BadLaunch("deadlock without live warps".into());
+    };
     let lane = (w.alive & w.blocked).trailing_zeros() as usize % WARP;
     let at_bar = w.bar_wait.iter().any(|&m| m != 0);
     let detail = if at_bar {
+        let waiting: Vec<String> = (0..cta.bar_arrived.len())
+            .filter(|&id| cta.bar_arrived[id] != 0)
+            .map(|id| {
+                let expected = match cta.bar_expected[id] {
+                    0 => cta.live_threads,
+                    n => n,
+                };
+                format!("barrier {id}: {} of {expected} threads arrived", cta.bar_arrived[id])
+            })
+            .collect();
         format!(
-            "{} of the CTA's threads wait at a barrier that the others never reach",
-            cta.bar_arrived.iter().sum::<u32>()
+            "{}; the CTA's other live threads (of {}) never arrive",
+            waiting.join(", "),
+            cta.live_threads
         )
     } else {
         "threads wait at a convergence barrier (BSYNC/WARPSYNC) that other threads never reach".into()
     };
     SimError::Deadlock {
-        at: location(kernel, cta, w, lane, w.pc[lane]),
+        at: location(kernel, cta, w, lane, w.lane_pc(lane)),
         detail,
     }
 }

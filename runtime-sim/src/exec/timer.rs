@@ -4,6 +4,10 @@
 //! (the same tables the compiler schedules with); variable-latency results only through
 //! their write scoreboard; registers read late are protected by read scoreboards. An access
 //! that breaks these rules is a hazard: real hardware would compute a wrong value.
+//!
+//! Every operation here is O(1) per register access and allocation-free once warm: a
+//! scoreboard remembers up to which issue time its operations have been waited for, and a
+//! register remembers the scoreboard and issue time of its outstanding variable-latency write.
 
 use crate::decoded::Decoded;
 use ptxc_backend::isa::Op;
@@ -11,42 +15,139 @@ use ptxc_backend::isa::access::{Access, Reg};
 use ptxc_backend::isa::control::NO_SB;
 use ptxc_backend::isa::desc::Pipe;
 use ptxc_backend::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
+use smallvec::SmallVec;
 
-/// Nominal result latency of variable-latency instructions in the functional engine.
+/// A time before every event.
+const NEVER: i64 = i64::MIN / 4;
+
+/// Cycles after issue until the scoreboard increment of an instruction is visible to the
+/// wait mask of a later one (a consumer in the very next slot needs stall >= 2).
+pub const SB_VISIBLE: i64 = 2;
+
+/// Nominal result latency of variable-latency instructions in the functional engine (the
+/// timed engine computes memory latencies from its cache model).
 pub fn result_latency(op: Op, pipe: Pipe) -> i64 {
     match (op, pipe) {
-        (Op::S2r | Op::S2ur, _) => 20,
-        (Op::Lds | Op::Atoms | Op::AtomsCas | Op::Shfl, _) => 23,
+        (Op::S2r | Op::S2ur | Op::Cs2r, _) => 20,
+        (Op::Lds | Op::Sts | Op::Atoms | Op::AtomsCas | Op::Shfl | Op::Ldc | Op::Uldc, _) => 23,
+        (Op::Bar, _) => 20,
         (_, Pipe::Lsu) => 32,
         (_, Pipe::Mufu) => 18,
+        (_, Pipe::Conv) => 14,
         (_, Pipe::Fp64) => 10,
         _ => 14,
     }
 }
 
-/// Cycles after issue until a late reader has read its sources.
-const LATE_READ: i64 = 4;
+/// Cycles after issue until a late reader (store data, atomics) has read its sources.
+pub const LATE_READ: i64 = 4;
 
-#[derive(Clone, Copy, Debug)]
-struct FixedWrite {
-    t: i64,
-    cat: LatCat,
-    predicated: bool,
+/// What an access did wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HazardKind {
+    /// Read `distance` cycles after a fixed-latency write that needs `need`.
+    ReadTooEarly { distance: i64, need: i64 },
+    /// Read a variable-latency result that was not waited for on scoreboard `sb`.
+    ReadUnwaited { sb: u8 },
+    /// Written `distance` cycles after an earlier write that needs `need`.
+    WriteTooEarly { distance: i64, need: i64 },
+    /// Written while an earlier variable-latency write (scoreboard `sb`) is outstanding.
+    WriteOverPending { sb: u8 },
+    /// Overwritten before a late reader (read scoreboard `sb`) read it.
+    WriteBeforeLateRead { sb: u8 },
+    /// Overwritten `distance` cycles after a read that needs `need`.
+    WriteAfterReadTooEarly { distance: i64, need: i64 },
 }
 
+/// One hazard of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HazardAt {
+    /// The register.
+    pub reg: Reg,
+    /// What went wrong.
+    pub kind: HazardKind,
+    /// The reader sees the value from before the pending write.
+    pub sees_old_value: bool,
+}
+
+impl HazardAt {
+    /// A sentence for reports.
+    pub fn describe(&self) -> String {
+        let r = reg_name(self.reg);
+        match self.kind {
+            HazardKind::ReadTooEarly { distance, need } => {
+                format!("{r} read {distance} cycles after its write, {need} needed")
+            }
+            HazardKind::ReadUnwaited { sb } => format!(
+                "{r} read before its variable-latency write (scoreboard {}) was waited for",
+                sb_name(sb)
+            ),
+            HazardKind::WriteTooEarly { distance, need } => {
+                format!("{r} written {distance} cycles after an earlier write, {need} needed")
+            }
+            HazardKind::WriteOverPending { sb } => format!(
+                "{r} written while a variable-latency write (scoreboard {}) is outstanding",
+                sb_name(sb)
+            ),
+            HazardKind::WriteBeforeLateRead { sb } => format!(
+                "{r} overwritten before a pending read (scoreboard {}) completed",
+                sb_name(sb)
+            ),
+            HazardKind::WriteAfterReadTooEarly { distance, need } => {
+                format!("{r} overwritten {distance} cycles after a read, {need} needed")
+            }
+        }
+    }
+}
+
+/// The hazards of one instruction.
+pub type Hazards = SmallVec<[HazardAt; 2]>;
+
+/// An outstanding variable-latency write.
 #[derive(Clone, Copy, Debug)]
 struct VarWrite {
     sb: u8,
     issue: i64,
-    pipe: Pipe,
+    release: i64,
+    pipe: u8,
+    /// The lanes it writes.
+    lanes: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct RegState {
-    write: Option<FixedWrite>,
+/// The timing state of one register or predicate. Every event remembers the lanes it
+/// concerns: lanes on different sides of a branch touch different parts of a register, so
+/// a write on one path and a read on the other are no hazard.
+#[derive(Clone, Copy, Debug)]
+struct RegTime {
+    write_t: i64,
+    write_cat: LatCat,
+    write_predicated: bool,
+    write_lanes: u32,
     var: Option<VarWrite>,
-    late_read: Option<(u8, i64)>,
-    last_read: Option<(i64, LatCat)>,
+    late_sb: u8,
+    late_release: i64,
+    late_lanes: u32,
+    read_t: i64,
+    read_cat: LatCat,
+    read_lanes: u32,
+}
+
+impl Default for RegTime {
+    fn default() -> Self {
+        RegTime {
+            write_t: NEVER,
+            write_cat: LatCat::Alu,
+            write_predicated: false,
+            write_lanes: 0,
+            var: None,
+            late_sb: NO_SB,
+            late_release: NEVER,
+            late_lanes: 0,
+            read_t: NEVER,
+            read_cat: LatCat::Alu,
+            read_lanes: 0,
+        }
+    }
 }
 
 /// An outstanding scoreboarded operation.
@@ -54,261 +155,386 @@ struct RegState {
 struct SbOp {
     issue: i64,
     release: i64,
+    pipe: u8,
+}
+
+/// One dependence counter.
+#[derive(Clone, Debug)]
+struct Scoreboard {
+    /// Operations not known to have released, in issue order.
+    ops: Vec<SbOp>,
+    /// Operations issued at or before this time have been waited for.
+    waited: i64,
+}
+
+impl Default for Scoreboard {
+    fn default() -> Self {
+        Scoreboard {
+            ops: Vec::new(),
+            waited: NEVER,
+        }
+    }
+}
+
+impl Scoreboard {
+    /// The first cycle at or after `t` when no operation visible then is outstanding.
+    fn ready(&self, mut t: i64) -> i64 {
+        loop {
+            let blocked = self
+                .ops
+                .iter()
+                .filter(|o| o.issue + SB_VISIBLE <= t && o.release > t)
+                .map(|o| o.release)
+                .max();
+            match blocked {
+                Some(r) => t = r,
+                None => return t,
+            }
+        }
+    }
+
+    /// The first cycle at or after `t` when at most `n` visible operations are outstanding
+    /// (operations complete in issue order).
+    fn ready_le(&self, mut t: i64, n: usize) -> i64 {
+        loop {
+            let visible: SmallVec<[&SbOp; 8]> = self.ops.iter().filter(|o| o.issue + SB_VISIBLE <= t).collect();
+            if visible.len() <= n {
+                return t;
+            }
+            let must = &visible[..visible.len() - n];
+            match must.iter().map(|o| o.release).filter(|&r| r > t).max() {
+                Some(r) => t = r,
+                None => return t,
+            }
+        }
+    }
+
+    /// Marks the operations visible at `t` as waited for and forgets released ones.
+    fn wait_all(&mut self, t: i64) {
+        self.waited = self.waited.max(t - SB_VISIBLE);
+        self.ops.retain(|o| o.issue + SB_VISIBLE > t);
+    }
+
+    /// Marks the oldest visible operations, all but `n`, as waited for; returns them.
+    fn wait_le(&mut self, t: i64, n: usize) -> SmallVec<[SbOp; 8]> {
+        let visible = self.ops.iter().filter(|o| o.issue + SB_VISIBLE <= t).count();
+        let done = visible.saturating_sub(n);
+        if done > 0 {
+            self.waited = self.waited.max(self.ops[done - 1].issue);
+            return self.ops.drain(..done).collect();
+        }
+        SmallVec::new()
+    }
+
+    fn push(&mut self, op: SbOp, now: i64) {
+        if self.ops.len() >= 16 {
+            self.ops.retain(|o| o.release > now);
+        }
+        self.ops.push(op);
+    }
 }
 
 /// The timeline and hazard state of one warp.
+///
+/// Variable-latency units complete in order: a result written without a scoreboard is
+/// known to be back once a later scoreboarded operation of the same pipe has been waited
+/// for (ptxas relies on this, e.g. `POPC R0, R2` without a scoreboard followed by
+/// `POPC R3, R3` on SB0, then a reader of R0 and R3 that waits on SB0 only).
 #[derive(Clone, Debug)]
 pub struct Timer {
     next: i64,
-    gpr: Vec<RegState>,
-    pred: [RegState; 8],
-    sb: [Vec<SbOp>; 6],
+    gpr: Vec<RegTime>,
+    pred: [RegTime; 8],
+    sb: [Scoreboard; 6],
+    /// Per pipe: operations issued at or before this time have completed and been waited.
+    pipe_waited: [i64; PIPES],
+}
+
+/// Pipes tracked for in-order completion.
+const PIPES: usize = 10;
+/// The pipe of read-scoreboard operations (not a result).
+const NO_PIPE: u8 = u8::MAX;
+
+/// Index of a pipe for in-order completion.
+fn pipe_index(p: Pipe) -> u8 {
+    crate::timed::pipes::index(p) as u8
 }
 
 impl Default for Timer {
     fn default() -> Self {
         Timer {
             next: 0,
-            gpr: vec![RegState::default(); 256],
-            pred: [RegState::default(); 8],
+            gpr: vec![RegTime::default(); 256],
+            pred: [RegTime::default(); 8],
             sb: Default::default(),
+            pipe_waited: [NEVER; PIPES],
         }
     }
 }
 
+/// `DEPBAR.LE SBx, n`: the scoreboard and count an instruction waits for, if it is one.
+pub fn depbar_of(d: &Decoded) -> Option<(usize, usize)> {
+    use crate::decoded::Src;
+    if d.op != Op::Depbar {
+        return None;
+    }
+    match (d.a.src, d.b.src) {
+        (Src::Imm(sb), Src::Imm(n)) if sb < 6 => Some((sb as usize, n as usize)),
+        _ => None,
+    }
+}
+
+/// The scoreboards a DEPBAR waits for completely (its list operand), as a mask.
+pub fn depbar_all(d: &Decoded) -> u8 {
+    if d.op == Op::Depbar { (d.other & 0x3f) as u8 } else { 0 }
+}
+
 impl Timer {
-    /// The cycle at which the warp could issue its next instruction.
+    /// The cycle at which the stall count of the previous instruction has elapsed.
+    #[inline]
     pub fn now(&self) -> i64 {
         self.next
     }
 
-    fn state(&mut self, r: Reg) -> &mut RegState {
+    #[inline]
+    fn state(&mut self, r: Reg) -> &mut RegTime {
         match r {
             Reg::R(i) => &mut self.gpr[i as usize],
             Reg::P(i) => &mut self.pred[i as usize & 7],
         }
     }
 
-    /// Functional engine: issues `inst` at the earliest time its stall counts and scoreboard
-    /// waits allow, with the nominal latency of variable-latency results. Calls `hazard` for
-    /// every illegal access; returns the issue time.
-    pub fn issue(&mut self, inst: &Decoded, hazard: &mut dyn FnMut(String)) -> i64 {
-        let t = self.earliest(inst.ctrl.wait);
-        let latency = result_latency(inst.op, inst.inst.desc().meta.pipe);
-        self.issue_at(t, inst, latency, hazard);
-        t
-    }
-
-    /// The earliest issue time: after the previous stall count, and after every scoreboard
-    /// operation of the wait mask that is visible by then has completed.
-    pub fn earliest(&self, wait: u8) -> i64 {
-        let mut t = self.next;
-        for k in (0..6).filter(|k| wait & (1 << k) != 0) {
-            for o in self.sb[k].iter().filter(|o| o.issue + 2 <= self.next) {
-                t = t.max(o.release);
-            }
-        }
-        t
-    }
-
-    /// The next cycle after `now` at which [`Timer::can_issue`] may change its answer.
-    pub fn next_change(&self, wait: u8, now: i64) -> i64 {
-        let mut t = i64::MAX;
-        if self.next > now {
-            t = self.next;
-        }
-        for k in (0..6).filter(|k| wait & (1 << k) != 0) {
-            for o in &self.sb[k] {
-                for c in [o.release, o.issue + 2] {
-                    if c > now {
-                        t = t.min(c);
+    /// The earliest cycle at or after `t` when the wait mask (and a DEPBAR) of `d` allow it
+    /// to issue.
+    pub fn ready(&self, d: &Decoded, t: i64) -> i64 {
+        let mut t = t.max(self.next);
+        let wait = d.ctrl.wait | depbar_all(d);
+        if wait != 0 {
+            loop {
+                let before = t;
+                for k in 0..6 {
+                    if wait & (1 << k) != 0 {
+                        t = self.sb[k].ready(t);
                     }
                 }
+                if t == before {
+                    break;
+                }
             }
+        }
+        if let Some((k, n)) = depbar_of(d) {
+            t = self.sb[k].ready_le(t, n);
         }
         t
     }
 
-    /// Timed engine: may the instruction with wait mask `wait` issue at cycle `now`?
-    /// `Err(true)` means it waits on a scoreboard, `Err(false)` on its stall count.
-    pub fn can_issue(&self, wait: u8, now: i64) -> Result<(), bool> {
-        if now < self.next {
-            return Err(false);
-        }
-        let blocked = (0..6)
-            .filter(|k| wait & (1 << k) != 0)
-            .any(|k| self.sb[k].iter().any(|o| o.issue + 2 <= now && o.release > now));
-        if blocked { Err(true) } else { Ok(()) }
-    }
-
-    /// Issues `inst` at cycle `t` (which must be legal per [`Timer::can_issue`] or
-    /// [`Timer::earliest`]); a variable-latency result completes `latency` cycles later.
-    pub fn issue_at(&mut self, t: i64, inst: &Decoded, latency: i64, hazard: &mut dyn FnMut(String)) {
-        self.release_waited(inst.ctrl.wait, t);
-        let cat = inst.inst.desc().meta.cat;
-        for a in &inst.accesses.reads {
-            if let Some(h) = self.check_read(a, t) {
-                hazard(h);
+    /// Issues `d` at cycle `t` (which must be at or after [`Timer::ready`]) for the lanes
+    /// of `group`, of which `exec` pass the guard; a variable-latency result completes
+    /// `latency` cycles later. Returns the hazards.
+    pub fn issue(&mut self, t: i64, d: &Decoded, latency: i64, group: u32, exec: u32) -> Hazards {
+        self.complete_waits(d, t);
+        let mut hazards = Hazards::new();
+        for a in &d.accesses.reads {
+            let lanes = if a.guard { group } else { exec };
+            if let Some(h) = self.check_read(a, t, lanes) {
+                hazards.push(h);
             }
         }
-        for a in &inst.accesses.writes {
-            if let Some(h) = self.check_write(a, t) {
-                hazard(h);
+        for a in &d.accesses.writes {
+            if let Some(h) = self.check_write(a, t, exec) {
+                hazards.push(h);
             }
         }
-        self.record(inst, t, cat, latency);
-        self.next = t + inst.ctrl.stall as i64;
+        self.record(d, t, latency, group, exec);
+        self.next = t + d.ctrl.stall as i64;
+        hazards
     }
 
-    /// Completes the scoreboard operations of `mask` visible at `t`: their registers become
-    /// readable (and unscoreboarded LSU loads issued before them, which return in order).
-    fn release_waited(&mut self, mask: u8, t: i64) {
-        let mut cleared_until = i64::MIN;
+    /// Marks the scoreboard operations `d` waited for.
+    fn complete_waits(&mut self, d: &Decoded, t: i64) {
+        let wait = d.ctrl.wait | depbar_all(d);
         for k in 0..6 {
-            if mask & (1 << k) == 0 {
-                continue;
-            }
-            let (seen, unseen): (Vec<SbOp>, Vec<SbOp>) = self.sb[k].iter().partition(|o| o.issue + 2 <= t);
-            for o in &seen {
-                cleared_until = cleared_until.max(o.issue);
-            }
-            self.sb[k] = unseen;
-            for s in self.gpr.iter_mut().chain(self.pred.iter_mut()) {
-                if s.var.is_some_and(|v| v.sb == k as u8 && v.issue + 2 <= t) {
-                    s.var = None;
+            if wait & (1 << k) != 0 {
+                for o in self.sb[k].ops.iter().filter(|o| o.issue + SB_VISIBLE <= t) {
+                    if let Some(p) = self.pipe_waited.get_mut(o.pipe as usize) {
+                        *p = (*p).max(o.issue);
+                    }
                 }
-                if s.late_read.is_some_and(|(sb, _)| sb == k as u8) {
-                    s.late_read = None;
-                }
+                self.sb[k].wait_all(t);
             }
         }
-        if cleared_until > i64::MIN {
-            for s in self.gpr.iter_mut().chain(self.pred.iter_mut()) {
-                if s.var
-                    .is_some_and(|v| v.sb == NO_SB && v.pipe == Pipe::Lsu && v.issue <= cleared_until)
-                {
-                    s.var = None;
+        if let Some((k, n)) = depbar_of(d) {
+            for o in self.sb[k].wait_le(t, n) {
+                if let Some(p) = self.pipe_waited.get_mut(o.pipe as usize) {
+                    *p = (*p).max(o.issue);
                 }
             }
         }
     }
 
-    fn check_read(&mut self, a: &Access, t: i64) -> Option<String> {
-        let s = *self.state(a.reg);
-        if let Some(w) = s.write {
-            let need = match a.reg {
-                Reg::R(_) => raw(w.cat, a.cat),
-                Reg::P(_) => pred_raw(w.cat, a.cat, a.guard),
-            } as i64;
-            if t < w.t + need {
-                return Some(format!(
-                    "{} read {} cycles after its write, {need} needed",
-                    name(a.reg),
-                    t - w.t
-                ));
-            }
+    fn var_waited(&self, v: &VarWrite) -> bool {
+        if v.sb == NO_SB {
+            v.issue < self.pipe_waited[v.pipe as usize]
+        } else {
+            v.issue <= self.sb[v.sb as usize].waited
         }
-        if let Some(v) = s.var {
-            return Some(format!(
-                "{} read before its variable-latency write (scoreboard {}) was waited for",
-                name(a.reg),
-                sb_name(v.sb)
-            ));
-        }
-        None
     }
 
-    fn check_write(&mut self, a: &Access, t: i64) -> Option<String> {
+    fn check_read(&mut self, a: &Access, t: i64, lanes: u32) -> Option<HazardAt> {
         let s = *self.state(a.reg);
-        if let Some(w) = s.write {
-            let need = match a.reg {
-                Reg::R(_) => waw(w.cat, a.cat, w.predicated),
-                Reg::P(_) => pred_waw(w.cat, a.cat, w.predicated),
-            } as i64;
-            if t < w.t + need {
-                return Some(format!(
-                    "{} written {} cycles after an earlier write, {need} needed",
-                    name(a.reg),
-                    t - w.t
-                ));
-            }
-        }
-        if let Some(v) = s.var {
-            return Some(format!(
-                "{} written while a variable-latency write (scoreboard {}) is outstanding",
-                name(a.reg),
-                sb_name(v.sb)
-            ));
-        }
-        if let Some((sb, release)) = s.late_read
-            && t < release
+        if let Some(v) = s.var
+            && v.lanes & lanes != 0
+            && !self.var_waited(&v)
         {
-            return Some(format!(
-                "{} overwritten before a pending read (scoreboard {}) completed",
-                name(a.reg),
-                sb_name(sb)
-            ));
+            return Some(HazardAt {
+                reg: a.reg,
+                kind: HazardKind::ReadUnwaited { sb: v.sb },
+                sees_old_value: t < v.release,
+            });
         }
-        if let Some((tr, cr)) = s.last_read {
+        if s.write_t > NEVER && s.write_lanes & lanes != 0 {
             let need = match a.reg {
-                Reg::R(_) => war(cr, a.cat),
-                Reg::P(_) => pred_war(cr, a.cat),
+                Reg::R(_) => raw(s.write_cat, a.cat),
+                Reg::P(_) => pred_raw(s.write_cat, a.cat, a.guard),
             } as i64;
-            if t < tr + need {
-                return Some(format!(
-                    "{} overwritten {} cycles after a read, {need} needed",
-                    name(a.reg),
-                    t - tr
-                ));
-            }
-        }
-        None
-    }
-
-    fn record(&mut self, inst: &Decoded, t: i64, cat: LatCat, latency: i64) {
-        let pipe = inst.inst.desc().meta.pipe;
-        let predicated = inst.guard.idx != ptxc_backend::isa::PT;
-        for a in &inst.accesses.reads {
-            self.state(a.reg).last_read = Some((t, a.cat));
-        }
-        if inst.reads_late {
-            let release = t + LATE_READ;
-            for a in inst.accesses.reads.iter().filter(|a| !a.guard) {
-                self.state(a.reg).late_read = Some((inst.ctrl.read_sb, release));
-            }
-            if inst.ctrl.read_sb != NO_SB {
-                self.sb[inst.ctrl.read_sb as usize].push(SbOp { issue: t, release });
-            }
-        }
-        if inst.variable_latency {
-            let release = t + latency;
-            for a in &inst.accesses.writes {
-                let s = self.state(a.reg);
-                s.write = None;
-                s.var = Some(VarWrite {
-                    sb: inst.ctrl.write_sb,
-                    issue: t,
-                    pipe,
+            if t < s.write_t + need {
+                return Some(HazardAt {
+                    reg: a.reg,
+                    kind: HazardKind::ReadTooEarly {
+                        distance: t - s.write_t,
+                        need,
+                    },
+                    sees_old_value: true,
                 });
             }
-            if inst.ctrl.write_sb != NO_SB {
-                self.sb[inst.ctrl.write_sb as usize].push(SbOp { issue: t, release });
+        }
+        None
+    }
+
+    fn check_write(&mut self, a: &Access, t: i64, lanes: u32) -> Option<HazardAt> {
+        let s = *self.state(a.reg);
+        let hazard = |kind| {
+            Some(HazardAt {
+                reg: a.reg,
+                kind,
+                sees_old_value: false,
+            })
+        };
+        if let Some(v) = s.var
+            && v.lanes & lanes != 0
+            && !self.var_waited(&v)
+            && t < v.release
+        {
+            return hazard(HazardKind::WriteOverPending { sb: v.sb });
+        }
+        if s.write_t > NEVER && s.write_lanes & lanes != 0 {
+            let need = match a.reg {
+                Reg::R(_) => waw(s.write_cat, a.cat, s.write_predicated),
+                Reg::P(_) => pred_waw(s.write_cat, a.cat, s.write_predicated),
+            } as i64;
+            if t < s.write_t + need {
+                return hazard(HazardKind::WriteTooEarly {
+                    distance: t - s.write_t,
+                    need,
+                });
+            }
+        }
+        if t < s.late_release && s.late_lanes & lanes != 0 {
+            return hazard(HazardKind::WriteBeforeLateRead { sb: s.late_sb });
+        }
+        if s.read_t > NEVER && s.read_lanes & lanes != 0 {
+            let need = match a.reg {
+                Reg::R(_) => war(s.read_cat, a.cat),
+                Reg::P(_) => pred_war(s.read_cat, a.cat),
+            } as i64;
+            if t < s.read_t + need {
+                return hazard(HazardKind::WriteAfterReadTooEarly {
+                    distance: t - s.read_t,
+                    need,
+                });
+            }
+        }
+        None
+    }
+
+    fn record(&mut self, d: &Decoded, t: i64, latency: i64, group: u32, exec: u32) {
+        let timing = d.timing;
+        let predicated = d.guard.idx != ptxc_backend::isa::PT;
+        for a in &d.accesses.reads {
+            let s = self.state(a.reg);
+            s.read_t = t;
+            s.read_cat = a.cat;
+            s.read_lanes = if a.guard { group } else { exec };
+        }
+        if timing.reads_late {
+            let release = t + LATE_READ;
+            let sb = d.ctrl.read_sb;
+            for a in d.accesses.reads.iter().filter(|a| !a.guard) {
+                let s = self.state(a.reg);
+                s.late_sb = sb;
+                s.late_release = release;
+                s.late_lanes = exec;
+            }
+            if (sb as usize) < 6 {
+                // Read releases say nothing about results: no pipe.
+                self.sb[sb as usize].push(
+                    SbOp {
+                        issue: t,
+                        release,
+                        pipe: NO_PIPE,
+                    },
+                    t,
+                );
+            }
+        }
+        if timing.variable_latency {
+            let release = t + latency;
+            let sb = d.ctrl.write_sb;
+            let pipe = pipe_index(timing.pipe);
+            for a in &d.accesses.writes {
+                let s = self.state(a.reg);
+                s.write_lanes &= !exec;
+                if s.write_lanes == 0 {
+                    s.write_t = NEVER;
+                }
+                s.var = Some(VarWrite {
+                    sb,
+                    issue: t,
+                    release,
+                    pipe,
+                    lanes: exec,
+                });
+            }
+            if (sb as usize) < 6 {
+                self.sb[sb as usize].push(
+                    SbOp {
+                        issue: t,
+                        release,
+                        pipe,
+                    },
+                    t,
+                );
             }
         } else {
-            for a in &inst.accesses.writes {
+            for a in &d.accesses.writes {
                 let s = self.state(a.reg);
-                s.var = None;
-                s.write = Some(FixedWrite {
-                    t,
-                    cat: if a.cat == cat { cat } else { a.cat },
-                    predicated,
-                });
+                if let Some(v) = &mut s.var {
+                    v.lanes &= !exec;
+                    if v.lanes == 0 {
+                        s.var = None;
+                    }
+                }
+                s.write_t = t;
+                s.write_cat = a.cat;
+                s.write_predicated = predicated;
+                s.write_lanes = exec;
             }
         }
     }
 }
 
-fn name(r: Reg) -> String {
+/// `R4` / `P0`.
+pub fn reg_name(r: Reg) -> String {
     match r {
         Reg::R(i) => format!("R{i}"),
         Reg::P(i) => format!("P{i}"),

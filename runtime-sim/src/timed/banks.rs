@@ -43,7 +43,7 @@ impl ReuseCache {
             let keep = d.ctrl.reuse & (1 << slot) != 0;
             self.slots[slot] = keep.then_some(r);
         }
-        let bubbles = if d.inst.desc().meta.cat.is_coupled() {
+        let bubbles = if d.timing.coupled {
             per_bank.iter().map(|&n| n.saturating_sub(1)).max().unwrap_or(0)
         } else {
             0

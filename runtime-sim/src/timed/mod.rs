@@ -1,7 +1,9 @@
 //! The timed engine: every SM cycle by cycle (see [`sm`]), with CTAs placed on SMs as their
-//! occupancy allows. CTAs are dealt to SMs round-robin in launch order, so results and cycle
-//! counts do not depend on the order SMs are simulated in.
+//! occupancy allows. CTAs are dealt to SMs round-robin in launch order (CTA `i` to SM
+//! `i % SMs`) and SMs share nothing but global memory, so they run in parallel and results
+//! and cycle counts do not depend on the number of threads.
 
+mod accounting;
 mod banks;
 pub mod memory;
 pub mod pipes;
@@ -10,11 +12,10 @@ pub mod trace;
 
 use crate::config::Config;
 use crate::error::SimError;
-use crate::exec::{ConstBanks, LaunchDims, check_dims};
-use crate::memory::GlobalMemory;
+use crate::exec::{ConstBanks, LaunchDims, check_dims, ctas, parallel_ok, run_groups};
+use crate::memory::{GlobalMemory, GlobalView};
 use crate::module::Kernel;
 use crate::stats::Stats;
-use memory::LineCache;
 use sm::SmRun;
 use trace::Trace;
 
@@ -52,6 +53,9 @@ pub fn occupancy(kernel: &Kernel, dims: &LaunchDims, config: &Config) -> Result<
     Ok(n as usize)
 }
 
+/// Cycles each SM runs before the next one takes its turn when CTAs communicate.
+const QUANTUM: i64 = 32;
+
 /// Runs `kernel` over the grid on every SM; `trace` collects a timeline if given.
 pub fn run(
     kernel: &Kernel,
@@ -59,47 +63,88 @@ pub fn run(
     global: &mut GlobalMemory,
     dims: &LaunchDims,
     config: &Config,
-    mut trace: Option<&mut Trace>,
+    trace: Option<&mut Trace>,
     stats: &mut Stats,
 ) -> Result<(), SimError> {
     check_dims(dims)?;
     let max_resident = occupancy(kernel, dims, config)?;
-    let mut ctas = Vec::new();
-    for z in 0..dims.grid[2] {
-        for y in 0..dims.grid[1] {
-            for x in 0..dims.grid[0] {
-                ctas.push([x, y, z]);
-            }
-        }
-    }
+    let all = ctas(dims);
     stats.engine = "timed".into();
-    let mut l2 = LineCache::new(config.memory.l2_lines);
-    let sms = config.sms.max(1) as usize;
-    let mut finish = 0i64;
-    for sm in 0..sms {
-        let mine: Vec<[u32; 3]> = ctas.iter().skip(sm).step_by(sms).copied().collect();
-        if mine.is_empty() {
-            continue;
+    let sms = (config.sms.max(1) as usize).min(all.len());
+    let tracing = trace.is_some();
+    let new_sm = |sm: usize| {
+        let mine: Vec<[u32; 3]> = all.iter().skip(sm).step_by(sms).copied().collect();
+        let trace = tracing.then(|| (Vec::new(), trace::MAX_EVENTS / sms));
+        SmRun::new(sm as u32, kernel, consts, config, dims, mine, max_resident, trace)
+    };
+    let finish = |run: SmRun, s: &mut Stats, events: &mut Vec<trace::Event>| {
+        let cycles = run.t_finished().max(0) as u64;
+        *s = run.stats;
+        s.cycles = cycles;
+        s.sms_used = 1;
+        if let Some(e) = run.trace {
+            *events = e;
         }
-        stats.sms_used += 1;
-        let mut run = SmRun {
-            index: sm as u32,
-            kernel,
-            consts,
-            config,
-            dims,
-            global: &mut *global,
-            l2: &mut l2,
-            stats: &mut *stats,
-            trace: trace.as_deref_mut(),
-        };
-        finish = finish.max(run.run(&mine, max_resident)?);
+    };
+    let mut traces: Vec<Vec<trace::Event>> = vec![Vec::new(); sms];
+    let result = if parallel_ok(kernel, all.len()) {
+        let collected = std::sync::Mutex::new(vec![Vec::new(); sms]);
+        let r = run_groups(global, sms, true, stats, |sm, view, s| {
+            let mut run = new_sm(sm);
+            let r = run.run_until(view, i64::MAX);
+            let mut events = Vec::new();
+            finish(run, s, &mut events);
+            if let Ok(mut c) = collected.lock() {
+                c[sm] = events;
+            }
+            r
+        });
+        traces = collected.into_inner().unwrap_or_default();
+        r
+    } else {
+        run_interleaved(global, sms, &new_sm, stats, &mut traces, &finish)
+    };
+    if let Some(trace) = trace {
+        for e in traces.into_iter().flatten() {
+            trace.push(e);
+        }
     }
-    stats.cycles = finish.max(0) as u64;
-    stats.ipc = if finish > 0 {
-        stats.warp_instructions as f64 / finish as f64
+    stats.ipc = if stats.cycles > 0 {
+        stats.warp_instructions as f64 / stats.cycles as f64
     } else {
         0.0
     };
-    Ok(())
+    result
+}
+
+/// CTAs that communicate through global memory (atomics, fences, volatile accesses): every
+/// SM advances [`QUANTUM`] cycles in turn on the shared memory, so that one SM's writes are
+/// seen by the others about when they would be on hardware.
+fn run_interleaved<'a>(
+    global: &mut GlobalMemory,
+    sms: usize,
+    new_sm: &dyn Fn(usize) -> SmRun<'a>,
+    stats: &mut Stats,
+    traces: &mut [Vec<trace::Event>],
+    finish: &dyn Fn(SmRun<'a>, &mut Stats, &mut Vec<trace::Event>),
+) -> Result<(), SimError> {
+    let mut runs: Vec<SmRun> = (0..sms).map(new_sm).collect();
+    let mut view = GlobalView::direct(global);
+    let mut until = 0;
+    let mut result = Ok(());
+    'outer: while runs.iter().any(|r| !r.done()) {
+        until += QUANTUM;
+        for r in runs.iter_mut().filter(|r| !r.done()) {
+            if let Err(e) = r.run_until(&mut view, until) {
+                result = Err(e);
+                break 'outer;
+            }
+        }
+    }
+    for (sm, run) in runs.into_iter().enumerate() {
+        let mut s = Stats::default();
+        finish(run, &mut s, &mut traces[sm]);
+        stats.merge(s);
+    }
+    result
 }

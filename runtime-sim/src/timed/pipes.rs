@@ -5,7 +5,7 @@
 use ptxc_backend::isa::desc::Pipe;
 
 /// Pipes tracked per sub-partition.
-pub const PIPES: usize = 10;
+pub const PIPES: usize = 9;
 
 /// Index of a pipe.
 pub fn index(p: Pipe) -> usize {
@@ -14,12 +14,12 @@ pub fn index(p: Pipe) -> usize {
         Pipe::Fma => 1,
         Pipe::Fp64 => 2,
         Pipe::Fp16 => 3,
-        Pipe::Mufu => 4,
-        Pipe::Conv => 5,
-        Pipe::Lsu => 6,
-        Pipe::Branch => 7,
-        Pipe::Uniform => 8,
-        Pipe::Misc => 9,
+        // Conversions run on the special-function unit (same throughput, in order with MUFU).
+        Pipe::Mufu | Pipe::Conv => 4,
+        Pipe::Lsu => 5,
+        Pipe::Branch => 6,
+        Pipe::Uniform => 7,
+        Pipe::Misc => 8,
     }
 }
 

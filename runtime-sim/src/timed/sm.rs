@@ -1,72 +1,71 @@
 //! One SM of the timed engine: resident CTAs, four sub-partitions that each issue at most
-//! one instruction per cycle (warp w on sub-partition w % 4, greedy-then-youngest), stall
-//! counts, yield, scoreboards, pipe throughput, register-bank conflicts, and results that
-//! reach the register file only after their latency (an early reader sees the old value).
+//! one instruction per cycle (warp slot w on sub-partition w % 4, greedy-then-youngest),
+//! stall counts, yield, scoreboards, pipe throughput, register-bank conflicts and the reuse
+//! cache, and memory latencies from the cache model.
+//!
+//! Every warp keeps the cycle at which its next instruction may issue (stall count, yield
+//! and scoreboard waits are all known when the previous instruction issues), so a cycle
+//! costs a scan of a few slots, and cycles in which nothing can issue are skipped. Why a
+//! warp did not issue is accounted as [`super::accounting`] describes.
 
+use super::accounting::{Waits, settle, waiting_cycles};
 use super::banks::ReuseCache;
-use super::memory::{LineCache, global_latency, shared_conflict_degree};
+use super::memory::{Caches, global_latency, shared_conflict_degree};
 use super::pipes::{self, PIPES};
-use super::trace::{Event, Trace};
+use super::trace::Event;
 use crate::config::Config;
 use crate::decoded::Decoded;
 use crate::error::SimError;
-use crate::exec::{self, ConstBanks, CtaShared, Ctx, LaunchDims, Timer, WARP, Warp, lanes};
-use crate::memory::GlobalMemory;
+use crate::exec::semantics::{self, Space, address_of, space_of};
+use crate::exec::{self, ConstBanks, CtaShared, Ctx, LaunchDims, Timer, WARP, Warp, lanes, result_latency, step};
+use crate::memory::GlobalView;
 use crate::module::Kernel;
-use crate::stats::{Hazard, Stats};
-use ptxc_backend::isa::access::Reg;
-use ptxc_backend::isa::timing::{LatCat, pred_raw, raw};
-use ptxc_backend::isa::{Op, RZ};
+use crate::stats::Stats;
+use ptxc_backend::isa::Op;
+use ptxc_backend::isa::desc::Pipe;
 
-/// Every reader category, to find the earliest cycle any reader may legally see a result.
-const READERS: [LatCat; 9] = [
-    LatCat::Disp,
-    LatCat::Alu,
-    LatCat::Fma,
-    LatCat::ImadWideAB,
-    LatCat::ImadWideLower,
-    LatCat::ImadWideUpper,
-    LatCat::Fp64,
-    LatCat::Fp16,
-    LatCat::Decoupled,
-];
-
-/// A result on its way to the register file.
-#[derive(Clone, Debug)]
-struct Pending {
-    at: i64,
-    reg: Reg,
-    mask: u32,
-    values: [u32; WARP],
-}
+/// A cycle after every event.
+const NEVER: i64 = i64::MAX;
 
 /// A resident warp.
 struct Slot {
     warp: Warp,
     timer: Timer,
     reuse: ReuseCache,
-    pending: Vec<Pending>,
+    /// Index of its CTA in `SmRun::ctas`.
+    cta: usize,
     smsp: usize,
     age: u64,
-    no_issue_until: i64,
+    /// Trace track.
     id: u64,
+    /// When the next instruction may issue (`ready_at` NEVER: blocked or finished) and
+    /// the waiting not yet accounted.
+    waits: Waits,
+    /// Pipe of the next instruction.
+    next_pipe: usize,
+    /// Blocked at a barrier since this cycle.
+    blocked_since: Option<i64>,
+    /// Launched at this cycle.
+    launched_at: i64,
 }
 
 /// A resident CTA.
 struct Resident {
     cta: CtaShared,
-    slots: Vec<Slot>,
+    slots: Vec<usize>,
 }
 
 /// A sub-partition's scheduler state.
 #[derive(Default)]
 struct Smsp {
-    last: Option<(usize, usize)>,
+    last: Option<usize>,
     pipe_free: [i64; PIPES],
     busy_until: i64,
+    slots: Vec<usize>,
 }
 
-/// Everything one SM needs for a launch.
+/// One SM's part of a launch: its CTAs, its caches, its statistics and its state, run
+/// until it finishes or, when SMs communicate, one time slice at a time.
 pub struct SmRun<'a> {
     /// SM index.
     pub index: u32,
@@ -78,251 +77,372 @@ pub struct SmRun<'a> {
     pub config: &'a Config,
     /// Launch dimensions.
     pub dims: &'a LaunchDims,
-    /// Global memory.
-    pub global: &'a mut GlobalMemory,
-    /// The device's L2.
-    pub l2: &'a mut LineCache,
+    /// This SM's caches.
+    pub caches: Caches,
     /// Statistics.
-    pub stats: &'a mut Stats,
+    pub stats: Stats,
     /// Timeline, if requested.
-    pub trace: Option<&'a mut Trace>,
+    pub trace: Option<Vec<Event>>,
+    /// Events kept at most.
+    pub trace_limit: usize,
+    /// CTAs still to launch, in order.
+    queue: std::collections::VecDeque<[u32; 3]>,
+    /// Resident CTAs and warps.
+    st: State,
+    /// The current cycle.
+    t: i64,
+    /// All CTAs have finished (at cycle `t`).
+    done: bool,
 }
 
-/// Why a warp did not issue this cycle.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Wait {
-    Barrier,
-    Yield,
-    StallCount,
-    Scoreboard,
-    Pipe,
-    Bank,
-    Ready,
+/// The SM's dynamic state.
+struct State {
+    slots: Vec<Option<Slot>>,
+    ctas: Vec<Option<Resident>>,
+    smsps: [Smsp; 4],
+    launched: u64,
 }
 
-impl SmRun<'_> {
-    /// Runs the CTAs `ctas` (in order) with at most `max_resident` at once; returns the
-    /// cycle the SM finished.
-    pub fn run(&mut self, ctas: &[[u32; 3]], max_resident: usize) -> Result<i64, SimError> {
-        let mut queue = ctas.iter();
-        let mut residents: Vec<Resident> = Vec::new();
-        let mut smsps: [Smsp; 4] = Default::default();
-        let mut l1 = LineCache::new(self.config.memory.l1_lines);
-        let mut launched = 0u64;
-        let mut t: i64 = 0;
-        loop {
-            residents.retain(|r| r.slots.iter().any(|s| s.warp.alive != 0));
-            while residents.len() < max_resident {
-                let Some(&ctaid) = queue.next() else { break };
-                residents.push(self.launch_cta(ctaid, &mut launched));
+impl<'a> SmRun<'a> {
+    /// An SM that will run `ctas` (in order) with at most `max_resident` at once.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        index: u32,
+        kernel: &'a Kernel,
+        consts: &'a ConstBanks,
+        config: &'a Config,
+        dims: &'a LaunchDims,
+        ctas: Vec<[u32; 3]>,
+        max_resident: usize,
+        trace: Option<(Vec<Event>, usize)>,
+    ) -> SmRun<'a> {
+        let warps_per_cta = dims.block.iter().product::<u32>().div_ceil(WARP as u32) as usize;
+        let (trace, trace_limit) = match trace {
+            Some((v, limit)) => (Some(v), limit),
+            None => (None, 0),
+        };
+        SmRun {
+            index,
+            kernel,
+            consts,
+            config,
+            dims,
+            caches: Caches::new(&config.memory, config.sms),
+            stats: Stats::default(),
+            trace,
+            trace_limit,
+            queue: ctas.into(),
+            st: State {
+                slots: (0..max_resident * warps_per_cta).map(|_| None).collect(),
+                ctas: (0..max_resident).map(|_| None).collect(),
+                smsps: Default::default(),
+                launched: 0,
+            },
+            t: 0,
+            done: false,
+        }
+    }
+
+    /// True once every CTA has finished.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    /// The cycle the SM finished (or has reached).
+    pub fn t_finished(&self) -> i64 {
+        self.t
+    }
+
+    /// Runs until every CTA has finished or the cycle reaches `until`.
+    pub fn run_until(&mut self, global: &mut GlobalView, until: i64) -> Result<(), SimError> {
+        let mut st = std::mem::replace(
+            &mut self.st,
+            State {
+                slots: Vec::new(),
+                ctas: Vec::new(),
+                smsps: Default::default(),
+                launched: 0,
+            },
+        );
+        let r = self.cycles(&mut st, global, until);
+        self.st = st;
+        r
+    }
+
+    fn cycles(&mut self, st: &mut State, global: &mut GlobalView, until: i64) -> Result<(), SimError> {
+        while !self.done && self.t < until {
+            let t = self.t;
+            // Fill free CTA slots.
+            while let Some(free) = st.ctas.iter().position(Option::is_none) {
+                let Some(ctaid) = self.queue.pop_front() else { break };
+                self.launch_cta(st, free, ctaid, t);
             }
-            if residents.is_empty() {
-                return Ok(t);
-            }
-            for r in residents.iter_mut() {
-                for s in r.slots.iter_mut() {
-                    commit(s, t);
-                }
+            if st.ctas.iter().all(Option::is_none) {
+                self.done = true;
+                return Ok(());
             }
             let mut issued = false;
-            for (sp, smsp) in smsps.iter_mut().enumerate() {
-                let Some((ci, wi)) = self.pick(&residents, smsp, sp, t) else {
-                    continue;
-                };
-                self.issue(&mut residents[ci], wi, smsp, &mut l1, t)?;
-                smsp.last = Some((ci, wi));
-                issued = true;
+            for sp in 0..4 {
+                if let Some(slot) = self.pick(st, sp, t) {
+                    self.issue(st, global, slot, t)?;
+                    issued = true;
+                }
             }
-            self.count_stalls(&residents, &smsps, t, 1);
             if issued {
-                t += 1;
+                self.t = t + 1;
                 continue;
             }
-            let next = self.next_event(&residents, &smsps, t);
-            match next {
+            match self.next_event(st, t) {
                 Some(n) => {
-                    if n > t + 1 {
-                        self.count_stalls(&residents, &smsps, t, (n - t - 1) as u64);
-                    }
-                    t = n.max(t + 1);
+                    let n = n.min(until.max(t + 1));
+                    self.count_waits(st, t, n);
+                    self.t = n;
                 }
                 None => {
-                    let r = residents
-                        .iter()
-                        .find(|r| r.slots.iter().any(|s| s.warp.alive != 0))
-                        .expect("resident CTA");
-                    return Err(exec::deadlock(self.kernel, &r.cta, r.slots.iter().map(|s| &s.warp)));
+                    let r = st.ctas.iter().flatten().next().expect("a resident CTA");
+                    let warps = r.slots.iter().filter_map(|&i| st.slots[i].as_ref().map(|s| &s.warp));
+                    return Err(exec::deadlock(self.kernel, &r.cta, warps));
                 }
             }
         }
+        Ok(())
     }
 
-    fn launch_cta(&mut self, ctaid: [u32; 3], launched: &mut u64) -> Resident {
-        let (cta, warps) = exec::new_cta(self.kernel, self.dims, ctaid);
+    fn launch_cta(&mut self, st: &mut State, free: usize, ctaid: [u32; 3], t: i64) {
+        let (cta, warps) = exec::new_cta(self.kernel, self.dims, ctaid, self.index);
         self.stats.ctas += 1;
         self.stats.warps += warps.len() as u64;
-        let slots = warps
-            .into_iter()
-            .map(|warp| {
-                *launched += 1;
-                let linear = ((ctaid[2] as u64 * self.dims.grid[1] as u64 + ctaid[1] as u64)
-                    * self.dims.grid[0] as u64
-                    + ctaid[0] as u64)
-                    * 64
-                    + warp.index as u64;
-                Slot {
-                    warp,
-                    timer: Timer::default(),
-                    reuse: ReuseCache::default(),
-                    pending: Vec::new(),
-                    smsp: (*launched as usize - 1) % 4,
-                    age: *launched,
-                    no_issue_until: 0,
-                    id: linear,
-                }
-            })
-            .collect();
-        Resident { cta, slots }
+        let linear =
+            (ctaid[2] as u64 * self.dims.grid[1] as u64 + ctaid[1] as u64) * self.dims.grid[0] as u64 + ctaid[0] as u64;
+        let mut slots = Vec::with_capacity(warps.len());
+        for warp in warps {
+            let Some(i) = st.slots.iter().position(Option::is_none) else {
+                break;
+            };
+            st.launched += 1;
+            let smsp = i % 4;
+            let mut s = Slot {
+                id: linear * 64 + warp.index as u64,
+                warp,
+                timer: Timer::default(),
+                reuse: ReuseCache::default(),
+                cta: free,
+                smsp,
+                age: st.launched,
+                waits: Waits {
+                    since: t,
+                    stall_until: t,
+                    yield_until: t,
+                    ready_at: t,
+                },
+                next_pipe: 0,
+                blocked_since: None,
+                launched_at: t,
+            };
+            self.refresh(&mut s, t);
+            st.slots[i] = Some(s);
+            st.smsps[smsp].slots.push(i);
+            slots.push(i);
+        }
+        st.ctas[free] = Some(Resident { cta, slots });
     }
 
-    /// Why warp `s` cannot issue at `t` (or `Ready`).
-    fn wait_reason(&self, s: &Slot, smsp: &Smsp, t: i64) -> Option<Wait> {
-        let (pc, _) = s.warp.next_group().or_else(|| (s.warp.alive != 0).then_some((0, 0)))?;
-        if s.warp.alive & !s.warp.blocked == 0 {
-            return Some(Wait::Barrier);
+    /// Recomputes when slot `s` can issue its next instruction (from cycle `t` on). The
+    /// waiting before `t` is accounted first, for the instruction it was for.
+    fn refresh(&mut self, s: &mut Slot, t: i64) {
+        let Some(pc) = s.warp.peek_pc() else {
+            if s.warp.alive != 0 && s.blocked_since.is_none() {
+                settle(&mut self.stats.stalls, &mut s.waits, t);
+                s.blocked_since = Some(t);
+            }
+            s.waits.ready_at = NEVER;
+            return;
+        };
+        let w = &mut s.waits;
+        if let Some(b) = s.blocked_since.take() {
+            // Back from a barrier: the wait counts as barrier time.
+            let from = b.max(w.since);
+            self.stats.stalls.barrier += (t - from).max(0) as u64;
+            w.since = w.since.max(t);
+        } else {
+            settle(&mut self.stats.stalls, w, t);
         }
-        let d = self.kernel.insts.get(pc as usize / 16)?;
-        if t < s.no_issue_until {
-            return Some(Wait::Yield);
-        }
-        match s.timer.can_issue(d.ctrl.wait, t) {
-            Err(false) => return Some(Wait::StallCount),
-            Err(true) => return Some(Wait::Scoreboard),
-            Ok(()) => {}
-        }
-        if smsp.busy_until > t {
-            return Some(Wait::Bank);
-        }
-        if smsp.pipe_free[pipes::index(d.inst.desc().meta.pipe)] > t {
-            return Some(Wait::Pipe);
-        }
-        Some(Wait::Ready)
+        let Some(d) = self.kernel.insts.get(pc as usize / 16) else {
+            // Running off the end faults when it issues.
+            w.ready_at = t.max(w.stall_until);
+            return;
+        };
+        let earliest = t.max(w.stall_until).max(w.yield_until);
+        w.ready_at = s.timer.ready(d, earliest);
+        s.next_pipe = pipes::index(d.timing.pipe);
     }
 
-    /// Greedy-then-youngest: the last issuing warp if it is ready, else the youngest ready one.
-    fn pick(&self, residents: &[Resident], smsp: &Smsp, sp: usize, t: i64) -> Option<(usize, usize)> {
-        if let Some((ci, wi)) = smsp.last
-            && let Some(s) = residents.get(ci).and_then(|r| r.slots.get(wi))
-            && s.smsp == sp
-            && self.wait_reason(s, smsp, t) == Some(Wait::Ready)
-        {
-            return Some((ci, wi));
-        }
-        let mut best: Option<((usize, usize), u64)> = None;
-        for (ci, r) in residents.iter().enumerate() {
-            for (wi, s) in r.slots.iter().enumerate() {
-                if s.smsp == sp
+    /// Greedy-then-youngest among the slots of sub-partition `sp` that can issue at `t`;
+    /// ready slots that are held back count a cycle of their reason.
+    fn pick(&mut self, st: &mut State, sp: usize, t: i64) -> Option<usize> {
+        let smsp = &st.smsps[sp];
+        let can = |s: &Slot| s.waits.ready_at <= t && smsp.pipe_free[s.next_pipe] <= t && smsp.busy_until <= t;
+        let mut choice = smsp
+            .last
+            .filter(|&i| st.slots[i].as_ref().is_some_and(|s| s.smsp == sp && can(s)));
+        if choice.is_none() {
+            let mut best: Option<(usize, u64)> = None;
+            for &i in &smsp.slots {
+                if let Some(s) = st.slots[i].as_ref()
+                    && can(s)
                     && best.is_none_or(|(_, age)| s.age > age)
-                    && self.wait_reason(s, smsp, t) == Some(Wait::Ready)
                 {
-                    best = Some(((ci, wi), s.age));
+                    best = Some((i, s.age));
+                }
+            }
+            choice = best.map(|(i, _)| i);
+        }
+        let stalls = &mut self.stats.stalls;
+        for &i in &smsp.slots {
+            if Some(i) == choice {
+                continue;
+            }
+            if let Some(s) = st.slots[i].as_ref()
+                && s.waits.ready_at <= t
+            {
+                if smsp.busy_until > t {
+                    stalls.bank_conflict += 1;
+                } else if smsp.pipe_free[s.next_pipe] > t {
+                    stalls.pipe_busy += 1;
+                } else {
+                    stalls.not_selected += 1;
                 }
             }
         }
-        best.map(|(k, _)| k)
+        choice
     }
 
-    fn count_stalls(&mut self, residents: &[Resident], smsps: &[Smsp; 4], t: i64, cycles: u64) {
-        for r in residents {
-            for s in &r.slots {
-                let reason = self.wait_reason(s, &smsps[s.smsp], t);
-                let st = &mut self.stats.stalls;
-                match reason {
-                    Some(Wait::Barrier) => st.barrier += cycles,
-                    Some(Wait::Yield) => st.yield_ += cycles,
-                    Some(Wait::StallCount) => st.stall_count += cycles,
-                    Some(Wait::Scoreboard) => st.scoreboard += cycles,
-                    Some(Wait::Pipe) => st.pipe_busy += cycles,
-                    Some(Wait::Bank) => st.bank_conflict += cycles,
-                    Some(Wait::Ready) => st.not_selected += cycles,
-                    None => {}
+    /// The next cycle after `t` at which some slot can issue, or `None` if none ever can.
+    fn next_event(&self, st: &State, t: i64) -> Option<i64> {
+        let mut next = NEVER;
+        for smsp in &st.smsps {
+            for &i in &smsp.slots {
+                if let Some(s) = st.slots[i].as_ref()
+                    && s.waits.ready_at != NEVER
+                {
+                    let at = s.waits.ready_at.max(smsp.pipe_free[s.next_pipe]).max(smsp.busy_until);
+                    next = next.min(at.max(t + 1));
+                }
+            }
+        }
+        (next != NEVER).then_some(next)
+    }
+
+    /// Accounts the skipped cycles `t+1 .. n` in which ready slots waited for a pipe or a
+    /// bank (no slot could issue before `n`).
+    fn count_waits(&mut self, st: &State, t: i64, n: i64) {
+        for smsp in &st.smsps {
+            for &i in &smsp.slots {
+                if let Some(s) = st.slots[i].as_ref()
+                    && s.waits.ready_at < n
+                {
+                    waiting_cycles(&mut self.stats.stalls, s.waits.ready_at.max(t + 1), n, smsp.busy_until);
                 }
             }
         }
     }
 
-    /// The next cycle at which anything can change, or `None` if every warp waits forever.
-    fn next_event(&self, residents: &[Resident], smsps: &[Smsp; 4], t: i64) -> Option<i64> {
-        let mut next = i64::MAX;
-        for r in residents {
-            for s in &r.slots {
-                next = s.pending.iter().map(|p| p.at).filter(|&a| a > t).fold(next, i64::min);
-                let Some((pc, _)) = s.warp.next_group() else { continue };
-                let Some(d) = self.kernel.insts.get(pc as usize / 16) else {
-                    return Some(t + 1);
-                };
-                let smsp = &smsps[s.smsp];
-                let candidates = [
-                    s.timer.next_change(d.ctrl.wait, t),
-                    s.no_issue_until,
-                    smsp.busy_until,
-                    smsp.pipe_free[pipes::index(d.inst.desc().meta.pipe)],
-                ];
-                let blocked_until = candidates.iter().copied().filter(|&c| c > t).min();
-                next = next.min(blocked_until.unwrap_or(t + 1));
-            }
-        }
-        (next != i64::MAX).then_some(next)
-    }
-
-    /// Issues the next instruction of warp `wi` of `r` at cycle `t`.
-    fn issue(
-        &mut self,
-        r: &mut Resident,
-        wi: usize,
-        smsp: &mut Smsp,
-        l1: &mut LineCache,
-        t: i64,
-    ) -> Result<(), SimError> {
+    /// Issues the next instruction of slot `i` at cycle `t`.
+    fn issue(&mut self, st: &mut State, global: &mut GlobalView, i: usize, t: i64) -> Result<(), SimError> {
         let kernel = self.kernel;
-        let s = &mut r.slots[wi];
+        let mut s = st.slots[i].take().expect("picked slot exists");
+        let ci = s.cta;
+        let result = self.issue_slot(st, global, &mut s, ci, t);
+        let sp = s.smsp;
+        let finished_cta = {
+            let r = st.ctas[ci].as_ref().expect("resident CTA");
+            s.warp.alive == 0
+                && r.slots
+                    .iter()
+                    .all(|&j| j == i || st.slots[j].as_ref().is_none_or(|o| o.warp.alive == 0))
+        };
+        let is_sync = result.as_ref().is_ok_and(|&sync| sync);
+        if result.is_ok() && s.warp.alive == 0 {
+            self.stats.warp_cycles += (t + 1 - s.launched_at) as u64;
+        }
+        st.slots[i] = Some(s);
+        st.smsps[sp].last = Some(i);
+        result?;
+        if is_sync {
+            // A barrier may have completed: every warp of the CTA may move on.
+            let r = st.ctas[ci].as_mut().expect("resident CTA");
+            let mut warps: Vec<&mut Warp> = st
+                .slots
+                .iter_mut()
+                .flatten()
+                .filter(|o| o.cta == ci)
+                .map(|o| &mut o.warp)
+                .collect();
+            if semantics::release_barriers(&mut r.cta, &mut warps, kernel) {
+                for o in st.slots.iter_mut().flatten().filter(|o| o.cta == ci) {
+                    self.refresh(o, t + 1);
+                }
+            }
+        }
+        if finished_cta {
+            let r = st.ctas[ci].take().expect("resident CTA");
+            for j in r.slots {
+                if let Some(o) = st.slots[j].take() {
+                    st.smsps[o.smsp].slots.retain(|&x| x != j);
+                    if st.smsps[o.smsp].last == Some(j) {
+                        st.smsps[o.smsp].last = None;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Issues for one slot; returns whether the instruction may have completed a barrier.
+    fn issue_slot(
+        &mut self,
+        st: &mut State,
+        global: &mut GlobalView,
+        s: &mut Slot,
+        ci: usize,
+        t: i64,
+    ) -> Result<bool, SimError> {
+        let kernel = self.kernel;
+        let r = st.ctas[ci].as_mut().expect("resident CTA");
         let (pc, group) = s.warp.next_group().expect("picked warps have a group");
         let d = exec::fetch(kernel, &r.cta, &s.warp, pc, group)?;
+        // The waiting since the instruction became current; this cycle is the issue.
+        settle(&mut self.stats.stalls, &mut s.waits, t);
+        s.waits.since = t + 1;
         let exec_mask = s.warp.pred_mask(d.guard, group);
-        let latency = self.latency(d, &s.warp, exec_mask, l1);
-        let before = snapshot(&s.warp, d);
+        let latency = self.latency(d, &s.warp, exec_mask, r.cta.shared.len());
+        let hazards = s.timer.issue(t, d, latency, group, exec_mask);
+        if !hazards.is_empty() {
+            exec::report_hazards(&mut self.stats, kernel, &r.cta, s.warp.index, d, &hazards);
+        }
         let mut ctx = Ctx {
             kernel,
             consts: self.consts,
-            global: self.global,
+            global,
             cta: &mut r.cta,
-            stats: self.stats,
+            stats: &mut self.stats,
+            now: t,
         };
-        exec::execute(&mut ctx, &mut s.warp, d, group, t)?;
-        defer_results(s, d, before, t, latency, exec_mask);
-        let (name, ctaid, warp_index) = (&kernel.name, r.cta.ctaid, s.warp.index);
-        let stats = &mut *self.stats;
-        s.timer.issue_at(t, d, latency, &mut |what| {
-            stats.hazard(Hazard {
-                kernel: name.clone(),
-                ctaid,
-                warp: warp_index,
-                pc: d.pc,
-                what,
-            })
-        });
+        step::execute(&mut ctx, &mut s.warp, d, group, &hazards)?;
         let operands = s.reuse.read(d);
-        stats.bank_conflicts += operands.bubbles as u64;
-        stats.reuse_hits += operands.reuse_hits as u64;
+        self.stats.bank_conflicts += operands.bubbles as u64;
+        self.stats.reuse_hits += operands.reuse_hits as u64;
+        let smsp = &mut st.smsps[s.smsp];
         smsp.busy_until = t + 1 + operands.bubbles as i64;
-        let p = pipes::index(d.inst.desc().meta.pipe);
-        smsp.pipe_free[p] = t + pipes::interval(d.inst.desc().meta.pipe);
-        s.no_issue_until = if d.ctrl.yield_ { t + 2 } else { t + 1 };
-        if let Some(trace) = self.trace.as_deref_mut() {
-            let text =
-                ptxc_backend::isa::text::inst_text(&d.inst, d.pc as u64, &ptxc_backend::isa::text::AddressLabels);
+        let p = pipes::index(d.timing.pipe);
+        smsp.pipe_free[p] = t + self.pipe_interval(d, &s.warp, exec_mask);
+        s.waits.stall_until = t + d.ctrl.stall.max(1) as i64;
+        s.waits.yield_until = if d.ctrl.yield_ { t + 2 } else { t + 1 };
+        if let Some(trace) = self.trace.as_mut()
+            && trace.len() < self.trace_limit
+        {
             trace.push(Event {
-                name: text,
+                name: d.text(),
                 ph: "X",
                 ts: t,
                 dur: d.ctrl.stall.max(1) as i64,
@@ -330,127 +450,111 @@ impl SmRun<'_> {
                 tid: s.id,
             });
         }
-        if stats.warp_instructions > self.config.instruction_limit {
-            let at = exec::location(kernel, &r.cta, &r.slots[wi].warp, group.trailing_zeros() as usize, pc);
+        if self.stats.warp_instructions > self.config.instruction_limit {
+            let at = exec::location(kernel, &r.cta, &s.warp, group.trailing_zeros() as usize, pc);
             return Err(SimError::Limit {
                 at,
                 limit: self.config.instruction_limit,
             });
         }
-        if matches!(d.op, Op::Bar | Op::Exit) {
-            let mut warps: Vec<&mut Warp> = r.slots.iter_mut().map(|s| &mut s.warp).collect();
-            exec::release_barriers(&mut r.cta, &mut warps, kernel);
+        self.refresh(s, t + 1);
+        Ok(matches!(d.op, Op::Bar | Op::Exit))
+    }
+
+    /// Cycles the instruction occupies its pipe.
+    fn pipe_interval(&self, d: &Decoded, w: &Warp, exec_mask: u32) -> i64 {
+        let base = pipes::interval(d.timing.pipe);
+        if d.timing.pipe != Pipe::Lsu || d.addr.is_none() {
+            return base;
         }
-        Ok(())
+        let (lines, _) = self.lines_of(d, w, exec_mask);
+        base.max(2 * lines as i64)
+    }
+
+    /// The distinct 128-byte lines a memory instruction touches (and its space).
+    fn lines_of(&self, d: &Decoded, w: &Warp, exec_mask: u32) -> (usize, Space) {
+        let Some(a) = d.addr else {
+            return (0, Space::Global);
+        };
+        let mut lines = [0u64; WARP];
+        let mut n = 0;
+        for l in lanes(exec_mask) {
+            lines[n] = address_of(w, &a, l) >> 7;
+            n += 1;
+        }
+        let v = &mut lines[..n];
+        v.sort_unstable();
+        let mut distinct = 0;
+        let mut prev = u64::MAX;
+        for &x in v.iter() {
+            if x != prev {
+                distinct += 1;
+                prev = x;
+            }
+        }
+        (distinct, space_of(d))
     }
 
     /// Result latency of a variable-latency instruction from the memory model.
-    fn latency(&mut self, d: &Decoded, w: &Warp, mask: u32, l1: &mut LineCache) -> i64 {
+    fn latency(&mut self, d: &Decoded, w: &Warp, mask: u32, _shared_len: usize) -> i64 {
         let m = &self.config.memory;
-        let addrs = || -> Vec<u64> {
-            let Some((base, offset)) = d.addr else {
-                return Vec::new();
+        let Some(a) = d.addr else {
+            return match d.op {
+                Op::Ldc | Op::Uldc => m.l1 as i64,
+                _ => result_latency(d.op, d.timing.pipe),
             };
-            lanes(mask)
-                .map(|l| {
-                    let b = if d.m.e { w.reg64(base, l) } else { w.reg(base, l) as u64 };
-                    b.wrapping_add(offset as i64 as u64)
-                })
-                .collect()
         };
-        match d.op {
-            Op::Ldg | Op::Stg | Op::Atomg | Op::AtomgCas | Op::Red | Op::Ldl | Op::Stl => {
-                let mut lines: Vec<u64> = addrs().iter().map(|a| a >> 7).collect();
-                lines.sort_unstable();
-                lines.dedup();
-                let cached = d.op != Op::Atomg && d.op != Op::AtomgCas && d.op != Op::Red;
-                global_latency(m, l1, self.l2, &lines, cached)
-            }
-            Op::Lds | Op::Sts | Op::Atoms | Op::AtomsCas => {
-                let degree = shared_conflict_degree(&addrs());
+        if d.timing.pipe != Pipe::Lsu {
+            return result_latency(d.op, d.timing.pipe);
+        }
+        let mut addrs = [0u64; WARP];
+        let mut n = 0;
+        for l in lanes(mask) {
+            addrs[n] = address_of(w, &a, l);
+            n += 1;
+        }
+        let addrs = &addrs[..n];
+        let space = match space_of(d) {
+            Space::Generic => match addrs.first() {
+                Some(&x) if (exec::SHARED_WINDOW..exec::SHARED_WINDOW + (1 << 32)).contains(&x) => Space::Shared,
+                Some(&x) if (exec::LOCAL_WINDOW..exec::LOCAL_WINDOW + (1 << 32)).contains(&x) => Space::Local,
+                _ => Space::Global,
+            },
+            s => s,
+        };
+        match space {
+            Space::Shared => {
+                let degree = shared_conflict_degree(addrs);
                 self.stats.shared_bank_conflicts += degree as u64 - 1;
                 m.shared as i64 + 2 * (degree as i64 - 1)
             }
-            _ => exec::result_latency(d.op, d.inst.desc().meta.pipe),
-        }
-    }
-}
-
-/// Values of the registers `d` writes, before it runs.
-fn snapshot(w: &Warp, d: &Decoded) -> Vec<(Reg, [u32; WARP])> {
-    d.accesses
-        .writes
-        .iter()
-        .map(|a| {
-            let v = match a.reg {
-                Reg::R(r) => w.regs[r as usize],
-                Reg::P(p) => [w.preds[p as usize & 7]; WARP],
-            };
-            (a.reg, v)
-        })
-        .collect()
-}
-
-/// Moves `d`'s results from the register file into the pending queue (restoring the old
-/// values) until the first cycle any reader may legally see them.
-/// `written` are the lanes that executed: their values are queued even when they equal the
-/// current register (an earlier queued write to the same register may still be pending).
-fn defer_results(s: &mut Slot, d: &Decoded, before: Vec<(Reg, [u32; WARP])>, t: i64, latency: i64, written: u32) {
-    let cat = d.inst.desc().meta.cat;
-    for (reg, old) in before {
-        let (new, mask) = match reg {
-            Reg::R(r) if r != RZ => {
-                let new = s.warp.regs[r as usize];
-                s.warp.regs[r as usize] = old;
-                (new, written)
+            Space::Local => {
+                // Local memory is interleaved per lane: a warp's word k is one line.
+                let mut lines: Vec<u64> = addrs.iter().map(|x| (x & 0xffff_ffff) / 4).collect();
+                lines.sort_unstable();
+                lines.dedup();
+                let tagged: Vec<u64> = lines
+                    .iter()
+                    .map(|w4| (1 << 62) | (self.index as u64) << 48 | (w.index as u64) << 40 | w4)
+                    .collect();
+                global_latency(m, &mut self.caches, &tagged, true, &mut self.stats)
             }
-            Reg::P(p) => {
-                let new = s.warp.preds[p as usize & 7];
-                s.warp.preds[p as usize & 7] = old[0];
-                let mut values = [0; WARP];
-                values[0] = new;
-                (values, written)
-            }
-            _ => continue,
-        };
-        if mask == 0 {
-            continue;
-        }
-        let at = if d.variable_latency {
-            t + latency
-        } else {
-            let earliest = READERS.iter().map(|&r| match reg {
-                Reg::R(_) => raw(cat, r),
-                Reg::P(_) => pred_raw(cat, r, false),
-            });
-            t + earliest.min().unwrap_or(1) as i64
-        };
-        s.pending.push(Pending {
-            at,
-            reg,
-            mask,
-            values: new,
-        });
-    }
-}
-
-/// Applies the pending results due by cycle `t`, oldest first.
-fn commit(s: &mut Slot, t: i64) {
-    if s.pending.iter().all(|p| p.at > t) {
-        return;
-    }
-    s.pending.sort_by_key(|p| p.at);
-    let due = s.pending.iter().take_while(|p| p.at <= t).count();
-    for p in s.pending.drain(..due) {
-        match p.reg {
-            Reg::R(r) => {
-                for l in lanes(p.mask) {
-                    s.warp.regs[r as usize][l] = p.values[l];
+            _ => {
+                let mut lines = [0u64; WARP];
+                for (x, &a) in lines.iter_mut().zip(addrs) {
+                    *x = a >> 7;
                 }
-            }
-            Reg::P(i) => {
-                let v = &mut s.warp.preds[i as usize & 7];
-                *v = (*v & !p.mask) | (p.values[0] & p.mask);
+                let lines = &mut lines[..n];
+                lines.sort_unstable();
+                let mut k = 0;
+                for j in 0..lines.len() {
+                    if j == 0 || lines[j] != lines[k - 1] {
+                        lines[k] = lines[j];
+                        k += 1;
+                    }
+                }
+                let cached = !matches!(d.op, Op::Atomg | Op::AtomgCas | Op::Red);
+                global_latency(m, &mut self.caches, &lines[..k], cached, &mut self.stats)
             }
         }
     }

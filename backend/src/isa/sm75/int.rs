@@ -201,7 +201,7 @@ fn plop3_tables() -> [OperandDesc; 2] {
 }
 
 /// `PLOP3.LUT Pd0, Pd1, Ps0, Ps1, Ps2, lut, lut2` on predicates (0x81c), and on the sign bits
-/// of registers (0x21f: `R0.SIGN`).
+/// of registers (0x21f: `R0.SIGN`; 0xa1f/0xc1f with a constant or uniform B).
 fn plop3() -> Vec<Form> {
     const SIGN: SuffixDesc = suffix(0, 0, &[(0, ".SIGN")]);
     let [table, table2] = plop3_tables();
@@ -221,18 +221,23 @@ fn plop3() -> Vec<Form> {
             .fixed(67, 1, u64::from(uniform))
             .build()
     };
-    let on_signs = form("PLOP3.LUT", Op::Plop3, 0x21f)
-        .ops([
+    // The sign-bit forms take B from a register, a constant or a uniform register (ptxas writes
+    // `PLOP3.LUT P6, PT, R4.SIGN, c[0x2][0x0].SIGN, R13.SIGN, 0x2, 0x0`).
+    let places = [Src3::Rrr, Src3::Rcr, Src3::Rur];
+    let on_signs = src3_family(0x01f, &places, ImmStyle::Hex, |opc, _, b, c| {
+        form("PLOP3.LUT", Op::Plop3, opc).ops([
             pred(Role::PredDst0, 81, None, false),
             pred(Role::PredDst1, 84, None, false),
             reg(Role::A, RA).suffix(SIGN),
-            reg(Role::B, RB).suffix(SIGN),
-            reg(Role::C, RC).suffix(SIGN),
+            b.suffix(SIGN),
+            c.suffix(SIGN),
             imm(Role::Other, bits(72, 8), ImmStyle::Hex),
             table2,
         ])
-        .build();
-    vec![on_preds(false), on_preds(true), on_signs]
+    });
+    let mut v = vec![on_preds(false), on_preds(true)];
+    v.extend(on_signs);
+    v
 }
 
 /// `P2R Rd, PR, Ra, mask` packs predicates into a byte of Rd; `R2P PR, Ra, mask` unpacks.

@@ -1,0 +1,175 @@
+//! Atomics and reductions on global, shared and generic addresses: ATOMG, ATOMS, ATOM (old
+//! value to the destination) and RED (no result), with ADD (integer and f32: round to
+//! nearest, subnormals flushed), MIN/MAX (signed with `.S32`/`.S64`), INC/DEC (wrapping at
+//! the operand), AND/OR/XOR, EXCH and CAS (`.CAST`: the result is 1 if it swapped, else
+//! 0). Lanes are applied in lane order.
+
+use super::mem::{address_of, read_bytes, space_of, write_bytes};
+use crate::decoded::{AtomOp, Decoded, NumType, Src};
+use crate::error::SimError;
+use crate::exec::ctx::Ctx;
+use crate::exec::warp::{WARP, Warp, lanes};
+use crate::fp::{self, Rnd};
+use crate::softfloat::{self as sf, F16};
+use ptxc_backend::isa::RZ;
+
+type R = Result<(), SimError>;
+
+/// The new memory value of `op` applied to `old` with operand `v` (and `swap` for CAS).
+pub fn apply(op: AtomOp, t: NumType, old: u64, v: u64, swap: u64) -> u64 {
+    let wide = t.bytes() == 8;
+    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+    let (old, v, swap) = (old & mask, v & mask, swap & mask);
+    let signed_less = |x: u64, y: u64| {
+        if wide {
+            (x as i64) < (y as i64)
+        } else {
+            (x as u32 as i32) < (y as u32 as i32)
+        }
+    };
+    let r = match op {
+        AtomOp::Add if t == NumType::F32 => {
+            let (a, b) = (f32::from_bits(old as u32), f32::from_bits(v as u32));
+            fp::add(a, b, Rnd::Rn, true).to_bits() as u64
+        }
+        AtomOp::Add if t == NumType::F64 => fp::dadd(f64::from_bits(old), f64::from_bits(v), Rnd::Rn).to_bits(),
+        AtomOp::Add if t == NumType::F16x2 => {
+            let half = |x: u64, y: u64| sf::add(x & 0xffff, y & 0xffff, F16, Rnd::Rn, false);
+            half(old, v) | half(old >> 16, v >> 16) << 16
+        }
+        AtomOp::Add => old.wrapping_add(v),
+        AtomOp::Min if t.is_signed() => {
+            if signed_less(v, old) {
+                v
+            } else {
+                old
+            }
+        }
+        AtomOp::Max if t.is_signed() => {
+            if signed_less(old, v) {
+                v
+            } else {
+                old
+            }
+        }
+        AtomOp::Min => old.min(v),
+        AtomOp::Max => old.max(v),
+        AtomOp::Inc => {
+            if old >= v {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > v {
+                v
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::And => old & v,
+        AtomOp::Or => old | v,
+        AtomOp::Xor => old ^ v,
+        AtomOp::Exch => v,
+        AtomOp::Cas => {
+            if old == v {
+                swap
+            } else {
+                old
+            }
+        }
+    };
+    r & mask
+}
+
+/// The value of register (pair) `r` in `lane`.
+fn value(w: &Warp, r: u8, wide: bool, lane: usize) -> u64 {
+    if wide { w.reg64(r, lane) } else { w.reg(r, lane) as u64 }
+}
+
+/// The register of a source slot (RZ if absent).
+fn reg_of(s: &crate::decoded::SrcOp) -> u8 {
+    match s.src {
+        Src::Reg(r) => r,
+        _ => RZ,
+    }
+}
+
+/// Runs the atomic for every lane of `exec`; returns the old values.
+fn run(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, exec: u32) -> Result<[u64; WARP], SimError> {
+    let mut old = [0u64; WARP];
+    let Some(a) = d.addr else {
+        return Ok(old);
+    };
+    let space = space_of(d);
+    let t = d.m.atom_type;
+    let wide = t.bytes() == 8;
+    let size = if wide { 8 } else { 4 };
+    // CAS compares with B and swaps in C; the others take the data operand.
+    let cas = d.m.atom_op == AtomOp::Cas;
+    let data = if cas {
+        reg_of(&d.b)
+    } else {
+        d.data.map_or(RZ, |(r, _)| r)
+    };
+    let swap_reg = reg_of(&d.c);
+    for l in lanes(exec) {
+        let addr = address_of(w, &a, l);
+        let mut buf = [0u8; 8];
+        read_bytes(ctx, w, d, space, l, addr, &mut buf[..size])?;
+        let o = u64::from_le_bytes(buf);
+        let v = value(w, data, wide, l);
+        let s = if cas { value(w, swap_reg, wide, l) } else { 0 };
+        let n = apply(d.m.atom_op, t, o, v, s);
+        write_bytes(ctx, w, d, space, l, addr, &n.to_le_bytes()[..size])?;
+        old[l] = if d.m.cas_try { (o == v) as u64 } else { o };
+    }
+    Ok(old)
+}
+
+/// ATOMG / ATOMS / ATOM: the old value goes to the destination.
+pub fn atom(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let old = run(ctx, w, d, exec)?;
+    if d.m.atom_type.bytes() == 8 {
+        super::write_dst64(w, &d.dst, exec, &old);
+    } else {
+        let out: [u32; WARP] = std::array::from_fn(|l| old[l] as u32);
+        super::write_dst(w, &d.dst, exec, &out);
+    }
+    Ok(())
+}
+
+/// RED: a reduction without result.
+pub fn red(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    run(ctx, w, d, exec).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_operations() {
+        use AtomOp::*;
+        assert_eq!(apply(Add, NumType::U32, 0xffff_ffff, 1, 0), 0);
+        assert_eq!(
+            apply(Min, NumType::S32, 5, (-3i32) as u32 as u64, 0),
+            (-3i32) as u32 as u64
+        );
+        assert_eq!(apply(Min, NumType::U32, 5, (-3i32) as u32 as u64, 0), 5);
+        assert_eq!(apply(Inc, NumType::U32, 7, 7, 0), 0);
+        assert_eq!(apply(Inc, NumType::U32, 6, 7, 0), 7);
+        assert_eq!(apply(Dec, NumType::U32, 0, 7, 0), 7);
+        assert_eq!(apply(Dec, NumType::U32, 9, 7, 0), 7);
+        assert_eq!(apply(Dec, NumType::U32, 5, 7, 0), 4);
+        assert_eq!(apply(Cas, NumType::U32, 5, 5, 9), 9);
+        assert_eq!(apply(Cas, NumType::U32, 5, 4, 9), 5);
+        let sub = f32::from_bits(1).to_bits() as u64;
+        assert_eq!(
+            apply(Add, NumType::F32, 1.0f32.to_bits() as u64, sub, 0),
+            1.0f32.to_bits() as u64
+        );
+        assert_eq!(apply(Add, NumType::U64, u64::MAX, 2, 0), 1);
+    }
+}

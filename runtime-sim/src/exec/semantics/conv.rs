@@ -1,0 +1,219 @@
+//! Conversions: I2F, F2I, F2F, FRND, I2I, I2IP. The number types and the rounding mode come
+//! from the modifiers' spellings (`.F16`, `.S64`, `.TRUNC`, `.RP` ...), see
+//! [`crate::decoded::NumType`]. Float-to-integer conversions saturate; NaN becomes 0 under
+//! `.NTZ` ("NaN to zero", which ptxas sets for f16/f32 sources and results of 32 bits or
+//! fewer) and `1 << (w - 1)` otherwise, as the PTX ISA specifies for `cvt`.
+
+use super::write_dst;
+use crate::decoded::{Decoded, NumType, Src, SrcOp};
+use crate::error::SimError;
+use crate::exec::ctx::Ctx;
+use crate::exec::warp::{WARP, Warp, lanes};
+use crate::fp::Rnd;
+use crate::softfloat::{self as sf, F16, F32, F64, Format};
+
+type R = Result<(), SimError>;
+
+fn format(t: NumType) -> Format {
+    match t {
+        NumType::F16 => F16,
+        NumType::F64 => F64,
+        _ => F32,
+    }
+}
+
+/// The single source of a conversion (B, or A) for `lane`: `width` bytes, with float
+/// `|x|`/`-x` applied for float sources.
+fn source(ctx: &Ctx, w: &Warp, d: &Decoded, t: NumType, lane: usize) -> u64 {
+    let s: &SrcOp = if d.b.present() { &d.b } else { &d.a };
+    let mut v = match (s.src, t.bytes()) {
+        (Src::Imm(x), 8) if t.is_float() => (x & 0xffff_ffff) << 32,
+        (_, 8) => ctx.src64(w, s, lane),
+        _ => ctx.src32(w, s, lane) as u64,
+    };
+    // Sub-word sources: the suffix selects the byte (`.B1`..`.B3`) or half (`.H1`).
+    match t.bytes() {
+        1 => v >>= 8 * (s.swizzle as u64 & 3),
+        2 => v >>= 16 * (s.swizzle as u64 & 1),
+        _ => {}
+    }
+    if t.is_float() {
+        let f = format(t);
+        if t == NumType::F16 {
+            v &= 0xffff;
+        }
+        if s.abs {
+            v &= !f.sign_bit();
+        }
+        if s.neg {
+            v ^= f.sign_bit();
+        }
+    } else if s.neg {
+        v = (v as i64).wrapping_neg() as u64;
+    }
+    v
+}
+
+/// An integer source value of type `t`, sign- or zero-extended from its width.
+fn int_value(v: u64, t: NumType) -> i128 {
+    let bits = 8 * t.bytes();
+    let m = if bits >= 64 { v } else { v & ((1u64 << bits) - 1) };
+    if t.is_signed() && bits < 128 {
+        let shift = 64 - bits;
+        ((m << shift) as i64 >> shift) as i128
+    } else {
+        m as i128
+    }
+}
+
+/// Writes `values` (of type `t`) to the destination.
+fn write(w: &mut Warp, d: &Decoded, exec: u32, t: NumType, values: &[u64; WARP]) {
+    if t.bytes() == 8 {
+        super::write_dst64(w, &d.dst, exec, values);
+    } else {
+        let out: [u32; WARP] = std::array::from_fn(|l| values[l] as u32);
+        write_dst(w, &d.dst, exec, &out);
+    }
+}
+
+/// I2F: integer to float.
+pub fn i2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (dst, src) = (d.m.dst_num, d.m.src_num);
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let mut out = [0u64; WARP];
+    for l in lanes(exec) {
+        let v = int_value(source(ctx, w, d, src, l), src);
+        out[l] = sf::from_int(v, format(dst), rnd);
+    }
+    write(w, d, exec, dst, &out);
+    Ok(())
+}
+
+/// The integer F2I gives for a NaN: 0 under `.NTZ`, else `1 << (bits - 1)` (the most
+/// negative value of a signed type), as a value of the destination type.
+pub fn f2i_nan(ntz: bool, bits: u32, signed: bool) -> i128 {
+    match (ntz, signed) {
+        (true, _) => 0,
+        (false, true) => -(1i128 << (bits - 1)),
+        (false, false) => 1i128 << (bits - 1),
+    }
+}
+
+/// F2I: float to integer (saturating; NaN see [`f2i_nan`]).
+pub fn f2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (dst, src) = (d.m.dst_num, d.m.src_num);
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let f = format(src);
+    let (bits, signed) = (8 * dst.bytes(), dst.is_signed());
+    let mut out = [0u64; WARP];
+    for l in lanes(exec) {
+        let x = source(ctx, w, d, src, l);
+        let v = if f.is_nan(x) {
+            f2i_nan(d.m.ntz, bits, signed)
+        } else {
+            sf::to_int(x, f, rnd, d.m.ftz, bits, signed)
+        };
+        out[l] = v as u64;
+    }
+    write(w, d, exec, dst, &out);
+    Ok(())
+}
+
+/// F2F: float to float (or, between equal formats, round to integral).
+pub fn f2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (dst, src) = (d.m.dst_num, d.m.src_num);
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let mut out = [0u64; WARP];
+    for l in lanes(exec) {
+        let x = source(ctx, w, d, src, l);
+        let mut r = if dst == src {
+            sf::round_integral(x, format(src), rnd, d.m.ftz)
+        } else {
+            sf::convert(x, format(src), format(dst), rnd, d.m.ftz)
+        };
+        if d.m.sat {
+            r = saturate(r, format(dst));
+        }
+        out[l] = r;
+    }
+    write(w, d, exec, dst, &out);
+    Ok(())
+}
+
+/// Clamps a float bit pattern to [0, 1] (NaN to +0).
+fn saturate(x: u64, f: Format) -> u64 {
+    let one = sf::convert(1.0f32.to_bits() as u64, F32, f, Rnd::Rn, false);
+    let sign = f.sign_bit();
+    if x & sign != 0 || (x & !sign) > f.inf() {
+        0
+    } else if (x & !sign) >= one {
+        one
+    } else {
+        x
+    }
+}
+
+/// FRND: round to an integral value in the same format.
+pub fn frnd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let t = if d.m.dst_num.is_float() {
+        d.m.dst_num
+    } else {
+        d.m.src_num
+    };
+    let t = if t.is_float() { t } else { NumType::F32 };
+    let rnd = Rnd::from_bits(d.m.rnd);
+    let mut out = [0u64; WARP];
+    for l in lanes(exec) {
+        out[l] = sf::round_integral(source(ctx, w, d, t, l), format(t), rnd, d.m.ftz);
+    }
+    write(w, d, exec, t, &out);
+    Ok(())
+}
+
+/// Saturates or wraps an integer to type `t`.
+fn narrow(v: i128, t: NumType, sat: bool) -> u64 {
+    let bits = 8 * t.bytes();
+    if sat {
+        let (lo, hi) = if t.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        v.clamp(lo, hi) as u64
+    } else {
+        let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let x = v as u64 & m;
+        // Sub-word results are sign- or zero-extended to 32 bits.
+        int_value(x, t) as u64 & 0xffff_ffff
+    }
+}
+
+/// I2I: integer to integer (with `.SAT`).
+pub fn i2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (dst, src) = (d.m.dst_num, d.m.src_num);
+    let mut out = [0u64; WARP];
+    for l in lanes(exec) {
+        let v = int_value(source(ctx, w, d, src, l), src);
+        out[l] = narrow(v, dst, d.m.sat);
+    }
+    write(w, d, exec, dst, &out);
+    Ok(())
+}
+
+/// I2IP: converts `a` and `b` (32-bit) to a narrow type with saturation and packs them
+/// above the low bits of `c` (`.H1`: its high half): `d = c << 2w | a << w | b` for width
+/// `w` (PTX `cvt.pack`).
+pub fn i2ip(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (dst, src) = (d.m.dst_num, d.m.src_num);
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let bits = 8 * dst.bytes();
+    let m = (1u32 << bits) - 1;
+    let out: [u32; WARP] = std::array::from_fn(|l| {
+        let x = narrow(int_value(a[l] as u64, src), dst, d.m.sat) as u32 & m;
+        let y = narrow(int_value(b[l] as u64, src), dst, d.m.sat) as u32 & m;
+        let high = c[l] >> (16 * (d.c.swizzle as u32 & 1));
+        high.checked_shl(2 * bits).unwrap_or(0) | x << bits | y
+    });
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}

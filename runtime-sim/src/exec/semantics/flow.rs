@@ -1,0 +1,308 @@
+//! Control flow and synchronisation: BRA, BRX, JMP, EXIT, BSSY/BSYNC/BMOV/BREAK
+//! (convergence barriers), WARPSYNC, CALL/RET, BAR (CTA barriers: sync, arrive, reductions),
+//! B2R, BPT, and the instructions without a functional effect (NOP, DEPBAR, MEMBAR, ...).
+//!
+//! Control-flow functions move program counters themselves: lanes that do not take a
+//! branch advance to the next instruction.
+
+use crate::decoded::{Decoded, Src};
+use crate::error::SimError;
+use crate::exec::ctx::{CtaShared, Ctx};
+use crate::exec::warp::{WARP, Warp, lanes};
+use crate::module::Kernel;
+
+type R = Result<(), SimError>;
+
+/// The lanes of `exec` whose condition operand (if any) holds.
+fn taken(w: &Warp, d: &Decoded, exec: u32) -> u32 {
+    w.pred_mask(d.ps[0], exec)
+}
+
+/// The branch target, or a fault.
+fn target_of(ctx: &Ctx, w: &Warp, d: &Decoded, group: u32) -> Result<u32, SimError> {
+    d.target.ok_or_else(|| SimError::Unsupported {
+        at: ctx.at(w, group.trailing_zeros() as usize, d.pc),
+        what: format!("{} without a target", d.text()),
+    })
+}
+
+/// BRA: the taken lanes jump.
+pub fn bra(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    let target = target_of(ctx, w, d, group)?;
+    w.jump(t, d.pc, target);
+    w.advance(group & !t, d.pc);
+    Ok(())
+}
+
+/// Jumps each lane of `t` to its own (register) target `base + value`.
+fn jump_each(w: &mut Warp, d: &Decoded, group: u32, t: u32, targets: &[u32; WARP]) {
+    let first = t.trailing_zeros() as usize % WARP;
+    if lanes(t).all(|l| targets[l] == targets[first]) {
+        w.jump(t, d.pc, targets[first]);
+    } else {
+        for l in lanes(t) {
+            w.jump(1 << l, d.pc, targets[l]);
+        }
+    }
+    w.advance(group & !t, d.pc);
+}
+
+/// The per-lane value of the register operand of an indirect jump.
+fn register_targets(ctx: &Ctx, w: &Warp, d: &Decoded, base: u32) -> [u32; WARP] {
+    let s = if d.a.present() { &d.a } else { &d.b };
+    std::array::from_fn(|l| base.wrapping_add(ctx.src32(w, s, l)))
+}
+
+/// BRX: indirect branch to the register value (relative to the encoded offset).
+pub fn brx(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    let targets = register_targets(ctx, w, d, d.target.unwrap_or(d.pc + 16));
+    jump_each(w, d, group, t, &targets);
+    Ok(())
+}
+
+/// JMP: absolute jump.
+pub fn jmp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    bra(ctx, w, d, group, exec)
+}
+
+/// EXIT: the lanes end; barriers waiting only for them may complete.
+pub fn exit(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    w.advance(group & !t, d.pc);
+    w.exit(t);
+    ctx.cta.live_threads -= t.count_ones().min(ctx.cta.live_threads);
+    release_convergence(w);
+    Ok(())
+}
+
+/// BSSY Bn: records the lanes that must meet at the matching BSYNC.
+pub fn bssy(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    w.conv[d.special as usize & 15] = taken(w, d, exec);
+    Ok(())
+}
+
+/// BSYNC Bn: the lanes wait until every live lane of the barrier has arrived.
+pub fn bsync(_: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    let b = d.special as usize & 15;
+    w.advance(group & !t, d.pc);
+    w.bsync_wait[b] |= t;
+    w.block(t);
+    release_convergence(w);
+    Ok(())
+}
+
+/// BMOV: reads a convergence barrier into a register (`.CLEAR` clears it), or writes one
+/// from a register.
+pub fn bmov(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let b = d.special as usize & 15;
+    if d.m.clear || d.dst.present() {
+        let v = w.conv[b];
+        super::write_dst(w, &d.dst, exec, &[v; WARP]);
+        if d.m.clear && exec != 0 {
+            w.conv[b] = 0;
+        }
+    } else if let Some(s) = [&d.a, &d.b].into_iter().find(|s| s.present())
+        && exec != 0
+    {
+        w.conv[b] = ctx.src32(w, s, exec.trailing_zeros() as usize);
+    }
+    Ok(())
+}
+
+/// BREAK Bn: the lanes leave the convergence barrier.
+pub fn brk(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    w.conv[d.special as usize & 15] &= !t;
+    release_convergence(w);
+    Ok(())
+}
+
+/// WARPSYNC mask: the lanes wait until every live lane of the mask is at a WARPSYNC.
+pub fn warpsync(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    w.advance(group & !t, d.pc);
+    if t == 0 {
+        return Ok(());
+    }
+    let mask = ctx.src32(w, &d.b, t.trailing_zeros() as usize);
+    if (mask & w.alive) & !(w.warpsync_wait | t) == 0 {
+        // Everyone is here: release the waiting lanes too.
+        let waiting = w.warpsync_wait;
+        w.warpsync_wait = 0;
+        w.release(waiting);
+        w.advance(t, d.pc);
+    } else {
+        w.warpsync_wait |= t;
+        w.warpsync_mask |= mask;
+        w.block(t);
+    }
+    Ok(())
+}
+
+/// CALL: jumps to the callee (the return address is set up by the caller in registers);
+/// `CALL.REL R6 `(f)`` calls the address in R6 relative to the encoded function start.
+pub fn call(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    let register = [&d.a, &d.b]
+        .into_iter()
+        .any(|s| matches!(s.src, Src::Reg(_) | Src::UReg(_)));
+    match d.target {
+        Some(target) if !register => {
+            w.jump(t, d.pc, target);
+            w.advance(group & !t, d.pc);
+        }
+        base => {
+            let targets = register_targets(ctx, w, d, base.unwrap_or(0));
+            jump_each(w, d, group, t, &targets);
+        }
+    }
+    Ok(())
+}
+
+/// RET: returns to the address in the register operand, relative to the encoded function
+/// start.
+pub fn ret(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let t = taken(w, d, exec);
+    let base = d.target.unwrap_or(0);
+    let targets = register_targets(ctx, w, d, base);
+    jump_each(w, d, group, t, &targets);
+    Ok(())
+}
+
+/// The barrier number of a BAR instruction.
+pub fn bar_id(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize) -> usize {
+    match d.a.src {
+        Src::None => 0,
+        _ => ctx.src32(w, &d.a, lane) as usize & 15,
+    }
+}
+
+/// The thread count of a BAR instruction (0 = every thread of the CTA).
+pub fn bar_count(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize) -> u32 {
+    match d.b.src {
+        Src::None => 0,
+        _ => ctx.src32(w, &d.b, lane) & 0xfff,
+    }
+}
+
+/// BAR modes (the `mode` modifier): 0 SYNC, 1 ARV, 2 RED, 3 SCAN, 4 SYNCALL.
+const ARRIVE: u8 = 1;
+const REDUCE: u8 = 2;
+
+/// BAR: arrive at a CTA barrier (SYNC and RED wait for it to complete, ARV does not).
+pub fn bar(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    w.advance(group & !exec, d.pc);
+    if exec == 0 {
+        return Ok(());
+    }
+    let lane = exec.trailing_zeros() as usize;
+    let id = bar_id(ctx, w, d, lane);
+    let count = bar_count(ctx, w, d, lane);
+    ctx.cta.bar_arrived[id] += exec.count_ones();
+    if count != 0 {
+        ctx.cta.bar_expected[id] = count;
+    }
+    // Reductions: popcount, and, or of the predicate source over the arriving threads.
+    if d.m.mode == REDUCE {
+        let p = w.pred_mask(d.ps[0], exec);
+        let red = &mut ctx.cta.bar_red[id];
+        red.0 += p.count_ones();
+        red.1 &= p == exec;
+        red.2 |= p != 0;
+        ctx.cta.bar_redop[id] = d.m.op;
+    }
+    if d.m.mode == ARRIVE {
+        w.advance(exec, d.pc);
+    } else {
+        w.bar_wait[id] |= exec;
+        w.block(exec);
+    }
+    Ok(())
+}
+
+/// B2R.RESULT: the result of the last completed barrier reduction: the popcount in the
+/// register, the `.AND`/`.OR` result in the predicate destination.
+pub fn b2r(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (popc, pred) = ctx.cta.bar_result;
+    if d.dst.present() {
+        super::write_dst(w, &d.dst, exec, &[popc; WARP]);
+    }
+    w.set_pred(d.pd[0].idx, exec, if pred { u32::MAX } else { 0 });
+    Ok(())
+}
+
+/// BPT.TRAP: a fault.
+pub fn bpt(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    if exec == 0 {
+        w.advance(group, d.pc);
+        return Ok(());
+    }
+    Err(SimError::Trap {
+        at: ctx.at(w, exec.trailing_zeros() as usize, d.pc),
+    })
+}
+
+/// Instructions without a functional effect.
+pub fn nop(_: &mut Ctx, _: &mut Warp, _: &Decoded, _: u32, _: u32) -> R {
+    Ok(())
+}
+
+/// Releases the lanes waiting at a BSYNC once every live lane of its barrier has arrived,
+/// and the lanes at WARPSYNC once every lane they wait for has arrived or exited.
+pub fn release_convergence(w: &mut Warp) {
+    for b in 0..16 {
+        let waiting = w.bsync_wait[b];
+        if waiting == 0 {
+            continue;
+        }
+        let needed = w.conv[b] & w.alive;
+        if needed & !waiting == 0 {
+            w.bsync_wait[b] = 0;
+            w.release(waiting & w.alive);
+        }
+    }
+    if w.warpsync_wait != 0 && (w.warpsync_mask & w.alive) & !w.warpsync_wait == 0 {
+        let waiting = w.warpsync_wait;
+        w.warpsync_wait = 0;
+        w.warpsync_mask = 0;
+        w.release(waiting);
+    }
+}
+
+/// Completes CTA barriers whose expected threads have all arrived; returns whether any
+/// barrier completed.
+pub fn release_barriers(cta: &mut CtaShared, warps: &mut [&mut Warp], _kernel: &Kernel) -> bool {
+    let mut any = false;
+    for id in 0..16 {
+        if cta.bar_arrived[id] == 0 {
+            continue;
+        }
+        let expected = match cta.bar_expected[id] {
+            0 => cta.live_threads,
+            n => n,
+        };
+        if cta.bar_arrived[id] >= expected {
+            cta.bar_arrived[id] = 0;
+            cta.bar_expected[id] = 0;
+            let (popc, and, or) = cta.bar_red[id];
+            cta.bar_result = match cta.bar_redop[id] {
+                1 => (popc, and),
+                2 => (popc, or),
+                _ => (popc, popc != 0),
+            };
+            cta.bar_red[id] = (0, true, false);
+            for w in warps.iter_mut() {
+                let waiting = w.bar_wait[id];
+                if waiting != 0 {
+                    w.bar_wait[id] = 0;
+                    w.release(waiting);
+                }
+            }
+            any = true;
+        }
+    }
+    any
+}

@@ -1,0 +1,404 @@
+//! Integer arithmetic, logic and predicate instructions: MOV, IADD3, IMAD (and .WIDE, .HI),
+//! LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PLOP3, P2R, R2P, IDP.
+
+use super::{each, set_compare, write_dst, write_dst64};
+use crate::decoded::{Decoded, SrcOp};
+use crate::error::SimError;
+use crate::exec::ctx::Ctx;
+use crate::exec::warp::{WARP, Warp, lanes};
+
+type R = Result<(), SimError>;
+
+/// An integer source with `-x` (two's complement, as a 33-bit value) or `~x` applied; in
+/// `.X` forms the negation bit means `~x`.
+#[inline]
+pub fn ineg(v: u32, s: &SrcOp, x: bool) -> u64 {
+    if s.not || (s.neg && x) {
+        !v as u64
+    } else if s.neg {
+        (!v) as u64 + 1
+    } else {
+        v as u64
+    }
+}
+
+/// MOV: `d = b`.
+pub fn mov(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let b = ctx.row(w, &d.b);
+    write_dst(w, &d.dst, exec, &b);
+    Ok(())
+}
+
+/// IADD3: `d = a + b + c (+ carries)`; the carry count goes to the predicate destinations
+/// (P0 = at least one carry, P1 = two), which `.X` adds back.
+pub fn iadd3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let x = d.m.x;
+    let cin = if x {
+        (w.pred_mask(d.ps[0], exec), w.pred_mask(d.ps[1], exec))
+    } else {
+        (0, 0)
+    };
+    let mut out = [0u32; WARP];
+    let (mut c0, mut c1) = (0u32, 0u32);
+    for l in 0..WARP {
+        let carry = ((cin.0 >> l) & 1) as u64 + ((cin.1 >> l) & 1) as u64;
+        let sum = ineg(a[l], &d.a, x) + ineg(b[l], &d.b, x) + ineg(c[l], &d.c, x) + carry;
+        out[l] = sum as u32;
+        let k = (sum >> 32) as u32;
+        c0 |= ((k >= 1) as u32) << l;
+        c1 |= ((k >= 2) as u32) << l;
+    }
+    write_dst(w, &d.dst, exec, &out);
+    w.set_pred(d.pd[0].idx, exec, c0);
+    w.set_pred(d.pd[1].idx, exec, c1);
+    Ok(())
+}
+
+/// The carry-in of `.X` forms for each lane.
+fn carry_in(w: &Warp, d: &Decoded, exec: u32) -> u32 {
+    if d.m.x { w.pred_mask(d.ps[0], exec) } else { 0 }
+}
+
+/// IMAD: `d = a * b + c (+ carry)` (low 32 bits); the carry out of the addition goes to the
+/// predicate destination.
+pub fn imad(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let cin = carry_in(w, d, exec);
+    let mut out = [0u32; WARP];
+    let mut cout = 0u32;
+    for l in 0..WARP {
+        let prod = a[l].wrapping_mul(b[l]) as u64;
+        let sum = prod + ineg(c[l], &d.c, d.m.x) + ((cin >> l) & 1) as u64;
+        out[l] = sum as u32;
+        cout |= (((sum >> 32) & 1) as u32) << l;
+    }
+    write_dst(w, &d.dst, exec, &out);
+    w.set_pred(d.pd[0].idx, exec, cout);
+    Ok(())
+}
+
+/// The 64-bit product of two 32-bit values, signed or unsigned.
+#[inline]
+fn wide_product(a: u32, b: u32, signed: bool) -> u64 {
+    if signed {
+        (a as i32 as i64).wrapping_mul(b as i32 as i64) as u64
+    } else {
+        a as u64 * b as u64
+    }
+}
+
+/// The 64-bit C operand of IMAD.WIDE / IMAD.HI for every lane, with its negation or
+/// complement.
+fn c64_row(ctx: &Ctx, w: &Warp, d: &Decoded) -> [u64; WARP] {
+    let c = ctx.row64(w, &d.c);
+    if d.c.not || (d.c.neg && d.m.x) {
+        c.map(|v| !v)
+    } else if d.c.neg {
+        c.map(u64::wrapping_neg)
+    } else {
+        c
+    }
+}
+
+/// IMAD.WIDE: `d:d+1 = a * b + c:c+1 (+ carry)`, carry out of the 64-bit addition.
+pub fn imad_wide(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let cin = carry_in(w, d, exec);
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), c64_row(ctx, w, d));
+    let mut out = [0u64; WARP];
+    let mut cout = 0u32;
+    for l in 0..WARP {
+        let p = wide_product(a[l], b[l], d.m.signed);
+        let (sum, o1) = p.overflowing_add(c[l]);
+        let (sum, o2) = sum.overflowing_add(((cin >> l) & 1) as u64);
+        out[l] = sum;
+        cout |= ((o1 | o2) as u32) << l;
+    }
+    write_dst64(w, &d.dst, exec, &out);
+    w.set_pred(d.pd[0].idx, exec, cout);
+    Ok(())
+}
+
+/// IMAD.HI: the high word of `a * b + c`, where `c` is the register pair `c:c+1` (a 64-bit
+/// addend); the carry out of the 64-bit sum goes to the predicate destination. ptxas's
+/// integer division shows the pair: `IMAD.MOV.U32 R2, RZ, RZ, RZ` then
+/// `IMAD.HI.U32 R3, R3, R5, R2` computes `R3 + hi(R3 * R5)` (C = R2:R3 = R3 << 32).
+pub fn imad_hi(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let cin = carry_in(w, d, exec);
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), c64_row(ctx, w, d));
+    let mut out = [0u32; WARP];
+    let mut cout = 0u32;
+    for l in 0..WARP {
+        let p = wide_product(a[l], b[l], d.m.signed);
+        let (sum, o1) = p.overflowing_add(c[l]);
+        let (sum, o2) = sum.overflowing_add(((cin >> l) & 1) as u64);
+        out[l] = (sum >> 32) as u32;
+        cout |= ((o1 | o2) as u32) << l;
+    }
+    write_dst(w, &d.dst, exec, &out);
+    w.set_pred(d.pd[0].idx, exec, cout);
+    Ok(())
+}
+
+/// LEA: `d = (a << s) + b (+ carry)`; LEA.HI: `d = hi((c:a) << s) + b`, with `c` the sign
+/// of `a` under `.SX32`. The carry out goes to the predicate destination.
+pub fn lea(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let s = (d.other & 31) as u32;
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let cin = carry_in(w, d, exec);
+    let mut out = [0u32; WARP];
+    let mut cout = 0u32;
+    for l in 0..WARP {
+        let av = if d.a.not || (d.a.neg && d.m.x) {
+            !a[l]
+        } else if d.a.neg {
+            a[l].wrapping_neg()
+        } else {
+            a[l]
+        };
+        let shifted = if d.m.hi {
+            let high = if d.m.sx32 { ((av as i32) >> 31) as u32 } else { c[l] };
+            (((high as u64) << 32 | av as u64) << s >> 32) as u32
+        } else {
+            av << s
+        };
+        let sum = shifted as u64 + ineg(b[l], &d.b, d.m.x) + ((cin >> l) & 1) as u64;
+        out[l] = sum as u32;
+        cout |= (((sum >> 32) & 1) as u32) << l;
+    }
+    write_dst(w, &d.dst, exec, &out);
+    w.set_pred(d.pd[0].idx, exec, cout);
+    Ok(())
+}
+
+/// A three-input lookup table applied bitwise.
+#[inline]
+pub fn lut3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
+    let mut r = 0u32;
+    for bit in 0..8 {
+        if lut & (1 << bit) != 0 {
+            let fa = if bit & 4 != 0 { a } else { !a };
+            let fb = if bit & 2 != 0 { b } else { !b };
+            let fc = if bit & 1 != 0 { c } else { !c };
+            r |= fa & fb & fc;
+        }
+    }
+    r
+}
+
+/// LOP3.LUT: a bitwise function of three sources; the predicate destination is set when
+/// the result is non-zero (OR-ed with the predicate source, AND-ed under `.PAND`).
+pub fn lop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let lut = d.other as u8;
+    let mut out = [0u32; WARP];
+    let mut nonzero = 0u32;
+    for l in 0..WARP {
+        out[l] = lut3(lut, a[l], b[l], c[l]);
+        nonzero |= ((out[l] != 0) as u32) << l;
+    }
+    write_dst(w, &d.dst, exec, &out);
+    if d.pd[0].idx != ptxc_backend::isa::PT {
+        let pin = w.pred_mask(d.ps[0], exec);
+        let p = if d.m.pand { nonzero & pin } else { nonzero | pin };
+        w.set_pred(d.pd[0].idx, exec, p);
+    }
+    Ok(())
+}
+
+/// The funnel shift of `(c:a)` by `amount`, clamped to the type width unless `.W`
+/// (types: 0 S64, 1 U64, 2 S32, 3 U32; signed right shifts are arithmetic).
+#[inline]
+pub fn funnel(right: bool, ty: u8, wrap: bool, hi: bool, a: u32, amount: u32, c: u32) -> u32 {
+    let bits: u32 = if ty >= 2 { 32 } else { 64 };
+    let s = if wrap { amount & (bits - 1) } else { amount.min(bits) };
+    let x = (c as u64) << 32 | a as u64;
+    let signed = ty.is_multiple_of(2);
+    let r = match (right, signed) {
+        (false, _) => x.checked_shl(s).unwrap_or(0),
+        (true, true) => ((x as i64) >> s.min(63)) as u64,
+        (true, false) => x.checked_shr(s).unwrap_or(0),
+    };
+    if hi { (r >> 32) as u32 } else { r as u32 }
+}
+
+/// SHF: funnel shifts.
+pub fn shf(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let m = d.m;
+    let out: [u32; WARP] = std::array::from_fn(|l| funnel(m.right, m.shf_type, m.w, m.hi, a[l], b[l], c[l]));
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// ISETP compare codes: 0 F, 1 LT, 2 EQ, 3 LE, 4 GT, 5 NE, 6 GE, 7 T.
+#[inline]
+pub fn icmp(code: u8, a: u32, b: u32, signed: bool) -> bool {
+    let ord = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    use std::cmp::Ordering::*;
+    match code & 7 {
+        0 => false,
+        1 => ord == Less,
+        2 => ord == Equal,
+        3 => ord != Greater,
+        4 => ord == Greater,
+        5 => ord != Equal,
+        6 => ord != Less,
+        _ => true,
+    }
+}
+
+/// The `.EX` step of a 64-bit compare: the high words decide unless they are equal, then
+/// the low-word result (`low`) does.
+#[inline]
+pub fn icmp_ex(code: u8, a: u32, b: u32, signed: bool, low: bool) -> bool {
+    match code & 7 {
+        0 => false,
+        7 => true,
+        2 => a == b && low,
+        5 => a != b || low,
+        code => (a != b && icmp(code, a, b, signed)) || (a == b && low),
+    }
+}
+
+/// ISETP: integer compare into two predicates.
+pub fn isetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
+    let low = w.pred_mask(d.ps[1], u32::MAX);
+    let mut r = 0u32;
+    for l in 0..WARP {
+        let v = if d.m.ex {
+            icmp_ex(d.m.cmp, a[l], b[l], d.m.signed, (low >> l) & 1 == 1)
+        } else {
+            icmp(d.m.cmp, a[l], b[l], d.m.signed)
+        };
+        r |= (v as u32) << l;
+    }
+    set_compare(w, d, exec, r);
+    Ok(())
+}
+
+/// SEL: `d = p ? a : b`.
+pub fn sel(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
+    let p = w.pred_mask(d.ps[0], u32::MAX);
+    let out: [u32; WARP] = std::array::from_fn(|l| if (p >> l) & 1 == 1 { a[l] } else { b[l] });
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// IMNMX: minimum when the predicate is true, maximum when false.
+pub fn imnmx(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
+    let p = w.pred_mask(d.ps[0], u32::MAX);
+    let out: [u32; WARP] = std::array::from_fn(|l| {
+        let min = (p >> l) & 1 == 1;
+        match (d.m.signed, min) {
+            (true, true) => (a[l] as i32).min(b[l] as i32) as u32,
+            (true, false) => (a[l] as i32).max(b[l] as i32) as u32,
+            (false, true) => a[l].min(b[l]),
+            (false, false) => a[l].max(b[l]),
+        }
+    });
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// IABS: `|b|` (wrapping: `|-2^31| = -2^31`).
+pub fn iabs(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let src = if d.b.present() { &d.b } else { &d.a };
+    let v = ctx.row(w, src);
+    let out: [u32; WARP] = std::array::from_fn(|l| (v[l] as i32).wrapping_abs() as u32);
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// PLOP3.LUT: two lookup tables of three predicates (or of three registers' sign bits).
+pub fn plop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let inputs: [u32; 3] = if d.a.present() {
+        [&d.a, &d.b, &d.c].map(|s| {
+            let row = ctx.row(w, s);
+            (0..WARP).fold(0u32, |m, l| m | (row[l] >> 31) << l)
+        })
+    } else {
+        [0, 1, 2].map(|i| w.pred_mask(d.ps[i], u32::MAX))
+    };
+    let (mut p0, mut p1) = (0u32, 0u32);
+    for l in lanes(exec) {
+        let idx = ((inputs[0] >> l) & 1) << 2 | ((inputs[1] >> l) & 1) << 1 | ((inputs[2] >> l) & 1);
+        p0 |= (((d.other >> idx) & 1) as u32) << l;
+        p1 |= (((d.aux >> idx) & 1) as u32) << l;
+    }
+    w.set_pred(d.pd[0].idx, exec, p0);
+    w.set_pred(d.pd[1].idx, exec, p1);
+    Ok(())
+}
+
+/// P2R: packs the predicates selected by mask `b` into byte `.Bn` of `a`.
+pub fn p2r(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
+    let shift = 8 * (d.m.byte as u32 & 3);
+    each(w, d, exec, |w, l| {
+        let preds = (0..8).fold(0u32, |v, p| v | ((w.preds[p] >> l) & 1) << p);
+        let mask = (b[l] & 0xff) << shift;
+        (a[l] & !mask) | ((preds << shift) & mask)
+    });
+    Ok(())
+}
+
+/// R2P: sets the predicates selected by mask `b` from byte `.Bn` of `a`.
+pub fn r2p(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
+    // The byte is selected by A's suffix (`R2P PR, R0.B1, 0x7f`).
+    let shift = 8 * ((d.m.byte | d.a.swizzle) as u32 & 3);
+    for p in 0..7u8 {
+        let mut sel = 0u32;
+        let mut val = 0u32;
+        for l in lanes(exec) {
+            if (b[l] >> p) & 1 == 1 {
+                sel |= 1 << l;
+                val |= ((a[l] >> (shift + p as u32)) & 1) << l;
+            }
+        }
+        if sel != 0 {
+            w.set_pred(p, sel, val);
+        }
+    }
+    Ok(())
+}
+
+/// IDP.4A / IDP.2A: integer dot products of bytes (and halves) plus `c`.
+pub fn idp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    // `kind`: 0 = .4A, 1 = .2A.LO, 3 = .2A.HI.
+    let two = d.m.op & 1 == 1;
+    let (a_signed, b_signed) = (d.m.src_num.is_signed(), d.m.dst_num.is_signed());
+    let byte = |v: u32, i: u32, s: bool| {
+        let x = (v >> (8 * i)) & 0xff;
+        if s { x as u8 as i8 as i64 } else { x as i64 }
+    };
+    let half = |v: u32, i: u32, s: bool| {
+        let x = (v >> (16 * i)) & 0xffff;
+        if s { x as u16 as i16 as i64 } else { x as i64 }
+    };
+    let out: [u32; WARP] = std::array::from_fn(|l| {
+        // `-C` (bit 75) subtracts the accumulator.
+        let mut acc = c[l] as i32 as i64;
+        if d.c.neg {
+            acc = -acc;
+        }
+        if two {
+            let base = if d.m.op == 3 { 2 } else { 0 };
+            for i in 0..2 {
+                acc += half(a[l], i, a_signed) * byte(b[l], base + i, b_signed);
+            }
+        } else {
+            for i in 0..4 {
+                acc += byte(a[l], i, a_signed) * byte(b[l], i, b_signed);
+            }
+        }
+        acc as u32
+    });
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}

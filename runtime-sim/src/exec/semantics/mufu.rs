@@ -1,0 +1,106 @@
+//! MUFU, the special-function unit. The hardware computes approximations (about 1 ulp for
+//! RCP/RSQ/SQRT, 2 ulp for EX2/LG2 in their full ranges, absolute error around 2^-21 for
+//! SIN/COS); we use the correctly rounded values, which lie within those bounds. Inputs and
+//! outputs are flushed to zero. SIN and COS take their argument in revolutions (ptxas
+//! multiplies by 1/(2π) first); RCP64H and RSQ64H work on the high word of an f64.
+
+use super::write_dst;
+use crate::decoded::Decoded;
+use crate::error::SimError;
+use crate::exec::ctx::Ctx;
+use crate::exec::warp::{WARP, Warp};
+use crate::fp::{self, Rnd};
+use crate::softfloat::{self as sf, F16, F32};
+
+/// MUFU function codes (the `func` modifier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Func {
+    Cos,
+    Sin,
+    Ex2,
+    Lg2,
+    Rcp,
+    Rsq,
+    Rcp64H,
+    Rsq64H,
+    Sqrt,
+    Tanh,
+}
+
+const FUNCS: [Func; 10] = [
+    Func::Cos,
+    Func::Sin,
+    Func::Ex2,
+    Func::Lg2,
+    Func::Rcp,
+    Func::Rsq,
+    Func::Rcp64H,
+    Func::Rsq64H,
+    Func::Sqrt,
+    Func::Tanh,
+];
+
+/// The f32 result of a single-precision function.
+pub fn eval32(code: u8, x: f32) -> f32 {
+    let x = fp::flush(x);
+    let xd = x as f64;
+    let r = match FUNCS.get(code as usize) {
+        Some(Func::Cos) => (xd * std::f64::consts::TAU).cos() as f32,
+        Some(Func::Sin) => (xd * std::f64::consts::TAU).sin() as f32,
+        Some(Func::Ex2) => xd.exp2() as f32,
+        Some(Func::Lg2) => xd.log2() as f32,
+        Some(Func::Rcp) => (1.0 / xd) as f32,
+        Some(Func::Rsq) => (1.0 / xd.sqrt()) as f32,
+        Some(Func::Sqrt) => xd.sqrt() as f32,
+        Some(Func::Tanh) => xd.tanh() as f32,
+        _ => f32::NAN,
+    };
+    fp::canon(fp::flush(r))
+}
+
+/// The high word of an f64 function of the f64 whose high word is `hi`.
+pub fn eval64h(code: u8, hi: u32) -> u32 {
+    let x = f64::from_bits((hi as u64) << 32);
+    let r = match FUNCS.get(code as usize) {
+        Some(Func::Rcp64H) => 1.0 / x,
+        _ => 1.0 / x.sqrt(),
+    };
+    let r = fp::flush64(r);
+    if r.is_nan() {
+        0x7fff_ffff
+    } else {
+        (r.to_bits() >> 32) as u32
+    }
+}
+
+/// MUFU.
+pub fn mufu(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> Result<(), SimError> {
+    let code = d.m.func;
+    let out: [u32; WARP] = if matches!(FUNCS.get(code as usize), Some(Func::Rcp64H | Func::Rsq64H)) {
+        let raw = ctx.row(w, &d.b);
+        let (and, xor) = (
+            if d.b.abs { 0x7fff_ffff } else { u32::MAX },
+            if d.b.neg { 0x8000_0000 } else { 0 },
+        );
+        raw.map(|v| eval64h(code, (v & and) ^ xor))
+    } else if d.m.flag {
+        // MUFU.F16: a half source (`.H1` selects the high half), a half result.
+        let raw = ctx.row(w, &d.b);
+        raw.map(|v| {
+            let mut h = (v >> (16 * (d.b.swizzle as u32 & 1))) as u64 & 0xffff;
+            if d.b.abs {
+                h &= 0x7fff;
+            }
+            if d.b.neg {
+                h ^= 0x8000;
+            }
+            let x = f32::from_bits(sf::convert(h, F16, F32, Rnd::Rn, false) as u32);
+            let r = eval32(code, x).to_bits() as u64;
+            sf::convert(r, F32, F16, Rnd::Rn, false) as u32
+        })
+    } else {
+        super::float::frow(ctx, w, &d.b).map(|x| eval32(code, x).to_bits())
+    };
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! The op tests (`tests/ops/*.ptx`) three ways: ptxas's cubin on the simulator (timed
+//! engine), the MIR interpreter, and ptxc's cubin on the simulator (default registers and
+//! `--max-registers 16`) must write the same output words, with zero hazards on the
+//! simulator. Each op test is a kernel `(in, out)` launched as 2 blocks of 64 threads with
+//! four u32 inputs per thread and `// outputs: N` u32 results per thread.
+//!
+//! Needs ptxas (`CUDA_ORACLE_BIN`); without it the test prints why and passes.
+
+mod common;
+
+use common::*;
+use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::run::{RunOptions, run, run_mir};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Threads per block and blocks of an op test launch.
+const BLOCK: u32 = 64;
+const GRID: u32 = 2;
+
+/// The op tests.
+fn op_tests() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("tests/ops"))
+        .expect("tests/ops")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The `// outputs: N` header.
+fn outputs(ptx: &str) -> usize {
+    ptx.lines()
+        .find_map(|l| l.trim().strip_prefix("// outputs:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("an `// outputs: N` line")
+}
+
+/// The kernel name (the first `.entry`).
+fn kernel_name(ptx: &str) -> String {
+    let at = ptx.find(".entry").expect("an .entry") + ".entry".len();
+    ptx[at..]
+        .trim_start()
+        .split(|c: char| c == '(' || c.is_whitespace())
+        .next()
+        .expect("a name")
+        .to_string()
+}
+
+/// Deterministic inputs: small and large values, signs, powers of two, and floats.
+pub fn inputs() -> Vec<u32> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let edges = [
+        0u32,
+        1,
+        2,
+        31,
+        32,
+        0xffff_ffff,
+        0x8000_0000,
+        0x7fff_ffff,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0x7fc0_0000,
+    ];
+    (0..(GRID * BLOCK * 4) as usize)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match i % 5 {
+                0 => edges[(x % edges.len() as u64) as usize],
+                1 => (x >> 40) as u32 & 0xff,
+                _ => (x >> 16) as u32,
+            }
+        })
+        .collect()
+}
+
+/// The launch spec of an op test; the input goes to `dir/in.npy`.
+fn spec(kernel: &str, n_out: usize, dir: &Path) -> LaunchSpec {
+    let bytes: Vec<u8> = inputs().iter().flat_map(|v| v.to_le_bytes()).collect();
+    let path = dir.join("in.npy");
+    ptxc::npy::write(
+        &path,
+        &ptxc::npy::Array {
+            dtype: Scalar::U32,
+            bytes,
+        },
+    )
+    .expect("write the input");
+    let mut buffers = BTreeMap::new();
+    buffers.insert("in".to_string(), BufferInit::File(path));
+    buffers.insert(
+        "out".to_string(),
+        BufferInit::Zero {
+            dtype: Scalar::U32,
+            len: n_out * (GRID * BLOCK) as usize,
+        },
+    );
+    LaunchSpec {
+        kernel: kernel.to_string(),
+        grid: [GRID, 1, 1],
+        block: [BLOCK, 1, 1],
+        dynamic_shared_bytes: 1024,
+        params: ["in", "out"]
+            .iter()
+            .map(|b| ParamSpec::Ptr {
+                buffer: b.to_string(),
+                offset: 0,
+            })
+            .collect(),
+        buffers,
+        symbols: BTreeMap::new(),
+    }
+}
+
+/// Runs a cubin on the timed engine: its output words, or why not.
+fn simulate(cubin: &[u8], spec: &LaunchSpec) -> Result<Vec<u32>, String> {
+    let out = run(cubin, spec, &RunOptions::default())?;
+    if out.stats.hazards > 0 {
+        return Err(format!(
+            "{} hazards, first: {:?}",
+            out.stats.hazards,
+            out.stats.hazard_reports.first()
+        ));
+    }
+    let s = &out.stats;
+    if s.warp_cycles != s.warp_instructions + s.stalls.total() {
+        return Err(format!(
+            "{} warp-cycles are not {} issues plus the stalls {:?}",
+            s.warp_cycles, s.warp_instructions, s.stalls
+        ));
+    }
+    Ok(words(&out.buffers["out"].bytes))
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The differences between two output arrays (thread, output index, values), at most 6.
+fn differences(n_out: usize, want: &[u32], got: &[u32]) -> Vec<String> {
+    want.iter()
+        .zip(got)
+        .enumerate()
+        .filter(|(_, (w, g))| w != g)
+        .take(6)
+        .map(|(i, (w, g))| format!("thread {} output {}: {g:#x}, want {w:#x}", i / n_out, i % n_out))
+        .collect()
+}
+
+/// Runs one op test all ways; the failures.
+fn check(path: &Path) -> Vec<String> {
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let src = std::fs::read_to_string(path).unwrap();
+    let (kernel, n_out) = (kernel_name(&src), outputs(&src));
+    let dir = scratch(&format!("sim_ops_{name}"));
+    let spec = spec(&kernel, n_out, &dir);
+    let mut failures = Vec::new();
+
+    let module = ptxc::pipeline::lower_ptx(&src, &name).unwrap_or_else(|e| panic!("{name}: {}", e.0));
+    let mir =
+        run_mir(&module, &spec, Default::default()).unwrap_or_else(|e| panic!("{name} on the MIR interpreter: {e}"));
+    let want = words(&mir.buffers["out"].bytes);
+
+    let cubin = dir.join("ptxas.cubin");
+    ptxas(path, &cubin);
+    let mut runs: Vec<(String, Result<Vec<u32>, String>)> =
+        vec![("ptxas".into(), simulate(&std::fs::read(&cubin).unwrap(), &spec))];
+    for max_registers in [None, Some(16)] {
+        let opts = ptxc::pipeline::CompileOptions {
+            max_registers,
+            ..Default::default()
+        };
+        let tag = match max_registers {
+            None => "ptxc".to_string(),
+            Some(n) => format!("ptxc --max-registers {n}"),
+        };
+        let result = ptxc::pipeline::compile_ptx(&src, &name, &opts)
+            .map_err(|e| format!("compile: {}", e.0))
+            .and_then(|c| simulate(&c, &spec));
+        runs.push((tag, result));
+    }
+    for (tag, result) in runs {
+        match result {
+            Err(e) => failures.push(format!("{name} ({tag}): {e}")),
+            Ok(got) => {
+                let diff = differences(n_out, &want, &got);
+                if !diff.is_empty() {
+                    failures.push(format!("{name} ({tag}) differs from the MIR:\n  {}", diff.join("\n  ")));
+                }
+            }
+        }
+    }
+    failures
+}
+
+#[test]
+fn op_tests_agree_on_ptxas_ptxc_and_the_mir_with_zero_hazards() {
+    if std::env::var_os("CUDA_ORACLE_BIN").is_none() {
+        println!("skipped: CUDA_ORACLE_BIN is not set (run `../shared/tools/cuda-oracle install`)");
+        return;
+    }
+    let tests = op_tests();
+    assert!(!tests.is_empty(), "no op tests in tests/ops");
+    let failures: Vec<String> = tests.iter().flat_map(|p| check(p)).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
