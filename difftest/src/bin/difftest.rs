@@ -1,0 +1,111 @@
+//! `difftest`: differential testing campaigns of ptxc against its MIR interpreter and ptxas.
+//!
+//! `difftest --count N --seed S [--out DIR] [--jobs J]` checks N random programs and prints
+//! progress and a summary (exit status 1 on any mismatch); with `--out`, the first failures
+//! of each kind are shrunk and written there as regression cases. `difftest --print SEED`
+//! prints the PTX of one program; `difftest --replay PATH...` checks regression cases
+//! (launch specs, or folders of them).
+
+use clap::Parser;
+use ptxc_difftest::{campaign, case, check, engines::Engines, generator, program::print, shrink::Limits};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(about = "Differential testing of ptxc: random PTX kernels on the MIR interpreter, ptxc and ptxas")]
+struct Args {
+    /// Programs to check.
+    #[arg(long, default_value_t = 100)]
+    count: u64,
+    /// Seed of the first program (program i has seed SEED + i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Shrink failures and write them here as regression cases.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Failures shrunk per mismatch signature.
+    #[arg(long, default_value_t = 2)]
+    shrink_per_signature: usize,
+    /// Most checks per shrink.
+    #[arg(long, default_value_t = 3000)]
+    max_checks: usize,
+    /// Print the PTX of the program with this seed and exit.
+    #[arg(long)]
+    print: Option<u64>,
+    /// Check regression cases (launch specs or folders of them) and exit.
+    #[arg(long, num_args = 1..)]
+    replay: Vec<PathBuf>,
+}
+
+fn main() {
+    let args = Args::parse();
+    // Panics inside the stages are caught and reported as mismatches; keep them quiet.
+    std::panic::set_hook(Box::new(|_| {}));
+    if let Some(seed) = args.print {
+        print!("{}", print::to_ptx(&generator::generate(seed).program));
+        return;
+    }
+    let ptxas = std::env::var_os("CUDA_ORACLE_BIN").map(|d| PathBuf::from(d).join("ptxas"));
+    if ptxas.is_none() {
+        eprintln!("difftest: CUDA_ORACLE_BIN is not set: comparing the interpreter with ptxc only");
+    }
+    let scratch = std::env::temp_dir().join(format!("ptxc-difftest-{}", std::process::id()));
+    let code = if !args.replay.is_empty() {
+        replay(&args.replay, &Engines::new(ptxas, &scratch))
+    } else {
+        let opts = campaign::Options {
+            count: args.count,
+            seed: args.seed,
+            jobs: args.jobs,
+            out: args.out.clone(),
+            shrink_per_signature: args.shrink_per_signature,
+            limits: Limits {
+                max_checks: args.max_checks,
+            },
+            ptxas,
+            scratch: scratch.clone(),
+        };
+        let summary = campaign::run(&opts, &mut |line| eprintln!("{line}"));
+        print!("{}", summary.text());
+        i32::from(!summary.failures.is_empty())
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::process::exit(code);
+}
+
+/// Checks regression cases; returns the exit status.
+fn replay(paths: &[PathBuf], engines: &Engines) -> i32 {
+    let mut specs = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            match case::list(p) {
+                Ok(l) => specs.extend(l),
+                Err(e) => {
+                    eprintln!("difftest: {e}");
+                    return 2;
+                }
+            }
+        } else {
+            specs.push(p.clone());
+        }
+    }
+    let mut failed = 0;
+    for spec in &specs {
+        let verdict = case::read(spec).map(|(ptx, launch)| check::check(engines, &ptx, &launch, None));
+        match verdict {
+            Ok(None) => println!("ok    {}", spec.display()),
+            Ok(Some(m)) => {
+                failed += 1;
+                println!("FAIL  {}: {}", spec.display(), m.report(None).replace('\n', "\n      "));
+            }
+            Err(e) => {
+                failed += 1;
+                println!("ERROR {e}");
+            }
+        }
+    }
+    println!("{} case(s), {failed} failing", specs.len());
+    i32::from(failed > 0)
+}
