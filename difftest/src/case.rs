@@ -4,7 +4,7 @@
 
 use crate::engines::Launch;
 use crate::program::Program;
-use ptxc::launch::{BufferInit, Scalar};
+use ptxc::launch::Scalar;
 use ptxc::npy::{self, Array};
 use std::path::{Path, PathBuf};
 
@@ -54,11 +54,7 @@ pub fn read(toml: &Path) -> Result<(String, Launch), String> {
     let ptx = std::fs::read_to_string(&ptx_path).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
     let words = |buf: &str| -> Result<Vec<u64>, String> {
         let a = match spec.buffers.get(buf) {
-            Some(BufferInit::File(p)) => npy::read(p)?,
-            Some(BufferInit::Zero { dtype, len }) => Array {
-                dtype: *dtype,
-                bytes: vec![0; dtype.size() * len],
-            },
+            Some(init) => init.materialize()?,
             None => return Err(format!("{}: no buffer `{buf}`", toml.display())),
         };
         Ok(a.bytes

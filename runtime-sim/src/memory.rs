@@ -566,9 +566,9 @@ mod tests {
         assert!(v.write_lanes(&addrs, 0xffff_0000, &data));
         let mut out = [[0u8; 4]; 32];
         assert!(v.read_lanes(&addrs, u32::MAX, &mut out));
-        for l in 0..32 {
+        for (l, got) in out.iter().enumerate() {
             let want = if l >= 16 { [l as u8; 4] } else { [0; 4] };
-            assert_eq!(out[l], want, "lane {l}");
+            assert_eq!(*got, want, "lane {l}");
         }
         // A lane outside the allocation proper: the caller goes lane by lane.
         addrs[5] = a + 4096 + 256;
