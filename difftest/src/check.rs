@@ -17,10 +17,12 @@ pub struct Outcomes {
 }
 
 /// Runs `ptx` on `launch` with every engine. When ptxas rejects the PTX the other engines
-/// are not run (the program is the generator's fault).
+/// are not run (the program is the generator's fault); when it crashes they are.
 pub fn run(engines: &Engines, ptx: &str, launch: &Launch) -> Outcomes {
     let ptxas = engines.ptxas(ptx, launch);
-    if let Some(o @ Outcome::CompileError(_)) = &ptxas {
+    if let Some(o @ Outcome::CompileError(e)) = &ptxas
+        && !e.starts_with(crate::engines::CRASH)
+    {
         let skipped = Outcome::RunError("not run: ptxas rejects the program".into());
         return Outcomes {
             mir: skipped.clone(),
@@ -35,14 +37,14 @@ pub fn run(engines: &Engines, ptx: &str, launch: &Launch) -> Outcomes {
     }
 }
 
-/// Runs and compares `ptx` on `launch`.
-pub fn check(engines: &Engines, ptx: &str, launch: &Launch, program: Option<&Program>) -> Option<Mismatch> {
+/// Runs and compares `ptx` on `launch`: every disagreement.
+pub fn check(engines: &Engines, ptx: &str, launch: &Launch, program: Option<&Program>) -> Vec<Mismatch> {
     let o = run(engines, ptx, launch);
     compare::compare(program, &o.mir, &o.ptxc, o.ptxas.as_ref())
 }
 
-/// Runs and compares a generated case.
-pub fn check_case(engines: &Engines, case: &Case) -> Option<Mismatch> {
+/// Runs and compares a generated case: every disagreement.
+pub fn check_case(engines: &Engines, case: &Case) -> Vec<Mismatch> {
     let ptx = print::to_ptx(&case.program);
     check(engines, &ptx, &Launch::of(case), Some(&case.program))
 }

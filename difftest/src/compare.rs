@@ -15,6 +15,8 @@ use std::fmt;
 pub enum Kind {
     /// ptxas rejected the program: the generator wrote invalid PTX.
     GeneratorBug,
+    /// ptxas crashed on the program.
+    OracleCrash,
     /// A stage panicked.
     Panic,
     /// ptxc's front end or lowering rejected PTX that ptxas accepts.
@@ -39,14 +41,19 @@ pub enum Kind {
     OracleDiffers,
     /// All three differ.
     ThreeWay,
-    /// M ≠ C without an oracle to break the tie.
+    /// M ≠ C without ptxas's answer to break the tie.
     MirVsPtxc,
+    /// M ≠ P without ptxc's answer.
+    MirVsPtxas,
+    /// C ≠ P without the interpreter's answer.
+    PtxcVsPtxas,
 }
 
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = match self {
             Kind::GeneratorBug => "generator bug (ptxas rejects)",
+            Kind::OracleCrash => "ptxas crashes",
             Kind::Panic => "panic",
             Kind::FrontendReject => "front end rejects",
             Kind::BackendError => "back end error",
@@ -59,7 +66,9 @@ impl fmt::Display for Kind {
             Kind::Interpreter => "ptxc = ptxas != mir (interpreter)",
             Kind::OracleDiffers => "mir = ptxc != ptxas (simulator or shared semantics)",
             Kind::ThreeWay => "all three differ",
-            Kind::MirVsPtxc => "mir != ptxc (no oracle)",
+            Kind::MirVsPtxc => "mir != ptxc (no ptxas answer)",
+            Kind::MirVsPtxas => "mir != ptxas (no ptxc answer)",
+            Kind::PtxcVsPtxas => "ptxc != ptxas (no interpreter answer)",
         };
         f.write_str(s)
     }
@@ -91,21 +100,20 @@ impl Mismatch {
         }
     }
 
-    /// What must stay the same while shrinking: the kind and, for errors, the message with
-    /// its numbers blanked.
+    /// What must stay the same while shrinking: the kind and, for errors, the message
+    /// without what varies between programs (see [`normalize`]).
     pub fn signature(&self) -> String {
-        let msg: String = self
-            .message
-            .chars()
-            .map(|c| if c.is_ascii_digit() { '#' } else { c })
-            .take(80)
-            .collect();
         match self.kind {
-            Kind::Backend | Kind::Interpreter | Kind::OracleDiffers | Kind::ThreeWay | Kind::MirVsPtxc => {
-                format!("{:?}", self.kind)
-            }
-            Kind::PtxcHazards | Kind::PtxasHazards => format!("{:?}", self.kind),
-            _ => format!("{:?}: {msg}", self.kind),
+            Kind::Backend
+            | Kind::Interpreter
+            | Kind::OracleDiffers
+            | Kind::ThreeWay
+            | Kind::MirVsPtxc
+            | Kind::MirVsPtxas
+            | Kind::PtxcVsPtxas
+            | Kind::PtxcHazards
+            | Kind::PtxasHazards => format!("{:?}", self.kind),
+            _ => format!("{:?}: {}", self.kind, normalize(&self.message)),
         }
     }
 
@@ -132,6 +140,47 @@ impl Mismatch {
     }
 }
 
+/// An error message without the parts that vary between programs with the same problem:
+/// the fault location (block, thread, address), the words of an unknown instruction, the
+/// operands of an unsupported operand combination, and numbers of three or more digits.
+pub fn normalize(msg: &str) -> String {
+    let mut m = msg;
+    for start in ["*/: ", "; error"] {
+        if let Some((_, rest)) = m.split_once(start) {
+            m = rest;
+        }
+    }
+    for cut in [" at offset ", " with these operands", " (/*"] {
+        if let Some((head, _)) = m.split_once(cut) {
+            m = head;
+        }
+    }
+    let mut out = String::new();
+    let mut digits = String::new();
+    let mut hex = false;
+    for c in m.chars().chain(std::iter::once(' ')) {
+        if hex && c.is_ascii_hexdigit() {
+            out.push(c);
+            continue;
+        }
+        hex = false;
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        if c == 'x' && digits == "0" {
+            // A hex literal (an opcode): kept.
+            hex = true;
+        } else if digits.len() >= 3 {
+            digits = "#".into();
+        }
+        out.push_str(&digits);
+        digits.clear();
+        out.push(c);
+    }
+    out.trim_end().to_string()
+}
+
 fn first_line(s: &str) -> String {
     s.lines()
         .find(|l| !l.trim().is_empty())
@@ -140,39 +189,39 @@ fn first_line(s: &str) -> String {
         .to_string()
 }
 
-/// Compares the outcomes; None when they agree.
-pub fn compare(p: Option<&Program>, m: &Outcome, c: &Outcome, o: Option<&Outcome>) -> Option<Mismatch> {
+/// Compares the outcomes: every disagreement (errors, panics, hazards, differing words),
+/// empty when they agree. Output words are compared between whichever executions finished.
+pub fn compare(p: Option<&Program>, m: &Outcome, c: &Outcome, o: Option<&Outcome>) -> Vec<Mismatch> {
+    let mut out = Vec::new();
     if let Some(Outcome::CompileError(e)) = o {
-        return Some(Mismatch::new(Kind::GeneratorBug, first_line(e)));
+        if !e.starts_with(crate::engines::CRASH) {
+            return vec![Mismatch::new(Kind::GeneratorBug, first_line(e))];
+        }
+        out.push(Mismatch::new(Kind::OracleCrash, first_line(e)));
     }
-    for x in [Some(m), Some(c), o].into_iter().flatten() {
-        if let Outcome::Panic(e) = x {
-            return Some(Mismatch::new(Kind::Panic, first_line(e)));
+    for (x, who) in [(Some(m), "interpreter"), (Some(c), "ptxc"), (o, "ptxas")] {
+        if let Some(Outcome::Panic(e)) = x {
+            out.push(Mismatch::new(Kind::Panic, format!("{who}: {}", first_line(e))));
         }
     }
-    let errors = [
-        (m, Kind::FrontendReject, Kind::InterpreterFault),
-        (c, Kind::BackendError, Kind::PtxcFault),
-    ];
-    for (x, compile, run) in errors {
-        match x {
-            Outcome::CompileError(e) => return Some(Mismatch::new(compile, error_line(e))),
-            Outcome::RunError(e) => return Some(Mismatch::new(run, first_line(e))),
-            _ => {}
-        }
+    match m {
+        Outcome::CompileError(e) => out.push(Mismatch::new(Kind::FrontendReject, error_line(e))),
+        Outcome::RunError(e) => out.push(Mismatch::new(Kind::InterpreterFault, first_line(e))),
+        _ => {}
     }
-    if let Some(Outcome::RunError(e)) = o {
-        return Some(Mismatch::new(Kind::PtxasFault, first_line(e)));
+    match c {
+        Outcome::CompileError(e) => out.push(Mismatch::new(Kind::BackendError, error_line(e))),
+        Outcome::RunError(e) => out.push(Mismatch::new(Kind::PtxcFault, first_line(e))),
+        Outcome::Hazards(_, h, _) => out.push(Mismatch::new(Kind::PtxcHazards, h.clone())),
+        _ => {}
     }
-    if let Outcome::Hazards(_, h, _) = c {
-        return Some(Mismatch::new(Kind::PtxcHazards, h.clone()));
+    match o {
+        Some(Outcome::RunError(e)) => out.push(Mismatch::new(Kind::PtxasFault, first_line(e))),
+        Some(Outcome::Hazards(_, h, _)) => out.push(Mismatch::new(Kind::PtxasHazards, h.clone())),
+        _ => {}
     }
-    if let Some(Outcome::Hazards(_, h, _)) = o {
-        return Some(Mismatch::new(Kind::PtxasHazards, h.clone()));
-    }
-    let (mw, cw) = (m.words()?, c.words()?);
-    let ow = o.and_then(|o| o.words());
-    values(p, mw, cw, ow)
+    out.extend(values(p, m.words(), c.words(), o.and_then(|o| o.words())));
+    out
 }
 
 /// The line of a rendered diagnostic that says what is wrong.
@@ -183,36 +232,44 @@ fn error_line(e: &str) -> String {
         .unwrap_or_else(|| first_line(e))
 }
 
-/// Word-by-word comparison of three (or two) output buffers.
-fn values(p: Option<&Program>, m: &[u64], c: &[u64], o: Option<&[u64]>) -> Option<Mismatch> {
-    let same = |i: usize, a: u64, b: u64| a == b || known::equivalent(p, i as u32, a, b).is_some();
+/// Word-by-word comparison of the output buffers that exist (three, or two).
+fn values(p: Option<&Program>, m: Option<&[u64]>, c: Option<&[u64]>, o: Option<&[u64]>) -> Option<Mismatch> {
+    let present = [m, c, o].iter().filter(|x| x.is_some()).count();
+    if present < 2 {
+        return None;
+    }
+    let len = [m, c, o].iter().flatten().map(|x| x.len()).max().unwrap_or(0);
     let mut kinds = Vec::new();
     let mut words = Vec::new();
-    let mut differing = 0;
-    for i in 0..m.len().max(c.len()) {
-        let (mv, cv, ov) = (m.get(i).copied(), c.get(i).copied(), o.and_then(|o| o.get(i).copied()));
-        let eq = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (Some(a), Some(b)) => same(i, a, b),
+    for i in 0..len {
+        let get = |x: Option<&[u64]>| x.and_then(|x| x.get(i).copied());
+        let (mv, cv, ov) = (get(m), get(c), get(o));
+        // Against the interpreter, accepted differences count as equal; between the two
+        // compilers only identical bits do.
+        let eq_m = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => a == b || known::equivalent(p, i as u32, a, b).is_some(),
             _ => false,
         };
-        let kind = match o {
-            None if eq(mv, cv) => continue,
-            None => Kind::MirVsPtxc,
-            Some(_) => match (eq(mv, cv), eq(mv, ov), eq(cv, ov)) {
+        let eq = |a: Option<u64>, b: Option<u64>| a.is_some() && a == b;
+        let kind = match (m.is_some(), c.is_some(), o.is_some()) {
+            (true, true, true) => match (eq_m(mv, cv), eq_m(mv, ov), eq(cv, ov)) {
                 (true, true, _) | (true, _, true) | (_, true, true) => continue,
                 (true, false, false) => Kind::OracleDiffers,
                 (false, true, false) => Kind::Backend,
                 (false, false, true) => Kind::Interpreter,
                 (false, false, false) => Kind::ThreeWay,
             },
+            (true, true, false) if !eq_m(mv, cv) => Kind::MirVsPtxc,
+            (true, false, true) if !eq_m(mv, ov) => Kind::MirVsPtxas,
+            (false, true, true) if !eq(cv, ov) => Kind::PtxcVsPtxas,
+            _ => continue,
         };
-        differing += 1;
         if words.len() < 8 {
             words.push((i as u32, mv, cv, ov));
         }
         kinds.push(kind);
     }
-    // The most telling kind: the one most words show (ties: the first).
+    // The most telling kind: the one most words show (ties: the first in `Kind` order).
     let kind = *kinds
         .iter()
         .max_by_key(|k| (kinds.iter().filter(|x| x == k).count(), std::cmp::Reverse(**k)))?;
@@ -220,6 +277,26 @@ fn values(p: Option<&Program>, m: &[u64], c: &[u64], o: Option<&[u64]>) -> Optio
         kind,
         message: String::new(),
         words,
-        differing,
+        differing: kinds.len(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalized_messages_drop_what_varies() {
+        let a = "kernel `difftest`, block (0, 0, 0), thread (32, 0, 0), instruction /*0f30*/: an instruction the \
+                 decoder does not know (unknown opcode 0x20a at offset 0xf30 (words 0x1 0x2)) is not supported";
+        assert_eq!(
+            normalize(a),
+            "an instruction the decoder does not know (unknown opcode 0x20a"
+        );
+        let b = "difftest.ptx: error: kernel `difftest`: imul_hi_u on i16 is not supported";
+        assert!(normalize(b).contains("i16"));
+        let c = "ptxas /tmp/x/job0/oracle.ptx, line 106; error   : Illegal modifier '.sat'";
+        assert_eq!(normalize(c), "   : Illegal modifier '.sat'");
+        assert_eq!(normalize("Imnmx with these operands ([(A, 5)])"), "Imnmx");
+    }
 }

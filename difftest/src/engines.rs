@@ -78,6 +78,9 @@ impl Outcome {
     }
 }
 
+/// How a compile error of ptxas that is a crash (no message) starts.
+pub const CRASH: &str = "ptxas crashed";
+
 /// Where and how the executions run.
 #[derive(Clone, Debug)]
 pub struct Engines {
@@ -154,7 +157,11 @@ impl Engines {
             .output()
             .map_err(|e| format!("{}: {e}", ptxas.display()))?;
         if !o.status.success() {
-            return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+            let err = String::from_utf8_lossy(&o.stderr).into_owned();
+            if err.trim().is_empty() {
+                return Err(format!("{CRASH} ({})", o.status));
+            }
+            return Err(err);
         }
         std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))
     }

@@ -1,10 +1,503 @@
-//! Known, explained and accepted differences between the interpreter's semantics and the
-//! hardware's (as ptxas's code on the simulator shows it). Each entry says why it is
-//! accepted; the comparison treats two output words as equal when an entry applies.
+//! What the comparison knows in advance, listed explicitly:
+//!
+//! - [`equivalent`]: accepted differences between the interpreter's semantics and the
+//!   hardware's (as ptxas's code on the simulator shows it), each with its reason; two words
+//!   that differ only so count as equal.
+//! - [`ISSUES`]: open bugs found by differential testing, each with its component, a
+//!   diagnosis, the regression case that reproduces it and a matcher. A mismatch an open
+//!   issue matches is reported as that issue ("explained") instead of failing the campaign;
+//!   the regression test checks that each case still shows its issue, so a fix is noticed.
 
-use crate::program::Program;
+use crate::compare::{Kind, Mismatch};
+use crate::program::{Class, Dsts, Inst, Operand, Program, Space, Stmt};
 
-/// A reason two different output words count as equal, or None.
-pub fn equivalent(_p: Option<&Program>, _word: u32, _a: u64, _b: u64) -> Option<&'static str> {
-    None
+/// Why two NaNs with different bits count as equal.
+pub const NAN_BITS: &str = "PTX leaves unspecified which NaN a float operation returns; the \
+    interpreter's soft float returns the canonical NaN where the compiled division, reciprocal and \
+    square-root sequences return others (ptxas's slow paths give -qNaN 0xfff8000000000000), and \
+    mov.b32/mov.b64 carry those bits into integer registers";
+
+/// Why +0 and -0 count as equal in programs that saturate floats.
+pub const SAT_ZERO_SIGN: &str = "`.sat` clamps to [0.0, 1.0], which -0.0 is inside: the \
+    interpreter keeps -0 as PTX writes it; the hardware keeps it in some units (FADD/FMUL/FFMA.SAT) \
+    and gives +0 in others (F2F.SAT, HADD2/HFMA2.SAT), and the two compilers pick different units \
+    for the same conversion";
+
+/// A reason two different output words count as equal, or None. Only used between the
+/// interpreter and a compiled kernel: the two compilers' words must agree bit for bit.
+pub fn equivalent(p: Option<&Program>, word: u32, a: u64, b: u64) -> Option<&'static str> {
+    let nan32 = |x: u64| f32::from_bits(x as u32).is_nan();
+    let nan64 = |x: u64| f64::from_bits(x).is_nan();
+    let nan16 = |x: u64| x & 0x7c00 == 0x7c00 && x & 0x3ff != 0;
+    let p = p?;
+    let class = p.word_class(word)?;
+    let same_nan = match class {
+        Class::F32 | Class::B32 => a >> 32 == b >> 32 && nan32(a) && nan32(b),
+        Class::F64 | Class::B64 => nan64(a) && nan64(b),
+        Class::B16 => a >> 16 == b >> 16 && nan16(a) && nan16(b),
+        Class::Pred => false,
+    };
+    if same_nan {
+        return Some(NAN_BITS);
+    }
+    let sign = match class {
+        Class::F32 => 1u64 << 31,
+        Class::F64 => 1 << 63,
+        Class::B16 => 1 << 15,
+        _ => return None,
+    };
+    let zeros = a & !sign == 0 && b & !sign == 0 && a != b;
+    (zeros && any_inst(p, &|i| i.op.contains(".sat.f") || i.op.ends_with(".sat.f16"))).then_some(SAT_ZERO_SIGN)
 }
+
+/// The component a bug is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Component {
+    /// `frontend/`: parsing and checking.
+    Frontend,
+    /// `mir/`: lowering and the interpreter.
+    Mir,
+    /// `backend/`: selection, allocation, scheduling, encoding.
+    Backend,
+    /// `runtime-sim/`: the simulator.
+    Simulator,
+    /// NVIDIA's ptxas, the oracle.
+    Ptxas,
+}
+
+/// An open bug.
+#[derive(Debug)]
+pub struct Issue {
+    /// Short name.
+    pub id: &'static str,
+    /// Where the bug is.
+    pub component: Component,
+    /// What is wrong (first line: a summary).
+    pub summary: &'static str,
+    /// The regression case under `tests/difftest/` (its name without extension).
+    pub case: &'static str,
+    /// Kinds of mismatch it shows as.
+    pub kinds: &'static [Kind],
+    /// Texts one of which the mismatch's message contains.
+    pub messages: &'static [&'static str],
+    /// Instructions that run into it, for generators that avoid open issues.
+    pub avoid: Option<fn(&Inst) -> bool>,
+    /// For a value mismatch (no message to match): whether a program has what it takes.
+    pub program: Option<fn(&Program) -> bool>,
+}
+
+impl Issue {
+    /// Whether `m`, a mismatch of program `p` (if known), is this issue.
+    pub fn matches(&self, m: &Mismatch, p: Option<&Program>) -> bool {
+        self.kinds.contains(&m.kind)
+            && (self.messages.iter().any(|t| !t.is_empty() && m.message.contains(t))
+                || self.program.zip(p).is_some_and(|(f, p)| f(p)))
+    }
+}
+
+/// The open issue `m`, a mismatch of program `p` (if known), is, if any.
+pub fn issue(m: &Mismatch, p: Option<&Program>) -> Option<&'static Issue> {
+    ISSUES.iter().find(|i| i.matches(m, p))
+}
+
+/// Whether some instruction of `p` satisfies `f`.
+fn any_inst(p: &Program, f: &dyn Fn(&Inst) -> bool) -> bool {
+    let mut found = false;
+    crate::program::walk::stmts(&p.body, &mut |s| match s {
+        Stmt::Inst(i) => found |= f(i),
+        Stmt::Group(g) => found |= g.iter().any(f),
+        _ => {}
+    });
+    found
+}
+
+/// The first open issue statement `s` of program `p` runs into, if any (by the issues'
+/// `avoid` predicates; an atomic is seen as the `atom`/`red` instruction it prints as).
+pub fn avoided(p: &Program, s: &Stmt) -> Option<&'static Issue> {
+    let insts: Vec<Inst> = match s {
+        Stmt::Inst(i) => vec![i.clone()],
+        Stmt::Group(g) => g.clone(),
+        Stmt::Atomic { space, slot, src, ret } => {
+            let (sp, accs) = match space {
+                Space::Global => ("global", &p.global_acc),
+                Space::Shared => ("shared", &p.shared_acc),
+            };
+            let a = accs.get(*slot)?;
+            let op = format!("{}.{sp}.{}.{}", if *ret { "atom" } else { "red" }, a.op.name(), a.ty);
+            vec![Inst {
+                guard: None,
+                op,
+                dsts: Vec::new(),
+                dst_form: Dsts::Plain,
+                srcs: vec![src.clone()],
+            }]
+        }
+        _ => Vec::new(),
+    };
+    ISSUES
+        .iter()
+        .find(|issue| issue.avoid.is_some_and(|f| insts.iter().any(f)))
+}
+
+/// `op` (`add.cc.u64`) split at its dots.
+fn parts(i: &Inst) -> Vec<&str> {
+    i.op.split('.').collect()
+}
+
+/// Whether the instruction's type (last part of the opcode) is 64 bits wide.
+fn ends_64(i: &Inst) -> bool {
+    i.op.ends_with("64")
+}
+
+/// Whether the open issue `id` is listed (for generators that avoid structures rather than
+/// instructions).
+pub fn is_open(id: &str) -> bool {
+    ISSUES.iter().any(|i| i.id == id)
+}
+
+/// The open issues.
+pub static ISSUES: &[Issue] = &[
+    Issue {
+        id: "carry64",
+        component: Component::Backend,
+        summary: "64-bit carry chains (add.cc/addc/sub.cc/subc/mad.cc/madc on .u64/.s64) are not selected\n\
+                  `iadd_carry on i64 is not supported`: the back end selects IADD3 with carry predicates \
+                  for 32 bits only.",
+        case: "carry64",
+        kinds: &[Kind::BackendError],
+        messages: &["iadd_carry on i64"],
+        avoid: Some(|i| {
+            let p = parts(i);
+            ends_64(i) && (p.contains(&"cc") || matches!(p[0], "addc" | "subc" | "madc"))
+        }),
+        program: None,
+    },
+    Issue {
+        id: "mulhi16",
+        component: Component::Backend,
+        summary: "mul.hi and mad.hi on 16-bit types are not selected\n\
+                  `imul_hi_u on i16` (and imul_hi_s, imad_hi_u, imad_hi_s): lower_int rejects the high half \
+                  of narrow products instead of taking bits 31..16 of the 32-bit product.",
+        case: "mulhi16",
+        kinds: &[Kind::BackendError],
+        messages: &["_hi_u on i16", "_hi_s on i16"],
+        avoid: Some(|i| {
+            let p = parts(i);
+            matches!(p[0], "mul" | "mad") && p.contains(&"hi") && i.op.ends_with("16")
+        }),
+        program: None,
+    },
+    Issue {
+        id: "madhi64",
+        component: Component::Backend,
+        summary: "mad.hi on 64-bit types is not selected\n\
+                  `imad_hi_u on i64` / `imad_hi_s on i64`: bits64.rs has the 64-bit mul.hi but not mad.hi.",
+        case: "madhi64",
+        kinds: &[Kind::BackendError],
+        messages: &["imad_hi_u on i64", "imad_hi_s on i64"],
+        avoid: Some(|i| parts(i)[0] == "mad" && parts(i).contains(&"hi") && ends_64(i)),
+        program: None,
+    },
+    Issue {
+        id: "bfind64",
+        component: Component::Backend,
+        summary: "bfind on 64-bit types is not selected\n`bfind_u on i64` / `bfind_s on i64`.",
+        case: "bfind64",
+        kinds: &[Kind::BackendError],
+        messages: &["bfind_u on i64", "bfind_s on i64"],
+        avoid: Some(|i| parts(i)[0] == "bfind" && ends_64(i)),
+        program: None,
+    },
+    Issue {
+        id: "shared-minmax-s64",
+        component: Component::Backend,
+        summary: "signed 64-bit min/max atomics on shared memory are not selected\n\
+                  `atom.shared.max_s.i64` / `atom.shared.min_s.i64` (ATOMS has no signed 64-bit \
+                  min/max: ptxas uses a compare-and-swap loop).",
+        case: "shared_minmax_s64",
+        kinds: &[Kind::BackendError],
+        messages: &["atom.shared.m"],
+        avoid: Some(|i| {
+            let p = parts(i);
+            p.len() == 4 && p[1] == "shared" && matches!(p[2], "min" | "max") && p[3] == "s64"
+        }),
+        program: None,
+    },
+    Issue {
+        id: "cvt-sat-f64",
+        component: Component::Backend,
+        summary: "cvt with .sat to f64 is not selected\n`saturating conversion to f64 is not supported`.",
+        case: "cvt_sat_f64",
+        kinds: &[Kind::BackendError],
+        messages: &["saturating conversion to f64"],
+        avoid: Some(|i| {
+            let p = parts(i);
+            p[0] == "cvt" && p.contains(&"sat") && p[p.len() - 2] == "f64"
+        }),
+        program: None,
+    },
+    Issue {
+        id: "i2f-imm64",
+        component: Component::Backend,
+        summary: "cvt from a 64-bit integer constant to a float is not selected\n\
+                  `I2f with these operands ([(B, Op(Fixed(Imm(..` for `cvt.rn.f32.s64 d, 1`: the constant is \
+                  neither folded nor moved into a register pair.",
+        case: "i2f_imm64",
+        kinds: &[Kind::BackendError],
+        messages: &["I2f with these operands"],
+        avoid: Some(|i| {
+            let p = parts(i);
+            p[0] == "cvt"
+                && matches!(p[p.len() - 1], "s64" | "u64")
+                && i.srcs.iter().any(|s| matches!(s.op, Operand::Imm(_)))
+        }),
+        program: None,
+    },
+    Issue {
+        id: "ptxas-guarded-set-f32",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 ignores the guard of set with an f32 result\n\
+                  `@p set.CMP.f32.T d, a, b` becomes a guarded ISETP/FSETP and SEL, then an unguarded IABS \
+                  and I2F of d: when the guard is false, d becomes the float of |its old bits as an \
+                  integer|. The generator never guards such a set.",
+        case: "ptxas_guarded_set_f32",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "ptxas-guarded-set-s16",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 ignores the guard of set with 16-bit operands\n\
+                  `@p set.CMP.u32.s16 d, a, b` becomes a guarded ISETP and SEL, then an unguarded \
+                  PRMT d, d, 0x9910 (sign extension of the low half): when the guard is false, the upper \
+                  half of d is overwritten. The generator never guards such a set.",
+        case: "ptxas_guarded_set_s16",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "ptxas-guarded-testp",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops the guard of testp\n\
+                  `@!p testp.notanumber.f64 p, a` always overwrites p (with a constant operand it folds \
+                  the test and stores the constant). The generator never guards testp.",
+        case: "ptxas_guarded_testp",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "ptxas-crash",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 crashes (SIGSEGV) on some programs with reductions in unreachable blocks\n\
+                  For example `@%p0 bra L2; @!%p0 bra L4; red.global.min.u32 [a], 0; L4: L2: \
+                  red.global.max.u64 [a+8], 0;` (tests/difftest/ptxas_crash.ptx). The interpreter and \
+                  ptxc are still compared.",
+        case: "ptxas_crash",
+        kinds: &[Kind::OracleCrash],
+        messages: &["ptxas crashed"],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "ptxas-f16-fold",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds cvt.rni.u8.f16 of a cnot.b16 result to the integer bits\n\
+                  `cnot.b16 h1, h0;` then, in a loop that runs once, `cvt.rni.u8.f16 r0, h1;`: ptxas \
+                  stores h1's bits (0 or 1) instead of rounding the f16 value (0 or 2^-24, both 0). \
+                  A value mismatch (M = C != P): never matched automatically.",
+        case: "ptxas_f16_fold",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: Some(|i| i.op == "cnot.b16"),
+        program: Some(|p| {
+            any_inst(p, &|i| i.op == "cnot.b16") && any_inst(p, &|i| i.op.starts_with("cvt.") && i.op.ends_with(".f16"))
+        }),
+    },
+    Issue {
+        id: "ptxas-shift-narrow",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 narrows a float-to-u32 conversion that feeds a 16-bit shift amount to F2I.S16\n\
+                  `cvt.rni.ftz.u32.f32 r0, f0; shr.s16 h0, 1, r0;` becomes F2I.S16 and SHF: for f0 = -32768.0 \
+                  the u32 conversion saturates to 0 (h0 = 1) but F2I.S16 gives -32768, a shift past the width \
+                  (h0 = 0). A value mismatch (M = C != P).",
+        case: "ptxas_shift_narrow",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let shift16 = |i: &Inst| (i.op.starts_with("shr.") || i.op.starts_with("shl.")) && i.op.ends_with("16");
+            let to_int = |i: &Inst| i.op.starts_with("cvt.r") && i.op.contains("i.") && i.op.contains(".f");
+            any_inst(p, &shift16) && any_inst(p, &to_int)
+        }),
+    },
+    Issue {
+        id: "sim-i2f-encoding",
+        component: Component::Simulator,
+        summary: "the simulator does not decode I2F with a 64-bit destination (ptxas's 64-bit division)\n\
+                  `unsupported encoding of I2F ... modifier dst has unknown value 2` for div.u64 by \
+                  0xFFFFFFFF00000000.",
+        case: "sim_i2f_encoding",
+        kinds: &[Kind::PtxasFault],
+        messages: &["unsupported encoding of I2F"],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "sim-vabsdiff",
+        component: Component::Simulator,
+        summary: "the simulator does not decode VABSDIFF (ptxas's sad)\n\
+                  `unknown opcode 0x214` (register form; 0x414 and 0x814 with an immediate or constant).",
+        case: "sim_vabsdiff",
+        kinds: &[Kind::PtxasFault],
+        messages: &["14 at offset"],
+        avoid: Some(|i| parts(i)[0] == "sad"),
+        program: None,
+    },
+    Issue {
+        id: "sim-i2i",
+        component: Component::Simulator,
+        summary: "the simulator does not decode I2I (ptxas's saturating integer narrowing)\n\
+                  `unknown opcode 0x238` for cvt.sat.s16.s64 and the like (I2I.S16.S32.SAT).",
+        case: "sim_i2i",
+        kinds: &[Kind::PtxasFault],
+        messages: &["opcode 0x238"],
+        avoid: Some(|i| {
+            let p = parts(i);
+            p[0] == "cvt" && p.contains(&"sat") && !i.op.contains(".f")
+        }),
+        program: None,
+    },
+    Issue {
+        id: "sim-fset",
+        component: Component::Simulator,
+        summary: "the simulator does not decode FSET (ptxas's set with f32 operands and result)\n\
+                  `unknown opcode 0x20a` (0x80a with an immediate): FSET.BF.",
+        case: "sim_fset",
+        kinds: &[Kind::PtxasFault],
+        messages: &["0a at offset"],
+        avoid: Some(|i| parts(i)[0] == "set" && i.op.ends_with(".f32.f32")),
+        program: None,
+    },
+    Issue {
+        id: "sim-uflo",
+        component: Component::Simulator,
+        summary: "the simulator does not decode UFLO (ptxas's warp-aggregated atomics)\n\
+                  `unknown opcode 0x2bd`: ptxas turns an atomic add on a warp-uniform address into \
+                  VOTE/UFLO/POPC and one atomic per warp.",
+        case: "sim_uflo",
+        kinds: &[Kind::PtxasFault],
+        messages: &["opcode 0x2bd"],
+        avoid: Some(|i| {
+            let p = parts(i);
+            matches!(p[0], "atom" | "red") && p[2] == "add"
+        }),
+        program: None,
+    },
+    Issue {
+        id: "entry-livein",
+        component: Component::Backend,
+        summary: "register allocation fails with EntryLivein on stores of a folded constant\n\
+                  `neg.f32 f0, 0f00000000; mul.rp.f32 f1, 0f00000000, f0; sub.rm.ftz.f32 f1, 0f00000000, \
+                  0f00000000; st.global.f32 [a], f0; st.global.f32 [a+8], f1;` (both stores of -0.0 after \
+                  folding and GVN): a virtual register is read that nothing defines. Without the dead \
+                  mul.rp, or without the sub, it compiles.",
+        case: "entry_livein",
+        kinds: &[Kind::BackendError],
+        // The release build's regalloc2 says EntryLivein, a debug build's SSA validation SSA(..).
+        messages: &["EntryLivein", "register allocation failed: SSA("],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "shared-join",
+        component: Component::Backend,
+        summary: "nested branches with one join deadlock in ptxc's code\n\
+                  `@!p bra L4; @!p bra L5; bra L6; L5: ...; L6: L4:` inside a divergent loop: the outer \
+                  branch jumps over the inner BSSY B2 (and its BMOV.32.CLEAR) straight onto the shared \
+                  join, where BSYNC B2 waits on the mask the previous iteration left in B2.",
+        case: "shared_join",
+        kinds: &[Kind::PtxcFault],
+        messages: &["threads wait at a convergence barrier"],
+        // Structural: the generator ends no if/else branch with an if or a loop.
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "sim-bsync-deadlock",
+        component: Component::Simulator,
+        summary: "ptxas's code deadlocks at a convergence barrier on the simulator\n\
+                  Divergent if/else around a divergent loop with sqrt.rm.f32 (ptxas calls its slow-path \
+                  subroutine inside BSSY/BSYNC regions): `threads wait at a convergence barrier \
+                  (BSYNC/WARPSYNC) that other threads never reach`.",
+        case: "sim_bsync_deadlock",
+        kinds: &[Kind::PtxasFault],
+        messages: &["threads wait at a convergence barrier"],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "sim-bar-deadlock",
+        component: Component::Simulator,
+        summary: "ptxas's code deadlocks at bar.sync on the simulator\n\
+                  A divergent if/else with div.rn.f64 (a subroutine call) on one side and red.shared on \
+                  the other, then bar.sync: `barrier 0: 32 of 64 threads arrived`.",
+        case: "sim_bar_deadlock",
+        kinds: &[Kind::PtxasFault],
+        messages: &["barrier deadlock: barrier 0"],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "sim-hazard-pred",
+        component: Component::Simulator,
+        summary: "the simulator's hazard model flags predicate writes in ptxas's code\n\
+                  `P0 overwritten 1 cycles after a read, 2 needed (DSETP...)` (also FCHK, SHFL) and \
+                  `P0 overwritten before a pending read (scoreboard none) completed (IADD3/PLOP3/SHFL ...)`: \
+                  ptxas's control codes are the hardware's reference.",
+        case: "sim_hazard_pred",
+        kinds: &[Kind::PtxasHazards],
+        messages: &["cycles after a read, 2 needed", "overwritten before a pending read"],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "sim-hazard-f2i",
+        component: Component::Simulator,
+        summary: "the simulator's hazard model treats F2I and F2F as variable-latency where ptxas does not\n\
+                  `R9 written while a variable-latency write (scoreboard none) is outstanding \
+                  (@!P0 F2I.U8.TRUNC.NTZ R9, RZ)`; also F2F.F64.F16.",
+        case: "sim_hazard_f2i",
+        kinds: &[Kind::PtxasHazards],
+        messages: &["F2I", "F2F"],
+        avoid: None,
+        program: None,
+    },
+    Issue {
+        id: "sim-bmsk-sgxt",
+        component: Component::Simulator,
+        summary: "the simulator does not decode BMSK and SGXT with an immediate (ptxas's bmsk and szext)\n\
+                  `unknown opcode 0x89b` (BMSK) and `0x89a` (SGXT).",
+        case: "sim_bmsk",
+        kinds: &[Kind::PtxasFault],
+        messages: &["opcode 0x89b", "opcode 0x89a"],
+        avoid: Some(|i| matches!(parts(i)[0], "bmsk" | "szext")),
+        program: None,
+    },
+    Issue {
+        id: "sim-uplop3",
+        component: Component::Simulator,
+        summary: "the simulator does not decode UPLOP3 (uniform predicate logic)\n`unknown opcode 0x29f` \
+                  (0x89c with immediate operands).",
+        case: "sim_uplop3",
+        kinds: &[Kind::PtxasFault],
+        messages: &["opcode 0x29f", "opcode 0x89c"],
+        avoid: None,
+        program: None,
+    },
+];

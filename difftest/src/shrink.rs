@@ -47,7 +47,7 @@ const STAGES: &[Stage] = &[
     simplify_input,
 ];
 
-/// Shrinks `case`, whose mismatch is `mismatch`.
+/// Shrinks `case` while it shows a mismatch with the signature of `mismatch`.
 pub fn shrink(engines: &Engines, case: Case, mismatch: Mismatch, limits: Limits) -> Shrunk {
     let target = mismatch.signature();
     let mut best = Shrunk {
@@ -68,13 +68,13 @@ pub fn shrink(engines: &Engines, case: Case, mismatch: Mismatch, limits: Limits)
                     continue;
                 };
                 best.checks += 1;
-                match check_case(engines, &c) {
-                    Some(m) if m.signature() == target => {
+                match check_case(engines, &c).into_iter().find(|m| m.signature() == target) {
+                    Some(m) => {
                         best.case = c;
                         best.mismatch = m;
                         progress = true;
                     }
-                    _ => k += 1,
+                    None => k += 1,
                 }
             }
         }
@@ -202,7 +202,10 @@ fn simplify_operand(case: &Case, k: usize) -> Option<Option<Case>> {
     walk::srcs_mut(&mut c.program.body, &mut |s| {
         if seen == target {
             let new = match (&s.op, s.imm, variant) {
-                (Operand::Reg(_) | Operand::Imm(_), Some(t), 0 | 1) => Some(Operand::Imm(Imm::new(t, variant as u64))),
+                (Operand::Reg(_), Some(t), 0 | 1) => Some(Operand::Imm(Imm::new(t, variant as u64))),
+                // Immediates only move toward 0 (then 1), so that no two candidates undo each other.
+                (Operand::Imm(i), Some(t), 0) if i.bits != 0 => Some(Operand::Imm(Imm::new(t, 0))),
+                (Operand::Imm(i), Some(t), 1) if i.bits > 1 => Some(Operand::Imm(Imm::new(t, 1))),
                 (Operand::Reg(r), _, 2) if r.index > 0 => Some(Operand::Reg(Reg { index: 0, ..*r })),
                 (Operand::NotPred(r), _, 0) => Some(Operand::Reg(*r)),
                 (Operand::NotPred(r), _, 2) if r.index > 0 => Some(Operand::NotPred(Reg { index: 0, ..*r })),

@@ -56,6 +56,16 @@ impl Arg {
     }
 }
 
+/// Whether source `role` of `op` is always one 32-bit register (so an immediate there can
+/// be moved into a fresh single register).
+fn single_source(op: Op, role: Role) -> bool {
+    match op {
+        Op::Iadd3 | Op::Imad | Op::ImadHi | Op::Lop3 | Op::Shf => matches!(role, Role::A | Role::B | Role::C),
+        Op::ImadWide | Op::Imnmx | Op::Isetp => matches!(role, Role::A | Role::B),
+        _ => false,
+    }
+}
+
 /// A stand-in isa operand with the kind an `MOp` will have after allocation.
 fn representative(op: MOp, mods: SrcMods) -> Operand {
     let value = match op {
@@ -184,6 +194,22 @@ impl Isel<'_> {
                 srcloc: ptxc_mir::ir::SrcLoc::NONE,
             });
             return Ok(());
+        }
+        // No form takes a fixed immediate where it stands (both sources of a compare can be
+        // constants once narrowed): move the first immediate of a 32-bit source into a
+        // register and retry.
+        let data_imm = |(role, a): &(Role, Arg)| {
+            single_source(op, *role)
+                && matches!(a, Arg::Op(MOp::Fixed(V::Imm(k)), m) if *k >> 32 == 0 && *m == SrcMods::default())
+        };
+        if let Some(i) = srcs.iter().position(data_imm)
+            && let (role, Arg::Op(imm, _)) = srcs[i]
+        {
+            let r = self.vcode.new_vreg(VClass::Single);
+            self.push(super::operand::mov(r, imm));
+            let mut retry = srcs.to_vec();
+            retry[i] = (role, Arg::op(MOp::Reg(r)));
+            return self.emit_sass(op, dsts, &retry, mods, guard);
         }
         Err(self.unsupported(format!("{op:?} with these operands ({srcs:?}, {mods:?})")))
     }

@@ -60,10 +60,8 @@ impl Isel<'_> {
                 break;
             }
             if d.op == Opcode::Fabs {
-                mods = SrcMods {
-                    abs: true,
-                    ..SrcMods::default()
-                };
+                // The signs peeled so far apply after the absolute value: -|x| keeps its `-`.
+                mods.abs = true;
             } else {
                 mods.neg = !mods.neg;
             }

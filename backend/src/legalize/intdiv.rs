@@ -9,8 +9,9 @@
 //!   (a block of its own) the same scheme with a 64-bit reciprocal (`I2F.U64.RP`, plus
 //!   0x1ffffffe: times 2^64) and two Newton steps;
 //! - by a constant: multiply-high by a magic number (unsigned; Granlund-Montgomery, see
-//!   `ptxc_mir::opt::strength`), shifts for powers of two, and the unsigned sequence on the
-//!   magnitude for signed division by other constants;
+//!   `ptxc_mir::opt::strength`), shifts for powers of two, a compare for constants with the
+//!   top bit set (the quotient is 0 or 1), and the unsigned sequence on the magnitude for
+//!   signed division by other constants;
 //! - 8- and 16-bit operations are done on the operands extended to 32 bits.
 //!
 //! Division by zero gives all ones and remainder by zero the dividend, as the MIR says
@@ -262,6 +263,13 @@ fn udiv_const(b: &mut Builder, ty: Type, x: Value, c: u64) -> Value {
     if c.is_power_of_two() {
         let k = b.i32(c.trailing_zeros() as i64);
         return b.bin(Opcode::ShrU, ty, x, k);
+    }
+    if c > ty.mask() >> 1 {
+        // The quotient is 0 or 1 (and the magic number would need 2^(2w) / c: 2^128 for
+        // 64 bits, past u128).
+        let (ck, one, zero) = (b.k(ty, c), b.k(ty, 1), b.k(ty, 0));
+        let ge = b.icmp(Cond::Uge, ty, x, ck);
+        return b.select(ty, ge, one, zero);
     }
     let (m, s) = ptxc_mir::opt::strength::magic_unsigned(c, w);
     let mulhi = |b: &mut Builder, x: Value, m: u64| {

@@ -4,7 +4,7 @@
 
 use super::Gen;
 use super::types::IntTy;
-use crate::program::{Class, ImmTy, Src, Stmt};
+use crate::program::{Class, Dsts, Imm, ImmTy, Inst, Operand, Reg, Src, Stmt};
 
 /// One bit-operation statement.
 pub fn any(g: &mut Gen) -> Stmt {
@@ -108,23 +108,56 @@ fn count(g: &mut Gen) -> Stmt {
     }
 }
 
+/// Position and length operands of bfe/bfi. PTX restricts them to 0..255 and gives the
+/// 32-bit forms `& 0xff` semantics, which ptxas implements (PRMT of the low bytes); its
+/// 64-bit forms shift by the whole register instead, so 64-bit operands outside 0..255 are
+/// left out: registers are masked to their low byte first (in `%xt2`/`%xt3`).
+fn field(g: &mut Gen, wide: bool, group: &mut Vec<Inst>) -> (Src, Src) {
+    let (mut pos, mut len) = (amount(g), amount(g));
+    if wide {
+        for (s, tmp) in [(&mut pos, "%xt2"), (&mut len, "%xt3")] {
+            if matches!(s.op, Operand::Reg(_)) {
+                let mask = Src {
+                    op: Operand::Imm(Imm::new(ImmTy::U32, 0xff)),
+                    imm: None,
+                };
+                let dst = vec![Operand::Fixed(tmp.into())];
+                group.push(Gen::bare("and.b32".into(), dst, Dsts::Plain, vec![s.clone(), mask]));
+                *s = Src {
+                    op: Operand::Fixed(tmp.into()),
+                    imm: None,
+                };
+            }
+        }
+    }
+    (pos, len)
+}
+
+/// A statement of `group` followed by `last` (just `last` when the group is empty).
+fn grouped(g: &mut Gen, mut group: Vec<Inst>, op: String, dst: Reg, srcs: Vec<Src>) -> Stmt {
+    if group.is_empty() {
+        return g.inst(op, dst, srcs);
+    }
+    group.push(Gen::bare(op, vec![Operand::Reg(dst)], Dsts::Plain, srcs));
+    Stmt::Group(group)
+}
+
 fn bfe(g: &mut Gen) -> Stmt {
     let t = IntTy::new(g.rng.pick(&[32, 64]), g.rng.chance(50));
     let d = g.reg(t.class());
-    let srcs = vec![g.src(t.class(), t.imm()), amount(g), amount(g)];
-    g.inst(format!("bfe.{}", t.name()), d, srcs)
+    let a = g.src(t.class(), t.imm());
+    let mut group = Vec::new();
+    let (pos, len) = field(g, t.bits == 64, &mut group);
+    grouped(g, group, format!("bfe.{}", t.name()), d, vec![a, pos, len])
 }
 
 fn bfi(g: &mut Gen) -> Stmt {
     let t = IntTy::new(g.rng.pick(&[32, 64]), false);
     let d = g.reg(t.class());
-    let srcs = vec![
-        g.src(t.class(), t.imm()),
-        g.src(t.class(), t.imm()),
-        amount(g),
-        amount(g),
-    ];
-    g.inst(format!("bfi.{}", t.bname()), d, srcs)
+    let (a, b) = (g.src(t.class(), t.imm()), g.src(t.class(), t.imm()));
+    let mut group = Vec::new();
+    let (pos, len) = field(g, t.bits == 64, &mut group);
+    grouped(g, group, format!("bfi.{}", t.bname()), d, vec![a, b, pos, len])
 }
 
 fn prmt(g: &mut Gen) -> Stmt {
@@ -132,7 +165,7 @@ fn prmt(g: &mut Gen) -> Stmt {
     let d = g.reg(Class::B32);
     let sel = if g.rng.chance(50) {
         Src {
-            op: crate::program::Operand::Imm(crate::program::Imm::new(ImmTy::U32, g.rng.below(0x1_0000))),
+            op: Operand::Imm(Imm::new(ImmTy::U32, g.rng.below(0x1_0000))),
             imm: Some(ImmTy::U32),
         }
     } else {

@@ -61,9 +61,29 @@ fn float_src(g: &mut Gen, ty: &str) -> Src {
     }
 }
 
+/// The range of an integer type.
+fn range(ty: &str) -> (i128, i128) {
+    let bits: u32 = ty[1..].parse().unwrap_or(32);
+    if ty.starts_with('s') {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// True when a conversion from `st` to `dt` can overflow (ptxas only takes `.sat` then).
+fn can_overflow(dt: &str, st: &str) -> bool {
+    let ((dl, dh), (sl, sh)) = (range(dt), range(st));
+    sl < dl || sh > dh
+}
+
 fn int_int(g: &mut Gen) -> Stmt {
     let (dt, st) = (g.rng.pick(INTS), g.rng.pick(INTS));
-    let sat = if g.rng.chance(40) { ".sat" } else { "" };
+    let sat = if can_overflow(dt, st) && g.rng.chance(40) {
+        ".sat"
+    } else {
+        ""
+    };
     let d = int_class(g, dt);
     let d = g.reg(d);
     let s = int_src(g, st);

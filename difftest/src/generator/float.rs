@@ -3,7 +3,7 @@
 //! copysign, and f16 arithmetic on 16-bit registers.
 
 use super::Gen;
-use crate::program::{Class, ImmTy, Stmt};
+use crate::program::{Class, ImmTy, Operand, Src, Stmt};
 
 const ROUND: &[&str] = &["rn", "rz", "rm", "rp"];
 
@@ -101,10 +101,27 @@ fn abs_neg(g: &mut Gen) -> Stmt {
     g.inst(format!("{op}{mods}.{ty}"), d, vec![s])
 }
 
+/// `copysign d, a, b` with an immediate sign source `a` that is not a NaN: which NaN a
+/// division, reciprocal or square root returns (its sign included) differs between ptxas's
+/// code, ptxc's and the interpreter, as PTX allows, so a register there would copy an
+/// unspecified sign.
 fn copysign(g: &mut Gen) -> Stmt {
     let (ty, c, imm) = fty(g);
     let d = g.reg(c);
-    let srcs = vec![g.src(c, imm), g.src(c, imm)];
+    let mut sign = g.imm(imm);
+    let nan = if ty == "f32" {
+        f32::from_bits(sign.bits as u32).is_nan()
+    } else {
+        f64::from_bits(sign.bits).is_nan()
+    };
+    if nan {
+        sign.bits &= 1 << (imm.bits() - 1);
+    }
+    let a = Src {
+        op: Operand::Imm(sign),
+        imm: Some(imm),
+    };
+    let srcs = vec![a, g.src(c, imm)];
     g.inst(format!("copysign.{ty}"), d, srcs)
 }
 

@@ -386,6 +386,14 @@ impl Program {
         out
     }
 
+    /// The class of the register whose value output word `i` holds (None for accumulators).
+    pub fn word_class(&self, i: u32) -> Option<Class> {
+        if i >= self.threads() * self.out_row() {
+            return None;
+        }
+        self.registers().get((i % self.out_row()) as usize).map(|r| r.class)
+    }
+
     /// What output word `i` holds, for reports (`thread 5 %r3`, `global acc 1 (add.u32)`).
     pub fn describe_word(&self, i: u32) -> String {
         let rows = self.threads() * self.out_row();

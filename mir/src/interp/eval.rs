@@ -307,7 +307,8 @@ fn testp(a: u64, ty: Type, class: u64) -> bool {
         1 => matches!(k, Class::Inf(_)),
         2 => !matches!(k, Class::Nan),
         3 => matches!(k, Class::Nan),
-        4 => matches!(k, Class::Finite { .. }) && !sf::is_subnormal(a, f),
+        // "As a special case, positive and negative zero are considered normal numbers."
+        4 => matches!(k, Class::Zero(_)) || matches!(k, Class::Finite { .. }) && !sf::is_subnormal(a, f),
         _ => sf::is_subnormal(a, f),
     }
 }

@@ -44,8 +44,14 @@ fn post(x: u64, f: Fmt, m: FloatMode) -> u64 {
     if !m.sat {
         return x;
     }
+    // f16 arithmetic with .sat gives +0 for -0 on the hardware (HADD2/HMUL2/HFMA2.SAT);
+    // f32 keeps -0 (FADD/FMUL/FFMA.SAT). PTX allows both.
+    if f == sf::F16 && x == 0x8000 {
+        return 0;
+    }
     let v = sf::to_f64(x, f);
-    if v.is_nan() || v <= 0.0 {
+    // NaN and negative results become +0; -0 stays (it is inside [0, 1]).
+    if v.is_nan() || v < 0.0 {
         0
     } else if v >= 1.0 {
         sf::from_f64(1.0, f)
@@ -92,7 +98,10 @@ pub fn float_unary(op: Opcode, ty: Type, aux: &Aux, a: u64) -> u64 {
     lanes(ty, [a, 0, 0], |f, [a, _, _]| {
         let sign = 1u64 << (f.exp_bits + f.man_bits);
         match op {
-            // Sign operations are exact bit operations (flushing first under .ftz).
+            // Sign operations are exact bit operations (flushing first under .ftz), except
+            // that a NaN gives the canonical NaN, as the hardware's code does (PTX leaves the
+            // NaN unspecified).
+            Opcode::Fneg | Opcode::Fabs if matches!(sf::unpack(a, f), sf::Class::Nan) => f.nan(),
             Opcode::Fneg => pre(a, f, m) ^ sign,
             Opcode::Fabs => pre(a, f, m) & !sign,
             Opcode::Fflush => sf::flush(a, f),
@@ -171,7 +180,14 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
         (false, false) => int_to_int(info, to, a),
         (false, true) => {
             let v = int_value(a, from.bits(), info.from_signed);
-            sf::from_int(v < 0, v.unsigned_abs() as u64, fmt_of(to), r.unwrap_or(Rounding::Rn))
+            let x = sf::from_int(v < 0, v.unsigned_abs() as u64, fmt_of(to), r.unwrap_or(Rounding::Rn));
+            // `.sat` clamps the result to [0, 1].
+            let m = FloatMode {
+                rnd: None,
+                ftz: false,
+                sat: info.sat,
+            };
+            post(x, fmt_of(to), m)
         }
         (true, false) => float_to_int(info, to, a),
         (true, true) => {
@@ -180,8 +196,14 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
                 ftz: info.ftz,
                 sat: info.sat,
             };
+            // `.ftz` on a conversion applies to f32 inputs and f32 results only (an f16
+            // subnormal converted to f32 is kept).
+            let f32_only = |t: Type| FloatMode {
+                ftz: m.ftz && t == Type::F32,
+                ..m
+            };
             let (ff, tf) = (fmt_of(from), fmt_of(to));
-            let a = pre(a, ff, m);
+            let a = pre(a, ff, f32_only(from));
             let v = if ff == tf {
                 if matches!(sf::unpack(a, ff), sf::Class::Nan) {
                     ff.nan()
@@ -191,7 +213,11 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
             } else {
                 sf::convert(a, ff, tf, r.unwrap_or(Rounding::Rn))
             };
-            post(v, tf, m)
+            let v = post(v, tf, f32_only(to));
+            // A saturating conversion gives +0 for -0 on the hardware (F2F.SAT, HADD2.F32.SAT),
+            // unlike f32 arithmetic with .sat (FADD/FMUL/FFMA.SAT keep -0); PTX allows both.
+            let neg_zero = 1u64 << (tf.exp_bits + tf.man_bits);
+            if info.sat && v == neg_zero { 0 } else { v }
         }
     }
 }
@@ -232,7 +258,7 @@ fn float_to_int(info: &ConvertInfo, to: Type, a: u64) -> u64 {
     let a = if info.ftz { sf::flush(a, ff) } else { a };
     let x = sf::to_f64(a, ff);
     if x.is_nan() {
-        return if to.bits() == 64 || info.from == Type::F64 && info.to_signed {
+        return if to.bits() == 64 || info.from == Type::F64 {
             (1u64 << (to.bits() - 1)) & to.mask()
         } else {
             0

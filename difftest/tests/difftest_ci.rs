@@ -1,0 +1,88 @@
+//! Differential testing in CI: a fixed-seed batch of random programs must show no mismatch
+//! that an open issue (`ptxc_difftest::known::ISSUES`) does not explain, and every regression
+//! case under `tests/difftest/` must behave as its status says (a fixed bug's case agrees
+//! everywhere; an open issue's case still shows its issue). Without `CUDA_ORACLE_BIN` only the
+//! MIR interpreter and ptxc's cubin are compared.
+
+use ptxc_difftest::campaign::{self, Options};
+use ptxc_difftest::engines::Engines;
+use ptxc_difftest::regress::{self, Verdict};
+use ptxc_difftest::{case, generator, shrink::Limits};
+use std::path::PathBuf;
+
+/// Seed of the batch.
+const SEED: u64 = 1;
+/// Programs in the batch.
+const PROGRAMS: u64 = 500;
+
+/// `ptxas` from `CUDA_ORACLE_BIN`, or None with a message.
+fn oracle() -> Option<PathBuf> {
+    match std::env::var_os("CUDA_ORACLE_BIN") {
+        Some(d) => Some(PathBuf::from(d).join("ptxas")),
+        None => {
+            eprintln!(
+                "CUDA_ORACLE_BIN is not set: skipping ptxas, comparing the MIR interpreter with ptxc only \
+                 (run `../shared/tools/cuda-oracle install` and export CUDA_ORACLE_BIN=<the folder it prints>)"
+            );
+            None
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+#[test]
+fn fixed_seed_batch_has_no_unexplained_mismatch() {
+    let opts = Options {
+        count: PROGRAMS,
+        seed: SEED,
+        jobs: 1,
+        out: None,
+        shrink_per_signature: 0,
+        limits: Limits::default(),
+        ptxas: oracle(),
+        scratch: scratch("difftest_ci_batch"),
+        generator: generator::Options {
+            avoid_open_issues: true,
+        },
+        verbose: false,
+    };
+    let s = campaign::run(&opts, &mut |_| {});
+    eprint!("{}", s.text());
+    assert_eq!(s.programs, PROGRAMS);
+    assert!(
+        s.failures.is_empty(),
+        "unexplained mismatches:\n{}\nreproduce one with `cargo run --release -p ptxc-difftest --bin difftest -- \
+         --avoid-open-issues --count 1 --seed SEED` and shrink it with `--shrink SEED --out DIR`",
+        s.failures
+            .iter()
+            .map(|f| format!("seed {}: {}", f.seed, f.report))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn regression_cases_behave_as_listed() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/difftest");
+    let engines = Engines::new(oracle(), &scratch("difftest_ci_regress"));
+    let cases = case::list(&dir).expect("tests/difftest");
+    assert!(!cases.is_empty(), "no regression cases in {}", dir.display());
+    let mut problems = Vec::new();
+    for toml in &cases {
+        match regress::check_case_file(&engines, toml) {
+            Verdict::Skipped(why) => eprintln!("skipped {}: {why}", toml.display()),
+            v if v.failed() => problems.push(format!("{}: {v:?}", toml.display())),
+            _ => {}
+        }
+    }
+    // Every open issue names a case that exists.
+    for i in ptxc_difftest::known::ISSUES {
+        if !dir.join(format!("{}.toml", i.case)).exists() {
+            problems.push(format!("open issue {} names the missing case {}", i.id, i.case));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
