@@ -114,10 +114,15 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
             .collect();
         render(&diags)
     })?;
+    {
+        use rayon::prelude::*;
+        let verified: Result<(), String> = module
+            .functions
+            .par_iter()
+            .try_for_each(|f| ptxc_mir::ir::verify(f).map_err(|e| e.to_string()));
+        verified.map_err(|e| CompileError(format!("{file_name}: internal error: {e}")))?;
+    }
     for f in &module.functions {
-        if let Err(e) = ptxc_mir::ir::verify(f) {
-            return Err(CompileError(format!("{file_name}: internal error: {e}")));
-        }
         if opts.dumps.contains(&Dump::Mir) {
             eprintln!("{f}");
         }

@@ -77,12 +77,6 @@ fn replace_uses(inst: &mut MInst, old: VReg, new: VReg) {
     }
 }
 
-fn uses(inst: &MInst, v: VReg) -> bool {
-    let mut found = false;
-    inst.for_each_reg(|r, def| found |= !def && r == v);
-    found
-}
-
 /// Predicates that may be demoted (defined by an instruction, never a block parameter or
 /// argument), longest-lived first.
 pub fn candidates(vcode: &VCode) -> Vec<VReg> {
@@ -114,24 +108,38 @@ pub fn demote(vcode: &mut VCode, preds: &[VReg]) {
     // In order: the reloads before an instruction and the fresh registers' numbers must not
     // depend on hashing (the output must be deterministic).
     let homes: Vec<(VReg, VReg)> = preds.iter().map(|&p| (p, vcode.new_vreg(VClass::Single))).collect();
+    // Index into `homes` of each demoted predicate, by register number.
+    let mut home_index: Vec<Option<usize>> = vec![None; vcode.classes.len()];
+    for (k, &(p, _)) in homes.iter().enumerate() {
+        home_index[p.0 as usize] = Some(k);
+    }
+    let home_of = |v: VReg| home_index.get(v.0 as usize).copied().flatten();
     let old = std::mem::take(&mut vcode.insts);
     let blocks: Vec<VBlock> = vcode.blocks.clone();
     let mut out: Vec<MInst> = Vec::with_capacity(old.len() + 4 * preds.len());
+    let mut used: Vec<usize> = Vec::new();
     for (b, blk) in blocks.iter().enumerate() {
         let start = out.len() as u32;
         for inst in &old[blk.start as usize..blk.end as usize] {
             let mut inst = inst.clone();
-            for &(p, g) in &homes {
-                if uses(&inst, p) {
-                    let fresh = vcode.new_vreg(VClass::Pred);
-                    out.push(reload(fresh, g));
-                    replace_uses(&mut inst, p, fresh);
+            used.clear();
+            inst.for_each_reg(|v, def| {
+                if !def && let Some(k) = home_of(v) {
+                    used.push(k);
                 }
+            });
+            used.sort_unstable();
+            used.dedup();
+            for &k in &used {
+                let (p, g) = homes[k];
+                let fresh = vcode.new_vreg(VClass::Pred);
+                out.push(reload(fresh, g));
+                replace_uses(&mut inst, p, fresh);
             }
             let mut defs = Vec::new();
             inst.for_each_reg(|v, def| {
-                if def && let Some(&(_, g)) = homes.iter().find(|(p, _)| *p == v) {
-                    defs.push((g, v));
+                if def && let Some(k) = home_of(v) {
+                    defs.push((homes[k].1, v));
                 }
             });
             out.push(inst);

@@ -112,12 +112,16 @@ const DEMOTION_ROUNDS: usize = 12;
 fn allocate_predicates(vcode: &mut VCode, options: &ra::RegallocOptions) -> Result<ra::Output, AllocError> {
     let env = machine_env_for([7, 0, 0]);
     for _ in 0..DEMOTION_ROUNDS {
-        let out = ra::run(&View::new(vcode, File::Pred), &env, options).map_err(|e| AllocError::Internal {
-            kernel: vcode.name.clone(),
-            what: format!("{e:?}"),
-        })?;
-        if spilled_class(&out).is_none() {
-            return Ok(out);
+        // Where more than seven predicates are live at once regalloc2 would spill: demote
+        // without asking it.
+        if pressure::pred_lower_bound(vcode) <= 7 {
+            let out = ra::run(&View::new(vcode, File::Pred), &env, options).map_err(|e| AllocError::Internal {
+                kernel: vcode.name.clone(),
+                what: format!("{e:?}"),
+            })?;
+            if spilled_class(&out).is_none() {
+                return Ok(out);
+            }
         }
         let candidates = demote::candidates(vcode);
         if candidates.is_empty() {

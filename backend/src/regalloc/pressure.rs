@@ -2,7 +2,7 @@
 //! class, from a backward liveness analysis over the VCode blocks.
 
 use crate::vcode::{VClass, VCode, VReg};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The classes, in the order of the counters below.
 const CLASSES: [VClass; 4] = [VClass::Single, VClass::Pair, VClass::Quad, VClass::Pred];
@@ -14,42 +14,86 @@ fn class_index(vcode: &VCode, v: VReg) -> usize {
         .expect("every class is listed")
 }
 
+/// A dense set of virtual registers.
+#[derive(Clone, PartialEq, Eq)]
+struct VSet(Vec<u64>);
+
+impl VSet {
+    fn new(n: usize) -> VSet {
+        VSet(vec![0; n.div_ceil(64)])
+    }
+    fn contains(&self, v: VReg) -> bool {
+        self.0[v.0 as usize / 64] & (1 << (v.0 % 64)) != 0
+    }
+    /// Inserts `v`; true if it was absent.
+    fn insert(&mut self, v: VReg) -> bool {
+        let (w, bit) = (v.0 as usize / 64, 1u64 << (v.0 % 64));
+        let absent = self.0[w] & bit == 0;
+        self.0[w] |= bit;
+        absent
+    }
+    /// Removes `v`; true if it was present.
+    fn remove(&mut self, v: VReg) -> bool {
+        let (w, bit) = (v.0 as usize / 64, 1u64 << (v.0 % 64));
+        let present = self.0[w] & bit != 0;
+        self.0[w] &= !bit;
+        present
+    }
+    fn union(&mut self, o: &VSet) {
+        self.0.iter_mut().zip(&o.0).for_each(|(a, b)| *a |= b);
+    }
+    fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
+        self.0.iter().enumerate().flat_map(|(k, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    VReg(k as u32 * 64 + b)
+                })
+            })
+        })
+    }
+}
+
 /// Maximum live count per class (at least 1 for every class, so regalloc2 has a register).
 pub fn max_live(vcode: &VCode) -> HashMap<VClass, usize> {
-    let live_out = live_out(vcode);
+    let live_out = live_out(vcode, &Numbering::new(vcode, |_| true));
     let mut max = [0usize; 4];
     let raise = |max: &mut [usize; 4], count: &[usize; 4]| {
         for k in 0..4 {
             max[k] = max[k].max(count[k]);
         }
     };
+    let mut defs = Vec::new();
+    let mut uses = Vec::new();
     for (b, blk) in vcode.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();
         let mut count = [0usize; 4];
-        for &v in &live {
+        for v in live.iter() {
             count[class_index(vcode, v)] += 1;
         }
         raise(&mut max, &count);
         for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
-            let mut defs = Vec::new();
-            let mut uses = Vec::new();
+            defs.clear();
+            uses.clear();
             inst.for_each_reg(|v, is_def| if is_def { defs.push(v) } else { uses.push(v) });
             // Definitions and the values live across the instruction coexist.
             let mut during = count;
             let mut extra: Vec<VReg> = Vec::new();
             for &v in defs.iter().chain(&uses) {
-                if !live.contains(&v) && !extra.contains(&v) {
+                if !live.contains(v) && !extra.contains(&v) {
                     extra.push(v);
                     during[class_index(vcode, v)] += 1;
                 }
             }
             raise(&mut max, &during);
-            for d in defs {
-                if live.remove(&d) {
+            for &d in &defs {
+                if live.remove(d) {
                     count[class_index(vcode, d)] -= 1;
                 }
             }
-            for u in uses {
+            for &u in &uses {
                 if live.insert(u) {
                     count[class_index(vcode, u)] += 1;
                 }
@@ -59,35 +103,93 @@ pub fn max_live(vcode: &VCode) -> HashMap<VClass, usize> {
     CLASSES.into_iter().zip(max).collect()
 }
 
+/// A block's effect on liveness: `live_in = (live_out - kills) | exposed`, where `kills`
+/// holds its definitions and parameters and `exposed` the uses not defined before them.
+struct Transfer {
+    kills: VSet,
+    exposed: VSet,
+}
+
+/// Dense numbers for the virtual registers a liveness analysis tracks (the others are
+/// ignored), so that sets stay small when only one class matters.
+struct Numbering {
+    number: Vec<u32>,
+    count: usize,
+}
+
+impl Numbering {
+    fn new(vcode: &VCode, tracked: impl Fn(VReg) -> bool) -> Numbering {
+        let mut count = 0;
+        let number = (0..vcode.classes.len() as u32)
+            .map(|v| {
+                if tracked(VReg(v)) {
+                    count += 1;
+                    count as u32 - 1
+                } else {
+                    u32::MAX
+                }
+            })
+            .collect();
+        Numbering { number, count }
+    }
+    /// The dense number of `v`, if tracked.
+    fn of(&self, v: VReg) -> Option<VReg> {
+        let n = self.number[v.0 as usize];
+        (n != u32::MAX).then_some(VReg(n))
+    }
+}
+
+fn transfer(vcode: &VCode, b: usize, num: &Numbering) -> Transfer {
+    let blk = &vcode.blocks[b];
+    let mut kills = VSet::new(num.count);
+    let mut exposed = VSet::new(num.count);
+    for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
+        inst.for_each_reg(|v, is_def| {
+            if is_def && let Some(v) = num.of(v) {
+                kills.insert(v);
+                exposed.remove(v);
+            }
+        });
+        inst.for_each_reg(|v, is_def| {
+            if !is_def && let Some(v) = num.of(v) {
+                exposed.insert(v);
+            }
+        });
+    }
+    for p in blk.params.iter().filter_map(|&p| num.of(p)) {
+        kills.insert(p);
+        exposed.remove(p);
+    }
+    Transfer { kills, exposed }
+}
+
 /// Live-out sets per block (block parameters are defined at block entry; branch arguments
 /// are used at the end of the predecessor).
-fn live_out(vcode: &VCode) -> Vec<HashSet<VReg>> {
+/// (In `num`'s dense numbers.)
+fn live_out(vcode: &VCode, num: &Numbering) -> Vec<VSet> {
     let n = vcode.blocks.len();
-    let mut live_in: Vec<HashSet<VReg>> = vec![HashSet::new(); n];
-    let mut live_out: Vec<HashSet<VReg>> = vec![HashSet::new(); n];
+    let nv = num.count;
+    let transfers: Vec<Transfer> = (0..n).map(|b| transfer(vcode, b, num)).collect();
+    let mut live_in: Vec<VSet> = vec![VSet::new(nv); n];
+    let mut live_out: Vec<VSet> = vec![VSet::new(nv); n];
     let mut changed = true;
     while changed {
         changed = false;
         for b in (0..n).rev() {
             let blk = &vcode.blocks[b];
-            let mut out: HashSet<VReg> = HashSet::new();
+            let mut out = VSet::new(nv);
             for (s, args) in blk.succs.iter().zip(&blk.succ_args) {
-                out.extend(live_in[s.0 as usize].iter().copied());
-                out.extend(args.iter().copied());
+                out.union(&live_in[s.0 as usize]);
+                args.iter().filter_map(|&a| num.of(a)).for_each(|a| {
+                    out.insert(a);
+                });
             }
+            let t = &transfers[b];
             let mut live = out.clone();
-            for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
-                let mut defs = Vec::new();
-                let mut uses = Vec::new();
-                inst.for_each_reg(|v, is_def| if is_def { defs.push(v) } else { uses.push(v) });
-                for d in defs {
-                    live.remove(&d);
-                }
-                live.extend(uses);
-            }
-            for p in &blk.params {
-                live.remove(p);
-            }
+            live.0
+                .iter_mut()
+                .zip(t.kills.0.iter().zip(&t.exposed.0))
+                .for_each(|(l, (k, e))| *l = (*l & !k) | e);
             if live != live_in[b] || out != live_out[b] {
                 live_in[b] = live;
                 live_out[b] = out;
@@ -96,4 +198,38 @@ fn live_out(vcode: &VCode) -> Vec<HashSet<VReg>> {
         }
     }
     live_out
+}
+
+/// A lower bound on the predicate registers any allocation needs: the most predicates live
+/// into an instruction (sources read early) or out of it with its definitions (written
+/// late). Above seven, regalloc2 cannot place them in P0..P6 without spilling.
+pub fn pred_lower_bound(vcode: &VCode) -> usize {
+    let num = Numbering::new(vcode, |v| vcode.class(v) == VClass::Pred);
+    let live_out = live_out(vcode, &num);
+    let mut bound = 0;
+    let (mut defs, mut uses) = (Vec::new(), Vec::new());
+    for (b, blk) in vcode.blocks.iter().enumerate() {
+        let mut live = live_out[b].clone();
+        let mut count = live.iter().count();
+        bound = bound.max(count);
+        for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
+            defs.clear();
+            uses.clear();
+            inst.for_each_reg(|v, is_def| {
+                if let Some(v) = num.of(v) {
+                    if is_def { defs.push(v) } else { uses.push(v) }
+                }
+            });
+            let dead_defs = defs.iter().filter(|&&d| !live.contains(d)).count();
+            bound = bound.max(count + dead_defs);
+            for &d in &defs {
+                count -= usize::from(live.remove(d));
+            }
+            for &u in &uses {
+                count += usize::from(live.insert(u));
+            }
+            bound = bound.max(count);
+        }
+    }
+    bound
 }

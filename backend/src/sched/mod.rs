@@ -25,16 +25,22 @@ const BRANCH_STALL: u8 = 5;
 /// for results of its predecessors).
 pub fn assign_control(blocks: &mut [CodeBlock]) {
     let n = blocks.len();
+    if n == 0 {
+        return;
+    }
     let preds = predecessors(blocks);
     let writes = writes_per_block(blocks);
     // A register is overwritten "later" if another block writes it (conservative across the CFG).
     let mut writers: std::collections::HashMap<Reg, usize> = std::collections::HashMap::new();
-    for w in writes.iter().flatten() {
+    for (w, _) in writes.iter().flatten() {
         *writers.entry(*w).or_default() += 1;
     }
-    let written_elsewhere = |b: usize, r: Reg| {
-        let here = usize::from(writes[b].binary_search(&r).is_ok());
-        writers.get(&r).copied().unwrap_or(0) > here
+    // Whether `r` is written by another block, or in block `b` by more instructions than
+    // the `own` (0 or 1) of the reader itself.
+    let written_elsewhere = |b: usize, r: Reg, own: u32| {
+        let here_count = writers_in(&writes[b], r);
+        let here = usize::from(here_count > 0);
+        writers.get(&r).copied().unwrap_or(0) > here || here_count > own
     };
     let mut entry: Vec<BlockState> = vec![BlockState::default(); n];
     let mut exit: Vec<Option<BlockState>> = vec![None; n];
@@ -50,10 +56,24 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
     // A worklist to a fixed point. Each new exit state is joined into the old one, so exit
     // states only grow (more pending results) in a finite lattice (times are clamped to the
     // horizon by `rebase`) and the loop ends even where scoreboard choices would oscillate.
-    let mut queued = vec![true; n];
-    let mut work: std::collections::VecDeque<usize> = (0..n).collect();
-    while let Some(b) = work.pop_front() {
-        queued[b] = false;
+    // Blocks in reverse post-order (unreachable ones last), always the earliest queued
+    // first: forward edges then see their predecessors' final states, which halves the
+    // number of block visits against a FIFO in layout order.
+    let rpo = crate::vcode::graph::reverse_post_order(&succs, 0);
+    let mut rank = vec![usize::MAX; n];
+    for (i, &b) in rpo.iter().enumerate() {
+        rank[b] = i;
+    }
+    for (next, r) in (rpo.len()..).zip(rank.iter_mut().filter(|r| **r == usize::MAX)) {
+        *r = next;
+    }
+    let mut by_rank = vec![0; n];
+    for b in 0..n {
+        by_rank[rank[b]] = b;
+    }
+    let mut work: std::collections::BTreeSet<usize> = (0..n).collect();
+    while let Some(r) = work.pop_first() {
+        let b = by_rank[r];
         let mut state = BlockState::default();
         for &p in &preds[b] {
             if let Some(e) = &exit[p] {
@@ -61,43 +81,60 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
             }
         }
         entry[b] = state.clone();
-        let mut out = schedule_block(&mut blocks[b].insts.clone(), state, &|r| written_elsewhere(b, r));
+        let mut out = schedule_block(&mut blocks[b].insts.clone(), state, &|r, own| {
+            written_elsewhere(b, r, own)
+        });
         if let Some(old) = &exit[b] {
             out.join(old);
         }
         if exit[b].as_ref() != Some(&out) {
             exit[b] = Some(out);
             for &s in &succs[b] {
-                if !queued[s] {
-                    queued[s] = true;
-                    work.push_back(s);
-                }
+                work.insert(rank[s]);
             }
         }
     }
     for b in 0..n {
-        schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r| written_elsewhere(b, r));
+        schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r, own| {
+            written_elsewhere(b, r, own)
+        });
         reuse::set_reuse_flags(&mut blocks[b].insts);
     }
 }
 
-/// Registers written by each block (a late reader needs a read scoreboard only if a source
-/// register is written again afterwards).
-fn writes_per_block(blocks: &[CodeBlock]) -> Vec<Vec<Reg>> {
+/// Registers written by each block with the number of its instructions that write each (a
+/// late reader needs a read scoreboard only if a source register is written again afterwards).
+fn writes_per_block(blocks: &[CodeBlock]) -> Vec<Vec<(Reg, u32)>> {
     blocks
         .iter()
         .map(|b| {
-            let mut regs: Vec<Reg> = b
-                .insts
-                .iter()
-                .flat_map(|e| accesses(&e.inst).writes)
-                .map(|a| a.reg)
-                .collect();
+            let mut regs: Vec<Reg> = Vec::new();
+            for e in &b.insts {
+                let start = regs.len();
+                for w in accesses(&e.inst).writes {
+                    if !regs[start..].contains(&w.reg) {
+                        regs.push(w.reg);
+                    }
+                }
+            }
             regs.sort();
-            regs.dedup();
-            regs
+            let mut counts: Vec<(Reg, u32)> = Vec::new();
+            for r in regs {
+                match counts.last_mut() {
+                    Some((last, n)) if *last == r => *n += 1,
+                    _ => counts.push((r, 1)),
+                }
+            }
+            counts
         })
         .collect()
+}
+
+/// Number of instructions of a block that write `r` (from `writes_per_block`).
+fn writers_in(counts: &[(Reg, u32)], r: Reg) -> u32 {
+    counts
+        .binary_search_by_key(&r, |&(reg, _)| reg)
+        .map_or(0, |k| counts[k].1)
 }
 
 fn predecessors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
@@ -115,7 +152,7 @@ fn predecessors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
 
 /// Assigns control codes within one block starting from `state`; returns the state at the
 /// block's end (times relative to the end).
-fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &dyn Fn(Reg) -> bool) -> BlockState {
+fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &dyn Fn(Reg, u32) -> bool) -> BlockState {
     let mut i = 0;
     while i < insts.len() {
         let inst = &insts[i].inst;
@@ -161,11 +198,8 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &d
         let late: Vec<Reg> = acc.reads.iter().filter(|r| !r.guard).map(|r| r.reg).collect();
         // Any other writer of a source, in this block (loops included) or another one.
         let overwritten = late.iter().any(|&r| {
-            elsewhere(r)
-                || insts
-                    .iter()
-                    .enumerate()
-                    .any(|(j, e)| j != i && accesses(&e.inst).writes.iter().any(|w| w.reg == r))
+            let own = u32::from(acc.writes.iter().any(|w| w.reg == r));
+            elsewhere(r, own)
         });
         let inst = &mut insts[i].inst;
         if reads_late(inst) && overwritten {

@@ -3,7 +3,6 @@
 
 use crate::isa::access::{Access, Reg};
 use crate::isa::timing::LatCat;
-use std::collections::BTreeMap;
 
 /// Number of scoreboards.
 pub const SCOREBOARDS: usize = 6;
@@ -39,8 +38,9 @@ impl Ord for LatCat {
 /// The state at one program point.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BlockState {
-    /// Recent fixed-latency accesses per register.
-    recent: BTreeMap<Reg, Vec<Pending>>,
+    /// Recent fixed-latency accesses (a short list: only the last `HORIZON` cycles), kept
+    /// sorted at block boundaries so equal states compare equal.
+    recent: Vec<(Reg, Pending)>,
     /// Registers whose pending write scoreboard is `k`.
     write_sb: [Vec<Reg>; SCOREBOARDS],
     /// Registers read late under read scoreboard `k`.
@@ -56,15 +56,7 @@ pub struct BlockState {
 impl BlockState {
     /// Merges a predecessor's exit state.
     pub fn join(&mut self, other: &BlockState) {
-        for (reg, ps) in &other.recent {
-            let mine = self.recent.entry(*reg).or_default();
-            for p in ps {
-                if !mine.contains(p) {
-                    mine.push(*p);
-                }
-            }
-            mine.sort();
-        }
+        self.recent = merge_sorted(&self.recent, &other.recent);
         for k in 0..SCOREBOARDS {
             merge(&mut self.write_sb[k], &other.write_sb[k]);
             merge(&mut self.read_sb[k], &other.read_sb[k]);
@@ -78,20 +70,22 @@ impl BlockState {
 
     /// Earliest time `reg` may be read, given `latency(write)` for each pending write.
     pub fn ready_for_read(&self, reg: Reg, latency: impl Fn(&Pending) -> i32) -> i32 {
-        self.recent.get(&reg).map_or(i32::MIN, |ps| {
-            ps.iter()
-                .filter(|p| !p.is_read)
-                .map(|p| p.time + latency(p))
-                .max()
-                .unwrap_or(i32::MIN)
-        })
+        self.recent
+            .iter()
+            .filter(|(r, p)| *r == reg && !p.is_read)
+            .map(|(_, p)| p.time + latency(p))
+            .max()
+            .unwrap_or(i32::MIN)
     }
 
     /// Earliest time `reg` may be written, given the WAW/WAR latency of each pending access.
     pub fn ready_for_write(&self, reg: Reg, latency: impl Fn(&Pending) -> i32) -> i32 {
-        self.recent.get(&reg).map_or(i32::MIN, |ps| {
-            ps.iter().map(|p| p.time + latency(p)).max().unwrap_or(i32::MIN)
-        })
+        self.recent
+            .iter()
+            .filter(|(r, _)| *r == reg)
+            .map(|(_, p)| p.time + latency(p))
+            .max()
+            .unwrap_or(i32::MIN)
     }
 
     /// Scoreboards guarding a pending write of `reg` (as a wait mask).
@@ -141,7 +135,7 @@ impl BlockState {
     /// Records writes through scoreboard `sb`.
     pub fn protect_writes(&mut self, sb: u8, writes: &[Access], t: i32) {
         for w in writes {
-            self.recent.remove(&w.reg);
+            self.recent.retain(|(r, _)| *r != w.reg);
             self.write_sb[sb as usize].push(w.reg);
         }
         self.sb_time[sb as usize] = Some(t);
@@ -159,59 +153,93 @@ impl BlockState {
             for k in 0..SCOREBOARDS {
                 self.write_sb[k].retain(|r| *r != w.reg);
             }
-            let entry = self.recent.entry(w.reg).or_default();
             if !predicated {
-                entry.clear();
+                self.recent.retain(|(r, _)| *r != w.reg);
             }
-            entry.push(Pending {
-                time: t,
-                cat: w.cat,
-                is_read: false,
-                predicated,
-            });
+            self.recent.push((
+                w.reg,
+                Pending {
+                    time: t,
+                    cat: w.cat,
+                    is_read: false,
+                    predicated,
+                },
+            ));
         }
     }
 
     /// Records reads at time `t` (for write-after-read distances).
     pub fn record_reads(&mut self, reads: &[Access], t: i32) {
         for r in reads {
-            self.recent.entry(r.reg).or_default().push(Pending {
-                time: t,
-                cat: r.cat,
-                is_read: true,
-                predicated: false,
-            });
+            self.recent.push((
+                r.reg,
+                Pending {
+                    time: t,
+                    cat: r.cat,
+                    is_read: true,
+                    predicated: false,
+                },
+            ));
         }
     }
 
     /// Notes the issue of an instruction at `t` and forgets accesses older than the horizon.
     pub fn issued(&mut self, t: i32) {
         self.last_issue = t;
-        self.recent.retain(|_, ps| {
-            ps.retain(|p| p.time > t - HORIZON);
-            !ps.is_empty()
-        });
+        self.recent.retain(|(_, p)| p.time > t - HORIZON);
     }
 
     /// Makes all times relative to `end` (the next block starts at time 0).
     pub fn rebase(&mut self, end: i32) {
-        for ps in self.recent.values_mut() {
-            for p in ps.iter_mut() {
-                p.time = (p.time - end).max(-HORIZON);
-            }
-            ps.sort();
-            ps.dedup();
+        for (_, p) in self.recent.iter_mut() {
+            p.time = (p.time - end).max(-HORIZON);
         }
-        self.recent.retain(|_, ps| {
-            ps.retain(|p| p.time > -HORIZON);
-            !ps.is_empty()
-        });
+        self.recent.retain(|(_, p)| p.time > -HORIZON);
+        self.recent.sort();
+        self.recent.dedup();
         for t in self.sb_time.iter_mut().flatten() {
             *t = (*t - end).max(-HORIZON);
         }
         self.last_issue = (self.last_issue - end).max(-HORIZON);
         self.next_sb = 0;
     }
+}
+
+/// The sorted union of two lists of recent accesses (each sorted; duplicates kept once).
+fn merge_sorted(a: &[(Reg, Pending)], b: &[(Reg, Pending)]) -> Vec<(Reg, Pending)> {
+    if b.is_empty() {
+        return a.to_vec();
+    }
+    let mut a = a.to_vec();
+    if !a.is_sorted() {
+        a.sort();
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x <= y => {
+                i += 1;
+                if x == y {
+                    j += 1;
+                }
+                *x
+            }
+            (Some(x), None) => {
+                i += 1;
+                *x
+            }
+            (_, Some(y)) => {
+                j += 1;
+                *y
+            }
+            (None, None) => unreachable!("loop condition"),
+        };
+        if out.last() != Some(&next) {
+            out.push(next);
+        }
+    }
+    out
 }
 
 fn merge(a: &mut Vec<Reg>, b: &[Reg]) {

@@ -90,6 +90,36 @@ pub fn dominates(idom: &[Option<usize>], a: usize, b: usize) -> bool {
     }
 }
 
+/// Pre-order number and the last pre-order number below each node of a dominator tree:
+/// `a` dominates `b` exactly when `b`'s number lies in `a`'s interval.
+fn tree_intervals(idom: &[Option<usize>]) -> Vec<(u32, u32)> {
+    let n = idom.len();
+    let mut children = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (b, d) in idom.iter().enumerate() {
+        match *d {
+            Some(d) if d != b => children[d].push(b),
+            _ => roots.push(b),
+        }
+    }
+    let mut interval = vec![(0u32, 0u32); n];
+    let mut next = 0u32;
+    for root in roots {
+        let mut stack = vec![(root, false)];
+        while let Some((b, done)) = stack.pop() {
+            if done {
+                interval[b].1 = next - 1;
+                continue;
+            }
+            interval[b].0 = next;
+            next += 1;
+            stack.push((b, true));
+            stack.extend(children[b].iter().rev().map(|&c| (c, false)));
+        }
+    }
+    interval
+}
+
 /// Dominance facts of a VCode function.
 pub struct Cfg {
     /// Successors of each block.
@@ -98,6 +128,15 @@ pub struct Cfg {
     pub idom: Vec<Option<usize>>,
     /// Immediate post-dominators; the virtual exit is block index `n` (`succs.len()`).
     pub ipdom: Vec<Option<usize>>,
+    /// Dominator-tree intervals (constant-time `dominates`).
+    dom_interval: Vec<(u32, u32)>,
+    /// Post-dominator-tree intervals.
+    pdom_interval: Vec<(u32, u32)>,
+}
+
+fn within(intervals: &[(u32, u32)], a: usize, b: usize) -> bool {
+    let (lo, hi) = intervals[a];
+    (lo..=hi).contains(&intervals[b].0)
 }
 
 impl Cfg {
@@ -121,7 +160,13 @@ impl Cfg {
             }
         }
         let ipdom = dominators(&rev, n);
-        Cfg { succs, idom, ipdom }
+        Cfg {
+            dom_interval: tree_intervals(&idom),
+            pdom_interval: tree_intervals(&ipdom),
+            succs,
+            idom,
+            ipdom,
+        }
     }
 
     /// The virtual exit's index.
@@ -131,12 +176,12 @@ impl Cfg {
 
     /// True if `a` dominates `b`.
     pub fn dominates(&self, a: usize, b: usize) -> bool {
-        dominates(&self.idom, a, b)
+        within(&self.dom_interval, a, b)
     }
 
     /// True if `a` post-dominates `b`.
     pub fn post_dominates(&self, a: usize, b: usize) -> bool {
-        dominates(&self.ipdom, a, b)
+        within(&self.pdom_interval, a, b)
     }
 
     /// Blocks of natural loops: for each back edge `latch -> header`, the header and every
@@ -156,9 +201,12 @@ impl Cfg {
                     continue;
                 }
                 let mut body = vec![header];
+                let mut inside = vec![false; n];
+                inside[header] = true;
                 let mut stack = vec![latch];
                 while let Some(b) = stack.pop() {
-                    if !body.contains(&b) {
+                    if !inside[b] {
+                        inside[b] = true;
                         body.push(b);
                         stack.extend(preds[b].iter().copied());
                     }

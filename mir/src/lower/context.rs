@@ -46,6 +46,9 @@ pub struct Lowerer<'a> {
     pub guard: Option<Value>,
     exit_block: Option<Block>,
     errors: Vec<LowerError>,
+    /// Index of the first MIR variable of each name (module variables and shared arrays are
+    /// found here when an inlined function names them again).
+    pub var_index: std::collections::HashMap<String, u32>,
 }
 
 /// MIR type of a PTX type.
@@ -91,6 +94,7 @@ impl<'a> Lowerer<'a> {
             guard: None,
             exit_block: None,
             errors: Vec::new(),
+            var_index: std::collections::HashMap::new(),
         })
     }
 

@@ -62,19 +62,20 @@ impl Lowerer<'_> {
         };
         // Module variables and shared arrays exist once per kernel, however often the
         // function that names them is inlined.
-        let shared_key = if is_global {
-            info.name.clone()
-        } else {
-            format!("{}.{}", self.src.name, info.name)
-        };
         let once = is_global || space == Space::Shared;
-        let existing = self.func.vars.iter().position(|m| once && m.name == shared_key);
-        let i = existing.unwrap_or_else(|| {
-            let name = if once {
-                shared_key
+        let shared_key = once.then(|| {
+            if is_global {
+                info.name.clone()
             } else {
-                self.fresh_var_name(&info.name)
-            };
+                format!("{}.{}", self.src.name, info.name)
+            }
+        });
+        let existing = shared_key.as_ref().and_then(|k| self.var_index.get(k).copied());
+        let i = existing.unwrap_or_else(|| {
+            let name = shared_key.unwrap_or_else(|| self.fresh_var_name(&info.name));
+            self.var_index
+                .entry(name.clone())
+                .or_insert(self.func.vars.len() as u32);
             let init = info.init.clone().map(|mut b| {
                 b.resize(info.size as usize, 0);
                 b
@@ -87,8 +88,8 @@ impl Lowerer<'_> {
                 init,
                 relocs: Vec::new(),
             });
-            self.func.vars.len() - 1
-        }) as u32;
+            self.func.vars.len() as u32 - 1
+        });
         self.frame.vars.insert(v.0, i);
         if existing.is_none() {
             let relocs = self.src.vars[v.0 as usize].init_relocs.clone();
@@ -102,7 +103,7 @@ impl Lowerer<'_> {
     }
 
     fn fresh_var_name(&self, base: &str) -> String {
-        let taken = |n: &str| self.func.vars.iter().any(|m| m.name == n);
+        let taken = |n: &str| self.var_index.contains_key(n);
         if !taken(base) {
             return base.to_string();
         }

@@ -40,10 +40,14 @@ impl LowerError {
 
 /// Lowers every kernel (`.entry`) of the module.
 pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
+    use rayon::prelude::*;
     let mut functions = Vec::new();
     let mut errors = Vec::new();
-    for f in m.functions.iter().filter(|f| f.is_entry) {
-        match lower_function(m, f) {
+    // Kernels lower independently (in parallel); results keep the module's order.
+    let entries: Vec<&CheckedFunction> = m.functions.iter().filter(|f| f.is_entry).collect();
+    let lowered: Vec<Result<Function, Vec<LowerError>>> = entries.par_iter().map(|f| lower_function(m, f)).collect();
+    for result in lowered {
+        match result {
             Ok(func) => functions.push(func),
             Err(e) => errors.extend(e),
         }

@@ -7,11 +7,16 @@ use super::plan::SymbolPlan;
 use crate::cubin::model::{Binding, CubinModule, ElfFlavour};
 use crate::cubin::names::*;
 use crate::cubin::notes;
+use std::collections::HashMap;
 
 /// A string table under construction: strings in order, looked up by content.
 #[derive(Debug, Default)]
 pub struct StringTable {
     bytes: Vec<u8>,
+    /// Offset and length of each entry, in order.
+    entries: Vec<(u32, u32)>,
+    /// First offset of each entry's text.
+    whole: HashMap<Vec<u8>, u32>,
 }
 
 impl StringTable {
@@ -31,6 +36,8 @@ impl StringTable {
         let offset = self.bytes.len() as u32;
         self.bytes.extend_from_slice(s.as_bytes());
         self.bytes.push(0);
+        self.entries.push((offset, s.len() as u32));
+        self.whole.entry(s.as_bytes().to_vec()).or_insert(offset);
         offset
     }
 
@@ -40,18 +47,17 @@ impl StringTable {
         if s.is_empty() {
             return 0;
         }
-        let mut pattern = s.as_bytes().to_vec();
-        pattern.push(0);
-        let whole = self
-            .bytes
-            .windows(pattern.len())
-            .enumerate()
-            .find(|(i, w)| *w == pattern.as_slice() && (*i == 0 || self.bytes[i - 1] == 0));
-        if let Some((i, _)) = whole {
-            return i as u32;
+        if let Some(&offset) = self.whole.get(s.as_bytes()) {
+            return offset;
         }
-        match self.bytes.windows(pattern.len()).position(|w| w == pattern.as_slice()) {
-            Some(i) => i as u32,
+        // Not whole anywhere: the first entry that ends with it (entries hold no NULs, so
+        // a match of `s` and its terminator ends an entry).
+        let suffix = self.entries.iter().find_map(|&(offset, len)| {
+            let text = &self.bytes[offset as usize..(offset + len) as usize];
+            text.ends_with(s.as_bytes()).then(|| offset + len - s.len() as u32)
+        });
+        match suffix {
+            Some(offset) => offset,
             None => self.push(s),
         }
     }
