@@ -58,10 +58,10 @@ struct RegOperand {
 /// No node or web.
 const NONE: usize = usize::MAX;
 
-/// The general-register operands of `inst` (RZ excluded).
-fn reg_operands(inst: &Inst) -> Vec<RegOperand> {
+/// Appends the general-register operands of `inst` (RZ excluded) to `v`.
+fn push_reg_operands(inst: &Inst, v: &mut Vec<RegOperand>) {
     let form = inst.desc();
-    let mut v: Vec<RegOperand> = Vec::new();
+    let start = v.len();
     for (i, (d, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
         let reg = match (d.kind, op.value) {
             (OpKind::Gpr { .. }, Value::Reg(r)) => r,
@@ -76,7 +76,7 @@ fn reg_operands(inst: &Inst) -> Vec<RegOperand> {
             OpKind::CBankIndexed { .. } => 1,
             _ => inst.reg_width(i),
         };
-        let first = v.last().map_or(0, |o| o.first + o.width as usize);
+        let first = v[start..].last().map_or(0, |o| o.first + o.width as usize);
         v.push(RegOperand {
             index: i,
             reg,
@@ -85,7 +85,54 @@ fn reg_operands(inst: &Inst) -> Vec<RegOperand> {
             first,
         });
     }
-    v
+}
+
+/// The general-register operands of every instruction, stored flat.
+struct OpTable {
+    ops: Vec<RegOperand>,
+    /// Start of each instruction's operands in `ops`, by global instruction index (with
+    /// one more entry at the end).
+    start: Vec<u32>,
+    /// Start of each instruction's register components in a per-component array.
+    comp: Vec<u32>,
+    /// Global index of each block's first instruction.
+    block: Vec<usize>,
+}
+
+impl OpTable {
+    fn new(blocks: &[CodeBlock]) -> OpTable {
+        let mut t = OpTable {
+            ops: Vec::new(),
+            start: vec![0],
+            comp: vec![0],
+            block: Vec::with_capacity(blocks.len()),
+        };
+        for b in blocks {
+            t.block.push(t.start.len() - 1);
+            for e in &b.insts {
+                let from = t.ops.len();
+                push_reg_operands(&e.inst, &mut t.ops);
+                let width: u32 = t.ops[from..].iter().map(|o| o.width as u32).sum();
+                t.start.push(t.ops.len() as u32);
+                t.comp.push(t.comp.last().expect("starts at 0") + width);
+            }
+        }
+        t
+    }
+    /// The operands of instruction `i` of block `b`.
+    fn at(&self, b: usize, i: usize) -> &[RegOperand] {
+        let g = self.block[b] + i;
+        &self.ops[self.start[g] as usize..self.start[g + 1] as usize]
+    }
+    /// Index of the first component of instruction `i` of block `b`.
+    fn comp_base(&self, b: usize, i: usize) -> usize {
+        self.comp[self.block[b] + i] as usize
+    }
+    /// Number of instructions of block `b`.
+    fn len(&self, b: usize) -> usize {
+        let end = self.block.get(b + 1).copied().unwrap_or(self.start.len() - 1);
+        end - self.block[b]
+    }
 }
 
 fn regs_of(o: &RegOperand) -> impl Iterator<Item = u8> {
@@ -145,9 +192,9 @@ impl Groups {
 
 /// The webs of the code: a web per register occurrence (operand component).
 struct Webs {
-    /// Web of each operand component, per block and instruction, at `RegOperand::first`
-    /// plus the component.
-    of: Vec<Vec<Vec<usize>>>,
+    /// Web of each operand component, at the instruction's `OpTable::comp_base` plus
+    /// `RegOperand::first` plus the component.
+    of: Vec<usize>,
     /// Webs of the registers live into each block.
     live_in: Vec<Vec<(u8, usize)>>,
     count: usize,
@@ -170,7 +217,7 @@ struct Liveness {
     live_in: Vec<RegSet>,
 }
 
-fn liveness(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand>>]) -> Liveness {
+fn liveness(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &OpTable) -> Liveness {
     let n = blocks.len();
     let mut live_in = vec![RegSet::default(); n];
     let transfer = |b: usize, out: RegSet, after: Option<&mut Vec<RegSet>>| {
@@ -182,10 +229,10 @@ fn liveness(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand
                 record.push(live);
             }
             let predicated = e.inst.guard != PT;
-            for o in ops[b][i].iter().filter(|o| o.is_def && !predicated) {
+            for o in ops.at(b, i).iter().filter(|o| o.is_def && !predicated) {
                 regs_of(o).for_each(|r| live.remove(r));
             }
-            for o in ops[b][i].iter().filter(|o| !o.is_def) {
+            for o in ops.at(b, i).iter().filter(|o| !o.is_def) {
                 regs_of(o).for_each(|r| live.insert(r));
             }
         }
@@ -220,36 +267,29 @@ fn liveness(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand
     Liveness { after, live_in }
 }
 
-fn build_webs(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOperand>>], live: &Liveness) -> Webs {
+fn build_webs(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &OpTable, live: &Liveness) -> Webs {
     let mut nodes = Nodes(Vec::new());
     let live_in: Vec<Vec<(u8, usize)>> = live
         .live_in
         .iter()
         .map(|s| s.iter().map(|r| (r, nodes.add())).collect())
         .collect();
-    let mut of: Vec<Vec<Vec<usize>>> = ops
-        .iter()
-        .map(|b| {
-            b.iter()
-                .map(|i| vec![NONE; i.iter().map(|o| o.width as usize).sum()])
-                .collect()
-        })
-        .collect();
+    let mut of: Vec<usize> = vec![NONE; *ops.comp.last().expect("starts at 0") as usize];
     let mut exit_nodes: Vec<Box<Current>> = Vec::with_capacity(blocks.len());
     for (b, block) in blocks.iter().enumerate() {
         let mut cur = current_from(&live_in[b]);
         for (i, e) in block.insts.iter().enumerate() {
-            for o in ops[b][i].iter().filter(|o| !o.is_def) {
+            for o in ops.at(b, i).iter().filter(|o| !o.is_def) {
                 for k in 0..o.width {
                     let r = (o.reg + k) as usize;
                     if cur[r] == NONE {
                         cur[r] = nodes.add();
                     }
-                    of[b][i][o.first + k as usize] = cur[r];
+                    of[ops.comp_base(b, i) + o.first + k as usize] = cur[r];
                 }
             }
             let predicated = e.inst.guard != PT;
-            for o in ops[b][i].iter().filter(|o| o.is_def) {
+            for o in ops.at(b, i).iter().filter(|o| o.is_def) {
                 for k in 0..o.width {
                     let r = (o.reg + k) as usize;
                     let n = nodes.add();
@@ -257,7 +297,7 @@ fn build_webs(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOpera
                         nodes.union(n, cur[r]);
                     }
                     cur[r] = n;
-                    of[b][i][o.first + k as usize] = n;
+                    of[ops.comp_base(b, i) + o.first + k as usize] = n;
                 }
             }
         }
@@ -284,7 +324,7 @@ fn build_webs(blocks: &[CodeBlock], succ: &[Vec<usize>], ops: &[Vec<Vec<RegOpera
         }
         ids[root]
     };
-    for w in of.iter_mut().flatten().flatten() {
+    for w in of.iter_mut() {
         *w = id(*w, &mut nodes);
     }
     let live_in = live_in
@@ -312,8 +352,8 @@ struct Problem {
 }
 
 /// The operand component's web.
-fn web_at(webs: &Webs, b: usize, i: usize, o: &RegOperand, k: u8) -> usize {
-    webs.of[b][i][o.first + k as usize]
+fn web_at(webs: &Webs, ops: &OpTable, b: usize, i: usize, o: &RegOperand, k: u8) -> usize {
+    webs.of[ops.comp_base(b, i) + o.first + k as usize]
 }
 
 fn is_copy(inst: &Inst) -> Option<(u8, u8)> {
@@ -327,19 +367,19 @@ fn is_copy(inst: &Inst) -> Option<(u8, u8)> {
     }
 }
 
-fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs, live: &Liveness) -> Option<Problem> {
+fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Liveness) -> Option<Problem> {
     let mut groups = Groups {
         parent: (0..webs.count).collect(),
         offset: vec![0; webs.count],
     };
     // Wide operands tie their components.
     let mut aligned: Vec<(usize, i32)> = Vec::new();
-    for (b, block_ops) in ops.iter().enumerate() {
-        for (i, inst_ops) in block_ops.iter().enumerate() {
-            for o in inst_ops {
-                let w0 = web_at(webs, b, i, o, 0);
+    for b in 0..ops.block.len() {
+        for i in 0..ops.len(b) {
+            for o in ops.at(b, i) {
+                let w0 = web_at(webs, ops, b, i, o, 0);
                 for k in 1..o.width {
-                    if !groups.tie(w0, web_at(webs, b, i, o, k), k as i32) {
+                    if !groups.tie(w0, web_at(webs, ops, b, i, o, k), k as i32) {
                         return None;
                     }
                 }
@@ -382,12 +422,13 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
     // A definition interferes with what is live after it and with the other definitions.
     let mut first = vec![usize::MAX; n];
     let mut pos = 0usize;
-    for (b, block_ops) in ops.iter().enumerate() {
+    for b in 0..ops.block.len() {
         let mut cur = current_from(&webs.live_in[b]);
-        for (i, inst_ops) in block_ops.iter().enumerate() {
+        for i in 0..ops.len(b) {
+            let inst_ops = ops.at(b, i);
             for o in inst_ops {
                 for k in 0..o.width {
-                    let w = web_at(webs, b, i, o, k);
+                    let w = web_at(webs, ops, b, i, o, k);
                     let g = web_group[w].0;
                     first[g] = first[g].min(pos);
                     if o.is_def {
@@ -399,7 +440,7 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
                 .iter()
                 .filter(|o| o.is_def)
                 .flat_map(|o| (0..o.width).map(move |k| (o, k)))
-                .map(|(o, k)| web_at(webs, b, i, o, k))
+                .map(|(o, k)| web_at(webs, ops, b, i, o, k))
                 .collect();
             for (x, &d) in defs.iter().enumerate() {
                 for &e in &defs[x + 1..] {
@@ -432,11 +473,11 @@ fn build_problem(blocks: &[CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs
                 continue;
             }
             let (d, s) = (
-                &ops[b][i].iter().find(|o| o.is_def)?,
-                &ops[b][i].iter().find(|o| !o.is_def)?,
+                ops.at(b, i).iter().find(|o| o.is_def)?,
+                ops.at(b, i).iter().find(|o| !o.is_def)?,
             );
-            let (gd, od) = web_group[web_at(webs, b, i, d, 0)];
-            let (gs, os) = web_group[web_at(webs, b, i, s, 0)];
+            let (gd, od) = web_group[web_at(webs, ops, b, i, d, 0)];
+            let (gs, os) = web_group[web_at(webs, ops, b, i, s, 0)];
             if gd != gs {
                 prefs[gd].push((od, gs, os));
                 prefs[gs].push((os, gd, od));
@@ -499,11 +540,11 @@ fn colour(p: &Problem) -> Option<Vec<i32>> {
 }
 
 /// Rewrites the operands with the new colouring and drops copies that became `MOV R, R`.
-fn rewrite(blocks: &mut [CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs, p: &Problem, base: &[i32]) {
+fn rewrite(blocks: &mut [CodeBlock], ops: &OpTable, webs: &Webs, p: &Problem, base: &[i32]) {
     for (b, block) in blocks.iter_mut().enumerate() {
         for (i, e) in block.insts.iter_mut().enumerate() {
-            for o in &ops[b][i] {
-                let (g, off) = p.web_group[web_at(webs, b, i, o, 0)];
+            for o in ops.at(b, i) {
+                let (g, off) = p.web_group[web_at(webs, ops, b, i, o, 0)];
                 let r = (base[g] + off) as u8;
                 let v = &mut e.inst.operands[o.index].value;
                 match v {
@@ -520,17 +561,35 @@ fn rewrite(blocks: &mut [CodeBlock], ops: &[Vec<Vec<RegOperand>>], webs: &Webs, 
     }
 }
 
-fn highest(blocks: &[CodeBlock]) -> Option<u8> {
-    blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .flat_map(|e| reg_operands(&e.inst))
-        .map(|o| o.reg + o.width - 1)
-        .max()
-}
-
-fn instruction_count(blocks: &[CodeBlock]) -> usize {
-    blocks.iter().map(|b| b.insts.len()).sum()
+/// The highest register the operands use, before and after recolouring, and the number
+/// of copies recolouring turns into `MOV R, R`.
+fn outcome(
+    blocks: &[CodeBlock],
+    ops: &OpTable,
+    webs: &Webs,
+    p: &Problem,
+    base: &[i32],
+) -> (Option<u8>, Option<u8>, usize) {
+    let (mut old, mut new) = (None, None);
+    let mut vanishing = 0;
+    for (b, block) in blocks.iter().enumerate() {
+        for (i, e) in block.insts.iter().enumerate() {
+            let at = |o: &RegOperand| {
+                let (g, off) = p.web_group[web_at(webs, ops, b, i, o, 0)];
+                (base[g] + off) as u8
+            };
+            for o in ops.at(b, i) {
+                old = old.max(Some(o.reg + o.width - 1));
+                new = new.max(Some(at(o) + o.width - 1));
+            }
+            if e.target.is_none() && is_copy(&e.inst).is_some() {
+                let d = ops.at(b, i).iter().find(|o| o.is_def);
+                let s = ops.at(b, i).iter().find(|o| !o.is_def);
+                vanishing += usize::from(d.zip(s).is_some_and(|(d, s)| at(d) == at(s)));
+            }
+        }
+    }
+    (old, new, vanishing)
 }
 
 /// Recolours the general registers of `blocks` when that needs fewer registers or removes
@@ -549,10 +608,7 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
             }
         })
         .collect();
-    let ops: Vec<Vec<Vec<RegOperand>>> = blocks
-        .iter()
-        .map(|b| b.insts.iter().map(|e| reg_operands(&e.inst)).collect())
-        .collect();
+    let ops = OpTable::new(blocks);
     let live = liveness(blocks, &succ, &ops);
     let webs = build_webs(blocks, &succ, &ops, &live);
     let Some(problem) = build_problem(blocks, &ops, &webs, &live) else {
@@ -561,11 +617,11 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
     let Some(base) = colour(&problem) else {
         return false;
     };
-    let mut new = blocks.to_vec();
-    rewrite(&mut new, &ops, &webs, &problem, &base);
-    let better = (highest(&new), instruction_count(&new)) < (highest(blocks), instruction_count(blocks));
+    // Fewer registers, or as many and fewer instructions.
+    let (old_highest, new_highest, vanishing) = outcome(blocks, &ops, &webs, &problem, &base);
+    let better = new_highest < old_highest || new_highest == old_highest && vanishing > 0;
     if better {
-        blocks.clone_from_slice(&new);
+        rewrite(blocks, &ops, &webs, &problem, &base);
     }
     better
 }

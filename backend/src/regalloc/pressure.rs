@@ -172,12 +172,14 @@ fn live_out(vcode: &VCode, num: &Numbering) -> Vec<VSet> {
     let transfers: Vec<Transfer> = (0..n).map(|b| transfer(vcode, b, num)).collect();
     let mut live_in: Vec<VSet> = vec![VSet::new(nv); n];
     let mut live_out: Vec<VSet> = vec![VSet::new(nv); n];
+    let mut out = VSet::new(nv);
+    let mut live = VSet::new(nv);
     let mut changed = true;
     while changed {
         changed = false;
         for b in (0..n).rev() {
             let blk = &vcode.blocks[b];
-            let mut out = VSet::new(nv);
+            out.0.fill(0);
             for (s, args) in blk.succs.iter().zip(&blk.succ_args) {
                 out.union(&live_in[s.0 as usize]);
                 args.iter().filter_map(|&a| num.of(a)).for_each(|a| {
@@ -185,14 +187,16 @@ fn live_out(vcode: &VCode, num: &Numbering) -> Vec<VSet> {
                 });
             }
             let t = &transfers[b];
-            let mut live = out.clone();
             live.0
                 .iter_mut()
-                .zip(t.kills.0.iter().zip(&t.exposed.0))
-                .for_each(|(l, (k, e))| *l = (*l & !k) | e);
-            if live != live_in[b] || out != live_out[b] {
-                live_in[b] = live;
-                live_out[b] = out;
+                .zip(out.0.iter().zip(t.kills.0.iter().zip(&t.exposed.0)))
+                .for_each(|(l, (o, (k, e)))| *l = (o & !k) | e);
+            if live != live_in[b] {
+                live_in[b].0.copy_from_slice(&live.0);
+                changed = true;
+            }
+            if out != live_out[b] {
+                live_out[b].0.copy_from_slice(&out.0);
                 changed = true;
             }
         }

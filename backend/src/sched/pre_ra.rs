@@ -7,7 +7,12 @@
 use crate::isa::desc::{Pipe, Role};
 use crate::isa::{Op, isa};
 use crate::vcode::{MInst, MKind, VCode, VReg};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+/// A value no instruction reads.
+const UNUSED: u32 = u32::MAX - 1;
+/// A value read in more than one block (or passed to a successor).
+const SHARED: u32 = u32::MAX;
 
 /// The pre-allocation heuristics by name (`--pre-sched`).
 pub const NAMES: [&str; 3] = ["none", "pressure", "critical-path"];
@@ -66,19 +71,28 @@ pub fn schedule(vcode: &mut VCode, name: &str) -> bool {
         "critical-path" => false,
         _ => return false,
     };
-    // Values used outside the block that defines them never die inside it.
-    let mut use_blocks: HashMap<VReg, HashSet<usize>> = HashMap::new();
+    // Values used outside the block that defines them never die inside it: the one block
+    // that uses each value, `UNUSED` or `SHARED`.
+    let mut use_block: Vec<u32> = vec![UNUSED; vcode.classes.len()];
+    let mut note = |v: VReg, b: u32| {
+        let home = &mut use_block[v.0 as usize];
+        if *home == UNUSED {
+            *home = b;
+        } else if *home != b {
+            *home = SHARED;
+        }
+    };
     for (b, blk) in vcode.blocks.iter().enumerate() {
         for inst in &vcode.insts[blk.start as usize..blk.end as usize] {
             inst.for_each_reg(|v, def| {
                 if !def {
-                    use_blocks.entry(v).or_default().insert(b);
+                    note(v, b as u32);
                 }
             });
         }
         for args in &blk.succ_args {
             for &v in args {
-                use_blocks.entry(v).or_default().insert(usize::MAX);
+                note(v, SHARED);
             }
         }
     }
@@ -86,7 +100,7 @@ pub fn schedule(vcode: &mut VCode, name: &str) -> bool {
     for b in 0..vcode.blocks.len() {
         let (start, end) = (vcode.blocks[b].start as usize, vcode.blocks[b].end as usize);
         let insts = vcode.insts[start..end].to_vec();
-        let order = schedule_block(vcode, &insts, b, &use_blocks, &mut cache, pressure);
+        let order = schedule_block(vcode, &insts, b, &use_block, &mut cache, pressure);
         for (k, i) in order.into_iter().enumerate() {
             vcode.insts[start + k] = insts[i].clone();
         }
@@ -145,7 +159,7 @@ fn schedule_block(
     vcode: &VCode,
     insts: &[MInst],
     b: usize,
-    use_blocks: &HashMap<VReg, HashSet<usize>>,
+    use_block: &[u32],
     cache: &mut HashMap<Op, Class>,
     pressure: bool,
 ) -> Vec<usize> {
@@ -164,35 +178,39 @@ fn schedule_block(
         let own = if classes[i] == Class::Load { 20 } else { 4 };
         height[i] = own + succs[i].iter().map(|&s| height[s]).max().unwrap_or(0);
     }
-    // Remaining uses in this block of each value, and whether it dies here.
-    let mut remaining: HashMap<VReg, usize> = HashMap::new();
-    for inst in insts {
+    // The values the block reads, numbered densely, with their remaining uses in the block.
+    let mut local: HashMap<VReg, usize> = HashMap::new();
+    let mut remaining: Vec<usize> = Vec::new();
+    // Per instruction: the width it defines, and per distinct source value its local
+    // number, uses by this instruction, width and whether the value dies in this block.
+    let mut defined = vec![0i64; n];
+    let mut sources: Vec<Vec<(usize, usize, i64, bool)>> = vec![Vec::new(); n];
+    let dies_here = |v: VReg| matches!(use_block[v.0 as usize], UNUSED) || use_block[v.0 as usize] == b as u32;
+    for (i, inst) in insts.iter().enumerate() {
         inst.for_each_reg(|v, def| {
-            if !def {
-                *remaining.entry(v).or_default() += 1;
+            if def {
+                defined[i] += width(vcode, v);
+                return;
+            }
+            let k = *local.entry(v).or_insert_with(|| {
+                remaining.push(0);
+                remaining.len() - 1
+            });
+            remaining[k] += 1;
+            match sources[i].iter_mut().find(|s| s.0 == k) {
+                Some(s) => s.1 += 1,
+                None => sources[i].push((k, 1, width(vcode, v), dies_here(v))),
             }
         });
     }
-    let dies_here = |v: VReg| use_blocks.get(&v).is_none_or(|s| s.iter().all(|&x| x == b));
-    let delta = |i: usize, remaining: &HashMap<VReg, usize>| -> i64 {
-        let mut d = 0;
-        let mut seen = Vec::new();
-        insts[i].for_each_reg(|v, def| {
-            if def {
-                d += width(vcode, v);
-            } else if !seen.contains(&v) {
-                seen.push(v);
-                let uses_here = {
-                    let mut k = 0;
-                    insts[i].for_each_reg(|u, du| k += usize::from(!du && u == v));
-                    k
-                };
-                if remaining.get(&v) == Some(&uses_here) && dies_here(v) {
-                    d -= width(vcode, v);
-                }
-            }
-        });
-        d
+    // Registers the instruction would add to the live set (negative: it frees some).
+    let delta = |i: usize, remaining: &[usize]| -> i64 {
+        defined[i]
+            - sources[i]
+                .iter()
+                .filter(|&&(k, here, _, dies)| dies && remaining[k] == here)
+                .map(|s| s.2)
+                .sum::<i64>()
     };
     let mut npreds: Vec<usize> = preds.iter().map(Vec::len).collect();
     let mut ready: Vec<usize> = (0..n).filter(|&i| npreds[i] == 0).collect();
@@ -213,11 +231,9 @@ fn schedule_block(
             })
             .expect("ready is not empty");
         ready.swap_remove(pos);
-        insts[pick].for_each_reg(|v, def| {
-            if !def && let Some(r) = remaining.get_mut(&v) {
-                *r -= 1;
-            }
-        });
+        for &(k, here, _, _) in &sources[pick] {
+            remaining[k] -= here;
+        }
         order.push(pick);
         for &s in &succs[pick] {
             npreds[s] -= 1;
