@@ -72,6 +72,7 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
         by_rank[rank[b]] = b;
     }
     let mut work: std::collections::BTreeSet<usize> = (0..n).collect();
+    let mut scheduled: Vec<Option<Vec<Emitted>>> = vec![None; n];
     while let Some(r) = work.pop_first() {
         let b = by_rank[r];
         let mut state = BlockState::default();
@@ -80,10 +81,15 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
                 state.join(e);
             }
         }
+        if exit[b].is_some() && entry[b] == state {
+            // Same input, same result: nothing to propagate.
+            continue;
+        }
         entry[b] = state.clone();
-        let mut out = schedule_block(&mut blocks[b].insts.clone(), state, &|r, own| {
-            written_elsewhere(b, r, own)
-        });
+        let mut insts = blocks[b].insts.clone();
+        let mut out = schedule_block(&mut insts, state, &|r, own| written_elsewhere(b, r, own));
+        // The last visit ran from the final entry state: its code is the result.
+        scheduled[b] = Some(insts);
         if let Some(old) = &exit[b] {
             out.join(old);
         }
@@ -95,9 +101,14 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
         }
     }
     for b in 0..n {
-        schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r, own| {
-            written_elsewhere(b, r, own)
-        });
+        match scheduled[b].take() {
+            Some(insts) => blocks[b].insts = insts,
+            None => {
+                schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r, own| {
+                    written_elsewhere(b, r, own)
+                });
+            }
+        }
         reuse::set_reuse_flags(&mut blocks[b].insts);
     }
 }
