@@ -337,69 +337,6 @@ pub static ISSUES: &[Issue] = &[
         }),
     },
     Issue {
-        id: "sim-i2f-encoding",
-        component: Component::Simulator,
-        summary: "the simulator does not decode I2F with a 64-bit destination (ptxas's 64-bit division)\n\
-                  `unsupported encoding of I2F ... modifier dst has unknown value 2` for div.u64 by \
-                  0xFFFFFFFF00000000.",
-        case: "sim_i2f_encoding",
-        kinds: &[Kind::PtxasFault],
-        messages: &["unsupported encoding of I2F"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-vabsdiff",
-        component: Component::Simulator,
-        summary: "the simulator does not decode VABSDIFF (ptxas's sad)\n\
-                  `unknown opcode 0x214` (register form; 0x414 and 0x814 with an immediate or constant).",
-        case: "sim_vabsdiff",
-        kinds: &[Kind::PtxasFault],
-        messages: &["14 at offset"],
-        avoid: Some(|i| parts(i)[0] == "sad"),
-        program: None,
-    },
-    Issue {
-        id: "sim-i2i",
-        component: Component::Simulator,
-        summary: "the simulator does not decode I2I (ptxas's saturating integer narrowing)\n\
-                  `unknown opcode 0x238` for cvt.sat.s16.s64 and the like (I2I.S16.S32.SAT).",
-        case: "sim_i2i",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x238"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p[0] == "cvt" && p.contains(&"sat") && !i.op.contains(".f")
-        }),
-        program: None,
-    },
-    Issue {
-        id: "sim-fset",
-        component: Component::Simulator,
-        summary: "the simulator does not decode FSET (ptxas's set with f32 operands and result)\n\
-                  `unknown opcode 0x20a` (0x80a with an immediate): FSET.BF.",
-        case: "sim_fset",
-        kinds: &[Kind::PtxasFault],
-        messages: &["0a at offset"],
-        avoid: Some(|i| parts(i)[0] == "set" && i.op.ends_with(".f32.f32")),
-        program: None,
-    },
-    Issue {
-        id: "sim-uflo",
-        component: Component::Simulator,
-        summary: "the simulator does not decode UFLO (ptxas's warp-aggregated atomics)\n\
-                  `unknown opcode 0x2bd`: ptxas turns an atomic add on a warp-uniform address into \
-                  VOTE/UFLO/POPC and one atomic per warp.",
-        case: "sim_uflo",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x2bd"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            matches!(p[0], "atom" | "red") && p[2] == "add"
-        }),
-        program: None,
-    },
-    Issue {
         id: "entry-livein",
         component: Component::Backend,
         summary: "register allocation fails with EntryLivein on stores of a folded constant\n\
@@ -475,28 +412,6 @@ pub static ISSUES: &[Issue] = &[
         case: "sim_hazard_f2i",
         kinds: &[Kind::PtxasHazards],
         messages: &["F2I", "F2F"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-bmsk-sgxt",
-        component: Component::Simulator,
-        summary: "the simulator does not decode BMSK and SGXT with an immediate (ptxas's bmsk and szext)\n\
-                  `unknown opcode 0x89b` (BMSK) and `0x89a` (SGXT).",
-        case: "sim_bmsk",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x89b", "opcode 0x89a"],
-        avoid: Some(|i| matches!(parts(i)[0], "bmsk" | "szext")),
-        program: None,
-    },
-    Issue {
-        id: "sim-uplop3",
-        component: Component::Simulator,
-        summary: "the simulator does not decode UPLOP3 (uniform predicate logic)\n`unknown opcode 0x29f` \
-                  (0x89c with immediate operands).",
-        case: "sim_uplop3",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x29f", "opcode 0x89c"],
         avoid: None,
         program: None,
     },

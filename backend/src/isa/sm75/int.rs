@@ -1,5 +1,5 @@
 //! Integer ALU instructions: MOV, IADD3, LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PRMT,
-//! SGXT, BMSK, PLOP3, P2R, R2P.
+//! SGXT, BMSK, PLOP3, P2R, R2P, VABSDIFF.
 
 use super::common::*;
 use crate::flag;
@@ -22,7 +22,18 @@ pub fn forms() -> Vec<Form> {
     v.extend(unary_and_bitfield());
     v.extend(plop3());
     v.extend(p2r_r2p());
+    v.extend(vabsdiff());
     v
+}
+
+/// `VABSDIFF Rd, Pd, A, B, C`: |A - B| + C (ptxas's `sad`); `.U32` (bit 73 clear) compares
+/// unsigned. Every placement of B and C.
+fn vabsdiff() -> Vec<Form> {
+    src3_family(0x014, &ALL_SRC3, ImmStyle::Hex, |opc, _, b, c| {
+        form("VABSDIFF", Op::Vabsdiff, opc)
+            .ops([rd(), opt_pd(Role::PredDst0, 81), reg(Role::A, RA).reuse(0), b, c])
+            .mods([SIGNED])
+    })
 }
 
 fn mov() -> Vec<Form> {

@@ -1,5 +1,5 @@
 //! Integer arithmetic, logic and predicate instructions: MOV, IADD3, IMAD (and .WIDE, .HI),
-//! LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PLOP3, P2R, R2P, IDP.
+//! LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PLOP3, P2R, R2P, IDP, VABSDIFF.
 
 use super::{each, set_compare, write_dst, write_dst64};
 use crate::decoded::{Decoded, SrcOp};
@@ -309,6 +309,21 @@ pub fn iabs(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let src = if d.b.present() { &d.b } else { &d.a };
     let v = ctx.row(w, src);
     let out: [u32; WARP] = std::array::from_fn(|l| (v[l] as i32).wrapping_abs() as u32);
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// VABSDIFF (PTX `sad`): `|a - b| + c`, the difference taken exactly (signed unless `.U32`)
+/// and the sum wrapped to 32 bits. The predicate output is not modelled: ptxas leaves it PT,
+/// anything else is reported as unsupported.
+pub fn vabsdiff(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    if d.pd[0].idx != ptxc_backend::isa::PT {
+        return super::unsupported(ctx, w, d, group, exec);
+    }
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let wide = |x: u32| if d.m.signed { x as i32 as i64 } else { x as i64 };
+    let out: [u32; WARP] =
+        std::array::from_fn(|l| ((wide(a[l]) - wide(b[l])).unsigned_abs() as u32).wrapping_add(c[l]));
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }

@@ -224,9 +224,14 @@ pub fn ubmsk(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     once(exec, || set(w, d, v))
 }
 
-/// UPLOP3.LUT on uniform predicates.
-pub fn uplop3(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let idx = (up(w, d.ps[0]) as u64) << 2 | (up(w, d.ps[1]) as u64) << 1 | up(w, d.ps[2]) as u64;
+/// UPLOP3.LUT on uniform predicates, or on the sign bits of uniform registers (`UR4.SIGN`).
+pub fn uplop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let inputs = if d.a.present() {
+        [&d.a, &d.b, &d.c].map(|s| u(ctx, w, s) >> 31 == 1)
+    } else {
+        [0, 1, 2].map(|i| up(w, d.ps[i]))
+    };
+    let idx = (inputs[0] as u64) << 2 | (inputs[1] as u64) << 1 | inputs[2] as u64;
     once(exec, || {
         set_p(w, d.pd[0], (d.other >> idx) & 1 == 1);
         set_p(w, d.pd[1], (d.aux >> idx) & 1 == 1);
