@@ -352,45 +352,6 @@ pub static ISSUES: &[Issue] = &[
         program: None,
     },
     Issue {
-        id: "shared-join",
-        component: Component::Backend,
-        summary: "nested branches with one join deadlock in ptxc's code\n\
-                  `@!p bra L4; @!p bra L5; bra L6; L5: ...; L6: L4:` inside a divergent loop: the outer \
-                  branch jumps over the inner BSSY B2 (and its BMOV.32.CLEAR) straight onto the shared \
-                  join, where BSYNC B2 waits on the mask the previous iteration left in B2.",
-        case: "shared_join",
-        kinds: &[Kind::PtxcFault],
-        messages: &["threads wait at a convergence barrier"],
-        // Structural: the generator ends no if/else branch with an if or a loop.
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-bsync-deadlock",
-        component: Component::Simulator,
-        summary: "ptxas's code deadlocks at a convergence barrier on the simulator\n\
-                  Divergent if/else around a divergent loop with sqrt.rm.f32 (ptxas calls its slow-path \
-                  subroutine inside BSSY/BSYNC regions): `threads wait at a convergence barrier \
-                  (BSYNC/WARPSYNC) that other threads never reach`.",
-        case: "sim_bsync_deadlock",
-        kinds: &[Kind::PtxasFault],
-        messages: &["threads wait at a convergence barrier"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-bar-deadlock",
-        component: Component::Simulator,
-        summary: "ptxas's code deadlocks at bar.sync on the simulator\n\
-                  A divergent if/else with div.rn.f64 (a subroutine call) on one side and red.shared on \
-                  the other, then bar.sync: `barrier 0: 32 of 64 threads arrived`.",
-        case: "sim_bar_deadlock",
-        kinds: &[Kind::PtxasFault],
-        messages: &["barrier deadlock: barrier 0"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
         id: "sim-hazard-pred",
         component: Component::Simulator,
         summary: "the simulator's hazard model flags predicate writes in ptxas's code\n\
