@@ -351,29 +351,4 @@ pub static ISSUES: &[Issue] = &[
         avoid: None,
         program: None,
     },
-    Issue {
-        id: "sim-hazard-pred",
-        component: Component::Simulator,
-        summary: "the simulator's hazard model flags predicate writes in ptxas's code\n\
-                  `P0 overwritten 1 cycles after a read, 2 needed (DSETP...)` (also FCHK, SHFL) and \
-                  `P0 overwritten before a pending read (scoreboard none) completed (IADD3/PLOP3/SHFL ...)`: \
-                  ptxas's control codes are the hardware's reference.",
-        case: "sim_hazard_pred",
-        kinds: &[Kind::PtxasHazards],
-        messages: &["cycles after a read, 2 needed", "overwritten before a pending read"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-hazard-f2i",
-        component: Component::Simulator,
-        summary: "the simulator's hazard model treats F2I and F2F as variable-latency where ptxas does not\n\
-                  `R9 written while a variable-latency write (scoreboard none) is outstanding \
-                  (@!P0 F2I.U8.TRUNC.NTZ R9, RZ)`; also F2F.F64.F16.",
-        case: "sim_hazard_f2i",
-        kinds: &[Kind::PtxasHazards],
-        messages: &["F2I", "F2F"],
-        avoid: None,
-        program: None,
-    },
 ];
