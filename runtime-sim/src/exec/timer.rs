@@ -477,7 +477,12 @@ impl Timer {
             let sb = d.ctrl.read_sb;
             // Predicates are read at issue: ptxas overwrites the predicate source of a DSETP
             // one cycle later without waiting on its read scoreboard.
-            for a in d.accesses.reads.iter().filter(|a| !a.guard && matches!(a.reg, Reg::R(_))) {
+            for a in d
+                .accesses
+                .reads
+                .iter()
+                .filter(|a| !a.guard && matches!(a.reg, Reg::R(_)))
+            {
                 let s = self.state(a.reg);
                 s.late_sb = sb;
                 s.late_release = release;
@@ -506,7 +511,10 @@ impl Timer {
                     s.write_t = NEVER;
                 }
                 // In order with a pending write of the same pipe: lands after it.
-                let after = s.var.filter(|v| v.pipe == pipe).map_or(release, |v| v.release.max(release));
+                let after = s
+                    .var
+                    .filter(|v| v.pipe == pipe)
+                    .map_or(release, |v| v.release.max(release));
                 s.var = Some(VarWrite {
                     sb,
                     issue: t,
