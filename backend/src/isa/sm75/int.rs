@@ -119,8 +119,7 @@ fn lop3() -> Vec<Form> {
 
 fn shf() -> Vec<Form> {
     // 0xe19 (C a uniform register): ptxas's `SHF.L.U32.HI R39, R12, R15, UR4`.
-    let places = [Src3::Rrr, Src3::Rri, Src3::Rrc, Src3::Rir, Src3::Rcr, Src3::Rur, Src3::Rru];
-    src3_family(0x019, &places, ImmStyle::Hex, |opc, _, b, c| {
+    src3_family(0x019, &ALL_SRC3, ImmStyle::Hex, |opc, _, b, c| {
         form("SHF", Op::Shf, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b, c])
             .mods([
