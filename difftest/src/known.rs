@@ -351,4 +351,20 @@ pub static ISSUES: &[Issue] = &[
         avoid: None,
         program: None,
     },
+    Issue {
+        id: "shared-join",
+        component: Component::Backend,
+        summary: "nested branches with one join deadlock in ptxc's code\n\
+                  `@!p2 bra L2; @!p1 bra L3; @!p0 bra L6; L6: bra L4; L3: ...; L4: L2:` and then a \
+                  divergent loop: an outer branch jumps straight onto the shared join, the BSYNC of an \
+                  inner region its lanes never entered (no BSSY); ptxas always enters a region before its \
+                  BSYNC. (The first shrunk case, nested in a loop, runs since the simulator keeps each \
+                  lane's barrier record; this one still deadlocks.)",
+        case: "shared_join",
+        kinds: &[Kind::PtxcFault],
+        messages: &["threads wait at a convergence barrier"],
+        // Structural: the generator ends no if/else branch with an if or a loop.
+        avoid: None,
+        program: None,
+    },
 ];

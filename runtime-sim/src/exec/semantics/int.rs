@@ -148,10 +148,14 @@ pub fn lea(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let cin = carry_in(w, d, exec);
     let mut out = [0u32; WARP];
     let mut cout = 0u32;
+    // `LEA Rd, P0, -A, B, s` subtracts the shifted A as IADD3 subtracts (`~x + 1` in 33 bits):
+    // P0 is set when `A << s` is 0, which ptxas's 64-bit `neg` of a shifted value relies on
+    // (`LEA R6, P0, -R2, RZ, 0x1; IADD3.X R7, RZ, ~R0, RZ, P0, !PT`).
+    let negate_shifted = d.a.neg && !d.a.not && !d.m.x && !d.m.hi;
     for l in 0..WARP {
         let av = if d.a.not || (d.a.neg && d.m.x) {
             !a[l]
-        } else if d.a.neg {
+        } else if d.a.neg && !negate_shifted {
             a[l].wrapping_neg()
         } else {
             a[l]
@@ -162,7 +166,12 @@ pub fn lea(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         } else {
             av << s
         };
-        let sum = shifted as u64 + ineg(b[l], &d.b, d.m.x) + ((cin >> l) & 1) as u64;
+        let term = if negate_shifted {
+            (!shifted) as u64 + 1
+        } else {
+            shifted as u64
+        };
+        let sum = term + ineg(b[l], &d.b, d.m.x) + ((cin >> l) & 1) as u64;
         out[l] = sum as u32;
         cout |= (((sum >> 32) & 1) as u32) << l;
     }
