@@ -106,8 +106,9 @@ fn bit_fields() -> Vec<Form> {
     v
 }
 
-/// `UPLOP3.LUT UPd0, UPd1, s0, s1, s2, lut, lut2` on uniform predicates (0x89c) and on the
-/// sign bits of uniform registers (0x29f: `UR4.SIGN`), like PLOP3's 0x81c and 0x21f.
+/// `UPLOP3.LUT UPd0, UPd1, s0, s1, s2, lut, lut2` on uniform predicates (0x89c, bit 91
+/// clear) and on the sign bits of uniform registers (0x29f: `UR4.SIGN`), like PLOP3's 0x81c
+/// and 0x21f.
 fn uplop3() -> Vec<Form> {
     const SIGN: SuffixDesc = suffix(0, 0, &[(0, ".SIGN")]);
     let table2 = imm(Role::Aux, bits(16, 8), ImmStyle::Hex);
@@ -136,7 +137,12 @@ fn uplop3() -> Vec<Form> {
         imm(Role::Other, bits(72, 8), ImmStyle::Hex),
         table2,
     ]);
-    vec![uniform(on_preds).build(), uniform(on_signs).build()]
+    // The predicate form leaves bit 91 clear (nvdisasm rejects it set), like UMOV's immediate form.
+    let on_preds = on_preds
+        .uniform_guard()
+        .timing(L::Alu, Pipe::Uniform)
+        .fixed(UNIFORM_BIT, 1, 0);
+    vec![on_preds.build(), uniform(on_signs).build()]
 }
 
 fn moves() -> Vec<Form> {
