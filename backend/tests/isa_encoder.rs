@@ -56,7 +56,7 @@ fn sample_imm(style: ImmStyle, max: u64) -> u64 {
         ImmStyle::Scoreboard => 3,
         ImmStyle::ScoreboardSet => 0b10_0101,
         ImmStyle::SignedHexX4 => 0x40,
-        ImmStyle::Hex | ImmStyle::SignedHex => 0x1234_5675 & max,
+        ImmStyle::Hex | ImmStyle::SignedHex | ImmStyle::HexHi | ImmStyle::SignedHexHi => 0x1234_5675 & max,
     }
 }
 

@@ -337,69 +337,6 @@ pub static ISSUES: &[Issue] = &[
         }),
     },
     Issue {
-        id: "sim-i2f-encoding",
-        component: Component::Simulator,
-        summary: "the simulator does not decode I2F with a 64-bit destination (ptxas's 64-bit division)\n\
-                  `unsupported encoding of I2F ... modifier dst has unknown value 2` for div.u64 by \
-                  0xFFFFFFFF00000000.",
-        case: "sim_i2f_encoding",
-        kinds: &[Kind::PtxasFault],
-        messages: &["unsupported encoding of I2F"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-vabsdiff",
-        component: Component::Simulator,
-        summary: "the simulator does not decode VABSDIFF (ptxas's sad)\n\
-                  `unknown opcode 0x214` (register form; 0x414 and 0x814 with an immediate or constant).",
-        case: "sim_vabsdiff",
-        kinds: &[Kind::PtxasFault],
-        messages: &["14 at offset"],
-        avoid: Some(|i| parts(i)[0] == "sad"),
-        program: None,
-    },
-    Issue {
-        id: "sim-i2i",
-        component: Component::Simulator,
-        summary: "the simulator does not decode I2I (ptxas's saturating integer narrowing)\n\
-                  `unknown opcode 0x238` for cvt.sat.s16.s64 and the like (I2I.S16.S32.SAT).",
-        case: "sim_i2i",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x238"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p[0] == "cvt" && p.contains(&"sat") && !i.op.contains(".f")
-        }),
-        program: None,
-    },
-    Issue {
-        id: "sim-fset",
-        component: Component::Simulator,
-        summary: "the simulator does not decode FSET (ptxas's set with f32 operands and result)\n\
-                  `unknown opcode 0x20a` (0x80a with an immediate): FSET.BF.",
-        case: "sim_fset",
-        kinds: &[Kind::PtxasFault],
-        messages: &["0a at offset"],
-        avoid: Some(|i| parts(i)[0] == "set" && i.op.ends_with(".f32.f32")),
-        program: None,
-    },
-    Issue {
-        id: "sim-uflo",
-        component: Component::Simulator,
-        summary: "the simulator does not decode UFLO (ptxas's warp-aggregated atomics)\n\
-                  `unknown opcode 0x2bd`: ptxas turns an atomic add on a warp-uniform address into \
-                  VOTE/UFLO/POPC and one atomic per warp.",
-        case: "sim_uflo",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x2bd"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            matches!(p[0], "atom" | "red") && p[2] == "add"
-        }),
-        program: None,
-    },
-    Issue {
         id: "entry-livein",
         component: Component::Backend,
         summary: "register allocation fails with EntryLivein on stores of a folded constant\n\
@@ -418,85 +355,15 @@ pub static ISSUES: &[Issue] = &[
         id: "shared-join",
         component: Component::Backend,
         summary: "nested branches with one join deadlock in ptxc's code\n\
-                  `@!p bra L4; @!p bra L5; bra L6; L5: ...; L6: L4:` inside a divergent loop: the outer \
-                  branch jumps over the inner BSSY B2 (and its BMOV.32.CLEAR) straight onto the shared \
-                  join, where BSYNC B2 waits on the mask the previous iteration left in B2.",
+                  `@!p2 bra L2; @!p1 bra L3; @!p0 bra L6; L6: bra L4; L3: ...; L4: L2:` and then a \
+                  divergent loop: an outer branch jumps straight onto the shared join, the BSYNC of an \
+                  inner region its lanes never entered (no BSSY); ptxas always enters a region before its \
+                  BSYNC. (The first shrunk case, nested in a loop, runs since the simulator keeps each \
+                  lane's barrier record; this one still deadlocks.)",
         case: "shared_join",
         kinds: &[Kind::PtxcFault],
         messages: &["threads wait at a convergence barrier"],
         // Structural: the generator ends no if/else branch with an if or a loop.
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-bsync-deadlock",
-        component: Component::Simulator,
-        summary: "ptxas's code deadlocks at a convergence barrier on the simulator\n\
-                  Divergent if/else around a divergent loop with sqrt.rm.f32 (ptxas calls its slow-path \
-                  subroutine inside BSSY/BSYNC regions): `threads wait at a convergence barrier \
-                  (BSYNC/WARPSYNC) that other threads never reach`.",
-        case: "sim_bsync_deadlock",
-        kinds: &[Kind::PtxasFault],
-        messages: &["threads wait at a convergence barrier"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-bar-deadlock",
-        component: Component::Simulator,
-        summary: "ptxas's code deadlocks at bar.sync on the simulator\n\
-                  A divergent if/else with div.rn.f64 (a subroutine call) on one side and red.shared on \
-                  the other, then bar.sync: `barrier 0: 32 of 64 threads arrived`.",
-        case: "sim_bar_deadlock",
-        kinds: &[Kind::PtxasFault],
-        messages: &["barrier deadlock: barrier 0"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-hazard-pred",
-        component: Component::Simulator,
-        summary: "the simulator's hazard model flags predicate writes in ptxas's code\n\
-                  `P0 overwritten 1 cycles after a read, 2 needed (DSETP...)` (also FCHK, SHFL) and \
-                  `P0 overwritten before a pending read (scoreboard none) completed (IADD3/PLOP3/SHFL ...)`: \
-                  ptxas's control codes are the hardware's reference.",
-        case: "sim_hazard_pred",
-        kinds: &[Kind::PtxasHazards],
-        messages: &["cycles after a read, 2 needed", "overwritten before a pending read"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-hazard-f2i",
-        component: Component::Simulator,
-        summary: "the simulator's hazard model treats F2I and F2F as variable-latency where ptxas does not\n\
-                  `R9 written while a variable-latency write (scoreboard none) is outstanding \
-                  (@!P0 F2I.U8.TRUNC.NTZ R9, RZ)`; also F2F.F64.F16.",
-        case: "sim_hazard_f2i",
-        kinds: &[Kind::PtxasHazards],
-        messages: &["F2I", "F2F"],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "sim-bmsk-sgxt",
-        component: Component::Simulator,
-        summary: "the simulator does not decode BMSK and SGXT with an immediate (ptxas's bmsk and szext)\n\
-                  `unknown opcode 0x89b` (BMSK) and `0x89a` (SGXT).",
-        case: "sim_bmsk",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x89b", "opcode 0x89a"],
-        avoid: Some(|i| matches!(parts(i)[0], "bmsk" | "szext")),
-        program: None,
-    },
-    Issue {
-        id: "sim-uplop3",
-        component: Component::Simulator,
-        summary: "the simulator does not decode UPLOP3 (uniform predicate logic)\n`unknown opcode 0x29f` \
-                  (0x89c with immediate operands).",
-        case: "sim_uplop3",
-        kinds: &[Kind::PtxasFault],
-        messages: &["opcode 0x29f", "opcode 0x89c"],
         avoid: None,
         program: None,
     },

@@ -242,6 +242,7 @@ impl Mods {
                     "RN" | "RNI" => self.rnd = 0,
                     "SAT" => self.sat = true,
                     "FTZ" => self.ftz = true,
+                    "BF" => self.flag = true,
                     _ => {}
                 }
             }

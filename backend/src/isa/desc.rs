@@ -218,6 +218,21 @@ pub enum Op {
     Lepc,
     /// `B2R.RESULT Rd, Pd`: result of a barrier reduction.
     B2r,
+    /// `VABSDIFF Rd, Pd, A, B, C`: |A - B| + C (PTX `sad`; `.U32` unsigned).
+    Vabsdiff,
+    /// `FSET.BF.cmp.bop Rd, A, B, Ps`: float compare into 1.0 / 0.0.
+    Fset,
+    /// `I2I.T.S32.SAT Rd, B`: a 32-bit signed integer saturated to a narrow type.
+    I2i,
+    /// `UFLO URd, UPd, B`: uniform find leading one.
+    Uflo,
+    /// `UBMSK URd, A, B`: uniform bit mask.
+    Ubmsk,
+    /// `USGXT URd, A, B`: uniform sign (or zero) extension.
+    Usgxt,
+    /// `UPLOP3.LUT UPd0, UPd1, s0, s1, s2, lut`: any function of three uniform predicates or
+    /// uniform-register sign bits.
+    Uplop3,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
@@ -269,6 +284,11 @@ pub enum ImmStyle {
     F32,
     /// The upper 32 bits of an f64 (the lower 32 are zero).
     F64Hi,
+    /// The upper 32 bits of a 64-bit unsigned integer (the lower 32 are zero), printed as
+    /// [`ImmStyle::Hex`] (`I2F.U64 R0, 0x5` converts 5 << 32).
+    HexHi,
+    /// The upper 32 bits of a 64-bit signed integer, printed as [`ImmStyle::SignedHex`].
+    SignedHexHi,
     /// Two f16 values, high half first (`0.5, 1`).
     F16x2,
     /// One f16 value.

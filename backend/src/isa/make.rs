@@ -3,7 +3,7 @@
 //! modifier with its default.
 
 use super::control::Control;
-use super::desc::{Form, Op, OpKind, OperandDesc, Role};
+use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role};
 use super::inst::{FormId, Inst, Operand, Value};
 use super::sm75::isa;
 use smallvec::SmallVec;
@@ -143,8 +143,17 @@ pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> 
     })
 }
 
+/// Whether the immediate fits its field. The back end's constants are whole values, so the
+/// upper-word integer immediates (I2F from a 64-bit constant) are never chosen for them.
 fn imm_fits(kind: OpKind, value: &Value) -> bool {
     match (kind, value) {
+        (
+            OpKind::Imm {
+                style: ImmStyle::HexHi | ImmStyle::SignedHexHi,
+                ..
+            },
+            _,
+        ) => false,
         (OpKind::Imm { field, .. }, Value::Imm(v)) => field.fits_unsigned(*v),
         (OpKind::ImmSplit { lo, hi, .. }, Value::Imm(v)) => v >> (lo.len + hi.len) == 0,
         _ => true,

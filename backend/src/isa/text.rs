@@ -183,8 +183,8 @@ fn imm_text(d: &OperandDesc, v: u64) -> String {
         _ => (ImmStyle::Hex, 64),
     };
     match style {
-        ImmStyle::Hex => format!("{v:#x}"),
-        ImmStyle::SignedHex => {
+        ImmStyle::Hex | ImmStyle::HexHi => format!("{v:#x}"),
+        ImmStyle::SignedHex | ImmStyle::SignedHexHi => {
             let shift = 64 - width.min(64);
             signed_hex(((v << shift) as i64) >> shift)
         }

@@ -1,5 +1,6 @@
 //! Helpers shared by the ISA tests: NVIDIA's oracle tools (`ptxas`, `nvdisasm`), the test
-//! inputs (zluda conformance kernels, the real-world corpus, the project's CUDA kernel set),
+//! inputs (zluda conformance kernels, the real-world corpus, the project's CUDA kernel set,
+//! the op tests and the differential-testing regression cases),
 //! a compile cache keyed by input hash, a parser for `nvdisasm -hex` output and the text
 //! normalisation used to compare our disassembly with nvdisasm's.
 #![allow(dead_code)]
@@ -15,6 +16,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Corpus files ptxas refuses at -O3 ("Optimized debugging not supported": they carry debug
 /// sections); the round trip skips them.
 pub const SKIPPED_CORPUS: [&str; 2] = ["vosen_ZLUDA__vectorAdd_clang", "vosen_ZLUDA__vectorAdd_kernel64"];
+
+/// Regression cases of `tests/difftest` that ptxas cannot compile (it crashes on them).
+pub const SKIPPED_CASES: [&str; 1] = ["ptxas_crash"];
 
 /// Kernels of `tests/kernels` that are also compiled with `-maxrregcount 16` (they spill).
 pub const SPILL_KERNELS: [&str; 3] = ["local_array", "spill_pressure", "matmul_tiled"];
@@ -124,7 +128,9 @@ pub struct Input {
 }
 
 /// Every input of the round trip: the zluda conformance kernels, the corpus (minus
-/// [`SKIPPED_CORPUS`]) and the kernel set (the [`SPILL_KERNELS`] twice).
+/// [`SKIPPED_CORPUS`]), the kernel set (the [`SPILL_KERNELS`] twice), the op tests
+/// (`tests/ops`) and the differential-testing cases (`tests/difftest`, minus
+/// [`SKIPPED_CASES`]).
 pub fn round_trip_inputs() -> Vec<Input> {
     let shared = shared_dir();
     let zluda = files_with_ext(&shared.join("conformance/zluda"), "ptx");
@@ -136,11 +142,14 @@ pub fn round_trip_inputs() -> Vec<Input> {
     let corpus = files_with_ext(&shared.join("corpus"), "ptx");
     let kernels = files_with_ext(&kernels_dir(), "ptx");
     assert!(kernels.len() >= 20, "expected the kernel set, found {}", kernels.len());
+    let tests = kernels_dir().join("..");
+    let ops = files_with_ext(&tests.join("ops"), "ptx");
+    let cases = files_with_ext(&tests.join("difftest"), "ptx");
     let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
     let mut inputs = Vec::new();
-    for p in zluda.iter().chain(&corpus).chain(&kernels) {
+    for p in zluda.iter().chain(&corpus).chain(&kernels).chain(&ops).chain(&cases) {
         let name = stem(p);
-        if SKIPPED_CORPUS.contains(&name.as_str()) {
+        if SKIPPED_CORPUS.contains(&name.as_str()) || SKIPPED_CASES.contains(&name.as_str()) {
             continue;
         }
         if SPILL_KERNELS.contains(&name.as_str()) {

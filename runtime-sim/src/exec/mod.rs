@@ -7,6 +7,7 @@
 //! that run in parallel on private overlays of global memory (see [`crate::memory`]); a
 //! kernel with global atomics runs its CTAs one after the other on the memory itself.
 
+pub mod convergence;
 pub mod ctx;
 pub mod semantics;
 pub mod step;

@@ -340,8 +340,10 @@ impl Timer {
                 hazards.push(h);
             }
         }
+        // A variable-latency write completes in order with the earlier ones of its pipe.
+        let in_order = d.timing.variable_latency.then(|| pipe_index(d.timing.pipe));
         for a in &d.accesses.writes {
-            if let Some(h) = self.check_write(a, t, exec) {
+            if let Some(h) = self.check_write(a, t, exec, in_order) {
                 hazards.push(h);
             }
         }
@@ -411,7 +413,10 @@ impl Timer {
         None
     }
 
-    fn check_write(&mut self, a: &Access, t: i64, lanes: u32) -> Option<HazardAt> {
+    /// `in_order`: the pipe of a variable-latency writer, whose result lands after those of
+    /// every earlier instruction of that pipe (ptxas overwrites a pending F2I, F2F, I2F or
+    /// POPC result with another conversion without waiting: the pipe completes in order).
+    fn check_write(&mut self, a: &Access, t: i64, lanes: u32, in_order: Option<u8>) -> Option<HazardAt> {
         let s = *self.state(a.reg);
         let hazard = |kind| {
             Some(HazardAt {
@@ -424,6 +429,7 @@ impl Timer {
             && v.lanes & lanes != 0
             && !self.var_waited(&v)
             && t < v.release
+            && in_order != Some(v.pipe)
         {
             return hazard(HazardKind::WriteOverPending { sb: v.sb });
         }
@@ -469,7 +475,14 @@ impl Timer {
         if timing.reads_late {
             let release = t + LATE_READ;
             let sb = d.ctrl.read_sb;
-            for a in d.accesses.reads.iter().filter(|a| !a.guard) {
+            // Predicates are read at issue: ptxas overwrites the predicate source of a DSETP
+            // one cycle later without waiting on its read scoreboard.
+            for a in d
+                .accesses
+                .reads
+                .iter()
+                .filter(|a| !a.guard && matches!(a.reg, Reg::R(_)))
+            {
                 let s = self.state(a.reg);
                 s.late_sb = sb;
                 s.late_release = release;
@@ -497,10 +510,15 @@ impl Timer {
                 if s.write_lanes == 0 {
                     s.write_t = NEVER;
                 }
+                // In order with a pending write of the same pipe: lands after it.
+                let after = s
+                    .var
+                    .filter(|v| v.pipe == pipe)
+                    .map_or(release, |v| v.release.max(release));
                 s.var = Some(VarWrite {
                     sb,
                     issue: t,
-                    release,
+                    release: after,
                     pipe,
                     lanes: exec,
                 });

@@ -7,6 +7,7 @@
 //! program counter for all of them (`uniform`) and the per-lane array is stale for those
 //! lanes; any operation that splits the lanes first writes it back ([`Warp::materialize`]).
 
+use super::convergence::ConvBarriers;
 use crate::decoded::PredOp;
 use ptxc_backend::isa::{PT, RZ, URZ};
 
@@ -41,10 +42,8 @@ pub struct Warp {
     pub alive: u32,
     /// Lanes waiting at a BSYNC, WARPSYNC or a CTA barrier.
     pub blocked: u32,
-    /// Convergence barriers B0..B15: the lanes that must reach the matching BSYNC.
-    pub conv: [u32; 16],
-    /// Lanes waiting at BSYNC Bn.
-    pub bsync_wait: [u32; 16],
+    /// Convergence barriers B0..B15 (each lane's record) and the lanes waiting at BSYNC.
+    pub conv: ConvBarriers,
     /// Lanes waiting at a WARPSYNC, and the lanes they wait for.
     pub warpsync_wait: u32,
     /// The lanes the waiting WARPSYNC lanes wait for.
@@ -94,8 +93,7 @@ impl Warp {
             uniform: Some((0, alive)),
             alive,
             blocked: 0,
-            conv: [0; 16],
-            bsync_wait: [0; 16],
+            conv: ConvBarriers::default(),
             warpsync_wait: 0,
             warpsync_mask: 0,
             bar_wait: [0; 16],

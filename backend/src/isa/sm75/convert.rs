@@ -1,5 +1,5 @@
-//! Conversions: I2F, F2I, F2F, FRND (variable latency, in the B slot), and I2IP (integer
-//! narrowing with saturation, ALU pipe). The 0x3xx opcodes handle 32-bit types and f16; the
+//! Conversions: I2F, F2I, F2F, FRND (variable latency, in the B slot), and I2I and I2IP
+//! (integer narrowing with saturation, ALU pipe). The 0x3xx opcodes handle 32-bit types and f16; the
 //! 0x31x opcodes are the forms with a 64-bit side (f64 or 64-bit integers).
 
 use super::common::*;
@@ -71,6 +71,7 @@ pub fn forms() -> Vec<Form> {
     v.extend(f2f());
     v.extend(frnd());
     v.extend(i2ip());
+    v.extend(i2i());
     v
 }
 
@@ -141,6 +142,30 @@ fn i2f() -> Vec<Form> {
                 f
             }
         }));
+    }
+    v.extend(i2f_wide_imm());
+    v
+}
+
+/// I2F from a 64-bit integer immediate (0x912): the 32-bit field is the upper word of the
+/// value, the lower word is zero (ptxas's `I2F.U64.RP R0, 0x5` for a divisor of 5 << 32),
+/// printed unsigned for `.U64` and signed for `.S64`.
+fn i2f_wide_imm() -> Vec<Form> {
+    let mut v = Vec::new();
+    for dst in [&[F16, F32][..], &[F64]] {
+        for (src, style) in [(6, ImmStyle::HexHi), (7, ImmStyle::SignedHexHi)] {
+            v.push(
+                form("I2F", Op::I2f, 0x912)
+                    .ops([width_of(rd(), dst == [F64]), imm32(Role::B, style)])
+                    .mods([
+                        ftype("dst", 75, dst, FTYPE_F32_SILENT),
+                        itype("src", 74, 84, &[src]),
+                        RND,
+                    ])
+                    .timing(L::Decoupled, Pipe::Conv)
+                    .build(),
+            );
+        }
     }
     v
 }
@@ -221,6 +246,17 @@ fn frnd() -> Vec<Form> {
         }));
     }
     v
+}
+
+/// `I2I.T.S32.SAT Rd, B`: a signed 32-bit integer saturated to `.U8/.S8/.U16/.S16` (0x238;
+/// 0x838 immediate, 0xa38 constant, 0xc38 uniform register). Fixed latency, like I2IP.
+fn i2i() -> Vec<Form> {
+    const DST: ModDesc = modifier("dst", 76, 2, &[(0, ".U8"), (1, ".S8"), (2, ".U16"), (3, ".S16")], 3);
+    src2_family(0x038, &SRC1_RICU, ImmStyle::SignedHex, |opc, b| {
+        form("I2I", Op::I2i, opc)
+            .ops([rd(), b])
+            .mods([DST, modifier("src", 0, 0, &[(0, ".S32.SAT")], 0)])
+    })
 }
 
 /// `I2IP.S8.S32.SAT Rd, Ra, B, C`: packs two saturated integers into the bytes or halves of

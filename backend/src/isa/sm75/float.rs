@@ -1,4 +1,4 @@
-//! Single-precision float instructions: FADD, FMUL, FFMA, FSETP, FMNMX, FSEL, FCHK, MUFU.
+//! Single-precision float instructions: FADD, FMUL, FFMA, FSETP, FSET, FMNMX, FSEL, FCHK, MUFU.
 
 use super::common::*;
 use crate::isa::build::*;
@@ -59,6 +59,12 @@ pub fn forms() -> Vec<Form> {
                 ps87(),
             ])
             .mods([FCMP, FTZ, BOP])
+    }));
+    // FSET always writes 1.0 or 0.0 on sm_75 (no bit selects `.BF`).
+    v.extend(src2_family(0x00a, &SRC2_RICU, ImmStyle::F32, |opc, b| {
+        form("FSET", Op::Fset, opc)
+            .ops([rd(), fa(), fneg_abs_b(b), ps87()])
+            .mods([modifier("bf", 0, 0, &[(0, ".BF")], 0), FCMP, FTZ, BOP])
     }));
     v.extend(src2_family(0x009, &SRC2_RICU, ImmStyle::F32, |opc, b| {
         form("FMNMX", Op::Fmnmx, opc)

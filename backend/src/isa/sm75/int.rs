@@ -1,5 +1,5 @@
 //! Integer ALU instructions: MOV, IADD3, LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PRMT,
-//! SGXT, BMSK, PLOP3, P2R, R2P.
+//! SGXT, BMSK, PLOP3, P2R, R2P, VABSDIFF.
 
 use super::common::*;
 use crate::flag;
@@ -22,7 +22,18 @@ pub fn forms() -> Vec<Form> {
     v.extend(unary_and_bitfield());
     v.extend(plop3());
     v.extend(p2r_r2p());
+    v.extend(vabsdiff());
     v
+}
+
+/// `VABSDIFF Rd, Pd, A, B, C`: |A - B| + C (ptxas's `sad`); `.U32` (bit 73 clear) compares
+/// unsigned. Every placement of B and C.
+fn vabsdiff() -> Vec<Form> {
+    src3_family(0x014, &ALL_SRC3, ImmStyle::Hex, |opc, _, b, c| {
+        form("VABSDIFF", Op::Vabsdiff, opc)
+            .ops([rd(), opt_pd(Role::PredDst0, 81), reg(Role::A, RA).reuse(0), b, c])
+            .mods([SIGNED])
+    })
 }
 
 fn mov() -> Vec<Form> {
@@ -107,8 +118,8 @@ fn lop3() -> Vec<Form> {
 }
 
 fn shf() -> Vec<Form> {
-    let places = [Src3::Rrr, Src3::Rri, Src3::Rrc, Src3::Rir, Src3::Rcr, Src3::Rur];
-    src3_family(0x019, &places, ImmStyle::Hex, |opc, _, b, c| {
+    // 0xe19 (C a uniform register): ptxas's `SHF.L.U32.HI R39, R12, R15, UR4`.
+    src3_family(0x019, &ALL_SRC3, ImmStyle::Hex, |opc, _, b, c| {
         form("SHF", Op::Shf, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b, c])
             .mods([

@@ -1,6 +1,6 @@
 //! The uniform datapath: one value per warp in uniform registers UR0..UR62 (URZ = 63) and
 //! uniform predicates UP0..UP6 (UPT). UMOV, UIADD3, UIMAD, ULEA, ULOP3, USHF, USEL, UISETP,
-//! UPOPC, UPRMT, and the transfers S2UR (special register) and R2UR (from a vector register,
+//! UPOPC, UFLO, UPRMT, UBMSK, USGXT, UPLOP3, and the transfers S2UR (special register) and R2UR (from a vector register,
 //! variable latency). ULDC is with the constant loads. All but UMOV's immediate form set bit
 //! 91; all but R2UR and VOTEU have a uniform guard.
 
@@ -62,7 +62,87 @@ pub fn forms() -> Vec<Form> {
     v.extend(arithmetic());
     v.extend(logic_and_shifts());
     v.extend(compares());
+    v.extend(bit_fields());
+    v.extend(uplop3());
     v
+}
+
+/// UFLO (find leading one, 0x2bd/0x8bd), UBMSK (0x29b/0x89b) and USGXT (0x29a/0x89a): the
+/// uniform twins of FLO, BMSK and SGXT, with B a uniform register or an immediate.
+fn bit_fields() -> Vec<Form> {
+    let b_of = |fb: u16| match fb {
+        1 => ureg(Role::B, RB),
+        _ => imm32(Role::B, ImmStyle::Hex),
+    };
+    let mut v = Vec::new();
+    for fb in [1, 4] {
+        let b = b_of(fb);
+        let not_b = if fb == 1 { b.not(63) } else { b };
+        v.push(
+            uniform(
+                form("UFLO", Op::Uflo, 0x0bd | fb << 9)
+                    .ops([urd(), opt_upd(Role::PredDst0, 81), not_b])
+                    .mods([SIGNED, flag!("sh", 74, ".SH")]),
+            )
+            .build(),
+        );
+        v.push(
+            uniform(
+                form("UBMSK", Op::Ubmsk, 0x09b | fb << 9)
+                    .ops([urd(), ua(), b])
+                    .mods([flag!("w", 75, ".W")]),
+            )
+            .build(),
+        );
+        v.push(
+            uniform(
+                form("USGXT", Op::Usgxt, 0x09a | fb << 9)
+                    .ops([urd(), ua(), b])
+                    .mods([flag!("w", 75, ".W"), SIGNED]),
+            )
+            .build(),
+        );
+    }
+    v
+}
+
+/// `UPLOP3.LUT UPd0, UPd1, s0, s1, s2, lut, lut2` on uniform predicates (0x89c, bit 91
+/// clear) and on the sign bits of uniform registers (0x29f: `UR4.SIGN`), like PLOP3's 0x81c
+/// and 0x21f.
+fn uplop3() -> Vec<Form> {
+    const SIGN: SuffixDesc = suffix(0, 0, &[(0, ".SIGN")]);
+    let table2 = imm(Role::Aux, bits(16, 8), ImmStyle::Hex);
+    let on_preds = form("UPLOP3.LUT", Op::Uplop3, 0x89c).ops([
+        upred(Role::PredDst0, 81, None, false),
+        upred(Role::PredDst1, 84, None, false),
+        upred(Role::PredSrc0, 87, Some(90), false),
+        upred(Role::PredSrc1, 77, Some(80), false),
+        upred(Role::PredSrc2, 68, Some(71), false),
+        OperandDesc {
+            kind: OpKind::ImmSplit {
+                lo: bits(64, 3),
+                hi: bits(72, 5),
+                style: ImmStyle::Hex,
+            },
+            ..imm(Role::Other, bits(64, 3), ImmStyle::Hex)
+        },
+        table2,
+    ]);
+    let on_signs = form("UPLOP3.LUT", Op::Uplop3, 0x29f).ops([
+        upred(Role::PredDst0, 81, None, false),
+        upred(Role::PredDst1, 84, None, false),
+        ua().suffix(SIGN),
+        ureg(Role::B, RB).suffix(SIGN),
+        ureg(Role::C, RC).suffix(SIGN),
+        imm(Role::Other, bits(72, 8), ImmStyle::Hex),
+        table2,
+    ]);
+    // The predicate form leaves bit 91 clear (nvdisasm rejects it set), like UMOV's immediate form.
+    let on_preds = on_preds
+        .uniform_guard()
+        .timing(L::Alu, Pipe::Uniform)
+        .fixed(UNIFORM_BIT, 1, 0);
+    vec![on_preds.build(), uniform(on_signs).build()]
 }
 
 fn moves() -> Vec<Form> {

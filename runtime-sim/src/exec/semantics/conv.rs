@@ -27,7 +27,8 @@ fn format(t: NumType) -> Format {
 fn source(ctx: &Ctx, w: &Warp, d: &Decoded, t: NumType, lane: usize) -> u64 {
     let s: &SrcOp = if d.b.present() { &d.b } else { &d.a };
     let mut v = match (s.src, t.bytes()) {
-        (Src::Imm(x), 8) if t.is_float() => (x & 0xffff_ffff) << 32,
+        // A 64-bit immediate (f64, or the 64-bit integer of I2F) is its upper word.
+        (Src::Imm(x), 8) => (x & 0xffff_ffff) << 32,
         (_, 8) => ctx.src64(w, s, lane),
         _ => ctx.src32(w, s, lane) as u64,
     };

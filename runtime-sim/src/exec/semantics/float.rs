@@ -176,7 +176,8 @@ pub fn fsetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// FSET: float compare into a register (`.BF`: 1.0 / 0.0, otherwise all ones / zero).
+/// FSET: float compare into a register (`.BF`: 1.0 / 0.0, otherwise all ones / zero; sm_75
+/// has only `.BF`).
 pub fn fset(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let r = fcompare(ctx, w, d);
     let p = w.pred_mask(d.ps[0], u32::MAX);

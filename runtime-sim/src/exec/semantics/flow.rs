@@ -77,9 +77,10 @@ pub fn exit(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
     Ok(())
 }
 
-/// BSSY Bn: records the lanes that must meet at the matching BSYNC.
+/// BSSY Bn: each lane records the lanes that must meet it at the matching BSYNC.
 pub fn bssy(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    w.conv[d.special as usize & 15] = taken(w, d, exec);
+    let t = taken(w, d, exec);
+    w.conv.enter(d.special as usize, t);
     Ok(())
 }
 
@@ -88,26 +89,27 @@ pub fn bsync(_: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R
     let t = taken(w, d, exec);
     let b = d.special as usize & 15;
     w.advance(group & !t, d.pc);
-    w.bsync_wait[b] |= t;
+    w.conv.waiting[b] |= t;
     w.block(t);
     release_convergence(w);
     Ok(())
 }
 
-/// BMOV: reads a convergence barrier into a register (`.CLEAR` clears it), or writes one
-/// from a register.
+/// BMOV: reads each lane's record of a convergence barrier into a register (`.CLEAR`
+/// clears the executing lanes' records), or writes it from a register.
 pub fn bmov(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let b = d.special as usize & 15;
     if d.m.clear || d.dst.present() {
-        let v = w.conv[b];
-        super::write_dst(w, &d.dst, exec, &[v; WARP]);
-        if d.m.clear && exec != 0 {
-            w.conv[b] = 0;
+        let v: [u32; WARP] = std::array::from_fn(|l| w.conv.read(b, l));
+        super::write_dst(w, &d.dst, exec, &v);
+        if d.m.clear {
+            lanes(exec).for_each(|l| w.conv.write(b, l, 0));
         }
-    } else if let Some(s) = [&d.a, &d.b].into_iter().find(|s| s.present())
-        && exec != 0
-    {
-        w.conv[b] = ctx.src32(w, s, exec.trailing_zeros() as usize);
+    } else if let Some(s) = [&d.a, &d.b].into_iter().find(|s| s.present()) {
+        for l in lanes(exec) {
+            let v = ctx.src32(w, s, l);
+            w.conv.write(b, l, v);
+        }
     }
     Ok(())
 }
@@ -115,7 +117,7 @@ pub fn bmov(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// BREAK Bn: the lanes leave the convergence barrier.
 pub fn brk(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let t = taken(w, d, exec);
-    w.conv[d.special as usize & 15] &= !t;
+    w.conv.leave(d.special as usize, t);
     release_convergence(w);
     Ok(())
 }
@@ -254,15 +256,11 @@ pub fn nop(_: &mut Ctx, _: &mut Warp, _: &Decoded, _: u32, _: u32) -> R {
 /// and the lanes at WARPSYNC once every lane they wait for has arrived or exited.
 pub fn release_convergence(w: &mut Warp) {
     for b in 0..16 {
-        let waiting = w.bsync_wait[b];
-        if waiting == 0 {
+        if w.conv.waiting[b] == 0 {
             continue;
         }
-        let needed = w.conv[b] & w.alive;
-        if needed & !waiting == 0 {
-            w.bsync_wait[b] = 0;
-            w.release(waiting & w.alive);
-        }
+        let ready = w.conv.take_ready(b, w.alive);
+        w.release(ready & w.alive);
     }
     if w.warpsync_wait != 0 && (w.warpsync_mask & w.alive) & !w.warpsync_wait == 0 {
         let waiting = w.warpsync_wait;

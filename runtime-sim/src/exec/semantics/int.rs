@@ -1,5 +1,5 @@
 //! Integer arithmetic, logic and predicate instructions: MOV, IADD3, IMAD (and .WIDE, .HI),
-//! LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PLOP3, P2R, R2P, IDP.
+//! LEA, LOP3, SHF, ISETP, SEL, IMNMX, IABS, PLOP3, P2R, R2P, IDP, VABSDIFF.
 
 use super::{each, set_compare, write_dst, write_dst64};
 use crate::decoded::{Decoded, SrcOp};
@@ -148,10 +148,14 @@ pub fn lea(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let cin = carry_in(w, d, exec);
     let mut out = [0u32; WARP];
     let mut cout = 0u32;
+    // `LEA Rd, P0, -A, B, s` subtracts the shifted A as IADD3 subtracts (`~x + 1` in 33 bits):
+    // P0 is set when `A << s` is 0, which ptxas's 64-bit `neg` of a shifted value relies on
+    // (`LEA R6, P0, -R2, RZ, 0x1; IADD3.X R7, RZ, ~R0, RZ, P0, !PT`).
+    let negate_shifted = d.a.neg && !d.a.not && !d.m.x && !d.m.hi;
     for l in 0..WARP {
         let av = if d.a.not || (d.a.neg && d.m.x) {
             !a[l]
-        } else if d.a.neg {
+        } else if d.a.neg && !negate_shifted {
             a[l].wrapping_neg()
         } else {
             a[l]
@@ -162,7 +166,12 @@ pub fn lea(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         } else {
             av << s
         };
-        let sum = shifted as u64 + ineg(b[l], &d.b, d.m.x) + ((cin >> l) & 1) as u64;
+        let term = if negate_shifted {
+            (!shifted) as u64 + 1
+        } else {
+            shifted as u64
+        };
+        let sum = term + ineg(b[l], &d.b, d.m.x) + ((cin >> l) & 1) as u64;
         out[l] = sum as u32;
         cout |= (((sum >> 32) & 1) as u32) << l;
     }
@@ -309,6 +318,21 @@ pub fn iabs(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let src = if d.b.present() { &d.b } else { &d.a };
     let v = ctx.row(w, src);
     let out: [u32; WARP] = std::array::from_fn(|l| (v[l] as i32).wrapping_abs() as u32);
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// VABSDIFF (PTX `sad`): `|a - b| + c`, the difference taken exactly (signed unless `.U32`)
+/// and the sum wrapped to 32 bits. The predicate output is not modelled: ptxas leaves it PT,
+/// anything else is reported as unsupported.
+pub fn vabsdiff(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    if d.pd[0].idx != ptxc_backend::isa::PT {
+        return super::unsupported(ctx, w, d, group, exec);
+    }
+    let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
+    let wide = |x: u32| if d.m.signed { x as i32 as i64 } else { x as i64 };
+    let out: [u32; WARP] =
+        std::array::from_fn(|l| ((wide(a[l]) - wide(b[l])).unsigned_abs() as u32).wrapping_add(c[l]));
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }

@@ -51,6 +51,7 @@ pub const TABLE: &[(&str, ExecFn, bool)] = &[
     ("IDP", int::idp, false),
     ("IDP.4A", int::idp, false),
     ("IDP.2A", int::idp, false),
+    ("VABSDIFF", int::vabsdiff, false),
     ("PRMT", bits::prmt, false),
     ("SGXT", bits::sgxt, false),
     ("BMSK", bits::bmsk, false),

@@ -162,7 +162,9 @@ pub fn uimad(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     })
 }
 
-/// UIMAD.WIDE.
+/// UIMAD.WIDE: `d:d+1 = a * b + c:c+1 (+ the carry-in UPs under .X)`, the carry out of the
+/// 64-bit addition to UPd, as IMAD.WIDE (ptxas's constant `mul.hi.u64` chains two of them
+/// through UP0).
 pub fn uimad_wide(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (u(ctx, w, &d.a), u(ctx, w, &d.b));
     let p = if d.m.signed {
@@ -171,13 +173,22 @@ pub fn uimad_wide(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -
         a as u64 * b as u64
     };
     let c = ctx.src64(w, &d.c, 0);
-    let c = if d.c.neg { c.wrapping_neg() } else { c };
-    let r = p.wrapping_add(c);
+    let c = if d.c.not || (d.c.neg && d.m.x) {
+        !c
+    } else if d.c.neg {
+        c.wrapping_neg()
+    } else {
+        c
+    };
+    let cin = d.m.x && up(w, d.ps[0]);
+    let (r, o1) = p.overflowing_add(c);
+    let (r, o2) = r.overflowing_add(cin as u64);
     once(exec, || {
         w.set_ureg(d.dst.reg, r as u32);
         if d.dst.reg < 62 {
             w.set_ureg(d.dst.reg + 1, (r >> 32) as u32);
         }
+        set_p(w, d.pd[0], o1 | o2);
     })
 }
 
@@ -224,9 +235,14 @@ pub fn ubmsk(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     once(exec, || set(w, d, v))
 }
 
-/// UPLOP3.LUT on uniform predicates.
-pub fn uplop3(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let idx = (up(w, d.ps[0]) as u64) << 2 | (up(w, d.ps[1]) as u64) << 1 | up(w, d.ps[2]) as u64;
+/// UPLOP3.LUT on uniform predicates, or on the sign bits of uniform registers (`UR4.SIGN`).
+pub fn uplop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let inputs = if d.a.present() {
+        [&d.a, &d.b, &d.c].map(|s| u(ctx, w, s) >> 31 == 1)
+    } else {
+        [0, 1, 2].map(|i| up(w, d.ps[i]))
+    };
+    let idx = (inputs[0] as u64) << 2 | (inputs[1] as u64) << 1 | inputs[2] as u64;
     once(exec, || {
         set_p(w, d.pd[0], (d.other >> idx) & 1 == 1);
         set_p(w, d.pd[1], (d.aux >> idx) & 1 == 1);
