@@ -158,21 +158,6 @@ pub fn is_open(id: &str) -> bool {
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
-        id: "carry64",
-        component: Component::Backend,
-        summary: "64-bit carry chains (add.cc/addc/sub.cc/subc/mad.cc/madc on .u64/.s64) are not selected\n\
-                  `iadd_carry on i64 is not supported`: the back end selects IADD3 with carry predicates \
-                  for 32 bits only.",
-        case: "carry64",
-        kinds: &[Kind::BackendError],
-        messages: &["iadd_carry on i64"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            ends_64(i) && (p.contains(&"cc") || matches!(p[0], "addc" | "subc" | "madc"))
-        }),
-        program: None,
-    },
-    Issue {
         id: "mulhi16",
         component: Component::Backend,
         summary: "mul.hi and mad.hi on 16-bit types are not selected\n\
@@ -185,27 +170,6 @@ pub static ISSUES: &[Issue] = &[
             let p = parts(i);
             matches!(p[0], "mul" | "mad") && p.contains(&"hi") && i.op.ends_with("16")
         }),
-        program: None,
-    },
-    Issue {
-        id: "madhi64",
-        component: Component::Backend,
-        summary: "mad.hi on 64-bit types is not selected\n\
-                  `imad_hi_u on i64` / `imad_hi_s on i64`: bits64.rs has the 64-bit mul.hi but not mad.hi.",
-        case: "madhi64",
-        kinds: &[Kind::BackendError],
-        messages: &["imad_hi_u on i64", "imad_hi_s on i64"],
-        avoid: Some(|i| parts(i)[0] == "mad" && parts(i).contains(&"hi") && ends_64(i)),
-        program: None,
-    },
-    Issue {
-        id: "bfind64",
-        component: Component::Backend,
-        summary: "bfind on 64-bit types is not selected\n`bfind_u on i64` / `bfind_s on i64`.",
-        case: "bfind64",
-        kinds: &[Kind::BackendError],
-        messages: &["bfind_u on i64", "bfind_s on i64"],
-        avoid: Some(|i| parts(i)[0] == "bfind" && ends_64(i)),
         program: None,
     },
     Issue {
