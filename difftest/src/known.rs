@@ -158,21 +158,6 @@ pub fn is_open(id: &str) -> bool {
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
-        id: "mulhi16",
-        component: Component::Backend,
-        summary: "mul.hi and mad.hi on 16-bit types are not selected\n\
-                  `imul_hi_u on i16` (and imul_hi_s, imad_hi_u, imad_hi_s): lower_int rejects the high half \
-                  of narrow products instead of taking bits 31..16 of the 32-bit product.",
-        case: "mulhi16",
-        kinds: &[Kind::BackendError],
-        messages: &["_hi_u on i16", "_hi_s on i16"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            matches!(p[0], "mul" | "mad") && p.contains(&"hi") && i.op.ends_with("16")
-        }),
-        program: None,
-    },
-    Issue {
         id: "shared-minmax-s64",
         component: Component::Backend,
         summary: "signed 64-bit min/max atomics on shared memory are not selected\n\
