@@ -158,21 +158,6 @@ pub fn is_open(id: &str) -> bool {
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
-        id: "shared-minmax-s64",
-        component: Component::Backend,
-        summary: "signed 64-bit min/max atomics on shared memory are not selected\n\
-                  `atom.shared.max_s.i64` / `atom.shared.min_s.i64` (ATOMS has no signed 64-bit \
-                  min/max: ptxas uses a compare-and-swap loop).",
-        case: "shared_minmax_s64",
-        kinds: &[Kind::BackendError],
-        messages: &["atom.shared.m"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p.len() == 4 && p[1] == "shared" && matches!(p[2], "min" | "max") && p[3] == "s64"
-        }),
-        program: None,
-    },
-    Issue {
         id: "cvt-sat-f64",
         component: Component::Backend,
         summary: "cvt with .sat to f64 is not selected\n`saturating conversion to f64 is not supported`.",
