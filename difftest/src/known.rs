@@ -158,19 +158,6 @@ pub fn is_open(id: &str) -> bool {
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
-        id: "cvt-sat-f64",
-        component: Component::Backend,
-        summary: "cvt with .sat to f64 is not selected\n`saturating conversion to f64 is not supported`.",
-        case: "cvt_sat_f64",
-        kinds: &[Kind::BackendError],
-        messages: &["saturating conversion to f64"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p[0] == "cvt" && p.contains(&"sat") && p[p.len() - 2] == "f64"
-        }),
-        program: None,
-    },
-    Issue {
         id: "i2f-imm64",
         component: Component::Backend,
         summary: "cvt from a 64-bit integer constant to a float is not selected\n\
