@@ -9,7 +9,7 @@
 //!   the regression test checks that each case still shows its issue, so a fix is noticed.
 
 use crate::compare::{Kind, Mismatch};
-use crate::program::{Class, Dsts, Inst, Operand, Program, Space, Stmt};
+use crate::program::{Class, Dsts, Inst, Program, Space, Stmt};
 
 /// Why two NaNs with different bits count as equal.
 pub const NAN_BITS: &str = "PTX leaves unspecified which NaN a float operation returns; the \
@@ -144,11 +144,6 @@ fn parts(i: &Inst) -> Vec<&str> {
     i.op.split('.').collect()
 }
 
-/// Whether the instruction's type (last part of the opcode) is 64 bits wide.
-fn ends_64(i: &Inst) -> bool {
-    i.op.ends_with("64")
-}
-
 /// Whether the open issue `id` is listed (for generators that avoid structures rather than
 /// instructions).
 pub fn is_open(id: &str) -> bool {
@@ -157,23 +152,6 @@ pub fn is_open(id: &str) -> bool {
 
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
-    Issue {
-        id: "i2f-imm64",
-        component: Component::Backend,
-        summary: "cvt from a 64-bit integer constant to a float is not selected\n\
-                  `I2f with these operands ([(B, Op(Fixed(Imm(..` for `cvt.rn.f32.s64 d, 1`: the constant is \
-                  neither folded nor moved into a register pair.",
-        case: "i2f_imm64",
-        kinds: &[Kind::BackendError],
-        messages: &["I2f with these operands"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p[0] == "cvt"
-                && matches!(p[p.len() - 1], "s64" | "u64")
-                && i.srcs.iter().any(|s| matches!(s.op, Operand::Imm(_)))
-        }),
-        program: None,
-    },
     Issue {
         id: "ptxas-guarded-set-f32",
         component: Component::Ptxas,
