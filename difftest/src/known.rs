@@ -299,21 +299,6 @@ pub static ISSUES: &[Issue] = &[
         program: None,
     },
     Issue {
-        id: "entry-livein",
-        component: Component::Backend,
-        summary: "register allocation fails with EntryLivein on stores of a folded constant\n\
-                  `neg.f32 f0, 0f00000000; mul.rp.f32 f1, 0f00000000, f0; sub.rm.ftz.f32 f1, 0f00000000, \
-                  0f00000000; st.global.f32 [a], f0; st.global.f32 [a+8], f1;` (both stores of -0.0 after \
-                  folding and GVN): a virtual register is read that nothing defines. Without the dead \
-                  mul.rp, or without the sub, it compiles.",
-        case: "entry_livein",
-        kinds: &[Kind::BackendError],
-        // The release build's regalloc2 says EntryLivein, a debug build's SSA validation SSA(..).
-        messages: &["EntryLivein", "register allocation failed: SSA("],
-        avoid: None,
-        program: None,
-    },
-    Issue {
         id: "shared-join",
         component: Component::Backend,
         summary: "nested branches with one join deadlock in ptxc's code\n\
