@@ -299,20 +299,6 @@ pub static ISSUES: &[Issue] = &[
         program: None,
     },
     Issue {
-        id: "shared-join",
-        component: Component::Backend,
-        summary: "nested branches with one join deadlock in ptxc's code\n\
-                  `@!p bra L4; @!p bra L5; bra L6; L5: ...; L6: L4:` inside a divergent loop: the outer \
-                  branch jumps over the inner BSSY B2 (and its BMOV.32.CLEAR) straight onto the shared \
-                  join, where BSYNC B2 waits on the mask the previous iteration left in B2.",
-        case: "shared_join",
-        kinds: &[Kind::PtxcFault],
-        messages: &["threads wait at a convergence barrier"],
-        // Structural: the generator ends no if/else branch with an if or a loop.
-        avoid: None,
-        program: None,
-    },
-    Issue {
         id: "sim-bsync-deadlock",
         component: Component::Simulator,
         summary: "ptxas's code deadlocks at a convergence barrier on the simulator\n\
