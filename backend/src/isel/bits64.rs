@@ -144,13 +144,21 @@ impl Isel<'_> {
             hi = self.lop3_temp(Arg::op(hi), Arg::op(sign), Arg::rz(), LUT_A ^ LUT_B)?;
         }
         let p = self.vcode.new_vreg(VClass::Pred);
-        let srcs = [(Role::A, Arg::op(hi)), (Role::B, Arg::rz()), (Role::PredSrc0, Arg::pt(false))];
+        let srcs = [
+            (Role::A, Arg::op(hi)),
+            (Role::B, Arg::rz()),
+            (Role::PredSrc0, Arg::pt(false)),
+        ];
         let pd = [
             (Role::PredDst0, MOp::Pred(p, false)),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
         ];
         self.emit_sass(Op::Isetp, &pd, &srcs, &[("cmp", 5), ("signed", 0), ("bop", 0)], None)?;
-        let pick = [(Role::A, Arg::op(hi)), (Role::B, Arg::op(lo)), (Role::PredSrc0, Arg::op(MOp::Pred(p, false)))];
+        let pick = [
+            (Role::A, Arg::op(hi)),
+            (Role::B, Arg::op(lo)),
+            (Role::PredSrc0, Arg::op(MOp::Pred(p, false))),
+        ];
         let word = self.emit_temp(Op::Sel, &pick, &[])?;
         let flo = self.emit_temp(Op::Flo, &[(Role::B, Arg::op(word))], &[("signed", 0)])?;
         let base = [
