@@ -144,12 +144,6 @@ fn parts(i: &Inst) -> Vec<&str> {
     i.op.split('.').collect()
 }
 
-/// Whether the open issue `id` is listed (for generators that avoid structures rather than
-/// instructions).
-pub fn is_open(id: &str) -> bool {
-    ISSUES.iter().any(|i| i.id == id)
-}
-
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
