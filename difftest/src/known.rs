@@ -9,7 +9,7 @@
 //!   the regression test checks that each case still shows its issue, so a fix is noticed.
 
 use crate::compare::{Kind, Mismatch};
-use crate::program::{Class, Dsts, Inst, Operand, Program, Space, Stmt};
+use crate::program::{Class, Dsts, Inst, Program, Space, Stmt};
 
 /// Why two NaNs with different bits count as equal.
 pub const NAN_BITS: &str = "PTX leaves unspecified which NaN a float operation returns; the \
@@ -139,120 +139,8 @@ pub fn avoided(p: &Program, s: &Stmt) -> Option<&'static Issue> {
         .find(|issue| issue.avoid.is_some_and(|f| insts.iter().any(f)))
 }
 
-/// `op` (`add.cc.u64`) split at its dots.
-fn parts(i: &Inst) -> Vec<&str> {
-    i.op.split('.').collect()
-}
-
-/// Whether the instruction's type (last part of the opcode) is 64 bits wide.
-fn ends_64(i: &Inst) -> bool {
-    i.op.ends_with("64")
-}
-
-/// Whether the open issue `id` is listed (for generators that avoid structures rather than
-/// instructions).
-pub fn is_open(id: &str) -> bool {
-    ISSUES.iter().any(|i| i.id == id)
-}
-
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
-    Issue {
-        id: "carry64",
-        component: Component::Backend,
-        summary: "64-bit carry chains (add.cc/addc/sub.cc/subc/mad.cc/madc on .u64/.s64) are not selected\n\
-                  `iadd_carry on i64 is not supported`: the back end selects IADD3 with carry predicates \
-                  for 32 bits only.",
-        case: "carry64",
-        kinds: &[Kind::BackendError],
-        messages: &["iadd_carry on i64"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            ends_64(i) && (p.contains(&"cc") || matches!(p[0], "addc" | "subc" | "madc"))
-        }),
-        program: None,
-    },
-    Issue {
-        id: "mulhi16",
-        component: Component::Backend,
-        summary: "mul.hi and mad.hi on 16-bit types are not selected\n\
-                  `imul_hi_u on i16` (and imul_hi_s, imad_hi_u, imad_hi_s): lower_int rejects the high half \
-                  of narrow products instead of taking bits 31..16 of the 32-bit product.",
-        case: "mulhi16",
-        kinds: &[Kind::BackendError],
-        messages: &["_hi_u on i16", "_hi_s on i16"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            matches!(p[0], "mul" | "mad") && p.contains(&"hi") && i.op.ends_with("16")
-        }),
-        program: None,
-    },
-    Issue {
-        id: "madhi64",
-        component: Component::Backend,
-        summary: "mad.hi on 64-bit types is not selected\n\
-                  `imad_hi_u on i64` / `imad_hi_s on i64`: bits64.rs has the 64-bit mul.hi but not mad.hi.",
-        case: "madhi64",
-        kinds: &[Kind::BackendError],
-        messages: &["imad_hi_u on i64", "imad_hi_s on i64"],
-        avoid: Some(|i| parts(i)[0] == "mad" && parts(i).contains(&"hi") && ends_64(i)),
-        program: None,
-    },
-    Issue {
-        id: "bfind64",
-        component: Component::Backend,
-        summary: "bfind on 64-bit types is not selected\n`bfind_u on i64` / `bfind_s on i64`.",
-        case: "bfind64",
-        kinds: &[Kind::BackendError],
-        messages: &["bfind_u on i64", "bfind_s on i64"],
-        avoid: Some(|i| parts(i)[0] == "bfind" && ends_64(i)),
-        program: None,
-    },
-    Issue {
-        id: "shared-minmax-s64",
-        component: Component::Backend,
-        summary: "signed 64-bit min/max atomics on shared memory are not selected\n\
-                  `atom.shared.max_s.i64` / `atom.shared.min_s.i64` (ATOMS has no signed 64-bit \
-                  min/max: ptxas uses a compare-and-swap loop).",
-        case: "shared_minmax_s64",
-        kinds: &[Kind::BackendError],
-        messages: &["atom.shared.m"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p.len() == 4 && p[1] == "shared" && matches!(p[2], "min" | "max") && p[3] == "s64"
-        }),
-        program: None,
-    },
-    Issue {
-        id: "cvt-sat-f64",
-        component: Component::Backend,
-        summary: "cvt with .sat to f64 is not selected\n`saturating conversion to f64 is not supported`.",
-        case: "cvt_sat_f64",
-        kinds: &[Kind::BackendError],
-        messages: &["saturating conversion to f64"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p[0] == "cvt" && p.contains(&"sat") && p[p.len() - 2] == "f64"
-        }),
-        program: None,
-    },
-    Issue {
-        id: "i2f-imm64",
-        component: Component::Backend,
-        summary: "cvt from a 64-bit integer constant to a float is not selected\n\
-                  `I2f with these operands ([(B, Op(Fixed(Imm(..` for `cvt.rn.f32.s64 d, 1`: the constant is \
-                  neither folded nor moved into a register pair.",
-        case: "i2f_imm64",
-        kinds: &[Kind::BackendError],
-        messages: &["I2f with these operands"],
-        avoid: Some(|i| {
-            let p = parts(i);
-            p[0] == "cvt"
-                && matches!(p[p.len() - 1], "s64" | "u64")
-                && i.srcs.iter().any(|s| matches!(s.op, Operand::Imm(_)))
-        }),
-        program: None,
-    },
     Issue {
         id: "ptxas-guarded-set-f32",
         component: Component::Ptxas,
@@ -335,36 +223,5 @@ pub static ISSUES: &[Issue] = &[
             let to_int = |i: &Inst| i.op.starts_with("cvt.r") && i.op.contains("i.") && i.op.contains(".f");
             any_inst(p, &shift16) && any_inst(p, &to_int)
         }),
-    },
-    Issue {
-        id: "entry-livein",
-        component: Component::Backend,
-        summary: "register allocation fails with EntryLivein on stores of a folded constant\n\
-                  `neg.f32 f0, 0f00000000; mul.rp.f32 f1, 0f00000000, f0; sub.rm.ftz.f32 f1, 0f00000000, \
-                  0f00000000; st.global.f32 [a], f0; st.global.f32 [a+8], f1;` (both stores of -0.0 after \
-                  folding and GVN): a virtual register is read that nothing defines. Without the dead \
-                  mul.rp, or without the sub, it compiles.",
-        case: "entry_livein",
-        kinds: &[Kind::BackendError],
-        // The release build's regalloc2 says EntryLivein, a debug build's SSA validation SSA(..).
-        messages: &["EntryLivein", "register allocation failed: SSA("],
-        avoid: None,
-        program: None,
-    },
-    Issue {
-        id: "shared-join",
-        component: Component::Backend,
-        summary: "nested branches with one join deadlock in ptxc's code\n\
-                  `@!p2 bra L2; @!p1 bra L3; @!p0 bra L6; L6: bra L4; L3: ...; L4: L2:` and then a \
-                  divergent loop: an outer branch jumps straight onto the shared join, the BSYNC of an \
-                  inner region its lanes never entered (no BSSY); ptxas always enters a region before its \
-                  BSYNC. (The first shrunk case, nested in a loop, runs since the simulator keeps each \
-                  lane's barrier record; this one still deadlocks.)",
-        case: "shared_join",
-        kinds: &[Kind::PtxcFault],
-        messages: &["threads wait at a convergence barrier"],
-        // Structural: the generator ends no if/else branch with an if or a loop.
-        avoid: None,
-        program: None,
     },
 ];

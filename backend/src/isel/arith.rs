@@ -86,8 +86,14 @@ impl Isel<'_> {
         if self.lower_bits(inst)? {
             return Ok(());
         }
-        let narrow_hi = ty.bits() < 32 && matches!(op, Opcode::ImulHiS | Opcode::ImulHiU);
-        if ty.bits() > 32 || narrow_hi {
+        let narrow_hi = matches!(
+            op,
+            Opcode::ImulHiS | Opcode::ImulHiU | Opcode::ImadHiS | Opcode::ImadHiU
+        );
+        if ty.bits() < 32 && narrow_hi {
+            return self.narrow_mul_hi(inst);
+        }
+        if ty.bits() > 32 {
             return Err(self.unsupported(format!("{} on {ty}", op.name())));
         }
         let d = self.dst(inst);
@@ -241,6 +247,33 @@ impl Isel<'_> {
         let a = self.extended(a, ty.bits(), signed)?;
         let b = self.extended(b, ty.bits(), signed)?;
         Ok((Arg::op(a), Arg::op(b)))
+    }
+
+    /// `mul.hi`/`mad.hi` on 8- and 16-bit values: the extended operands' product fits in 32
+    /// bits, and its bits above the width are the high half (`IMAD`, `SHF.R.S32.HI` as ptxas
+    /// writes it; the result keeps garbage above its width), plus the addend for `mad.hi`.
+    fn narrow_mul_hi(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, ty, args) = (data.op, data.ty, data.args.clone());
+        let signed = matches!(op, Opcode::ImulHiS | Opcode::ImadHiS);
+        let (a, b) = self.narrow_args(ty, signed, args[0], args[1])?;
+        let srcs = [(Role::A, a), (Role::B, b), (Role::C, Arg::rz())];
+        let product = self.emit_temp(Op::Imad, &srcs, &[("signed", 1)])?;
+        let d = self.dst(inst);
+        let addend = args.get(2).copied();
+        let hi = if addend.is_some() { self.new_single() } else { d };
+        let srcs = [
+            (Role::A, Arg::rz()),
+            (Role::B, Arg::imm(ty.bits())),
+            (Role::C, Arg::op(product)),
+        ];
+        let mods = [("right", 1), ("type", 2), ("hi", 1)];
+        self.emit_sass(Op::Shf, &[(Role::Dst, hi)], &srcs, &mods, None)?;
+        let Some(c) = addend else {
+            return Ok(());
+        };
+        let srcs = [(Role::A, Arg::op(hi)), (Role::B, Arg::v(c)), (Role::C, Arg::rz())];
+        self.emit_sass(Op::Iadd3, &[(Role::Dst, d)], &srcs, &[], None)
     }
 
     /// and/or/xor/not/select on predicates with PLOP3.

@@ -68,7 +68,11 @@ impl Isel<'_> {
     /// I2F (then FADD.SAT for `.sat`).
     fn int_to_float(&mut self, result: Value, a: Value, info: &ConvertInfo, to: Type) -> Result<(), IselError> {
         let src = if info.from.bits() == 64 {
-            Arg::op(self.wide_src(a))
+            // I2F has no 64-bit immediate form: a constant goes into a register pair.
+            match self.wide_src(a) {
+                MOp::Fixed(V::Imm(_)) => Arg::op(MOp::Reg(self.reg(a))),
+                op => Arg::op(op),
+            }
         } else {
             Arg::v(a)
         };

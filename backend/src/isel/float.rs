@@ -177,7 +177,9 @@ impl Isel<'_> {
         match self.fsrc(v, flushing) {
             Arg::Val(x, m) if m == SrcMods::default() => self.negated(x, true),
             Arg::Val(x, m) => Arg::Val(x, SrcMods { neg: !m.neg, ..m }),
-            _ => Arg::rz(),
+            // +0.0 (RZ) negated is -0.0: `x - 0` is `x + -0`, which keeps x = -0 (and gives
+            // -0 for 0 - 0 rounding down), where `x + 0` would not.
+            _ => neg_rz(),
         }
     }
 

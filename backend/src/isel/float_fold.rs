@@ -70,12 +70,23 @@ impl Isel<'_> {
         (v, mods)
     }
 
-    /// Discounts the uses folded as source modifiers and as register halves.
+    /// True if `inst` is pure and nothing reads its results: it is not selected.
+    fn is_unselected(&self, inst: Inst) -> bool {
+        self.func.insts[inst].op.is_pure() && self.func.results[inst].iter().all(|&r| self.use_count(r) == 0)
+    }
+
+    /// Discounts the uses folded as source modifiers and as register halves (of the
+    /// instructions that are selected).
     pub(super) fn find_float_folds(&mut self) {
         let mut folded: Vec<Value> = Vec::new();
         for &b in &self.func.layout {
             for &i in &self.func.blocks[b].insts {
                 let d = &self.func.insts[i];
+                // A dead instruction's uses were already dropped (`remove_dead_values`):
+                // discounting them again would leave a still-read value unselected.
+                if self.is_unselected(i) {
+                    continue;
+                }
                 if takes_sign_mods(d) {
                     let flushing = user_flushes(d);
                     // The user reads the peeled value instead of `a`. (A sign operation left

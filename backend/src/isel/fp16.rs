@@ -61,7 +61,8 @@ impl Isel<'_> {
                 let b = if op == Opcode::Fsub {
                     match self.fsrc(args[1], f) {
                         Arg::Val(v, mm) => self.hsrc(ty, Arg::Val(v, SrcMods { neg: !mm.neg, ..mm })),
-                        other => self.hsrc(ty, other),
+                        // +0.0 (RZ) negated: `x - 0` is `x + -0` (keeps x = -0).
+                        _ => self.neg_rz_h(ty),
                     }
                 } else {
                     src(self, 1)

@@ -3,7 +3,10 @@
 //! ptxas does:
 //! `BMOV.32.CLEAR RZ, Bn; BSSY Bn, <join>` where the region starts and `BSYNC Bn` at the join.
 //! A region whose branch sits inside a loop that does not contain the join starts before the
-//! loop. Nested regions use distinct barriers B0..B15 (outermost B0).
+//! loop; a region whose join other paths reach too (nested branches sharing one join) starts
+//! at the join's nearest dominator, so that every path into a BSYNC has executed its BSSY
+//! (branches sharing a join share its barrier). Nested regions use distinct barriers
+//! B0..B15 (outermost B0).
 
 use crate::isa::{Op, Role, Value as V};
 use crate::vcode::graph::Cfg;
@@ -74,7 +77,7 @@ fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
         let Some(join) = cfg.ipdom[b].filter(|&j| divergent && j != cfg.exit() && !only_exits(j)) else {
             continue;
         };
-        let Some(entry) = hoist_out_of_loops(cfg, &loops, b, join) else {
+        let Some(entry) = region_entry(cfg, &loops, b, join) else {
             continue;
         };
         let r = Region { entry, join };
@@ -83,6 +86,27 @@ fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
         }
     }
     out
+}
+
+/// Where the region of the branch at `b` joining at `join` starts: out of every loop that
+/// contains it but not the join, then, if some path reaches the join without passing there
+/// (an outer branch jumping straight to a join it shares with an inner one), up to the
+/// nearest dominator of the join, which the join must post-dominate (every thread of the
+/// BSSY's mask reaches the BSYNC). A BSYNC reached without its BSSY would wait on the mask
+/// the barrier register holds from before (a previous loop iteration). None: no barrier.
+fn region_entry(cfg: &Cfg, loops: &[(usize, Vec<usize>)], b: usize, join: usize) -> Option<usize> {
+    let mut entry = hoist_out_of_loops(cfg, loops, b, join)?;
+    if cfg.dominates(entry, join) {
+        return Some(entry);
+    }
+    for _ in 0..cfg.idom.len() {
+        entry = cfg.idom[entry].filter(|&d| d != entry)?;
+        if cfg.dominates(entry, join) {
+            let entry = hoist_out_of_loops(cfg, loops, entry, join)?;
+            return cfg.post_dominates(join, entry).then_some(entry);
+        }
+    }
+    None
 }
 
 /// Moves the region start out of every loop that contains it but not the join.

@@ -1,18 +1,30 @@
-//! Atomics that shared memory has no instruction for: float additions (f32 and f64) become
-//! a compare-and-swap loop on the value's bits, as ptxas builds them: read the word, add,
-//! swap if it is still what was read, else retry with what was there.
+//! Atomics that shared memory has no instruction for: float additions (f32 and f64) and
+//! signed 64-bit min/max (ATOMS has no .S64 form) become a compare-and-swap loop on the
+//! value's bits, as ptxas builds them: read the word, combine, swap if it is still what was
+//! read, else retry with what was there.
 
 use super::builder::Builder;
 use ptxc_mir::ir::{AtomInfo, AtomOp, Aux, Cond, FloatMode, InstData, MemInfo, Opcode, Space, Type, Value};
 
-/// Expands `atom.shared.add` on floats.
+/// The operation combining the old value with the operand, for the atomics expanded here.
+fn combine(op: AtomOp, ty: Type) -> Option<Opcode> {
+    match (op, ty.bits()) {
+        (AtomOp::Fadd, _) => Some(Opcode::Fadd),
+        (AtomOp::MinS, 64) => Some(Opcode::MinS),
+        (AtomOp::MaxS, 64) => Some(Opcode::MaxS),
+        _ => None,
+    }
+}
+
+/// Expands `atom.shared.add` on floats and `atom.shared.{min,max}.s64`.
 pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
     let Aux::Atom(info) = d.aux else { return None };
-    if d.op != Opcode::Atom || info.op != AtomOp::Fadd || info.space != Space::Shared {
+    if d.op != Opcode::Atom || info.space != Space::Shared {
         return None;
     }
+    let op = combine(info.op, d.ty)?;
     let (fty, addr, v) = (d.ty, d.args[0], d.args[1]);
-    let ity = if fty == Type::F64 { Type::I64 } else { Type::I32 };
+    let ity = if fty.bits() == 64 { Type::I64 } else { Type::I32 };
     let load = MemInfo {
         space: Space::Shared,
         offset: info.offset,
@@ -26,7 +38,11 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
     b.switch_to(again);
     let old = b.param(again, ity);
     let old_f = b.bitcast(fty, old);
-    let sum = b.fop(Opcode::Fadd, fty, &[old_f, v], FloatMode::default());
+    let sum = if op == Opcode::Fadd {
+        b.fop(op, fty, &[old_f, v], FloatMode::default())
+    } else {
+        b.bin(op, fty, old_f, v)
+    };
     let sum_bits = b.bitcast(ity, sum);
     let cas = AtomInfo {
         op: AtomOp::Cas,

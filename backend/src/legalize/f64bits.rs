@@ -1,8 +1,9 @@
 //! f64 operations without a direct SASS form, on compares and selects: `min`/`max` (a NaN
 //! operand yields the other, -0 below +0; ptxas uses DSETP.MIN/MAX, whose semantics the
 //! simulator does not model), `testp` on the bits as 64-bit integer compares (zero counts as
-//! normal, as in ptxas's sequence), and saturation of f64 results (`cvt.sat.f64.*`: NaN and
-//! values up to +0 give +0, values from 1 give 1).
+//! normal, as in ptxas's sequence), and saturation of f64 results (`cvt.sat.f64.*` from
+//! floats and integers: the plain conversion, then NaN and values up to +0 give +0, values
+//! from 1 give 1).
 
 use super::builder::Builder;
 use ptxc_mir::ir::{Aux, Cond, ConvertInfo, InstData, Opcode, Type, Value};
@@ -14,7 +15,7 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
             Some(min_max(b, d.op == Opcode::Fmax, d.args[0], d.args[1]))
         }
         (Opcode::Ftestp, Aux::Imm(class)) if d.ty == Type::F64 => Some(testp(b, *class, d.args[0])),
-        (Opcode::Convert, Aux::Convert(info)) if d.ty == Type::F64 && info.sat && info.from.is_float() => {
+        (Opcode::Convert, Aux::Convert(info)) if d.ty == Type::F64 && info.sat => {
             let plain = ConvertInfo { sat: false, ..*info };
             let v = if info.from == Type::F64 {
                 d.args[0]

@@ -333,19 +333,20 @@ impl Gen<'_> {
         } else {
             Vec::new()
         };
-        if self.opts.avoid_open_issues && crate::known::is_open("shared-join") {
-            // An if or a loop last in a branch joins where the outer if joins.
-            let last = if else_.is_empty() { &mut then_ } else { &mut else_ };
-            if matches!(last.last(), Some(Stmt::If { .. } | Stmt::Loop { .. })) {
-                let d = self.reg(Class::B32);
-                let s = self.src(Class::B32, ImmTy::U32);
-                last.push(Stmt::Inst(Gen::bare(
-                    "mov.b32".into(),
-                    vec![Operand::Reg(d)],
-                    Dsts::Plain,
-                    vec![s],
-                )));
-            }
+        // Sometimes a branch ends with an if or a loop, which joins where this if joins
+        // (nested branches sharing one join).
+        if ctx.if_depth + ctx.loop_depth < 2 && self.budget > 4 && self.rng.chance(20) {
+            let last = if else_.is_empty() || self.rng.chance(50) {
+                &mut then_
+            } else {
+                &mut else_
+            };
+            let tail = if self.rng.chance(60) {
+                self.if_(inner)
+            } else {
+                self.loop_(inner)
+            };
+            last.push(tail);
         }
         Stmt::If { cond, then_, else_ }
     }
