@@ -202,6 +202,8 @@ pub enum Op {
     UimadWide,
     /// `UPOPC`: uniform population count.
     Upopc,
+    /// `UBREV`: uniform bit reverse.
+    Ubrev,
     /// `UPRMT`: uniform byte permute.
     Uprmt,
     /// `BREAK Bn`: leave a convergence region.

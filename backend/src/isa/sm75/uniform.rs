@@ -1,6 +1,6 @@
 //! The uniform datapath: one value per warp in uniform registers UR0..UR62 (URZ = 63) and
 //! uniform predicates UP0..UP6 (UPT). UMOV, UIADD3, UIMAD, ULEA, ULOP3, USHF, USEL, UISETP,
-//! UPOPC, UFLO, UPRMT, UBMSK, USGXT, UPLOP3, and the transfers S2UR (special register) and R2UR (from a vector register,
+//! UPOPC, UBREV, UFLO, UPRMT, UBMSK, USGXT, UPLOP3, and the transfers S2UR (special register) and R2UR (from a vector register,
 //! variable latency). ULDC is with the constant loads. All but UMOV's immediate form set bit
 //! 91; all but R2UR and VOTEU have a uniform guard.
 
@@ -164,6 +164,7 @@ fn moves() -> Vec<Form> {
             .timing(L::Decoupled, Pipe::Uniform)
             .build(),
         uniform(form("UPOPC", Op::Upopc, 0x2bf).ops([urd(), ureg(Role::B, RB).not(63)])).build(),
+        uniform(form("UBREV", Op::Ubrev, 0x2be).ops([urd(), ureg(Role::B, RB)])).build(),
     ]
 }
 
