@@ -130,10 +130,12 @@ pub fn remove_trivial_params(func: &mut Function) {
         }
         v
     };
+    // Removing parameters changes branch arguments, never the edges.
+    let preds = func.predecessors();
+    let layout = func.layout.clone();
     loop {
         let mut changed = false;
-        let preds = func.predecessors();
-        for &b in &func.layout.clone() {
+        for &b in &layout {
             let mut i = 0;
             while i < func.blocks[b].params.len() {
                 let p = func.blocks[b].params[i];
