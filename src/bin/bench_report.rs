@@ -173,8 +173,8 @@ fn corpus_times(bin: &Path, scratch: &Path) -> Result<(String, Duration, Duratio
     let src = std::fs::read_to_string(&biggest).map_err(|e| e.to_string())?;
     let name = biggest.file_name().unwrap().to_string_lossy().into_owned();
     let out = scratch.join("corpus.cubin");
-    let ours = time_it(3, || ptxc_compile(&src, &name).map(|_| ()))?;
-    let theirs = time_it(3, || ptxas(bin, &biggest, &out))?;
+    let ours = time_it(COMPILE_RUNS, || ptxc_compile(&src, &name).map(|_| ()))?;
+    let theirs = time_it(COMPILE_RUNS, || ptxas(bin, &biggest, &out))?;
     Ok((format!("{name} ({} KB)", src.len() / 1024), ours, theirs))
 }
 
@@ -243,7 +243,7 @@ fn render(rows: &[KernelRow], corpus: &(String, Duration, Duration)) -> String {
          - compile time, ptxas / ptxc (speed-up): **{speedup:.1}x**\n\
          - hazards reported by the simulator over all runs: {hazards}; warp instructions simulated (ptxc, timed): {warp_instructions}\n\n\
          ## The 1 MB corpus file\n\n\
-         {}: ptxc {:.0} ms, ptxas {:.0} ms, speed-up **{:.1}x** (medians of 3 runs).\n",
+         {}: ptxc {:.0} ms, ptxas {:.0} ms, speed-up **{:.1}x** (medians of {COMPILE_RUNS} runs).\n",
         rows.len(),
         corpus.0,
         ms(corpus.1),
