@@ -272,8 +272,9 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let wrap = |i: &Inst| i.op == "add.u32" || i.op == "add.s32" || i.op == "sub.u32" || i.op == "sub.s32";
-            any_inst(p, &wrap) && any_inst(p, &|i| i.op == "sub.sat.s32" || i.op == "add.sat.s32")
+            let imm = |i: &Inst| i.srcs.iter().any(|s| matches!(s.op, crate::program::Operand::Imm(_)));
+            let wrap = |i: &Inst| matches!(i.op.as_str(), "add.u32" | "add.s32" | "sub.u32" | "sub.s32") && imm(i);
+            any_inst(p, &wrap) && any_inst(p, &|i| (i.op == "sub.sat.s32" || i.op == "add.sat.s32") && imm(i))
         }),
     },
     Issue {
