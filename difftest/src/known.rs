@@ -224,4 +224,94 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &shift16) && any_inst(p, &to_int)
         }),
     },
+    Issue {
+        id: "ptxas-abs-unsigned",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 converts an abs.s32/abs.s16 result to float as signed where the PTX converts it as unsigned\n\
+                  `abs.s32 r1, r0; cvt.rm.f32.u32 f0, r1;` becomes `IABS R9, R3; I2F.RM R7, R9` (signed I2F), and \
+                  `abs.s16 h1, h0; cvt.rz.f32.u16 f0, h1;` becomes `IABS; PRMT; I2F.S16.RZ`: ptxas assumes |x| >= 0, \
+                  but abs(INT_MIN) = INT_MIN, which as u32 is 2^31 (0x4f000000) and ptxas gives -2^31 (0xcf000000). \
+                  Seeds 704806, 706678. A value mismatch (M = C != P).",
+        case: "ptxas_abs_unsigned",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let to_float = |i: &Inst| {
+                i.op.starts_with("cvt.") && (i.op.ends_with(".u32") || i.op.ends_with(".u16")) && i.op.contains(".f")
+            };
+            any_inst(p, &|i| i.op == "abs.s32" || i.op == "abs.s16") && any_inst(p, &to_float)
+        }),
+    },
+    Issue {
+        id: "ptxas-slct-abs",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds slct.s32.f32 of an abs.f32 result to the first operand, ignoring NaN\n\
+                  `abs.f32 f0, f0; slct.s32.f32 r0, 1, 0, f0;` becomes `MOV R7, 0x1`: ptxas assumes |f| >= 0, \
+                  but for f = NaN the comparison c >= 0 is false and slct selects b (0). \
+                  Seeds 704488, 709521. A value mismatch (M = C != P).",
+        case: "ptxas_slct_abs",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            any_inst(p, &|i| i.op == "abs.f32") && any_inst(p, &|i| i.op.starts_with("slct.") && i.op.ends_with(".f32"))
+        }),
+    },
+    Issue {
+        id: "ptxas-sat-fold",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds a wrapping add of a constant into a following sub.sat.s32 of a constant\n\
+                  `add.u32 r2, r0, 0x40; sub.sat.s32 r1, r2, 1;` becomes `IADD3 R0, R3, 0x3f, RZ; \
+                  PLOP3.LUT P0, PT, R3.SIGN, c[0x2][0x0].SIGN, R0.SIGN, 0x2, 0x0; ...; SEL R7, R0, 0x7fffffff, !P0` \
+                  (c[0x2][0x0] = 0x3f): a saturating r0 + 0x3f, but the add.u32 wraps first: r0 = 0x7ffffffe gives \
+                  r2 = 0x8000003e and r1 = 0x8000003d, where ptxas gives 0x7fffffff. Seed 707800. \
+                  A value mismatch (M = C != P).",
+        case: "ptxas_sat_fold",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let imm = |i: &Inst| i.srcs.iter().any(|s| matches!(s.op, crate::program::Operand::Imm(_)));
+            let wrap = |i: &Inst| matches!(i.op.as_str(), "add.u32" | "add.s32" | "sub.u32" | "sub.s32") && imm(i);
+            any_inst(p, &wrap) && any_inst(p, &|i| (i.op == "sub.sat.s32" || i.op == "add.sat.s32") && imm(i))
+        }),
+    },
+    Issue {
+        id: "ptxas-sat-f16",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops the .sat of cvt.sat.f32.f16 / cvt.sat.f64.f16 whose source is a cvt.sat.s16/u16 result\n\
+                  `cvt.sat.s16.s32 h0, r0; cvt.sat.f32.f16 f0, h0;` becomes `I2I.S16.S32.SAT R7, R3; \
+                  HADD2.F32 R9, R7.H0_H0, -RZ.H0_H0` (alone, cvt.sat.f32.f16 is HADD2.F32.SAT), and \
+                  cvt.sat.f64.f16 becomes a bare `F2F.F64.F16`: the integer saturation says nothing about the f16 \
+                  value, so 0x7fff (NaN) gives NaN and 0x8000 (-0) gives -0 where the PTX clamps both to 0. \
+                  Seeds 707446, 707501, 709159. A value mismatch (M = C != P).",
+        case: "ptxas_sat_f16",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            any_inst(p, &|i| {
+                i.op.starts_with("cvt.sat.s16.") || i.op.starts_with("cvt.sat.u16.")
+            }) && any_inst(p, &|i| i.op.starts_with("cvt.sat.f") && i.op.ends_with(".f16"))
+        }),
+    },
+    Issue {
+        id: "ptxas-or-pred-self",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 loses a conditional write guarded by `or.pred p1, p0, p0` once p0 is redefined\n\
+                  `or.pred %p1, %p0, %p0; setp.leu.f64 %p0, 0d0, 0d0; @%p1 bra L; add.rz.ftz.f32 %f0, 0f0, 0f0; L:` \
+                  stores the loaded f0 unconditionally (`LDG R7, [R2]; ...; STG [R4], R7`, no FADD at all); \
+                  with `mov.pred %p1, %p0` instead ptxas emits `@!P0 FADD.FTZ.RZ R7, RZ, RZ`. Seed 708852. \
+                  A value mismatch (M = C != P).",
+        case: "ptxas_or_pred_self",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            any_inst(p, &|i| {
+                (i.op == "or.pred" || i.op == "and.pred") && i.srcs.len() == 2 && i.srcs[0] == i.srcs[1]
+            })
+        }),
+    },
 ];
