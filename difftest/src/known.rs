@@ -224,4 +224,80 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &shift16) && any_inst(p, &to_int)
         }),
     },
+    Issue {
+        id: "ptxas-slct-abs-nan",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds slct on |x| to the first operand, wrong for NaN\n\
+                  `abs.f32 f1, f0; slct.b32.f32 r0, 1, 0, f1;` (PTX: r0 = f1 >= 0 ? 1 : 0, false for \
+                  NaN) becomes `MOV R7, 0x1; STG.E.SYS [R4], R7` with no comparison: for f0 = NaN ptxas \
+                  stores 1 where PTX gives 0. A value mismatch (M = C != P).",
+        case: "ptxas_slct_abs_nan",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            any_inst(p, &|i| i.op.starts_with("abs.f"))
+                && any_inst(p, &|i| i.op.starts_with("slct.") && i.op.contains(".f"))
+        }),
+    },
+    Issue {
+        id: "ptxas-cvt-sat-f16",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops the .sat of cvt.sat.f32.f16 when the f16 bits come from cvt.sat.u16.u32\n\
+                  `cvt.sat.u16.u32 h0, r0; cvt.sat.f32.f16 f0, h0;` becomes `IMNMX.U32 R7, R3, 0xffff, PT; \
+                  HADD2.F32 R9, R7.H0_H0, -RZ.H0_H0` with no .SAT (an f16 loaded from memory gets \
+                  HADD2.F32.SAT): for r0 >= 0xffff, h0 = 0xffff is a NaN, which .sat flushes to +0, but \
+                  ptxas gives the NaN 0x7fffffff (and f16 values above 1.0 are not clamped). A value \
+                  mismatch (M = C != P).",
+        case: "ptxas_cvt_sat_f16",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let sat_from_f16 = |i: &Inst| i.op.starts_with("cvt.") && i.op.contains(".sat") && i.op.ends_with(".f16");
+            let sat_to_16 = |i: &Inst| {
+                i.op.starts_with("cvt.") && i.op.contains(".sat") && (i.op.contains(".u16.") || i.op.contains(".s16."))
+            };
+            any_inst(p, &sat_from_f16) && any_inst(p, &sat_to_16)
+        }),
+    },
+    Issue {
+        id: "ptxas-shared-cas-loop",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 counts a loop around a CAS-emulated 64-bit shared atomic per warp, not per thread\n\
+                  In `L: red.shared.min.u64 [xacc], rd0; fma.rm.f32 f1, ...; sub.u32 c, c, 1; ...bra L` \
+                  (4 trips) ptxas keeps the trip count in a uniform register and merges the CAS retry \
+                  loop into the outer one: `ATOMS.CAST.SPIN.64 R8, [RZ], R8, R10; ISETP.EQ.U32.AND P0, PT, \
+                  R8, 0x1, PT; ...; @!P0 BRA .L_x_3` (retry via BSYNC B1; BRA .L_x_5 back to the LDS) \
+                  skips `UIADD3 UR4, UR4, -0x1, URZ` and the body, which the threads whose CAS succeeded \
+                  run once for the whole warp. Threads whose CAS failed (all but one when they store the \
+                  same value) run the body one time fewer. Also seed 700921 (red.shared.max.u64 with \
+                  mad.hi.sat.s32). When the count reaches 0 before the retrying threads pass, they \
+                  decrement it past 0 and loop about 2^32 times: the simulator's instruction limit \
+                  (seeds 703332, 703604, 706681: `UMOV UR4, URZ` then `ISETP.NE.U32.AND P0, PT, RZ, UR4, \
+                  PT; UIADD3 UR4, UR4, -0x1, URZ; @!P0 BREAK B1`). A value mismatch (M = C != P) or a \
+                  fault of ptxas's cubin.",
+        case: "ptxas_shared_cas_loop",
+        kinds: &[Kind::OracleDiffers, Kind::PtxasFault],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let mut found = false;
+            crate::program::walk::stmts(&p.body, &mut |s| {
+                if let Stmt::Loop { body, .. } = s {
+                    crate::program::walk::stmts(body, &mut |t| {
+                        if let Stmt::Atomic {
+                            space: Space::Shared,
+                            slot,
+                            ..
+                        } = t
+                        {
+                            found |= p.shared_acc.get(*slot).is_some_and(|a| a.ty.ends_with("64"));
+                        }
+                    });
+                }
+            });
+            found
+        }),
+    },
 ];
