@@ -300,4 +300,24 @@ pub static ISSUES: &[Issue] = &[
             found
         }),
     },
+    Issue {
+        id: "ptxas-div-f64-clobber",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 keeps a value live in a register its f64 division subroutine overwrites\n\
+                  `cvt.rzi.s8.f32 h2, f1; @!p2 bra L; div.rz.f64 fd0, 0, 0; cvt.u32.s8 r1, h2; L:` becomes \
+                  `F2I.S8.TRUNC.NTZ R24, R0; ... CALL.REL.NOINC $__internal_0_$__cuda_sm20_div_rz_f64_v2; \
+                  F2I.S8.TRUNC.NTZ R0, R0; PRMT R24, R0, 0x7610, R24; IMAD.MOV.U32 R41, RZ, RZ, R24`, but the \
+                  subroutine runs `IADD3 R24, R39, -0x1, RZ`: r1's upper half is the subroutine's (0xffff0000 \
+                  instead of 0). In the unshrunk seed 701670 f64 registers were overwritten too. A value \
+                  mismatch (M = C != P).",
+        case: "ptxas_div_f64_clobber",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let div64 = |i: &Inst| i.op.starts_with("div.") && i.op.ends_with(".f64");
+            let from8 = |i: &Inst| i.op.starts_with("cvt.") && (i.op.ends_with(".s8") || i.op.ends_with(".u8"));
+            any_inst(p, &div64) && any_inst(p, &from8)
+        }),
+    },
 ];
