@@ -314,4 +314,63 @@ pub static ISSUES: &[Issue] = &[
             })
         }),
     },
+    Issue {
+        id: "ptxas-shared-cas-loop",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 counts a loop around a CAS-emulated 64-bit shared atomic per warp, not per thread\n\
+                  In `L: red.shared.min.u64 [xacc], rd0; fma.rm.f32 f1, ...; sub.u32 c, c, 1; ...bra L` \
+                  (4 trips) ptxas keeps the trip count in a uniform register and merges the CAS retry \
+                  loop into the outer one: `ATOMS.CAST.SPIN.64 R8, [RZ], R8, R10; ISETP.EQ.U32.AND P0, PT, \
+                  R8, 0x1, PT; ...; @!P0 BRA .L_x_3` (retry via BSYNC B1; BRA .L_x_5 back to the LDS) \
+                  skips `UIADD3 UR4, UR4, -0x1, URZ` and the body, which the threads whose CAS succeeded \
+                  run once for the whole warp. Threads whose CAS failed (all but one when they store the \
+                  same value) run the body one time fewer. Also seed 700921 (red.shared.max.u64 with \
+                  mad.hi.sat.s32). When the count reaches 0 before the retrying threads pass, they \
+                  decrement it past 0 and loop about 2^32 times: the simulator's instruction limit \
+                  (seeds 703332, 703604, 706681: `UMOV UR4, URZ` then `ISETP.NE.U32.AND P0, PT, RZ, UR4, \
+                  PT; UIADD3 UR4, UR4, -0x1, URZ; @!P0 BREAK B1`). A value mismatch (M = C != P) or a \
+                  fault of ptxas's cubin.",
+        case: "ptxas_shared_cas_loop",
+        kinds: &[Kind::OracleDiffers, Kind::PtxasFault],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let mut found = false;
+            crate::program::walk::stmts(&p.body, &mut |s| {
+                if let Stmt::Loop { body, .. } = s {
+                    crate::program::walk::stmts(body, &mut |t| {
+                        if let Stmt::Atomic {
+                            space: Space::Shared,
+                            slot,
+                            ..
+                        } = t
+                        {
+                            found |= p.shared_acc.get(*slot).is_some_and(|a| a.ty.ends_with("64"));
+                        }
+                    });
+                }
+            });
+            found
+        }),
+    },
+    Issue {
+        id: "ptxas-div-f64-clobber",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 keeps a value live in a register its f64 division subroutine overwrites\n\
+                  `cvt.rzi.s8.f32 h2, f1; @!p2 bra L; div.rz.f64 fd0, 0, 0; cvt.u32.s8 r1, h2; L:` becomes \
+                  `F2I.S8.TRUNC.NTZ R24, R0; ... CALL.REL.NOINC $__internal_0_$__cuda_sm20_div_rz_f64_v2; \
+                  F2I.S8.TRUNC.NTZ R0, R0; PRMT R24, R0, 0x7610, R24; IMAD.MOV.U32 R41, RZ, RZ, R24`, but the \
+                  subroutine runs `IADD3 R24, R39, -0x1, RZ`: r1's upper half is the subroutine's (0xffff0000 \
+                  instead of 0). In the unshrunk seed 701670 f64 registers were overwritten too. A value \
+                  mismatch (M = C != P).",
+        case: "ptxas_div_f64_clobber",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let div64 = |i: &Inst| i.op.starts_with("div.") && i.op.ends_with(".f64");
+            let from8 = |i: &Inst| i.op.starts_with("cvt.") && (i.op.ends_with(".s8") || i.op.ends_with(".u8"));
+            any_inst(p, &div64) && any_inst(p, &from8)
+        }),
+    },
 ];
