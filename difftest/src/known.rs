@@ -382,4 +382,23 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &div64) && any_inst(p, &from8)
         }),
     },
+    Issue {
+        id: "ptxas-neg16-sat",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 negates a 16-bit value in 32 bits before a saturating narrowing\n\
+                  `neg.s16 h0, h0; cvt.sat.s8.s16 r0, h0;` becomes `PRMT R0, R2, 0x9910; IADD3 R0, RZ, -R0, RZ` \
+                  and clamps with SEL: for h0 = -32768 the PTX negation wraps to -32768 (saturated: -128), \
+                  ptxas's gives 32768 (saturated: 127). Seed 909796. A value mismatch (M = C != P).",
+        case: "ptxas_neg16_sat",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let narrowing = |i: &Inst| {
+                let parts: Vec<&str> = i.op.split('.').collect();
+                parts[0] == "cvt" && parts.contains(&"sat") && i.op.ends_with("16")
+            };
+            any_inst(p, &|i| i.op == "neg.s16") && any_inst(p, &narrowing)
+        }),
+    },
 ];
