@@ -143,6 +143,22 @@ impl Isel<'_> {
             lo = self.lop3_temp(Arg::op(lo), Arg::op(sign), Arg::rz(), LUT_A ^ LUT_B)?;
             hi = self.lop3_temp(Arg::op(hi), Arg::op(sign), Arg::rz(), LUT_A ^ LUT_B)?;
         }
+        let (p, flo) = self.flo_of_upper_nonzero(hi, lo)?;
+        let base = [
+            (Role::A, Arg::rz()),
+            (Role::B, Arg::imm(32)),
+            (Role::PredSrc0, Arg::op(MOp::Pred(p, true))),
+        ];
+        let base = self.emit_temp(Op::Sel, &base, &[])?;
+        let d = MOp::Reg(self.def_reg(result));
+        let srcs = [(Role::A, Arg::op(flo)), (Role::B, Arg::op(base)), (Role::C, Arg::rz())];
+        self.emit_sass(Op::Iadd3, &[(Role::Dst, d)], &srcs, &[], None)
+    }
+
+    /// `ISETP.NE.U32 p, hi, RZ`, then FLO of `hi` where `p` holds, else of `lo`: the
+    /// highest set bit of the word that has one (of `lo` when both are zero). Returns `p`
+    /// and the FLO result.
+    fn flo_of_upper_nonzero(&mut self, hi: MOp, lo: MOp) -> Result<(VReg, MOp), IselError> {
         let p = self.vcode.new_vreg(VClass::Pred);
         let srcs = [
             (Role::A, Arg::op(hi)),
@@ -161,15 +177,7 @@ impl Isel<'_> {
         ];
         let word = self.emit_temp(Op::Sel, &pick, &[])?;
         let flo = self.emit_temp(Op::Flo, &[(Role::B, Arg::op(word))], &[("signed", 0)])?;
-        let base = [
-            (Role::A, Arg::rz()),
-            (Role::B, Arg::imm(32)),
-            (Role::PredSrc0, Arg::op(MOp::Pred(p, true))),
-        ];
-        let base = self.emit_temp(Op::Sel, &base, &[])?;
-        let d = MOp::Reg(self.def_reg(result));
-        let srcs = [(Role::A, Arg::op(flo)), (Role::B, Arg::op(base)), (Role::C, Arg::rz())];
-        self.emit_sass(Op::Iadd3, &[(Role::Dst, d)], &srcs, &[], None)
+        Ok((p, flo))
     }
 
     fn pack(&mut self, d: VReg, lo: MOp, hi: MOp) {
@@ -248,24 +256,7 @@ impl Isel<'_> {
     /// those of the low half (FLO gives -1 for zero, so an all-zero value gives 64).
     fn clz64(&mut self, a: Value, result: Value) -> Result<(), IselError> {
         let a = self.reg(a);
-        let p = self.vcode.new_vreg(VClass::Pred);
-        let srcs = [
-            (Role::A, Arg::op(MOp::Sub(a, 1))),
-            (Role::B, Arg::rz()),
-            (Role::PredSrc0, Arg::pt(false)),
-        ];
-        let pd = [
-            (Role::PredDst0, MOp::Pred(p, false)),
-            (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
-        ];
-        self.emit_sass(Op::Isetp, &pd, &srcs, &[("cmp", 5), ("signed", 0), ("bop", 0)], None)?;
-        let word_srcs = [
-            (Role::A, Arg::op(MOp::Sub(a, 1))),
-            (Role::B, Arg::op(MOp::Sub(a, 0))),
-            (Role::PredSrc0, Arg::op(MOp::Pred(p, false))),
-        ];
-        let word = self.emit_temp(Op::Sel, &word_srcs, &[])?;
-        let flo = self.emit_temp(Op::Flo, &[(Role::B, Arg::op(word))], &[("signed", 0)])?;
+        let (p, flo) = self.flo_of_upper_nonzero(MOp::Sub(a, 1), MOp::Sub(a, 0))?;
         let base = self.emit_temp(
             Op::Sel,
             &[

@@ -31,16 +31,7 @@ impl RegSet {
         before != self.0
     }
     fn iter(&self) -> impl Iterator<Item = u8> + '_ {
-        self.0.iter().enumerate().flat_map(|(k, &word)| {
-            let mut bits = word;
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    (k as u32 * 64 + b) as u8
-                })
-            })
-        })
+        super::set_bits(&self.0).map(|r| r as u8)
     }
 }
 

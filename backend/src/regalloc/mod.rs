@@ -104,6 +104,20 @@ fn fit(mut sizes: [usize; 3], min: [usize; 3], budget: usize) -> Option<[usize; 
     Some(sizes)
 }
 
+/// The indices of the set bits of a bit set stored as 64-bit words, in increasing order.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
+    words.iter().enumerate().flat_map(|(k, &word)| {
+        let mut bits = word;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                k as u32 * 64 + b
+            })
+        })
+    })
+}
+
 /// Most rounds of predicate demotion before giving up.
 const DEMOTION_ROUNDS: usize = 12;
 

@@ -43,16 +43,7 @@ impl VSet {
         self.0.iter_mut().zip(&o.0).for_each(|(a, b)| *a |= b);
     }
     fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
-        self.0.iter().enumerate().flat_map(|(k, &word)| {
-            let mut bits = word;
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    VReg(k as u32 * 64 + b)
-                })
-            })
-        })
+        super::set_bits(&self.0).map(VReg)
     }
 }
 

@@ -59,17 +59,16 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
     // Blocks in reverse post-order (unreachable ones last), always the earliest queued
     // first: forward edges then see their predecessors' final states, which halves the
     // number of block visits against a FIFO in layout order.
-    let rpo = crate::vcode::graph::reverse_post_order(&succs, 0);
+    let mut by_rank = crate::vcode::graph::reverse_post_order(&succs, 0);
     let mut rank = vec![usize::MAX; n];
-    for (i, &b) in rpo.iter().enumerate() {
+    for (i, &b) in by_rank.iter().enumerate() {
         rank[b] = i;
     }
-    for (next, r) in (rpo.len()..).zip(rank.iter_mut().filter(|r| **r == usize::MAX)) {
-        *r = next;
-    }
-    let mut by_rank = vec![0; n];
-    for b in 0..n {
-        by_rank[rank[b]] = b;
+    for (b, r) in rank.iter_mut().enumerate() {
+        if *r == usize::MAX {
+            *r = by_rank.len();
+            by_rank.push(b);
+        }
     }
     let mut work: std::collections::BTreeSet<usize> = (0..n).collect();
     let mut scheduled: Vec<Option<Vec<Emitted>>> = vec![None; n];

@@ -76,20 +76,6 @@ pub fn reverse_post_order(succs: &[Vec<usize>], entry: usize) -> Vec<usize> {
     post
 }
 
-/// True if `a` dominates `b` under `idom`.
-pub fn dominates(idom: &[Option<usize>], a: usize, b: usize) -> bool {
-    let mut cur = b;
-    loop {
-        if cur == a {
-            return true;
-        }
-        match idom[cur] {
-            Some(d) if d != cur => cur = d,
-            _ => return false,
-        }
-    }
-}
-
 /// Pre-order number and the last pre-order number below each node of a dominator tree:
 /// `a` dominates `b` exactly when `b`'s number lies in `a`'s interval.
 fn tree_intervals(idom: &[Option<usize>]) -> Vec<(u32, u32)> {
