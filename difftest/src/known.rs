@@ -9,7 +9,7 @@
 //!   the regression test checks that each case still shows its issue, so a fix is noticed.
 
 use crate::compare::{Kind, Mismatch};
-use crate::program::{Class, Dsts, Inst, Program, Space, Stmt};
+use crate::program::{Class, Dsts, Inst, Operand, Program, Space, Stmt};
 
 /// Why two NaNs with different bits count as equal.
 pub const NAN_BITS: &str = "PTX leaves unspecified which NaN a float operation returns; the \
@@ -399,6 +399,45 @@ pub static ISSUES: &[Issue] = &[
                 parts[0] == "cvt" && parts.contains(&"sat") && i.op.ends_with("16")
             };
             any_inst(p, &|i| i.op == "neg.s16") && any_inst(p, &narrowing)
+        }),
+    },
+    Issue {
+        id: "ptxas-mulhi-subcc-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds `sub.cc` of a `mul.hi.u32` into IMAD.HI adding the negated subtrahend\n\
+                  `mul.hi.u32 r0, K, r0; sub.cc.u32 r1, r0, r3; subc.u32 r2, 0, 0;` becomes \
+                  `IADD3 R4, RZ, -R9; IMAD.HI.U32 R7, P0, R7, K, R4 (addend (-r3) << 32)`: adding -r3 \
+                  carries exactly when subtracting r3 does not borrow, except for r3 = 0, where P0 = 0 \
+                  and the borrow-in of subc is wrong. Seed 905419. A value mismatch (M = C != P).",
+        case: "ptxas_mulhi_subcc_zero",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let borrow_out = |i: &Inst| i.op.starts_with("sub.cc") || i.op.starts_with("subc.cc");
+            any_inst(p, &|i| i.op.starts_with("mul.hi") || i.op.starts_with("mad.hi")) && any_inst(p, &borrow_out)
+        }),
+    },
+    Issue {
+        id: "ptxas-sgxt-cbank",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 encodes a constant-bank width of SGXT with the byte offset in the bank field\n\
+                  `mov.u32 r1, %ntid.z; szext.clamp.u32 r0, 1, r1;` becomes `SGXT.U32 R5, R5, c[0x2][0x0]` \
+                  (raw 0x0080000005057a1a) where %ntid.z is c[0x0][0x8] (the same kernel's `IMAD.MOV.U32 R7, RZ, \
+                  RZ, c[0x0][0x8]` for r1): %ntid.y gives c[0x1][0x0], %nctaid.x c[0x3][0x0], a parameter at \
+                  0x16c c[0x1b][0xc]. Those banks are not in the cubin, so the width read is not %ntid.z. \
+                  Seed 907711. A value mismatch (M = C != P).",
+        case: "ptxas_sgxt_cbank",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let constant_bank_sreg = |i: &Inst| {
+                i.srcs.iter().any(|s| {
+                    matches!(&s.op, Operand::Fixed(r) if r.starts_with("%n") && !r.ends_with(".x") || r == "%nctaid.x")
+                })
+            };
+            any_inst(p, &|i| i.op.starts_with("szext")) && any_inst(p, &constant_bank_sreg)
         }),
     },
 ];
