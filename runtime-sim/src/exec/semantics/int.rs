@@ -89,16 +89,26 @@ fn wide_product(a: u32, b: u32, signed: bool) -> u64 {
 }
 
 /// The 64-bit C operand of IMAD.WIDE / IMAD.HI for every lane, with its negation or
-/// complement.
-fn c64_row(ctx: &Ctx, w: &Warp, d: &Decoded) -> [u64; WARP] {
+/// complement, as a 65-bit value: `-c` is `!c + 1`, as IADD3 negates, so subtracting 0
+/// carries out. ptxas relies on it: `sub.cc.s64` of a `mul.wide` becomes
+/// `IMAD.WIDE R6, P0, R11, 0x1, -R4` and `IADD3.X R8, P0, RZ, -0x1, RZ, P0, !PT`, right
+/// for a zero subtrahend only if P0 is set then.
+fn c64_row(ctx: &Ctx, w: &Warp, d: &Decoded) -> [u128; WARP] {
     let c = ctx.row64(w, &d.c);
     if d.c.not || (d.c.neg && d.m.x) {
-        c.map(|v| !v)
+        c.map(|v| !v as u128)
     } else if d.c.neg {
-        c.map(u64::wrapping_neg)
+        c.map(|v| !v as u128 + 1)
     } else {
-        c
+        c.map(u128::from)
     }
+}
+
+/// `a * b + c + carry-in` in 65 bits for one lane: the 64-bit sum and its carry out.
+#[inline]
+fn wide_sum(a: u32, b: u32, signed: bool, c: u128, cin: u32) -> (u64, bool) {
+    let sum = wide_product(a, b, signed) as u128 + c + cin as u128;
+    (sum as u64, sum >> 64 != 0)
 }
 
 /// IMAD.WIDE: `d:d+1 = a * b + c:c+1 (+ carry)`, carry out of the 64-bit addition.
@@ -108,11 +118,9 @@ pub fn imad_wide(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) ->
     let mut out = [0u64; WARP];
     let mut cout = 0u32;
     for l in 0..WARP {
-        let p = wide_product(a[l], b[l], d.m.signed);
-        let (sum, o1) = p.overflowing_add(c[l]);
-        let (sum, o2) = sum.overflowing_add(((cin >> l) & 1) as u64);
+        let (sum, carry) = wide_sum(a[l], b[l], d.m.signed, c[l], (cin >> l) & 1);
         out[l] = sum;
-        cout |= ((o1 | o2) as u32) << l;
+        cout |= (carry as u32) << l;
     }
     write_dst64(w, &d.dst, exec, &out);
     w.set_pred(d.pd[0].idx, exec, cout);
@@ -129,11 +137,9 @@ pub fn imad_hi(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R
     let mut out = [0u32; WARP];
     let mut cout = 0u32;
     for l in 0..WARP {
-        let p = wide_product(a[l], b[l], d.m.signed);
-        let (sum, o1) = p.overflowing_add(c[l]);
-        let (sum, o2) = sum.overflowing_add(((cin >> l) & 1) as u64);
+        let (sum, carry) = wide_sum(a[l], b[l], d.m.signed, c[l], (cin >> l) & 1);
         out[l] = (sum >> 32) as u32;
-        cout |= ((o1 | o2) as u32) << l;
+        cout |= (carry as u32) << l;
     }
     write_dst(w, &d.dst, exec, &out);
     w.set_pred(d.pd[0].idx, exec, cout);
