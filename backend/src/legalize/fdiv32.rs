@@ -182,7 +182,7 @@ fn slow_divide(b: &mut Builder, ftz: bool, rnd: Rounding, x: Value, y: Value) ->
     let special = special_quotient(b, Type::F32, x, y);
     let (wx, wy) = (b.f32_to_f64(x), b.f32_to_f64(y));
     let q = super::fp64::newton_quotient(b, wx, wy).0;
-    let q = narrow(b, q, rnd, ftz);
+    let q = narrow_quotient(b, q, rnd, ftz);
     b.select(Type::F32, both, q, special)
 }
 
@@ -203,6 +203,26 @@ fn slow_sqrt(b: &mut Builder, ftz: bool, rnd: Rounding, x: Value) -> Value {
     let s = super::fp64::newton_sqrt(b, wx).0;
     let s = narrow(b, s, rnd, ftz);
     b.select(Type::F32, regular, s, special)
+}
+
+/// An f64 quotient rounded to f32 in mode `rnd`; under `ftz` NVIDIA's rule for division
+/// (as ptxas's routines and the interpreter's `div_ftz` apply it): the result is a signed
+/// zero when it is tiny after rounding with an unbounded exponent, which the same rounding of
+/// `q * 2^64` (exact, and in the normal range for every tiny quotient) shows.
+fn narrow_quotient(b: &mut Builder, q: Value, rnd: Rounding, ftz: bool) -> Value {
+    let r = narrow(b, q, rnd, false);
+    if !ftz {
+        return r;
+    }
+    let scale = b.f64(2f64.powi(64));
+    let scaled = b.mul(Type::F64, q, scale, Rounding::Rn);
+    let scaled = narrow(b, scaled, rnd, false);
+    let magnitude = b.abs(Type::F32, scaled);
+    let smallest_normal = b.f32(f32::MIN_POSITIVE * 2f32.powi(64));
+    let tiny = b.fcmp(Cond::Lt, Type::F32, magnitude, smallest_normal);
+    let zero = b.f32(0.0);
+    let signed_zero = b.op(Opcode::Fcopysign, Type::F32, &[r, zero], Aux::None);
+    b.select(Type::F32, tiny, signed_zero, r)
 }
 
 /// An f64 value rounded to f32 in mode `rnd`, flushed if `ftz`.

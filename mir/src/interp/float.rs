@@ -70,6 +70,7 @@ pub fn float_binary(op: Opcode, ty: Type, aux: &Aux, a: u64, b: u64) -> u64 {
             Opcode::Fadd => sf::add(a, b, f, r),
             Opcode::Fsub => sf::sub(a, b, f, r),
             Opcode::Fmul => sf::mul(a, b, f, r),
+            Opcode::Fdiv if m.ftz => sf::div_ftz(a, b, f, r),
             Opcode::Fdiv | Opcode::FdivFull => sf::div(a, b, f, r),
             Opcode::FdivApprox => {
                 let rcp = approx(Opcode::FrcpApprox, b, f);
@@ -109,6 +110,7 @@ pub fn float_unary(op: Opcode, ty: Type, aux: &Aux, a: u64) -> u64 {
                 let a = pre(a, f, m);
                 let v = match op {
                     Opcode::Frint => sf::round_to_integral(a, f, r),
+                    Opcode::Frcp if m.ftz => sf::div_ftz(sf::from_f64(1.0, f), a, f, r),
                     Opcode::Frcp => sf::div(sf::from_f64(1.0, f), a, f, r),
                     Opcode::Fsqrt => sf::sqrt(a, f, r),
                     other => approx(other, a, f),

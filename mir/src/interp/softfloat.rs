@@ -334,12 +334,74 @@ pub fn div(a: u64, b: u64, f: Fmt, r: Rounding) -> u64 {
                 exp: e2,
             },
         ) => {
-            let s = 125 - (bitlen(m1) - 1);
-            let num = m1 << s;
-            let (q, rem) = (num / m2, num % m2);
-            round(n1 != n2, q << 1 | (rem != 0) as u128, e1 - s - e2 - 1, f, r)
+            let (q, e) = quotient(m1, e1, m2, e2);
+            round(n1 != n2, q, e, f, r)
         }
     }
+}
+
+/// The quotient of two finite non-zero magnitudes `m1 * 2^e1 / (m2 * 2^e2)` as
+/// `(mant, exp)`, with enough bits and a sticky bit to round it in any format.
+fn quotient(m1: u128, e1: i32, m2: u128, e2: i32) -> (u128, i32) {
+    let s = 125 - (bitlen(m1) - 1);
+    let num = m1 << s;
+    let (q, rem) = (num / m2, num % m2);
+    (q << 1 | (rem != 0) as u128, e1 - s - e2 - 1)
+}
+
+/// Whether `(-1)^neg * mant * 2^exp`, rounded with mode `r` to the precision of `f` as if
+/// its exponent were unbounded, is below the smallest normal of `f` (IEEE's "tininess after
+/// rounding").
+pub fn tiny_after_rounding(neg: bool, mant: u128, exp: i32, f: Fmt, r: Rounding) -> bool {
+    let man_bits = f.man_bits as i32;
+    let emin = 1 - f.bias();
+    let top = bitlen(mant) - 1 + exp;
+    if top >= emin {
+        return false;
+    }
+    // Rounding up to the next power of two is the only way to reach the normal range.
+    let shift = bitlen(mant) - 1 - man_bits;
+    if top + 1 < emin || shift <= 0 {
+        return true;
+    }
+    let kept = mant >> shift;
+    let rem = mant & ((1u128 << shift) - 1);
+    let half = 1u128 << (shift - 1);
+    let all_ones = kept == (1u128 << (man_bits + 1)) - 1;
+    let up = match r {
+        Rounding::Rn => rem > half || (rem == half && kept & 1 == 1),
+        Rounding::Rz => false,
+        Rounding::Rp => !neg && rem != 0,
+        Rounding::Rm => neg && rem != 0,
+    };
+    !(all_ones && up)
+}
+
+/// `a / b` (operands already flushed) with NVIDIA's `.ftz` rule for IEEE division and
+/// reciprocal: the result is flushed to a signed zero when it is tiny after rounding with an
+/// unbounded exponent, so a quotient just below the smallest normal that would round up to
+/// it on the subnormal grid still gives zero. ptxas's `div.rp.ftz.f32` routine shows it:
+/// `2^-126 / (1 + 2^-23)` gives +0, not `2^-126`.
+pub fn div_ftz(a: u64, b: u64, f: Fmt, r: Rounding) -> u64 {
+    if let (
+        Class::Finite {
+            neg: n1,
+            mant: m1,
+            exp: e1,
+        },
+        Class::Finite {
+            neg: n2,
+            mant: m2,
+            exp: e2,
+        },
+    ) = (unpack(a, f), unpack(b, f))
+    {
+        let (q, e) = quotient(m1, e1, m2, e2);
+        if tiny_after_rounding(n1 != n2, q, e, f, r) {
+            return f.zero(n1 != n2);
+        }
+    }
+    flush(div(a, b, f, r), f)
 }
 
 /// `sqrt(a)`.
@@ -447,5 +509,21 @@ mod tests {
         assert_eq!(f32op(add, a, b, Rounding::Rm), 1.0);
         assert_eq!(f32op(add, -a, -b, Rounding::Rz), -1.0);
         assert_eq!(f32op(mul, 3.4e38, 10.0, Rounding::Rz), f32::MAX);
+    }
+
+    #[test]
+    fn ftz_division_flushes_results_tiny_after_unbounded_rounding() {
+        let (min_normal, one_ulp_up) = (0x0080_0000u64, 0x3f80_0001u64);
+        // On the subnormal grid 2^-126 / (1 + 2^-23) rounds up to 2^-126 ...
+        assert_eq!(div(min_normal, one_ulp_up, F32, Rounding::Rp), min_normal);
+        // ... with 24 bits and an unbounded exponent it stays below it, so .ftz gives 0.
+        assert_eq!(div_ftz(min_normal, one_ulp_up, F32, Rounding::Rp), 0);
+        assert_eq!(div_ftz(min_normal | 1 << 31, one_ulp_up, F32, Rounding::Rm), 1 << 31);
+        // Exactly representable normal and subnormal results.
+        assert_eq!(div_ftz(min_normal, 0x3f80_0000, F32, Rounding::Rp), min_normal);
+        assert_eq!(div_ftz(min_normal, 0x4000_0000, F32, Rounding::Rp), 0);
+        // A quotient that rounds up across 2^-126 with 24 bits is not tiny.
+        assert!(!tiny_after_rounding(false, (1 << 25) - 1, -151, F32, Rounding::Rp));
+        assert!(tiny_after_rounding(false, (1 << 25) - 1, -151, F32, Rounding::Rz));
     }
 }
