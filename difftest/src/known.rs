@@ -440,4 +440,48 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &|i| i.op.starts_with("szext")) && any_inst(p, &constant_bank_sreg)
         }),
     },
+    Issue {
+        id: "ptxas-cvt-f16-narrow-guarded",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 writes only the low 16 bits of a guarded narrow cvt from f16 into a 32-bit register\n\
+                  `@!p0 bra L; @p0 cvt.rmi.s8.f16 r1, h0;` becomes `F2I.S8.F16.FLOOR.NTZ R7, R7; PRMT R11, R7, \
+                  0x7610, R11`, keeping r1's old upper half where PTX sign-extends (zero-extends for u8/u16) the \
+                  result to the register: -128 gives 0x0000ff80 instead of 0xffffff80. The same with .u8 and .s16 \
+                  destinations; unguarded, or from an f32 source, the F2I writes R11 directly. Seed 1107459. A value \
+                  mismatch (M = C != P).",
+        case: "ptxas_cvt_f16_narrow_guarded",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let narrow_from_f16 = |i: &Inst| {
+                let parts: Vec<&str> = i.op.split('.').collect();
+                parts[0] == "cvt"
+                    && i.guard.is_some()
+                    && i.op.ends_with(".f16")
+                    && parts.iter().any(|t| ["s8", "u8", "s16", "u16"].contains(t))
+            };
+            any_inst(p, &narrow_from_f16)
+        }),
+    },
+    Issue {
+        id: "ptxas-setp-ftz-branch",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 branches on a setp.*.and.ftz.f32 recomputed without .ftz\n\
+                  `setp.gtu.and.ftz.f32 p1, 0f00000001, f0, p0; @p1 bra L;` becomes `FSETP.LTU.AND P3, PT, R11, \
+                  1.4e-45, PT` (no .FTZ) for the branch `@P0 BRA P3` next to `FSETP.LTU.FTZ.AND P2, PT, R11, \
+                  1.4e-45, P0` for the value of p1: for f0 = 0 the stored p1 is false (the denormal flushes to 0) \
+                  but the branch is taken. Seed 1102299. A value mismatch (M = C != P).",
+        case: "ptxas_setp_ftz_branch",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let combined_ftz = |i: &Inst| {
+                let parts: Vec<&str> = i.op.split('.').collect();
+                parts[0] == "setp" && parts.contains(&"ftz") && parts.iter().any(|t| ["and", "or", "xor"].contains(t))
+            };
+            any_inst(p, &combined_ftz)
+        }),
+    },
 ];
