@@ -190,7 +190,9 @@ fn render(rows: &[KernelRow], corpus: &(String, Duration, Duration)) -> String {
          `ptxas -arch=sm_75 -O3`; ptxc runs with its defaults. Cycles come from the timed \
          simulator (small device configuration) for both cubins; \"same out\" says whether \
          both cubins produced byte-identical buffers (float results may differ in the last \
-         bits where the compilers contract or order operations differently). Compile times are \
+         bits where the compilers contract or order operations differently); both cubins' results \
+         are checked against Rust host references by `tests/sim_kernels.rs` and \
+         `tests/suite_references.rs`. Compile times are \
          wall-clock medians of {COMPILE_RUNS} runs (ptxc in-process, ptxas as a process). \
          Simulator speed is warp instructions per second of wall time on ptxc's cubin.\n\n",
         machine()

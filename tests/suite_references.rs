@@ -1,0 +1,259 @@
+//! Host references for the benchmark-suite kernels that `tests/sim_kernels.rs` does not
+//! cover with a reference of their own (saxpy, transpose, histogram, bitonic sort, DGEMM,
+//! Black-Scholes, row softmax). Each runs with its benchmark launch spec
+//! (`benches/suite/<name>.toml`, pseudo-random buffers) from ptxc's cubin and from ptxas's on
+//! the functional simulator, and both results must equal a Rust reference computed from the
+//! same initial buffers: bit for bit where the kernel's arithmetic is exact or a fixed
+//! sequence of correctly rounded operations, within stated bounds where it calls the
+//! approximate `expf`/`logf` sequences.
+
+mod common;
+
+use common::*;
+use ptxc::launch::{LaunchSpec, ParamSpec};
+use ptxc::npy::Array;
+use ptxc::pipeline::{CompileOptions, compile_ptx};
+use ptxc::run::{RunOptions, run};
+use ptxc_sim::Engine;
+use std::collections::BTreeMap;
+
+/// Initial and final buffers of one run.
+struct Runs {
+    spec: LaunchSpec,
+    inputs: BTreeMap<String, Array>,
+    /// Final buffers by compiler (`ptxc`, `ptxas`).
+    outputs: Vec<(&'static str, BTreeMap<String, Array>)>,
+}
+
+impl Runs {
+    fn input<T: Copy>(&self, name: &str, get: fn(&[u8]) -> T) -> Vec<T> {
+        values(&self.inputs[name], get)
+    }
+
+    /// The `i`-th parameter as an i32 or f32.
+    fn scalar(&self, i: usize) -> [u8; 4] {
+        match &self.spec.params[i] {
+            ParamSpec::Scalar { bytes, .. } => bytes[..4].try_into().unwrap(),
+            other => panic!("parameter {i} is {other:?}"),
+        }
+    }
+
+    /// Calls `check` with each compiler's final buffers.
+    fn each(&self, check: impl Fn(&str, &BTreeMap<String, Array>)) {
+        for (who, out) in &self.outputs {
+            check(who, out);
+        }
+    }
+}
+
+fn values<T: Copy>(a: &Array, get: fn(&[u8]) -> T) -> Vec<T> {
+    let size = a.dtype.size();
+    a.bytes.chunks(size).map(get).collect()
+}
+
+fn f32_of(b: &[u8]) -> f32 {
+    f32::from_le_bytes(b.try_into().unwrap())
+}
+fn f64_of(b: &[u8]) -> f64 {
+    f64::from_le_bytes(b.try_into().unwrap())
+}
+fn u32_of(b: &[u8]) -> u32 {
+    u32::from_le_bytes(b.try_into().unwrap())
+}
+
+/// Compiles `name` with ptxc and ptxas and runs both with the suite's launch spec.
+fn run_suite_kernel(name: &str) -> Runs {
+    let spec = ptxc::launch::load(&root().join(format!("benches/suite/{name}.toml"))).unwrap();
+    let ptx = root().join(format!("tests/kernels/{name}.ptx"));
+    let src = std::fs::read_to_string(&ptx).unwrap();
+    let ours = compile_ptx(&src, name, &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let dir = scratch(&format!("suite_ref_{name}"));
+    let theirs_path = dir.join(format!("{name}.cubin"));
+    ptxas(&ptx, &theirs_path);
+    let theirs = std::fs::read(&theirs_path).unwrap();
+    let inputs = spec
+        .buffers
+        .iter()
+        .map(|(k, init)| (k.clone(), init.materialize().unwrap()))
+        .collect();
+    let opts = RunOptions {
+        engine: Engine::Functional,
+        ..RunOptions::default()
+    };
+    let outputs = [("ptxc", ours), ("ptxas", theirs)]
+        .into_iter()
+        .map(|(who, cubin)| {
+            let out = run(&cubin, &spec, &opts).unwrap_or_else(|e| panic!("{name} ({who}): {e}"));
+            assert_eq!(out.stats.stray_accesses, 0, "{name} ({who})");
+            (who, out.buffers)
+        })
+        .collect();
+    Runs { spec, inputs, outputs }
+}
+
+fn check_bits<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        panic!("{what}[{i}]: got {:?}, want {:?}", got[i], want[i]);
+    }
+}
+
+/// `|got - want| <= bound(i)` for every element.
+fn check_within(what: &str, got: &[f32], want: &[f64], bound: impl Fn(usize) -> f64) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for i in 0..got.len() {
+        let err = (got[i] as f64 - want[i]).abs();
+        assert!(
+            err <= bound(i),
+            "{what}[{i}]: got {:e}, want {:e} (error {err:e} > {:e})",
+            got[i],
+            want[i],
+            bound(i)
+        );
+    }
+}
+
+#[test]
+fn saxpy_f32() {
+    let r = run_suite_kernel("saxpy_f32");
+    let a = f32::from_le_bytes(r.scalar(1));
+    let (x, y) = (r.input("x", f32_of), r.input("y", f32_of));
+    // nvcc contracts `a * x[i] + y[i]` into one fma.rn.f32.
+    let want: Vec<u32> = x.iter().zip(&y).map(|(x, y)| a.mul_add(*x, *y).to_bits()).collect();
+    r.each(|who, out| {
+        let got: Vec<u32> = values(&out["y"], f32_of).iter().map(|v| v.to_bits()).collect();
+        check_bits(&format!("saxpy ({who}) y"), &got, &want);
+    });
+}
+
+#[test]
+fn transpose_tiled() {
+    let r = run_suite_kernel("transpose_tiled");
+    let rows = i32::from_le_bytes(r.scalar(2)) as usize;
+    let cols = i32::from_le_bytes(r.scalar(3)) as usize;
+    let input = r.input("in", u32_of);
+    let mut want = vec![0u32; rows * cols];
+    for y in 0..rows {
+        for x in 0..cols {
+            want[x * rows + y] = input[y * cols + x];
+        }
+    }
+    r.each(|who, out| check_bits(&format!("transpose ({who}) out"), &values(&out["out"], u32_of), &want));
+}
+
+#[test]
+fn histogram_atomic() {
+    let r = run_suite_kernel("histogram_atomic");
+    let n = i32::from_le_bytes(r.scalar(1)) as usize;
+    let data = &r.inputs["data"].bytes;
+    let mut want = vec![0u32; 64];
+    for &byte in &data[..n] {
+        want[(byte & 63) as usize] += 1;
+    }
+    assert_eq!(want.iter().sum::<u32>() as usize, n);
+    r.each(|who, out| check_bits(&format!("histogram ({who}) hist"), &values(&out["hist"], u32_of), &want));
+}
+
+#[test]
+fn bitonic_sort() {
+    let r = run_suite_kernel("bitonic_sort");
+    let mut want = r.input("keys", u32_of);
+    for block in want.chunks_mut(256) {
+        block.sort_unstable();
+    }
+    r.each(|who, out| {
+        check_bits(
+            &format!("bitonic sort ({who}) keys"),
+            &values(&out["keys"], u32_of),
+            &want,
+        )
+    });
+}
+
+#[test]
+fn dgemm_small() {
+    let r = run_suite_kernel("dgemm_small");
+    let n = i32::from_le_bytes(r.scalar(3)) as usize;
+    let (a, b) = (r.input("a", f64_of), r.input("b", f64_of));
+    // `acc += sa[k] * sb[k]` is one fma.rn.f64 per k, in order.
+    let mut want = vec![0u64; n * n];
+    for row in 0..n {
+        for col in 0..n {
+            let acc = (0..n).fold(0.0f64, |acc, k| a[row * n + k].mul_add(b[k * n + col], acc));
+            want[row * n + col] = acc.to_bits();
+        }
+    }
+    r.each(|who, out| {
+        let got: Vec<u64> = values(&out["c"], f64_of).iter().map(|v| v.to_bits()).collect();
+        check_bits(&format!("dgemm ({who}) c"), &got, &want);
+    });
+}
+
+/// The cumulative normal distribution by the kernel's Abramowitz-Stegun polynomial, in f64.
+fn cnd(d: f64) -> f64 {
+    let (a1, a2, a3, a4, a5) = (0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429);
+    let k = 1.0 / (1.0 + 0.2316419 * d.abs());
+    let poly = k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5))));
+    let c = 0.398_942_280_401_432_7 * (-0.5 * d * d).exp() * poly;
+    if d > 0.0 { 1.0 - c } else { c }
+}
+
+#[test]
+fn black_scholes() {
+    let r = run_suite_kernel("black_scholes");
+    let rate = f32::from_le_bytes(r.scalar(5)) as f64;
+    let vol = f32::from_le_bytes(r.scalar(6)) as f64;
+    let (s, x, t) = (r.input("s", f32_of), r.input("x", f32_of), r.input("t", f32_of));
+    let (mut call, mut put) = (Vec::new(), Vec::new());
+    for i in 0..s.len() {
+        let (s, x, t) = (s[i] as f64, x[i] as f64, t[i] as f64);
+        let sqt = t.sqrt();
+        let d1 = ((s / x).ln() + (rate + 0.5 * vol * vol) * t) / (vol * sqt);
+        let d2 = d1 - vol * sqt;
+        let e = (-rate * t).exp();
+        call.push(s * cnd(d1) - x * e * cnd(d2));
+        put.push(x * e * (1.0 - cnd(d2)) - s * (1.0 - cnd(d1)));
+    }
+    // The f32 kernel rounds every step and its expf/logf are within a few ulp; prices are
+    // differences of terms up to s + x, so the bound scales with them (the largest error of
+    // either compiler's code is 1.8e-7 of s + x, ten times below the bound).
+    let bound = |i: usize| 2e-6 * (s[i] + x[i]) as f64;
+    r.each(|who, out| {
+        check_within(
+            &format!("black-scholes ({who}) call"),
+            &values(&out["call"], f32_of),
+            &call,
+            bound,
+        );
+        check_within(
+            &format!("black-scholes ({who}) put"),
+            &values(&out["put"], f32_of),
+            &put,
+            bound,
+        );
+    });
+}
+
+#[test]
+fn softmax_rows() {
+    let r = run_suite_kernel("softmax_rows");
+    let cols = i32::from_le_bytes(r.scalar(2)) as usize;
+    let input = r.input("in", f32_of);
+    let mut want = Vec::with_capacity(input.len());
+    for row in input.chunks(cols) {
+        let m = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v)) as f64;
+        let sum: f64 = row.iter().map(|&v| (v as f64 - m).exp()).sum();
+        want.extend(row.iter().map(|&v| (v as f64 - m).exp() / sum));
+    }
+    // expf is within 2 ulp and the 512-term f32 sum is taken in tree order: the largest
+    // relative error of either compiler's code is 6.1e-7, sixteen times below the bound.
+    let bound = |i: usize| 1e-5 * want[i] + 1e-12;
+    r.each(|who, out| {
+        check_within(
+            &format!("softmax ({who}) out"),
+            &values(&out["out"], f32_of),
+            &want,
+            bound,
+        )
+    });
+}
