@@ -484,4 +484,85 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &combined_ftz)
         }),
     },
+    Issue {
+        id: "ptxas-fold-fadd-tie",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 constant-folds an f32 add whose exact sum is a tie without rounding to even\n\
+                  `add.rn.ftz.f32 f0, 0f40D3477B, 0fBFDFBF6E;` becomes `MOV R7, 0x409b579f`: the exact sum lies \
+                  halfway between 0x409b579f and 0x409b57a0, and round-to-nearest-even gives 0x409b57a0 (an FADD \
+                  gives it). The same for add.rn.f32, add.f32, add.ftz.f32 and the equivalent sub. Seed 1301566. A \
+                  value mismatch (M = C != P).",
+        case: "ptxas_fold_fadd_tie",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let folded = |i: &Inst| {
+                (i.op.starts_with("add.")
+                    || i.op.starts_with("sub.")
+                    || i.op.starts_with("fma.")
+                    || i.op.starts_with("mul."))
+                    && i.op.ends_with(".f32")
+                    && i.srcs.iter().all(|s| matches!(s.op, Operand::Imm(_)))
+            };
+            any_inst(p, &folded)
+        }),
+    },
+    Issue {
+        id: "ptxas-abs-subcc-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds `sub.cc` of an `abs.s64` into adding the negated absolute value\n\
+                  `abs.s64 rd2, rd0; sub.cc.s64 rd1, 0, rd2; subc.s64 rd1, 0, 0;` becomes SELs of rd0 and -rd0 \
+                  giving -|rd0|, then `IADD3 RZ, P0, RZ, R0, RZ; IADD3.X RZ, P0, RZ, R0', RZ, P0, !PT`: the carry \
+                  of adding -|rd0| equals the no-borrow of subtracting |rd0| except for rd0 = 0, where it is 0 \
+                  and subc gives -1 instead of 0. Seed 1303428. A value mismatch (M = C != P).",
+        case: "ptxas_abs_subcc_zero",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let borrow_out = |i: &Inst| i.op.starts_with("sub.cc") || i.op.starts_with("subc.cc");
+            any_inst(p, &|i| i.op.starts_with("abs.s")) && any_inst(p, &borrow_out)
+        }),
+    },
+    Issue {
+        id: "ptxas-f16-bits-fold",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds an integer cvt of the bits of an f16 made from a 0/1 float to the value\n\
+                  `set.ge.f32.u16 f1, 0, h0; cvt.rz.f16.f32 h1, f1; cvt.u64.u8 rd0, h1;` becomes `FSEL R7, RZ, 1, \
+                  !P0; FSETP.NEU.AND P0, PT, R7, RZ, PT; SEL R6, RZ, 0x1, !P0`: rd0 = 1 for 1.0, where cvt.u64.u8 \
+                  takes the low byte of h1's bits (1.0 is 0x3c00, so 0). Seed 1303889. A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_f16_bits_fold",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let parts = |i: &Inst| i.op.split('.').map(str::to_owned).collect::<Vec<_>>();
+            let to_f16 = |i: &Inst| i.op.starts_with("cvt.") && parts(i).get(2).is_some_and(|t| t == "f16");
+            let int_of_16 = |i: &Inst| {
+                let t = parts(i);
+                t[0] == "cvt" && t.len() == 3 && ["u8", "s8", "u16", "s16"].contains(&t[2].as_str())
+            };
+            any_inst(p, &to_f16) && any_inst(p, &int_of_16)
+        }),
+    },
+    Issue {
+        id: "ptxas-shl-cvt-s64-u32",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 sign-extends a `cvt.s64.u32` result that feeds a 64-bit left shift\n\
+                  `cvt.s64.u32 rd0, r0; shl.b64 rd1, rd0, 0;` stores rd0 zero-extended (`MOV R3, RZ`) but builds \
+                  rd1's high word as `SHF.R.S32.HI R7, RZ, 0x1f, R2`: for r0 = 0xd6fdae56, rd1 = 0xffffffffd6fdae56 \
+                  where PTX zero-extends an unsigned source. Shifts by 1 and 3 give `SHF.R.S32.HI R7, RZ, 0x1f` and \
+                  `0x1d` as well. Seed 1308302. A value mismatch (M = C != P).",
+        case: "ptxas_shl_cvt_s64_u32",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let zext = |i: &Inst| i.op == "cvt.s64.u32";
+            let shift = |i: &Inst| i.op.starts_with("shl.b64");
+            any_inst(p, &zext) && any_inst(p, &shift)
+        }),
+    },
 ];
