@@ -565,4 +565,60 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &zext) && any_inst(p, &shift)
         }),
     },
+    Issue {
+        id: "ptxas-abs-sat",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops a cvt.sat.u32.s32 of an abs.s32 result, assuming |x| >= 0\n\
+                  `abs.s32 r1, r0; cvt.sat.u32.s32 r1, r1;` becomes a bare `IABS R7, R3`: abs(INT_MIN) is INT_MIN, \
+                  which the saturating conversion to u32 clamps to 0; ptxas stores 0x80000000. Seed 1500294. A \
+                  value mismatch (M = C != P).",
+        case: "ptxas_abs_sat",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let sat_to_unsigned = |i: &Inst| {
+                let parts: Vec<&str> = i.op.split('.').collect();
+                parts[0] == "cvt" && parts.contains(&"sat") && parts.iter().any(|t| t.starts_with('u'))
+            };
+            any_inst(p, &|i| i.op.starts_with("abs.s")) && any_inst(p, &sat_to_unsigned)
+        }),
+    },
+    Issue {
+        id: "ptxas-cnot-shift-amount",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 shifts a 16-bit value by R1 (the stack pointer) when the amount is a cnot result\n\
+                  `cnot.b32 r1, r0; shr.b16 h0, 1, r1;` becomes `SHF.R.U32.HI R7, RZ, R1, R6` with R1 = \
+                  c[0x0][0x28] from the prologue, while r1 itself is computed into R9; with `add.u32 r1, r0, 1` \
+                  instead ptxas clamps the amount (`IMNMX.U32 R0, R7, 0xffff`) and shifts by R0. Seed 1500492. A \
+                  value mismatch (M = C != P).",
+        case: "ptxas_cnot_shift_amount",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let shift16 = |i: &Inst| (i.op.starts_with("shr.") || i.op.starts_with("shl.")) && i.op.ends_with("16");
+            any_inst(p, &|i| i.op.starts_with("cnot.")) && any_inst(p, &shift16)
+        }),
+    },
+    Issue {
+        id: "ptxas-setp-abs-nan",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds an ordered comparison of an abs.f32 result with a negative constant to true, ignoring NaN\n\
+                  `abs.f32 f1, f0; setp.lt.f32 p0, 0fD80D25F1, f1;` becomes `MOV R9, 0x1`: ptxas assumes |f| >= 0 \
+                  > -6.2e14, but for a NaN f0 the ordered setp.lt is false. Seed 1508186. A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_setp_abs_nan",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let compare_with_constant = |i: &Inst| {
+                i.op.starts_with("setp.")
+                    && i.op.ends_with(".f32")
+                    && i.srcs.iter().any(|s| matches!(s.op, Operand::Imm(_)))
+            };
+            any_inst(p, &|i| i.op == "abs.f32" || i.op == "abs.ftz.f32") && any_inst(p, &compare_with_constant)
+        }),
+    },
 ];
