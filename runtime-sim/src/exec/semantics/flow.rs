@@ -10,6 +10,7 @@ use crate::error::SimError;
 use crate::exec::ctx::{CtaShared, Ctx};
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::module::Kernel;
+use ptxc_backend::isa::Op;
 
 type R = Result<(), SimError>;
 
@@ -26,9 +27,20 @@ fn target_of(ctx: &Ctx, w: &Warp, d: &Decoded, group: u32) -> Result<u32, SimErr
     })
 }
 
-/// BRA: the taken lanes jump.
+/// The `.U` (uniform) kind of BRA in the decoded `kind` modifier.
+const BRA_UNIFORM: u8 = 1;
+
+/// BRA: the taken lanes jump. `BRA.U` jumps only when every lane of the group takes it,
+/// otherwise none does: ptxas skips a convergence region with `@P0 BRA.U L; BSSY B0, L;
+/// @P0 BRA inner`, which reconverges a warp with mixed P0 only if the mixed warp falls
+/// through to the BSSY (difftest seed 1700115, a SHFL after such a region).
 pub fn bra(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     let t = taken(w, d, exec);
+    let t = if d.op == Op::Bra && d.m.op == BRA_UNIFORM && t != group {
+        0
+    } else {
+        t
+    };
     let target = target_of(ctx, w, d, group)?;
     w.jump(t, d.pc, target);
     w.advance(group & !t, d.pc);
