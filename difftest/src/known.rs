@@ -621,4 +621,21 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &|i| i.op == "abs.f32" || i.op == "abs.ftz.f32") && any_inst(p, &compare_with_constant)
         }),
     },
+    Issue {
+        id: "ptxas-cnot-sat",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 clamps the negation of a cnot result in a saturating narrowing\n\
+                  `cnot.b32 r0, r0; cvt.sat.s8.u32 r1, r0;` becomes `SEL R0, RZ, 0xffffffff, !P0` (-cnot), then \
+                  `ISETP.GT.U32.AND P0, PT, R0, 0x80, PT; SEL R5, -R0, 0xffffff80, !P0`: for r0 = 0 the cnot is 1 \
+                  and r1 must be 1; ptxas compares 0xffffffff and gives -128. Seed 1700419. A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_cnot_sat",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let sat_cvt = |i: &Inst| i.op.starts_with("cvt.") && i.op.split('.').any(|t| t == "sat");
+            any_inst(p, &|i| i.op.starts_with("cnot.")) && any_inst(p, &sat_cvt)
+        }),
+    },
 ];
