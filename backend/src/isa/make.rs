@@ -51,12 +51,16 @@ impl Inst {
     }
 
     /// Register width (1, 2 or 4) of the operand at `index`; width 0 in the table means
-    /// "from the modifiers" (memory data, see `width_from_mods`).
+    /// "from the modifiers" (memory data, see `width_from_mods`). An address register is a
+    /// pair under `.E`, or, in the uniform-address forms, when its suffix is `.64`.
     pub fn reg_width(&self, index: usize) -> u8 {
         let d = &self.desc().operands[index];
         match d.kind {
             OpKind::Gpr { width: 0, .. } | OpKind::Ugpr { width: 0, .. } => self.width_from_mods(),
             OpKind::Gpr { width, .. } | OpKind::Ugpr { width, .. } => width,
+            // In the uniform-address forms the register's own width suffix decides:
+            // `[R16.U32+UR8]` reads R16 only, even under `.E`.
+            OpKind::Mem { .. } if d.swizzle.is_some() => 1 + self.operands[index].swizzle.min(1),
             OpKind::Mem { .. } if self.mod_value("e") == Some(1) => 2,
             _ => 1,
         }

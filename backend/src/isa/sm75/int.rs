@@ -68,15 +68,21 @@ fn iadd3() -> Vec<Form> {
 }
 
 fn lea() -> Vec<Form> {
+    // With .SX32 (only legal with .HI) the high-word register is not an operand. The high
+    // word may also be an immediate, then only with .HI (0x411: ptxas's `LEA.HI R7, R3, R0,
+    // 0x1, 0x1f`, difftest seed 2105668; nvdisasm rejects 0x411 without .HI, and 0x611 and
+    // 0xe11 at all).
+    let variants: [(bool, &[Src3]); 3] = [(false, &SRC3_RICU), (false, &[Src3::Rri]), (true, &SRC3_RICU)];
     let mut v = Vec::new();
-    // With .SX32 (only legal with .HI) the high-word register is not an operand.
-    for sx32 in [false, true] {
-        v.extend(src3_family(0x011, &SRC3_RICU, ImmStyle::Hex, |opc, _, b, c| {
-            let (hi, c) = if sx32 {
-                (modifier("hi", 80, 1, &[(1, ".HI")], 1), None)
+    for (sx32, places) in variants {
+        let hi_only = sx32 || places == [Src3::Rri];
+        v.extend(src3_family(0x011, places, ImmStyle::Hex, |opc, _, b, c| {
+            let hi = if hi_only {
+                modifier("hi", 80, 1, &[(1, ".HI")], 1)
             } else {
-                (flag!("hi", 80, ".HI"), Some(c.show(Show::IfMod(0)).default(255)))
+                flag!("hi", 80, ".HI")
             };
+            let c = (!sx32).then(|| c.show(Show::IfMod(0)).default(255));
             let sx = modifier(
                 "sx32",
                 73,
@@ -89,7 +95,8 @@ fn lea() -> Vec<Form> {
                     rd(),
                     opt_pd(Role::PredDst0, 81),
                     reg(Role::A, RA).neg(72).reuse(0),
-                    neg63(b),
+                    // Bit 63 belongs to the immediate high word in 0x411: B has no `-` there.
+                    if hi_only && !sx32 { b } else { neg63(b) },
                 ])
                 .ops(c)
                 .ops([imm(Role::Other, bits(75, 5), ImmStyle::Hex), carry_in(1)])
