@@ -638,4 +638,25 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &|i| i.op.starts_with("cnot.")) && any_inst(p, &sat_cvt)
         }),
     },
+    Issue {
+        id: "ptxas-guarded-range",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops a narrowing cvt after a guarded cvt.sat, as if the guard always held\n\
+                  `@!p0 cvt.sat.u8.s32 h0, r0; cvt.u8.u8 r1, h0;` stores h0 unmasked (`@!P0 I2I.U8.S32.SAT R9, R7; \
+                  STG [R4+0x8], R9`): where p0 is set h0 keeps its loaded 16-bit value (0x17a) and cvt.u8.u8 must \
+                  keep its low byte (0x7a). Seed 2103377. A value mismatch (M = C != P).",
+        case: "ptxas_guarded_range",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let guarded_sat =
+                |i: &Inst| i.guard.is_some() && i.op.starts_with("cvt.") && i.op.split('.').any(|t| t == "sat");
+            let narrowing_identity = |i: &Inst| {
+                let t: Vec<&str> = i.op.split('.').collect();
+                t.len() == 3 && t[0] == "cvt" && t[1] == t[2] && ["u8", "s8", "u16", "s16"].contains(&t[1])
+            };
+            any_inst(p, &guarded_sat) && any_inst(p, &narrowing_identity)
+        }),
+    },
 ];
