@@ -659,4 +659,26 @@ pub static ISSUES: &[Issue] = &[
             any_inst(p, &guarded_sat) && any_inst(p, &narrowing_identity)
         }),
     },
+    Issue {
+        id: "ptxas-f16-bits-to-f16",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds an int-to-f16 cvt of the bits of an f16 made from a 0/1 float to the value\n\
+                  `set.eq.f32.b64 f0, rd0, 0; cvt.rp.f16.f32 h0, f0; cvt.rp.f16.u16 h0, h0;` becomes `FSEL R11, RZ, \
+                  1, !P0; FSETP.NEU.AND P0, PT, R11, RZ, PT; SEL R13, RZ, 0x3c00, !P0`: h0 = 0x3c00 (1.0) where \
+                  cvt.f16.u16 converts the integer 0x3c00 = 15360 (0x7380). The mirror of ptxas-f16-bits-fold. \
+                  Seed 2302953. A value mismatch (M = C != P).",
+        case: "ptxas_f16_bits_to_f16",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let parts = |i: &Inst| i.op.split('.').map(str::to_owned).collect::<Vec<_>>();
+            let to_f16_from = |i: &Inst, int: bool| {
+                let t = parts(i);
+                let src = t.last().map(String::as_str).unwrap_or("");
+                t[0] == "cvt" && t.iter().rev().nth(1).is_some_and(|d| d == "f16") && (src.starts_with('f') != int)
+            };
+            any_inst(p, &|i| to_f16_from(i, false)) && any_inst(p, &|i| to_f16_from(i, true))
+        }),
+    },
 ];
