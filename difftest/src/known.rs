@@ -265,7 +265,8 @@ pub static ISSUES: &[Issue] = &[
                   `add.u32 r2, r0, 0x40; sub.sat.s32 r1, r2, 1;` becomes `IADD3 R0, R3, 0x3f, RZ; \
                   PLOP3.LUT P0, PT, R3.SIGN, c[0x2][0x0].SIGN, R0.SIGN, 0x2, 0x0; ...; SEL R7, R0, 0x7fffffff, !P0` \
                   (c[0x2][0x0] = 0x3f): a saturating r0 + 0x3f, but the add.u32 wraps first: r0 = 0x7ffffffe gives \
-                  r2 = 0x8000003e and r1 = 0x8000003d, where ptxas gives 0x7fffffff. Seed 707800. \
+                  r2 = 0x8000003e and r1 = 0x8000003d, where ptxas gives 0x7fffffff. Seed 707800; seed 2509861 \
+                  is the same with `.cc` (`sub.cc.s32 r1, r0, 1; add.sat.s32 r1, 1, r1;` stores r0). \
                   A value mismatch (M = C != P).",
         case: "ptxas_sat_fold",
         kinds: &[Kind::OracleDiffers],
@@ -273,7 +274,10 @@ pub static ISSUES: &[Issue] = &[
         avoid: None,
         program: Some(|p| {
             let imm = |i: &Inst| i.srcs.iter().any(|s| matches!(s.op, crate::program::Operand::Imm(_)));
-            let wrap = |i: &Inst| matches!(i.op.as_str(), "add.u32" | "add.s32" | "sub.u32" | "sub.s32") && imm(i);
+            let wrap = |i: &Inst| {
+                let op = i.op.replace(".cc", "");
+                matches!(op.as_str(), "add.u32" | "add.s32" | "sub.u32" | "sub.s32") && imm(i)
+            };
             any_inst(p, &wrap) && any_inst(p, &|i| (i.op == "sub.sat.s32" || i.op == "add.sat.s32") && imm(i))
         }),
     },
@@ -679,6 +683,30 @@ pub static ISSUES: &[Issue] = &[
                 t[0] == "cvt" && t.iter().rev().nth(1).is_some_and(|d| d == "f16") && (src.starts_with('f') != int)
             };
             any_inst(p, &|i| to_f16_from(i, false)) && any_inst(p, &|i| to_f16_from(i, true))
+        }),
+    },
+    Issue {
+        id: "ptxas-sqrt-f64-clobber",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 keeps a value live in a register its f64 square-root subroutine overwrites\n\
+                  `cvt.rmi.u16.f32 h0, f1; @!p0 bra L; sqrt.rm.f64 fd0, 0d0000000000000001; mul.wide.u16 r0, 1, h0; L:` \
+                  becomes `PRMT R9, R8, 0x7610, R9; ... CALL.REL.NOINC $__internal_0_$__cuda_sm20_dsqrt_rd_f64; \
+                  F2I.U16.FLOOR.NTZ R0, R0; PRMT R9, R0, 0x7610, R9; IMAD.MOV.U32 R11, RZ, RZ, R9`, but the \
+                  subroutine writes R8:R9 (`F2F.F64.F32 R8, R16; DMUL R8, R4, R10`): r0's upper half is the \
+                  subroutine's (0x40100000 instead of 0). Seed 2500218. A value mismatch (M = C != P).",
+        case: "ptxas_sqrt_f64_clobber",
+        kinds: &[Kind::OracleDiffers],
+        messages: &[],
+        avoid: None,
+        program: Some(|p| {
+            let sqrt64 = |i: &Inst| i.op.starts_with("sqrt.r") && i.op.ends_with(".f64");
+            let narrow = |i: &Inst| {
+                i.op.starts_with("cvt.")
+                    && ["s8", "u8", "s16", "u16"]
+                        .iter()
+                        .any(|t| i.op.split('.').any(|x| x == *t))
+            };
+            any_inst(p, &sqrt64) && any_inst(p, &narrow)
         }),
     },
 ];
