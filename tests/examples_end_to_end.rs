@@ -132,3 +132,22 @@ fn examples_compute_correct_results_on_ours_and_ptxas_cubins() {
         }
     }
 }
+
+/// The README's main command, `cargo run --release -- run examples/saxpy.ptx --launch ...`,
+/// needs cargo to pick the `ptxc` binary among the package's binaries (`bench-report`).
+#[test]
+fn cargo_run_picks_the_ptxc_binary() {
+    let o = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .current_dir(root())
+        .output()
+        .expect("cargo metadata");
+    assert!(o.status.success(), "cargo metadata: {}", text(&o.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&o.stdout).expect("cargo metadata JSON");
+    let packages = meta["packages"].as_array().expect("packages");
+    let ptxc = packages.iter().find(|p| p["name"] == "ptxc").expect("the ptxc package");
+    assert_eq!(
+        ptxc["default_run"], "ptxc",
+        "the ptxc package needs `default-run = \"ptxc\"`"
+    );
+}
