@@ -111,6 +111,34 @@ fn any_inst(p: &Program, f: &dyn Fn(&Inst) -> bool) -> bool {
     found
 }
 
+/// The dot-separated parts of an instruction's opcode (`cvt.rmi.s8.f16`: cvt, rmi, s8, f16).
+fn parts(i: &Inst) -> Vec<&str> {
+    i.op.split('.').collect()
+}
+
+/// Whether the opcode of `i` has the part `part` (`sat`, `ftz`, `s16` ...).
+fn has(i: &Inst, part: &str) -> bool {
+    i.op.split('.').any(|t| t == part)
+}
+
+/// The 8- and 16-bit integer types.
+const NARROW_INTS: [&str; 4] = ["s8", "u8", "s16", "u16"];
+
+/// Whether the opcode of `i` names an 8- or 16-bit integer type.
+fn has_narrow_int(i: &Inst) -> bool {
+    NARROW_INTS.iter().any(|t| has(i, t))
+}
+
+/// Whether `i` is a `cvt`.
+fn is_cvt(i: &Inst) -> bool {
+    i.op.starts_with("cvt.")
+}
+
+/// Whether `i` is a saturating `cvt`.
+fn is_sat_cvt(i: &Inst) -> bool {
+    is_cvt(i) && has(i, "sat")
+}
+
 /// The first open issue statement `s` of program `p` runs into, if any (by the issues'
 /// `avoid` predicates; an atomic is seen as the `atom`/`red` instruction it prints as).
 pub fn avoided(p: &Program, s: &Stmt) -> Option<&'static Issue> {
@@ -298,12 +326,11 @@ pub static ISSUES: &[Issue] = &[
         // `cvt.ftz.sat.f32.f16`).
         program: Some(|p| {
             let sat_cvt = |i: &Inst, dst: &[&str], src: &[&str]| {
-                let parts: Vec<&str> = i.op.split('.').collect();
-                parts[0] == "cvt"
-                    && parts.contains(&"sat")
-                    && parts.len() >= 3
-                    && dst.contains(&parts[parts.len() - 2])
-                    && (src.is_empty() || src.contains(&parts[parts.len() - 1]))
+                let t = parts(i);
+                is_sat_cvt(i)
+                    && t.len() >= 3
+                    && dst.contains(&t[t.len() - 2])
+                    && (src.is_empty() || src.contains(&t[t.len() - 1]))
             };
             any_inst(p, &|i| sat_cvt(i, &["s16", "u16"], &[]))
                 && any_inst(p, &|i| sat_cvt(i, &["f32", "f64"], &["f16"]))
@@ -398,10 +425,7 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let narrowing = |i: &Inst| {
-                let parts: Vec<&str> = i.op.split('.').collect();
-                parts[0] == "cvt" && parts.contains(&"sat") && i.op.ends_with("16")
-            };
+            let narrowing = |i: &Inst| is_sat_cvt(i) && i.op.ends_with("16");
             any_inst(p, &|i| i.op == "neg.s16") && any_inst(p, &narrowing)
         }),
     },
@@ -458,13 +482,8 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let narrow_from_f16 = |i: &Inst| {
-                let parts: Vec<&str> = i.op.split('.').collect();
-                parts[0] == "cvt"
-                    && i.guard.is_some()
-                    && i.op.ends_with(".f16")
-                    && parts.iter().any(|t| ["s8", "u8", "s16", "u16"].contains(t))
-            };
+            let narrow_from_f16 =
+                |i: &Inst| is_cvt(i) && i.guard.is_some() && i.op.ends_with(".f16") && has_narrow_int(i);
             any_inst(p, &narrow_from_f16)
         }),
     },
@@ -481,10 +500,8 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let combined_ftz = |i: &Inst| {
-                let parts: Vec<&str> = i.op.split('.').collect();
-                parts[0] == "setp" && parts.contains(&"ftz") && parts.iter().any(|t| ["and", "or", "xor"].contains(t))
-            };
+            let combined_ftz =
+                |i: &Inst| i.op.starts_with("setp.") && has(i, "ftz") && ["and", "or", "xor"].iter().any(|b| has(i, b));
             any_inst(p, &combined_ftz)
         }),
     },
@@ -542,11 +559,10 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let parts = |i: &Inst| i.op.split('.').map(str::to_owned).collect::<Vec<_>>();
-            let to_f16 = |i: &Inst| i.op.starts_with("cvt.") && parts(i).get(2).is_some_and(|t| t == "f16");
+            let to_f16 = |i: &Inst| is_cvt(i) && parts(i).get(2) == Some(&"f16");
             let int_of_16 = |i: &Inst| {
                 let t = parts(i);
-                t[0] == "cvt" && t.len() == 3 && ["u8", "s8", "u16", "s16"].contains(&t[2].as_str())
+                t[0] == "cvt" && t.len() == 3 && NARROW_INTS.contains(&t[2])
             };
             any_inst(p, &to_f16) && any_inst(p, &int_of_16)
         }),
@@ -581,10 +597,7 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let sat_to_unsigned = |i: &Inst| {
-                let parts: Vec<&str> = i.op.split('.').collect();
-                parts[0] == "cvt" && parts.contains(&"sat") && parts.iter().any(|t| t.starts_with('u'))
-            };
+            let sat_to_unsigned = |i: &Inst| is_sat_cvt(i) && parts(i).iter().any(|t| t.starts_with('u'));
             any_inst(p, &|i| i.op.starts_with("abs.s")) && any_inst(p, &sat_to_unsigned)
         }),
     },
@@ -637,10 +650,7 @@ pub static ISSUES: &[Issue] = &[
         kinds: &[Kind::OracleDiffers],
         messages: &[],
         avoid: None,
-        program: Some(|p| {
-            let sat_cvt = |i: &Inst| i.op.starts_with("cvt.") && i.op.split('.').any(|t| t == "sat");
-            any_inst(p, &|i| i.op.starts_with("cnot.")) && any_inst(p, &sat_cvt)
-        }),
+        program: Some(|p| any_inst(p, &|i| i.op.starts_with("cnot.")) && any_inst(p, &is_sat_cvt)),
     },
     Issue {
         id: "ptxas-guarded-range",
@@ -654,11 +664,10 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let guarded_sat =
-                |i: &Inst| i.guard.is_some() && i.op.starts_with("cvt.") && i.op.split('.').any(|t| t == "sat");
+            let guarded_sat = |i: &Inst| i.guard.is_some() && is_sat_cvt(i);
             let narrowing_identity = |i: &Inst| {
-                let t: Vec<&str> = i.op.split('.').collect();
-                t.len() == 3 && t[0] == "cvt" && t[1] == t[2] && ["u8", "s8", "u16", "s16"].contains(&t[1])
+                let t = parts(i);
+                t.len() == 3 && t[0] == "cvt" && t[1] == t[2] && NARROW_INTS.contains(&t[1])
             };
             any_inst(p, &guarded_sat) && any_inst(p, &narrowing_identity)
         }),
@@ -676,11 +685,9 @@ pub static ISSUES: &[Issue] = &[
         messages: &[],
         avoid: None,
         program: Some(|p| {
-            let parts = |i: &Inst| i.op.split('.').map(str::to_owned).collect::<Vec<_>>();
             let to_f16_from = |i: &Inst, int: bool| {
                 let t = parts(i);
-                let src = t.last().map(String::as_str).unwrap_or("");
-                t[0] == "cvt" && t.iter().rev().nth(1).is_some_and(|d| d == "f16") && (src.starts_with('f') != int)
+                t[0] == "cvt" && t.len() >= 2 && t[t.len() - 2] == "f16" && (t[t.len() - 1].starts_with('f') != int)
             };
             any_inst(p, &|i| to_f16_from(i, false)) && any_inst(p, &|i| to_f16_from(i, true))
         }),
@@ -700,12 +707,7 @@ pub static ISSUES: &[Issue] = &[
         avoid: None,
         program: Some(|p| {
             let sqrt64 = |i: &Inst| i.op.starts_with("sqrt.r") && i.op.ends_with(".f64");
-            let narrow = |i: &Inst| {
-                i.op.starts_with("cvt.")
-                    && ["s8", "u8", "s16", "u16"]
-                        .iter()
-                        .any(|t| i.op.split('.').any(|x| x == *t))
-            };
+            let narrow = |i: &Inst| is_cvt(i) && has_narrow_int(i);
             any_inst(p, &sqrt64) && any_inst(p, &narrow)
         }),
     },
