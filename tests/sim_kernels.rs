@@ -8,8 +8,9 @@
 
 mod common;
 
+use common::elem::*;
 use common::*;
-use ptxc::launch::{self, Scalar};
+use ptxc::launch;
 use ptxc::npy::Array;
 use ptxc::run::{RunOptions, run};
 use ptxc_sim::Engine;
@@ -17,46 +18,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 // ---------------------------------------------------------------------------------------
-// Inputs and outputs as typed vectors.
-
-/// An element type of a buffer.
-trait Elem: Copy {
-    const DTYPE: Scalar;
-    fn put(self, out: &mut Vec<u8>);
-    fn get(b: &[u8]) -> Self;
-}
-
-macro_rules! elem {
-    ($t:ty, $s:expr) => {
-        impl Elem for $t {
-            const DTYPE: Scalar = $s;
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn get(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b.try_into().expect("element size"))
-            }
-        }
-    };
-}
-
-elem!(u8, Scalar::U8);
-elem!(i16, Scalar::I16);
-elem!(u16, Scalar::U16);
-elem!(i32, Scalar::I32);
-elem!(u32, Scalar::U32);
-elem!(i64, Scalar::I64);
-elem!(u64, Scalar::U64);
-elem!(f32, Scalar::F32);
-elem!(f64, Scalar::F64);
-
-fn array<T: Elem>(v: &[T]) -> Array {
-    let mut bytes = Vec::with_capacity(v.len() * T::DTYPE.size());
-    for &x in v {
-        x.put(&mut bytes);
-    }
-    Array { dtype: T::DTYPE, bytes }
-}
+// Inputs.
 
 /// A deterministic generator (SplitMix64).
 struct Rng(u64);
@@ -96,8 +58,7 @@ struct Out {
 
 impl Out {
     fn get<T: Elem>(&self, name: &str) -> Vec<T> {
-        let a = &self.bufs[name];
-        a.bytes.chunks(T::DTYPE.size()).map(T::get).collect()
+        values(&self.bufs[name])
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::elem::*;
 use common::*;
 use ptxc::launch::{LaunchSpec, ParamSpec};
 use ptxc::npy::Array;
@@ -26,8 +27,8 @@ struct Runs {
 }
 
 impl Runs {
-    fn input<T: Copy>(&self, name: &str, get: fn(&[u8]) -> T) -> Vec<T> {
-        values(&self.inputs[name], get)
+    fn input<T: Elem>(&self, name: &str) -> Vec<T> {
+        values(&self.inputs[name])
     }
 
     /// The `i`-th parameter as an i32 or f32.
@@ -44,21 +45,6 @@ impl Runs {
             check(who, out);
         }
     }
-}
-
-fn values<T: Copy>(a: &Array, get: fn(&[u8]) -> T) -> Vec<T> {
-    let size = a.dtype.size();
-    a.bytes.chunks(size).map(get).collect()
-}
-
-fn f32_of(b: &[u8]) -> f32 {
-    f32::from_le_bytes(b.try_into().unwrap())
-}
-fn f64_of(b: &[u8]) -> f64 {
-    f64::from_le_bytes(b.try_into().unwrap())
-}
-fn u32_of(b: &[u8]) -> u32 {
-    u32::from_le_bytes(b.try_into().unwrap())
 }
 
 /// Compiles `name` with ptxc and ptxas and runs both with the suite's launch spec.
@@ -117,11 +103,11 @@ fn check_within(what: &str, got: &[f32], want: &[f64], bound: impl Fn(usize) -> 
 fn saxpy_f32() {
     let r = run_suite_kernel("saxpy_f32");
     let a = f32::from_le_bytes(r.scalar(1));
-    let (x, y) = (r.input("x", f32_of), r.input("y", f32_of));
+    let (x, y) = (r.input::<f32>("x"), r.input::<f32>("y"));
     // nvcc contracts `a * x[i] + y[i]` into one fma.rn.f32.
     let want: Vec<u32> = x.iter().zip(&y).map(|(x, y)| a.mul_add(*x, *y).to_bits()).collect();
     r.each(|who, out| {
-        let got: Vec<u32> = values(&out["y"], f32_of).iter().map(|v| v.to_bits()).collect();
+        let got = values::<u32>(&out["y"]);
         check_bits(&format!("saxpy ({who}) y"), &got, &want);
     });
 }
@@ -131,14 +117,14 @@ fn transpose_tiled() {
     let r = run_suite_kernel("transpose_tiled");
     let rows = i32::from_le_bytes(r.scalar(2)) as usize;
     let cols = i32::from_le_bytes(r.scalar(3)) as usize;
-    let input = r.input("in", u32_of);
+    let input = r.input::<u32>("in");
     let mut want = vec![0u32; rows * cols];
     for y in 0..rows {
         for x in 0..cols {
             want[x * rows + y] = input[y * cols + x];
         }
     }
-    r.each(|who, out| check_bits(&format!("transpose ({who}) out"), &values(&out["out"], u32_of), &want));
+    r.each(|who, out| check_bits(&format!("transpose ({who}) out"), &values::<u32>(&out["out"]), &want));
 }
 
 #[test]
@@ -151,20 +137,20 @@ fn histogram_atomic() {
         want[(byte & 63) as usize] += 1;
     }
     assert_eq!(want.iter().sum::<u32>() as usize, n);
-    r.each(|who, out| check_bits(&format!("histogram ({who}) hist"), &values(&out["hist"], u32_of), &want));
+    r.each(|who, out| check_bits(&format!("histogram ({who}) hist"), &values::<u32>(&out["hist"]), &want));
 }
 
 #[test]
 fn bitonic_sort() {
     let r = run_suite_kernel("bitonic_sort");
-    let mut want = r.input("keys", u32_of);
+    let mut want = r.input::<u32>("keys");
     for block in want.chunks_mut(256) {
         block.sort_unstable();
     }
     r.each(|who, out| {
         check_bits(
             &format!("bitonic sort ({who}) keys"),
-            &values(&out["keys"], u32_of),
+            &values::<u32>(&out["keys"]),
             &want,
         )
     });
@@ -174,7 +160,7 @@ fn bitonic_sort() {
 fn dgemm_small() {
     let r = run_suite_kernel("dgemm_small");
     let n = i32::from_le_bytes(r.scalar(3)) as usize;
-    let (a, b) = (r.input("a", f64_of), r.input("b", f64_of));
+    let (a, b) = (r.input::<f64>("a"), r.input::<f64>("b"));
     // `acc += sa[k] * sb[k]` is one fma.rn.f64 per k, in order.
     let mut want = vec![0u64; n * n];
     for row in 0..n {
@@ -184,7 +170,7 @@ fn dgemm_small() {
         }
     }
     r.each(|who, out| {
-        let got: Vec<u64> = values(&out["c"], f64_of).iter().map(|v| v.to_bits()).collect();
+        let got = values::<u64>(&out["c"]);
         check_bits(&format!("dgemm ({who}) c"), &got, &want);
     });
 }
@@ -203,7 +189,7 @@ fn black_scholes() {
     let r = run_suite_kernel("black_scholes");
     let rate = f32::from_le_bytes(r.scalar(5)) as f64;
     let vol = f32::from_le_bytes(r.scalar(6)) as f64;
-    let (s, x, t) = (r.input("s", f32_of), r.input("x", f32_of), r.input("t", f32_of));
+    let (s, x, t) = (r.input::<f32>("s"), r.input::<f32>("x"), r.input::<f32>("t"));
     let (mut call, mut put) = (Vec::new(), Vec::new());
     for i in 0..s.len() {
         let (s, x, t) = (s[i] as f64, x[i] as f64, t[i] as f64);
@@ -221,13 +207,13 @@ fn black_scholes() {
     r.each(|who, out| {
         check_within(
             &format!("black-scholes ({who}) call"),
-            &values(&out["call"], f32_of),
+            &values::<f32>(&out["call"]),
             &call,
             bound,
         );
         check_within(
             &format!("black-scholes ({who}) put"),
-            &values(&out["put"], f32_of),
+            &values::<f32>(&out["put"]),
             &put,
             bound,
         );
@@ -238,7 +224,7 @@ fn black_scholes() {
 fn softmax_rows() {
     let r = run_suite_kernel("softmax_rows");
     let cols = i32::from_le_bytes(r.scalar(2)) as usize;
-    let input = r.input("in", f32_of);
+    let input = r.input::<f32>("in");
     let mut want = Vec::with_capacity(input.len());
     for row in input.chunks(cols) {
         let m = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v)) as f64;
@@ -251,7 +237,7 @@ fn softmax_rows() {
     r.each(|who, out| {
         check_within(
             &format!("softmax ({who}) out"),
-            &values(&out["out"], f32_of),
+            &values::<f32>(&out["out"]),
             &want,
             bound,
         )

@@ -1,6 +1,7 @@
 //! Shared helpers of the integration tests: the oracle tools, running `ptxc`, listings.
 #![allow(dead_code)]
 
+pub mod elem;
 pub mod zluda;
 
 use std::collections::BTreeMap;
