@@ -396,12 +396,13 @@ pub fn div_ftz(a: u64, b: u64, f: Fmt, r: Rounding) -> u64 {
         },
     ) = (unpack(a, f), unpack(b, f))
     {
-        let (q, e) = quotient(m1, e1, m2, e2);
-        if tiny_after_rounding(n1 != n2, q, e, f, r) {
-            return f.zero(n1 != n2);
+        let (neg, (q, e)) = (n1 != n2, quotient(m1, e1, m2, e2));
+        if tiny_after_rounding(neg, q, e, f, r) {
+            return f.zero(neg);
         }
+        return round(neg, q, e, f, r);
     }
-    flush(div(a, b, f, r), f)
+    div(a, b, f, r)
 }
 
 /// `sqrt(a)`.
