@@ -5,11 +5,6 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ptxc::pipeline::{CompileOptions, compile_ptx_module};
 use std::hint::black_box;
 
-const BIG_FILE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/ptx90parser__matrix_free_device_matrix_vector.ptx"
-);
-
 /// Suite kernels of different sizes (tests/kernels).
 const SUITE: [&str; 3] = ["saxpy_f32", "nbody_f32", "bitonic_sort"];
 
@@ -17,7 +12,7 @@ fn compile(c: &mut Criterion) {
     let opts = CompileOptions::default();
     let mut group = c.benchmark_group("compile");
     group.sample_size(10);
-    let big = std::fs::read_to_string(BIG_FILE).expect("the corpus file is missing");
+    let big = std::fs::read_to_string(ptxc_testkit::large_corpus_file()).expect("the corpus file is missing");
     group.bench_function("corpus_1mb", |b| {
         b.iter(|| compile_ptx_module(black_box(&big), "corpus.ptx", &opts).is_ok())
     });

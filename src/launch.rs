@@ -188,20 +188,14 @@ impl BufferInit {
         use crate::npy::Array;
         Ok(match self {
             BufferInit::File(p) => crate::npy::read(p)?,
-            BufferInit::Zero { dtype, len } => Array {
-                dtype: *dtype,
-                bytes: vec![0; dtype.size() * len],
-            },
+            BufferInit::Zero { dtype, len } => Array::new(*dtype, vec![0; dtype.size() * len]),
             BufferInit::Random {
                 dtype,
                 len,
                 seed,
                 min,
                 max,
-            } => Array {
-                dtype: *dtype,
-                bytes: random_bytes(*dtype, *len, *seed, *min, *max),
-            },
+            } => Array::new(*dtype, random_bytes(*dtype, *len, *seed, *min, *max)),
         })
     }
 }

@@ -330,13 +330,7 @@ fn check_arch(arch: &str) -> Result<(), String> {
 
 fn read_text(input: &Path) -> Result<String, String> {
     let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{}: not UTF-8 text (byte {})",
-            input.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
+    Ok(ptxc_frontend::source_text(bytes))
 }
 
 fn compile_file(input: &Path, opts: &CompileOptions) -> Result<Vec<u8>, String> {

@@ -1,5 +1,5 @@
-//! `.npy` files of one-dimensional arrays of the launch spec's scalar kinds, as raw
-//! little-endian bytes.
+//! `.npy` files of arrays of the launch spec's scalar kinds, as raw little-endian bytes in C
+//! order with their shape.
 
 use crate::launch::Scalar;
 use std::path::Path;
@@ -9,11 +9,19 @@ use std::path::Path;
 pub struct Array {
     /// Element kind.
     pub dtype: Scalar,
-    /// Little-endian element bytes.
+    /// Little-endian element bytes, in C order.
     pub bytes: Vec<u8>,
+    /// Dimensions, outermost first (`[len]` for a one-dimensional array, `[]` for a scalar).
+    pub shape: Vec<usize>,
 }
 
 impl Array {
+    /// A one-dimensional array of `bytes`.
+    pub fn new(dtype: Scalar, bytes: Vec<u8>) -> Array {
+        let shape = vec![bytes.len() / dtype.size()];
+        Array { dtype, bytes, shape }
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.bytes.len() / self.dtype.size()
@@ -61,7 +69,7 @@ fn scalar_of(type_str: &str) -> Option<Scalar> {
     .find(|&s| descr(s) == t || descr(s).replace('|', "<") == t)
 }
 
-/// Reads a one-dimensional (or any-shape, flattened C-order) array.
+/// Reads an array of any shape (C order, or Fortran order when it has one dimension).
 pub fn read(path: &Path) -> Result<Array, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let file = npyz::NpyFile::new(&bytes[..]).map_err(|e| format!("{}: not a .npy file: {e}", path.display()))?;
@@ -78,6 +86,7 @@ pub fn read(path: &Path) -> Result<Array, String> {
             path.display()
         )
     })?;
+    let shape: Vec<usize> = file.shape().iter().map(|&d| d as usize).collect();
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let out: Vec<u8> = match dtype {
         Scalar::U8 => file.into_vec::<u8>().map_err(err)?,
@@ -92,14 +101,34 @@ pub fn read(path: &Path) -> Result<Array, String> {
         Scalar::F32 => le(file.into_vec::<f32>().map_err(err)?, |v| v.to_le_bytes()),
         Scalar::F64 => le(file.into_vec::<f64>().map_err(err)?, |v| v.to_le_bytes()),
     };
-    Ok(Array { dtype, bytes: out })
+    Ok(Array {
+        dtype,
+        bytes: out,
+        shape,
+    })
+}
+
+/// The shape as a Python tuple (`(4, 6)`, `(24,)`, `()`); an array whose shape does not
+/// match its length is written as one-dimensional.
+fn shape_tuple(a: &Array) -> String {
+    let shape: &[usize] = &a.shape;
+    if shape.iter().product::<usize>() != a.len() {
+        return format!("({},)", a.len());
+    }
+    match shape {
+        [n] => format!("({n},)"),
+        dims => format!(
+            "({})",
+            dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+        ),
+    }
 }
 
 fn le<T, const N: usize>(v: Vec<T>, f: impl Fn(&T) -> [u8; N]) -> Vec<u8> {
     v.iter().flat_map(f).collect()
 }
 
-/// Writes a one-dimensional array.
+/// Writes an array with its shape.
 pub fn write(path: &Path, a: &Array) -> Result<(), String> {
     let mut out = Vec::new();
     write_raw(&mut out, a);
@@ -110,9 +139,9 @@ pub fn write(path: &Path, a: &Array) -> Result<(), String> {
 /// with npyz in the tests).
 fn write_raw(out: &mut Vec<u8>, a: &Array) {
     let header = format!(
-        "{{'descr': '{}', 'fortran_order': False, 'shape': ({},), }}",
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
         descr(a.dtype),
-        a.len()
+        shape_tuple(a)
     );
     let unpadded = 10 + header.len() + 1;
     let padded = unpadded.div_ceil(64) * 64;

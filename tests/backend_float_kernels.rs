@@ -191,10 +191,7 @@ impl Launch {
                     let init = match b {
                         Buf::In(dtype, bytes) => {
                             let path = dir.join(format!("{}_{name}.npy", self.kernel));
-                            let a = Array {
-                                dtype: *dtype,
-                                bytes: bytes.clone(),
-                            };
+                            let a = Array::new(*dtype, bytes.clone());
                             ptxc::npy::write(&path, &a).unwrap();
                             BufferInit::File(path)
                         }

@@ -116,3 +116,74 @@ fn out_of_bounds_access_is_a_fault_naming_kernel_thread_and_address() {
         "{err}"
     );
 }
+
+/// A kernel with `extra` on the line of its entry (line 4).
+fn entry_line_kernel(extra: &[u8]) -> Vec<u8> {
+    let mut v = b".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k() ".to_vec();
+    v.extend_from_slice(extra);
+    v.extend_from_slice(b"\n{\n  ret;\n}\n");
+    v
+}
+
+#[test]
+fn non_ascii_bytes_in_code_are_located_errors_and_allowed_in_comments() {
+    let dir = scratch("non_ascii");
+    let out = dir.join("k.cubin");
+    // 0xE9 is not UTF-8 on its own (Latin-1 `é`); C3 A9 is UTF-8 `é`.
+    for (name, extra) in [("latin1.ptx", &b"\xe9"[..]), ("utf8.ptx", &b"\xc3\xa9"[..])] {
+        let ptx = dir.join(name);
+        std::fs::write(&ptx, entry_line_kernel(extra)).unwrap();
+        let o = ptxc(&["compile", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{name}");
+        let err = text(&o.stderr);
+        assert!(err.contains(&format!("{name}:4:21")), "{name}: no location in: {err}");
+        assert!(err.contains("non-ASCII"), "{name}: {err}");
+        assert!(!out.exists());
+    }
+    // As ptxas does, any byte is accepted inside a comment.
+    let ptx = dir.join("comment.ptx");
+    std::fs::write(&ptx, entry_line_kernel(b"// caf\xe9 \xc3\xa9")).unwrap();
+    let o = ptxc(&["compile", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn run_writes_each_buffer_with_the_shape_it_was_loaded_with() {
+    let dir = scratch("npy_shape");
+    let ptx = dir.join("k.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+         .reg .u64 %p;\n.reg .f32 %f;\nld.param.u64 %p, [p];\nld.global.f32 %f, [%p];\n\
+         add.f32 %f, %f, 0f3F800000;\nst.global.f32 [%p], %f;\nret;\n}\n",
+    )
+    .unwrap();
+    let values: Vec<u8> = (0..24).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let input = ptxc::npy::Array {
+        shape: vec![4, 6],
+        ..ptxc::npy::Array::new(ptxc::launch::Scalar::F32, values)
+    };
+    ptxc::npy::write(&dir.join("x.npy"), &input).unwrap();
+    let spec = dir.join("k.toml");
+    std::fs::write(
+        &spec,
+        "kernel = \"k\"\ngrid = [1, 1, 1]\nblock = [1, 1, 1]\nparams = [ { ptr = \"x\" } ]\n\
+         [buffers.x]\nfile = \"x.npy\"\n[buffers.y]\ndtype = \"u32\"\nlen = 5\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = ptxc(&[
+        "run",
+        ptx.to_str().unwrap(),
+        "--launch",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let x = ptxc::npy::read(&out.join("x.npy")).unwrap();
+    assert_eq!(x.shape, vec![4, 6]);
+    assert_eq!(&x.bytes[..4], &1.0f32.to_le_bytes());
+    assert_eq!(&x.bytes[4..], &input.bytes[4..]);
+    assert_eq!(ptxc::npy::read(&out.join("y.npy")).unwrap().shape, vec![5]);
+}

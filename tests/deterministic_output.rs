@@ -32,8 +32,7 @@ fn compiling_twice_gives_identical_cubins() {
 
 #[test]
 fn the_large_corpus_file_compiles_identically_twice() {
-    let dir = root().join("../shared/corpus");
-    let path = dir.join("ptx90parser__matrix_free_device_matrix_vector.ptx");
+    let path = ptxc_testkit::large_corpus_file();
     let src = std::fs::read_to_string(&path).unwrap();
     let opts = CompileOptions::default();
     let first = compile_ptx(&src, "corpus", &opts).unwrap();

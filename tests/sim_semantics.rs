@@ -5,22 +5,13 @@
 //! `min`/`max`), which NVIDIA's hardware implements. Each test also checks that ptxas wrote
 //! the instruction it is about (FCHK, F2I, IDP, DSETP.MIN/MAX, `[R.U32+UR]`).
 //!
-//! Needs ptxas (`CUDA_ORACLE_BIN`); without it each test prints why and passes.
+//! Needs ptxas and nvdisasm (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 
 mod common;
 #[path = "backend_float_harness/mod.rs"]
 mod harness;
 
 use harness::*;
-
-/// True (after printing why not) if the oracle tools are available.
-fn have_oracle() -> bool {
-    let ok = std::env::var_os("CUDA_ORACLE_BIN").is_some();
-    if !ok {
-        println!("skipped: CUDA_ORACLE_BIN is not set (run `../shared/tools/cuda-oracle install`)");
-    }
-    ok
-}
 
 /// Compiles `ptx` with ptxas; the cubin and nvdisasm's listing of it.
 fn ptxas(ptx: &str, dir: &std::path::Path, name: &str) -> (Vec<u8>, String) {
@@ -90,9 +81,6 @@ fn flush(x: f32) -> f32 {
 
 #[test]
 fn ieee_division_with_fchk_is_correctly_rounded() {
-    if !have_oracle() {
-        return;
-    }
     let inputs = division_inputs();
     let k = OpKernel::new("div.rn.f32 %d, %a, %b;", "f32", "f32");
     check(&k, &inputs, Compare::Exact(32), "FCHK", |i| {
@@ -142,9 +130,6 @@ fn cvt_reference(x: f64, from_f64: bool, rnd: &str, bits: u32, signed: bool) -> 
 
 #[test]
 fn float_to_integer_conversions_follow_the_ptx_isa() {
-    if !have_oracle() {
-        return;
-    }
     let f32s = pairs(&f32_edges(), 1500, random_f32);
     let f64s = pairs(&f64_edges(), 1500, random_f64);
     for from in ["f32", "f64"] {
@@ -204,9 +189,6 @@ fn f32_to_f16(x: f32, mode: &str) -> u64 {
 
 #[test]
 fn f32_to_f16_conversions_round_in_every_mode() {
-    if !have_oracle() {
-        return;
-    }
     let inputs = pairs(&f32_edges(), 3000, random_f32);
     // ptxas writes `cvt.rz.f16.f32` as `HADD2 Rd, Ra.F32, -RZ.H0_H0`, the others as F2F.
     for (mode, sass) in [
@@ -252,9 +234,6 @@ fn dot_reference(kind: &str, a_signed: bool, b_signed: bool, [a, b, c]: [u64; 3]
 
 #[test]
 fn dot_products_follow_the_ptx_isa() {
-    if !have_oracle() {
-        return;
-    }
     let edges = [
         0u64,
         1,
@@ -287,9 +266,6 @@ fn dot_products_follow_the_ptx_isa() {
 
 #[test]
 fn f64_min_and_max_follow_the_ptx_isa() {
-    if !have_oracle() {
-        return;
-    }
     let inputs = pairs(&f64_edges(), 1500, random_f64);
     for (op, max) in [("min", false), ("max", true)] {
         let k = OpKernel::new(&format!("{op}.f64 %d, %a, %b;"), "f64", "f64");
@@ -324,9 +300,6 @@ fn zero_min_max(x: f64, y: f64, max: bool) -> f64 {
 /// block: the offset is the thread index).
 #[test]
 fn a_32_bit_register_plus_a_uniform_address_is_zero_extended_onto_64_bits() {
-    if !have_oracle() {
-        return;
-    }
     let ptx = r#".version 7.0
 .target sm_75
 .address_size 64

@@ -3,20 +3,11 @@
 //! hardware, reproduce the latencies of `sm75-timing.md`; and the stall reasons name what a
 //! warp waited for (stall count, scoreboard, pipe, barrier, register bank).
 //!
-//! Needs ptxas (`CUDA_ORACLE_BIN`); without it each test prints why and passes.
+//! Needs ptxas and nvdisasm (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 
 mod common;
 
 use ptxc_sim::{Config, Device, Engine, LaunchDims, Stats};
-
-/// True (after printing why not) if the oracle tools are available.
-fn have_oracle() -> bool {
-    let ok = std::env::var_os("CUDA_ORACLE_BIN").is_some();
-    if !ok {
-        println!("skipped: CUDA_ORACLE_BIN is not set (run `../shared/tools/cuda-oracle install`)");
-    }
-    ok
-}
 
 /// Compiles `ptx` with ptxas; the cubin and nvdisasm's listing.
 fn ptxas(ptx: &str, name: &str) -> (Vec<u8>, String) {
@@ -181,9 +172,6 @@ const CHAINS: [(&str, &str, &str, &str, &str, f64); 7] = [
 
 #[test]
 fn dependent_chains_take_the_documented_latencies() {
-    if !have_oracle() {
-        return;
-    }
     for (name, decl, setup, op, sass, want) in CHAINS {
         let got = chain_latency(name, decl, setup, op, sass);
         println!("{name}: {got} cycles per link ({sass})");
@@ -284,9 +272,6 @@ fn chase_global_per_hop(a: usize, b: usize) -> (f64, f64) {
 
 #[test]
 fn pointer_chasing_takes_the_documented_memory_latencies() {
-    if !have_oracle() {
-        return;
-    }
     let shared = chase_shared();
     let (dram, l1) = chase_global_per_hop(64, 128);
     let (_, l2) = chase_global_per_hop(1024, 2048);
@@ -367,9 +352,6 @@ fn same_bank_ffma(cubin: &[u8]) -> Vec<u8> {
 
 #[test]
 fn stall_reasons_name_what_warps_waited_for() {
-    if !have_oracle() {
-        return;
-    }
     let keep = |c: &[u8]| c.to_vec();
     // One warp, a dependent FFMA chain: it waits out stall counts, nothing else.
     let chain = repeat("fma.rn.f32 %x, %x, %a, %b;", 512);

@@ -1,6 +1,7 @@
 //! The cubin reader and writer against NVIDIA's tools, on every zluda conformance kernel and
 //! every corpus file ptxas accepts: compile with ptxas, read, write back as V8 and as V7, and
-//! ask `nvdisasm` / `cuobjdump` about the results. Needs `CUDA_ORACLE_BIN`.
+//! ask `nvdisasm` / `cuobjdump` about the results. Needs NVIDIA's tools (`CUDA_ORACLE_BIN`, or
+//! installed by `scripts/cuda-oracle`).
 //!
 //! The work is done once (in parallel) and shared by the tests below, which check its
 //! different aspects.

@@ -1,14 +1,9 @@
 //! Checks the ISA description against the real ptxas encodings listed in
-//! `../shared/docs/sm75-opcode-examples.txt` (one example per opcode and mnemonic, with the
+//! `tests/data/isa/sm75-opcode-examples.txt` (one example per opcode and mnemonic, with the
 //! text nvdisasm printed): every example must decode to the same text and re-encode to the
 //! same 128 bits.
 
 use ptxc_backend::isa::{bits::from_words, decode, encode, text};
-
-const EXAMPLES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/docs/sm75-opcode-examples.txt"
-);
 
 struct Example {
     w0: u64,
@@ -17,7 +12,8 @@ struct Example {
 }
 
 fn examples() -> Vec<Example> {
-    let src = std::fs::read_to_string(EXAMPLES).unwrap_or_else(|e| panic!("{EXAMPLES}: {e}"));
+    let path = ptxc_testkit::opcode_examples();
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     src.lines()
         .filter_map(|line| {
             let w0 = line.split("w0=").nth(1)?.get(..16)?;

@@ -19,10 +19,7 @@ pub fn write(dir: &Path, name: &str, ptx: &str, launch: &Launch, report: &str) -
     put(format!("{name}.toml"), &spec(name, launch))?;
     put(format!("{name}.txt"), report)?;
     for (buf, words) in [("input", &launch.input), ("output", &launch.output)] {
-        let a = Array {
-            dtype: Scalar::U64,
-            bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-        };
+        let a = Array::new(Scalar::U64, words.iter().flat_map(|w| w.to_le_bytes()).collect());
         npy::write(&dir.join(format!("{name}_{buf}.npy")), &a)?;
     }
     Ok(())

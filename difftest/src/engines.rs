@@ -93,12 +93,6 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// Engines with the oracle from `CUDA_ORACLE_BIN` if set, scratch files under `scratch`.
-    pub fn from_env(scratch: &Path) -> Engines {
-        let ptxas = std::env::var_os("CUDA_ORACLE_BIN").map(|d| PathBuf::from(d).join("ptxas"));
-        Engines::new(ptxas, scratch)
-    }
-
     /// Engines with an explicit oracle.
     pub fn new(ptxas: Option<PathBuf>, scratch: &Path) -> Engines {
         let config = Config {

@@ -57,7 +57,7 @@ pub fn check_case_file(engines: &Engines, toml: &Path) -> Verdict {
         && engines.ptxas.is_none()
         && needs_oracle(i)
     {
-        return Verdict::Skipped(format!("open issue {} needs ptxas (CUDA_ORACLE_BIN)", i.id));
+        return Verdict::Skipped(format!("open issue {} needs ptxas (left out by --no-ptxas)", i.id));
     }
     let (ptx, launch) = match case::read(toml) {
         Ok(x) => x,

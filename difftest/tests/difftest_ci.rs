@@ -1,8 +1,8 @@
 //! Differential testing in CI: a fixed-seed batch of random programs must show no mismatch
 //! that an open issue (`ptxc_difftest::known::ISSUES`) does not explain, and every regression
 //! case under `tests/difftest/` must behave as its status says (a fixed bug's case agrees
-//! everywhere; an open issue's case still shows its issue). Without `CUDA_ORACLE_BIN` only the
-//! MIR interpreter and ptxc's cubin are compared.
+//! everywhere; an open issue's case still shows its issue). Needs ptxas (`CUDA_ORACLE_BIN`, or
+//! installed by `scripts/cuda-oracle`).
 
 use ptxc_difftest::campaign::{self, Options};
 use ptxc_difftest::engines::Engines;
@@ -15,18 +15,9 @@ const SEED: u64 = 1;
 /// Programs in the batch.
 const PROGRAMS: u64 = 500;
 
-/// `ptxas` from `CUDA_ORACLE_BIN`, or None with a message.
+/// NVIDIA's `ptxas` (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 fn oracle() -> Option<PathBuf> {
-    match std::env::var_os("CUDA_ORACLE_BIN") {
-        Some(d) => Some(PathBuf::from(d).join("ptxas")),
-        None => {
-            eprintln!(
-                "CUDA_ORACLE_BIN is not set: skipping ptxas, comparing the MIR interpreter with ptxc only \
-                 (run `../shared/tools/cuda-oracle install` and export CUDA_ORACLE_BIN=<the folder it prints>)"
-            );
-            None
-        }
-    }
+    Some(ptxc_testkit::oracle_tool("ptxas"))
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -73,7 +64,7 @@ fn regression_cases_behave_as_listed() {
     let mut problems = Vec::new();
     for toml in &cases {
         match regress::check_case_file(&engines, toml) {
-            Verdict::Skipped(why) => eprintln!("skipped {}: {why}", toml.display()),
+            Verdict::Skipped(why) => problems.push(format!("{}: skipped: {why}", toml.display())),
             v if v.failed() => problems.push(format!("{}: {v:?}", toml.display())),
             _ => {}
         }

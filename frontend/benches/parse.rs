@@ -3,13 +3,8 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
-const BIG_FILE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpus/ptx90parser__matrix_free_device_matrix_vector.ptx"
-);
-
 fn parse_throughput(c: &mut Criterion) {
-    let src = std::fs::read_to_string(BIG_FILE).expect("the corpus file is missing");
+    let src = std::fs::read_to_string(ptxc_testkit::large_corpus_file()).expect("the corpus file is missing");
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(src.len() as u64));
     group.sample_size(20);

@@ -297,9 +297,11 @@ impl<'a> Lexer<'a> {
             "unterminated string".to_string()
         } else {
             match text.chars().next() {
-                Some(c) if c.is_control() || !c.is_ascii() => {
-                    format!("unexpected character U+{:04X}", c as u32)
+                Some(char::REPLACEMENT_CHARACTER) => {
+                    "unexpected non-ASCII byte (the file is not UTF-8 here)".to_string()
                 }
+                Some(c) if !c.is_ascii() => format!("unexpected non-ASCII character U+{:04X}", c as u32),
+                Some(c) if c.is_control() => format!("unexpected character U+{:04X}", c as u32),
                 Some(c) => format!("unexpected character `{c}`"),
                 None => "unexpected end of input".to_string(),
             }

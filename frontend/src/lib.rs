@@ -40,6 +40,16 @@ pub fn render_diagnostics(file_name: &str, src: &str, diags: &[Diagnostic]) -> S
     diag::render(file_name, src, diags)
 }
 
+/// The text of a PTX file's bytes. Bytes that are not UTF-8 become U+FFFD: ptxas accepts any
+/// byte inside comments, and outside them the lexer reports the character with its line and
+/// column like every other error.
+pub fn source_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
 /// Prints diagnostics to standard error, coloured only when it is a terminal.
 pub fn eprint_diagnostics(file_name: &str, src: &str, diags: &[Diagnostic]) {
     diag::eprint(file_name, src, diags)

@@ -77,13 +77,8 @@ fn golden_files() {
 
 #[test]
 fn text_form_round_trips_on_every_zluda_kernel() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/zluda");
     let mut n = 0;
-    for entry in std::fs::read_dir(dir).expect("zluda data") {
-        let path = entry.expect("entry").path();
-        if path.extension().is_none_or(|e| e != "ptx") {
-            continue;
-        }
+    for path in ptxc_testkit::ptx_files(&ptxc_testkit::conformance_dir()) {
         let src = std::fs::read_to_string(&path).expect("readable");
         let text = lower_text(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let parsed = parse_functions(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()));

@@ -21,20 +21,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The folder of ptxas: `CUDA_ORACLE_BIN`, or what `../shared/tools/cuda-oracle install` prints.
+/// The folder of ptxas: `CUDA_ORACLE_BIN`, or what `scripts/cuda-oracle install` prints (it
+/// installs NVIDIA's tools from the package registry once, into a cache folder).
 fn oracle_bin() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("CUDA_ORACLE_BIN") {
         return Ok(PathBuf::from(p));
     }
-    let tool = root().join("../shared/tools/cuda-oracle");
+    let tool = root().join("scripts/cuda-oracle");
     let o = Command::new(&tool)
         .arg("install")
+        .stderr(std::process::Stdio::inherit())
         .output()
-        .map_err(|e| format!("{}: {e} (set CUDA_ORACLE_BIN)", tool.display()))?;
+        .map_err(|e| format!("{}: {e} (or set CUDA_ORACLE_BIN)", tool.display()))?;
     let out = String::from_utf8_lossy(&o.stdout);
     let line = out.lines().last().unwrap_or("").trim();
     if !o.status.success() || line.is_empty() {
-        return Err("cuda-oracle install failed; set CUDA_ORACLE_BIN".into());
+        return Err(
+            "`scripts/cuda-oracle install` failed (it needs Python 3 with pip and pypi.org); \
+                    or set CUDA_ORACLE_BIN to a folder with ptxas"
+                .into(),
+        );
     }
     Ok(PathBuf::from(line))
 }
@@ -163,7 +169,7 @@ fn machine() -> String {
 
 /// The corpus file's compile times: (ptxc, ptxas).
 fn corpus_times(bin: &Path, scratch: &Path) -> Result<(String, Duration, Duration), String> {
-    let dir = root().join("../shared/corpus");
+    let dir = root().join("tests/data/corpus");
     let biggest = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -184,7 +190,7 @@ fn render(rows: &[KernelRow], corpus: &(String, Duration, Duration)) -> String {
         s,
         "# Benchmarks: ptxc against ptxas\n\n\
          Produced by `cargo run --release --bin bench-report` (needs the CUDA oracle for ptxas: \
-         `CUDA_ORACLE_BIN`, or `../shared/tools/cuda-oracle install`). Machine: {}.\n\n\
+         `CUDA_ORACLE_BIN`, or `scripts/cuda-oracle install`). Machine: {}.\n\n\
          Kernels: `tests/kernels/<name>.ptx` (nvcc -O3 output), launched as \
          `benches/suite/<name>.toml` says (deterministic random inputs). ptxas is \
          `ptxas -arch=sm_75 -O3`; ptxc runs with its defaults. Cycles come from the timed \

@@ -155,14 +155,7 @@ fn read_input(input: &Input, con: &mut Console) -> Result<(String, String), Abor
             }
         }
     };
-    match String::from_utf8(bytes) {
-        Ok(s) => Ok((name, s)),
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            con.print(&format!("ptxas {name}; error   : not UTF-8 text (byte {at})\n"));
-            Err(con.abort())
-        }
-    }
+    Ok((name, ptxc_frontend::source_text(bytes)))
 }
 
 /// Refuses a `.version` newer than ptxc reads, with ptxas's message.

@@ -341,10 +341,7 @@ pub fn run_cubin(cubin: &[u8], k: &OpKernel, inputs: &[[u64; 3]], dir: &std::pat
             bytes[i * si..(i + 1) * si].copy_from_slice(&inp[j].to_le_bytes()[..si]);
         }
         let path = dir.join(format!("{name}.npy"));
-        let array = ptxc::npy::Array {
-            dtype: scalar(k.input),
-            bytes,
-        };
+        let array = ptxc::npy::Array::new(scalar(k.input), bytes);
         ptxc::npy::write(&path, &array)?;
         buffers.insert(name.to_string(), BufferInit::File(path));
     }

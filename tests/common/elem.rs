@@ -44,7 +44,7 @@ pub fn array<T: Elem>(v: &[T]) -> Array {
     for &x in v {
         x.put(&mut bytes);
     }
-    Array { dtype: T::DTYPE, bytes }
+    Array::new(T::DTYPE, bytes)
 }
 
 /// The elements of `a` read as `T` (whatever its dtype says).

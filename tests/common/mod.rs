@@ -8,15 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The folder of NVIDIA's tools (`CUDA_ORACLE_BIN`); the oracle tests cannot run without it.
+/// The folder of NVIDIA's tools: `CUDA_ORACLE_BIN`, else installed by `scripts/cuda-oracle`
+/// (see `ptxc_testkit::oracle_bin`); the oracle tests fail with the reason without it.
 pub fn oracle_bin() -> PathBuf {
-    match std::env::var_os("CUDA_ORACLE_BIN") {
-        Some(p) => PathBuf::from(p),
-        None => panic!(
-            "CUDA_ORACLE_BIN is not set: run `../shared/tools/cuda-oracle install` and export \
-             CUDA_ORACLE_BIN=<the folder it prints> (CI does this in .ci/run)"
-        ),
-    }
+    ptxc_testkit::oracle_bin()
 }
 
 /// Runs an oracle tool.

@@ -1,4 +1,4 @@
-//! The ZLUDA conformance kernels (`../shared/conformance/zluda`): 158 PTX kernels with inputs
+//! The ZLUDA conformance kernels (`tests/data/conformance`): 158 PTX kernels with inputs
 //! and the outputs NVIDIA hardware produced. Each launches as grid 1x1x1, block (block)x1x1,
 //! 1024 bytes of dynamic shared memory, params (input, output) or (output).
 
@@ -23,7 +23,7 @@ pub struct Case {
 
 /// The conformance folder.
 pub fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/zluda")
+    ptxc_testkit::conformance_dir()
 }
 
 fn hex(s: &str) -> Vec<u8> {
@@ -83,14 +83,7 @@ impl Case {
         let dummy = (self.input.is_none() && self.declares_input()).then(|| (Scalar::U32, vec![0u8; 4]));
         if let Some((ty, bytes)) = self.input.as_ref().or(dummy.as_ref()) {
             let p = dir.join(format!("{}_input.npy", self.name));
-            ptxc::npy::write(
-                &p,
-                &ptxc::npy::Array {
-                    dtype: *ty,
-                    bytes: bytes.clone(),
-                },
-            )
-            .unwrap();
+            ptxc::npy::write(&p, &ptxc::npy::Array::new(*ty, bytes.clone())).unwrap();
             buffers.insert("input".to_string(), BufferInit::File(p));
             params.push(ParamSpec::Ptr {
                 buffer: "input".into(),

@@ -7,29 +7,10 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The directory holding `ptxas`, `nvdisasm` and `cuobjdump`, from `CUDA_ORACLE_BIN`.
+/// The folder holding NVIDIA's `ptxas`, `nvdisasm` and `cuobjdump`: `CUDA_ORACLE_BIN`, else
+/// installed by `scripts/cuda-oracle` (see `ptxc_testkit::oracle_bin`).
 pub fn oracle_bin() -> PathBuf {
-    let dir = std::env::var_os("CUDA_ORACLE_BIN").unwrap_or_else(|| {
-        panic!(
-            "CUDA_ORACLE_BIN is not set: run `../shared/tools/cuda-oracle install` and export \
-             CUDA_ORACLE_BIN=<the bin directory it reports> (the oracle tests need ptxas, \
-             nvdisasm and cuobjdump)"
-        )
-    });
-    let dir = PathBuf::from(dir);
-    assert!(
-        dir.join("ptxas").exists(),
-        "CUDA_ORACLE_BIN={} has no ptxas",
-        dir.display()
-    );
-    dir
-}
-
-/// The shared test data directory (`<worktrees>/shared`).
-pub fn shared_dir() -> PathBuf {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"));
-    assert!(dir.is_dir(), "shared test data missing at {}", dir.display());
-    dir
+    ptxc_testkit::oracle_bin()
 }
 
 /// This crate's checked-in cubin test data.
@@ -147,9 +128,8 @@ pub struct Compiled {
 /// accepts with `-O3` into `dir`; returns them and the names of rejected corpus files.
 pub fn compile_test_ptx(dir: &Path) -> (Vec<Compiled>, Vec<String>) {
     std::fs::create_dir_all(dir).expect("create output directory");
-    let shared = shared_dir();
-    let zluda = ptx_files(&shared.join("conformance/zluda"));
-    let corpus = ptx_files(&shared.join("corpus"));
+    let zluda = ptx_files(&ptxc_testkit::conformance_dir());
+    let corpus = ptx_files(&ptxc_testkit::corpus_dir());
     assert!(
         zluda.len() >= 150,
         "expected the zluda conformance kernels, found {}",

@@ -23,28 +23,10 @@ pub const SKIPPED_CASES: [&str; 1] = ["ptxas_crash"];
 /// Kernels of `tests/kernels` that are also compiled with `-maxrregcount 16` (they spill).
 pub const SPILL_KERNELS: [&str; 3] = ["local_array", "spill_pressure", "matmul_tiled"];
 
-/// The directory holding `ptxas` and `nvdisasm`, from `CUDA_ORACLE_BIN`.
+/// The folder holding NVIDIA's `ptxas`, `nvdisasm` and `cuobjdump`: `CUDA_ORACLE_BIN`, else
+/// installed by `scripts/cuda-oracle` (see `ptxc_testkit::oracle_bin`).
 pub fn oracle_bin() -> PathBuf {
-    let dir = std::env::var_os("CUDA_ORACLE_BIN").unwrap_or_else(|| {
-        panic!(
-            "CUDA_ORACLE_BIN is not set: run `../shared/tools/cuda-oracle install` and export \
-             CUDA_ORACLE_BIN=<the bin directory it prints> (the ISA tests need ptxas and nvdisasm)"
-        )
-    });
-    let dir = PathBuf::from(dir);
-    assert!(
-        dir.join("nvdisasm").exists(),
-        "CUDA_ORACLE_BIN={} has no nvdisasm",
-        dir.display()
-    );
-    dir
-}
-
-/// The shared test data directory (`<worktrees>/shared`).
-pub fn shared_dir() -> PathBuf {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"));
-    assert!(dir.is_dir(), "shared test data missing at {}", dir.display());
-    dir
+    ptxc_testkit::oracle_bin()
 }
 
 /// The project's CUDA kernel set (`tests/kernels`).
@@ -132,14 +114,13 @@ pub struct Input {
 /// (`tests/ops`) and the differential-testing cases (`tests/difftest`, minus
 /// [`SKIPPED_CASES`]).
 pub fn round_trip_inputs() -> Vec<Input> {
-    let shared = shared_dir();
-    let zluda = files_with_ext(&shared.join("conformance/zluda"), "ptx");
+    let zluda = files_with_ext(&ptxc_testkit::conformance_dir(), "ptx");
     assert!(
         zluda.len() >= 150,
         "expected the zluda conformance kernels, found {}",
         zluda.len()
     );
-    let corpus = files_with_ext(&shared.join("corpus"), "ptx");
+    let corpus = files_with_ext(&ptxc_testkit::corpus_dir(), "ptx");
     let kernels = files_with_ext(&kernels_dir(), "ptx");
     assert!(kernels.len() >= 20, "expected the kernel set, found {}", kernels.len());
     let tests = kernels_dir().join("..");

@@ -52,6 +52,10 @@ struct Args {
     /// Check regression cases (launch specs or folders of them) and exit.
     #[arg(long, num_args = 1..)]
     replay: Vec<PathBuf>,
+    /// Compare the MIR interpreter with ptxc only, without ptxas (which otherwise comes from
+    /// `CUDA_ORACLE_BIN`, or is installed by `scripts/cuda-oracle`).
+    #[arg(long)]
+    no_ptxas: bool,
 }
 
 fn main() {
@@ -65,10 +69,19 @@ fn main() {
         print!("{}", print::to_ptx(&generator::generate_with(seed, options).program));
         return;
     }
-    let ptxas = std::env::var_os("CUDA_ORACLE_BIN").map(|d| PathBuf::from(d).join("ptxas"));
-    if ptxas.is_none() {
-        eprintln!("difftest: CUDA_ORACLE_BIN is not set: comparing the interpreter with ptxc only");
-    }
+    let ptxas = if args.no_ptxas {
+        None
+    } else {
+        match ptxc_testkit::try_oracle_bin() {
+            Ok(bin) => Some(bin.join("ptxas")),
+            Err(why) => {
+                eprintln!(
+                    "difftest: ptxas is not available: {why}\n(--no-ptxas compares the interpreter with ptxc only)"
+                );
+                std::process::exit(2);
+            }
+        }
+    };
     let scratch = std::env::temp_dir().join(format!("ptxc-difftest-{}", std::process::id()));
     let code = if !args.replay.is_empty() {
         replay(&args.replay, &Engines::new(ptxas, &scratch))

@@ -2,37 +2,24 @@
 
 #![allow(dead_code)]
 
+use ptxc_testkit::ptx_files;
 use std::path::{Path, PathBuf};
 
-/// The shared data folder (`../shared` of the repository root).
-pub const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
 /// This crate's own test data (nvcc output for ordinary CUDA C).
 pub const LOCAL_DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 
-/// The `.ptx` files directly inside `dir`, sorted; panics (fails the test) when the folder is
-/// missing or holds none.
-pub fn ptx_files_in(dir: &str) -> Vec<PathBuf> {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("test data folder {dir} is missing: {e}"));
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.expect("readable directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no .ptx files in {dir}");
-    files
-}
-
-/// Every real-world PTX input: `corpus/`, `conformance/zluda/` and `tests/data/`.
+/// Every real-world PTX input: the repository's corpus and conformance kernels
+/// (`tests/data/`) and this crate's own `tests/data/`.
 pub fn all_ptx_files() -> Vec<PathBuf> {
-    let mut files = ptx_files_in(&format!("{SHARED}/corpus"));
-    let zluda = ptx_files_in(&format!("{SHARED}/conformance/zluda"));
+    let mut files = ptx_files(&ptxc_testkit::corpus_dir());
+    let zluda = ptx_files(&ptxc_testkit::conformance_dir());
     assert!(
         zluda.len() >= 158,
         "expected the 158 ZLUDA kernels, found {}",
         zluda.len()
     );
     files.extend(zluda);
-    files.extend(ptx_files_in(LOCAL_DATA));
+    files.extend(ptx_files(Path::new(LOCAL_DATA)));
     files
 }
 

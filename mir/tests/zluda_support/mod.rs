@@ -4,9 +4,6 @@ use ptxc_mir::interp::{LaunchConfig, VecMemory, launch};
 use ptxc_mir::ir::{Function, verify};
 use serde_json::Value as Json;
 
-/// The conformance data folder.
-pub const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/zluda");
-
 /// Tests of `.approx` functions, compared within the PTX ISA's error bounds.
 const APPROX: &[&str] = &["sin", "cos", "ex2", "lg2", "rcp", "rsqrt", "tanh"];
 
@@ -32,7 +29,8 @@ fn hex(s: &str) -> Vec<u8> {
 
 /// Every case of the manifest.
 pub fn load_cases() -> Vec<Case> {
-    let text = std::fs::read_to_string(format!("{DIR}/manifest.json")).expect("the zluda conformance data is missing");
+    let text = std::fs::read_to_string(ptxc_testkit::conformance_dir().join("manifest.json"))
+        .expect("the zluda conformance data is missing");
     let m: Json = serde_json::from_str(&text).expect("manifest is JSON");
     m["tests"]
         .as_array()
@@ -50,7 +48,8 @@ pub fn load_cases() -> Vec<Case> {
 
 /// Lowers the case's kernel (verified).
 pub fn lower_case(case: &Case) -> Result<Function, String> {
-    let src = std::fs::read_to_string(format!("{DIR}/{}.ptx", case.name)).map_err(|e| e.to_string())?;
+    let src = std::fs::read_to_string(ptxc_testkit::conformance_dir().join(format!("{}.ptx", case.name)))
+        .map_err(|e| e.to_string())?;
     let checked = ptxc_frontend::parse_and_check(&src)
         .map_err(|d| format!("front end: {}", ptxc_frontend::render_diagnostics(&case.name, &src, &d)))?;
     let module = ptxc_mir::lower::lower_module(&checked).map_err(|errs| {
