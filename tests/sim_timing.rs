@@ -1,6 +1,6 @@
 //! Microbenchmarks on the timed engine: dependent chains of each latency class and pointer
 //! chasing in shared and global memory, compiled by ptxas and timed with `%clock64` as on
-//! hardware, reproduce the latencies of `sm75-timing.md`; and the stall reasons name what a
+//! hardware, reproduce the latencies of `docs/TIMING-SM75.md`; and the stall reasons name what a
 //! warp waited for (stall count, scoreboard, pipe, barrier, register bank).
 //!
 //! Needs ptxas and nvdisasm (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
@@ -105,12 +105,12 @@ fn chain_latency(name: &str, decl: &str, setup: &str, op: &str, sass: &str) -> f
 /// Dependent chains (name, declarations, setup, one link, the SASS it must become, cycles
 /// per link). Fixed-latency links take the stall count ptxas gives them (the hardware does
 /// not interlock them): ALU and FMA classes 4 after their own class and 5 across
-/// (`sm75-timing.md`, NVIDIA's table). HFMA2 takes 6: ptxas's stall count and NVIDIA's
-/// table in Mesa both say 6 where `sm75-timing.md` says 8. Variable-latency links wait on a
-/// scoreboard: MUFU.RSQ 18 cycles (the simulator's MUFU latency; the document gives only
-/// MUFU throughput), and DFMA is bound by the FP64 pipe, which takes a warp instruction
-/// every 64 cycles per sub-partition on Turing (2 FP64 lanes per SM), not by its 9-cycle
-/// latency.
+/// (`docs/TIMING-SM75.md` section 3, NVIDIA's table). HFMA2 takes 6: ptxas's stall count and
+/// NVIDIA's table in Mesa both say 6 from FP16 to FP16 (an earlier note said 8). Variable-latency
+/// links wait on a scoreboard: MUFU.RSQ 18 cycles (the simulator's MUFU latency; the document
+/// gives only MUFU throughput), and DFMA is bound by the FP64 pipe, which takes a warp
+/// instruction every 64 cycles per sub-partition on Turing (2 FP64 lanes per SM), not by its
+/// 8-cycle latency.
 const CHAINS: [(&str, &str, &str, &str, &str, f64); 7] = [
     (
         "alu",
@@ -276,7 +276,7 @@ fn pointer_chasing_takes_the_documented_memory_latencies() {
     let (dram, l1) = chase_global_per_hop(64, 128);
     let (_, l2) = chase_global_per_hop(1024, 2048);
     println!("shared {shared}, L1 {l1}, L2 {l2}, DRAM {dram} cycles per dependent load");
-    // sm75-timing.md: shared ~23 (RTX 2070), L1 28..32, L2 190..236, DRAM several hundred.
+    // docs/TIMING-SM75.md section 8: shared 23 (RTX 2070), L1 32, L2 190..236, DRAM several hundred.
     assert_eq!(shared, 23.0, "shared memory");
     assert_eq!(l1, 32.0, "L1 hit");
     assert_eq!(l2, 200.0, "L2 hit");

@@ -25,7 +25,7 @@ pub struct Config {
 }
 
 /// Memory latencies (cycles) and cache sizes (128-byte lines) of the timed engine. Defaults
-/// from public microbenchmarks of Turing (see `sm75-timing.md`).
+/// from public microbenchmarks of Turing (see `docs/TIMING-SM75.md`, section 8).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryTiming {
     /// Shared-memory load without bank conflicts.

@@ -235,7 +235,7 @@ pub fn min_max(a: f32, b: f32, max: bool, ftz: bool) -> f32 {
     }
 }
 
-/// Float comparison codes of FSETP/DSETP/HSETP2 (sm75-encoding.md B.2): F LT EQ LE GT NE GE
+/// Float comparison codes of FSETP/DSETP/HSETP2 (docs/ENCODING-SM75.md B.2): F LT EQ LE GT NE GE
 /// NUM NAN LTU EQU LEU GTU NEU GEU T.
 #[inline]
 pub fn compare(code: u8, a: f64, b: f64) -> bool {

@@ -7,7 +7,7 @@
 //! file's section, symbol and string order ([`LayoutHints`]), so writing it back in the same
 //! flavour reproduces the file.
 //!
-//! Format facts: `shared/docs/sm75-encoding.md`, section C.
+//! Format facts: `docs/CUBIN.md`.
 #![warn(missing_docs)]
 
 mod eiattr;

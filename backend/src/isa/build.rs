@@ -24,7 +24,7 @@ pub const RA: u8 = 24;
 pub const RB: u8 = 32;
 /// Third source register field.
 pub const RC: u8 = 64;
-/// The "uniform operand" bit of the ALU forms with a uniform register (sm75-encoding.md A.1).
+/// The "uniform operand" bit of the ALU forms with a uniform register (docs/ENCODING-SM75.md A.1).
 pub const UNIFORM_BIT: u8 = 91;
 
 /// A register operand at `lo` (8-bit field).

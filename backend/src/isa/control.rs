@@ -1,6 +1,6 @@
 //! The control code of a Turing instruction (bits 105..126): stall count, yield, write and
 //! read scoreboards, wait mask and operand-reuse flags, with the validity rules that nvdisasm
-//! enforces (sm75-encoding.md, A.2).
+//! enforces (docs/ENCODING-SM75.md A.2).
 
 use super::bits::{BitField, bits};
 use std::fmt;

@@ -1,5 +1,5 @@
 //! Register-dependency latencies of Turing, as NVIDIA publishes them for the Mesa NAK
-//! compiler (see `sm75-timing.md`): every form has a latency category, and the tables below
+//! compiler (see `docs/TIMING-SM75.md`): every form has a latency category, and the tables below
 //! give the minimum issue distance in cycles between a writer and a later reader (RAW),
 //! writer (WAW) or, for writes after reads, between a reader and a later writer (WAR).
 //! The scheduler uses them to set stall counts; the simulator uses the same tables to
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn matches_ptxas_observations() {
-        // sm75-encoding.md D.1: ALU->ALU 4, FMA->FMA 4, ALU<->IMAD 5, predicate->guard 12.
+        // docs/TIMING-SM75.md 6.1: ALU->ALU 4, FMA->FMA 4, ALU<->IMAD 5, predicate->guard 12.
         assert_eq!(raw(Alu, Alu), 4);
         assert_eq!(raw(Fma, Fma), 4);
         assert_eq!(raw(Alu, ImadLo), 5);

@@ -11,7 +11,7 @@ use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Type, Value};
 const LUT_A: u16 = 0xf0;
 const LUT_B: u16 = 0xcc;
 
-/// ISETP/FSETP comparison codes (sm75-encoding.md B.1, B.2).
+/// ISETP/FSETP comparison codes (docs/ENCODING-SM75.md B.1, B.2).
 fn int_cmp(c: Cond) -> Option<(u16, bool)> {
     Some(match c {
         Cond::Lt => (1, true),

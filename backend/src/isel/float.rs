@@ -11,7 +11,7 @@ use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MOp, SrcMods, VClass};
 use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type, Value};
 
-/// The FSETP/DSETP/HSETP2 code of a condition (sm75-encoding.md B.2).
+/// The FSETP/DSETP/HSETP2 code of a condition (docs/ENCODING-SM75.md B.2).
 pub fn float_cmp(c: Cond) -> u16 {
     const CODES: &[(Cond, u16)] = &[
         (Cond::Lt, 1),

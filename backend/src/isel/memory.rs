@@ -10,7 +10,7 @@ use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Inst, MemInfo, Opcode, Space, Type, Value};
 use smallvec::SmallVec;
 
-/// Size code of a memory access of `bytes` (sm75-encoding.md B.4).
+/// Size code of a memory access of `bytes` (docs/ENCODING-SM75.md B.4).
 fn size_code(bytes: u32) -> Option<u16> {
     match bytes {
         1 => Some(0),

@@ -1,7 +1,7 @@
 //! Register allocation with regalloc2, run twice over the same VCode: once for the general
 //! registers (class Int = single registers, Float = aligned pairs, Vector = aligned quads,
 //! each class owning its own region of R0..R254, sized from the measured pressure) and once
-//! for the predicates (class Int = P0..P6). See `regalloc2-on-sass.md`.
+//! for the predicates (class Int = P0..P6). See `docs/REGALLOC.md`.
 
 pub mod banks;
 pub mod compact;

@@ -18,7 +18,7 @@ use crate::isa::{Control, Op};
 use state::{BlockState, Pending};
 
 /// Stall after branches, EXIT, BSYNC, barriers, memory fences and cache invalidations (as
-/// ptxas gives them: sm75-encoding.md D.3).
+/// ptxas gives them: docs/TIMING-SM75.md 6.3).
 const BRANCH_STALL: u8 = 5;
 
 /// Assigns control codes to every instruction (and inserts NOPs where a block must wait

@@ -1,6 +1,6 @@
 //! Issue intervals of the execution pipes of one sub-partition (cycles between two warp
 //! instructions on the same pipe), from the CUDA programming guide's throughput table for
-//! compute capability 7.5 (see `sm75-timing.md`).
+//! compute capability 7.5 (see `docs/TIMING-SM75.md`, section 5).
 
 use ptxc_backend::isa::desc::Pipe;
 

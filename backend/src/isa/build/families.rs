@@ -1,10 +1,10 @@
 //! Generators for the operand-form families that share one base opcode: register /
 //! immediate / constant / uniform placements of the second and third sources
-//! (sm75-encoding.md A.4), and the slot-bound float source modifiers.
+//! (docs/ENCODING-SM75.md A.4), and the slot-bound float source modifiers.
 
 use super::*;
 
-/// Operand placement of a three-source ALU form (sm75-encoding.md A.4).
+/// Operand placement of a three-source ALU form (docs/ENCODING-SM75.md A.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Src3 {
     /// R, R, R (0x2xx)
