@@ -1,9 +1,9 @@
 //! `ptxc disasm`: a listing of every kernel of a cubin in nvdisasm's instruction syntax,
 //! with control codes and labels at branch targets.
 
-use ptxc_backend::cubin;
-use ptxc_backend::isa::text::{LabelNamer, inst_text};
-use ptxc_backend::isa::{Control, Value, decode};
+use ptxc_sass::cubin;
+use ptxc_sass::isa::text::{LabelNamer, inst_text};
+use ptxc_sass::isa::{Control, Value, decode};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

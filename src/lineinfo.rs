@@ -2,9 +2,9 @@
 //! the `.file` table, and the PTX text as ptxas stores it in `.nv_debug_ptx_txt` (one entry
 //! per source line, indentation and comments dropped, `.loc` and `.file` lines left empty).
 
-use ptxc_backend::cubin::LineFile;
 use ptxc_backend::lines::{LineMap, Position};
 use ptxc_frontend::checked::{CheckedModule, CheckedStmt, SourceFile};
+use ptxc_sass::cubin::LineFile;
 use std::collections::HashMap;
 
 /// The line map of `src`, whose checked form is `m`.

@@ -3,7 +3,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ptxc::pipeline::{CompileOptions, Dump, compile_ptx};
-use ptxc_backend::cubin::ElfFlavour;
+use ptxc_sass::cubin::ElfFlavour;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -2,8 +2,8 @@
 
 pub use ptxc_backend::compile::{Compiled, Resources};
 use ptxc_backend::compile::{Options, Stage, compile_module};
-use ptxc_backend::cubin::ElfFlavour;
 use ptxc_frontend::Diagnostic;
+use ptxc_sass::cubin::ElfFlavour;
 
 /// Intermediate forms that `--dump` can print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

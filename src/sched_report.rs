@@ -6,8 +6,8 @@
 use crate::launch::LaunchSpec;
 use crate::pipeline::{CompileOptions, compile_ptx_module};
 use crate::run::{RunOptions, RunOutput, run};
-use ptxc_backend::cubin;
-use ptxc_backend::isa::{Op, decode};
+use ptxc_sass::cubin;
+use ptxc_sass::isa::{Op, decode};
 use std::fmt::Write;
 
 /// One measured variant.

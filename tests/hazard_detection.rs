@@ -4,11 +4,11 @@
 mod common;
 
 use common::*;
-use ptxc_backend::cubin;
-use ptxc_backend::isa::{Op, decode, encode};
+use ptxc_sass::cubin;
+use ptxc_sass::isa::{Op, decode, encode};
 
 /// Rewrites the kernel's code with `edit` applied to the decoded instructions.
-fn patch(bytes: &[u8], edit: impl Fn(&mut [ptxc_backend::isa::Inst])) -> Vec<u8> {
+fn patch(bytes: &[u8], edit: impl Fn(&mut [ptxc_sass::isa::Inst])) -> Vec<u8> {
     let mut m = cubin::read(bytes).unwrap();
     let k = &mut m.kernels[0];
     let mut insts = decode::decode_all(&k.code).unwrap();
@@ -97,7 +97,7 @@ fn compiled_vector_add(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The write scoreboard of the first global load.
-fn load_scoreboard(insts: &[ptxc_backend::isa::Inst]) -> (usize, u8) {
+fn load_scoreboard(insts: &[ptxc_sass::isa::Inst]) -> (usize, u8) {
     let i = insts.iter().position(|i| i.desc().op == Op::Ldg).expect("an LDG");
     let sb = insts[i].ctrl.write_sb;
     assert!(sb < 6, "the load sets a write scoreboard");

@@ -325,9 +325,9 @@ fn repeat(line: &str, n: usize) -> String {
 /// Rewrites every FFMA of the cubin to read one register three times without reuse: three
 /// operands in one register bank.
 fn same_bank_ffma(cubin: &[u8]) -> Vec<u8> {
-    use ptxc_backend::isa::desc::Role;
-    use ptxc_backend::isa::{Op, Value, decode, encode};
-    let mut m = ptxc_backend::cubin::read(cubin).unwrap();
+    use ptxc_sass::isa::desc::Role;
+    use ptxc_sass::isa::{Op, Value, decode, encode};
+    let mut m = ptxc_sass::cubin::read(cubin).unwrap();
     let k = &mut m.kernels[0];
     let mut insts = decode::decode_all(&k.code).unwrap();
     for inst in insts.iter_mut().filter(|i| i.desc().op == Op::Ffma) {
@@ -347,7 +347,7 @@ fn same_bank_ffma(cubin: &[u8]) -> Vec<u8> {
         inst.ctrl.reuse = 0;
     }
     k.code = insts.iter().flat_map(|i| encode(i).unwrap().to_le_bytes()).collect();
-    ptxc_backend::cubin::write(&m)
+    ptxc_sass::cubin::write(&m)
 }
 
 #[test]

@@ -1,15 +1,15 @@
 //! The back end's driver: MIR kernel to encoded SASS, and a module of kernels to a cubin.
 
-use crate::cubin::{self, CubinModule, ElfFlavour, KernelImage, KernelParam};
 use crate::emit::layout::{Assembled, assemble};
 use crate::emit::{EmitError, emit};
-use crate::isa::EncodeError;
-use crate::isa::access::{Reg, accesses};
 use crate::isel::{IselError, select};
 use crate::regalloc::{AllocError, allocate};
 use crate::sched::assign_control;
 use crate::vars::{KernelVars, ModuleVars};
 use ptxc_mir::ir::{Function, Module};
+use ptxc_sass::cubin::{self, CubinModule, ElfFlavour, KernelImage, KernelParam};
+use ptxc_sass::isa::EncodeError;
+use ptxc_sass::isa::access::{Reg, accesses};
 
 /// A back-end failure.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -238,7 +238,7 @@ pub fn compile_function(
 
 /// A listing of assembled code: address, control code, text.
 pub fn sass_text(a: &Assembled) -> String {
-    use crate::isa::text::{AddressLabels, inst_text};
+    use ptxc_sass::isa::text::{AddressLabels, inst_text};
     let mut s = String::new();
     for (i, inst) in a.insts.iter().enumerate() {
         let addr = 16 * i as u64;

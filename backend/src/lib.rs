@@ -1,10 +1,9 @@
-//! ptxc's sm_75 back end: instruction selection, register allocation, scheduling and
-//! control codes, encoding through the ISA description, and cubin writing.
+//! ptxc's code generator: legalization, instruction selection, register allocation,
+//! scheduling and control codes, emitting instructions of the SASS machine layer
+//! (`ptxc-sass`), which encodes them and writes the cubin.
 
 pub mod compile;
-pub mod cubin;
 pub mod emit;
-pub mod isa;
 pub mod isel;
 pub mod legalize;
 pub mod lines;

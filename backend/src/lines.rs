@@ -6,8 +6,8 @@
 //! NOPs, code the back end adds) take the position of the instruction before them; the ones
 //! before the first positioned instruction (the prologue) take the first position.
 
-use crate::cubin::{LineFile, LineRow, LineSequence, RawSection, line_section};
 use ptxc_mir::ir::SrcLoc;
+use ptxc_sass::cubin::{LineFile, LineRow, LineSequence, RawSection, line_section};
 use std::collections::HashMap;
 
 /// Where one PTX instruction is.

@@ -5,8 +5,8 @@
 //! CTA's shared memory (dynamic `.extern .shared` arrays after the static ones); its local
 //! variables at offsets in the thread's stack frame.
 
-use crate::cubin::{Binding, CubinModule, GlobalSpace, GlobalVar, Reloc, RelocKind};
 use ptxc_mir::ir::{Function, MemVar, Module, Space};
+use ptxc_sass::cubin::{Binding, CubinModule, GlobalSpace, GlobalVar, Reloc, RelocKind};
 use std::collections::HashMap;
 
 /// Where one variable of a kernel lives.

@@ -3,10 +3,10 @@
 //! runs the instruction, its timing facts, and the register accesses the hazard model checks.
 
 use crate::exec::semantics::{self, ExecFn};
-use ptxc_backend::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
-use ptxc_backend::isa::desc::{OpKind, Pipe, Show};
-use ptxc_backend::isa::timing::LatCat;
-use ptxc_backend::isa::{Control, Inst, Op, PT, RZ, Role, URZ, Value};
+use ptxc_sass::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
+use ptxc_sass::isa::desc::{OpKind, Pipe, Show};
+use ptxc_sass::isa::timing::LatCat;
+use ptxc_sass::isa::{Control, Inst, Op, PT, RZ, Role, URZ, Value};
 use smallvec::SmallVec;
 
 /// A source operand.
@@ -752,7 +752,7 @@ impl Decoded {
     /// The instruction as nvdisasm would print it.
     pub fn text(&self) -> String {
         match &self.inst {
-            Some(i) => ptxc_backend::isa::text::inst_text(i, self.pc as u64, &ptxc_backend::isa::text::AddressLabels),
+            Some(i) => ptxc_sass::isa::text::inst_text(i, self.pc as u64, &ptxc_sass::isa::text::AddressLabels),
             None => format!("<undecodable: {}>", self.decode_error.as_deref().unwrap_or("?")),
         }
     }

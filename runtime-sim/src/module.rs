@@ -5,8 +5,8 @@
 use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::memory::GlobalMemory;
-use ptxc_backend::cubin::{self, CubinModule, GlobalSpace, KernelImage, Reloc, RelocKind};
-use ptxc_backend::isa::{Op, decode};
+use ptxc_sass::cubin::{self, CubinModule, GlobalSpace, KernelImage, Reloc, RelocKind};
+use ptxc_sass::isa::{Op, decode};
 use std::collections::HashMap;
 
 /// Bytes of call stack per thread on top of the kernel's own frame (the driver's default

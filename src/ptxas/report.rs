@@ -3,7 +3,7 @@
 //! `-maxrregcount` notes, and the `--warn-on-spills` / `--warn-on-local-memory-usage` warnings.
 
 use crate::pipeline::Resources;
-use ptxc_backend::cubin::{self, GlobalSpace};
+use ptxc_sass::cubin::{self, GlobalSpace};
 
 /// Bytes of module-scope memory, as ptxas's first `-v` line counts them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

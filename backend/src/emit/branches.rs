@@ -3,7 +3,7 @@
 //! removed (inverting a conditional branch when its target is the next block).
 
 use super::{CodeBlock, Emitted};
-use crate::isa::{Op, PT};
+use ptxc_sass::isa::{Op, PT};
 
 /// True for an unconditional branch, EXIT or trap: control never falls through it.
 fn ends_flow(e: &Emitted) -> bool {

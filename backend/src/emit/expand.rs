@@ -1,11 +1,11 @@
 //! Expansion of one allocated VCode instruction (or one regalloc2 move) into SASS.
 
 use super::{EmitError, Emitted, Locations};
-use crate::isa::make::make;
-use crate::isa::{Inst, Op, Operand, PT, RZ, Role, Value as V};
 use crate::regalloc::Regions;
 use crate::vcode::{MInst, MKind, MOp, Slot, VCode, VReg};
 use ptxc_mir::ir::SrcLoc;
+use ptxc_sass::isa::make::make;
+use ptxc_sass::isa::{Inst, Op, Operand, PT, RZ, Role, Value as V};
 use regalloc2 as ra;
 
 /// Expands instructions into `out`.

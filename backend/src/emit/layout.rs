@@ -1,13 +1,13 @@
 //! Final layout: instruction addresses, branch offsets, and the encoded bytes.
 
 use super::CodeBlock;
-use crate::isa::{EncodeError, Op, Value, encode};
+use ptxc_sass::isa::{EncodeError, Op, Value, encode};
 
 /// The encoded code of one kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Assembled {
     /// The instructions (with resolved branch offsets), in address order.
-    pub insts: Vec<crate::isa::Inst>,
+    pub insts: Vec<ptxc_sass::isa::Inst>,
     /// The encoded bytes (16 per instruction, no padding).
     pub code: Vec<u8>,
     /// Byte offsets of every EXIT.
@@ -34,7 +34,7 @@ pub fn assemble(blocks: &[CodeBlock]) -> Result<Assembled, EncodeError> {
                 let rel = starts[t] - (addr + 16);
                 let i = inst
                     .desc()
-                    .operand_index(crate::isa::Role::Target)
+                    .operand_index(ptxc_sass::isa::Role::Target)
                     .expect("branch has a target");
                 inst.operands[i].value = Value::Rel(rel);
             }

@@ -11,10 +11,10 @@ mod wide;
 
 pub use branches::successors;
 
-use crate::isa::Inst;
 use crate::regalloc::Allocation;
 use crate::vcode::{File, VCode, View};
 use ptxc_mir::ir::SrcLoc;
+use ptxc_sass::isa::Inst;
 use regalloc2 as ra;
 use std::collections::HashMap;
 

@@ -5,8 +5,8 @@
 //! - a conditional branch to a block that only exits becomes a guarded `EXIT`.
 
 use super::{CodeBlock, Emitted, successors};
-use crate::isa::access::{Reg, accesses};
-use crate::isa::{Inst, Op, PT, Value};
+use ptxc_sass::isa::access::{Reg, accesses};
+use ptxc_sass::isa::{Inst, Op, PT, Value};
 
 /// The longest block turned into predicated code.
 const MAX_BODY: usize = 8;
@@ -134,7 +134,10 @@ fn remove_reconvergence(blocks: &mut [CodeBlock], a: usize, t: usize) {
 }
 
 fn writes_rz(inst: &Inst) -> bool {
-    matches!(inst.operands.first().map(|o| o.value), Some(Value::Reg(crate::isa::RZ)))
+    matches!(
+        inst.operands.first().map(|o| o.value),
+        Some(Value::Reg(ptxc_sass::isa::RZ))
+    )
 }
 
 /// Turns a conditional branch to a lone `EXIT` into a guarded `EXIT`.

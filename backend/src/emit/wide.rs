@@ -5,8 +5,8 @@
 
 use super::expand::Expander;
 use super::{EmitError, Locations};
-use crate::isa::{Op, Operand, PT, RZ, Role, Value as V};
 use crate::vcode::{MOp, VReg, WideOp};
+use ptxc_sass::isa::{Op, Operand, PT, RZ, Role, Value as V};
 
 fn op(v: V) -> Operand {
     Operand::new(v)

@@ -5,10 +5,10 @@
 //! the addresses of shared, constant and local variables fold into the offset.
 
 use super::Isel;
-use crate::isa::{RZ, Value as V};
 use crate::vars::Place;
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Opcode, Space, Type, Value};
+use ptxc_sass::isa::{RZ, Value as V};
 
 /// Offset of the kernel parameters in constant bank 0.
 const PARAM_BASE: i64 = 0x160;

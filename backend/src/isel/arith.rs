@@ -3,9 +3,9 @@
 use super::fit::Arg;
 use super::float::float_cmp;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Type, Value};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3/PLOP3 truth tables of the inputs a, b, c.
 const LUT_A: u16 = 0xf0;

@@ -4,9 +4,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, RZ, Role, Value as V};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{AtomInfo, AtomOp, Aux, Inst, Space, Type};
+use ptxc_sass::isa::{Op, RZ, Role, Value as V};
 
 /// ATOM/ATOMG/ATOMS/RED operation codes (bits 87..91).
 fn op_code(op: AtomOp) -> Option<u16> {

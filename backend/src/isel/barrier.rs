@@ -5,9 +5,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, RZ, Role, Value as V};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
+use ptxc_sass::isa::{Op, RZ, Role, Value as V};
 
 /// BAR modes (bits 77..79).
 const SYNC: u16 = 0;

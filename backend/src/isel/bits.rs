@@ -6,9 +6,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MOp, VClass};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Type, Value};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3 truth tables of the inputs a, b, c.
 const LA: u16 = 0xf0;

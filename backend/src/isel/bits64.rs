@@ -7,9 +7,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, RZ, Role, Value as V};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Inst, Opcode, Value};
+use ptxc_sass::isa::{Op, RZ, Role, Value as V};
 use smallvec::smallvec;
 
 /// LOP3 tables of the inputs a, b.

@@ -8,9 +8,9 @@
 use super::fit::Arg;
 use super::float::{neg_rz, rnd_code};
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MInst, MKind, MOp, WideOp};
 use ptxc_mir::ir::{Aux, ConvertInfo, Inst, Type, Value};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// The I2F/F2I/F2F code of a float type.
 fn float_code(t: Type) -> u16 {
@@ -238,7 +238,7 @@ impl Isel<'_> {
                     self.emit_sass(Op::Shf, &[(Role::Dst, MOp::Reg(t))], &srcs, &mods, None)?;
                     MOp::Reg(t)
                 } else {
-                    MOp::Fixed(V::Reg(crate::isa::RZ))
+                    MOp::Fixed(V::Reg(ptxc_sass::isa::RZ))
                 };
                 let tmp = None;
                 self.push(MInst::new(MKind::Wide {

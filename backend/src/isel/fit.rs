@@ -3,10 +3,10 @@
 //! operation encodes them, and put the rest in registers.
 
 use super::{Isel, IselError};
-use crate::isa::make::find_form;
-use crate::isa::{Op, Operand, Role, Value as V};
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass};
 use ptxc_mir::ir::Value;
+use ptxc_sass::isa::make::find_form;
+use ptxc_sass::isa::{Op, Operand, Role, Value as V};
 use smallvec::SmallVec;
 
 /// A source of a SASS instruction.
@@ -42,7 +42,7 @@ impl Arg {
 
     /// RZ.
     pub fn rz() -> Arg {
-        Arg::op(MOp::Fixed(V::Reg(crate::isa::RZ)))
+        Arg::op(MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)))
     }
 
     /// PT (or !PT).

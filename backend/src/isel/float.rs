@@ -7,9 +7,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MOp, SrcMods, VClass};
 use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type, Value};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// The FSETP/DSETP/HSETP2 code of a condition (docs/ENCODING-SM75.md B.2).
 pub fn float_cmp(c: Cond) -> u16 {
@@ -68,7 +68,7 @@ pub fn swapped(c: Cond) -> Cond {
 /// `-RZ`, the addend of FADD-based negation and absolute value (keeps -0 results).
 pub fn neg_rz() -> Arg {
     Arg::Op(
-        MOp::Fixed(V::Reg(crate::isa::RZ)),
+        MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)),
         SrcMods {
             neg: true,
             ..SrcMods::default()

@@ -132,7 +132,7 @@ impl Isel<'_> {
         }
         let s = d.args[0];
         let sd = &self.func.insts[self.def_inst(s)?];
-        let by_32 = self.foldable(sd.args.get(1).copied()?) == Some(crate::isa::Value::Imm(32));
+        let by_32 = self.foldable(sd.args.get(1).copied()?) == Some(ptxc_sass::isa::Value::Imm(32));
         (matches!(sd.op, Opcode::ShrU | Opcode::ShrS) && sd.ty == Type::I64 && by_32).then_some((s, sd.args[0]))
     }
 
@@ -157,7 +157,7 @@ impl Isel<'_> {
             let Some(sd) = self.def_inst(x).map(|i| &self.func.insts[i]) else {
                 continue;
             };
-            let by_32 = sd.args.get(1).and_then(|&k| self.foldable(k)) == Some(crate::isa::Value::Imm(32));
+            let by_32 = sd.args.get(1).and_then(|&k| self.foldable(k)) == Some(ptxc_sass::isa::Value::Imm(32));
             if sd.op == Opcode::Shl && by_32 && self.zext_source(sd.args[0]).is_some() && self.zext_source(y).is_some()
             {
                 return Some((x, sd.args[0], y));

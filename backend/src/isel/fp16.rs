@@ -7,9 +7,9 @@
 use super::fit::Arg;
 use super::float::mode_of;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MOp, SrcMods};
 use ptxc_mir::ir::{Inst, Opcode, Rounding, Type};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// The `.H0_H0` swizzle.
 const H0_H0: u8 = 2;
@@ -31,7 +31,7 @@ impl Isel<'_> {
     /// `-RZ` with the lane selection of `ty`.
     fn neg_rz_h(&self, ty: Type) -> Arg {
         let rz = Arg::Op(
-            MOp::Fixed(V::Reg(crate::isa::RZ)),
+            MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)),
             SrcMods {
                 neg: true,
                 ..SrcMods::default()

@@ -7,10 +7,10 @@
 use super::fit::Arg;
 use super::float::{float_mods, mode_of};
 use super::{Isel, IselError};
-use crate::isa::Value as V;
-use crate::isa::{Op, Role};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Inst, Opcode, Value};
+use ptxc_sass::isa::Value as V;
+use ptxc_sass::isa::{Op, Role};
 use smallvec::smallvec;
 
 impl Isel<'_> {
@@ -26,7 +26,7 @@ impl Isel<'_> {
         let d = self.dst(inst);
         let dst = [(Role::Dst, d)];
         let rz_neg = Arg::Op(
-            MOp::Fixed(crate::isa::Value::Reg(crate::isa::RZ)),
+            MOp::Fixed(ptxc_sass::isa::Value::Reg(ptxc_sass::isa::RZ)),
             SrcMods {
                 neg: true,
                 ..SrcMods::default()

@@ -3,10 +3,10 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vars::Place;
 use crate::vcode::{MInst, MKind, MOp, VClass, WideOp};
 use ptxc_mir::ir::Inst;
+use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::smallvec;
 
 impl Isel<'_> {
@@ -33,7 +33,7 @@ impl Isel<'_> {
         self.push(MInst::new(MKind::Wide {
             op: WideOp::Pack,
             d,
-            srcs: smallvec![MOp::Reg(lo), MOp::Fixed(V::Reg(crate::isa::RZ))],
+            srcs: smallvec![MOp::Reg(lo), MOp::Fixed(V::Reg(ptxc_sass::isa::RZ))],
             tmp: None,
         }));
         Ok(())

@@ -5,9 +5,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, RZ, Role, Value as V};
 use crate::vcode::{MOp, VClass, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Type};
+use ptxc_sass::isa::{Op, RZ, Role, Value as V};
 
 /// The constant-bank-0 offset of a space's generic window base.
 fn window(space: Space) -> Option<i32> {

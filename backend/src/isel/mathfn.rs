@@ -8,9 +8,9 @@
 use super::fit::Arg;
 use super::float::mode_of;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Inst, Opcode, Type};
+use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::smallvec;
 
 /// MUFU function numbers (bits 74..78).
@@ -66,7 +66,7 @@ impl Isel<'_> {
                 self.push(MInst::new(MKind::Wide {
                     op: WideOp::Pack,
                     d,
-                    srcs: smallvec![MOp::Fixed(V::Reg(crate::isa::RZ)), hi],
+                    srcs: smallvec![MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)), hi],
                     tmp: None,
                 }));
                 Ok(())

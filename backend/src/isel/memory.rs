@@ -5,9 +5,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError, class_of};
-use crate::isa::{Op, Role};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Inst, MemInfo, Opcode, Space, Type, Value};
+use ptxc_sass::isa::{Op, Role};
 use smallvec::SmallVec;
 
 /// Size code of a memory access of `bytes` (docs/ENCODING-SM75.md B.4).

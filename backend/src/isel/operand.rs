@@ -2,10 +2,10 @@
 //! materialising them into registers where a register is needed.
 
 use super::Isel;
-use crate::isa::{Op, Role, Value as V};
 use crate::vars::Place;
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Opcode, SpecialReg, Type, Value, ValueDef};
+use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::smallvec;
 
 /// Byte offset of the kernel parameters in constant bank 0.

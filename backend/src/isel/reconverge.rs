@@ -8,9 +8,9 @@
 //! (branches sharing a join share its barrier). Nested regions use distinct barriers
 //! B0..B15 (outermost B0).
 
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::graph::Cfg;
 use crate::vcode::{BlockId, MInst, MKind, MOp, Slot, SrcMods, VCode};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// Convergence barrier registers.
 const BARRIERS: usize = 16;
@@ -147,7 +147,7 @@ fn sass(op: Op, slots: &[(Role, MOp)], mods: &[(&'static str, u16)]) -> MInst {
 }
 
 fn bmov_clear(b: u8) -> MInst {
-    let rz = MOp::Fixed(V::Reg(crate::isa::RZ));
+    let rz = MOp::Fixed(V::Reg(ptxc_sass::isa::RZ));
     sass(
         Op::Bmov,
         &[(Role::Dst, rz), (Role::Other, MOp::Fixed(V::Barrier(b)))],

@@ -4,9 +4,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MOp, VClass};
 use ptxc_mir::ir::Value;
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 impl Isel<'_> {
     /// `v` (of `bits` bits) extended to 32 bits, as an operand.

@@ -4,9 +4,9 @@
 use super::fit::Arg;
 use super::operand::driver_constant;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, SpecialReg, Type};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// The S2R number of a special register.
 fn sr_number(sr: SpecialReg) -> Option<u8> {

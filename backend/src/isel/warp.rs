@@ -5,9 +5,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MOp, VClass, VReg};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
+use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3 table of `a & b`.
 const AND: u16 = 0xc0;
@@ -102,7 +102,7 @@ impl Isel<'_> {
         };
         if self.full_mask(args[1]) {
             let p = self.pred(args[0]);
-            return self.vote_into(MOp::Fixed(V::Reg(crate::isa::RZ)), d, mode, p);
+            return self.vote_into(MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)), d, mode, p);
         }
         let ballot = self.ballot(args[0])?;
         let pt = MOp::Fixed(V::Pred { idx: 7, neg: false });

@@ -4,9 +4,9 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::isa::{Op, Role, Value as V};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Cond, Inst, Opcode, Value};
+use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::SmallVec;
 
 /// LOP3 tables of the inputs a, b.

@@ -4,7 +4,7 @@
 //! register index mod 2). Registers of pairs and quads keep their alignment and stay put.
 
 use crate::emit::CodeBlock;
-use crate::isa::{Inst, RZ, Value};
+use ptxc_sass::isa::{Inst, RZ, Value};
 use std::collections::{BTreeSet, HashMap};
 
 /// Registers that no operand wider than one register covers.

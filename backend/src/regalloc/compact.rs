@@ -9,8 +9,8 @@
 
 use crate::emit::CodeBlock;
 use crate::emit::successors;
-use crate::isa::desc::OpKind;
-use crate::isa::{Inst, PT, RZ, Value};
+use ptxc_sass::isa::desc::OpKind;
+use ptxc_sass::isa::{Inst, PT, RZ, Value};
 
 /// A set of general registers R0..R254.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]

@@ -5,9 +5,9 @@
 //! in SSA form, so the allocation simply runs again (ptxas likewise moves predicates to
 //! general registers, with P2R/R2P).
 
-use crate::isa::desc::Role;
-use crate::isa::{Op, PT, RZ, Value};
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VBlock, VClass, VCode, VReg, is_def_role};
+use ptxc_sass::isa::desc::Role;
+use ptxc_sass::isa::{Op, PT, RZ, Value};
 use smallvec::smallvec;
 use std::collections::{HashMap, HashSet};
 

@@ -52,7 +52,7 @@ pub struct Allocation {
 }
 
 /// Registers the cubin's count includes beyond the highest one used (ptxas' convention).
-const COUNT_EXTRA: usize = crate::cubin::EXTRA_REGISTERS as usize;
+const COUNT_EXTRA: usize = ptxc_sass::cubin::EXTRA_REGISTERS as usize;
 
 /// Largest number of registers regalloc2 can hold per class (single, pair, quad).
 const CLASS_CAP: [usize; 3] = [63, 64, 64];

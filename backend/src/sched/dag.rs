@@ -5,10 +5,10 @@
 //! position relative to everything.
 
 use crate::emit::Emitted;
-use crate::isa::access::{Reg, accesses};
-use crate::isa::desc::{Pipe, Role};
-use crate::isa::timing::{pred_raw, pred_war, pred_waw, raw, war, waw};
-use crate::isa::{Inst, Op};
+use ptxc_sass::isa::access::{Reg, accesses};
+use ptxc_sass::isa::desc::{Pipe, Role};
+use ptxc_sass::isa::timing::{pred_raw, pred_war, pred_waw, raw, war, waw};
+use ptxc_sass::isa::{Inst, Op};
 
 /// Assumed latency of variable-latency results when ordering (the real wait is a scoreboard).
 fn variable_latency(inst: &Inst) -> u32 {
@@ -110,8 +110,8 @@ impl Dag {
 fn dependence(
     a: &Inst,
     _b: &Inst,
-    aa: &crate::isa::access::Accesses,
-    ba: &crate::isa::access::Accesses,
+    aa: &ptxc_sass::isa::access::Accesses,
+    ba: &ptxc_sass::isa::access::Accesses,
     ka: Kind,
     kb: Kind,
 ) -> Option<u32> {
@@ -138,8 +138,8 @@ fn dependence(
         }
         for w2 in ba.writes.iter().filter(|x| x.reg == w.reg) {
             need(match w.reg {
-                Reg::R(_) => waw(w.cat, w2.cat, a.guard != crate::isa::PT),
-                Reg::P(_) => pred_waw(w.cat, w2.cat, a.guard != crate::isa::PT),
+                Reg::R(_) => waw(w.cat, w2.cat, a.guard != ptxc_sass::isa::PT),
+                Reg::P(_) => pred_waw(w.cat, w2.cat, a.guard != ptxc_sass::isa::PT),
             });
         }
     }

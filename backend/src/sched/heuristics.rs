@@ -4,7 +4,7 @@
 
 use super::dag::{Dag, Kind};
 use crate::emit::Emitted;
-use crate::isa::desc::Pipe;
+use ptxc_sass::isa::desc::Pipe;
 
 /// What a heuristic may look at when ranking a ready instruction.
 pub struct Candidate<'a> {

@@ -11,10 +11,10 @@ mod reuse;
 mod state;
 
 use crate::emit::{CodeBlock, Emitted, successors};
-use crate::isa::access::{Reg, accesses, needs_write_scoreboard, reads_late};
-use crate::isa::make::make;
-use crate::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
-use crate::isa::{Control, Op};
+use ptxc_sass::isa::access::{Reg, accesses, needs_write_scoreboard, reads_late};
+use ptxc_sass::isa::make::make;
+use ptxc_sass::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
+use ptxc_sass::isa::{Control, Op};
 use state::{BlockState, Pending};
 
 /// Stall after branches, EXIT, BSYNC, barriers, memory fences and cache invalidations (as
@@ -203,7 +203,7 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &d
             inst.ctrl.write_sb = sb;
             state.protect_writes(sb, &acc.writes, t);
         } else {
-            state.record_writes(&acc.writes, t, inst.guard != crate::isa::PT);
+            state.record_writes(&acc.writes, t, inst.guard != ptxc_sass::isa::PT);
         }
         let late: Vec<Reg> = acc.reads.iter().filter(|r| !r.guard).map(|r| r.reg).collect();
         // Any other writer of a source, in this block (loops included) or another one.

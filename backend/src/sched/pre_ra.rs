@@ -4,9 +4,9 @@
 //! order the post-allocation scheduler also keeps (loads may pass loads), and control,
 //! convergence and synchronisation instructions stay where they are.
 
-use crate::isa::desc::{Pipe, Role};
-use crate::isa::{Op, isa};
 use crate::vcode::{MInst, MKind, VCode, VReg};
+use ptxc_sass::isa::desc::{Pipe, Role};
+use ptxc_sass::isa::{Op, isa};
 use std::collections::HashMap;
 
 /// A value no instruction reads.

@@ -5,7 +5,7 @@
 //! 1..=11; only fixed-latency instructions use the cache.
 
 use crate::emit::Emitted;
-use crate::isa::{Inst, RZ, Value};
+use ptxc_sass::isa::{Inst, RZ, Value};
 
 /// The register read in reuse slot `slot`, if any.
 fn slot_reg(inst: &Inst, slot: u8) -> Option<u8> {
@@ -42,8 +42,8 @@ pub fn set_reuse_flags(insts: &mut [Emitted]) {
 
 /// True if `inst` writes register `r` (a cached value would be stale).
 fn writes(inst: &Inst, r: u8) -> bool {
-    crate::isa::access::accesses(inst)
+    ptxc_sass::isa::access::accesses(inst)
         .writes
         .iter()
-        .any(|w| w.reg == crate::isa::access::Reg::R(r))
+        .any(|w| w.reg == ptxc_sass::isa::access::Reg::R(r))
 }

@@ -1,8 +1,8 @@
 //! The scheduler's abstract state of one warp: recent fixed-latency writes and reads with
 //! their issue times, and what each of the six scoreboards protects.
 
-use crate::isa::access::{Access, Reg};
-use crate::isa::timing::LatCat;
+use ptxc_sass::isa::access::{Access, Reg};
+use ptxc_sass::isa::timing::LatCat;
 
 /// Number of scoreboards.
 pub const SCOREBOARDS: usize = 6;
@@ -21,18 +21,6 @@ pub struct Pending {
     pub is_read: bool,
     /// The writer was predicated.
     pub predicated: bool,
-}
-
-impl PartialOrd for LatCat {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for LatCat {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (*self as u8).cmp(&(*other as u8))
-    }
 }
 
 /// The state at one program point.

@@ -8,8 +8,8 @@ mod ra_view;
 
 pub use ra_view::{File, View, ra_class};
 
-use crate::isa::{Op, Role, Value};
 use ptxc_mir::ir::SrcLoc;
+use ptxc_sass::isa::{Op, Role, Value};
 use smallvec::SmallVec;
 
 /// A virtual register.

@@ -143,7 +143,7 @@ impl Ctx<'_, '_> {
     #[inline]
     pub fn row64(&self, w: &Warp, s: &SrcOp) -> [u64; WARP] {
         match s.src {
-            Src::Reg(r) if r != ptxc_backend::isa::RZ => {
+            Src::Reg(r) if r != ptxc_sass::isa::RZ => {
                 let (lo, hi) = (w.row(r), w.row(r.saturating_add(1)));
                 std::array::from_fn(|l| lo[l] as u64 | (hi[l] as u64) << 32)
             }

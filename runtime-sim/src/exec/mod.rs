@@ -24,7 +24,7 @@ use crate::error::{Location, SimError};
 use crate::memory::{GlobalMemory, GlobalView, Overlay};
 use crate::module::Kernel;
 use crate::stats::{Hazard, Stats};
-use ptxc_backend::isa::Op;
+use ptxc_sass::isa::Op;
 use rayon::prelude::*;
 use timer::Hazards;
 

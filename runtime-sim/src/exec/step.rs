@@ -6,7 +6,7 @@ use super::timer::Hazards;
 use super::warp::{WARP, Warp};
 use crate::decoded::Decoded;
 use crate::error::SimError;
-use ptxc_backend::isa::access::Reg;
+use ptxc_sass::isa::access::Reg;
 use smallvec::SmallVec;
 
 /// Runs `d` for the lanes of `group` (all at `d.pc`). Registers named by `hazards` with

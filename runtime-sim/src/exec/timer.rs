@@ -10,11 +10,11 @@
 //! register remembers the scoreboard and issue time of its outstanding variable-latency write.
 
 use crate::decoded::Decoded;
-use ptxc_backend::isa::Op;
-use ptxc_backend::isa::access::{Access, Reg};
-use ptxc_backend::isa::control::NO_SB;
-use ptxc_backend::isa::desc::Pipe;
-use ptxc_backend::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
+use ptxc_sass::isa::Op;
+use ptxc_sass::isa::access::{Access, Reg};
+use ptxc_sass::isa::control::NO_SB;
+use ptxc_sass::isa::desc::Pipe;
+use ptxc_sass::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
 use smallvec::SmallVec;
 
 /// A time before every event.
@@ -465,7 +465,7 @@ impl Timer {
 
     fn record(&mut self, d: &Decoded, t: i64, latency: i64, group: u32, exec: u32) {
         let timing = d.timing;
-        let predicated = d.guard.idx != ptxc_backend::isa::PT;
+        let predicated = d.guard.idx != ptxc_sass::isa::PT;
         for a in &d.accesses.reads {
             let s = self.state(a.reg);
             s.read_t = t;

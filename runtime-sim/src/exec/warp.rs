@@ -9,7 +9,7 @@
 
 use super::convergence::ConvBarriers;
 use crate::decoded::PredOp;
-use ptxc_backend::isa::{PT, RZ, URZ};
+use ptxc_sass::isa::{PT, RZ, URZ};
 
 /// Lanes per warp.
 pub const WARP: usize = 32;

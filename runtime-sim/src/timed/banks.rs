@@ -4,7 +4,7 @@
 //! cache (one entry per operand slot A, B, C, set by the `.reuse` flag) supplies them.
 
 use crate::decoded::{Decoded, Src};
-use ptxc_backend::isa::RZ;
+use ptxc_sass::isa::RZ;
 
 /// The reuse cache of one warp.
 #[derive(Clone, Debug, Default)]

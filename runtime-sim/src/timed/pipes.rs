@@ -2,7 +2,7 @@
 //! instructions on the same pipe), from the CUDA programming guide's throughput table for
 //! compute capability 7.5 (see `docs/TIMING-SM75.md`, section 5).
 
-use ptxc_backend::isa::desc::Pipe;
+use ptxc_sass::isa::desc::Pipe;
 
 /// Pipes tracked per sub-partition.
 pub const PIPES: usize = 9;

@@ -21,8 +21,8 @@ use crate::exec::{self, ConstBanks, CtaShared, Ctx, LaunchDims, Timer, WARP, War
 use crate::memory::GlobalView;
 use crate::module::Kernel;
 use crate::stats::Stats;
-use ptxc_backend::isa::Op;
-use ptxc_backend::isa::desc::Pipe;
+use ptxc_sass::isa::Op;
+use ptxc_sass::isa::desc::Pipe;
 
 /// A cycle after every event.
 const NEVER: i64 = i64::MAX;

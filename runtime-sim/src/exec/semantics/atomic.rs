@@ -11,7 +11,7 @@ use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::fp::{self, Rnd};
 use crate::softfloat::{self as sf, F16};
-use ptxc_backend::isa::RZ;
+use ptxc_sass::isa::RZ;
 
 type R = Result<(), SimError>;
 

@@ -10,7 +10,7 @@ use crate::error::SimError;
 use crate::exec::ctx::{CtaShared, Ctx};
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::module::Kernel;
-use ptxc_backend::isa::Op;
+use ptxc_sass::isa::Op;
 
 type R = Result<(), SimError>;
 

@@ -213,7 +213,7 @@ pub fn lop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         nonzero |= ((out[l] != 0) as u32) << l;
     }
     write_dst(w, &d.dst, exec, &out);
-    if d.pd[0].idx != ptxc_backend::isa::PT {
+    if d.pd[0].idx != ptxc_sass::isa::PT {
         let pin = w.pred_mask(d.ps[0], exec);
         let p = if d.m.pand { nonzero & pin } else { nonzero | pin };
         w.set_pred(d.pd[0].idx, exec, p);
@@ -332,7 +332,7 @@ pub fn iabs(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// and the sum wrapped to 32 bits. The predicate output is not modelled: ptxas leaves it PT,
 /// anything else is reported as unsupported.
 pub fn vabsdiff(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
-    if d.pd[0].idx != ptxc_backend::isa::PT {
+    if d.pd[0].idx != ptxc_sass::isa::PT {
         return super::unsupported(ctx, w, d, group, exec);
     }
     let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));

@@ -8,7 +8,7 @@ use crate::error::SimError;
 use crate::exec::ctx::{Ctx, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::memory::Access;
-use ptxc_backend::isa::RZ;
+use ptxc_sass::isa::RZ;
 
 type R = Result<(), SimError>;
 

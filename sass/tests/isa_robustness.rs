@@ -3,9 +3,9 @@
 //! and the raw words; and any word the decoder accepts fits exactly one form, re-encodes to
 //! itself and prints.
 
-use ptxc_backend::cubin;
-use ptxc_backend::isa::bits::to_words;
-use ptxc_backend::isa::{DecodeError, decode, decode_all, encode, isa, matching_forms, text};
+use ptxc_sass::cubin;
+use ptxc_sass::isa::bits::to_words;
+use ptxc_sass::isa::{DecodeError, decode, decode_all, encode, isa, matching_forms, text};
 use std::path::PathBuf;
 
 /// A small deterministic generator (xorshift64*).

@@ -5,7 +5,7 @@
 mod cubin_support;
 
 use cubin_support::*;
-use ptxc_backend::cubin::{
+use ptxc_sass::cubin::{
     self, Binding, CubinModule, ElfFlavour, GlobalSpace, KernelParam, ObjectKind, RelocKind, SymbolKind,
 };
 

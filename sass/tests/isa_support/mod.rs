@@ -5,7 +5,7 @@
 //! normalisation used to compare our disassembly with nvdisasm's.
 #![allow(dead_code)]
 
-use ptxc_backend::isa::text::LabelNamer;
+use ptxc_sass::isa::text::LabelNamer;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 mod cubin_support;
 
 use cubin_support::*;
-use ptxc_backend::cubin::{
+use ptxc_sass::cubin::{
     self, BRA_SELF, Binding, CubinError, CubinModule, ElfFlavour, GlobalSpace, GlobalVar, KernelImage, KernelParam,
     NOP, Reloc, RelocKind, pad_text, register_count,
 };

@@ -5,8 +5,8 @@
 //! The scheduler uses them to set stall counts; the simulator uses the same tables to
 //! report an instruction that issues too early as a hazard.
 
-/// Latency category of an instruction (NVIDIA's classification).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Latency category of an instruction (NVIDIA's classification); ordered as declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LatCat {
     /// Fixed latency, dispatched as 64 bits (CS2R of a pair).
     Disp64,

@@ -7,7 +7,7 @@ mod cubin_support;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use cubin_support::data_dir;
-use ptxc_backend::cubin::{self, CubinError};
+use ptxc_sass::cubin::{self, CubinError};
 
 const SAMPLES: [&str; 3] = ["vector_add.cubin", "attrs.cubin", "cudatest.7.sm_75.cubin"];
 const MUTATIONS_PER_SAMPLE: usize = 4000;

@@ -3,7 +3,7 @@
 //! text nvdisasm printed): every example must decode to the same text and re-encode to the
 //! same 128 bits.
 
-use ptxc_backend::isa::{bits::from_words, decode, encode, text};
+use ptxc_sass::isa::{bits::from_words, decode, encode, text};
 
 struct Example {
     w0: u64,
@@ -45,7 +45,7 @@ fn known_opcodes_decode_print_and_reencode_exactly() {
     for ex in &all {
         let word = from_words(ex.w0, ex.w1);
         let opcode = (ex.w0 & 0xfff) as u16;
-        if ptxc_backend::isa::isa().by_opcode(opcode).is_empty() {
+        if ptxc_sass::isa::isa().by_opcode(opcode).is_empty() {
             failures.push(format!("{}: opcode {opcode:#05x} is not in the table", ex.text));
             continue;
         }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use cubin_support::*;
-use ptxc_backend::cubin::{self, CubinModule, ElfFlavour, ObjectKind};
+use ptxc_sass::cubin::{self, CubinModule, ElfFlavour, ObjectKind};
 
 /// Files whose module-scope data ptxas creates in an order the writer's canonical layout does
 /// not reproduce (they round-trip exactly with the recorded layout).

@@ -7,9 +7,9 @@
 mod isa_support;
 
 use isa_support::*;
-use ptxc_backend::isa::control::Control;
-use ptxc_backend::isa::desc::{Form, ImmStyle, OpKind, OperandDesc, Show};
-use ptxc_backend::isa::{EncodeError, FormId, Inst, Operand, Value, decode, encode, isa, text};
+use ptxc_sass::isa::control::Control;
+use ptxc_sass::isa::desc::{Form, ImmStyle, OpKind, OperandDesc, Show};
+use ptxc_sass::isa::{EncodeError, FormId, Inst, Operand, Value, decode, encode, isa, text};
 use std::collections::BTreeMap;
 
 /// A representative value for operand `index` of `d`.

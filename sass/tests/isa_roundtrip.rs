@@ -5,8 +5,8 @@
 mod isa_support;
 
 use isa_support::*;
-use ptxc_backend::cubin;
-use ptxc_backend::isa::{FormId, decode, encode, isa, matching_forms, text};
+use ptxc_sass::cubin;
+use ptxc_sass::isa::{FormId, decode, encode, isa, matching_forms, text};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one compiled input contributed.
