@@ -24,7 +24,10 @@ pub fn disassemble(bytes: &[u8], controls: bool) -> Result<String, String> {
     let module = cubin::read(bytes).map_err(|e| format!("bad cubin: {e}"))?;
     let mut out = String::new();
     for k in &module.kernels {
-        let insts = decode::decode_all(&k.code).map_err(|e| format!("kernel `{}`: {e}", k.name))?;
+        let arch = module
+            .arch()
+            .ok_or_else(|| format!("bad cubin: unknown architecture sm_{}", module.sm))?;
+        let insts = decode::decode_all(arch, &k.code).map_err(|e| format!("kernel `{}`: {e}", k.name))?;
         let mut targets: Vec<u64> = insts
             .iter()
             .enumerate()

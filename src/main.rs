@@ -4,6 +4,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use ptxc::pipeline::{CompileOptions, Dump, compile_ptx};
 use ptxc_sass::cubin::ElfFlavour;
+use ptxc_sass::isa::Arch;
+use ptxc_sass::isa::table::DESCRIBED;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -27,7 +29,7 @@ enum Command {
         /// Output cubin.
         #[arg(short, long)]
         output: PathBuf,
-        /// Target architecture (only sm_75).
+        /// Target architecture (`sm_75`).
         #[arg(long, default_value = "sm_75")]
         arch: String,
         /// ELF flavour of the cubin.
@@ -203,8 +205,9 @@ fn run(cli: Cli) -> Result<(), String> {
             fmad,
             lineinfo,
         } => {
-            check_arch(&arch)?;
+            let arch = target_arch(&arch)?;
             let opts = CompileOptions {
+                arch,
                 flavour: match elf {
                     Flavour::V7 => ElfFlavour::V7,
                     Flavour::V8 => ElfFlavour::V8,
@@ -320,11 +323,15 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-fn check_arch(arch: &str) -> Result<(), String> {
-    if arch == "sm_75" {
-        Ok(())
-    } else {
-        Err(format!("error: unsupported architecture `{arch}` (ptxc targets sm_75)"))
+/// The architecture `--arch` names, if ptxc compiles for it.
+fn target_arch(name: &str) -> Result<Arch, String> {
+    let described = || DESCRIBED.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+    match Arch::from_name(name) {
+        Some(a) if DESCRIBED.contains(&a) => Ok(a),
+        _ => Err(format!(
+            "error: unsupported architecture `{name}` (ptxc compiles for {})",
+            described()
+        )),
     }
 }
 

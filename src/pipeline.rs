@@ -4,6 +4,7 @@ pub use ptxc_backend::compile::{Compiled, Resources};
 use ptxc_backend::compile::{Options, Stage, compile_module};
 use ptxc_frontend::Diagnostic;
 use ptxc_sass::cubin::ElfFlavour;
+use ptxc_sass::isa::Arch;
 
 /// Intermediate forms that `--dump` can print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +20,8 @@ pub enum Dump {
 /// Compiler options.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
+    /// The architecture to compile for.
+    pub arch: Arch,
     /// ELF flavour of the cubin.
     pub flavour: ElfFlavour,
     /// Forms to print to standard error.
@@ -45,6 +48,7 @@ pub struct CompileOptions {
 impl Default for CompileOptions {
     fn default() -> Self {
         CompileOptions {
+            arch: Arch::default(),
             flavour: ElfFlavour::default(),
             dumps: Vec::new(),
             verbose: false,
@@ -134,6 +138,7 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
         }
     }
     let backend_opts = Options {
+        arch: opts.arch,
         flavour: opts.flavour,
         post_sched: opts.sched.clone(),
         pre_sched: opts.pre_sched.clone(),

@@ -50,7 +50,10 @@ pub fn static_counts(bytes: &[u8], kernel: &str) -> Result<(u32, usize), String>
         .iter()
         .find(|k| k.name == kernel)
         .ok_or_else(|| format!("no kernel `{kernel}` in the cubin"))?;
-    let insts = decode::decode_all(&k.code).map_err(|e| e.to_string())?;
+    let arch = m
+        .arch()
+        .ok_or_else(|| format!("bad cubin: unknown architecture sm_{}", m.sm))?;
+    let insts = decode::decode_all(arch, &k.code).map_err(|e| e.to_string())?;
     // The padding: NOPs and the closing `BRA` to itself after the last EXIT.
     let last_exit = insts
         .iter()

@@ -5,13 +5,14 @@ mod common;
 
 use common::*;
 use ptxc_sass::cubin;
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::{Op, decode, encode};
 
 /// Rewrites the kernel's code with `edit` applied to the decoded instructions.
 fn patch(bytes: &[u8], edit: impl Fn(&mut [ptxc_sass::isa::Inst])) -> Vec<u8> {
     let mut m = cubin::read(bytes).unwrap();
     let k = &mut m.kernels[0];
-    let mut insts = decode::decode_all(&k.code).unwrap();
+    let mut insts = decode::decode_all(Arch::Sm75, &k.code).unwrap();
     edit(&mut insts);
     k.code = insts.iter().flat_map(|i| encode(i).unwrap().to_le_bytes()).collect();
     cubin::write(&m)

@@ -150,7 +150,7 @@ fn differences(n_out: usize, want: &[u32], got: &[u32]) -> Vec<String> {
 }
 
 /// Which compilers' cubins an op test runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Compilers {
     /// ptxc's, with default registers and with `--max-registers 16`.
     Ptxc,
@@ -163,7 +163,7 @@ fn check(path: &Path, which: Compilers) -> Vec<String> {
     let name = path.file_stem().unwrap().to_string_lossy().into_owned();
     let src = std::fs::read_to_string(path).unwrap();
     let (kernel, n_out) = (kernel_name(&src), outputs(&src));
-    let dir = scratch(&format!("sim_ops_{name}"));
+    let dir = scratch(&format!("sim_ops_{name}_{which:?}"));
     let spec = spec(&kernel, n_out, &dir);
     let mut failures = Vec::new();
 

@@ -7,6 +7,7 @@
 
 mod common;
 
+use ptxc_sass::isa::Arch;
 use ptxc_sim::{Config, Device, Engine, LaunchDims, Stats};
 
 /// Compiles `ptx` with ptxas; the cubin and nvdisasm's listing.
@@ -329,7 +330,7 @@ fn same_bank_ffma(cubin: &[u8]) -> Vec<u8> {
     use ptxc_sass::isa::{Op, Value, decode, encode};
     let mut m = ptxc_sass::cubin::read(cubin).unwrap();
     let k = &mut m.kernels[0];
-    let mut insts = decode::decode_all(&k.code).unwrap();
+    let mut insts = decode::decode_all(Arch::Sm75, &k.code).unwrap();
     for inst in insts.iter_mut().filter(|i| i.desc().op == Op::Ffma) {
         let roles: Vec<Role> = inst.desc().operands.iter().map(|o| o.role).collect();
         let find = |r: Role| roles.iter().position(|&x| x == r);

@@ -8,6 +8,7 @@ use crate::sched::assign_control;
 use crate::vars::{KernelVars, ModuleVars};
 use ptxc_mir::ir::{Function, Module};
 use ptxc_sass::cubin::{self, CubinModule, ElfFlavour, KernelImage, KernelParam};
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::EncodeError;
 use ptxc_sass::isa::access::{Reg, accesses};
 
@@ -46,6 +47,8 @@ pub enum Stage {
 /// Options of the back end.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// The architecture to compile for.
+    pub arch: Arch,
     /// ELF flavour of the cubin.
     pub flavour: ElfFlavour,
     /// Post-allocation scheduling heuristic (`None`: keep the selected order).
@@ -70,6 +73,7 @@ pub const DEFAULT_PRE_SCHED: &str = "pressure";
 impl Default for Options {
     fn default() -> Self {
         Options {
+            arch: Arch::Sm75,
             flavour: ElfFlavour::default(),
             post_sched: Some(DEFAULT_SCHED.to_string()),
             pre_sched: DEFAULT_PRE_SCHED.to_string(),
@@ -166,7 +170,7 @@ pub fn compile_function(
     let mut f = f.clone();
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     let f = &f;
-    let mut vcode = select(f, vars)?;
+    let mut vcode = select(f, vars, opts.arch)?;
     if !crate::sched::pre_ra::schedule(&mut vcode, &opts.pre_sched) {
         return Err(BackendError::Options(format!(
             "unknown pre-allocation scheduling heuristic `{}` (known: {})",
@@ -200,7 +204,7 @@ pub fn compile_function(
         })?;
         crate::sched::list::schedule(&mut blocks, h.as_ref());
     }
-    assign_control(&mut blocks);
+    assign_control(&mut blocks, opts.arch);
     let assembled = assemble(&blocks)?;
     dump(Stage::Sass, &|| sass_text(&assembled));
     let highest_gpr = assembled

@@ -1,13 +1,14 @@
 //! Instructions decoded once at load time into a form the engines execute quickly: operands
-//! by role, modifier values by name, absolute branch targets, the semantic function that
-//! runs the instruction, its timing facts, and the register accesses the hazard model checks.
+//! by role, typed modifier values ([`Mods`]), absolute branch targets, the semantic function
+//! that runs the instruction, its timing facts, and the register accesses the hazard model
+//! checks.
 
 use crate::exec::semantics::{self, ExecFn};
+pub use crate::mods::{AtomicOp, Mods, NumType};
 use ptxc_sass::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
 use ptxc_sass::isa::desc::{OpKind, Pipe, Show};
 use ptxc_sass::isa::timing::LatCat;
-use ptxc_sass::isa::{Control, Inst, Op, PT, RZ, Role, URZ, Value};
-use smallvec::SmallVec;
+use ptxc_sass::isa::{Control, Inst, Mod, Op, PT, RZ, Role, URZ, Value};
 
 /// A source operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,332 +99,6 @@ pub struct Addr {
     /// The uniform register is a 64-bit pair (64-bit `.E` addresses of global and generic
     /// accesses, also under a 32-bit `.U32` base: `[R5.U32+UR4]` is `zext(R5) + UR4:UR5`).
     pub ureg_wide: bool,
-}
-
-/// Modifier values the engine uses, extracted by name once.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub struct Mods {
-    pub signed: bool,
-    pub x: bool,
-    pub cmp: u8,
-    pub bop: u8,
-    pub ex: bool,
-    pub ftz: bool,
-    pub rnd: u8,
-    pub sat: bool,
-    pub fmz: bool,
-    pub size: u8,
-    pub hi: bool,
-    pub right: bool,
-    pub shf_type: u8,
-    pub w: bool,
-    pub sx32: bool,
-    pub func: u8,
-    pub e: bool,
-    pub sem: u8,
-    pub scope: u8,
-    pub mode: u8,
-    pub wide: bool,
-    pub clear: bool,
-    pub scale: u8,
-    pub byte: u8,
-    pub pand: bool,
-    pub op: u8,
-    pub lut: u8,
-    pub shift: bool,
-    pub all: bool,
-    pub any: bool,
-    pub eq: bool,
-    pub dst_num: NumType,
-    pub src_num: NumType,
-    pub atom_op: AtomOp,
-    pub atom_type: NumType,
-    pub ntz: bool,
-    pub sh: bool,
-    pub u64: bool,
-    pub defer: bool,
-    pub trunc: u8,
-    pub absolute: bool,
-    pub inc: bool,
-    pub dec: bool,
-    pub flo_sh: bool,
-    pub count: u8,
-    pub flag: bool,
-    pub cas_try: bool,
-}
-
-/// Reads a modifier called `name`, if the form has one.
-fn mod_value(inst: &Inst, name: &str) -> Option<u16> {
-    inst.mod_value(name)
-}
-
-impl Mods {
-    fn from_inst(inst: &Inst) -> Mods {
-        let mut m = Mods {
-            signed: true,
-            size: 4,
-            scale: 4,
-            ..Mods::default()
-        };
-        for (desc, &v) in inst.desc().mods.iter().zip(&inst.mods) {
-            let b = v != 0;
-            let byte = v as u8;
-            match desc.name {
-                "signed" => m.signed = b,
-                "x" => m.x = b,
-                "cmp" => m.cmp = byte,
-                "bop" => m.bop = byte,
-                "ex" => m.ex = b,
-                "ftz" => m.ftz = b,
-                "rnd" => m.rnd = byte,
-                "sat" => m.sat = b,
-                "fmz" => {
-                    // FMUL/FFMA: 1 = .FMZ; HMUL2/HFMA2: 1 = .FMZ, 2 = .FTZ.
-                    m.fmz = v == 1;
-                    m.ftz |= v == 2;
-                }
-                "redop" | "space" | "kind" | "shape" => m.op = byte,
-                "count" => m.count = byte,
-                "f16" | "f32" | "bf" | "h_and" | "u" => m.flag = b,
-                "size" => m.size = byte,
-                "hi" => m.hi = b,
-                "right" => m.right = b,
-                "type" => m.shf_type = byte,
-                "w" => m.w = b,
-                "sx32" => m.sx32 = b,
-                "func" => m.func = byte,
-                "e" => m.e = b,
-                "sem" => m.sem = byte,
-                "scope" => m.scope = byte,
-                "mode" => m.mode = byte,
-                "wide" => m.wide = b,
-                "clear" => m.clear = b,
-                "scale" => m.scale = byte,
-                "byte" => m.byte = byte,
-                "pand" => m.pand = b,
-                "op" => m.op = byte,
-                "ntz" => m.ntz = b,
-                "sh" => m.sh = b,
-                "u64" => m.u64 = b,
-                "defer" => m.defer = b,
-                "trunc" => m.trunc = byte,
-                "abs" => m.absolute = b,
-                "inc" => m.inc = b,
-                "dec" => m.dec = b,
-                "all" => m.all = b,
-                "any" => m.any = b,
-                "eq" => m.eq = b,
-                _ => {}
-            }
-        }
-        let _ = mod_value;
-        m.apply_spellings(inst);
-        m
-    }
-
-    /// Number types and rounding words found in the modifiers' spellings (`.F16`, `.S64`,
-    /// `.TRUNC`, `.RP` ...), assigned to destination and source by the operation's kind.
-    fn apply_spellings(&mut self, inst: &Inst) {
-        let form = inst.desc();
-        let mut types: SmallVec<[NumType; 2]> = SmallVec::new();
-        for (desc, &v) in form.mods.iter().zip(&inst.mods) {
-            let Some(spelling) = desc.values.iter().find(|(x, _)| *x == v).map(|(_, s)| *s) else {
-                continue;
-            };
-            for word in spelling.split('.').filter(|w| !w.is_empty()) {
-                if let Some(t) = NumType::from_word(word) {
-                    types.push(t);
-                }
-                match word {
-                    "TRUNC" | "RZ" => self.rnd = 3,
-                    "FLOOR" | "RM" => self.rnd = 1,
-                    "CEIL" | "RP" => self.rnd = 2,
-                    "RN" | "RNI" => self.rnd = 0,
-                    "SAT" => self.sat = true,
-                    "FTZ" => self.ftz = true,
-                    "BF" => self.flag = true,
-                    _ => {}
-                }
-            }
-        }
-        let mnemonic = form.mnemonic;
-        let base = mnemonic.split('.').next().unwrap_or(mnemonic);
-        for word in mnemonic.split('.').skip(1) {
-            if let Some(t) = NumType::from_word(word) {
-                types.insert(0, t);
-            }
-        }
-        if matches!(base, "SHFL" | "VOTE" | "VOTEU" | "MATCH") {
-            let text = spellings(inst);
-            for word in text.split('.') {
-                match (base, word) {
-                    ("SHFL", "IDX") | ("VOTE" | "VOTEU", "ALL") | ("MATCH", "ANY") => self.op = 0,
-                    ("SHFL", "UP") | ("VOTE" | "VOTEU", "ANY") | ("MATCH", "ALL") => self.op = 1,
-                    ("SHFL", "DOWN") | ("VOTE" | "VOTEU", "EQ") => self.op = 2,
-                    ("SHFL", "BFLY") => self.op = 3,
-                    ("MATCH", "U64") => self.u64 = true,
-                    _ => {}
-                }
-            }
-        }
-        if matches!(base, "ATOMG" | "ATOMS" | "ATOM" | "RED") {
-            self.atom_type = match inst.mod_value("atype") {
-                Some(1) => NumType::S32,
-                Some(2) => NumType::U64,
-                Some(3) => NumType::F32,
-                Some(4) => NumType::F16x2,
-                Some(5) => NumType::S64,
-                Some(6) => NumType::F64,
-                _ => NumType::U32,
-            };
-            // `.CAST` (1, 3 = .CAST.SPIN): compare-and-swap that returns whether it swapped.
-            self.cas_try = inst.mod_value("cas").is_some_and(|v| v & 1 == 1);
-            self.atom_op = if inst.mod_value("cas").is_some() {
-                AtomOp::Cas
-            } else {
-                AtomOp::from_spelling(&spellings(inst))
-            };
-        }
-        if base == "IDP" {
-            // atype and btype: the types of A's and B's elements.
-            self.src_num = types.first().copied().unwrap_or(NumType::U8);
-            self.dst_num = types.get(1).copied().unwrap_or(NumType::U8);
-            return;
-        }
-        let ints: SmallVec<[NumType; 2]> = types.iter().copied().filter(|t| !t.is_float()).collect();
-        let floats: SmallVec<[NumType; 2]> = types.iter().copied().filter(|t| t.is_float()).collect();
-        let (dst, src) = match base {
-            "I2F" => (floats.first().copied(), ints.first().copied()),
-            "F2I" => (ints.first().copied(), floats.first().copied()),
-            "F2F" | "I2I" | "I2IP" | "FRND" => (types.first().copied(), types.get(1).copied()),
-            _ => (None, None),
-        };
-        let (dst_default, src_default) = match base {
-            "I2F" => (NumType::F32, NumType::S32),
-            "F2I" => (NumType::S32, NumType::F32),
-            "I2I" | "I2IP" => (NumType::S32, NumType::S32),
-            _ => (NumType::F32, NumType::F32),
-        };
-        self.dst_num = dst.unwrap_or(dst_default);
-        self.src_num = src.unwrap_or(if base == "F2F" || base == "FRND" {
-            self.dst_num
-        } else {
-            src_default
-        });
-    }
-}
-
-/// The operation of an atomic or reduction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum AtomOp {
-    #[default]
-    Add,
-    Min,
-    Max,
-    Inc,
-    Dec,
-    And,
-    Or,
-    Xor,
-    Exch,
-    Cas,
-}
-
-impl AtomOp {
-    /// The operation named in an instruction's spelling (`ATOMG.E.ADD.F32...`).
-    pub fn from_spelling(s: &str) -> AtomOp {
-        for word in s.split('.') {
-            let op = match word {
-                "ADD" => AtomOp::Add,
-                "MIN" => AtomOp::Min,
-                "MAX" => AtomOp::Max,
-                "INC" => AtomOp::Inc,
-                "DEC" => AtomOp::Dec,
-                "AND" => AtomOp::And,
-                "OR" => AtomOp::Or,
-                "XOR" => AtomOp::Xor,
-                "EXCH" => AtomOp::Exch,
-                "CAS" => AtomOp::Cas,
-                _ => continue,
-            };
-            return op;
-        }
-        AtomOp::Add
-    }
-}
-
-/// The mnemonic and every modifier spelling of an instruction (`LDG.E.64.SYS`).
-pub fn spellings(inst: &Inst) -> String {
-    let form = inst.desc();
-    let mut s = form.mnemonic.to_string();
-    for (desc, &v) in form.mods.iter().zip(&inst.mods) {
-        if let Some((_, sp)) = desc.values.iter().find(|(x, _)| *x == v) {
-            s.push_str(sp);
-        }
-    }
-    s
-}
-
-/// A number type named by a conversion's modifiers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum NumType {
-    U8,
-    S8,
-    U16,
-    S16,
-    U32,
-    #[default]
-    S32,
-    U64,
-    S64,
-    F16,
-    F32,
-    F64,
-    /// Two packed halves (atomics).
-    F16x2,
-}
-
-impl NumType {
-    /// The type a spelling word names (`S16`, `F64` ...).
-    pub fn from_word(w: &str) -> Option<NumType> {
-        Some(match w {
-            "U8" => NumType::U8,
-            "S8" => NumType::S8,
-            "U16" => NumType::U16,
-            "S16" => NumType::S16,
-            "U32" => NumType::U32,
-            "S32" => NumType::S32,
-            "U64" => NumType::U64,
-            "S64" => NumType::S64,
-            "F16" => NumType::F16,
-            "F32" => NumType::F32,
-            "F64" => NumType::F64,
-            _ => return None,
-        })
-    }
-
-    /// Size in bytes.
-    pub fn bytes(self) -> u32 {
-        match self {
-            NumType::U8 | NumType::S8 => 1,
-            NumType::U16 | NumType::S16 | NumType::F16 => 2,
-            NumType::U32 | NumType::S32 | NumType::F32 | NumType::F16x2 => 4,
-            NumType::U64 | NumType::S64 | NumType::F64 => 8,
-        }
-    }
-
-    /// A floating-point type.
-    pub fn is_float(self) -> bool {
-        matches!(self, NumType::F16 | NumType::F32 | NumType::F64 | NumType::F16x2)
-    }
-
-    /// A signed integer type.
-    pub fn is_signed(self) -> bool {
-        matches!(self, NumType::S8 | NumType::S16 | NumType::S32 | NumType::S64)
-    }
 }
 
 /// A destination register.
@@ -522,12 +197,10 @@ pub struct Decoded {
     pub space: semantics::Space,
 }
 
-/// True if memory operand `i` of `inst` spells its base register's width (`.U32`/`.64`, the
+/// True if memory operand `i` of `inst` carries its base register's width (`.U32`/`.64`, the
 /// uniform-register forms of global and generic accesses).
 fn has_width_suffix(inst: &Inst, i: usize) -> bool {
-    inst.desc().operands[i]
-        .swizzle
-        .is_some_and(|s| s.values.iter().any(|&(_, spelling)| spelling == ".U32"))
+    inst.desc().operands[i].swizzle.is_some()
 }
 
 fn src_of(inst: &Inst, role: Role) -> SrcOp {
@@ -618,7 +291,7 @@ impl Decoded {
                 _ => Dst::NONE,
             })
             .unwrap_or(Dst::NONE);
-        let wide_addr = inst.mod_value("e") == Some(1);
+        let wide_addr = inst.flag(Mod::E);
         let addr = index_of(Role::Addr).and_then(|i| match inst.operands[i].value {
             Value::Mem {
                 base,
@@ -697,9 +370,9 @@ impl Decoded {
             aux: imm_of(Role::Aux),
             target,
             special,
-            m: Mods::from_inst(&inst),
+            m: Mods::of(&inst),
             regs_used: regs_used(&acc),
-            space: semantics::space_of_mnemonic(form.mnemonic),
+            space: semantics::space_of_op(form.op),
             accesses: acc,
             timing,
             ctrl: inst.ctrl,

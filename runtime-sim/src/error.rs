@@ -32,6 +32,14 @@ pub enum SimError {
     /// The cubin could not be read.
     #[error("bad cubin: {0}")]
     BadModule(String),
+    /// The cubin is for an architecture the simulator does not model.
+    #[error("the cubin is for {cubin}, which the simulator does not model (it models {modelled})")]
+    UnmodelledArch {
+        /// The cubin's architecture (`sm_86`).
+        cubin: String,
+        /// The architectures the simulator models.
+        modelled: String,
+    },
     /// The kernel does not exist.
     #[error("no kernel named `{0}` in the module")]
     NoKernel(String),

@@ -3,6 +3,7 @@
 //! [`crate::softfloat`]. Results that are NaN are the GPU's canonical NaN (`0x7fffffff`).
 
 use crate::softfloat::{self as sf, F32, F64};
+use ptxc_sass::isa::values::{FloatCmp, Rounding};
 
 /// Rounding modes in SASS encoding order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,14 +18,13 @@ pub enum Rnd {
     Rz,
 }
 
-impl Rnd {
-    /// From the 2-bit `rnd` field (0 RN, 1 RM, 2 RP, 3 RZ).
-    pub fn from_bits(b: u8) -> Rnd {
-        match b & 3 {
-            0 => Rnd::Rn,
-            1 => Rnd::Rm,
-            2 => Rnd::Rp,
-            _ => Rnd::Rz,
+impl From<Rounding> for Rnd {
+    fn from(r: Rounding) -> Rnd {
+        match r {
+            Rounding::Rn => Rnd::Rn,
+            Rounding::Rm => Rnd::Rm,
+            Rounding::Rp => Rnd::Rp,
+            Rounding::Rz => Rnd::Rz,
         }
     }
 }
@@ -235,28 +235,28 @@ pub fn min_max(a: f32, b: f32, max: bool, ftz: bool) -> f32 {
     }
 }
 
-/// Float comparison codes of FSETP/DSETP/HSETP2 (docs/ENCODING-SM75.md B.2): F LT EQ LE GT NE GE
-/// NUM NAN LTU EQU LEU GTU NEU GEU T.
+/// A float comparison (FSETP, DSETP, HSETP2): ordered ones are false on NaN, unordered ones
+/// true.
 #[inline]
-pub fn compare(code: u8, a: f64, b: f64) -> bool {
+pub fn compare(cmp: FloatCmp, a: f64, b: f64) -> bool {
     let unordered = a.is_nan() || b.is_nan();
-    match code & 15 {
-        0 => false,
-        1 => a < b,
-        2 => a == b,
-        3 => a <= b,
-        4 => a > b,
-        5 => a != b && !unordered,
-        6 => a >= b,
-        7 => !unordered,
-        8 => unordered,
-        9 => unordered || a < b,
-        10 => unordered || a == b,
-        11 => unordered || a <= b,
-        12 => unordered || a > b,
-        13 => a != b,
-        14 => unordered || a >= b,
-        _ => true,
+    match cmp {
+        FloatCmp::F => false,
+        FloatCmp::Lt => a < b,
+        FloatCmp::Eq => a == b,
+        FloatCmp::Le => a <= b,
+        FloatCmp::Gt => a > b,
+        FloatCmp::Ne => a != b && !unordered,
+        FloatCmp::Ge => a >= b,
+        FloatCmp::Num => !unordered,
+        FloatCmp::Nan => unordered,
+        FloatCmp::Ltu => unordered || a < b,
+        FloatCmp::Equ => unordered || a == b,
+        FloatCmp::Leu => unordered || a <= b,
+        FloatCmp::Gtu => unordered || a > b,
+        FloatCmp::Neu => a != b,
+        FloatCmp::Geu => unordered || a >= b,
+        FloatCmp::T => true,
     }
 }
 

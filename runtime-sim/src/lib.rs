@@ -10,6 +10,7 @@ pub mod error;
 pub mod exec;
 pub mod fp;
 pub mod memory;
+pub mod mods;
 pub mod module;
 pub mod softfloat;
 pub mod stats;

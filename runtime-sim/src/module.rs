@@ -6,6 +6,8 @@ use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::memory::GlobalMemory;
 use ptxc_sass::cubin::{self, CubinModule, GlobalSpace, KernelImage, Reloc, RelocKind};
+use ptxc_sass::isa::Arch;
+use ptxc_sass::isa::values::{MemSem, Scope};
 use ptxc_sass::isa::{Op, decode};
 use std::collections::HashMap;
 
@@ -200,14 +202,14 @@ fn relocate_code(k: &KernelImage, syms: &Symbols) -> Result<Vec<u8>, SimError> {
 
 /// Decodes a kernel's code; instructions the decoder does not know become placeholders that
 /// fault when executed.
-fn decode_code(code: &[u8]) -> Vec<Decoded> {
+fn decode_code(arch: Arch, code: &[u8]) -> Vec<Decoded> {
     code.chunks(16)
         .enumerate()
         .map(|(i, c)| {
             let pc = 16 * i as u32;
             let mut w = [0u8; 16];
             w[..c.len()].copy_from_slice(c);
-            match decode::decode(u128::from_le_bytes(w), pc as u64) {
+            match decode::decode(arch, u128::from_le_bytes(w), pc as u64) {
                 Ok(inst) => Decoded::new(inst, pc),
                 Err(e) => Decoded::undecodable(pc, e.to_string()),
             }
@@ -218,12 +220,38 @@ fn decode_code(code: &[u8]) -> Vec<Decoded> {
 /// Whether an instruction suggests CTAs talking to each other through global memory.
 fn communicates(d: &Decoded) -> bool {
     let Some(inst) = &d.inst else { return false };
-    let scope_wide = || inst.mod_value("scope").is_none_or(|s| s >= 2);
+    let scope_wide = || {
+        inst.get_mod::<Scope>()
+            .is_none_or(|s| !matches!(s, Scope::Cta | Scope::Sm))
+    };
+    let strong = || {
+        inst.get_mod::<MemSem>()
+            .is_some_and(|s| matches!(s, MemSem::Strong | MemSem::Mmio))
+    };
     match d.op {
         Op::Atomg | Op::AtomgCas | Op::Red | Op::Atom | Op::AtomCas => true,
         Op::Membar => scope_wide(),
-        Op::Ldg | Op::Stg | Op::Ld | Op::St => inst.mod_value("sem").is_some_and(|s| s >= 2) && scope_wide(),
+        Op::Ldg | Op::Stg | Op::Ld | Op::St => strong() && scope_wide(),
         _ => false,
+    }
+}
+
+/// The architectures the simulator models.
+pub const MODELLED: &[Arch] = &[Arch::Sm75];
+
+/// The architecture of `m`, if the simulator models it.
+fn modelled_arch(m: &cubin::CubinModule) -> Result<Arch, SimError> {
+    let names = || MODELLED.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+    match m.arch() {
+        Some(a) if MODELLED.contains(&a) => Ok(a),
+        Some(a) => Err(SimError::UnmodelledArch {
+            cubin: a.name().into(),
+            modelled: names(),
+        }),
+        None => Err(SimError::UnmodelledArch {
+            cubin: format!("sm_{}", m.sm),
+            modelled: names(),
+        }),
     }
 }
 
@@ -231,6 +259,7 @@ impl Module {
     /// Reads and decodes a cubin, placing its variables in `mem`.
     pub fn load(bytes: &[u8], mem: &mut GlobalMemory) -> Result<Module, SimError> {
         let m = cubin::read(bytes).map_err(|e| SimError::BadModule(e.to_string()))?;
+        let arch = modelled_arch(&m)?;
         let (syms, globals, _) = place_globals(&m, mem);
         // Initialisers of globals that hold addresses.
         for r in &m.global_init_relocs {
@@ -261,7 +290,7 @@ impl Module {
                     message: format!("code size {} is not a multiple of 16 bytes", code.len()),
                 });
             }
-            let insts = decode_code(&code);
+            let insts = decode_code(arch, &code);
             let mut params: Vec<(u32, u32, u32)> = k.params.iter().map(|p| (p.ordinal, p.offset, p.size)).collect();
             params.sort();
             let used = insts.iter().map(|d| d.regs_used as usize).max().unwrap_or(0);

@@ -7,6 +7,7 @@
 mod isa_support;
 
 use isa_support::*;
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::control::Control;
 use ptxc_sass::isa::desc::{Form, ImmStyle, OpKind, OperandDesc, Show};
 use ptxc_sass::isa::{EncodeError, FormId, Inst, Operand, Value, decode, encode, isa, text};
@@ -102,7 +103,7 @@ fn variants(id: FormId, f: &Form) -> Vec<(String, Inst)> {
             if v != desc.default {
                 let mut i = base.clone();
                 i.mods[m] = v;
-                out.push((format!("{}={v}", desc.name), i));
+                out.push((format!("{:?}={v}", desc.id), i));
                 if all.mods[m] == desc.default {
                     let previous = all.mods[m];
                     all.mods[m] = v;
@@ -189,7 +190,7 @@ fn every_form_encodes_to_what_nvdisasm_prints() {
             let name = format!("{} {:#05x} [{}]", f.mnemonic, f.opcode, what);
             match encode(&inst) {
                 Ok(w) => {
-                    match decode(w, 0).map(|d| encode(&d)) {
+                    match decode(Arch::Sm75, w, 0).map(|d| encode(&d)) {
                         Ok(Ok(again)) if again == w => {}
                         other => failures.push(format!("{name}: does not decode back: {other:?}")),
                     }

@@ -3,6 +3,7 @@
 //! text nvdisasm printed): every example must decode to the same text and re-encode to the
 //! same 128 bits.
 
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::{bits::from_words, decode, encode, text};
 
 struct Example {
@@ -45,11 +46,16 @@ fn known_opcodes_decode_print_and_reencode_exactly() {
     for ex in &all {
         let word = from_words(ex.w0, ex.w1);
         let opcode = (ex.w0 & 0xfff) as u16;
-        if ptxc_sass::isa::isa().by_opcode(opcode).is_empty() {
+        if ptxc_sass::isa::isa()
+            .for_arch(Arch::Sm75)
+            .unwrap()
+            .by_opcode(opcode)
+            .is_empty()
+        {
             failures.push(format!("{}: opcode {opcode:#05x} is not in the table", ex.text));
             continue;
         }
-        match decode(word, 0) {
+        match decode(Arch::Sm75, word, 0) {
             Err(e) => failures.push(format!("{}: {e}", ex.text)),
             Ok(inst) => {
                 let got = text::inst_text(&inst, 0, &text::AddressLabels);

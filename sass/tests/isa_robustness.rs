@@ -4,6 +4,7 @@
 //! itself and prints.
 
 use ptxc_sass::cubin;
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::bits::to_words;
 use ptxc_sass::isa::{DecodeError, decode, decode_all, encode, isa, matching_forms, text};
 use std::path::PathBuf;
@@ -30,9 +31,9 @@ impl Rng {
 
 /// Decodes `word` and checks the error message or the round trip.
 fn check(word: u128, offset: u64) -> bool {
-    match decode(word, offset) {
+    match decode(Arch::Sm75, word, offset) {
         Ok(inst) => {
-            let forms = matching_forms(word);
+            let forms = matching_forms(Arch::Sm75, word).unwrap();
             assert_eq!(forms.len(), 1, "{word:#034x} fits several forms: {forms:?}");
             let again = encode(&inst).unwrap_or_else(|e| panic!("{word:#034x} decodes but does not encode: {e}"));
             assert_eq!(
@@ -87,10 +88,10 @@ fn words_near_every_form_never_panic_and_round_trip() {
 fn truncated_code_is_an_error() {
     let nop = 0x000fc00000000000_0000000000007918u128.to_le_bytes();
     let mut code = nop.repeat(3);
-    assert!(decode_all(&code).is_ok());
+    assert!(decode_all(Arch::Sm75, &code).is_ok());
     code.pop();
-    assert_eq!(decode_all(&code), Err(DecodeError::Truncated(47)));
-    assert!(decode_all(&[]).unwrap().is_empty());
+    assert_eq!(decode_all(Arch::Sm75, &code), Err(DecodeError::Truncated(47)));
+    assert!(decode_all(Arch::Sm75, &[]).unwrap().is_empty());
 }
 
 /// The cubins checked in for the cubin tests.
@@ -112,7 +113,7 @@ fn read_and_decode(bytes: &[u8]) -> usize {
     module
         .kernels
         .iter()
-        .map(|k| decode_all(&k.code).map_or(0, |insts| insts.len()))
+        .map(|k| decode_all(Arch::Sm75, &k.code).map_or(0, |insts| insts.len()))
         .sum()
 }
 

@@ -6,6 +6,7 @@ mod isa_support;
 
 use isa_support::*;
 use ptxc_sass::cubin;
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::{FormId, decode, encode, isa, matching_forms, text};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -62,7 +63,7 @@ fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Ta
         }
         tally.insts += 1;
         tally.combos.insert(combo(&o.text));
-        let inst = match decode(word, o.addr) {
+        let inst = match decode(Arch::Sm75, word, o.addr) {
             Ok(i) => i,
             Err(e) => {
                 fail(key, format!("`{}`: {e}", o.text));
@@ -70,7 +71,7 @@ fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Ta
             }
         };
         tally.forms.insert(inst.form);
-        if matching_forms(word).len() != 1 {
+        if matching_forms(Arch::Sm75, word).unwrap().len() != 1 {
             fail(key.clone(), format!("`{}` fits several forms", o.text));
         }
         match encode(&inst) {

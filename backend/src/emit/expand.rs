@@ -4,7 +4,9 @@ use super::{EmitError, Emitted, Locations};
 use crate::regalloc::Regions;
 use crate::vcode::{MInst, MKind, MOp, Slot, VCode, VReg};
 use ptxc_mir::ir::SrcLoc;
+use ptxc_sass::isa::ModSet;
 use ptxc_sass::isa::make::make;
+use ptxc_sass::isa::values::{BptMode, MemSize};
 use ptxc_sass::isa::{Inst, Op, Operand, PT, RZ, Role, Value as V};
 use regalloc2 as ra;
 
@@ -38,8 +40,8 @@ impl Expander<'_> {
         });
     }
 
-    pub(super) fn make(&self, op: Op, ops: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, EmitError> {
-        make(op, ops, mods).map_err(|e| self.err(e.to_string()))
+    pub(super) fn make(&self, op: Op, ops: &[(Role, Operand)], mods: &[ModSet]) -> Result<Inst, EmitError> {
+        make(self.vcode.arch, op, ops, mods).map_err(|e| self.err(e.to_string()))
     }
 
     /// The SASS register of an allocation.
@@ -145,7 +147,7 @@ impl Expander<'_> {
                 self.push(i);
             }
             MKind::Trap => {
-                let i = self.make(Op::Bpt, &[(Role::A, Operand::imm(1))], &[("mode", 3)])?;
+                let i = self.make(Op::Bpt, &[(Role::A, Operand::imm(1))], &[BptMode::Trap.set()])?;
                 self.push(i);
             }
         }
@@ -226,9 +228,9 @@ impl Expander<'_> {
     fn spill(&mut self, op: Op, r: u8, class: ra::RegClass, slot: ra::SpillSlot) -> Result<(), EmitError> {
         let width = class_width(class);
         let size = match width {
-            1 => 4,
-            2 => 5,
-            _ => 6,
+            1 => MemSize::B32,
+            2 => MemSize::B64,
+            _ => MemSize::B128,
         };
         let offset = (self.frame.spill_base + 4 * slot.index() as u32) as i32;
         let addr = Operand::new(V::Mem {
@@ -245,7 +247,7 @@ impl Expander<'_> {
             self.spill_bytes.1 += bytes;
             vec![(Role::Dst, Operand::reg(r)), (Role::Addr, addr)]
         };
-        let i = self.make(op, &ops, &[("size", size)])?;
+        let i = self.make(op, &ops, &[size.set()])?;
         self.push(i);
         Ok(())
     }

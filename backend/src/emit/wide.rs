@@ -6,6 +6,8 @@
 use super::expand::Expander;
 use super::{EmitError, Locations};
 use crate::vcode::{MOp, VReg, WideOp};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::{BoolOp, ShfType};
 use ptxc_sass::isa::{Op, Operand, PT, RZ, Role, Value as V};
 
 fn op(v: V) -> Operand {
@@ -58,7 +60,7 @@ impl Expander<'_> {
                     (Role::C, Operand::reg(RZ)),
                     (Role::PredSrc0, Operand::pred(p, false)),
                 ];
-                let i = self.make(Op::Iadd3, &hi, &[("x", 1)])?;
+                let i = self.make(Op::Iadd3, &hi, &[Mod::X.flag(true)])?;
                 self.push(i);
             }
             WideOp::Logic(lut) => {
@@ -85,11 +87,19 @@ impl Expander<'_> {
                 let dst = self.phys(self.loc(locs, d)?)?;
                 let (alo, ahi) = self.halves(src(0)?, locs)?;
                 let s = self.value(src(1)?, locs)?;
-                // (type 0 S64, 1 U64, 2 S32, 3 U32)
-                let steps: [(u8, u16, u16, u16, V, V); 2] = match op_kind {
-                    WideOp::Shl => [(1, 0, 1, 1, alo, ahi), (0, 0, 3, 0, alo, V::Reg(RZ))],
-                    WideOp::ShrU => [(0, 1, 1, 0, alo, ahi), (1, 1, 3, 1, V::Reg(RZ), ahi)],
-                    _ => [(0, 1, 0, 0, alo, ahi), (1, 1, 2, 1, V::Reg(RZ), ahi)],
+                let steps: [(u8, bool, ShfType, bool, V, V); 2] = match op_kind {
+                    WideOp::Shl => [
+                        (1, false, ShfType::U64, true, alo, ahi),
+                        (0, false, ShfType::U32, false, alo, V::Reg(RZ)),
+                    ],
+                    WideOp::ShrU => [
+                        (0, true, ShfType::U64, false, alo, ahi),
+                        (1, true, ShfType::U32, true, V::Reg(RZ), ahi),
+                    ],
+                    _ => [
+                        (0, true, ShfType::S64, false, alo, ahi),
+                        (1, true, ShfType::S32, true, V::Reg(RZ), ahi),
+                    ],
                 };
                 for (k, right, ty, hi, a, c) in steps {
                     let ops = [
@@ -98,7 +108,7 @@ impl Expander<'_> {
                         (Role::B, op(s)),
                         (Role::C, op(c)),
                     ];
-                    let i = self.make(Op::Shf, &ops, &[("right", right), ("type", ty), ("hi", hi)])?;
+                    let i = self.make(Op::Shf, &ops, &[Mod::Right.flag(right), ty.set(), Mod::Hi.flag(hi)])?;
                     self.push(i);
                 }
             }
@@ -107,9 +117,9 @@ impl Expander<'_> {
                 let (alo, ahi) = self.halves(src(0)?, locs)?;
                 let (blo, bhi) = self.halves(src(1)?, locs)?;
                 let steps = [
-                    (Op::ImadWide, alo, blo, V::Reg(RZ), dst, 0u16),
-                    (Op::Imad, alo, bhi, V::Reg(dst + 1), dst + 1, 1),
-                    (Op::Imad, ahi, blo, V::Reg(dst + 1), dst + 1, 1),
+                    (Op::ImadWide, alo, blo, V::Reg(RZ), dst, false),
+                    (Op::Imad, alo, bhi, V::Reg(dst + 1), dst + 1, true),
+                    (Op::Imad, ahi, blo, V::Reg(dst + 1), dst + 1, true),
                 ];
                 for (o, a, b, c, dd, signed) in steps {
                     let (a, b) = if matches!(a, V::Reg(_)) { (a, b) } else { (b, a) };
@@ -119,7 +129,7 @@ impl Expander<'_> {
                         (Role::B, op(b)),
                         (Role::C, op(c)),
                     ];
-                    let i = self.make(o, &ops, &[("signed", signed)])?;
+                    let i = self.make(o, &ops, &[Mod::Signed.flag(signed)])?;
                     self.push(i);
                 }
             }
@@ -188,12 +198,7 @@ impl Expander<'_> {
                     if ex {
                         ops.push((Role::PredSrc1, Operand::pred(p, false)));
                     }
-                    let mods = [
-                        ("cmp", code as u16),
-                        ("signed", s as u16),
-                        ("bop", 0),
-                        ("ex", ex as u16),
-                    ];
+                    let mods = [code.set(), Mod::Signed.flag(s), BoolOp::And.set(), Mod::Ex.flag(ex)];
                     let i = self.make(Op::Isetp, &ops, &mods)?;
                     self.push(i);
                 }

@@ -2,50 +2,17 @@
 
 use super::fit::Arg;
 use super::float::float_cmp;
+use super::wide::{int_cmp, swap_cond};
 use super::{Isel, IselError};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Type, Value};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::{BoolOp, ShfType};
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3/PLOP3 truth tables of the inputs a, b, c.
 const LUT_A: u16 = 0xf0;
 const LUT_B: u16 = 0xcc;
-
-/// ISETP/FSETP comparison codes (docs/ENCODING-SM75.md B.1, B.2).
-fn int_cmp(c: Cond) -> Option<(u16, bool)> {
-    Some(match c {
-        Cond::Lt => (1, true),
-        Cond::Eq => (2, true),
-        Cond::Le => (3, true),
-        Cond::Gt => (4, true),
-        Cond::Ne => (5, true),
-        Cond::Ge => (6, true),
-        Cond::Ult => (1, false),
-        Cond::Ule => (3, false),
-        Cond::Ugt => (4, false),
-        Cond::Uge => (6, false),
-        _ => return None,
-    })
-}
-
-/// The comparison with its operands swapped (`a < b` == `b > a`).
-fn swapped(c: Cond) -> Cond {
-    match c {
-        Cond::Lt => Cond::Gt,
-        Cond::Gt => Cond::Lt,
-        Cond::Le => Cond::Ge,
-        Cond::Ge => Cond::Le,
-        Cond::Ult => Cond::Ugt,
-        Cond::Ugt => Cond::Ult,
-        Cond::Ule => Cond::Uge,
-        Cond::Uge => Cond::Ule,
-        Cond::Ltu => Cond::Gtu,
-        Cond::Gtu => Cond::Ltu,
-        Cond::Leu => Cond::Geu,
-        Cond::Geu => Cond::Leu,
-        c => c,
-    }
-}
 
 impl Isel<'_> {
     /// Puts a foldable value second for commutative operations (A must be a register).
@@ -98,7 +65,7 @@ impl Isel<'_> {
         }
         let d = self.dst(inst);
         let dst = [(Role::Dst, d)];
-        let signed = |s: bool| ("signed", s as u16);
+        let signed = |s: bool| Mod::Signed.flag(s);
         match op {
             Opcode::Iadd => {
                 let (a, b) = self.commute(args[0], args[1]);
@@ -221,21 +188,21 @@ impl Isel<'_> {
         amount: Value,
     ) -> Result<(), IselError> {
         let (right, shf_type) = match op {
-            Opcode::Shl => (0, 3),
-            Opcode::ShrU => (1, 3),
-            _ => (1, 2),
+            Opcode::Shl => (false, ShfType::U32),
+            Opcode::ShrU => (true, ShfType::U32),
+            _ => (true, ShfType::S32),
         };
-        let value = if right == 1 {
+        let value = if right {
             Arg::op(self.extended(a, ty.bits(), op == Opcode::ShrS)?)
         } else {
             Arg::v(a)
         };
-        let srcs = if right == 0 {
+        let srcs = if !right {
             [(Role::A, value), (Role::B, Arg::v(amount)), (Role::C, Arg::rz())]
         } else {
             [(Role::A, Arg::rz()), (Role::B, Arg::v(amount)), (Role::C, value)]
         };
-        let mods = [("right", right), ("type", shf_type), ("hi", right)];
+        let mods = [Mod::Right.flag(right), shf_type.set(), Mod::Hi.flag(right)];
         self.emit_sass(Op::Shf, dst, &srcs, &mods, None)
     }
 
@@ -258,7 +225,7 @@ impl Isel<'_> {
         let signed = matches!(op, Opcode::ImulHiS | Opcode::ImadHiS);
         let (a, b) = self.narrow_args(ty, signed, args[0], args[1])?;
         let srcs = [(Role::A, a), (Role::B, b), (Role::C, Arg::rz())];
-        let product = self.emit_temp(Op::Imad, &srcs, &[("signed", 1)])?;
+        let product = self.emit_temp(Op::Imad, &srcs, &[Mod::Signed.flag(true)])?;
         let d = self.dst(inst);
         let addend = args.get(2).copied();
         let hi = if addend.is_some() { self.new_single() } else { d };
@@ -267,7 +234,7 @@ impl Isel<'_> {
             (Role::B, Arg::imm(ty.bits())),
             (Role::C, Arg::op(product)),
         ];
-        let mods = [("right", 1), ("type", 2), ("hi", 1)];
+        let mods = [Mod::Right.flag(true), ShfType::S32.set(), Mod::Hi.flag(true)];
         self.emit_sass(Op::Shf, &[(Role::Dst, hi)], &srcs, &mods, None)?;
         let Some(c) = addend else {
             return Ok(());
@@ -325,7 +292,7 @@ impl Isel<'_> {
         }
         if self.foldable(a).is_some() && self.foldable(b).is_none() {
             (a, b) = (b, a);
-            cond = swapped(cond);
+            cond = swap_cond(cond);
         }
         let d = self.dst(inst);
         let dsts = [
@@ -343,16 +310,17 @@ impl Isel<'_> {
                 let extend_signed = signed && !matches!(cond, Cond::Eq | Cond::Ne);
                 let (ea, eb) = self.narrow_args(t, extend_signed, a, b)?;
                 let srcs = [(Role::A, ea), (Role::B, eb), (Role::PredSrc0, Arg::pt(false))];
-                let mods = [("cmp", code), ("signed", signed as u16), ("bop", 0)];
+                let mods = [code.set(), Mod::Signed.flag(signed), BoolOp::And.set()];
                 self.emit_sass(Op::Isetp, &dsts, &srcs, &mods, None)
             }
             (Opcode::Fcmp, Type::F32) => {
-                let ftz = (flushed || matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. }))) as u16;
+                let ftz = flushed || matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. }));
+                let cmp = float_cmp(cond).ok_or_else(|| self.unsupported(format!("float compare {cond:?}")))?;
                 self.emit_sass(
                     Op::Fsetp,
                     &dsts,
                     &srcs,
-                    &[("cmp", float_cmp(cond)), ("ftz", ftz), ("bop", 0)],
+                    &[cmp.set(), Mod::Ftz.flag(ftz), BoolOp::And.set()],
                     None,
                 )
             }

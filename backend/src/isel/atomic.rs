@@ -6,36 +6,37 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{AtomInfo, AtomOp, Aux, Inst, Space, Type};
-use ptxc_sass::isa::{Op, RZ, Role, Value as V};
+use ptxc_sass::isa::values::{self, AtomType, CasKind, MemSem, Scope};
+use ptxc_sass::isa::{Mod, Op, RZ, Role, Value as V};
 
-/// ATOM/ATOMG/ATOMS/RED operation codes (bits 87..91).
-fn op_code(op: AtomOp) -> Option<u16> {
+/// The SASS operation of an atomic other than compare-and-swap.
+fn sass_atom_op(op: AtomOp) -> Option<values::AtomOp> {
     Some(match op {
-        AtomOp::Add | AtomOp::Fadd => 0,
-        AtomOp::MinS | AtomOp::MinU => 1,
-        AtomOp::MaxS | AtomOp::MaxU => 2,
-        AtomOp::Inc => 3,
-        AtomOp::Dec => 4,
-        AtomOp::And => 5,
-        AtomOp::Or => 6,
-        AtomOp::Xor => 7,
-        AtomOp::Exch => 8,
+        AtomOp::Add | AtomOp::Fadd => values::AtomOp::Add,
+        AtomOp::MinS | AtomOp::MinU => values::AtomOp::Min,
+        AtomOp::MaxS | AtomOp::MaxU => values::AtomOp::Max,
+        AtomOp::Inc => values::AtomOp::Inc,
+        AtomOp::Dec => values::AtomOp::Dec,
+        AtomOp::And => values::AtomOp::And,
+        AtomOp::Or => values::AtomOp::Or,
+        AtomOp::Xor => values::AtomOp::Xor,
+        AtomOp::Exch => values::AtomOp::Exch,
         AtomOp::Cas => return None,
     })
 }
 
-/// The type code (bits 73..76): "" (u32), .S32, .64, .F32.FTZ.RN, .F16x2.RN, .S64, .F64.RN.
-fn type_code(op: AtomOp, ty: Type) -> Option<u16> {
+/// The SASS data type of an atomic on `ty`.
+fn atom_type(op: AtomOp, ty: Type) -> Option<AtomType> {
     let signed = matches!(op, AtomOp::MinS | AtomOp::MaxS);
     Some(match (op, ty.bits()) {
-        (AtomOp::Fadd, 32) if ty == Type::F32 => 3,
-        (AtomOp::Fadd, 64) if ty == Type::F64 => 6,
+        (AtomOp::Fadd, 32) if ty == Type::F32 => AtomType::F32,
+        (AtomOp::Fadd, 64) if ty == Type::F64 => AtomType::F64,
         (AtomOp::Fadd, _) => return None,
         (AtomOp::Inc | AtomOp::Dec, 64) => return None,
-        (_, 32) if signed => 1,
-        (_, 32) => 0,
-        (_, 64) if signed => 5,
-        (_, 64) => 2,
+        (_, 32) if signed => AtomType::S32,
+        (_, 32) => AtomType::U32,
+        (_, 64) if signed => AtomType::S64,
+        (_, 64) => AtomType::U64,
         _ => return None,
     })
 }
@@ -50,9 +51,9 @@ impl Isel<'_> {
         };
         let AtomInfo { op, space, offset } = info;
         let unsupported = || format!("atom.{}.{}.{ty}", space.name(), op.name());
-        let atype = type_code(op, ty).ok_or_else(|| self.unsupported(unsupported()))?;
+        let atype = atom_type(op, ty).ok_or_else(|| self.unsupported(unsupported()))?;
         let shared = space == Space::Shared;
-        if shared && atype > 2 {
+        if shared && !matches!(atype, AtomType::U32 | AtomType::S32 | AtomType::U64) {
             return Err(self.unsupported(unsupported()));
         }
         if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
@@ -62,12 +63,12 @@ impl Isel<'_> {
         let result = self.func.results[inst][0];
         let used = self.use_count(result) > 0;
         let b = MOp::Reg(self.reg(args[1]));
-        let mut mods = vec![("atype", atype)];
+        let mut mods = vec![atype.set()];
         if !shared {
-            mods.extend([("e", 1), ("sem", 2), ("scope", 2)]);
+            mods.extend([Mod::E.flag(true), MemSem::Strong.set(), Scope::Gpu.set()]);
         }
         if space == Space::Global && !used && !matches!(op, AtomOp::Exch | AtomOp::Cas) {
-            mods.push(("aop", op_code(op).expect("not cas")));
+            mods.push(sass_atom_op(op).expect("not cas").set());
             return self.emit_sass(
                 Op::Red,
                 &[],
@@ -95,7 +96,7 @@ impl Isel<'_> {
             _ => Op::Atom,
         };
         let srcs = if op == AtomOp::Cas {
-            mods.push(("cas", 0));
+            mods.push(CasKind::Cas.set());
             let c = MOp::Reg(self.reg(args[2]));
             vec![
                 (Role::Addr, Arg::op(addr)),
@@ -103,7 +104,7 @@ impl Isel<'_> {
                 (Role::C, Arg::op(c)),
             ]
         } else {
-            mods.push(("aop", op_code(op).expect("not cas")));
+            mods.push(sass_atom_op(op).expect("not cas").set());
             vec![(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(b))]
         };
         self.emit_sass(sass_op, &dsts, &srcs, &mods, None)

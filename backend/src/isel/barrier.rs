@@ -7,12 +7,8 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
+use ptxc_sass::isa::values::{BarMode, BarRedOp, CctlOp, MembarSem, Scope};
 use ptxc_sass::isa::{Op, RZ, Role, Value as V};
-
-/// BAR modes (bits 77..79).
-const SYNC: u16 = 0;
-const ARRIVE: u16 = 1;
-const REDUCE: u16 = 2;
 
 impl Isel<'_> {
     /// Selects a barrier, fence or sleep.
@@ -20,16 +16,16 @@ impl Isel<'_> {
         let data = &self.func.insts[inst];
         let (op, args) = (data.op, data.args.clone());
         match op {
-            Opcode::BarSync => self.bar(SYNC, None, args[0], args.get(1).copied(), None),
-            Opcode::BarArrive => self.bar(ARRIVE, None, args[0], args.get(1).copied(), None),
+            Opcode::BarSync => self.bar(BarMode::Sync, None, args[0], args.get(1).copied(), None),
+            Opcode::BarArrive => self.bar(BarMode::Arv, None, args[0], args.get(1).copied(), None),
             Opcode::BarRedPopc | Opcode::BarRedAnd | Opcode::BarRedOr => {
                 let redop = match op {
-                    Opcode::BarRedPopc => 0,
-                    Opcode::BarRedAnd => 1,
-                    _ => 2,
+                    Opcode::BarRedPopc => BarRedOp::Popc,
+                    Opcode::BarRedAnd => BarRedOp::And,
+                    _ => BarRedOp::Or,
                 };
                 let p = self.pred(args[1]);
-                self.bar(REDUCE, Some(redop), args[0], args.get(2).copied(), Some(p))?;
+                self.bar(BarMode::Red, Some(redop), args[0], args.get(2).copied(), Some(p))?;
                 let d = self.dst(inst);
                 let dsts = if op == Opcode::BarRedPopc {
                     [
@@ -64,8 +60,8 @@ impl Isel<'_> {
     /// `BAR.mode[.redop] id[, count][, p]`.
     fn bar(
         &mut self,
-        mode: u16,
-        redop: Option<u16>,
+        mode: BarMode,
+        redop: Option<BarRedOp>,
         id: Value,
         count: Option<Value>,
         p: Option<MOp>,
@@ -83,15 +79,15 @@ impl Isel<'_> {
                 }
                 srcs.push((Role::B, Arg::imm(n)));
             }
-            None if mode == ARRIVE => return Err(self.unsupported("bar.arrive without a thread count")),
+            None if mode == BarMode::Arv => return Err(self.unsupported("bar.arrive without a thread count")),
             None => {}
         }
         if let Some(p) = p {
             srcs.push((Role::PredSrc0, Arg::op(p)));
         }
-        let mut mods = vec![("mode", mode)];
+        let mut mods = vec![mode.set()];
         if let Some(r) = redop {
-            mods.push(("redop", r));
+            mods.push(r.set());
         }
         self.emit_sass(Op::Bar, &[], &srcs, &mods, None)
     }
@@ -99,14 +95,14 @@ impl Isel<'_> {
     /// A memory fence at scope 0 (CTA), 1 (GPU) or 2 (system).
     fn fence(&mut self, scope: u64) -> Result<(), IselError> {
         let sass_scope = match scope {
-            0 => 0,
-            1 => 2,
-            _ => 3,
+            0 => Scope::Cta,
+            1 => Scope::Gpu,
+            _ => Scope::Sys,
         };
-        self.emit_sass(Op::Membar, &[], &[], &[("sem", 0), ("scope", sass_scope)], None)?;
+        self.emit_sass(Op::Membar, &[], &[], &[MembarSem::Sc.set(), sass_scope.set()], None)?;
         if scope > 0 {
             self.emit_sass(Op::Errbar, &[], &[], &[], None)?;
-            self.emit_sass(Op::Cctl, &[], &[], &[("op", 4)], None)?;
+            self.emit_sass(Op::Cctl, &[], &[], &[CctlOp::IvAll.set()], None)?;
         }
         Ok(())
     }

@@ -8,6 +8,8 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, VClass};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Type, Value};
+use ptxc_sass::isa::values::{BoolOp, IdpKind, IntCmp, PrmtMode, ShfType};
+use ptxc_sass::isa::{Mod, ModSet};
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3 truth tables of the inputs a, b, c.
@@ -20,7 +22,7 @@ type Srcs<'a> = &'a [(Role, Arg)];
 
 impl Isel<'_> {
     /// Emits `op` into a fresh 32-bit register.
-    pub(super) fn emit_temp(&mut self, op: Op, srcs: Srcs, mods: &[(&'static str, u16)]) -> Result<MOp, IselError> {
+    pub(super) fn emit_temp(&mut self, op: Op, srcs: Srcs, mods: &[ModSet]) -> Result<MOp, IselError> {
         let t = MOp::Reg(self.vcode.new_vreg(VClass::Single));
         self.emit_sass(op, &[(Role::Dst, t)], srcs, mods, None)?;
         Ok(t)
@@ -59,7 +61,7 @@ impl Isel<'_> {
             return Ok(false);
         }
         let d = [(Role::Dst, self.dst(inst))];
-        let signed = |s: bool| ("signed", s as u16);
+        let signed = |s: bool| Mod::Signed.flag(s);
         match op {
             Opcode::BfeS | Opcode::BfeU => {
                 let s = op == Opcode::BfeS;
@@ -67,7 +69,11 @@ impl Isel<'_> {
                 let shifted = self.emit_temp(
                     Op::Shf,
                     &[(Role::A, Arg::rz()), (Role::B, pos), (Role::C, Arg::v(args[0]))],
-                    &[("right", 1), ("type", if s { 2 } else { 3 }), ("hi", 1)],
+                    &[
+                        Mod::Right.flag(true),
+                        if s { ShfType::S32 } else { ShfType::U32 }.set(),
+                        Mod::Hi.flag(true),
+                    ],
                 )?;
                 self.emit_sass(
                     Op::Sgxt,
@@ -84,7 +90,7 @@ impl Isel<'_> {
                 let shifted = self.emit_temp(
                     Op::Shf,
                     &[(Role::A, Arg::v(args[0])), (Role::B, pos), (Role::C, Arg::rz())],
-                    &[("right", 0), ("type", 3), ("hi", 0)],
+                    &[Mod::Right.flag(false), ShfType::U32.set(), Mod::Hi.flag(false)],
                 )?;
                 let srcs = [
                     (Role::A, Arg::op(shifted)),
@@ -121,7 +127,9 @@ impl Isel<'_> {
                     (Role::B, Arg::v(args[2])),
                     (Role::C, Arg::v(args[1])),
                 ];
-                self.emit_sass(Op::Prmt, &d, &srcs, &[("mode", mode as u16)], None)?;
+                let mode =
+                    PrmtMode::from_code(mode as u16).ok_or_else(|| self.unsupported(format!("prmt mode {mode}")))?;
+                self.emit_sass(Op::Prmt, &d, &srcs, &[mode.set()], None)?;
             }
             Opcode::Lop3 => {
                 let Aux::Imm(lut) = data.aux else {
@@ -145,10 +153,10 @@ impl Isel<'_> {
                     (Role::C, Arg::v(args[1])),
                 ];
                 let mods = [
-                    ("right", !left as u16),
-                    ("w", wrap as u16),
-                    ("type", 3),
-                    ("hi", left as u16),
+                    Mod::Right.flag(!left),
+                    Mod::Wrap.flag(wrap),
+                    ShfType::U32.set(),
+                    Mod::Hi.flag(left),
                 ];
                 self.emit_sass(Op::Shf, &d, &srcs, &mods, None)?;
             }
@@ -157,9 +165,9 @@ impl Isel<'_> {
                     return Err(self.unsupported("dot product without signedness"));
                 };
                 let kind = match (op, flags & 4 != 0) {
-                    (Opcode::Dp4a, _) => 0,
-                    (_, false) => 1,
-                    (_, true) => 3,
+                    (Opcode::Dp4a, _) => IdpKind::FourA,
+                    (_, false) => IdpKind::TwoALo,
+                    (_, true) => IdpKind::TwoAHi,
                 };
                 let srcs = [
                     (Role::A, Arg::v(args[0])),
@@ -167,9 +175,9 @@ impl Isel<'_> {
                     (Role::C, Arg::v(args[2])),
                 ];
                 let mods = [
-                    ("kind", kind),
-                    ("atype", (flags & 1) as u16),
-                    ("btype", (flags >> 1 & 1) as u16),
+                    kind.set(),
+                    Mod::ASigned.flag(flags & 1 != 0),
+                    Mod::BSigned.flag(flags >> 1 & 1 != 0),
                 ];
                 self.emit_sass(Op::Idp, &d, &srcs, &mods, None)?;
             }
@@ -216,11 +224,17 @@ impl Isel<'_> {
             (Role::PredDst0, MOp::Pred(p, false)),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
         ];
-        self.emit_sass(Op::Isetp, &pd, &cmp, &[("cmp", 1), ("signed", 1), ("bop", 0)], None)?;
+        self.emit_sass(
+            Op::Isetp,
+            &pd,
+            &cmp,
+            &[IntCmp::Lt.set(), Mod::Signed.flag(true), BoolOp::And.set()],
+            None,
+        )?;
         let sign = self.emit_temp(
             Op::Shf,
             &[(Role::A, Arg::rz()), (Role::B, Arg::imm(31)), (Role::C, Arg::v(a))],
-            &[("right", 1), ("type", 2), ("hi", 1)],
+            &[Mod::Right.flag(true), ShfType::S32.set(), Mod::Hi.flag(true)],
         )?;
         let bound = self.lop3_temp(Arg::op(sign), Arg::imm(0x7fff_ffff), Arg::rz(), LA ^ LB)?;
         let d = self.dst(inst);
@@ -254,7 +268,7 @@ impl Isel<'_> {
             Op::Iadd3,
             &[(Role::Dst, sum), (Role::PredDst0, carry)],
             &srcs,
-            &[("x", 1)],
+            &[Mod::X.flag(true)],
             None,
         )
     }
@@ -269,7 +283,7 @@ impl Isel<'_> {
         let narrow = |me: &mut Self, v: Value| -> Result<Arg, IselError> {
             if s {
                 let srcs = [(Role::A, Arg::v(v)), (Role::B, Arg::imm(24))];
-                Ok(Arg::op(me.emit_temp(Op::Sgxt, &srcs, &[("signed", 1)])?))
+                Ok(Arg::op(me.emit_temp(Op::Sgxt, &srcs, &[Mod::Signed.flag(true)])?))
             } else {
                 Ok(Arg::op(me.lop3_temp(
                     Arg::v(v),
@@ -283,14 +297,14 @@ impl Isel<'_> {
         let d = self.dst(inst);
         let srcs = [(Role::A, a), (Role::B, b), (Role::C, Arg::rz())];
         if matches!(op, Opcode::Mul24LoS | Opcode::Mul24LoU) {
-            return self.emit_sass(Op::Imad, &[(Role::Dst, d)], &srcs, &[("signed", s as u16)], None);
+            return self.emit_sass(Op::Imad, &[(Role::Dst, d)], &srcs, &[Mod::Signed.flag(s)], None);
         }
         let wide = self.vcode.new_vreg(VClass::Pair);
         self.emit_sass(
             Op::ImadWide,
             &[(Role::Dst, MOp::Reg(wide))],
             &srcs,
-            &[("signed", s as u16)],
+            &[Mod::Signed.flag(s)],
             None,
         )?;
         let srcs = [
@@ -302,7 +316,7 @@ impl Isel<'_> {
             Op::Shf,
             &[(Role::Dst, d)],
             &srcs,
-            &[("right", 1), ("type", 1), ("hi", 0)],
+            &[Mod::Right.flag(true), ShfType::U64.set(), Mod::Hi.flag(false)],
             None,
         )
     }

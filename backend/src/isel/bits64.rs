@@ -9,6 +9,8 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Inst, Opcode, Value};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::{BoolOp, IntCmp, ShfType};
 use ptxc_sass::isa::{Op, RZ, Role, Value as V};
 use smallvec::smallvec;
 
@@ -119,7 +121,7 @@ impl Isel<'_> {
                 (Role::PredSrc0, Arg::op(carry_in)),
             ];
             let dsts = [(Role::Dst, w), (Role::PredDst0, carry_out)];
-            self.emit_sass(Op::Iadd3, &dsts, &srcs, &[("x", 1)], None)?;
+            self.emit_sass(Op::Iadd3, &dsts, &srcs, &[Mod::X.flag(true)], None)?;
             words[k] = w;
         }
         let d = self.def_reg(results[0]);
@@ -138,7 +140,7 @@ impl Isel<'_> {
             let sign = self.emit_temp(
                 Op::Shf,
                 &[(Role::A, Arg::rz()), (Role::B, Arg::imm(31)), (Role::C, Arg::op(hi))],
-                &[("right", 1), ("type", 2), ("hi", 1)],
+                &[Mod::Right.flag(true), ShfType::S32.set(), Mod::Hi.flag(true)],
             )?;
             lo = self.lop3_temp(Arg::op(lo), Arg::op(sign), Arg::rz(), LUT_A ^ LUT_B)?;
             hi = self.lop3_temp(Arg::op(hi), Arg::op(sign), Arg::rz(), LUT_A ^ LUT_B)?;
@@ -169,14 +171,20 @@ impl Isel<'_> {
             (Role::PredDst0, MOp::Pred(p, false)),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
         ];
-        self.emit_sass(Op::Isetp, &pd, &srcs, &[("cmp", 5), ("signed", 0), ("bop", 0)], None)?;
+        self.emit_sass(
+            Op::Isetp,
+            &pd,
+            &srcs,
+            &[IntCmp::Ne.set(), Mod::Signed.flag(false), BoolOp::And.set()],
+            None,
+        )?;
         let pick = [
             (Role::A, Arg::op(hi)),
             (Role::B, Arg::op(lo)),
             (Role::PredSrc0, Arg::op(MOp::Pred(p, false))),
         ];
         let word = self.emit_temp(Op::Sel, &pick, &[])?;
-        let flo = self.emit_temp(Op::Flo, &[(Role::B, Arg::op(word))], &[("signed", 0)])?;
+        let flo = self.emit_temp(Op::Flo, &[(Role::B, Arg::op(word))], &[Mod::Signed.flag(false)])?;
         Ok((p, flo))
     }
 
@@ -201,7 +209,13 @@ impl Isel<'_> {
         let d = self.vcode.new_vreg(VClass::Pair);
         let c = c.map_or(Arg::rz(), |c| Arg::op(MOp::Reg(c)));
         let srcs = [(Role::A, Arg::op(a)), (Role::B, Arg::op(b)), (Role::C, c)];
-        self.emit_sass(Op::ImadWide, &[(Role::Dst, MOp::Reg(d))], &srcs, &[("signed", 0)], None)?;
+        self.emit_sass(
+            Op::ImadWide,
+            &[(Role::Dst, MOp::Reg(d))],
+            &srcs,
+            &[Mod::Signed.flag(false)],
+            None,
+        )?;
         Ok(d)
     }
 
@@ -246,7 +260,13 @@ impl Isel<'_> {
             (Role::PredDst0, MOp::Pred(p, false)),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
         ];
-        self.emit_sass(Op::Isetp, &pd, &srcs, &[("cmp", 1), ("signed", 1), ("bop", 0)], None)?;
+        self.emit_sass(
+            Op::Isetp,
+            &pd,
+            &srcs,
+            &[IntCmp::Lt.set(), Mod::Signed.flag(true), BoolOp::And.set()],
+            None,
+        )?;
         let d = self.vcode.new_vreg(VClass::Pair);
         self.wide(WideOp::Select, d, &[MOp::Pred(p, false), then, otherwise], false);
         Ok(d)

@@ -6,41 +6,31 @@
 //! ptxas adds them. The halves of 64-bit values need no instruction (see `float_fold.rs`).
 
 use super::fit::Arg;
-use super::float::{neg_rz, rnd_code};
+use super::float::{float_type, neg_rz, rounding};
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, WideOp};
 use ptxc_mir::ir::{Aux, ConvertInfo, Inst, Type, Value};
-use ptxc_sass::isa::{Op, Role, Value as V};
+use ptxc_sass::isa::values::ShfType;
+use ptxc_sass::isa::values::{self, FloatPair, IntType};
+use ptxc_sass::isa::{Mod, ModValue, Op, Role, Value as V};
 
-/// The I2F/F2I/F2F code of a float type.
-fn float_code(t: Type) -> u16 {
-    match t {
-        Type::F16 => 1,
-        Type::F64 => 3,
-        _ => 2,
+/// The conversion integer type of `t` with signedness `signed`.
+fn int_type(t: Type, signed: bool) -> IntType {
+    match (t.bits(), signed) {
+        (8, false) => IntType::U8,
+        (8, true) => IntType::S8,
+        (16, false) => IntType::U16,
+        (16, true) => IntType::S16,
+        (32, false) => IntType::U32,
+        (32, true) => IntType::S32,
+        (_, false) => IntType::U64,
+        (_, true) => IntType::S64,
     }
 }
 
-/// The I2F/F2I code of an integer type: signedness in bit 0, width (8, 16, 32, 64) above.
-fn int_code(t: Type, signed: bool) -> u16 {
-    let width = match t.bits() {
-        8 => 0,
-        16 => 1,
-        32 => 2,
-        _ => 3,
-    };
-    width << 1 | signed as u16
-}
-
-/// The F2I rounding code (FLOOR 1, CEIL 2, TRUNC 3; nearest 0), truncation by default.
-fn f2i_rnd(r: Option<ptxc_mir::ir::Rounding>) -> u16 {
-    use ptxc_mir::ir::Rounding::*;
-    match r {
-        Some(Rn) => 0,
-        Some(Rm) => 1,
-        Some(Rp) => 2,
-        None | Some(Rz) => 3,
-    }
+/// F2I's rounding: truncation unless the instruction says otherwise.
+fn f2i_rounding(r: Option<ptxc_mir::ir::Rounding>) -> values::Rounding {
+    rounding(Some(r.unwrap_or(ptxc_mir::ir::Rounding::Rz)))
 }
 
 impl Isel<'_> {
@@ -77,9 +67,9 @@ impl Isel<'_> {
             Arg::v(a)
         };
         let mods = [
-            ("dst", float_code(to)),
-            ("src", int_code(info.from, info.from_signed)),
-            ("rnd", rnd_code(info.rnd)),
+            float_type(to).set(),
+            int_type(info.from, info.from_signed).set(),
+            rounding(info.rnd).set(),
         ];
         let d = MOp::Reg(self.def_reg(result));
         if !info.sat {
@@ -100,12 +90,12 @@ impl Isel<'_> {
                     Op::Hadd2,
                     &[(Role::Dst, d)],
                     &[(Role::A, x), (Role::B, rz)],
-                    &[("sat", 1)],
+                    &[Mod::Sat.flag(true)],
                     None,
                 )
             }
             Type::F32 => {
-                let mods = [("ftz", ftz as u16), ("rnd", 0), ("sat", 1)];
+                let mods = [Mod::Ftz.flag(ftz), values::Rounding::Rn.set(), Mod::Sat.flag(true)];
                 self.emit_sass(
                     Op::Fadd,
                     &[(Role::Dst, d)],
@@ -122,11 +112,11 @@ impl Isel<'_> {
     fn float_to_int(&mut self, result: Value, a: Value, info: &ConvertInfo, to: Type) -> Result<(), IselError> {
         let ntz = info.from != Type::F64 && to.bits() <= 32;
         let mods = [
-            ("ftz", info.ftz as u16),
-            ("dst", int_code(to, info.to_signed)),
-            ("src", float_code(info.from)),
-            ("rnd", f2i_rnd(info.rnd)),
-            ("ntz", ntz as u16),
+            Mod::Ftz.flag(info.ftz),
+            int_type(to, info.to_signed).set(),
+            float_type(info.from).set(),
+            f2i_rounding(info.rnd).set(),
+            Mod::Ntz.flag(ntz),
         ];
         let d = MOp::Reg(self.def_reg(result));
         let src = self.fsrc(a, info.ftz);
@@ -142,16 +132,16 @@ impl Isel<'_> {
             if info.sat {
                 return self.saturate_float(d, self.fsrc(a, info.ftz), to, info.ftz);
             }
-            let mods = [("ftz", info.ftz as u16), ("rnd", 0)];
+            let mods = [Mod::Ftz.flag(info.ftz), values::Rounding::Rn.set()];
             let srcs = [(Role::A, self.fsrc(a, info.ftz)), (Role::B, neg_rz())];
             return self.emit_sass(Op::Fadd, &[(Role::Dst, d)], &srcs, &mods, None);
         }
         if from == Type::F16 && to == Type::F32 {
             let x = self.low_half(self.fsrc(a, false));
             let rz = self.low_half(neg_rz());
-            let mut mods = vec![("f32", 1)];
+            let mut mods = vec![Mod::HalfF32.flag(true)];
             if info.sat {
-                mods.push(("sat", 1));
+                mods.push(Mod::Sat.flag(true));
             }
             return self.emit_sass(
                 Op::Hadd2,
@@ -167,17 +157,18 @@ impl Isel<'_> {
         }
         let after = info.sat || (info.ftz && to == Type::F32);
         let out = if after { self.new_single() } else { d };
-        let mods = [
-            ("types", float_code(to) | float_code(from) << 2),
-            ("rnd", rnd_code(info.rnd)),
-        ];
+        let types = FloatPair {
+            dst: float_type(to),
+            src: float_type(from),
+        };
+        let mods = [types.set(), rounding(info.rnd).set()];
         self.emit_sass(Op::F2f, &[(Role::Dst, out)], &[(Role::B, src)], &mods, None)?;
         if info.sat {
             return self.saturate_float(d, Arg::op(out), to, info.ftz);
         }
         if after {
             let srcs = [(Role::A, Arg::op(out)), (Role::B, Arg::imm(1.0f32.to_bits()))];
-            return self.emit_sass(Op::Fmul, &[(Role::Dst, d)], &srcs, &[("ftz", 1)], None);
+            return self.emit_sass(Op::Fmul, &[(Role::Dst, d)], &srcs, &[Mod::Ftz.flag(true)], None);
         }
         Ok(())
     }
@@ -186,7 +177,7 @@ impl Isel<'_> {
     fn flush32(&mut self, x: Arg) -> Result<MOp, IselError> {
         let t = self.new_single();
         let srcs = [(Role::A, x), (Role::B, Arg::imm(1.0f32.to_bits()))];
-        self.emit_sass(Op::Fmul, &[(Role::Dst, t)], &srcs, &[("ftz", 1)], None)?;
+        self.emit_sass(Op::Fmul, &[(Role::Dst, t)], &srcs, &[Mod::Ftz.flag(true)], None)?;
         Ok(t)
     }
 
@@ -234,7 +225,7 @@ impl Isel<'_> {
                 let hi = if from_signed {
                     let t = self.vcode.new_vreg(crate::vcode::VClass::Single);
                     let srcs = [(Role::A, Arg::rz()), (Role::B, Arg::imm(31)), (Role::C, Arg::op(lo))];
-                    let mods = [("right", 1), ("type", 2), ("hi", 1)];
+                    let mods = [Mod::Right.flag(true), ShfType::S32.set(), Mod::Hi.flag(true)];
                     self.emit_sass(Op::Shf, &[(Role::Dst, MOp::Reg(t))], &srcs, &mods, None)?;
                     MOp::Reg(t)
                 } else {
@@ -309,7 +300,7 @@ impl Isel<'_> {
                 Op::Imnmx,
                 &[(Role::Dst, MOp::Reg(t))],
                 &srcs,
-                &[("signed", from_signed as u16)],
+                &[Mod::Signed.flag(from_signed)],
                 None,
             )?;
             cur = MOp::Reg(t);

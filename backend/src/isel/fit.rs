@@ -5,6 +5,7 @@
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass};
 use ptxc_mir::ir::Value;
+use ptxc_sass::isa::ModSet;
 use ptxc_sass::isa::make::find_form;
 use ptxc_sass::isa::{Op, Operand, Role, Value as V};
 use smallvec::SmallVec;
@@ -124,7 +125,7 @@ impl Isel<'_> {
         op: Op,
         dsts: &[(Role, MOp)],
         srcs: &[(Role, Arg)],
-        mods: &[(&'static str, u16)],
+        mods: &[ModSet],
         guard: Option<(crate::vcode::VReg, bool)>,
     ) -> Result<(), IselError> {
         let foldable: Vec<Option<V>> = srcs
@@ -160,7 +161,8 @@ impl Isel<'_> {
                 };
                 ops.push((*role, representative(mop, m)));
             }
-            if find_form(op, &ops, mods).is_none() {
+            let fits = find_form(self.vcode.arch, op, &ops, mods).map_err(|e| self.unsupported(e.to_string()))?;
+            if fits.is_none() {
                 continue;
             }
             let mut slots: SmallVec<[Slot; 6]> = dsts

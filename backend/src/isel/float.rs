@@ -9,36 +9,52 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, SrcMods, VClass};
 use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Rounding, Type, Value};
-use ptxc_sass::isa::{Op, Role, Value as V};
+use ptxc_sass::isa::values::{self, BoolOp, DoubleCmp, FloatCmp, FloatPair, FloatType, IntCmp};
+use ptxc_sass::isa::{Mod, ModSet, ModValue, Op, Role, Value as V};
 
-/// The FSETP/DSETP/HSETP2 code of a condition (docs/ENCODING-SM75.md B.2).
-pub fn float_cmp(c: Cond) -> u16 {
-    const CODES: &[(Cond, u16)] = &[
-        (Cond::Lt, 1),
-        (Cond::Eq, 2),
-        (Cond::Le, 3),
-        (Cond::Gt, 4),
-        (Cond::Ne, 5),
-        (Cond::Ge, 6),
-        (Cond::Num, 7),
-        (Cond::Nan, 8),
-        (Cond::Ltu, 9),
-        (Cond::Equ, 10),
-        (Cond::Leu, 11),
-        (Cond::Gtu, 12),
-        (Cond::Neu, 13),
-        (Cond::Geu, 14),
-    ];
-    CODES.iter().find(|(k, _)| *k == c).map_or(0, |(_, v)| *v)
+/// The FSETP/HSETP2 comparison of a float condition (None for integer conditions).
+pub fn float_cmp(c: Cond) -> Option<FloatCmp> {
+    Some(match c {
+        Cond::Lt => FloatCmp::Lt,
+        Cond::Eq => FloatCmp::Eq,
+        Cond::Le => FloatCmp::Le,
+        Cond::Gt => FloatCmp::Gt,
+        Cond::Ne => FloatCmp::Ne,
+        Cond::Ge => FloatCmp::Ge,
+        Cond::Num => FloatCmp::Num,
+        Cond::Nan => FloatCmp::Nan,
+        Cond::Ltu => FloatCmp::Ltu,
+        Cond::Equ => FloatCmp::Equ,
+        Cond::Leu => FloatCmp::Leu,
+        Cond::Gtu => FloatCmp::Gtu,
+        Cond::Neu => FloatCmp::Neu,
+        Cond::Geu => FloatCmp::Geu,
+        _ => return None,
+    })
 }
 
-/// The code of a float rounding mode in the `rnd` fields (RN 0, RM 1, RP 2, RZ 3).
-pub fn rnd_code(r: Option<Rounding>) -> u16 {
+/// DSETP's comparison for a float condition: FSETP's, whose codes DSETP shares (its codes 0
+/// and 15, MIN and MAX, are no conditions).
+pub fn double_cmp(c: FloatCmp) -> DoubleCmp {
+    DoubleCmp::from_code(c.code()).expect("DSETP has every FSETP code")
+}
+
+/// The SASS rounding of a PTX rounding mode (none: to nearest).
+pub fn rounding(r: Option<Rounding>) -> values::Rounding {
     match r {
-        None | Some(Rounding::Rn) => 0,
-        Some(Rounding::Rm) => 1,
-        Some(Rounding::Rp) => 2,
-        Some(Rounding::Rz) => 3,
+        None | Some(Rounding::Rn) => values::Rounding::Rn,
+        Some(Rounding::Rm) => values::Rounding::Rm,
+        Some(Rounding::Rp) => values::Rounding::Rp,
+        Some(Rounding::Rz) => values::Rounding::Rz,
+    }
+}
+
+/// The conversion float type of an f16, f32 or f64 MIR type.
+pub fn float_type(t: Type) -> FloatType {
+    match t {
+        Type::F16 => FloatType::F16,
+        Type::F64 => FloatType::F64,
+        _ => FloatType::F32,
     }
 }
 
@@ -50,19 +66,14 @@ pub fn mode_of(aux: &Aux) -> FloatMode {
     }
 }
 
-/// Modifiers `ftz`, `rnd` and (if set) `sat` of a float mode.
-pub fn float_mods(aux: &Aux) -> Vec<(&'static str, u16)> {
+/// Modifiers `.FTZ`, the rounding and (if set) `.SAT` of a float mode.
+pub fn float_mods(aux: &Aux) -> Vec<ModSet> {
     let m = mode_of(aux);
-    let mut v = vec![("ftz", m.ftz as u16), ("rnd", rnd_code(m.rnd))];
+    let mut v = vec![Mod::Ftz.flag(m.ftz), rounding(m.rnd).set()];
     if m.sat {
-        v.push(("sat", 1));
+        v.push(Mod::Sat.flag(true));
     }
     v
-}
-
-/// The comparison with its operands swapped.
-pub fn swapped(c: Cond) -> Cond {
-    super::wide::swap_cond(c)
 }
 
 /// `-RZ`, the addend of FADD-based negation and absolute value (keeps -0 results).
@@ -156,7 +167,7 @@ impl Isel<'_> {
             }
             Opcode::Fflush => {
                 let srcs = [(Role::A, Arg::v(args[0])), (Role::B, Arg::imm(1.0f32.to_bits()))];
-                self.emit_sass(Op::Fmul, &dst, &srcs, &[("ftz", 1)], None)
+                self.emit_sass(Op::Fmul, &dst, &srcs, &[Mod::Ftz.flag(true)], None)
             }
             Opcode::Fmin | Opcode::Fmax => {
                 let (a, b) = self.commuted(args[0], args[1], f);
@@ -165,7 +176,7 @@ impl Isel<'_> {
                     (Role::B, b),
                     (Role::PredSrc0, Arg::pt(op == Opcode::Fmax)),
                 ];
-                self.emit_sass(Op::Fmnmx, &dst, &srcs, &[("ftz", f as u16)], None)
+                self.emit_sass(Op::Fmnmx, &dst, &srcs, &[Mod::Ftz.flag(f)], None)
             }
             Opcode::Fcopysign => self.copysign32(&dst, args[0], args[1]),
             _ => Err(self.unsupported(format!("{} on f32", op.name()))),
@@ -210,7 +221,7 @@ impl Isel<'_> {
         };
         if constant(self, a) && !constant(self, b) {
             (a, b) = (b, a);
-            cond = swapped(cond);
+            cond = super::wide::swap_cond(cond);
         }
         let d = self.dst(inst);
         let dsts = [
@@ -218,17 +229,17 @@ impl Isel<'_> {
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
         ];
         let (x, y) = (self.fsrc(a, flushed), self.fsrc(b, flushed));
-        let code = float_cmp(cond);
+        let code = float_cmp(cond).ok_or_else(|| self.unsupported(format!("float compare {cond:?}")))?;
         let (op, x, y, mods) = match ty {
             Type::F32 => (
                 Op::Fsetp,
                 x,
                 y,
-                vec![("cmp", code), ("ftz", flushed as u16), ("bop", 0)],
+                vec![code.set(), Mod::Ftz.flag(flushed), BoolOp::And.set()],
             ),
             Type::F64 => {
                 let (x, y) = (self.fsrc64(a, false, false), self.fsrc64(b, true, false));
-                (Op::Dsetp, x, y, vec![("cmp", code), ("bop", 0)])
+                (Op::Dsetp, x, y, vec![double_cmp(code).set(), BoolOp::And.set()])
             }
             Type::F16 => {
                 let (x, y) = (self.low_half(x), self.low_half(y));
@@ -236,7 +247,7 @@ impl Isel<'_> {
                     Op::Hsetp2,
                     x,
                     y,
-                    vec![("cmp", code), ("ftz", flushed as u16), ("bop", 0)],
+                    vec![code.set(), Mod::Ftz.flag(flushed), BoolOp::And.set()],
                 )
             }
             t => return Err(self.unsupported(format!("fcmp on {t}"))),
@@ -276,20 +287,13 @@ impl Isel<'_> {
         let data = &self.func.insts[inst];
         let (ty, a) = (data.ty, data.args[0]);
         let m = mode_of(&data.aux);
-        let rnd = match m.rnd {
-            None | Some(Rounding::Rn) => 0,
-            Some(Rounding::Rm) => 1,
-            Some(Rounding::Rp) => 2,
-            Some(Rounding::Rz) => 3,
-        };
-        let types = match ty {
-            Type::F16 => 1 | 1 << 2,
-            Type::F64 => 3 | 3 << 2,
-            _ => 2 | 2 << 2,
+        let types = FloatPair {
+            dst: float_type(ty),
+            src: float_type(ty),
         };
         let d = self.dst(inst);
         let src = self.fsrc(a, m.ftz);
-        let mods = [("ftz", m.ftz as u16), ("types", types), ("rnd", rnd)];
+        let mods = [Mod::Ftz.flag(m.ftz), types.set(), rounding(m.rnd).set()];
         if !m.sat {
             return self.emit_sass(Op::Frnd, &[(Role::Dst, d)], &[(Role::B, src)], &mods, None);
         }
@@ -327,12 +331,12 @@ impl Isel<'_> {
     ) -> Result<(), IselError> {
         let m = self.lop3_new(Arg::v(a), Arg::imm(mask), 0xc0)?;
         let (value, code, bound) = match class {
-            0 => (m, 1, inf),
-            1 => (m, 2, inf),
-            2 => (m, 3, inf),
-            3 => (m, 4, inf),
-            4 => (self.iadd_new(m, min.wrapping_neg())?, 1, inf - min),
-            _ => (self.iadd_new(m, u32::MAX)?, 1, min - 1),
+            0 => (m, IntCmp::Lt, inf),
+            1 => (m, IntCmp::Eq, inf),
+            2 => (m, IntCmp::Le, inf),
+            3 => (m, IntCmp::Gt, inf),
+            4 => (self.iadd_new(m, min.wrapping_neg())?, IntCmp::Lt, inf - min),
+            _ => (self.iadd_new(m, u32::MAX)?, IntCmp::Lt, min - 1),
         };
         if class != 4 {
             return self.isetp_imm_u32(d, value, code, bound);
@@ -340,7 +344,7 @@ impl Isel<'_> {
         // Zero is normal for ptxas: `(m - min < inf - min) | (m == 0)`.
         let (p, z) = (self.vcode.new_vreg(VClass::Pred), self.vcode.new_vreg(VClass::Pred));
         self.isetp_imm_u32(MOp::Pred(p, false), value, code, bound)?;
-        self.isetp_imm_u32(MOp::Pred(z, false), m, 2, 0)?;
+        self.isetp_imm_u32(MOp::Pred(z, false), m, IntCmp::Eq, 0)?;
         self.pred_or(d, p, z)
     }
 
@@ -383,7 +387,7 @@ impl Isel<'_> {
     }
 
     /// `d = x <code> k` (unsigned ISETP).
-    pub(super) fn isetp_imm_u32(&mut self, d: MOp, x: MOp, code: u16, k: u32) -> Result<(), IselError> {
+    pub(super) fn isetp_imm_u32(&mut self, d: MOp, x: MOp, code: IntCmp, k: u32) -> Result<(), IselError> {
         let dsts = [
             (Role::PredDst0, d),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
@@ -397,7 +401,7 @@ impl Isel<'_> {
             Op::Isetp,
             &dsts,
             &srcs,
-            &[("cmp", code), ("signed", 0), ("bop", 0)],
+            &[code.set(), Mod::Signed.flag(false), BoolOp::And.set()],
             None,
         )
     }

@@ -9,6 +9,8 @@ use super::float::mode_of;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, SrcMods};
 use ptxc_mir::ir::{Inst, Opcode, Rounding, Type};
+use ptxc_sass::isa::values::Fmz;
+use ptxc_sass::isa::{Mod, ModSet};
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// The `.H0_H0` swizzle.
@@ -52,9 +54,9 @@ impl Isel<'_> {
         let dst = [(Role::Dst, d)];
         let f = m.ftz;
         let src = |s: &Self, i: usize| s.hsrc(ty, s.fsrc(args[i], f));
-        let mut mods = vec![("ftz", f as u16)];
+        let mut mods = vec![Mod::Ftz.flag(f)];
         if m.sat {
-            mods.push(("sat", 1));
+            mods.push(Mod::Sat.flag(true));
         }
         match op {
             Opcode::Fadd | Opcode::Fsub => {
@@ -101,12 +103,12 @@ impl Isel<'_> {
                     _ => SrcMods::default(),
                 };
                 let a = self.hsrc(ty, Arg::Val(args[0], mm));
-                let ftz = (f || op == Opcode::Fflush) as u16;
+                let ftz = f || op == Opcode::Fflush;
                 self.emit_sass(
                     Op::Hadd2,
                     &dst,
                     &[(Role::A, a), (Role::B, self.neg_rz_h(ty))],
-                    &[("ftz", ftz)],
+                    &[Mod::Ftz.flag(ftz)],
                     None,
                 )
             }
@@ -126,15 +128,13 @@ impl Isel<'_> {
     }
 }
 
-/// HMUL2/HFMA2 take the flush mode as `fmz` (2 = `.FTZ`).
-fn hmul_mods(mods: &[(&'static str, u16)]) -> Vec<(&'static str, u16)> {
+/// HMUL2/HFMA2 take the flush mode in their zero-product field ([`Fmz::Ftz`]).
+fn hmul_mods(mods: &[ModSet]) -> Vec<ModSet> {
     mods.iter()
-        .map(|&(n, v)| {
-            if n == "ftz" {
-                ("fmz", if v == 1 { 2 } else { 0 })
-            } else {
-                (n, v)
-            }
+        .map(|&m| match m.id {
+            Mod::Ftz if m.code == 1 => Fmz::Ftz.set(),
+            Mod::Ftz => Fmz::Ieee.set(),
+            _ => m,
         })
         .collect()
 }

@@ -9,6 +9,7 @@ use super::float::{float_mods, mode_of};
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Inst, Opcode, Value};
+use ptxc_sass::isa::Mod;
 use ptxc_sass::isa::Value as V;
 use ptxc_sass::isa::{Op, Role};
 use smallvec::smallvec;
@@ -22,7 +23,7 @@ impl Isel<'_> {
         if m.sat {
             return Err(self.unsupported(format!("{}.sat on f64", op.name())));
         }
-        let mods: Vec<_> = float_mods(&data.aux).into_iter().filter(|(n, _)| *n == "rnd").collect();
+        let mods: Vec<_> = float_mods(&data.aux).into_iter().filter(|m| m.id == Mod::Rnd).collect();
         let d = self.dst(inst);
         let dst = [(Role::Dst, d)];
         let rz_neg = Arg::Op(

@@ -7,6 +7,8 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, VClass, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Type};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::QspcSpace;
 use ptxc_sass::isa::{Op, RZ, Role, Value as V};
 
 /// The constant-bank-0 offset of a space's generic window base.
@@ -19,11 +21,11 @@ fn window(space: Space) -> Option<i32> {
 }
 
 /// QSPC's space code.
-fn qspc_space(space: Space) -> Option<u16> {
+fn qspc_space(space: Space) -> Option<QspcSpace> {
     match space {
-        Space::Global => Some(0),
-        Space::Local => Some(1),
-        Space::Shared => Some(2),
+        Space::Global => Some(QspcSpace::Global),
+        Space::Local => Some(QspcSpace::Local),
+        Space::Shared => Some(QspcSpace::Shared),
         _ => None,
     }
 }
@@ -94,7 +96,7 @@ impl Isel<'_> {
                 (Role::Dst, MOp::Fixed(V::Reg(RZ))),
             ],
             &[(Role::Addr, Arg::op(MOp::Mem { base, offset: 0 }))],
-            &[("e", 1), ("space", code)],
+            &[Mod::E.flag(true), code.set()],
             None,
         )
     }

@@ -10,19 +10,22 @@ use super::float::mode_of;
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Inst, Opcode, Type};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values;
+use ptxc_sass::isa::values::MufuFunc;
 use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::smallvec;
 
-/// MUFU function numbers (bits 74..78).
-const FUNCS: &[(Opcode, u16)] = &[
-    (Opcode::FcosApprox, 0),
-    (Opcode::FsinApprox, 1),
-    (Opcode::Fex2Approx, 2),
-    (Opcode::Flg2Approx, 3),
-    (Opcode::FrcpApprox, 4),
-    (Opcode::FrsqrtApprox, 5),
-    (Opcode::FsqrtApprox, 8),
-    (Opcode::FtanhApprox, 9),
+/// The MUFU function of each approximate function.
+const FUNCS: &[(Opcode, MufuFunc)] = &[
+    (Opcode::FcosApprox, MufuFunc::Cos),
+    (Opcode::FsinApprox, MufuFunc::Sin),
+    (Opcode::Fex2Approx, MufuFunc::Ex2),
+    (Opcode::Flg2Approx, MufuFunc::Lg2),
+    (Opcode::FrcpApprox, MufuFunc::Rcp),
+    (Opcode::FrsqrtApprox, MufuFunc::Rsq),
+    (Opcode::FsqrtApprox, MufuFunc::Sqrt),
+    (Opcode::FtanhApprox, MufuFunc::Tanh),
 ];
 
 /// 1 / (2 pi) rounded to f32 (0x3e22f983).
@@ -50,7 +53,7 @@ impl Isel<'_> {
                         (Role::A, self.fsrc(a, false)),
                         (Role::B, Arg::imm(INV_TWO_PI.to_bits())),
                     ];
-                    self.emit_sass(Op::Fmul, &[(Role::Dst, t)], &srcs, &[("rnd", 3)], None)?;
+                    self.emit_sass(Op::Fmul, &[(Role::Dst, t)], &srcs, &[values::Rounding::Rz.set()], None)?;
                     Arg::op(t)
                 } else {
                     self.fsrc(a, true)
@@ -60,7 +63,11 @@ impl Isel<'_> {
             Type::F64 if m.ftz && matches!(op, Opcode::FrcpApprox | Opcode::FrsqrtApprox) => {
                 let x = self.reg(a);
                 let hi = MOp::Reg(self.vcode.new_vreg(VClass::Single));
-                let f = if op == Opcode::FrcpApprox { 6 } else { 7 };
+                let f = if op == Opcode::FrcpApprox {
+                    MufuFunc::Rcp64h
+                } else {
+                    MufuFunc::Rsq64h
+                };
                 self.mufu(hi, Arg::op(MOp::Sub(x, 1)), f, false)?;
                 let d = self.def_reg(self.func.results[inst][0]);
                 self.push(MInst::new(MKind::Wide {
@@ -104,12 +111,12 @@ impl Isel<'_> {
     }
 
     /// `MUFU.func d, src` (`.F16` for a half-precision source).
-    fn mufu(&mut self, d: MOp, src: Arg, func: u16, f16: bool) -> Result<(), IselError> {
+    fn mufu(&mut self, d: MOp, src: Arg, func: MufuFunc, f16: bool) -> Result<(), IselError> {
         self.emit_sass(
             Op::Mufu,
             &[(Role::Dst, d)],
             &[(Role::B, src)],
-            &[("func", func), ("f16", f16 as u16)],
+            &[func.set(), Mod::MufuF16.flag(f16)],
             None,
         )
     }

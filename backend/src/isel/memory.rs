@@ -7,20 +7,9 @@ use super::fit::Arg;
 use super::{Isel, IselError, class_of};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Inst, MemInfo, Opcode, Space, Type, Value};
-use ptxc_sass::isa::{Op, Role};
+use ptxc_sass::isa::values::{MemSem, MemSize, Scope, ShfType};
+use ptxc_sass::isa::{Mod, ModSet, Op, Role};
 use smallvec::SmallVec;
-
-/// Size code of a memory access of `bytes` (docs/ENCODING-SM75.md B.4).
-fn size_code(bytes: u32) -> Option<u16> {
-    match bytes {
-        1 => Some(0),
-        2 => Some(2),
-        4 => Some(4),
-        8 => Some(5),
-        16 => Some(6),
-        _ => None,
-    }
-}
 
 /// The register class holding `bytes` of data.
 fn tuple_class(bytes: u32) -> VClass {
@@ -53,25 +42,25 @@ impl Isel<'_> {
     }
 
     /// The modifiers of an access of `bytes` to `info.space`.
-    fn mem_mods(&self, info: &MemInfo, bytes: u32) -> Result<Vec<(&'static str, u16)>, IselError> {
-        let size = size_code(bytes).ok_or_else(|| self.unsupported(format!("{bytes}-byte memory accesses")))?;
+    fn mem_mods(&self, info: &MemInfo, bytes: u32) -> Result<Vec<ModSet>, IselError> {
+        let size = MemSize::of_bytes(bytes).ok_or_else(|| self.unsupported(format!("{bytes}-byte memory accesses")))?;
         Ok(match info.space {
             Space::Global | Space::Generic => {
                 let sem = match (info.non_coherent && info.space == Space::Global, info.volatile) {
-                    (true, _) => 0,
-                    (false, true) => 2,
-                    _ => 1,
+                    (true, _) => MemSem::Constant,
+                    (false, true) => MemSem::Strong,
+                    _ => MemSem::Weak,
                 };
-                vec![("e", 1), ("size", size), ("sem", sem), ("scope", 3)]
+                vec![Mod::E.flag(true), size.set(), sem.set(), Scope::Sys.set()]
             }
-            _ => vec![("size", size)],
+            _ => vec![size.set()],
         })
     }
 
     /// Bytes of a vector access.
     fn access_shape(&self, ty: Type, n: usize) -> Result<u32, IselError> {
         let bytes = ty.bytes() * n as u32;
-        if size_code(bytes).is_none() {
+        if MemSize::of_bytes(bytes).is_none() {
             return Err(self.unsupported(format!("vectors of {n} {ty} values")));
         }
         Ok(bytes)
@@ -153,7 +142,7 @@ impl Isel<'_> {
                 Op::Shf,
                 &[(Role::Dst, v)],
                 &srcs,
-                &[("right", 1), ("type", 3), ("hi", 1)],
+                &[Mod::Right.flag(true), ShfType::U32.set(), Mod::Hi.flag(true)],
                 None,
             )?;
         }
@@ -213,7 +202,7 @@ impl Isel<'_> {
         let data = &self.func.insts[inst];
         let (ty, addr) = (data.ty, data.args[0]);
         let results = self.func.results[inst].clone();
-        let size = size_code(ty.bytes()).filter(|&s| s <= 5);
+        let size = MemSize::of_bytes(ty.bytes()).filter(|s| s.bytes() <= 8);
         let size = size.ok_or_else(|| self.unsupported(format!("{}-byte constant loads", ty.bytes())))?;
         for (i, &r) in results.iter().enumerate() {
             let offset = info.offset + (i as u32 * ty.bytes()) as i64;
@@ -223,7 +212,7 @@ impl Isel<'_> {
                 Op::Ldc,
                 &[(Role::Dst, MOp::Reg(d))],
                 &[(Role::B, Arg::op(operand))],
-                &[("size", size)],
+                &[size.set()],
                 None,
             )?;
         }

@@ -31,6 +31,7 @@ mod wide;
 use crate::vars::KernelVars;
 use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
 use ptxc_mir::ir::{Function, Inst, Type, Value};
+use ptxc_sass::isa::Arch;
 use std::collections::HashMap;
 
 /// A MIR construct the back end cannot select yet.
@@ -76,12 +77,13 @@ pub struct Isel<'a> {
     pub srcloc: ptxc_mir::ir::SrcLoc,
 }
 
-/// Selects VCode for `func`, whose variables live where `vars` says.
-pub fn select(func: &Function, vars: &KernelVars) -> Result<VCode, IselError> {
+/// Selects VCode of `arch` for `func`, whose variables live where `vars` says.
+pub fn select(func: &Function, vars: &KernelVars, arch: Arch) -> Result<VCode, IselError> {
     let mut isel = Isel {
         func,
         vcode: VCode {
             name: func.name.clone(),
+            arch,
             ..VCode::default()
         },
         regs: HashMap::new(),

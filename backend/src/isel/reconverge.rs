@@ -10,6 +10,7 @@
 
 use crate::vcode::graph::Cfg;
 use crate::vcode::{BlockId, MInst, MKind, MOp, Slot, SrcMods, VCode};
+use ptxc_sass::isa::{Mod, ModSet};
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// Convergence barrier registers.
@@ -131,7 +132,7 @@ fn encloses(cfg: &Cfg, outer: &Region, inner: &Region) -> bool {
         && (outer.entry != inner.entry || outer.join != inner.join && cfg.post_dominates(outer.join, inner.join))
 }
 
-fn sass(op: Op, slots: &[(Role, MOp)], mods: &[(&'static str, u16)]) -> MInst {
+fn sass(op: Op, slots: &[(Role, MOp)], mods: &[ModSet]) -> MInst {
     MInst::new(MKind::Sass {
         op,
         slots: slots
@@ -151,7 +152,7 @@ fn bmov_clear(b: u8) -> MInst {
     sass(
         Op::Bmov,
         &[(Role::Dst, rz), (Role::Other, MOp::Fixed(V::Barrier(b)))],
-        &[("clear", 1)],
+        &[Mod::Clear.flag(true)],
     )
 }
 

@@ -6,6 +6,8 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, VClass};
 use ptxc_mir::ir::Value;
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::ShfType;
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 impl Isel<'_> {
@@ -36,7 +38,7 @@ impl Isel<'_> {
                 Op::Shf,
                 &[(Role::Dst, MOp::Reg(t))],
                 &up,
-                &[("right", 0), ("type", 3), ("hi", 0)],
+                &[Mod::Right.flag(false), ShfType::U32.set(), Mod::Hi.flag(false)],
                 None,
             )?;
             let down = [
@@ -48,7 +50,7 @@ impl Isel<'_> {
                 Op::Shf,
                 &[(Role::Dst, MOp::Reg(d))],
                 &down,
-                &[("right", 1), ("type", 2), ("hi", 1)],
+                &[Mod::Right.flag(true), ShfType::S32.set(), Mod::Hi.flag(true)],
                 None,
             )?;
         } else {

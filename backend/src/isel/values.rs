@@ -6,6 +6,8 @@ use super::operand::driver_constant;
 use super::{Isel, IselError};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, SpecialReg, Type};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::ShfType;
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// The S2R number of a special register.
@@ -90,24 +92,28 @@ impl Isel<'_> {
         let d = MOp::Reg(self.def_reg(self.func.results[inst][0]));
         // Clocks and timers: CS2R (64-bit, or `.32` for one word).
         let counter = match sr {
-            SpecialReg::Clock => Some((0x50, 0)),
-            SpecialReg::Clock64 => Some((0x50, 1)),
-            SpecialReg::GlobalTimer => Some((0x52, 1)),
-            SpecialReg::GlobalTimerLo => Some((0x52, 0)),
-            SpecialReg::GlobalTimerHi => Some((0x53, 0)),
+            SpecialReg::Clock => Some((0x50, false)),
+            SpecialReg::Clock64 => Some((0x50, true)),
+            SpecialReg::GlobalTimer => Some((0x52, true)),
+            SpecialReg::GlobalTimerLo => Some((0x52, false)),
+            SpecialReg::GlobalTimerHi => Some((0x53, false)),
             _ => None,
         };
         if let Some((n, wide)) = counter {
             let src = [(Role::A, Arg::op(MOp::Fixed(V::SReg(n))))];
-            return self.emit_sass(Op::Cs2r, &[(Role::Dst, d)], &src, &[("wide", wide)], None);
+            return self.emit_sass(Op::Cs2r, &[(Role::Dst, d)], &src, &[Mod::Wide.flag(wide)], None);
         }
         if sr == SpecialReg::WarpId {
             // Bits 14..8 of SR_VIRTID.
             let id = self.emit_temp(Op::S2r, &[(Role::A, Arg::op(MOp::Fixed(V::SReg(0x03))))], &[])?;
             let srcs = [(Role::A, Arg::rz()), (Role::B, Arg::imm(8)), (Role::C, Arg::op(id))];
-            let shifted = self.emit_temp(Op::Shf, &srcs, &[("right", 1), ("type", 3), ("hi", 1)])?;
+            let shifted = self.emit_temp(
+                Op::Shf,
+                &srcs,
+                &[Mod::Right.flag(true), ShfType::U32.set(), Mod::Hi.flag(true)],
+            )?;
             let srcs = [(Role::A, Arg::op(shifted)), (Role::B, Arg::imm(7))];
-            return self.emit_sass(Op::Sgxt, &[(Role::Dst, d)], &srcs, &[("signed", 0)], None);
+            return self.emit_sass(Op::Sgxt, &[(Role::Dst, d)], &srcs, &[Mod::Signed.flag(false)], None);
         }
         let n = sr_number(sr).ok_or_else(|| self.unsupported(format!("special register {sr:?}")))?;
         self.emit_sass(

@@ -7,6 +7,8 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, VClass, VReg};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::{BoolOp, IntCmp, LdsmCount, LdsmShape, MatchMode, ShflMode, VoteMode};
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3 table of `a & b`.
@@ -28,7 +30,7 @@ impl Isel<'_> {
             }
             Opcode::Activemask => {
                 let d = self.dst(inst);
-                self.vote_into(d, PT_DST, 1, MOp::Fixed(V::Pred { idx: 7, neg: false }))
+                self.vote_into(d, PT_DST, VoteMode::Any, MOp::Fixed(V::Pred { idx: 7, neg: false }))
             }
             Opcode::MatchAny | Opcode::MatchAll => self.match_(inst),
             Opcode::Ldmatrix => self.ldmatrix(inst),
@@ -42,12 +44,12 @@ impl Isel<'_> {
     }
 
     /// `VOTE.mode d, pd, p`.
-    fn vote_into(&mut self, d: MOp, pd: MOp, mode: u16, p: MOp) -> Result<(), IselError> {
+    fn vote_into(&mut self, d: MOp, pd: MOp, mode: VoteMode, p: MOp) -> Result<(), IselError> {
         self.emit_sass(
             Op::Vote,
             &[(Role::Dst, d), (Role::PredDst0, pd)],
             &[(Role::PredSrc0, Arg::op(p))],
-            &[("mode", mode)],
+            &[mode.set()],
             None,
         )
     }
@@ -56,7 +58,7 @@ impl Isel<'_> {
     fn ballot(&mut self, p: Value) -> Result<VReg, IselError> {
         let r = self.vcode.new_vreg(VClass::Single);
         let p = self.pred(p);
-        self.vote_into(MOp::Reg(r), PT_DST, 1, p)?;
+        self.vote_into(MOp::Reg(r), PT_DST, VoteMode::Any, p)?;
         Ok(r)
     }
 
@@ -78,14 +80,14 @@ impl Isel<'_> {
     }
 
     /// `ISETP.cmp.U32.bop pd, a, b, combine`.
-    fn isetp_u32(&mut self, pd: MOp, a: Arg, b: Arg, cmp: u16, bop: u16, combine: MOp) -> Result<(), IselError> {
+    fn isetp_u32(&mut self, pd: MOp, a: Arg, b: Arg, cmp: IntCmp, bop: BoolOp, combine: MOp) -> Result<(), IselError> {
         let srcs = [(Role::A, a), (Role::B, b), (Role::PredSrc0, Arg::op(combine))];
         let dsts = [(Role::PredDst0, pd), (Role::PredDst1, PT_DST)];
         self.emit_sass(
             Op::Isetp,
             &dsts,
             &srcs,
-            &[("cmp", cmp), ("signed", 0), ("bop", bop)],
+            &[cmp.set(), Mod::Signed.flag(false), bop.set()],
             None,
         )
     }
@@ -96,9 +98,9 @@ impl Isel<'_> {
         let (op, args) = (data.op, data.args.clone());
         let d = self.dst(inst);
         let mode = match op {
-            Opcode::VoteAll => 0,
-            Opcode::VoteAny => 1,
-            _ => 2,
+            Opcode::VoteAll => VoteMode::All,
+            Opcode::VoteAny => VoteMode::Any,
+            _ => VoteMode::Eq,
         };
         if self.full_mask(args[1]) {
             let p = self.pred(args[0]);
@@ -108,19 +110,19 @@ impl Isel<'_> {
         let pt = MOp::Fixed(V::Pred { idx: 7, neg: false });
         if op == Opcode::VoteAny {
             let t = self.lop3_temp(Arg::op(MOp::Reg(ballot)), Arg::v(args[1]), Arg::rz(), AND)?;
-            return self.isetp_u32(d, Arg::op(t), Arg::rz(), 5, 0, pt);
+            return self.isetp_u32(d, Arg::op(t), Arg::rz(), IntCmp::Ne, BoolOp::And, pt);
         }
         // The participating threads: active and in the mask.
         let active = MOp::Reg(self.vcode.new_vreg(VClass::Single));
-        self.vote_into(active, PT_DST, 1, pt)?;
+        self.vote_into(active, PT_DST, VoteMode::Any, pt)?;
         let members = self.lop3_temp(Arg::op(active), Arg::v(args[1]), Arg::rz(), AND)?;
         let t = self.lop3_temp(Arg::op(MOp::Reg(ballot)), Arg::op(members), Arg::rz(), AND)?;
         if op == Opcode::VoteAll {
-            return self.isetp_u32(d, Arg::op(t), Arg::op(members), 2, 0, pt);
+            return self.isetp_u32(d, Arg::op(t), Arg::op(members), IntCmp::Eq, BoolOp::And, pt);
         }
         let none = MOp::Pred(self.vcode.new_vreg(VClass::Pred), false);
-        self.isetp_u32(none, Arg::op(t), Arg::rz(), 2, 0, pt)?;
-        self.isetp_u32(d, Arg::op(t), Arg::op(members), 2, 1, none)
+        self.isetp_u32(none, Arg::op(t), Arg::rz(), IntCmp::Eq, BoolOp::And, pt)?;
+        self.isetp_u32(d, Arg::op(t), Arg::op(members), IntCmp::Eq, BoolOp::Or, none)
     }
 
     /// `shfl.mode d|p, a, lane, c, mask`.
@@ -130,8 +132,8 @@ impl Isel<'_> {
         let Aux::Imm(mode) = aux else {
             return Err(self.unsupported("shfl without a mode"));
         };
-        // MIR: 0 up, 1 down, 2 bfly, 3 idx; SASS: 0 idx, 1 up, 2 down, 3 bfly.
-        let sass_mode = [1u16, 2, 3, 0][mode as usize & 3];
+        // MIR: 0 up, 1 down, 2 bfly, 3 idx.
+        let sass_mode = [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx][mode as usize & 3];
         let results = self.func.results[inst].clone();
         let d = MOp::Reg(self.def_reg(results[0]));
         let p = if results.len() > 1 && self.use_count(results[1]) > 0 {
@@ -148,7 +150,7 @@ impl Isel<'_> {
             Op::Shfl,
             &[(Role::PredDst0, p), (Role::Dst, d)],
             &srcs,
-            &[("mode", sass_mode)],
+            &[sass_mode.set()],
             None,
         )
     }
@@ -170,9 +172,13 @@ impl Isel<'_> {
             };
             dsts.insert(0, (Role::PredDst0, p));
         }
-        let mode = (op == Opcode::MatchAny) as u16;
+        let mode = if op == Opcode::MatchAny {
+            MatchMode::Any
+        } else {
+            MatchMode::All
+        };
         let srcs = [(Role::A, Arg::op(MOp::Reg(value)))];
-        self.emit_sass(Op::Match, &dsts, &srcs, &[("mode", mode), ("u64", wide as u16)], None)?;
+        self.emit_sass(Op::Match, &dsts, &srcs, &[mode.set(), Mod::Match64.flag(wide)], None)?;
         self.masked(inst, r, args[1])
     }
 
@@ -186,9 +192,9 @@ impl Isel<'_> {
         };
         let (count, trans) = (flags & 7, flags >> 4 & 1);
         let (class, count_code) = match count {
-            1 => (VClass::Single, 0),
-            2 => (VClass::Pair, 1),
-            4 => (VClass::Quad, 2),
+            1 => (VClass::Single, LdsmCount::X1),
+            2 => (VClass::Pair, LdsmCount::X2),
+            4 => (VClass::Quad, LdsmCount::X4),
             n => return Err(self.unsupported(format!("ldmatrix of {n} matrices"))),
         };
         let operand = self.mem_operand(addr, 0, Space::Shared)?;
@@ -202,7 +208,10 @@ impl Isel<'_> {
             Op::Ldsm,
             &[(Role::Dst, MOp::Reg(d))],
             &[(Role::Addr, Arg::op(operand))],
-            &[("shape", trans as u16), ("count", count_code)],
+            &[
+                if trans == 1 { LdsmShape::Mt88 } else { LdsmShape::M88 }.set(),
+                count_code.set(),
+            ],
             None,
         )?;
         if count > 1 {

@@ -6,6 +6,8 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Cond, Inst, Opcode, Value};
+use ptxc_sass::isa::Mod;
+use ptxc_sass::isa::values::IntCmp;
 use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::SmallVec;
 
@@ -13,19 +15,19 @@ use smallvec::SmallVec;
 const LUT_A: u8 = 0xf0;
 const LUT_B: u8 = 0xcc;
 
-/// ISETP code and signedness of a condition (None for float-only conditions).
-pub fn isetp_code(c: Cond) -> Option<(u8, bool)> {
+/// The ISETP comparison and signedness of a condition (None for float-only conditions).
+pub fn int_cmp(c: Cond) -> Option<(IntCmp, bool)> {
     Some(match c {
-        Cond::Lt => (1, true),
-        Cond::Eq => (2, true),
-        Cond::Le => (3, true),
-        Cond::Gt => (4, true),
-        Cond::Ne => (5, true),
-        Cond::Ge => (6, true),
-        Cond::Ult => (1, false),
-        Cond::Ule => (3, false),
-        Cond::Ugt => (4, false),
-        Cond::Uge => (6, false),
+        Cond::Lt => (IntCmp::Lt, true),
+        Cond::Eq => (IntCmp::Eq, true),
+        Cond::Le => (IntCmp::Le, true),
+        Cond::Gt => (IntCmp::Gt, true),
+        Cond::Ne => (IntCmp::Ne, true),
+        Cond::Ge => (IntCmp::Ge, true),
+        Cond::Ult => (IntCmp::Lt, false),
+        Cond::Ule => (IntCmp::Le, false),
+        Cond::Ugt => (IntCmp::Gt, false),
+        Cond::Uge => (IntCmp::Ge, false),
         _ => return None,
     })
 }
@@ -172,7 +174,7 @@ impl Isel<'_> {
         } else {
             (a, b, cond)
         };
-        let (code, signed) = isetp_code(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
+        let (code, signed) = int_cmp(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
         let (a, b) = (self.wide_reg(a), self.wide_src(b));
         self.wide(WideOp::Cmp(code, signed), d, &[a, b], false);
         Ok(())
@@ -215,7 +217,7 @@ impl Isel<'_> {
                     Op::ImadWide,
                     &[(Role::Dst, MOp::Reg(d))],
                     &srcs,
-                    &[("signed", signed as u16)],
+                    &[Mod::Signed.flag(signed)],
                     None,
                 )?;
                 return Ok(true);

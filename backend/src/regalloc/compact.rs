@@ -10,7 +10,7 @@
 use crate::emit::CodeBlock;
 use crate::emit::successors;
 use ptxc_sass::isa::desc::OpKind;
-use ptxc_sass::isa::{Inst, PT, RZ, Value};
+use ptxc_sass::isa::{Inst, Op, PT, RZ, Value};
 
 /// A set of general registers R0..R254.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -349,7 +349,7 @@ fn web_at(webs: &Webs, ops: &OpTable, b: usize, i: usize, o: &RegOperand, k: u8)
 
 fn is_copy(inst: &Inst) -> Option<(u8, u8)> {
     let form = inst.desc();
-    if form.mnemonic != "MOV" || inst.operands.len() < 2 {
+    if form.op != Op::Mov || inst.operands.len() < 2 {
         return None;
     }
     match (inst.operands[0].value, inst.operands[1].value, form.operands[1].kind) {

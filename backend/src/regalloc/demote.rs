@@ -6,13 +6,12 @@
 //! general registers, with P2R/R2P).
 
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VBlock, VClass, VCode, VReg, is_def_role};
+use ptxc_sass::isa::Mod;
 use ptxc_sass::isa::desc::Role;
+use ptxc_sass::isa::values::{BoolOp, IntCmp};
 use ptxc_sass::isa::{Op, PT, RZ, Value};
 use smallvec::smallvec;
 use std::collections::{HashMap, HashSet};
-
-/// ISETP's comparison code for "not equal".
-const CMP_NE: u16 = 5;
 
 fn slot(role: Role, op: MOp) -> Slot {
     Slot {
@@ -48,7 +47,7 @@ fn reload(p: VReg, g: VReg) -> MInst {
             slot(Role::B, MOp::Fixed(Value::Reg(RZ))),
             slot(Role::PredSrc0, pt),
         ],
-        mods: smallvec![("cmp", CMP_NE), ("signed", 0), ("bop", 0)],
+        mods: smallvec![IntCmp::Ne.set(), Mod::Signed.flag(false), BoolOp::And.set()],
     })
 }
 

@@ -11,6 +11,7 @@ mod reuse;
 mod state;
 
 use crate::emit::{CodeBlock, Emitted, successors};
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::access::{Reg, accesses, needs_write_scoreboard, reads_late};
 use ptxc_sass::isa::make::make;
 use ptxc_sass::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
@@ -23,7 +24,7 @@ const BRANCH_STALL: u8 = 5;
 
 /// Assigns control codes to every instruction (and inserts NOPs where a block must wait
 /// for results of its predecessors).
-pub fn assign_control(blocks: &mut [CodeBlock]) {
+pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     let n = blocks.len();
     if n == 0 {
         return;
@@ -86,7 +87,7 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
         }
         entry[b] = state.clone();
         let mut insts = blocks[b].insts.clone();
-        let mut out = schedule_block(&mut insts, state, &|r, own| written_elsewhere(b, r, own));
+        let mut out = schedule_block(&mut insts, state, arch, &|r, own| written_elsewhere(b, r, own));
         // The last visit ran from the final entry state: its code is the result.
         scheduled[b] = Some(insts);
         if let Some(old) = &exit[b] {
@@ -103,7 +104,7 @@ pub fn assign_control(blocks: &mut [CodeBlock]) {
         match scheduled[b].take() {
             Some(insts) => blocks[b].insts = insts,
             None => {
-                schedule_block(&mut blocks[b].insts, entry[b].clone(), &|r, own| {
+                schedule_block(&mut blocks[b].insts, entry[b].clone(), arch, &|r, own| {
                     written_elsewhere(b, r, own)
                 });
             }
@@ -162,7 +163,12 @@ fn predecessors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
 
 /// Assigns control codes within one block starting from `state`; returns the state at the
 /// block's end (times relative to the end).
-fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &dyn Fn(Reg, u32) -> bool) -> BlockState {
+fn schedule_block(
+    insts: &mut Vec<Emitted>,
+    mut state: BlockState,
+    arch: Arch,
+    elsewhere: &dyn Fn(Reg, u32) -> bool,
+) -> BlockState {
     let mut i = 0;
     while i < insts.len() {
         let inst = &insts[i].inst;
@@ -181,7 +187,7 @@ fn schedule_block(insts: &mut Vec<Emitted>, mut state: BlockState, elsewhere: &d
         if i == 0 && earliest > 0 {
             // The block's first instruction must wait for a predecessor's result: a NOP at
             // time 0 stalls until then.
-            insts.insert(0, nop(earliest.min(15) as u8));
+            insts.insert(0, nop(arch, earliest.min(15) as u8));
             state.issued(0);
             i += 1;
         }
@@ -235,8 +241,8 @@ fn set_stall(ctrl: &mut Control, stall: u8) {
     ctrl.yield_ = !(1..=11).contains(&stall);
 }
 
-fn nop(stall: u8) -> Emitted {
-    let mut inst = make(Op::Nop, &[], &[]).expect("NOP has one form");
+fn nop(arch: Arch, stall: u8) -> Emitted {
+    let mut inst = make(arch, Op::Nop, &[], &[]).expect("every architecture has NOP");
     set_stall(&mut inst.ctrl, stall);
     Emitted {
         inst,

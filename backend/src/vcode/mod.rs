@@ -9,7 +9,9 @@ mod ra_view;
 pub use ra_view::{File, View, ra_class};
 
 use ptxc_mir::ir::SrcLoc;
-use ptxc_sass::isa::{Op, Role, Value};
+use ptxc_sass::isa::Arch;
+use ptxc_sass::isa::values::IntCmp;
+use ptxc_sass::isa::{ModSet, Op, Role, Value};
 use smallvec::SmallVec;
 
 /// A virtual register.
@@ -129,8 +131,8 @@ pub enum MKind {
         op: Op,
         /// Operands by role.
         slots: SmallVec<[Slot; 6]>,
-        /// Modifiers by name.
-        mods: SmallVec<[(&'static str, u16); 4]>,
+        /// Modifiers.
+        mods: SmallVec<[ModSet; 4]>,
     },
     /// An operation on register tuples that expands into several SASS instructions after
     /// allocation. The destination is defined early, so it never shares registers with a
@@ -189,8 +191,8 @@ pub enum WideOp {
     Mov,
     /// Build the tuple from 32-bit values, lowest register first.
     Pack,
-    /// 64-bit comparison into a predicate: ISETP code (B.1) and signedness.
-    Cmp(u8, bool),
+    /// 64-bit comparison into a predicate: the comparison and signedness.
+    Cmp(IntCmp, bool),
 }
 
 /// A machine instruction with its guard.
@@ -298,6 +300,8 @@ pub struct VBlock {
 pub struct VCode {
     /// Kernel name (for messages).
     pub name: String,
+    /// The architecture the instructions are for.
+    pub arch: Arch,
     /// Instructions of all blocks, block after block.
     pub insts: Vec<MInst>,
     /// Blocks in layout order; block 0 is the entry.

@@ -47,8 +47,8 @@ impl VCode {
         match &inst.kind {
             MKind::Sass { op, slots, mods } => {
                 let _ = write!(s, "{op:?}");
-                for (name, v) in mods {
-                    let _ = write!(s, ".{name}={v}");
+                for m in mods {
+                    let _ = write!(s, ".{:?}={}", m.id, m.code);
                 }
                 let parts: Vec<String> = slots.iter().map(|x| self.slot(x)).collect();
                 let _ = write!(s, " {}", parts.join(", "));

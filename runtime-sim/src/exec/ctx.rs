@@ -65,7 +65,7 @@ pub struct CtaShared {
     /// `BAR.RED` accumulators per barrier: popcount, and, or.
     pub bar_red: [(u32, bool, bool); 16],
     /// The reduction (`redop`: 0 POPC, 1 AND, 2 OR) of each barrier.
-    pub bar_redop: [u8; 16],
+    pub bar_redop: [ptxc_sass::isa::values::BarRedOp; 16],
     /// The result of the last completed reduction (for `B2R.RESULT`): popcount, predicate.
     pub bar_result: (u32, bool),
     /// Threads that have not exited.

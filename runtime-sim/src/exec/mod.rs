@@ -341,7 +341,7 @@ pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32) -> 
         bar_arrived: [0; 16],
         bar_expected: [0; 16],
         bar_red: [(0, true, false); 16],
-        bar_redop: [0; 16],
+        bar_redop: [Default::default(); 16],
         bar_result: (0, false),
         live_threads: threads,
         sm,

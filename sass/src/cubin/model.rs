@@ -134,6 +134,13 @@ pub struct CubinModule {
     pub layout: Option<LayoutHints>,
 }
 
+impl CubinModule {
+    /// The architecture of the code, if ptxc knows its SM number.
+    pub fn arch(&self) -> Option<crate::isa::Arch> {
+        crate::isa::Arch::from_sm(self.sm, false)
+    }
+}
+
 /// ptxas 13.5's `.nv.rel.action` table: one action for `R_CUDA_CONST_FIELD22_37`.
 pub const PTXAS_RELOC_ACTIONS: [u8; 16] = [0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0x00, 0x05, 0x36];
 

@@ -2,9 +2,11 @@
 //! the standard field positions, modifier constructors, the [`FormBuilder`], and (in
 //! `families`) generators for the operand-form families that share one base opcode.
 
+pub use super::arch::{Arch, Archs};
 pub use super::bits::{BitField, bits};
 use super::control::Control;
 use super::desc::*;
+pub use super::modifier::Mod;
 
 mod families;
 pub use families::*;
@@ -238,15 +240,9 @@ impl OperandExt for OperandDesc {
 }
 
 /// A modifier field.
-pub const fn modifier(
-    name: &'static str,
-    lo: u8,
-    len: u8,
-    values: &'static [(u16, &'static str)],
-    default: u16,
-) -> ModDesc {
+pub const fn modifier(id: Mod, lo: u8, len: u8, values: &'static [(u16, &'static str)], default: u16) -> ModDesc {
     ModDesc {
-        name,
+        id,
         field: bits(lo, len),
         values,
         default,
@@ -256,14 +252,14 @@ pub const fn modifier(
 
 /// A modifier split over two bit ranges (value = `low | high << low.len`).
 pub const fn split_modifier(
-    name: &'static str,
+    id: Mod,
     low: BitField,
     high: BitField,
     values: &'static [(u16, &'static str)],
     default: u16,
 ) -> ModDesc {
     ModDesc {
-        name,
+        id,
         field: low,
         values,
         default,
@@ -271,7 +267,7 @@ pub const fn split_modifier(
     }
 }
 
-/// A one-bit flag modifier printed as its spelling when set: `flag!("x", 74, ".X")`.
+/// A one-bit flag modifier printed as its spelling when set: `flag!(Mod::X, 74, ".X")`.
 #[macro_export]
 macro_rules! flag {
     ($name:expr, $bit:expr, $spelling:expr) => {
@@ -304,6 +300,7 @@ pub fn form(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
                 reads_late: false,
                 terminator: false,
             },
+            archs: Archs::default(),
             covered: 0,
             template: 0,
         },
@@ -311,6 +308,12 @@ pub fn form(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
 }
 
 impl FormBuilder {
+    /// The architectures the form exists on (default: all, from sm_75 on).
+    pub fn archs(mut self, archs: Archs) -> Self {
+        self.form.archs = archs;
+        self
+    }
+
     /// Appends operands in printed order.
     pub fn ops(mut self, ops: impl IntoIterator<Item = OperandDesc>) -> Self {
         self.form.operands.extend(ops);
@@ -374,7 +377,7 @@ impl FormBuilder {
 
     /// Negation bits print as `~` when the modifier `x` is set.
     pub fn not_under_x(mut self) -> Self {
-        self.form.not_under = self.form.mod_index("x").map(|i| i as u8);
+        self.form.not_under = self.form.mod_index(Mod::X).map(|i| i as u8);
         self
     }
 

@@ -1,12 +1,13 @@
 //! The decoder: 128 bits to an [`Inst`], driven by the form table. It never panics: an
 //! encoding that no form explains exactly is an error carrying the raw words.
 
+use super::arch::Arch;
 use super::bits::{bits, to_words};
 use super::build::{GUARD, GUARD_NEG, OPCODE};
 use super::control::Control;
 use super::desc::{Form, OpKind, OperandDesc};
 use super::inst::{FormId, Inst, Operand, Value};
-use super::sm75::isa;
+use super::table::{NotDescribed, isa};
 use smallvec::SmallVec;
 
 /// Why a word does not decode.
@@ -41,13 +42,16 @@ pub enum DecodeError {
     /// The code size is not a multiple of 16 bytes.
     #[error("code size {0} is not a multiple of 16 bytes")]
     Truncated(usize),
+    /// The architecture's instruction set is not described.
+    #[error(transparent)]
+    NotDescribed(#[from] NotDescribed),
 }
 
-/// Decodes one instruction found at byte `offset` (used in error messages).
-pub fn decode(word: u128, offset: u64) -> Result<Inst, DecodeError> {
+/// Decodes one instruction of `arch` found at byte `offset` (used in error messages).
+pub fn decode(arch: Arch, word: u128, offset: u64) -> Result<Inst, DecodeError> {
     let (w0, w1) = to_words(word);
     let opcode = OPCODE.get(word) as u16;
-    let candidates = isa().by_opcode(opcode);
+    let candidates = isa().for_arch(arch)?.by_opcode(opcode);
     let mut last_why = String::new();
     for &id in candidates {
         match decode_form(id, isa().form(id), word) {
@@ -67,26 +71,33 @@ pub fn decode(word: u128, offset: u64) -> Result<Inst, DecodeError> {
     }
 }
 
-/// Every form that explains `word` exactly. The table keeps forms disjoint, so this is at
-/// most one; the tests check that.
-pub fn matching_forms(word: u128) -> Vec<FormId> {
+/// Every form of `arch` that explains `word` exactly. The table keeps forms disjoint, so this
+/// is at most one; the tests check that.
+pub fn matching_forms(arch: Arch, word: u128) -> Result<Vec<FormId>, NotDescribed> {
     let opcode = OPCODE.get(word) as u16;
-    isa()
+    Ok(isa()
+        .for_arch(arch)?
         .by_opcode(opcode)
         .iter()
         .copied()
         .filter(|&id| decode_form(id, isa().form(id), word).is_ok())
-        .collect()
+        .collect())
 }
 
-/// Decodes a whole code section (a multiple of 16 bytes).
-pub fn decode_all(code: &[u8]) -> Result<Vec<Inst>, DecodeError> {
+/// Decodes a whole code section of `arch` (a multiple of 16 bytes).
+pub fn decode_all(arch: Arch, code: &[u8]) -> Result<Vec<Inst>, DecodeError> {
     if !code.len().is_multiple_of(16) {
         return Err(DecodeError::Truncated(code.len()));
     }
     code.chunks_exact(16)
         .enumerate()
-        .map(|(i, c)| decode(u128::from_le_bytes(c.try_into().expect("16-byte chunk")), i as u64 * 16))
+        .map(|(i, c)| {
+            decode(
+                arch,
+                u128::from_le_bytes(c.try_into().expect("16-byte chunk")),
+                i as u64 * 16,
+            )
+        })
         .collect()
 }
 
@@ -107,7 +118,7 @@ fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
     for m in &form.mods {
         let v = m.get(word);
         if m.spelling(v).is_none() {
-            return Err(format!("modifier {} has unknown value {v}", m.name));
+            return Err(format!("modifier {:?} has unknown value {v}", m.id));
         }
         mods.push(v);
     }

@@ -4,7 +4,9 @@
 //! know (latency class, scoreboard use). Encoder, decoder, disassembler, scheduler and
 //! simulator all read these tables; no bit position is written anywhere else.
 
+use super::arch::Archs;
 use super::bits::BitField;
+pub use super::modifier::{Mod, ModSet, ModValue};
 pub use super::timing::LatCat;
 
 /// Semantic operation shared by all forms (reg/imm/const...) of one SASS instruction.
@@ -506,8 +508,8 @@ pub struct OperandDesc {
 /// bit ranges: its value is `field | upper << field.len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ModDesc {
-    /// Name, for the backend and the simulator (`"cmp"`, `"signed"`, `"rnd"` ...).
-    pub name: &'static str,
+    /// What the modifier means (its values are the codes of [`Mod`]'s value type).
+    pub id: Mod,
     /// Where it is (the low part).
     pub field: BitField,
     /// `(value, spelling)`; an empty spelling prints nothing. Values not listed are illegal.
@@ -519,8 +521,12 @@ pub struct ModDesc {
 }
 
 impl ModDesc {
-    /// Reads the modifier's value.
+    /// Reads the modifier's value (a modifier without bits always has its default: a meaning
+    /// the form always has, such as FSET's `.BF`).
     pub fn get(&self, inst: u128) -> u16 {
+        if self.field.len == 0 && self.upper.is_none() {
+            return self.default;
+        }
         let low = self.field.get(inst);
         let high = self.upper.map_or(0, |u| u.get(inst));
         (low | high << self.field.len) as u16
@@ -594,6 +600,8 @@ pub struct Form {
     pub invalid: Vec<(u128, u128)>,
     /// Scheduler and simulator facts.
     pub meta: Meta,
+    /// The architectures the form exists on.
+    pub archs: Archs,
     /// Bits owned by an operand or modifier (computed); every other bit must equal the
     /// template.
     pub covered: u128,
@@ -610,9 +618,9 @@ impl Form {
             .map(|(mask, _)| *mask)
     }
 
-    /// Index of the modifier called `name`.
-    pub fn mod_index(&self, name: &str) -> Option<usize> {
-        self.mods.iter().position(|m| m.name == name)
+    /// Index of modifier `id`, if the form has it.
+    pub fn mod_index(&self, id: Mod) -> Option<usize> {
+        self.mods.iter().position(|m| m.id == id)
     }
 
     /// Index of the first operand with `role`.

@@ -5,7 +5,7 @@ use super::build::{GUARD, GUARD_NEG};
 use super::control::ControlError;
 use super::desc::{Form, OpKind, OperandDesc};
 use super::inst::{Inst, Operand, Value};
-use super::sm75::isa;
+use super::table::isa;
 
 /// Why an instruction cannot be encoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -45,12 +45,12 @@ pub enum EncodeError {
         value: i64,
     },
     /// A modifier value the form does not list.
-    #[error("{mnemonic}: modifier {name} has no value {value}")]
+    #[error("{mnemonic}: modifier {modifier:?} has no value {value}")]
     Modifier {
         /// The form's mnemonic.
         mnemonic: &'static str,
-        /// Modifier name.
-        name: &'static str,
+        /// The modifier.
+        modifier: crate::isa::Mod,
         /// The value given.
         value: u16,
     },
@@ -91,7 +91,7 @@ pub fn encode(inst: &Inst) -> Result<u128, EncodeError> {
         if m.spelling(value).is_none() {
             return Err(EncodeError::Modifier {
                 mnemonic: form.mnemonic,
-                name: m.name,
+                modifier: m.id,
                 value,
             });
         }

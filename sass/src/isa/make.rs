@@ -2,15 +2,21 @@
 //! the given values (register, immediate, constant ...), and fill every other operand and
 //! modifier with its default.
 
+use super::arch::Arch;
 use super::control::Control;
 use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role};
 use super::inst::{FormId, Inst, Operand, Value};
-use super::sm75::isa;
+use super::modifier::{Mod, ModSet, ModValue};
+use super::table::{NotDescribed, isa};
+use super::values::{AtomType, LdsmCount, MemSize};
 use smallvec::SmallVec;
 
 /// Why no form fits.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MakeError {
+    /// The architecture's instruction set is not described.
+    #[error(transparent)]
+    NotDescribed(#[from] NotDescribed),
     /// No form of the operation accepts these operands and modifiers.
     #[error("no {op:?} form takes {what}")]
     NoForm {
@@ -45,9 +51,19 @@ impl Inst {
         self.desc().operand_index(role).and_then(|i| self.operands.get(i))
     }
 
-    /// The value of modifier `name`.
-    pub fn mod_value(&self, name: &str) -> Option<u16> {
-        self.desc().mod_index(name).and_then(|i| self.mods.get(i).copied())
+    /// The code of modifier `id`, if the form has it.
+    pub fn mod_code(&self, id: Mod) -> Option<u16> {
+        self.desc().mod_index(id).and_then(|i| self.mods.get(i).copied())
+    }
+
+    /// The value of the modifier of type `T`, if the form has it (and its code has a meaning).
+    pub fn get_mod<T: ModValue>(&self) -> Option<T> {
+        self.mod_code(T::ID).and_then(T::from_code)
+    }
+
+    /// True if flag `id` is present and set.
+    pub fn flag(&self, id: Mod) -> bool {
+        self.mod_code(id) == Some(1)
     }
 
     /// Register width (1, 2 or 4) of the operand at `index`; width 0 in the table means
@@ -61,19 +77,22 @@ impl Inst {
             // In the uniform-address forms the register's own width suffix decides:
             // `[R16.U32+UR8]` reads R16 only, even under `.E`.
             OpKind::Mem { .. } if d.swizzle.is_some() => 1 + self.operands[index].swizzle.min(1),
-            OpKind::Mem { .. } if self.mod_value("e") == Some(1) => 2,
+            OpKind::Mem { .. } if self.flag(Mod::E) => 2,
             _ => 1,
         }
     }
 }
 
 impl Inst {
-    /// Register width of memory data: from `size` (`.64` 2, `.128` 4), the atomic type
-    /// `atype` (64-bit types 2) or LDSM's `count` (`.2` 2, `.4` 4).
+    /// Register width of memory data: from the access size, the atomic type (64-bit types
+    /// 2) or LDSM's matrix count.
     fn width_from_mods(&self) -> u8 {
-        match (self.mod_value("size"), self.mod_value("atype"), self.mod_value("count")) {
-            (Some(5), _, _) | (_, Some(2 | 5 | 6), _) | (_, _, Some(1)) => 2,
-            (Some(6 | 7), _, _) | (_, _, Some(2)) => 4,
+        if let Some(size) = self.get_mod::<MemSize>() {
+            return size.registers();
+        }
+        match (self.get_mod::<AtomType>(), self.get_mod::<LdsmCount>()) {
+            (Some(AtomType::U64 | AtomType::S64 | AtomType::F64), _) | (_, Some(LdsmCount::X2)) => 2,
+            (_, Some(LdsmCount::X4)) => 4,
             _ => 1,
         }
     }
@@ -131,7 +150,7 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
 }
 
 /// True if `form` can encode these operands (kinds, source modifiers) and modifiers.
-pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> bool {
+pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[ModSet]) -> bool {
     operands.iter().all(|(role, o)| {
         form.operands.iter().find(|d| d.role == *role).is_some_and(|d| {
             accepts(d.kind, &o.value)
@@ -140,10 +159,10 @@ pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> 
                 && (o.swizzle == 0 || d.swizzle.is_some())
                 && imm_fits(d.kind, &o.value)
         })
-    }) && mods.iter().all(|(name, v)| {
+    }) && mods.iter().all(|set| {
         form.mods
             .iter()
-            .any(|m| m.name == *name && m.values.iter().any(|(k, _)| k == v))
+            .any(|m| m.id == set.id && m.values.iter().any(|&(k, _)| k == set.code))
     })
 }
 
@@ -164,18 +183,24 @@ fn imm_fits(kind: OpKind, value: &Value) -> bool {
     }
 }
 
-/// The first form of `op` that [`fits`] the operands and modifiers.
-pub fn find_form(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Option<FormId> {
-    isa()
+/// The first form of `op` on `arch` that [`fits`] the operands and modifiers.
+pub fn find_form(
+    arch: Arch,
+    op: Op,
+    operands: &[(Role, Operand)],
+    mods: &[ModSet],
+) -> Result<Option<FormId>, NotDescribed> {
+    Ok(isa()
+        .for_arch(arch)?
         .forms()
         .find(|(_, f)| f.op == op && fits(f, operands, mods))
-        .map(|(id, _)| id)
+        .map(|(id, _)| id))
 }
 
-/// Builds an instruction of `op`: operands by role (the first slot with that role), modifiers
-/// by name; everything else at its default. The first form that accepts them is used.
-pub fn make(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Result<Inst, MakeError> {
-    let id = find_form(op, operands, mods).ok_or_else(|| MakeError::NoForm {
+/// Builds an instruction of `op` for `arch`: operands by role (the first slot with that role), modifiers
+/// by [`Mod`]; everything else at its default. The first form that accepts them is used.
+pub fn make(arch: Arch, op: Op, operands: &[(Role, Operand)], mods: &[ModSet]) -> Result<Inst, MakeError> {
+    let id = find_form(arch, op, operands, mods)?.ok_or_else(|| MakeError::NoForm {
         op,
         what: format!(
             "{:?} with {:?}",
@@ -190,9 +215,9 @@ pub fn make(op: Op, operands: &[(Role, Operand)], mods: &[(&str, u16)]) -> Resul
             inst.operands[i] = *o;
         }
     }
-    for (name, v) in mods {
-        if let Some(i) = form.mod_index(name) {
-            inst.mods[i] = *v;
+    for set in mods {
+        if let Some(i) = form.mod_index(set.id) {
+            inst.mods[i] = set.code;
         }
     }
     Ok(inst)

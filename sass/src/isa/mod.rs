@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod access;
+pub mod arch;
 pub mod bits;
 pub mod build;
 pub mod control;
@@ -13,13 +14,18 @@ pub mod encode;
 pub mod floatfmt;
 pub mod inst;
 pub mod make;
+pub mod modifier;
 pub mod sm75;
+pub mod table;
 pub mod text;
 pub mod timing;
+pub mod values;
 
+pub use arch::Arch;
 pub use control::Control;
 pub use decode::{DecodeError, decode, decode_all, matching_forms};
 pub use desc::{Form, Op, Role};
 pub use encode::{EncodeError, encode};
 pub use inst::{FormId, Inst, Operand, PT, RZ, URZ, Value};
-pub use sm75::isa;
+pub use modifier::{Mod, ModSet, ModValue};
+pub use table::{NotDescribed, isa};

@@ -3,7 +3,7 @@
 use super::desc::{AliasCond, Form, ImmStyle, OpKind, OperandDesc, Sep, Show};
 use super::floatfmt::{f16_text, f32_text, f64_text};
 use super::inst::{Inst, Operand, PT, RZ, URZ, Value};
-use super::sm75::isa;
+use super::table::isa;
 use std::fmt::Write;
 
 /// Resolves the absolute byte address of a branch target to its text.

@@ -5,7 +5,7 @@
 //! 0). Lanes are applied in lane order.
 
 use super::mem::{address_of, read_bytes, space_of, write_bytes};
-use crate::decoded::{AtomOp, Decoded, NumType, Src};
+use crate::decoded::{AtomicOp, Decoded, NumType, Src};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
@@ -16,7 +16,7 @@ use ptxc_sass::isa::RZ;
 type R = Result<(), SimError>;
 
 /// The new memory value of `op` applied to `old` with operand `v` (and `swap` for CAS).
-pub fn apply(op: AtomOp, t: NumType, old: u64, v: u64, swap: u64) -> u64 {
+pub fn apply(op: AtomicOp, t: NumType, old: u64, v: u64, swap: u64) -> u64 {
     let wide = t.bytes() == 8;
     let mask = if wide { u64::MAX } else { 0xffff_ffff };
     let (old, v, swap) = (old & mask, v & mask, swap & mask);
@@ -28,51 +28,51 @@ pub fn apply(op: AtomOp, t: NumType, old: u64, v: u64, swap: u64) -> u64 {
         }
     };
     let r = match op {
-        AtomOp::Add if t == NumType::F32 => {
+        AtomicOp::Add if t == NumType::F32 => {
             let (a, b) = (f32::from_bits(old as u32), f32::from_bits(v as u32));
             fp::add(a, b, Rnd::Rn, true).to_bits() as u64
         }
-        AtomOp::Add if t == NumType::F64 => fp::dadd(f64::from_bits(old), f64::from_bits(v), Rnd::Rn).to_bits(),
-        AtomOp::Add if t == NumType::F16x2 => {
+        AtomicOp::Add if t == NumType::F64 => fp::dadd(f64::from_bits(old), f64::from_bits(v), Rnd::Rn).to_bits(),
+        AtomicOp::Add if t == NumType::F16x2 => {
             let half = |x: u64, y: u64| sf::add(x & 0xffff, y & 0xffff, F16, Rnd::Rn, false);
             half(old, v) | half(old >> 16, v >> 16) << 16
         }
-        AtomOp::Add => old.wrapping_add(v),
-        AtomOp::Min if t.is_signed() => {
+        AtomicOp::Add => old.wrapping_add(v),
+        AtomicOp::Min if t.is_signed() => {
             if signed_less(v, old) {
                 v
             } else {
                 old
             }
         }
-        AtomOp::Max if t.is_signed() => {
+        AtomicOp::Max if t.is_signed() => {
             if signed_less(old, v) {
                 v
             } else {
                 old
             }
         }
-        AtomOp::Min => old.min(v),
-        AtomOp::Max => old.max(v),
-        AtomOp::Inc => {
+        AtomicOp::Min => old.min(v),
+        AtomicOp::Max => old.max(v),
+        AtomicOp::Inc => {
             if old >= v {
                 0
             } else {
                 old + 1
             }
         }
-        AtomOp::Dec => {
+        AtomicOp::Dec => {
             if old == 0 || old > v {
                 v
             } else {
                 old - 1
             }
         }
-        AtomOp::And => old & v,
-        AtomOp::Or => old | v,
-        AtomOp::Xor => old ^ v,
-        AtomOp::Exch => v,
-        AtomOp::Cas => {
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => old ^ v,
+        AtomicOp::Exch => v,
+        AtomicOp::Cas => {
             if old == v {
                 swap
             } else {
@@ -107,7 +107,7 @@ fn run(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, exec: u32) -> Result<[u64; WARP
     let wide = t.bytes() == 8;
     let size = if wide { 8 } else { 4 };
     // CAS compares with B and swaps in C; the others take the data operand.
-    let cas = d.m.atom_op == AtomOp::Cas;
+    let cas = d.m.atom_op == AtomicOp::Cas;
     let data = if cas {
         reg_of(&d.b)
     } else {
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn atomic_operations() {
-        use AtomOp::*;
+        use AtomicOp::*;
         assert_eq!(apply(Add, NumType::U32, 0xffff_ffff, 1, 0), 0);
         assert_eq!(
             apply(Min, NumType::S32, 5, (-3i32) as u32 as u64, 0),

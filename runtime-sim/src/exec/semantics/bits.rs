@@ -5,26 +5,27 @@ use crate::decoded::{Decoded, SrcOp};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
+use ptxc_sass::isa::values::PrmtMode;
 
 type R = Result<(), SimError>;
 
 /// The byte permutation of PRMT (PTX `prmt`): `lo` supplies bytes 0..3 and `hi` bytes
-/// 4..7. Mode 0 uses four selector nibbles (bit 3 replicates the byte's sign); modes 1..6
-/// (F4E, B4E, RC8, ECL, ECR, RC16) use the selector's two low bits.
-pub fn permute(mode: u8, lo: u32, sel: u32, hi: u32) -> u32 {
+/// 4..7. The indexed mode uses four selector nibbles (bit 3 replicates the byte's sign); the
+/// others (F4E, B4E, RC8, ECL, ECR, RC16) use the selector's two low bits.
+pub fn permute(mode: PrmtMode, lo: u32, sel: u32, hi: u32) -> u32 {
     let bytes = (hi as u64) << 32 | lo as u64;
     let byte = |i: u32| ((bytes >> (8 * (i & 7))) & 0xff) as u32;
     let s = sel & 3;
     let mut out = 0u32;
     for i in 0..4u32 {
         let v = match mode {
-            1 => byte(s + i),
-            2 => byte(s.wrapping_sub(i) & 7),
-            3 => byte(s),
-            4 => byte(i.max(s)),
-            5 => byte(i.min(s)),
-            6 => byte((s & 1) * 2 + (i & 1)),
-            _ => {
+            PrmtMode::F4e => byte(s + i),
+            PrmtMode::B4e => byte(s.wrapping_sub(i) & 7),
+            PrmtMode::Rc8 => byte(s),
+            PrmtMode::Ecl => byte(i.max(s)),
+            PrmtMode::Ecr => byte(i.min(s)),
+            PrmtMode::Rc16 => byte((s & 1) * 2 + (i & 1)),
+            PrmtMode::Index => {
                 let nib = (sel >> (4 * i)) & 0xf;
                 let b = byte(nib & 7);
                 if nib & 8 != 0 {
@@ -42,7 +43,7 @@ pub fn permute(mode: u8, lo: u32, sel: u32, hi: u32) -> u32 {
 /// PRMT: `d = permute(a, b (selector), c)`.
 pub fn prmt(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
-    let out: [u32; WARP] = std::array::from_fn(|l| permute(d.m.mode, a[l], b[l], c[l]));
+    let out: [u32; WARP] = std::array::from_fn(|l| permute(d.m.prmt, a[l], b[l], c[l]));
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }
@@ -68,7 +69,7 @@ pub fn sign_extend(a: u32, bits: u32, signed: bool, wrap: bool) -> u32 {
 /// SGXT: sign-extend `a` from `b` bits.
 pub fn sgxt(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
-    let out: [u32; WARP] = std::array::from_fn(|l| sign_extend(a[l], b[l], d.m.signed, d.m.w));
+    let out: [u32; WARP] = std::array::from_fn(|l| sign_extend(a[l], b[l], d.m.signed, d.m.wrap));
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }
@@ -87,7 +88,7 @@ pub fn bit_mask(start: u32, width: u32, wrap: bool) -> u32 {
 /// BMSK: `d = mask of b bits starting at bit a`.
 pub fn bmsk(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
-    let out: [u32; WARP] = std::array::from_fn(|l| bit_mask(a[l], b[l], d.m.w));
+    let out: [u32; WARP] = std::array::from_fn(|l| bit_mask(a[l], b[l], d.m.wrap));
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }
@@ -120,7 +121,7 @@ pub fn find_leading(v: u32, signed: bool, shift_amount: bool) -> u32 {
 
 /// FLO: find leading one.
 pub fn flo(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let out = unary_source(ctx, w, d).map(|v| find_leading(v, d.m.signed, d.m.sh));
+    let out = unary_source(ctx, w, d).map(|v| find_leading(v, d.m.signed, d.m.shift_amount));
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }
@@ -139,16 +140,16 @@ mod tests {
     #[test]
     fn prmt_modes_follow_the_ptx_tables() {
         let (a, b) = (0x4433_2211, 0x8877_6655);
-        assert_eq!(permute(0, a, 0x3210, b), a);
-        assert_eq!(permute(0, a, 0x7654, b), b);
-        assert_eq!(permute(0, a, 0x5410, b), 0x6655_2211);
-        assert_eq!(permute(0, 0x80, 0x8888, 0), 0xffff_ffff);
-        assert_eq!(permute(1, a, 1, b), 0x5544_3322);
-        assert_eq!(permute(2, a, 0, b), 0x6677_8811);
-        assert_eq!(permute(3, a, 2, b), 0x3333_3333);
-        assert_eq!(permute(4, a, 1, b), 0x4433_2222);
-        assert_eq!(permute(5, a, 2, b), 0x3333_2211);
-        assert_eq!(permute(6, a, 1, b), 0x4433_4433);
+        assert_eq!(permute(PrmtMode::Index, a, 0x3210, b), a);
+        assert_eq!(permute(PrmtMode::Index, a, 0x7654, b), b);
+        assert_eq!(permute(PrmtMode::Index, a, 0x5410, b), 0x6655_2211);
+        assert_eq!(permute(PrmtMode::Index, 0x80, 0x8888, 0), 0xffff_ffff);
+        assert_eq!(permute(PrmtMode::F4e, a, 1, b), 0x5544_3322);
+        assert_eq!(permute(PrmtMode::B4e, a, 0, b), 0x6677_8811);
+        assert_eq!(permute(PrmtMode::Rc8, a, 2, b), 0x3333_3333);
+        assert_eq!(permute(PrmtMode::Ecl, a, 1, b), 0x4433_2222);
+        assert_eq!(permute(PrmtMode::Ecr, a, 2, b), 0x3333_2211);
+        assert_eq!(permute(PrmtMode::Rc16, a, 1, b), 0x4433_4433);
     }
 
     #[test]

@@ -80,7 +80,7 @@ fn write(w: &mut Warp, d: &Decoded, exec: u32, t: NumType, values: &[u64; WARP])
 /// I2F: integer to float.
 pub fn i2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
-    let rnd = Rnd::from_bits(d.m.rnd);
+    let rnd = Rnd::from(d.m.rnd);
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
         let v = int_value(source(ctx, w, d, src, l), src);
@@ -103,7 +103,7 @@ pub fn f2i_nan(ntz: bool, bits: u32, signed: bool) -> i128 {
 /// F2I: float to integer (saturating; NaN see [`f2i_nan`]).
 pub fn f2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
-    let rnd = Rnd::from_bits(d.m.rnd);
+    let rnd = Rnd::from(d.m.rnd);
     let f = format(src);
     let (bits, signed) = (8 * dst.bytes(), dst.is_signed());
     let mut out = [0u64; WARP];
@@ -123,7 +123,7 @@ pub fn f2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// F2F: float to float (or, between equal formats, round to integral).
 pub fn f2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
-    let rnd = Rnd::from_bits(d.m.rnd);
+    let rnd = Rnd::from(d.m.rnd);
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
         let x = source(ctx, w, d, src, l);
@@ -162,7 +162,7 @@ pub fn frnd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         d.m.src_num
     };
     let t = if t.is_float() { t } else { NumType::F32 };
-    let rnd = Rnd::from_bits(d.m.rnd);
+    let rnd = Rnd::from(d.m.rnd);
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
         out[l] = sf::round_integral(source(ctx, w, d, t, l), format(t), rnd, d.m.ftz);

@@ -7,6 +7,7 @@ use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
 use crate::fp::{self, Rnd};
+use ptxc_sass::isa::values::FmulScale;
 
 type R = Result<(), SimError>;
 
@@ -62,7 +63,7 @@ fn ab(ctx: &Ctx, w: &Warp, d: &Decoded) -> ([f32; WARP], [f32; WARP]) {
 pub fn fadd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = ab(ctx, w, d);
     let mut out = [0f32; WARP];
-    match Rnd::from_bits(d.m.rnd) {
+    match Rnd::from(d.m.rnd) {
         Rnd::Rn => {
             for l in 0..WARP {
                 out[l] = a[l] + b[l];
@@ -78,16 +79,16 @@ pub fn fadd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// The power of two of FMUL's `.D8 .. .M8` scale field (4 = none).
-fn scale_factor(code: u8) -> f32 {
-    match code {
-        1 => 0.125,
-        2 => 0.25,
-        3 => 0.5,
-        5 => 2.0,
-        6 => 4.0,
-        7 => 8.0,
-        _ => 1.0,
+/// The power of two of FMUL's `.D8 .. .M8` scale.
+fn scale_factor(scale: FmulScale) -> f32 {
+    match scale {
+        FmulScale::D8 => 0.125,
+        FmulScale::D4 => 0.25,
+        FmulScale::D2 => 0.5,
+        FmulScale::One => 1.0,
+        FmulScale::M2 => 2.0,
+        FmulScale::M4 => 4.0,
+        FmulScale::M8 => 8.0,
     }
 }
 
@@ -108,7 +109,7 @@ pub fn fmul(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (mut a, mut b) = ab(ctx, w, d);
     apply_fmz(d, &mut a, &mut b);
     let scale = scale_factor(d.m.scale);
-    let rnd = Rnd::from_bits(d.m.rnd);
+    let rnd = Rnd::from(d.m.rnd);
     let mut out = [0f32; WARP];
     if scale == 1.0 && rnd == Rnd::Rn {
         for l in 0..WARP {
@@ -142,7 +143,7 @@ pub fn ffma(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     }
     apply_fmz(d, &mut a, &mut b);
     let mut out = [0f32; WARP];
-    match Rnd::from_bits(d.m.rnd) {
+    match Rnd::from(d.m.rnd) {
         Rnd::Rn => fp::fma_rows(&a, &b, &c, &mut out),
         rnd => {
             for l in 0..WARP {
@@ -164,7 +165,7 @@ fn fcompare(ctx: &Ctx, w: &Warp, d: &Decoded) -> u32 {
         } else {
             (a[l], b[l])
         };
-        r |= (fp::compare(d.m.cmp, x as f64, y as f64) as u32) << l;
+        r |= (fp::compare(d.m.float_cmp, x as f64, y as f64) as u32) << l;
     }
     r
 }
@@ -181,7 +182,7 @@ pub fn fsetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 pub fn fset(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let r = fcompare(ctx, w, d);
     let p = w.pred_mask(d.ps[0], u32::MAX);
-    let bf = d.m.flag;
+    let bf = d.m.bool_float;
     each(w, d, exec, |_, l| {
         let v = super::combine(d.m.bop, (r >> l) & 1 == 1, (p >> l) & 1 == 1);
         match (v, bf) {

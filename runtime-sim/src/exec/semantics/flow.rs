@@ -11,6 +11,7 @@ use crate::exec::ctx::{CtaShared, Ctx};
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::module::Kernel;
 use ptxc_sass::isa::Op;
+use ptxc_sass::isa::values::{BarMode, BarRedOp, BranchKind};
 
 type R = Result<(), SimError>;
 
@@ -27,16 +28,13 @@ fn target_of(ctx: &Ctx, w: &Warp, d: &Decoded, group: u32) -> Result<u32, SimErr
     })
 }
 
-/// The `.U` (uniform) kind of BRA in the decoded `kind` modifier.
-const BRA_UNIFORM: u8 = 1;
-
 /// BRA: the taken lanes jump. `BRA.U` jumps only when every lane of the group takes it,
 /// otherwise none does: ptxas skips a convergence region with `@P0 BRA.U L; BSSY B0, L;
 /// @P0 BRA inner`, which reconverges a warp with mixed P0 only if the mixed warp falls
 /// through to the BSSY (difftest seed 1700115, a SHFL after such a region).
 pub fn bra(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     let t = taken(w, d, exec);
-    let t = if d.op == Op::Bra && d.m.op == BRA_UNIFORM && t != group {
+    let t = if d.op == Op::Bra && d.m.branch == BranchKind::Uniform && t != group {
         0
     } else {
         t
@@ -64,19 +62,6 @@ fn jump_each(w: &mut Warp, d: &Decoded, group: u32, t: u32, targets: &[u32; WARP
 fn register_targets(ctx: &Ctx, w: &Warp, d: &Decoded, base: u32) -> [u32; WARP] {
     let s = if d.a.present() { &d.a } else { &d.b };
     std::array::from_fn(|l| base.wrapping_add(ctx.src32(w, s, l)))
-}
-
-/// BRX: indirect branch to the register value (relative to the encoded offset).
-pub fn brx(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
-    let t = taken(w, d, exec);
-    let targets = register_targets(ctx, w, d, d.target.unwrap_or(d.pc + 16));
-    jump_each(w, d, group, t, &targets);
-    Ok(())
-}
-
-/// JMP: absolute jump.
-pub fn jmp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
-    bra(ctx, w, d, group, exec)
 }
 
 /// EXIT: the lanes end; barriers waiting only for them may complete.
@@ -202,10 +187,6 @@ pub fn bar_count(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize) -> u32 {
     }
 }
 
-/// BAR modes (the `mode` modifier): 0 SYNC, 1 ARV, 2 RED, 3 SCAN, 4 SYNCALL.
-const ARRIVE: u8 = 1;
-const REDUCE: u8 = 2;
-
 /// BAR: arrive at a CTA barrier (SYNC and RED wait for it to complete, ARV does not).
 pub fn bar(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     w.advance(group & !exec, d.pc);
@@ -220,15 +201,15 @@ pub fn bar(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R
         ctx.cta.bar_expected[id] = count;
     }
     // Reductions: popcount, and, or of the predicate source over the arriving threads.
-    if d.m.mode == REDUCE {
+    if d.m.bar == BarMode::Red {
         let p = w.pred_mask(d.ps[0], exec);
         let red = &mut ctx.cta.bar_red[id];
         red.0 += p.count_ones();
         red.1 &= p == exec;
         red.2 |= p != 0;
-        ctx.cta.bar_redop[id] = d.m.op;
+        ctx.cta.bar_redop[id] = d.m.bar_redop;
     }
-    if d.m.mode == ARRIVE {
+    if d.m.bar == BarMode::Arv {
         w.advance(exec, d.pc);
     } else {
         w.bar_wait[id] |= exec;
@@ -299,9 +280,9 @@ pub fn release_barriers(cta: &mut CtaShared, warps: &mut [&mut Warp], _kernel: &
             cta.bar_expected[id] = 0;
             let (popc, and, or) = cta.bar_red[id];
             cta.bar_result = match cta.bar_redop[id] {
-                1 => (popc, and),
-                2 => (popc, or),
-                _ => (popc, popc != 0),
+                BarRedOp::And => (popc, and),
+                BarRedOp::Or => (popc, or),
+                BarRedOp::Popc => (popc, popc != 0),
             };
             cta.bar_red[id] = (0, true, false);
             for w in warps.iter_mut() {

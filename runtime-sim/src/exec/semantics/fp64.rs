@@ -7,6 +7,7 @@ use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::fp::{self, Rnd};
+use ptxc_sass::isa::values::{DoubleCmp, FloatCmp};
 
 type R = Result<(), SimError>;
 
@@ -28,7 +29,7 @@ pub fn dsrc(ctx: &Ctx, w: &Warp, s: &SrcOp, lane: usize) -> f64 {
 }
 
 fn run(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, f: impl Fn(f64, f64, f64, Rnd) -> f64) {
-    let rnd = Rnd::from_bits(d.m.rnd);
+    let rnd = Rnd::from(d.m.rnd);
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
         let (a, b, c) = (dsrc(ctx, w, &d.a, l), dsrc(ctx, w, &d.b, l), dsrc(ctx, w, &d.c, l));
@@ -79,15 +80,15 @@ pub fn dsetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (mut r, mut both_nan) = (0u32, 0u32);
     for l in lanes(exec) {
         let (a, b) = (dsrc(ctx, w, &d.a, l), dsrc(ctx, w, &d.b, l));
-        let v = match d.m.cmp {
-            0 => picks_a(false, a, b),
-            15 => picks_a(true, a, b),
-            c => fp::compare(c, a, b),
+        let v = match d.m.double_cmp {
+            DoubleCmp::Min => picks_a(false, a, b),
+            DoubleCmp::Max => picks_a(true, a, b),
+            c => fp::compare(FloatCmp::from_code(c.code()).expect("DSETP shares FSETP's codes"), a, b),
         };
         r |= (v as u32) << l;
         both_nan |= ((a.is_nan() && b.is_nan()) as u32) << l;
     }
-    if d.m.cmp == 0 || d.m.cmp == 15 {
+    if matches!(d.m.double_cmp, DoubleCmp::Min | DoubleCmp::Max) {
         let p = w.pred_mask(d.ps[0], exec);
         let (mut p0, mut p1) = (0u32, 0u32);
         for l in lanes(exec) {

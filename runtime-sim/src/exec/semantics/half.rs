@@ -56,9 +56,7 @@ fn hrow(ctx: &Ctx, w: &Warp, s: &SrcOp) -> [[u16; 2]; WARP] {
 
 /// True when the instruction writes one f32 (`.F32`).
 fn f32_result(d: &Decoded) -> bool {
-    d.inst
-        .as_ref()
-        .is_some_and(|i| i.mod_value("f32") == Some(1) || i.desc().mnemonic.ends_with(".F32"))
+    d.m.half_f32
 }
 
 /// Applies `op` to each f16 lane (or once in f32 under `.F32`) and writes the result.
@@ -120,12 +118,14 @@ fn wide(h: u16, ftz: bool) -> f64 {
 /// Per-lane comparison results of the low and high halves.
 fn hcompare(ctx: &Ctx, w: &Warp, d: &Decoded) -> [[bool; 2]; WARP] {
     let (a, b) = (hrow(ctx, w, &d.a), hrow(ctx, w, &d.b));
-    std::array::from_fn(|l| [0, 1].map(|i| crate::fp::compare(d.m.cmp, wide(a[l][i], d.m.ftz), wide(b[l][i], d.m.ftz))))
+    std::array::from_fn(|l| {
+        [0, 1].map(|i| crate::fp::compare(d.m.float_cmp, wide(a[l][i], d.m.ftz), wide(b[l][i], d.m.ftz)))
+    })
 }
 
 /// True under `.H_AND` (both halves combined into one result).
 fn h_and(d: &Decoded) -> bool {
-    d.m.flag
+    d.m.half_and
 }
 
 /// HSETP2: compares both halves; P0/P1 get the low/high results combined with the
@@ -155,7 +155,7 @@ pub fn hsetp2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
 pub fn hset2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let r = hcompare(ctx, w, d);
     let pin = w.pred_mask(d.ps[0], u32::MAX);
-    let bf = d.m.flag;
+    let bf = d.m.bool_float;
     let out: [u32; WARP] = std::array::from_fn(|l| {
         let p = (pin >> l) & 1 == 1;
         let half = |i: usize| {
@@ -167,34 +167,6 @@ pub fn hset2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
             }
         };
         half(0) | half(1) << 16
-    });
-    write_dst(w, &d.dst, exec, &out);
-    Ok(())
-}
-
-/// HMNMX2: per-half minimum (predicate true) or maximum.
-pub fn hmnmx2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let (a, b) = (hrow(ctx, w, &d.a), hrow(ctx, w, &d.b));
-    let p = w.pred_mask(d.ps[0], u32::MAX);
-    let out: [u32; WARP] = std::array::from_fn(|l| {
-        let max = (p >> l) & 1 == 0;
-        let pick = |i: usize| {
-            let (x, y) = (a[l][i], b[l][i]);
-            let (fx, fy) = (wide(x, d.m.ftz), wide(y, d.m.ftz));
-            let r = match (fx.is_nan(), fy.is_nan()) {
-                (true, true) => 0x7fff,
-                (true, false) => y,
-                (false, true) => x,
-                _ if fx == fy => {
-                    let x_neg = x & 0x8000 != 0;
-                    if x_neg != max { x } else { y }
-                }
-                _ if (fx < fy) != max => x,
-                _ => y,
-            };
-            r as u32
-        };
-        pick(0) | pick(1) << 16
     });
     write_dst(w, &d.dst, exec, &out);
     Ok(())

@@ -6,6 +6,7 @@ use crate::decoded::{Decoded, SrcOp};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
+use ptxc_sass::isa::values::{IdpKind, IntCmp, ShfType};
 
 type R = Result<(), SimError>;
 
@@ -221,14 +222,18 @@ pub fn lop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// The funnel shift of `(c:a)` by `amount`, clamped to the type width unless `.W`
-/// (types: 0 S64, 1 U64, 2 S32, 3 U32; signed right shifts are arithmetic).
+/// The funnel shift of `(c:a)` by `amount`, clamped to the type width unless `.W` (signed
+/// right shifts are arithmetic).
 #[inline]
-pub fn funnel(right: bool, ty: u8, wrap: bool, hi: bool, a: u32, amount: u32, c: u32) -> u32 {
-    let bits: u32 = if ty >= 2 { 32 } else { 64 };
+pub fn funnel(right: bool, ty: ShfType, wrap: bool, hi: bool, a: u32, amount: u32, c: u32) -> u32 {
+    let bits: u32 = if matches!(ty, ShfType::S32 | ShfType::U32) {
+        32
+    } else {
+        64
+    };
     let s = if wrap { amount & (bits - 1) } else { amount.min(bits) };
     let x = (c as u64) << 32 | a as u64;
-    let signed = ty.is_multiple_of(2);
+    let signed = matches!(ty, ShfType::S32 | ShfType::S64);
     let r = match (right, signed) {
         (false, _) => x.checked_shl(s).unwrap_or(0),
         (true, true) => ((x as i64) >> s.min(63)) as u64,
@@ -241,38 +246,38 @@ pub fn funnel(right: bool, ty: u8, wrap: bool, hi: bool, a: u32, amount: u32, c:
 pub fn shf(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
     let m = d.m;
-    let out: [u32; WARP] = std::array::from_fn(|l| funnel(m.right, m.shf_type, m.w, m.hi, a[l], b[l], c[l]));
+    let out: [u32; WARP] = std::array::from_fn(|l| funnel(m.right, m.shf_type, m.wrap, m.hi, a[l], b[l], c[l]));
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }
 
-/// ISETP compare codes: 0 F, 1 LT, 2 EQ, 3 LE, 4 GT, 5 NE, 6 GE, 7 T.
+/// An integer comparison (ISETP).
 #[inline]
-pub fn icmp(code: u8, a: u32, b: u32, signed: bool) -> bool {
+pub fn icmp(cmp: IntCmp, a: u32, b: u32, signed: bool) -> bool {
     let ord = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
     use std::cmp::Ordering::*;
-    match code & 7 {
-        0 => false,
-        1 => ord == Less,
-        2 => ord == Equal,
-        3 => ord != Greater,
-        4 => ord == Greater,
-        5 => ord != Equal,
-        6 => ord != Less,
-        _ => true,
+    match cmp {
+        IntCmp::F => false,
+        IntCmp::Lt => ord == Less,
+        IntCmp::Eq => ord == Equal,
+        IntCmp::Le => ord != Greater,
+        IntCmp::Gt => ord == Greater,
+        IntCmp::Ne => ord != Equal,
+        IntCmp::Ge => ord != Less,
+        IntCmp::T => true,
     }
 }
 
 /// The `.EX` step of a 64-bit compare: the high words decide unless they are equal, then
 /// the low-word result (`low`) does.
 #[inline]
-pub fn icmp_ex(code: u8, a: u32, b: u32, signed: bool, low: bool) -> bool {
-    match code & 7 {
-        0 => false,
-        7 => true,
-        2 => a == b && low,
-        5 => a != b || low,
-        code => (a != b && icmp(code, a, b, signed)) || (a == b && low),
+pub fn icmp_ex(cmp: IntCmp, a: u32, b: u32, signed: bool, low: bool) -> bool {
+    match cmp {
+        IntCmp::F => false,
+        IntCmp::T => true,
+        IntCmp::Eq => a == b && low,
+        IntCmp::Ne => a != b || low,
+        cmp => (a != b && icmp(cmp, a, b, signed)) || (a == b && low),
     }
 }
 
@@ -283,9 +288,9 @@ pub fn isetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let mut r = 0u32;
     for l in 0..WARP {
         let v = if d.m.ex {
-            icmp_ex(d.m.cmp, a[l], b[l], d.m.signed, (low >> l) & 1 == 1)
+            icmp_ex(d.m.int_cmp, a[l], b[l], d.m.signed, (low >> l) & 1 == 1)
         } else {
-            icmp(d.m.cmp, a[l], b[l], d.m.signed)
+            icmp(d.m.int_cmp, a[l], b[l], d.m.signed)
         };
         r |= (v as u32) << l;
     }
@@ -367,7 +372,7 @@ pub fn plop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// P2R: packs the predicates selected by mask `b` into byte `.Bn` of `a`.
 pub fn p2r(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
-    let shift = 8 * (d.m.byte as u32 & 3);
+    let shift = 8 * d.m.byte.code() as u32;
     each(w, d, exec, |w, l| {
         let preds = (0..8).fold(0u32, |v, p| v | ((w.preds[p] >> l) & 1) << p);
         let mask = (b[l] & 0xff) << shift;
@@ -380,7 +385,7 @@ pub fn p2r(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 pub fn r2p(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
     // The byte is selected by A's suffix (`R2P PR, R0.B1, 0x7f`).
-    let shift = 8 * ((d.m.byte | d.a.swizzle) as u32 & 3);
+    let shift = 8 * ((d.m.byte.code() as u8 | d.a.swizzle) as u32 & 3);
     for p in 0..7u8 {
         let mut sel = 0u32;
         let mut val = 0u32;
@@ -400,9 +405,8 @@ pub fn r2p(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// IDP.4A / IDP.2A: integer dot products of bytes (and halves) plus `c`.
 pub fn idp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b, c) = (ctx.row(w, &d.a), ctx.row(w, &d.b), ctx.row(w, &d.c));
-    // `kind`: 0 = .4A, 1 = .2A.LO, 3 = .2A.HI.
-    let two = d.m.op & 1 == 1;
-    let (a_signed, b_signed) = (d.m.src_num.is_signed(), d.m.dst_num.is_signed());
+    let two = d.m.idp != IdpKind::FourA;
+    let (a_signed, b_signed) = (d.m.a_signed, d.m.b_signed);
     let byte = |v: u32, i: u32, s: bool| {
         let x = (v >> (8 * i)) & 0xff;
         if s { x as u8 as i8 as i64 } else { x as i64 }
@@ -418,7 +422,7 @@ pub fn idp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
             acc = -acc;
         }
         if two {
-            let base = if d.m.op == 3 { 2 } else { 0 };
+            let base = if d.m.idp == IdpKind::TwoAHi { 2 } else { 0 };
             for i in 0..2 {
                 acc += half(a[l], i, a_signed) * byte(b[l], base + i, b_signed);
             }

@@ -8,7 +8,9 @@ use crate::error::SimError;
 use crate::exec::ctx::{Ctx, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::memory::Access;
+use ptxc_sass::isa::Op;
 use ptxc_sass::isa::RZ;
+use ptxc_sass::isa::values::{LdsmCount, LdsmShape, MemSize, QspcSpace};
 
 type R = Result<(), SimError>;
 
@@ -43,28 +45,19 @@ pub fn space_of(d: &Decoded) -> Space {
     d.space
 }
 
-/// The space the instruction with `mnemonic` accesses.
-pub fn space_of_mnemonic(mnemonic: &str) -> Space {
-    let base = mnemonic.split('.').next().unwrap_or(mnemonic);
-    match base {
-        "LDS" | "STS" | "ATOMS" | "LDSM" => Space::Shared,
-        "LDL" | "STL" => Space::Local,
-        "LD" | "ST" | "ATOM" => Space::Generic,
+/// The space operation `op` accesses (global for every operation that accesses none).
+pub fn space_of_op(op: Op) -> Space {
+    match op {
+        Op::Lds | Op::Sts | Op::Atoms | Op::AtomsCas | Op::Ldsm => Space::Shared,
+        Op::Ldl | Op::Stl => Space::Local,
+        Op::Ld | Op::St | Op::Atom | Op::AtomCas => Space::Generic,
         _ => Space::Global,
     }
 }
 
-/// Access size in bytes and sign extension of the `size` field (B.4).
-pub fn size_of(code: u8) -> (usize, bool) {
-    match code {
-        0 => (1, false),
-        1 => (1, true),
-        2 => (2, false),
-        3 => (2, true),
-        5 => (8, false),
-        6 | 7 => (16, false),
-        _ => (4, false),
-    }
+/// Access size in bytes and sign extension.
+pub fn size_of(size: MemSize) -> (usize, bool) {
+    (size.bytes() as usize, size.signed())
 }
 
 /// The address `[Ra + URb + offset]` of `lane` (before space translation).
@@ -461,9 +454,12 @@ pub fn ldsm(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
     let Some(a) = d.addr else {
         return super::unsupported(ctx, w, d, group, exec);
     };
-    // `count`: 0 = one matrix, 1 = .2, 2 = .4; `shape` 1 = .MT88 (transposed).
-    let count = 1usize << d.m.count.min(2);
-    let transposed = d.m.op == 1;
+    let count = match d.m.ldsm_count {
+        LdsmCount::X1 => 1,
+        LdsmCount::X2 => 2,
+        LdsmCount::X4 => 4,
+    };
+    let transposed = d.m.ldsm_shape == LdsmShape::Mt88;
     let mut rows = [[0u32; WARP]; 4];
     for (m, row_out) in rows.iter_mut().enumerate().take(count) {
         // The 8 rows of matrix m, each 8 halves.
@@ -504,11 +500,10 @@ pub fn qspc(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         let addr = address_of(w, &a, l);
         let shared = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr);
         let local = (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr);
-        // `space`: 0 = .G, 1 = .L, 2 = .S.
-        let hit = match d.m.op {
-            2 => shared,
-            1 => local,
-            _ => !shared && !local,
+        let hit = match d.m.qspc {
+            QspcSpace::Shared => shared,
+            QspcSpace::Local => local,
+            QspcSpace::Global => !shared && !local,
         };
         r |= (hit as u32) << l;
     }

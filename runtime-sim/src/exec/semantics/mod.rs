@@ -1,6 +1,6 @@
-//! The meaning of every instruction: one function per operation, chosen once at load time
-//! from the table [`TABLE`] by the form's mnemonic, and helpers that apply a per-lane
-//! function to whole 32-lane register rows.
+//! The meaning of every instruction: one function per operation, chosen once at load time by
+//! an exhaustive `match` on the form's [`Op`], and helpers that apply a per-lane function to
+//! whole 32-lane register rows.
 
 mod atomic;
 mod bits;
@@ -18,154 +18,137 @@ mod uniform;
 mod warp_ops;
 
 pub use flow::{bar_count, bar_id, release_barriers, release_convergence};
-pub use mem::{Space, address_of, space_of, space_of_mnemonic};
+pub use mem::{Space, address_of, space_of, space_of_op};
 
 use super::ctx::Ctx;
 use super::warp::{Row, WARP, Warp, lanes};
 use crate::decoded::{Decoded, Dst};
 use crate::error::SimError;
+use ptxc_sass::isa::Op;
+use ptxc_sass::isa::values::BoolOp;
 
 /// Runs one instruction for the lanes of `group` (all at `d.pc`); `exec` are the lanes whose
 /// guard holds. Functions of control-flow instructions move the program counters
 /// themselves; every other instruction is followed by an advance of `group`.
 pub type ExecFn = fn(&mut Ctx<'_, '_>, &mut Warp, &Decoded, u32, u32) -> Result<(), SimError>;
 
-/// Mnemonic (as the ISA description spells it) → semantics. Control-flow instructions are
-/// marked so that the engine does not advance their lanes.
-pub const TABLE: &[(&str, ExecFn, bool)] = &[
-    ("MOV", int::mov, false),
-    ("IADD3", int::iadd3, false),
-    ("IMAD", int::imad, false),
-    ("IMAD.WIDE", int::imad_wide, false),
-    ("IMAD.HI", int::imad_hi, false),
-    ("LEA", int::lea, false),
-    ("LOP3.LUT", int::lop3, false),
-    ("SHF", int::shf, false),
-    ("ISETP", int::isetp, false),
-    ("SEL", int::sel, false),
-    ("IMNMX", int::imnmx, false),
-    ("IABS", int::iabs, false),
-    ("PLOP3.LUT", int::plop3, false),
-    ("P2R", int::p2r, false),
-    ("R2P", int::r2p, false),
-    ("IDP", int::idp, false),
-    ("IDP.4A", int::idp, false),
-    ("IDP.2A", int::idp, false),
-    ("VABSDIFF", int::vabsdiff, false),
-    ("PRMT", bits::prmt, false),
-    ("SGXT", bits::sgxt, false),
-    ("BMSK", bits::bmsk, false),
-    ("POPC", bits::popc, false),
-    ("FLO", bits::flo, false),
-    ("BREV", bits::brev, false),
-    ("FADD", float::fadd, false),
-    ("FMUL", float::fmul, false),
-    ("FFMA", float::ffma, false),
-    ("FSETP", float::fsetp, false),
-    ("FSET", float::fset, false),
-    ("FMNMX", float::fmnmx, false),
-    ("FSEL", float::fsel, false),
-    ("FCHK", fchk::fchk, false),
-    ("MUFU", mufu::mufu, false),
-    ("DADD", fp64::dadd, false),
-    ("DMUL", fp64::dmul, false),
-    ("DFMA", fp64::dfma, false),
-    ("DSETP", fp64::dsetp, false),
-    ("HADD2", half::hadd2, false),
-    ("HMUL2", half::hmul2, false),
-    ("HFMA2", half::hfma2, false),
-    ("HFMA2.MMA", half::hfma2, false),
-    ("HSETP2", half::hsetp2, false),
-    ("HSET2", half::hset2, false),
-    ("HMNMX2", half::hmnmx2, false),
-    ("I2F", conv::i2f, false),
-    ("F2I", conv::f2i, false),
-    ("F2F", conv::f2f, false),
-    ("FRND", conv::frnd, false),
-    ("I2I", conv::i2i, false),
-    ("I2IP", conv::i2ip, false),
-    ("S2R", special::s2r, false),
-    ("CS2R", special::cs2r, false),
-    ("S2UR", special::s2ur, false),
-    ("LDG", mem::load, false),
-    ("LDS", mem::load, false),
-    ("LDL", mem::load, false),
-    ("LD", mem::load, false),
-    ("STG", mem::store, false),
-    ("STS", mem::store, false),
-    ("STL", mem::store, false),
-    ("ST", mem::store, false),
-    ("LDC", mem::ldc, false),
-    ("ULDC", mem::uldc, false),
-    ("LDSM", mem::ldsm, false),
-    ("ATOMG", atomic::atom, false),
-    ("ATOMS", atomic::atom, false),
-    ("ATOM", atomic::atom, false),
-    ("RED", atomic::red, false),
-    ("SHFL", warp_ops::shfl, false),
-    ("VOTE", warp_ops::vote, false),
-    ("VOTEU", warp_ops::voteu, false),
-    ("MATCH", warp_ops::match_, false),
-    ("UMOV", uniform::umov, false),
-    ("UIADD3", uniform::uiadd3, false),
-    ("ULOP3.LUT", uniform::ulop3, false),
-    ("USHF", uniform::ushf, false),
-    ("USEL", uniform::usel, false),
-    ("UISETP", uniform::uisetp, false),
-    ("ULEA", uniform::ulea, false),
-    ("UIMAD", uniform::uimad, false),
-    ("UIMAD.WIDE", uniform::uimad_wide, false),
-    ("UPOPC", uniform::upopc, false),
-    ("UPRMT", uniform::uprmt, false),
-    ("USGXT", uniform::usgxt, false),
-    ("UBREV", uniform::ubrev, false),
-    ("UFLO", uniform::uflo, false),
-    ("UBMSK", uniform::ubmsk, false),
-    ("UPLOP3.LUT", uniform::uplop3, false),
-    ("R2UR", uniform::r2ur, false),
-    ("BRA", flow::bra, true),
-    ("BRX", flow::brx, true),
-    ("JMP", flow::jmp, true),
-    ("EXIT", flow::exit, true),
-    ("BSSY", flow::bssy, false),
-    ("BSYNC", flow::bsync, true),
-    ("BMOV", flow::bmov, false),
-    ("BMOV.32", flow::bmov, false),
-    ("BMOV.64", flow::bmov, false),
-    ("BREAK", flow::brk, false),
-    ("WARPSYNC", flow::warpsync, true),
-    ("CALL", flow::call, true),
-    ("CALL.REL", flow::call, true),
-    ("CALL.ABS", flow::call, true),
-    ("RET", flow::ret, true),
-    ("RET.REL", flow::ret, true),
-    ("RET.ABS", flow::ret, true),
-    ("BAR", flow::bar, true),
-    ("BPT", flow::bpt, true),
-    ("NOP", flow::nop, false),
-    ("DEPBAR", flow::nop, false),
-    ("MEMBAR", flow::nop, false),
-    ("ERRBAR", flow::nop, false),
-    ("CCTL", flow::nop, false),
-    ("CCTLL", flow::nop, false),
-    ("YIELD", flow::nop, false),
-    ("NANOSLEEP", flow::nop, false),
-    ("PMTRIG", flow::nop, false),
-    ("LEPC", special::lepc, false),
-    ("B2R", flow::b2r, false),
-    ("QSPC", mem::qspc, false),
-];
-
-/// The semantics of `d` and whether it moves program counters itself.
+/// The semantics of `d` and whether it moves program counters itself (control flow).
 pub fn select(d: &Decoded) -> (ExecFn, bool) {
-    let Some(inst) = &d.inst else {
+    if d.inst.is_none() {
         return (undecodable, false);
-    };
-    let mnemonic = inst.desc().mnemonic;
-    let lookup = |m: &str| TABLE.iter().find(|(n, _, _)| *n == m).map(|&(_, f, flow)| (f, flow));
-    lookup(mnemonic)
-        .or_else(|| lookup(mnemonic.split('.').next().unwrap_or(mnemonic)))
-        .unwrap_or((unsupported, false))
+    }
+    (of_op(d.op), moves_pc(d.op))
+}
+
+/// The function that runs operation `op`: every operation of the ISA description has one.
+fn of_op(op: Op) -> ExecFn {
+    match op {
+        Op::Mov => int::mov,
+        Op::Iadd3 => int::iadd3,
+        Op::Imad => int::imad,
+        Op::ImadWide => int::imad_wide,
+        Op::ImadHi => int::imad_hi,
+        Op::Lea | Op::LeaHi => int::lea,
+        Op::Lop3 => int::lop3,
+        Op::Shf => int::shf,
+        Op::Isetp => int::isetp,
+        Op::Sel => int::sel,
+        Op::Imnmx => int::imnmx,
+        Op::Iabs => int::iabs,
+        Op::Plop3 => int::plop3,
+        Op::P2r => int::p2r,
+        Op::R2p => int::r2p,
+        Op::Idp => int::idp,
+        Op::Vabsdiff => int::vabsdiff,
+        Op::Prmt => bits::prmt,
+        Op::Sgxt => bits::sgxt,
+        Op::Bmsk => bits::bmsk,
+        Op::Popc => bits::popc,
+        Op::Flo => bits::flo,
+        Op::Brev => bits::brev,
+        Op::Fadd => float::fadd,
+        Op::Fmul => float::fmul,
+        Op::Ffma => float::ffma,
+        Op::Fsetp => float::fsetp,
+        Op::Fset => float::fset,
+        Op::Fmnmx => float::fmnmx,
+        Op::Fsel => float::fsel,
+        Op::Fchk => fchk::fchk,
+        Op::Mufu => mufu::mufu,
+        Op::Dadd => fp64::dadd,
+        Op::Dmul => fp64::dmul,
+        Op::Dfma => fp64::dfma,
+        Op::Dsetp => fp64::dsetp,
+        Op::Hadd2 => half::hadd2,
+        Op::Hmul2 => half::hmul2,
+        Op::Hfma2 => half::hfma2,
+        Op::Hsetp2 => half::hsetp2,
+        Op::Hset2 => half::hset2,
+        Op::I2f => conv::i2f,
+        Op::F2i => conv::f2i,
+        Op::F2f => conv::f2f,
+        Op::Frnd => conv::frnd,
+        Op::I2i => conv::i2i,
+        Op::I2ip => conv::i2ip,
+        Op::S2r => special::s2r,
+        Op::Cs2r => special::cs2r,
+        Op::S2ur => special::s2ur,
+        Op::Lepc => special::lepc,
+        Op::Ldg | Op::Lds | Op::Ldl | Op::Ld => mem::load,
+        Op::Stg | Op::Sts | Op::Stl | Op::St => mem::store,
+        Op::Ldc => mem::ldc,
+        Op::Uldc => mem::uldc,
+        Op::Ldsm => mem::ldsm,
+        Op::Qspc => mem::qspc,
+        Op::Atomg | Op::AtomgCas | Op::Atoms | Op::AtomsCas | Op::Atom | Op::AtomCas => atomic::atom,
+        Op::Red => atomic::red,
+        Op::Shfl => warp_ops::shfl,
+        Op::Vote => warp_ops::vote,
+        Op::Voteu => warp_ops::voteu,
+        Op::Match => warp_ops::match_,
+        Op::Umov => uniform::umov,
+        Op::Uiadd3 => uniform::uiadd3,
+        Op::Ulop3 => uniform::ulop3,
+        Op::Ushf => uniform::ushf,
+        Op::Usel => uniform::usel,
+        Op::Uisetp => uniform::uisetp,
+        Op::Ulea => uniform::ulea,
+        Op::Uimad => uniform::uimad,
+        Op::UimadWide => uniform::uimad_wide,
+        Op::Upopc => uniform::upopc,
+        Op::Uprmt => uniform::uprmt,
+        Op::Usgxt => uniform::usgxt,
+        Op::Ubrev => uniform::ubrev,
+        Op::Uflo => uniform::uflo,
+        Op::Ubmsk => uniform::ubmsk,
+        Op::Uplop3 => uniform::uplop3,
+        Op::R2ur => uniform::r2ur,
+        Op::Bra => flow::bra,
+        Op::Exit => flow::exit,
+        Op::Bssy => flow::bssy,
+        Op::Bsync => flow::bsync,
+        Op::Bmov => flow::bmov,
+        Op::Break => flow::brk,
+        Op::Warpsync => flow::warpsync,
+        Op::Call => flow::call,
+        Op::Ret => flow::ret,
+        Op::Bar => flow::bar,
+        Op::Bpt => flow::bpt,
+        Op::B2r => flow::b2r,
+        // No effect on the results: fences and cache control (the simulated memory is
+        // sequentially consistent and uncached for results), scheduling hints (DEPBAR's wait
+        // and NANOSLEEP's delay are timing, modelled by the timed engine), and the
+        // performance-monitor trigger.
+        Op::Nop | Op::Depbar | Op::Membar | Op::Errbar | Op::Cctl | Op::Yield | Op::Nanosleep | Op::Pmtrig => flow::nop,
+    }
+}
+
+/// True for the operations that move program counters themselves.
+fn moves_pc(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Bra | Op::Exit | Op::Bsync | Op::Warpsync | Op::Call | Op::Ret | Op::Bar | Op::Bpt
+    )
 }
 
 /// An instruction without semantics: a fault naming it.
@@ -217,11 +200,11 @@ pub fn write_dst64(w: &mut Warp, dst: &Dst, exec: u32, out: &[u64; WARP]) {
 
 /// Combines a comparison with the predicate source (`.AND/.OR/.XOR`).
 #[inline]
-pub fn combine(bop: u8, r: bool, p: bool) -> bool {
+pub fn combine(bop: BoolOp, r: bool, p: bool) -> bool {
     match bop {
-        0 => r && p,
-        1 => r || p,
-        _ => r ^ p,
+        BoolOp::And => r && p,
+        BoolOp::Or => r || p,
+        BoolOp::Xor => r ^ p,
     }
 }
 

@@ -11,58 +11,32 @@ use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
 use crate::fp::{self, Rnd};
 use crate::softfloat::{self as sf, F16, F32};
-
-/// MUFU function codes (the `func` modifier).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Func {
-    Cos,
-    Sin,
-    Ex2,
-    Lg2,
-    Rcp,
-    Rsq,
-    Rcp64H,
-    Rsq64H,
-    Sqrt,
-    Tanh,
-}
-
-const FUNCS: [Func; 10] = [
-    Func::Cos,
-    Func::Sin,
-    Func::Ex2,
-    Func::Lg2,
-    Func::Rcp,
-    Func::Rsq,
-    Func::Rcp64H,
-    Func::Rsq64H,
-    Func::Sqrt,
-    Func::Tanh,
-];
+use ptxc_sass::isa::values::MufuFunc;
 
 /// The f32 result of a single-precision function.
-pub fn eval32(code: u8, x: f32) -> f32 {
+pub fn eval32(func: MufuFunc, x: f32) -> f32 {
     let x = fp::flush(x);
     let xd = x as f64;
-    let r = match FUNCS.get(code as usize) {
-        Some(Func::Cos) => (xd * std::f64::consts::TAU).cos() as f32,
-        Some(Func::Sin) => (xd * std::f64::consts::TAU).sin() as f32,
-        Some(Func::Ex2) => xd.exp2() as f32,
-        Some(Func::Lg2) => xd.log2() as f32,
-        Some(Func::Rcp) => (1.0 / xd) as f32,
-        Some(Func::Rsq) => (1.0 / xd.sqrt()) as f32,
-        Some(Func::Sqrt) => xd.sqrt() as f32,
-        Some(Func::Tanh) => xd.tanh() as f32,
-        _ => f32::NAN,
+    let r = match func {
+        MufuFunc::Cos => (xd * std::f64::consts::TAU).cos() as f32,
+        MufuFunc::Sin => (xd * std::f64::consts::TAU).sin() as f32,
+        MufuFunc::Ex2 => xd.exp2() as f32,
+        MufuFunc::Lg2 => xd.log2() as f32,
+        MufuFunc::Rcp => (1.0 / xd) as f32,
+        MufuFunc::Rsq => (1.0 / xd.sqrt()) as f32,
+        MufuFunc::Sqrt => xd.sqrt() as f32,
+        MufuFunc::Tanh => xd.tanh() as f32,
+        // Only MUFU.RCP64H and RSQ64H take f64 high words (`eval64h`).
+        MufuFunc::Rcp64h | MufuFunc::Rsq64h => f32::NAN,
     };
     fp::canon(fp::flush(r))
 }
 
 /// The high word of an f64 function of the f64 whose high word is `hi`.
-pub fn eval64h(code: u8, hi: u32) -> u32 {
+pub fn eval64h(func: MufuFunc, hi: u32) -> u32 {
     let x = f64::from_bits((hi as u64) << 32);
-    let r = match FUNCS.get(code as usize) {
-        Some(Func::Rcp64H) => 1.0 / x,
+    let r = match func {
+        MufuFunc::Rcp64h => 1.0 / x,
         _ => 1.0 / x.sqrt(),
     };
     let r = fp::flush64(r);
@@ -75,15 +49,15 @@ pub fn eval64h(code: u8, hi: u32) -> u32 {
 
 /// MUFU.
 pub fn mufu(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> Result<(), SimError> {
-    let code = d.m.func;
-    let out: [u32; WARP] = if matches!(FUNCS.get(code as usize), Some(Func::Rcp64H | Func::Rsq64H)) {
+    let code = d.m.mufu;
+    let out: [u32; WARP] = if matches!(code, MufuFunc::Rcp64h | MufuFunc::Rsq64h) {
         let raw = ctx.row(w, &d.b);
         let (and, xor) = (
             if d.b.abs { 0x7fff_ffff } else { u32::MAX },
             if d.b.neg { 0x8000_0000 } else { 0 },
         );
         raw.map(|v| eval64h(code, (v & and) ^ xor))
-    } else if d.m.flag {
+    } else if d.m.mufu_f16 {
         // MUFU.F16: a half source (`.H1` selects the high half), a half result.
         let raw = ctx.row(w, &d.b);
         raw.map(|v| {

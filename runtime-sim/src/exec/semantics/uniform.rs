@@ -88,7 +88,7 @@ pub fn ushf(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let r = funnel(
         m.right,
         m.shf_type,
-        m.w,
+        m.wrap,
         m.hi,
         u(ctx, w, &d.a),
         u(ctx, w, &d.b),
@@ -111,9 +111,9 @@ pub fn usel(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 pub fn uisetp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (u(ctx, w, &d.a), u(ctx, w, &d.b));
     let r = if d.m.ex {
-        icmp_ex(d.m.cmp, a, b, d.m.signed, up(w, d.ps[1]))
+        icmp_ex(d.m.int_cmp, a, b, d.m.signed, up(w, d.ps[1]))
     } else {
-        icmp(d.m.cmp, a, b, d.m.signed)
+        icmp(d.m.int_cmp, a, b, d.m.signed)
     };
     let p = up(w, d.ps[0]);
     once(exec, || {
@@ -213,25 +213,25 @@ pub fn ubrev(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 
 /// UFLO.
 pub fn uflo(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let v = find_leading(unary(ctx, w, d), d.m.signed, d.m.sh);
+    let v = find_leading(unary(ctx, w, d), d.m.signed, d.m.shift_amount);
     once(exec, || set(w, d, v))
 }
 
 /// UPRMT.
 pub fn uprmt(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let v = permute(d.m.mode, u(ctx, w, &d.a), u(ctx, w, &d.b), u(ctx, w, &d.c));
+    let v = permute(d.m.prmt, u(ctx, w, &d.a), u(ctx, w, &d.b), u(ctx, w, &d.c));
     once(exec, || set(w, d, v))
 }
 
 /// USGXT.
 pub fn usgxt(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let v = sign_extend(u(ctx, w, &d.a), u(ctx, w, &d.b), d.m.signed, d.m.w);
+    let v = sign_extend(u(ctx, w, &d.a), u(ctx, w, &d.b), d.m.signed, d.m.wrap);
     once(exec, || set(w, d, v))
 }
 
 /// UBMSK.
 pub fn ubmsk(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    let v = bit_mask(u(ctx, w, &d.a), u(ctx, w, &d.b), d.m.w);
+    let v = bit_mask(u(ctx, w, &d.a), u(ctx, w, &d.b), d.m.wrap);
     once(exec, || set(w, d, v))
 }
 

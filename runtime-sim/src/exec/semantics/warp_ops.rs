@@ -7,35 +7,31 @@ use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
+use ptxc_sass::isa::values::{MatchMode, ShflMode, VoteMode};
 
 type R = Result<(), SimError>;
 
-/// SHFL modes (the `op` field of [`crate::decoded::Mods`]).
-const IDX: u8 = 0;
-const UP: u8 = 1;
-const DOWN: u8 = 2;
-
 /// The source lane and validity of a shuffle for `lane` (PTX `shfl` semantics).
-pub fn shuffle_source(mode: u8, lane: u32, b: u32, c: u32) -> (u32, bool) {
+pub fn shuffle_source(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
     let bval = b & 0x1f;
     let cval = c & 0x1f;
     let segmask = (c >> 8) & 0x1f;
     let max_lane = (lane & segmask) | (cval & !segmask);
     let min_lane = lane & segmask;
     let (j, ok) = match mode {
-        UP => {
+        ShflMode::Up => {
             let j = lane as i32 - bval as i32;
             (j, j >= max_lane as i32)
         }
-        DOWN => {
+        ShflMode::Down => {
             let j = lane + bval;
             (j as i32, j <= max_lane)
         }
-        IDX => {
+        ShflMode::Idx => {
             let j = min_lane | (bval & !segmask);
             (j as i32, j <= max_lane)
         }
-        _ => {
+        ShflMode::Bfly => {
             let j = lane ^ bval;
             (j as i32, j <= max_lane)
         }
@@ -50,7 +46,7 @@ pub fn shfl(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let mut out = [0u32; WARP];
     let mut valid = 0u32;
     for l in lanes(exec) {
-        let (j, ok) = shuffle_source(d.m.op, l as u32, b[l], c[l]);
+        let (j, ok) = shuffle_source(d.m.shfl, l as u32, b[l], c[l]);
         out[l] = a[j as usize];
         valid |= (ok as u32) << l;
     }
@@ -62,10 +58,10 @@ pub fn shfl(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// The ballot of the predicate source over `exec` and the vote's result.
 fn ballot(w: &Warp, d: &Decoded, exec: u32) -> (u32, bool) {
     let ballot = w.pred_mask(d.ps[0], exec);
-    let result = match d.m.op {
-        0 => ballot == exec,
-        1 => ballot != 0,
-        _ => ballot == 0 || ballot == exec,
+    let result = match d.m.vote {
+        VoteMode::All => ballot == exec,
+        VoteMode::Any => ballot != 0,
+        VoteMode::Eq => ballot == 0 || ballot == exec,
     };
     (ballot, result)
 }
@@ -99,7 +95,7 @@ pub fn voteu(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// lanes if they all hold the same value (else 0), and the predicate says so.
 pub fn match_(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let vals: [u64; WARP] = std::array::from_fn(|l| {
-        if d.m.u64 {
+        if d.m.match64 {
             ctx.src64(w, &d.a, l)
         } else {
             ctx.src32(w, &d.a, l) as u64
@@ -111,7 +107,7 @@ pub fn match_(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
             .fold(0u32, |m, k| m | 1 << k)
     };
     let mut out = [0u32; WARP];
-    if d.m.op == 0 {
+    if d.m.match_mode == MatchMode::Any {
         for l in lanes(exec) {
             out[l] = same(l);
         }
@@ -133,14 +129,14 @@ mod tests {
 
     #[test]
     fn shuffles_follow_ptx() {
-        assert_eq!(shuffle_source(UP, 5, 2, 0), (3, true));
-        assert_eq!(shuffle_source(UP, 1, 2, 0), (1, false));
-        assert_eq!(shuffle_source(DOWN, 30, 2, 0x1f), (30, false));
-        assert_eq!(shuffle_source(DOWN, 3, 2, 0x1f), (5, true));
-        assert_eq!(shuffle_source(IDX, 9, 3, 0x1f), (3, true));
-        assert_eq!(shuffle_source(3, 9, 1, 0x1f), (8, true));
+        assert_eq!(shuffle_source(ShflMode::Up, 5, 2, 0), (3, true));
+        assert_eq!(shuffle_source(ShflMode::Up, 1, 2, 0), (1, false));
+        assert_eq!(shuffle_source(ShflMode::Down, 30, 2, 0x1f), (30, false));
+        assert_eq!(shuffle_source(ShflMode::Down, 3, 2, 0x1f), (5, true));
+        assert_eq!(shuffle_source(ShflMode::Idx, 9, 3, 0x1f), (3, true));
+        assert_eq!(shuffle_source(ShflMode::Bfly, 9, 1, 0x1f), (8, true));
         // Segments of 8 lanes (c = 0x1807: segmask 0x18, clamp 7).
-        assert_eq!(shuffle_source(IDX, 13, 2, 0x1807), (10, true));
-        assert_eq!(shuffle_source(DOWN, 14, 2, 0x1807), (14, false));
+        assert_eq!(shuffle_source(ShflMode::Idx, 13, 2, 0x1807), (10, true));
+        assert_eq!(shuffle_source(ShflMode::Down, 14, 2, 0x1807), (14, false));
     }
 }

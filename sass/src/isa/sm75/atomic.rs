@@ -30,7 +30,7 @@ const TYPES: &[(u16, &str)] = &[
     (6, ".F64.RN"),
 ];
 /// Atomics are `.STRONG` or weak.
-const SEM: ModDesc = modifier("sem", 79, 2, &[(1, ""), (2, ".STRONG")], 2);
+const SEM: ModDesc = modifier(Mod::Sem, 79, 2, &[(1, ""), (2, ".STRONG")], 2);
 /// Compare-and-swap flavours (bits 87..89).
 const CAS: &[(u16, &str)] = &[(0, ".CAS"), (1, ".CAST"), (3, ".CAST.SPIN")];
 
@@ -66,9 +66,9 @@ fn returning(mn: &'static str, op: Op, base: u16, ops: &'static [(u16, &'static 
         ])
         .mods([
             E,
-            modifier("aop", 87, 4, ops, 0),
+            modifier(Mod::AtomOp, 87, 4, ops, 0),
             CACHE,
-            modifier("atype", 73, 3, TYPES, 0),
+            modifier(Mod::AtomType, 73, 3, TYPES, 0),
             SEM,
             SCOPE,
             PRIVATE,
@@ -92,9 +92,9 @@ fn compare_and_swap(mn: &'static str, op: Op, opc: u16, cas: &'static [(u16, &'s
         ])
         .mods([
             E,
-            modifier("cas", 87, 2, cas, 0),
+            modifier(Mod::CasKind, 87, 2, cas, 0),
             CACHE,
-            modifier("atype", 73, 3, &TYPES[..3], 0),
+            modifier(Mod::AtomType, 73, 3, &TYPES[..3], 0),
             SEM,
             SCOPE,
             PRIVATE,
@@ -119,9 +119,9 @@ fn global() -> Vec<Form> {
                 .invalid_when(WIDE_WITHOUT_E)
                 .mods([
                     E,
-                    modifier("aop", 87, 3, &OPS[..8], 0),
+                    modifier(Mod::AtomOp, 87, 3, &OPS[..8], 0),
                     CACHE,
-                    modifier("atype", 73, 3, TYPES, 0),
+                    modifier(Mod::AtomType, 73, 3, TYPES, 0),
                     SEM,
                     SCOPE,
                     PRIVATE,
@@ -135,11 +135,11 @@ fn global() -> Vec<Form> {
 /// `ATOMS.op Rd, [Ra.X4+offset], Rb` and `ATOMS.CAS Rd, [..], Rb, Rc` on shared memory.
 fn shared() -> Vec<Form> {
     let off = bits(40, 24);
-    let types = modifier("atype", 73, 2, &TYPES[..3], 0);
+    let types = modifier(Mod::AtomType, 73, 2, &TYPES[..3], 0);
     vec![
         lsu(form("ATOMS", Op::Atoms, 0x38c))
             .ops([rd().width(0), address(UrAt::None, off, false, true), data(Role::Data)])
-            .mods([modifier("aop", 87, 4, &OPS[..9], 0), types])
+            .mods([modifier(Mod::AtomOp, 87, 4, &OPS[..9], 0), types])
             .fixed(RC, 8, 0xff)
             .fixed(UNIFORM_BIT, 1, 0)
             .build(),
@@ -150,7 +150,7 @@ fn shared() -> Vec<Form> {
                 data(Role::B),
                 reg(Role::C, RC).width(0),
             ])
-            .mods([modifier("cas", 87, 2, CAS, 0), types])
+            .mods([modifier(Mod::CasKind, 87, 2, CAS, 0), types])
             .fixed(UNIFORM_BIT, 1, 0)
             .build(),
     ]
@@ -165,7 +165,10 @@ fn qspc() -> Vec<Form> {
                 rd(),
                 address(UrAt::None, bits(40, 24), false, false),
             ])
-            .mods([E, modifier("space", 73, 2, &[(0, ".G"), (1, ".L"), (2, ".S")], 0)])
+            .mods([
+                E,
+                modifier(Mod::QspcSpace, 73, 2, &[(0, ".G"), (1, ".L"), (2, ".S")], 0),
+            ])
             .timing(L::Decoupled, Pipe::Lsu)
             .build(),
     ]

@@ -20,7 +20,7 @@ pub fn forms() -> Vec<Form> {
     let mut v = src2_family(0x100, &SRC1_RICU, ImmStyle::Hex, |opc, b| {
         mio(form("FLO", Op::Flo, opc)
             .ops([rd(), opt_pd(Role::PredDst0, 81), not63(no_reuse(b))])
-            .mods([SIGNED, flag!("sh", 74, ".SH")]))
+            .mods([SIGNED, flag!(Mod::ShiftAmount, 74, ".SH")]))
     });
     v.extend(src2_family(0x109, &SRC1_RICU, ImmStyle::Hex, |opc, b| {
         mio(form("POPC", Op::Popc, opc).ops([rd(), not63(no_reuse(b))]))

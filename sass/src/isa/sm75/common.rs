@@ -5,22 +5,22 @@ use crate::isa::build::*;
 use crate::isa::desc::{ImmStyle, ModDesc, OpKind, OperandDesc, Role, Show};
 
 /// `.U32` when clear (bit 73): IMAD, ISETP, IMNMX, SGXT, FLO.
-pub const SIGNED: ModDesc = modifier("signed", 73, 1, &[(0, ".U32"), (1, "")], 1);
+pub const SIGNED: ModDesc = modifier(Mod::Signed, 73, 1, &[(0, ".U32"), (1, "")], 1);
 /// `.X`: use the carry-in predicate.
-pub const X: ModDesc = flag!("x", 74, ".X");
+pub const X: ModDesc = flag!(Mod::X, 74, ".X");
 /// `.FTZ` (bit 80).
-pub const FTZ: ModDesc = flag!("ftz", 80, ".FTZ");
+pub const FTZ: ModDesc = flag!(Mod::Ftz, 80, ".FTZ");
 /// `.SAT` (bit 77).
-pub const SAT: ModDesc = flag!("sat", 77, ".SAT");
+pub const SAT: ModDesc = flag!(Mod::Sat, 77, ".SAT");
 /// `.FMZ` (bit 76).
-pub const FMZ: ModDesc = flag!("fmz", 76, ".FMZ");
+pub const FMZ: ModDesc = flag!(Mod::Fmz, 76, ".FMZ");
 /// IEEE rounding of float arithmetic (bits 78..80; RN prints nothing).
-pub const RND: ModDesc = modifier("rnd", 78, 2, &[(0, ""), (1, ".RM"), (2, ".RP"), (3, ".RZ")], 0);
+pub const RND: ModDesc = modifier(Mod::Rnd, 78, 2, &[(0, ""), (1, ".RM"), (2, ".RP"), (3, ".RZ")], 0);
 /// Predicate combination of the compare instructions (bits 74..76).
-pub const BOP: ModDesc = modifier("bop", 74, 2, &[(0, ".AND"), (1, ".OR"), (2, ".XOR")], 0);
+pub const BOP: ModDesc = modifier(Mod::BoolOp, 74, 2, &[(0, ".AND"), (1, ".OR"), (2, ".XOR")], 0);
 /// Integer comparisons (bits 76..79).
 pub const ICMP: ModDesc = modifier(
-    "cmp",
+    Mod::IntCmp,
     76,
     3,
     &[
@@ -55,7 +55,7 @@ pub const FCMP_VALUES: &[(u16, &str)] = &[
     (15, ".T"),
 ];
 /// Float comparisons at bits 76..80.
-pub const FCMP: ModDesc = modifier("cmp", 76, 4, FCMP_VALUES, 0);
+pub const FCMP: ModDesc = modifier(Mod::FloatCmp, 76, 4, FCMP_VALUES, 0);
 
 /// A predicate destination printed only when it is not PT.
 pub fn opt_pd(role: Role, lo: u8) -> OperandDesc {

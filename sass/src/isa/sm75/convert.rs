@@ -31,7 +31,13 @@ const WORD: [u16; 2] = [4, 5];
 const WIDE: [u16; 2] = [6, 7];
 
 /// F2I/I2F/F2F/FRND rounding.
-const F2I_RND: ModDesc = modifier("rnd", 78, 2, &[(0, ""), (1, ".FLOOR"), (2, ".CEIL"), (3, ".TRUNC")], 0);
+const F2I_RND: ModDesc = modifier(
+    Mod::Rnd,
+    78,
+    2,
+    &[(0, ""), (1, ".FLOOR"), (2, ".CEIL"), (3, ".TRUNC")],
+    0,
+);
 
 /// The values of `table` whose key is in `keep`, leaked into a static slice (tables are built
 /// once).
@@ -42,10 +48,10 @@ fn pick(table: &'static [(u16, &'static str)], keep: &[u16]) -> &'static [(u16, 
 
 /// A float type modifier at `lo` (2 bits) restricted to `keep`, spelled as in `spell`; F32 is
 /// the default where allowed.
-fn ftype(name: &'static str, lo: u8, keep: &[u16], spell: &'static [(u16, &'static str)]) -> ModDesc {
+fn ftype(lo: u8, keep: &[u16], spell: &'static [(u16, &'static str)]) -> ModDesc {
     let values = pick(spell, keep);
     let default = if keep.contains(&F32) { F32 } else { values[0].0 };
-    modifier(name, lo, 2, values, default)
+    modifier(Mod::FloatType, lo, 2, values, default)
 }
 
 const FTYPE_NAMES: &[(u16, &str)] = &[(1, ".F16"), (2, ".F32"), (3, ".F64")];
@@ -53,9 +59,15 @@ const FTYPE_NAMES: &[(u16, &str)] = &[(1, ".F16"), (2, ".F32"), (3, ".F64")];
 const FTYPE_F32_SILENT: &[(u16, &str)] = &[(1, ".F16"), (2, ""), (3, ".F64")];
 
 /// An integer type split over a sign bit and a width field, restricted to `keep`.
-fn itype(name: &'static str, sign: u8, width: u8, keep: &[u16]) -> ModDesc {
+fn itype(sign: u8, width: u8, keep: &[u16]) -> ModDesc {
     let values = pick(INT_TYPES, keep);
-    split_modifier(name, bits(sign, 1), bits(width, 2), values, values[values.len() - 1].0)
+    split_modifier(
+        Mod::IntType,
+        bits(sign, 1),
+        bits(width, 2),
+        values,
+        values[values.len() - 1].0,
+    )
 }
 
 /// Registers of a 64-bit value are pairs.
@@ -134,7 +146,7 @@ fn i2f() -> Vec<Form> {
             let b = width_of(subword(no_reuse(b), src), src == WIDE);
             let f = form("I2F", Op::I2f, opc)
                 .ops([width_of(rd(), dst == [F64]), b])
-                .mods([ftype("dst", 75, dst, FTYPE_F32_SILENT), itype("src", 74, 84, src), RND])
+                .mods([ftype(75, dst, FTYPE_F32_SILENT), itype(74, 84, src), RND])
                 .timing(L::Decoupled, Pipe::Conv);
             if b.swizzle.is_none() && !matches!(b.kind, OpKind::Imm { .. }) {
                 f.fixed(60, 2, 0)
@@ -157,11 +169,7 @@ fn i2f_wide_imm() -> Vec<Form> {
             v.push(
                 form("I2F", Op::I2f, 0x912)
                     .ops([width_of(rd(), dst == [F64]), imm32(Role::B, style)])
-                    .mods([
-                        ftype("dst", 75, dst, FTYPE_F32_SILENT),
-                        itype("src", 74, 84, &[src]),
-                        RND,
-                    ])
+                    .mods([ftype(75, dst, FTYPE_F32_SILENT), itype(74, 84, &[src]), RND])
                     .timing(L::Decoupled, Pipe::Conv)
                     .build(),
             );
@@ -188,10 +196,10 @@ fn f2i() -> Vec<Form> {
                 .ops([width_of(rd(), dst == WIDE), float_source(b, src)])
                 .mods([
                     FTZ,
-                    itype("dst", 72, 75, dst),
-                    ftype("src", 84, &[src], FTYPE_F32_SILENT),
+                    itype(72, 75, dst),
+                    ftype(84, &[src], FTYPE_F32_SILENT),
                     F2I_RND,
-                    flag!("ntz", 77, ".NTZ"),
+                    flag!(Mod::Ntz, 77, ".NTZ"),
                 ])
                 .timing(L::Decoupled, Pipe::Conv)
         }));
@@ -220,7 +228,7 @@ fn f2f() -> Vec<Form> {
                 .ops([width_of(rd(), dst == F64), float_source(b, src)])
                 .mods([
                     FTZ,
-                    split_modifier("types", bits(75, 2), bits(84, 2), values, values[0].0),
+                    split_modifier(Mod::FloatPair, bits(75, 2), bits(84, 2), values, values[0].0),
                     RND,
                 ])
                 .timing(L::Decoupled, Pipe::Conv)
@@ -239,7 +247,7 @@ fn frnd() -> Vec<Form> {
                 .ops([width_of(rd(), t == F64), float_source(b, t)])
                 .mods([
                     FTZ,
-                    split_modifier("types", bits(75, 2), bits(84, 2), values, values[0].0),
+                    split_modifier(Mod::FloatPair, bits(75, 2), bits(84, 2), values, values[0].0),
                     F2I_RND,
                 ])
                 .timing(L::Decoupled, Pipe::Conv)
@@ -251,23 +259,35 @@ fn frnd() -> Vec<Form> {
 /// `I2I.T.S32.SAT Rd, B`: a signed 32-bit integer saturated to `.U8/.S8/.U16/.S16` (0x238;
 /// 0x838 immediate, 0xa38 constant, 0xc38 uniform register). Fixed latency, like I2IP.
 fn i2i() -> Vec<Form> {
-    const DST: ModDesc = modifier("dst", 76, 2, &[(0, ".U8"), (1, ".S8"), (2, ".U16"), (3, ".S16")], 3);
+    const DST: ModDesc = modifier(
+        Mod::IntType,
+        76,
+        2,
+        &[(0, ".U8"), (1, ".S8"), (2, ".U16"), (3, ".S16")],
+        3,
+    );
     src2_family(0x038, &SRC1_RICU, ImmStyle::SignedHex, |opc, b| {
         form("I2I", Op::I2i, opc)
             .ops([rd(), b])
-            .mods([DST, modifier("src", 0, 0, &[(0, ".S32.SAT")], 0)])
+            .mods([DST, modifier(Mod::Sat, 0, 0, &[(1, ".S32.SAT")], 1)])
     })
 }
 
 /// `I2IP.S8.S32.SAT Rd, Ra, B, C`: packs two saturated integers into the bytes or halves of
 /// C (`.H1` selects the upper half of C).
 fn i2ip() -> Vec<Form> {
-    const DST: ModDesc = modifier("dst", 76, 2, &[(0, ".U8"), (1, ".S8"), (2, ".U16"), (3, ".S16")], 1);
+    const DST: ModDesc = modifier(
+        Mod::IntType,
+        76,
+        2,
+        &[(0, ".U8"), (1, ".S8"), (2, ".U16"), (3, ".S16")],
+        1,
+    );
     const HALF: SuffixDesc = suffix(72, 2, &[(0, ""), (1, ".H1")]);
     let places = [Src3::Rrr, Src3::Rir, Src3::Rcr, Src3::Rur];
     src3_family(0x039, &places, ImmStyle::Hex, |opc, _, b, c| {
         form("I2IP", Op::I2ip, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b, c.suffix(HALF)])
-            .mods([DST, modifier("src", 0, 0, &[(0, ".S32.SAT")], 0)])
+            .mods([DST, modifier(Mod::Sat, 0, 0, &[(1, ".S32.SAT")], 1)])
     })
 }

@@ -9,7 +9,7 @@ const FADD_PLACES: [Src2; 4] = [Src2::Reg(1), Src2::Imm(2), Src2::Const(3), Src2
 
 /// FMUL scale factors (bits 84..87; 4 = none, 0 is illegal).
 const SCALE: ModDesc = modifier(
-    "scale",
+    Mod::FmulScale,
     84,
     3,
     &[
@@ -64,7 +64,7 @@ pub fn forms() -> Vec<Form> {
     v.extend(src2_family(0x00a, &SRC2_RICU, ImmStyle::F32, |opc, b| {
         form("FSET", Op::Fset, opc)
             .ops([rd(), fa(), fneg_abs_b(b), ps87()])
-            .mods([modifier("bf", 0, 0, &[(0, ".BF")], 0), FCMP, FTZ, BOP])
+            .mods([modifier(Mod::BoolFloat, 0, 0, &[(1, ".BF")], 1), FCMP, FTZ, BOP])
     }));
     v.extend(src2_family(0x009, &SRC2_RICU, ImmStyle::F32, |opc, b| {
         form("FMNMX", Op::Fmnmx, opc)
@@ -125,10 +125,10 @@ fn mufu() -> Vec<Form> {
         MUFU_FUNCS[8],
         MUFU_FUNCS[9],
     ];
-    let f32_funcs = modifier("func", 74, 4, F32_FUNCS, 4);
-    let f64h_funcs = modifier("func", 74, 4, &MUFU_FUNCS[6..8], 6);
-    let f32 = modifier("f16", 73, 1, &[(0, "")], 0);
-    let f16 = modifier("f16", 73, 1, &[(1, ".F16")], 1);
+    let f32_funcs = modifier(Mod::MufuFunc, 74, 4, F32_FUNCS, 4);
+    let f64h_funcs = modifier(Mod::MufuFunc, 74, 4, &MUFU_FUNCS[6..8], 6);
+    let f32 = modifier(Mod::MufuF16, 73, 1, &[(0, "")], 0);
+    let f16 = modifier(Mod::MufuF16, 73, 1, &[(1, ".F16")], 1);
     let mut v = Vec::new();
     for (func, prec, style) in [
         (f32_funcs, f32, ImmStyle::F32),

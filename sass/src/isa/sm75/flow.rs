@@ -35,9 +35,15 @@ pub fn forms() -> Vec<Form> {
         branch(form("BRA", Op::Bra, 0x947))
             .ops([cond(), far_target()])
             .mods([
-                flag!("inc", 85, ".INC"),
-                flag!("dec", 86, ".DEC"),
-                modifier("kind", 32, 2, &[(0, ""), (1, ".U"), (2, ".DIV"), (3, ".CONV")], 0),
+                flag!(Mod::BranchInc, 85, ".INC"),
+                flag!(Mod::BranchDec, 86, ".DEC"),
+                modifier(
+                    Mod::BranchKind,
+                    32,
+                    2,
+                    &[(0, ""), (1, ".U"), (2, ".DIV"), (3, ".CONV")],
+                    0,
+                ),
             ])
             .invalid_when(&[(85, true), (86, true)])
             .terminator()
@@ -45,9 +51,9 @@ pub fn forms() -> Vec<Form> {
         branch(form("EXIT", Op::Exit, 0x94d))
             .ops([cond()])
             .mods([
-                flag!("keeprefcount", 84, ".KEEPREFCOUNT"),
-                flag!("preempted", 85, ".PREEMPTED"),
-                flag!("no_atexit", 86, ".NO_ATEXIT"),
+                flag!(Mod::KeepRefCount, 84, ".KEEPREFCOUNT"),
+                flag!(Mod::Preempted, 85, ".PREEMPTED"),
+                flag!(Mod::NoAtExit, 86, ".NO_ATEXIT"),
             ])
             .invalid_when(&[(84, true), (85, true)])
             .terminator()
@@ -63,7 +69,7 @@ pub fn forms() -> Vec<Form> {
             .build(),
         form("BMOV.32", Op::Bmov, 0x355)
             .ops([rd(), barrier(RA)])
-            .mods([flag!("clear", 84, ".CLEAR")])
+            .mods([flag!(Mod::Clear, 84, ".CLEAR")])
             .timing(L::BMov, Pipe::Branch)
             .build(),
         branch(form("WARPSYNC", Op::Warpsync, 0x348))
@@ -82,15 +88,15 @@ pub fn forms() -> Vec<Form> {
             .timing(L::Disp, Pipe::Branch)
             .ops([cond(), reg(Role::B, RB)])
             .mods([
-                flag!("rand", 86, ".RAND"),
-                modifier("warp", 85, 1, &[(0, ""), (1, ".WARP")], 1),
+                flag!(Mod::Rand, 86, ".RAND"),
+                modifier(Mod::SleepWarp, 85, 1, &[(0, ""), (1, ".WARP")], 1),
             ])
             .build(),
         branch(form("NANOSLEEP", Op::Nanosleep, 0x95d))
             .ops([cond(), imm32(Role::B, ImmStyle::Hex)])
             .mods([
-                flag!("rand", 86, ".RAND"),
-                modifier("warp", 85, 1, &[(0, ""), (1, ".WARP")], 1),
+                flag!(Mod::Rand, 86, ".RAND"),
+                modifier(Mod::SleepWarp, 85, 1, &[(0, ""), (1, ".WARP")], 1),
             ])
             .build(),
         form("NOP", Op::Nop, 0x918).timing(L::Disp, Pipe::Misc).build(),
@@ -98,7 +104,7 @@ pub fn forms() -> Vec<Form> {
         branch(form("BPT", Op::Bpt, 0x95c))
             .ops([imm(Role::A, bits(34, 3), ImmStyle::Hex).show(Show::IfNotDefault)])
             .mods([modifier(
-                "mode",
+                Mod::BptMode,
                 84,
                 3,
                 &[
@@ -128,7 +134,7 @@ pub fn forms() -> Vec<Form> {
 /// CALL.REL / CALL.ABS (with an immediate or a register target) and RET.REL / RET.ABS (the
 /// return address in a register pair; the printed target is the function's start).
 fn calls() -> Vec<Form> {
-    let noinc = || flag!("noinc", 86, ".NOINC");
+    let noinc = || flag!(Mod::NoInc, 86, ".NOINC");
     let abs_target = imm(Role::Target, bits(34, 48), ImmStyle::SignedHexX4);
     vec![
         branch(form("CALL.REL", Op::Call, 0x944))
@@ -149,13 +155,13 @@ fn calls() -> Vec<Form> {
             .build(),
         branch(form("RET.REL", Op::Ret, 0x950))
             .ops([cond(), reg(Role::A, RA).width(2), far_target().spaced()])
-            .mods([flag!("nodec", 86, ".NODEC")])
+            .mods([flag!(Mod::NoDec, 86, ".NODEC")])
             .fixed(85, 1, 0)
             .terminator()
             .build(),
         branch(form("RET.ABS", Op::Ret, 0x950))
             .ops([cond(), reg(Role::A, RA).width(2), abs_target.spaced()])
-            .mods([flag!("nodec", 86, ".NODEC")])
+            .mods([flag!(Mod::NoDec, 86, ".NODEC")])
             .fixed(85, 1, 1)
             .terminator()
             .build(),

@@ -27,9 +27,15 @@ fn slot(o: OperandDesc) -> OperandDesc {
 }
 
 /// `.F32` result (bit 78).
-const F32: ModDesc = flag!("f32", 78, ".F32");
+const F32: ModDesc = flag!(Mod::HalfF32, 78, ".F32");
 /// Flush mode of the multiplying instructions: bits 76 (`.FMZ`) and 80 (`.FTZ`).
-const FMZ_FTZ: ModDesc = split_modifier("fmz", bits(76, 1), bits(80, 1), &[(0, ""), (1, ".FMZ"), (2, ".FTZ")], 0);
+const FMZ_FTZ: ModDesc = split_modifier(
+    Mod::Fmz,
+    bits(76, 1),
+    bits(80, 1),
+    &[(0, ""), (1, ".FMZ"), (2, ".FTZ")],
+    0,
+);
 /// The C-slot placements (B stays in bits 32..64; uniform form 0xexx).
 const CSLOT: [Src2; 4] = [Src2::Reg(1), Src2::Imm(2), Src2::Const(3), Src2::Ureg(7)];
 
@@ -58,12 +64,12 @@ pub fn forms() -> Vec<Form> {
                 .mods([F32, FMZ_FTZ, SAT]),
         )
     }));
-    let bop = modifier("bop", 69, 2, &[(0, ".AND"), (1, ".OR"), (2, ".XOR")], 0);
+    let bop = modifier(Mod::BoolOp, 69, 2, &[(0, ".AND"), (1, ".OR"), (2, ".XOR")], 0);
     v.extend(src2_family(0x033, &CSLOT, ImmStyle::F16x2, |opc, b| {
         fp16(
             form("HSET2", Op::Hset2, opc)
                 .ops([rd(), ha(), cslot(slot(b)), ps87()])
-                .mods([flag!("bf", 71, ".BF"), FCMP, FTZ, bop]),
+                .mods([flag!(Mod::BoolFloat, 71, ".BF"), FCMP, FTZ, bop]),
         )
     }));
     v.extend(src2_family(0x034, &CSLOT, ImmStyle::F16x2, |opc, b| {
@@ -76,7 +82,7 @@ pub fn forms() -> Vec<Form> {
                     cslot(slot(b)),
                     ps87(),
                 ])
-                .mods([FCMP, flag!("h_and", 71, ".H_AND"), FTZ, bop]),
+                .mods([FCMP, flag!(Mod::HalfAnd, 71, ".H_AND"), FTZ, bop]),
         )
     }));
     v

@@ -61,7 +61,7 @@ pub fn forms() -> Vec<Form> {
 
 /// DSETP comparisons: as FSETP's, with MIN and MAX in place of F and T.
 const DCMP: ModDesc = modifier(
-    "cmp",
+    Mod::DoubleCmp,
     76,
     4,
     &[

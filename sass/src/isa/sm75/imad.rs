@@ -79,17 +79,17 @@ fn imad_aliases(f: FormBuilder, op: Op, p: Src3) -> FormBuilder {
 
 /// `IDP.4A.S8.U8` / `IDP.2A.LO.S16.S8 Rd, Ra, B, C`: dot products of packed bytes.
 fn idp() -> Vec<Form> {
-    const A_TYPE4: ModDesc = modifier("atype", 73, 1, &[(0, ".U8"), (1, ".S8")], 1);
-    const A_TYPE2: ModDesc = modifier("atype", 73, 1, &[(0, ".U16"), (1, ".S16")], 1);
-    const B_TYPE: ModDesc = modifier("btype", 74, 1, &[(0, ".U8"), (1, ".S8")], 1);
+    const A_TYPE4: ModDesc = modifier(Mod::ASigned, 73, 1, &[(0, ".U8"), (1, ".S8")], 1);
+    const A_TYPE2: ModDesc = modifier(Mod::ASigned, 73, 1, &[(0, ".U16"), (1, ".S16")], 1);
+    const B_TYPE: ModDesc = modifier(Mod::BSigned, 74, 1, &[(0, ".U8"), (1, ".S8")], 1);
     let mut v = Vec::new();
     for two in [false, true] {
         let places = [Src3::Rrr, Src3::Rcr, Src3::Rur];
         v.extend(src3_family(0x026, &places, ImmStyle::Hex, |opc, _, b, c| {
             let kind = if two {
-                modifier("kind", 76, 2, &[(1, ".2A.LO"), (3, ".2A.HI")], 1)
+                modifier(Mod::IdpKind, 76, 2, &[(1, ".2A.LO"), (3, ".2A.HI")], 1)
             } else {
-                modifier("kind", 76, 2, &[(0, ".4A")], 0)
+                modifier(Mod::IdpKind, 76, 2, &[(0, ".4A")], 0)
             };
             form("IDP", Op::Idp, opc)
                 .ops([rd(), reg(Role::A, RA).reuse(0), b, c.neg(75)])

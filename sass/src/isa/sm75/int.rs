@@ -78,13 +78,13 @@ fn lea() -> Vec<Form> {
         let hi_only = sx32 || places == [Src3::Rri];
         v.extend(src3_family(0x011, places, ImmStyle::Hex, |opc, _, b, c| {
             let hi = if hi_only {
-                modifier("hi", 80, 1, &[(1, ".HI")], 1)
+                modifier(Mod::Hi, 80, 1, &[(1, ".HI")], 1)
             } else {
-                flag!("hi", 80, ".HI")
+                flag!(Mod::Hi, 80, ".HI")
             };
             let c = (!sx32).then(|| c.show(Show::IfMod(0)).default(255));
             let sx = modifier(
-                "sx32",
+                Mod::Sx32,
                 73,
                 1,
                 if sx32 { &[(1, ".SX32")] } else { &[(0, "")] },
@@ -120,7 +120,7 @@ fn lop3() -> Vec<Form> {
                 lut(72),
                 pred(Role::PredSrc0, 87, Some(90), true),
             ])
-            .mods([flag!("pand", 80, ".PAND")])
+            .mods([flag!(Mod::Pand, 80, ".PAND")])
     })
 }
 
@@ -130,10 +130,16 @@ fn shf() -> Vec<Form> {
         form("SHF", Op::Shf, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b, c])
             .mods([
-                modifier("right", 76, 1, &[(0, ".L"), (1, ".R")], 0),
-                flag!("w", 75, ".W"),
-                modifier("type", 73, 2, &[(0, ".S64"), (1, ".U64"), (2, ".S32"), (3, ".U32")], 3),
-                flag!("hi", 80, ".HI"),
+                modifier(Mod::Right, 76, 1, &[(0, ".L"), (1, ".R")], 0),
+                flag!(Mod::Wrap, 75, ".W"),
+                modifier(
+                    Mod::ShfType,
+                    73,
+                    2,
+                    &[(0, ".S64"), (1, ".U64"), (2, ".S32"), (3, ".U32")],
+                    3,
+                ),
+                flag!(Mod::Hi, 80, ".HI"),
             ])
     })
 }
@@ -149,7 +155,7 @@ fn isetp() -> Vec<Form> {
                 ps87(),
                 pred(Role::PredSrc1, 68, Some(71), false).show(Show::IfModOrNotDefault(3)),
             ])
-            .mods([ICMP, SIGNED, BOP, flag!("ex", 72, ".EX")])
+            .mods([ICMP, SIGNED, BOP, flag!(Mod::Ex, 72, ".EX")])
     })
 }
 
@@ -173,19 +179,19 @@ fn unary_and_bitfield() -> Vec<Form> {
     v.extend(src2_family(0x01a, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
         form("SGXT", Op::Sgxt, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b])
-            .mods([flag!("w", 75, ".W"), SIGNED])
+            .mods([flag!(Mod::Wrap, 75, ".W"), SIGNED])
     }));
     v.extend(src2_family(0x01b, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
         form("BMSK", Op::Bmsk, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b])
-            .mods([flag!("w", 75, ".W")])
+            .mods([flag!(Mod::Wrap, 75, ".W")])
     }));
     let places = [Src3::Rrr, Src3::Rri, Src3::Rrc, Src3::Rir, Src3::Rcr, Src3::Rur];
     v.extend(src3_family(0x016, &places, ImmStyle::Hex, |opc, _, b, c| {
         form("PRMT", Op::Prmt, opc)
             .ops([rd(), reg(Role::A, RA).reuse(0), b, c])
             .mods([modifier(
-                "mode",
+                Mod::PrmtMode,
                 72,
                 3,
                 &[
@@ -260,7 +266,7 @@ fn plop3() -> Vec<Form> {
 
 /// `P2R Rd, PR, Ra, mask` packs predicates into a byte of Rd; `R2P PR, Ra, mask` unpacks.
 fn p2r_r2p() -> Vec<Form> {
-    const BYTE: ModDesc = modifier("byte", 76, 2, &[(0, ""), (1, ".B1"), (2, ".B2"), (3, ".B3")], 0);
+    const BYTE: ModDesc = modifier(Mod::ByteSel, 76, 2, &[(0, ""), (1, ".B1"), (2, ".B2"), (3, ".B3")], 0);
     let mut v = src2_family(0x003, &REG_IMM_CONST, ImmStyle::SignedHex, |opc, b| {
         form("P2R", Op::P2r, opc)
             .ops([rd(), literal("PR"), reg(Role::A, RA).reuse(0), b])

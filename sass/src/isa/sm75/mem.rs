@@ -8,7 +8,7 @@ use crate::isa::build::*;
 use crate::isa::desc::{LatCat as L, Pipe, Role, Show, *};
 
 /// `.E`: 64-bit address.
-pub const E: ModDesc = flag!("e", 72, ".E");
+pub const E: ModDesc = flag!(Mod::E, 72, ".E");
 /// Access size; the register width of the data operand follows it (`.U.128`: 7).
 pub const SIZE_VALUES: &[(u16, &str)] = &[
     (0, ".U8"),
@@ -21,9 +21,9 @@ pub const SIZE_VALUES: &[(u16, &str)] = &[
     (7, ".U.128"),
 ];
 /// Access size of the global and generic accesses.
-pub const SIZE: ModDesc = modifier("size", 73, 3, SIZE_VALUES, 4);
+pub const SIZE: ModDesc = modifier(Mod::Size, 73, 3, SIZE_VALUES, 4);
 /// Access size of local and shared accesses (no `.U.128`).
-pub const SIZE7: ModDesc = modifier("size", 73, 3, &SIZE_VALUES_7, 4);
+pub const SIZE7: ModDesc = modifier(Mod::Size, 73, 3, &SIZE_VALUES_7, 4);
 const SIZE_VALUES_7: [(u16, &str); 7] = [
     (0, ".U8"),
     (1, ".S8"),
@@ -35,30 +35,36 @@ const SIZE_VALUES_7: [(u16, &str); 7] = [
 ];
 /// Memory-model semantics of loads (bits 79..81).
 const LOAD_SEM: ModDesc = modifier(
-    "sem",
+    Mod::Sem,
     79,
     2,
     &[(0, ".CONSTANT"), (1, ""), (2, ".STRONG"), (3, ".MMIO")],
     1,
 );
 /// Memory-model semantics of stores (no `.CONSTANT`).
-const STORE_SEM: ModDesc = modifier("sem", 79, 2, &[(1, ""), (2, ".STRONG"), (3, ".MMIO")], 1);
+const STORE_SEM: ModDesc = modifier(Mod::Sem, 79, 2, &[(1, ""), (2, ".STRONG"), (3, ".MMIO")], 1);
 /// Scope (bits 77..79).
-pub const SCOPE: ModDesc = modifier("scope", 77, 2, &[(0, ".CTA"), (1, ".SM"), (2, ".GPU"), (3, ".SYS")], 3);
+pub const SCOPE: ModDesc = modifier(
+    Mod::Scope,
+    77,
+    2,
+    &[(0, ".CTA"), (1, ".SM"), (2, ".GPU"), (3, ".SYS")],
+    3,
+);
 /// `.PRIVATE` (bit 76).
-pub const PRIVATE: ModDesc = flag!("private", 76, ".PRIVATE");
+pub const PRIVATE: ModDesc = flag!(Mod::Private, 76, ".PRIVATE");
 /// Cache eviction policy (bits 84..87).
 pub const CACHE: ModDesc = modifier(
-    "cache",
+    Mod::Cache,
     84,
     3,
     &[(0, ".EF"), (1, ""), (2, ".EL"), (3, ".LU"), (4, ".EU"), (5, ".NA")],
     1,
 );
 /// L2 prefetch size hint (bits 68..70).
-const LTC: ModDesc = modifier("ltc", 68, 2, &[(0, ""), (1, ".LTC64B"), (2, ".LTC128B")], 0);
+const LTC: ModDesc = modifier(Mod::Prefetch, 68, 2, &[(0, ""), (1, ".LTC64B"), (2, ".LTC128B")], 0);
 /// `.ZD` (bit 87): zero the destination when the access is not done; prints the predicate.
-const ZD: ModDesc = flag!("zd", 87, ".ZD");
+const ZD: ModDesc = flag!(Mod::ZeroDst, 87, ".ZD");
 
 /// Register width 0 means "from the size modifier".
 pub const BY_SIZE: u8 = 0;
@@ -196,7 +202,7 @@ fn local() -> Vec<Form> {
 /// `LDC Rd, c[bank][Ra+offset]` (signed 16-bit byte offset) and `ULDC URd, c[bank][offset]`.
 fn constant() -> Vec<Form> {
     const LDC_SIZE: ModDesc = modifier(
-        "size",
+        Mod::Size,
         73,
         3,
         &[(0, ".U8"), (1, ".S8"), (2, ".U16"), (3, ".S16"), (4, ""), (5, ".64")],
@@ -214,7 +220,7 @@ fn constant() -> Vec<Form> {
         .ops([rd().width(BY_SIZE), indexed])
         .mods([
             LDC_SIZE,
-            modifier("mode", 78, 2, &[(0, ""), (1, ".IL"), (2, ".IS"), (3, ".ISL")], 0),
+            modifier(Mod::LdcMode, 78, 2, &[(0, ""), (1, ".IL"), (2, ".IS"), (3, ".ISL")], 0),
         ])
         .build();
     let direct = OperandDesc {

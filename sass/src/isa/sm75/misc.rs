@@ -22,12 +22,12 @@ pub fn forms() -> Vec<Form> {
         // CS2R of a pair is dispatched as 64 bits; `.32` reads one register on the ALU pipe.
         form("CS2R", Op::Cs2r, 0x805)
             .ops([rd().width(2), sreg()])
-            .mods([modifier("wide", 80, 1, &[(1, "")], 1)])
+            .mods([modifier(Mod::Wide, 80, 1, &[(1, "")], 1)])
             .timing(L::Disp64, Pipe::Alu)
             .build(),
         form("CS2R", Op::Cs2r, 0x805)
             .ops([rd(), sreg()])
-            .mods([modifier("wide", 80, 1, &[(0, ".32")], 0)])
+            .mods([modifier(Mod::Wide, 80, 1, &[(0, ".32")], 0)])
             .timing(L::Alu, Pipe::Alu)
             .build(),
         form("B2R.RESULT", Op::B2r, 0x31c)

@@ -22,7 +22,7 @@ pub fn forms() -> Vec<Form> {
                     rd().width(BY_SIZE),
                     address(ur, off, false, true),
                 ])
-                .mods([flag!("u", 76, ".U"), SIZE7, flag!("zd", 87, ".ZD")])
+                .mods([flag!(Mod::UniformAddr, 76, ".U"), SIZE7, flag!(Mod::ZeroDst, 87, ".ZD")])
                 .build(),
         );
     }
@@ -41,13 +41,13 @@ pub fn forms() -> Vec<Form> {
                 .ops([rd().width(BY_SIZE), address(ur, off, false, false)])
                 .mods([
                     modifier(
-                        "shape",
+                        Mod::LdsmShape,
                         78,
                         2,
                         &[(0, ".M88"), (1, ".MT88"), (2, ".M816"), (3, ".M832")],
                         0,
                     ),
-                    modifier("count", 72, 2, &[(0, ""), (1, ".2"), (2, ".4")], 0),
+                    modifier(Mod::LdsmCount, 72, 2, &[(0, ""), (1, ".2"), (2, ".4")], 0),
                 ])
                 .build(),
         );

@@ -12,15 +12,15 @@ pub fn forms() -> Vec<Form> {
     v.push(
         form("MEMBAR", Op::Membar, 0x992)
             .mods([
-                modifier("sem", 79, 2, &[(0, ".SC"), (1, ".ALL"), (2, "")], 0),
+                modifier(Mod::MembarSem, 79, 2, &[(0, ".SC"), (1, ".ALL"), (2, "")], 0),
                 modifier(
-                    "scope",
+                    Mod::Scope,
                     76,
                     3,
                     &[(0, ".CTA"), (1, ".SM"), (2, ".GPU"), (3, ".SYS"), (5, ".VC")],
                     0,
                 ),
-                flag!("mmio", 72, ".MMIO"),
+                flag!(Mod::Mmio, 72, ".MMIO"),
             ])
             .timing(L::Decoupled, Pipe::Lsu)
             .build(),
@@ -41,13 +41,13 @@ pub fn forms() -> Vec<Form> {
 fn bar() -> Vec<Form> {
     let id = || imm(Role::A, bits(54, 4), ImmStyle::Hex);
     let count = || imm(Role::B, bits(42, 12), ImmStyle::Hex);
-    let defer = || flag!("defer", 80, ".DEFER_BLOCKING");
-    let no_defer = || modifier("defer", 80, 1, &[(0, "")], 0);
+    let defer = || flag!(Mod::Defer, 80, ".DEFER_BLOCKING");
+    let no_defer = || modifier(Mod::Defer, 80, 1, &[(0, "")], 0);
     let mode = |v: u16, s: &'static str| -> ModDesc {
         let values: &'static [(u16, &'static str)] = Vec::leak(vec![(v, s)]);
-        modifier("mode", 77, 3, values, v)
+        modifier(Mod::BarMode, 77, 3, values, v)
     };
-    let redop = modifier("redop", 74, 2, &[(0, ".POPC"), (1, ".AND"), (2, ".OR")], 0);
+    let redop = modifier(Mod::BarRedOp, 74, 2, &[(0, ".POPC"), (1, ".AND"), (2, ".OR")], 0);
     let shapes = [
         (
             mode(0, ".SYNC"),
@@ -81,16 +81,16 @@ fn bar() -> Vec<Form> {
 
 /// CCTL: cache control by address (`CCTL.IV [R4]`) or of everything (`CCTL.IVALL`).
 fn cctl() -> Vec<Form> {
-    const CACHE: ModDesc = modifier("cache", 78, 2, &[(0, ""), (1, ".U"), (2, ".C"), (3, ".I")], 0);
+    const CACHE: ModDesc = modifier(Mod::CctlCache, 78, 2, &[(0, ""), (1, ".U"), (2, ".C"), (3, ".I")], 0);
     const BY_ADDR: ModDesc = modifier(
-        "op",
+        Mod::CctlOp,
         87,
         4,
         &[(0, ".PF1"), (1, ".PF2"), (2, ".WB"), (3, ".IV"), (5, ".RS")],
         3,
     );
     const ALL: ModDesc = modifier(
-        "op",
+        Mod::CctlOp,
         87,
         4,
         &[(4, ".IVALL"), (6, ".IVALLP"), (7, ".WBALL"), (8, ".WBALLP")],
@@ -123,12 +123,12 @@ fn depbar() -> Vec<Form> {
                 imm(Role::B, bits(38, 6), ImmStyle::Hex),
                 set,
             ])
-            .mods([modifier("le", 47, 1, &[(1, ".LE")], 1)])
+            .mods([modifier(Mod::DepbarLe, 47, 1, &[(1, ".LE")], 1)])
             .timing(L::Disp, Pipe::Misc)
             .build(),
         form("DEPBAR", Op::Depbar, 0x91a)
             .ops([set])
-            .mods([modifier("le", 47, 1, &[(0, "")], 0)])
+            .mods([modifier(Mod::DepbarLe, 47, 1, &[(0, "")], 0)])
             .timing(L::Disp, Pipe::Misc)
             .build(),
     ]

@@ -82,7 +82,7 @@ fn bit_fields() -> Vec<Form> {
             uniform(
                 form("UFLO", Op::Uflo, 0x0bd | fb << 9)
                     .ops([urd(), opt_upd(Role::PredDst0, 81), not_b])
-                    .mods([SIGNED, flag!("sh", 74, ".SH")]),
+                    .mods([SIGNED, flag!(Mod::ShiftAmount, 74, ".SH")]),
             )
             .build(),
         );
@@ -90,7 +90,7 @@ fn bit_fields() -> Vec<Form> {
             uniform(
                 form("UBMSK", Op::Ubmsk, 0x09b | fb << 9)
                     .ops([urd(), ua(), b])
-                    .mods([flag!("w", 75, ".W")]),
+                    .mods([flag!(Mod::Wrap, 75, ".W")]),
             )
             .build(),
         );
@@ -98,7 +98,7 @@ fn bit_fields() -> Vec<Form> {
             uniform(
                 form("USGXT", Op::Usgxt, 0x09a | fb << 9)
                     .ops([urd(), ua(), b])
-                    .mods([flag!("w", 75, ".W"), SIGNED]),
+                    .mods([flag!(Mod::Wrap, 75, ".W"), SIGNED]),
             )
             .build(),
         );
@@ -222,12 +222,12 @@ fn arithmetic() -> Vec<Form> {
     for sx32 in [false, true] {
         v.extend(u3_family(0x091, &[U3::Rrr, U3::Rir], ImmStyle::Hex, |opc, b, c| {
             let (hi, c) = if sx32 {
-                (modifier("hi", 80, 1, &[(1, ".HI")], 1), None)
+                (modifier(Mod::Hi, 80, 1, &[(1, ".HI")], 1), None)
             } else {
-                (flag!("hi", 80, ".HI"), Some(c.show(Show::IfMod(0)).default(63)))
+                (flag!(Mod::Hi, 80, ".HI"), Some(c.show(Show::IfMod(0)).default(63)))
             };
             let sx = modifier(
-                "sx32",
+                Mod::Sx32,
                 73,
                 1,
                 if sx32 { &[(1, ".SX32")] } else { &[(0, "")] },
@@ -260,7 +260,7 @@ fn logic_and_shifts() -> Vec<Form> {
                 lut(72),
                 upred(Role::PredSrc0, 87, Some(90), true),
             ])
-            .mods([flag!("pand", 80, ".PAND")])
+            .mods([flag!(Mod::Pand, 80, ".PAND")])
     });
     v.extend(u3_family(
         0x099,
@@ -268,10 +268,16 @@ fn logic_and_shifts() -> Vec<Form> {
         ImmStyle::Hex,
         |opc, b, c| {
             form("USHF", Op::Ushf, opc).ops([urd(), ua(), b, c]).mods([
-                modifier("right", 76, 1, &[(0, ".L"), (1, ".R")], 0),
-                flag!("w", 75, ".W"),
-                modifier("type", 73, 2, &[(0, ".S64"), (1, ".U64"), (2, ".S32"), (3, ".U32")], 3),
-                flag!("hi", 80, ".HI"),
+                modifier(Mod::Right, 76, 1, &[(0, ".L"), (1, ".R")], 0),
+                flag!(Mod::Wrap, 75, ".W"),
+                modifier(
+                    Mod::ShfType,
+                    73,
+                    2,
+                    &[(0, ".S64"), (1, ".U64"), (2, ".S32"), (3, ".U32")],
+                    3,
+                ),
+                flag!(Mod::Hi, 80, ".HI"),
             ])
         },
     ));
@@ -308,7 +314,7 @@ fn compares() -> Vec<Form> {
                         upred(Role::PredSrc0, 87, Some(90), false),
                         upred(Role::PredSrc1, 68, Some(71), false).show(Show::IfMod(3)),
                     ])
-                    .mods([ICMP, SIGNED, BOP, flag!("ex", 72, ".EX")]),
+                    .mods([ICMP, SIGNED, BOP, flag!(Mod::Ex, 72, ".EX")]),
             )
             .build(),
         );

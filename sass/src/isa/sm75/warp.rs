@@ -5,7 +5,7 @@ use crate::isa::build::*;
 use crate::isa::desc::{ImmStyle, LatCat as L, Pipe, Role, *};
 
 /// VOTE and VOTEU modes (bits 72..74).
-const VOTE_MODE: ModDesc = modifier("mode", 72, 2, &[(0, ".ALL"), (1, ".ANY"), (2, ".EQ")], 1);
+const VOTE_MODE: ModDesc = modifier(Mod::VoteMode, 72, 2, &[(0, ".ALL"), (1, ".ANY"), (2, ".EQ")], 1);
 
 /// All warp-level forms.
 pub fn forms() -> Vec<Form> {
@@ -57,7 +57,7 @@ fn shfl() -> Vec<Form> {
                 clamp,
             ])
             .mods([modifier(
-                "mode",
+                Mod::ShflMode,
                 58,
                 2,
                 &[(0, ".IDX"), (1, ".UP"), (2, ".DOWN"), (3, ".BFLY")],
@@ -71,10 +71,10 @@ fn shfl() -> Vec<Form> {
 
 /// `MATCH.ANY Rd, Ra` and `MATCH.ALL Pd, Rd, Ra` (`.U64`: Ra is a pair).
 fn matches() -> Vec<Form> {
-    const ANY: ModDesc = modifier("mode", 79, 1, &[(1, ".ANY")], 1);
-    const ALL: ModDesc = modifier("mode", 79, 1, &[(0, ".ALL")], 0);
-    const U32: ModDesc = modifier("u64", 73, 1, &[(0, "")], 0);
-    const U64: ModDesc = modifier("u64", 73, 1, &[(1, ".U64")], 1);
+    const ANY: ModDesc = modifier(Mod::MatchMode, 79, 1, &[(1, ".ANY")], 1);
+    const ALL: ModDesc = modifier(Mod::MatchMode, 79, 1, &[(0, ".ALL")], 0);
+    const U32: ModDesc = modifier(Mod::Match64, 73, 1, &[(0, "")], 0);
+    const U64: ModDesc = modifier(Mod::Match64, 73, 1, &[(1, ".U64")], 1);
     let mut v = Vec::new();
     for (mode, pd) in [(ANY, None), (ALL, Some(pred(Role::PredDst0, 81, None, false)))] {
         for (width, ty) in [(1, U32), (2, U64)] {

@@ -1,0 +1,322 @@
+//! Modifiers by meaning. Every modifier field of every form is named by a [`Mod`]; its values
+//! are the codes of a value type ([`ModValue`], in [`values`](super::values)) or, for one-bit
+//! flags, 0 and 1. The back end sets modifiers with [`ModSet`]s built from these types, the
+//! simulator reads them back into typed fields, and the disassembler prints each form's own
+//! spelling of a code. A typo is a compile error; a table value that its type does not know
+//! fails `tests::every_table_value_has_a_meaning`.
+
+use super::values::*;
+
+/// A modifier, by meaning. Forms spell the same meaning differently (`.RZ` in FADD, `.TRUNC`
+/// in F2I): the spelling belongs to the form, the meaning to this enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mod {
+    // Integer arithmetic and logic.
+    /// Signed operands (a flag whose clear value prints `.U32`).
+    Signed,
+    /// `.X`: add the carry-in predicates (IADD3, IMAD, LEA).
+    X,
+    /// `.HI`: the high word (LEA, SHF, IMAD) .
+    Hi,
+    /// `.SX32`: sign-extend the 32-bit A before shifting (LEA.HI).
+    Sx32,
+    /// `.W`: wrap the amount instead of clamping it (SHF, SGXT, BMSK).
+    Wrap,
+    /// SHF's direction: set is right (`.R`), clear is left (`.L`).
+    Right,
+    /// SHF's width and signedness ([`ShfType`]).
+    ShfType,
+    /// `.PAND`: the predicate output is the AND of the result bits (LOP3).
+    Pand,
+    /// `.EX`: a compare extended with the previous compare's result (ISETP).
+    Ex,
+    /// Integer comparison ([`IntCmp`]).
+    IntCmp,
+    /// How a compare combines with its predicate input ([`BoolOp`]).
+    BoolOp,
+    /// PRMT's byte selection mode ([`PrmtMode`]).
+    PrmtMode,
+    /// P2R's destination byte ([`ByteSel`]).
+    ByteSel,
+    /// FLO: `.SH` returns a shift amount instead of a bit position.
+    ShiftAmount,
+    /// IDP: A's elements are signed.
+    ASigned,
+    /// IDP: B's elements are signed.
+    BSigned,
+    /// IDP's shape ([`IdpKind`]).
+    IdpKind,
+    // Floating point.
+    /// `.FTZ`: subnormal inputs and results flush to zero.
+    Ftz,
+    /// `.SAT`: the result clamps to [0, 1].
+    Sat,
+    /// Zero-product handling of multiplies ([`Fmz`]).
+    Fmz,
+    /// Rounding of a float result or of a float-to-integer conversion ([`Rounding`]).
+    Rnd,
+    /// Float comparison ([`FloatCmp`]).
+    FloatCmp,
+    /// DSETP's comparison ([`DoubleCmp`]).
+    DoubleCmp,
+    /// FMUL's power-of-two scale of the result ([`FmulScale`]).
+    FmulScale,
+    /// MUFU's function ([`MufuFunc`]).
+    MufuFunc,
+    /// MUFU: an f16 source and result.
+    MufuF16,
+    /// HADD2/HMUL2/HFMA2: an f32 result (`.F32`).
+    HalfF32,
+    /// `.BF`: the compare writes 1.0 / 0.0 instead of a mask (HSET2).
+    BoolFloat,
+    /// `.H_AND`: HSETP2 combines the two halves' results.
+    HalfAnd,
+    /// `.NTZ` of F2I (no effect on the result: the hardware's marker of PTX `cvt.rzi` paths).
+    Ntz,
+    /// The integer type of a conversion ([`IntType`]).
+    IntType,
+    /// The float type of a conversion ([`FloatType`]).
+    FloatType,
+    /// F2F's and FRND's destination and source float types ([`FloatPair`]).
+    FloatPair,
+    // Memory.
+    /// `.E`: 64-bit addresses.
+    E,
+    /// Access size ([`MemSize`]).
+    Size,
+    /// Memory-model semantics of an access ([`MemSem`]).
+    Sem,
+    /// Scope of an access or a fence ([`Scope`]).
+    Scope,
+    /// `.PRIVATE`: the address is private to the thread.
+    Private,
+    /// Cache eviction policy ([`CachePolicy`]).
+    Cache,
+    /// L2 prefetch size hint ([`Prefetch`]).
+    Prefetch,
+    /// `.ZD`: zero the destination when the access is not done.
+    ZeroDst,
+    /// LDS `.U`: a warp-uniform address.
+    UniformAddr,
+    /// LDC's indexing mode ([`LdcMode`]).
+    LdcMode,
+    /// LDSM's matrix count ([`LdsmCount`]).
+    LdsmCount,
+    /// LDSM's shape ([`LdsmShape`]).
+    LdsmShape,
+    /// An atomic operation ([`AtomOp`]).
+    AtomOp,
+    /// An atomic's data type ([`AtomType`]).
+    AtomType,
+    /// Compare-and-swap flavour ([`CasKind`]).
+    CasKind,
+    /// QSPC's space ([`QspcSpace`]).
+    QspcSpace,
+    /// MEMBAR's semantics ([`MembarSem`]).
+    MembarSem,
+    /// `.MMIO` of MEMBAR.
+    Mmio,
+    /// CCTL's cache ([`CctlCache`]).
+    CctlCache,
+    /// CCTL's operation ([`CctlOp`]).
+    CctlOp,
+    // Warp-wide operations.
+    /// SHFL's lane mode ([`ShflMode`]).
+    ShflMode,
+    /// VOTE's mode ([`VoteMode`]).
+    VoteMode,
+    /// MATCH's mode ([`MatchMode`]).
+    MatchMode,
+    /// MATCH `.U64`: 64-bit values.
+    Match64,
+    // Control flow and synchronisation.
+    /// BRA's kind ([`BranchKind`]).
+    BranchKind,
+    /// BRA `.INC` (with `.DIV`/`.CONV` bookkeeping; no effect in the simulator).
+    BranchInc,
+    /// BRA `.DEC`.
+    BranchDec,
+    /// EXIT `.KEEPREFCOUNT`.
+    KeepRefCount,
+    /// EXIT `.PREEMPTED`.
+    Preempted,
+    /// EXIT `.NO_ATEXIT`.
+    NoAtExit,
+    /// CALL `.NOINC`.
+    NoInc,
+    /// RET `.NODEC`.
+    NoDec,
+    /// BMOV `.CLEAR`: clear the convergence barrier after reading it.
+    Clear,
+    /// BAR's mode ([`BarMode`]).
+    BarMode,
+    /// BAR.RED's reduction ([`BarRedOp`]).
+    BarRedOp,
+    /// BAR `.DEFER_BLOCKING`.
+    Defer,
+    /// BPT's mode ([`BptMode`]).
+    BptMode,
+    /// DEPBAR `.LE`.
+    DepbarLe,
+    /// NANOSLEEP `.RAND`.
+    Rand,
+    /// NANOSLEEP `.WARP`.
+    SleepWarp,
+    /// CS2R: a 64-bit read (clear: `.32`).
+    Wide,
+}
+
+/// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
+pub trait ModValue: Copy + Sized {
+    /// The modifier these values belong to.
+    const ID: Mod;
+    /// The field's code of the value.
+    fn code(self) -> u16;
+    /// The value of a field code, if the code has a meaning.
+    fn from_code(code: u16) -> Option<Self>;
+    /// This value as a setting of its modifier.
+    fn set(self) -> ModSet {
+        ModSet {
+            id: Self::ID,
+            code: self.code(),
+        }
+    }
+}
+
+/// One modifier set to one code: what the back end asks an instruction to carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ModSet {
+    /// The modifier.
+    pub id: Mod,
+    /// Its code.
+    pub code: u16,
+}
+
+impl<T: ModValue> From<T> for ModSet {
+    fn from(v: T) -> ModSet {
+        v.set()
+    }
+}
+
+impl Mod {
+    /// This flag set (`true`) or clear.
+    pub fn flag(self, on: bool) -> ModSet {
+        debug_assert!(self.is_flag(), "{self:?} is not a flag");
+        ModSet {
+            id: self,
+            code: u16::from(on),
+        }
+    }
+
+    /// True for one-bit flags (codes 0 and 1).
+    pub fn is_flag(self) -> bool {
+        matches!(self.meaning(), Meaning::Flag)
+    }
+
+    /// Whether `code` has a meaning for this modifier.
+    pub fn accepts(self, code: u16) -> bool {
+        match self.meaning() {
+            Meaning::Flag => code <= 1,
+            Meaning::Values(valid) => valid(code),
+        }
+    }
+
+    /// What the codes of this modifier mean.
+    fn meaning(self) -> Meaning {
+        use Meaning::Flag;
+        match self {
+            Mod::Signed | Mod::X | Mod::Hi | Mod::Sx32 | Mod::Wrap | Mod::Right | Mod::Pand | Mod::Ex => Flag,
+            Mod::ShiftAmount | Mod::ASigned | Mod::BSigned => Flag,
+            Mod::Ftz | Mod::Sat | Mod::MufuF16 | Mod::HalfF32 | Mod::BoolFloat | Mod::HalfAnd | Mod::Ntz => Flag,
+            Mod::E | Mod::Private | Mod::ZeroDst | Mod::UniformAddr | Mod::Mmio | Mod::Match64 => Flag,
+            Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,
+            Mod::NoInc | Mod::NoDec | Mod::Clear | Mod::Defer | Mod::DepbarLe | Mod::Rand => Flag,
+            Mod::SleepWarp | Mod::Wide => Flag,
+            Mod::ShfType => values::<ShfType>(self),
+            Mod::IntCmp => values::<IntCmp>(self),
+            Mod::BoolOp => values::<BoolOp>(self),
+            Mod::PrmtMode => values::<PrmtMode>(self),
+            Mod::ByteSel => values::<ByteSel>(self),
+            Mod::IdpKind => values::<IdpKind>(self),
+            Mod::Fmz => values::<Fmz>(self),
+            Mod::Rnd => values::<Rounding>(self),
+            Mod::FloatCmp => values::<FloatCmp>(self),
+            Mod::DoubleCmp => values::<DoubleCmp>(self),
+            Mod::FmulScale => values::<FmulScale>(self),
+            Mod::MufuFunc => values::<MufuFunc>(self),
+            Mod::IntType => values::<IntType>(self),
+            Mod::FloatType => values::<FloatType>(self),
+            Mod::FloatPair => values::<FloatPair>(self),
+            Mod::Size => values::<MemSize>(self),
+            Mod::Sem => values::<MemSem>(self),
+            Mod::Scope => values::<Scope>(self),
+            Mod::Cache => values::<CachePolicy>(self),
+            Mod::Prefetch => values::<Prefetch>(self),
+            Mod::LdcMode => values::<LdcMode>(self),
+            Mod::LdsmCount => values::<LdsmCount>(self),
+            Mod::LdsmShape => values::<LdsmShape>(self),
+            Mod::AtomOp => values::<AtomOp>(self),
+            Mod::AtomType => values::<AtomType>(self),
+            Mod::CasKind => values::<CasKind>(self),
+            Mod::QspcSpace => values::<QspcSpace>(self),
+            Mod::MembarSem => values::<MembarSem>(self),
+            Mod::CctlCache => values::<CctlCache>(self),
+            Mod::CctlOp => values::<CctlOp>(self),
+            Mod::ShflMode => values::<ShflMode>(self),
+            Mod::VoteMode => values::<VoteMode>(self),
+            Mod::MatchMode => values::<MatchMode>(self),
+            Mod::BranchKind => values::<BranchKind>(self),
+            Mod::BarMode => values::<BarMode>(self),
+            Mod::BarRedOp => values::<BarRedOp>(self),
+            Mod::BptMode => values::<BptMode>(self),
+        }
+    }
+}
+
+/// What a modifier's codes mean.
+#[derive(Clone, Copy)]
+enum Meaning {
+    /// 0 and 1.
+    Flag,
+    /// The codes of a value type.
+    Values(fn(u16) -> bool),
+}
+
+/// The meaning of modifier `id` as the codes of `T` (whose own id must be `id`).
+fn values<T: ModValue>(id: Mod) -> Meaning {
+    debug_assert_eq!(T::ID, id, "value type of {id:?}");
+    Meaning::Values(|code| T::from_code(code).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::isa::isa;
+
+    #[test]
+    fn every_table_value_has_a_meaning() {
+        for (_, form) in isa().forms() {
+            for m in &form.mods {
+                for &(code, spelling) in m.values {
+                    assert!(
+                        m.id.accepts(code),
+                        "{}: {:?} has no meaning for code {code} (`{spelling}`)",
+                        form.mnemonic,
+                        m.id
+                    );
+                }
+                assert!(m.id.accepts(m.default), "{}: default of {:?}", form.mnemonic, m.id);
+            }
+        }
+    }
+
+    #[test]
+    fn value_types_name_their_own_modifier() {
+        // `meaning` checks `T::ID == id` in debug builds; calling it for every modifier
+        // checks the table of value types.
+        for (_, form) in isa().forms() {
+            for m in &form.mods {
+                let _ = m.id.meaning();
+            }
+        }
+    }
+}

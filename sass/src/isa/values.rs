@@ -1,0 +1,759 @@
+//! The value types of the multi-valued modifiers: each variant is one code of the modifier's
+//! field (docs/ENCODING-SM75.md, section B, lists where the fields are). The forms spell the
+//! codes; these enums give them meaning.
+
+use super::modifier::{Mod, ModSet, ModValue};
+
+/// Declares a value type: its variants with their codes, the modifier it belongs to, and the
+/// value a form without the modifier behaves as.
+macro_rules! values {
+    (
+        $(#[$meta:meta])*
+        $name:ident for $id:ident, absent $absent:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $code:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl ModValue for $name {
+            const ID: Mod = Mod::$id;
+
+            fn code(self) -> u16 {
+                match self {
+                    $( $name::$variant => $code ),+
+                }
+            }
+
+            fn from_code(code: u16) -> Option<Self> {
+                match code {
+                    $( $code => Some($name::$variant), )+
+                    _ => None,
+                }
+            }
+        }
+
+        impl Default for $name {
+            /// The behaviour of a form without this modifier.
+            fn default() -> Self {
+                $name::$absent
+            }
+        }
+
+        impl $name {
+            /// The field's code of the value.
+            pub fn code(self) -> u16 {
+                ModValue::code(self)
+            }
+
+            /// This value as a setting of its modifier.
+            pub fn set(self) -> ModSet {
+                ModValue::set(self)
+            }
+
+            /// The value of a field code, if the code has a meaning.
+            pub fn from_code(code: u16) -> Option<Self> {
+                <Self as ModValue>::from_code(code)
+            }
+        }
+    };
+}
+
+values! {
+    /// SHF's operand width and signedness.
+    ShfType for ShfType, absent U32 {
+        /// Signed 64-bit.
+        S64 = 0,
+        /// Unsigned 64-bit.
+        U64 = 1,
+        /// Signed 32-bit.
+        S32 = 2,
+        /// Unsigned 32-bit.
+        U32 = 3,
+    }
+}
+
+values! {
+    /// Integer comparison of ISETP.
+    IntCmp for IntCmp, absent F {
+        /// Always false.
+        F = 0,
+        /// Less than.
+        Lt = 1,
+        /// Equal.
+        Eq = 2,
+        /// Less or equal.
+        Le = 3,
+        /// Greater than.
+        Gt = 4,
+        /// Not equal.
+        Ne = 5,
+        /// Greater or equal.
+        Ge = 6,
+        /// Always true.
+        T = 7,
+    }
+}
+
+values! {
+    /// How a compare's result combines with its predicate input.
+    BoolOp for BoolOp, absent And {
+        /// AND.
+        And = 0,
+        /// OR.
+        Or = 1,
+        /// XOR.
+        Xor = 2,
+    }
+}
+
+values! {
+    /// PRMT's byte selection mode (PTX `prmt` modes).
+    PrmtMode for PrmtMode, absent Index {
+        /// Each selector nibble picks a byte (with sign replication in bit 3).
+        Index = 0,
+        /// Forward 4 extract.
+        F4e = 1,
+        /// Backward 4 extract.
+        B4e = 2,
+        /// Replicate 8.
+        Rc8 = 3,
+        /// Edge clamp left.
+        Ecl = 4,
+        /// Edge clamp right.
+        Ecr = 5,
+        /// Replicate 16.
+        Rc16 = 6,
+    }
+}
+
+values! {
+    /// P2R's destination byte.
+    ByteSel for ByteSel, absent B0 {
+        /// Byte 0.
+        B0 = 0,
+        /// Byte 1.
+        B1 = 1,
+        /// Byte 2.
+        B2 = 2,
+        /// Byte 3.
+        B3 = 3,
+    }
+}
+
+values! {
+    /// IDP's shape: four 8-bit products, or two 16x8-bit products with the low or high bytes of B.
+    IdpKind for IdpKind, absent FourA {
+        /// `.4A`: four bytes.
+        FourA = 0,
+        /// `.2A.LO`: two halves times B's low bytes.
+        TwoALo = 1,
+        /// `.2A.HI`: two halves times B's high bytes.
+        TwoAHi = 3,
+    }
+}
+
+values! {
+    /// How a multiply treats zero (FMUL/FFMA: `.FMZ`; HMUL2/HFMA2 also `.FTZ`).
+    Fmz for Fmz, absent Ieee {
+        /// IEEE.
+        Ieee = 0,
+        /// `.FMZ`: 0 times anything (even infinity or NaN) is 0.
+        Fmz = 1,
+        /// `.FTZ` (half precision): subnormals flush.
+        Ftz = 2,
+    }
+}
+
+values! {
+    /// Rounding of a float result (`.RM`, `.RP`, `.RZ`) or of a float-to-integer conversion
+    /// (`.FLOOR`, `.CEIL`, `.TRUNC`).
+    Rounding for Rnd, absent Rn {
+        /// To nearest, ties to even.
+        Rn = 0,
+        /// Toward minus infinity.
+        Rm = 1,
+        /// Toward plus infinity.
+        Rp = 2,
+        /// Toward zero.
+        Rz = 3,
+    }
+}
+
+values! {
+    /// Float comparison (FSETP, FSET, HSETP2, HSET2): ordered and unordered forms.
+    FloatCmp for FloatCmp, absent F {
+        /// Always false.
+        F = 0,
+        /// Ordered less than.
+        Lt = 1,
+        /// Ordered equal.
+        Eq = 2,
+        /// Ordered less or equal.
+        Le = 3,
+        /// Ordered greater than.
+        Gt = 4,
+        /// Ordered not equal.
+        Ne = 5,
+        /// Ordered greater or equal.
+        Ge = 6,
+        /// Neither is NaN.
+        Num = 7,
+        /// Either is NaN.
+        Nan = 8,
+        /// Unordered or less than.
+        Ltu = 9,
+        /// Unordered or equal.
+        Equ = 10,
+        /// Unordered or less or equal.
+        Leu = 11,
+        /// Unordered or greater than.
+        Gtu = 12,
+        /// Unordered or not equal.
+        Neu = 13,
+        /// Unordered or greater or equal.
+        Geu = 14,
+        /// Always true.
+        T = 15,
+    }
+}
+
+values! {
+    /// DSETP's comparison: the codes of [`FloatCmp`], with 0 and 15 meaning minimum and
+    /// maximum (the predicate says which operand is smaller or larger).
+    DoubleCmp for DoubleCmp, absent Min {
+        /// `.MIN`.
+        Min = 0,
+        /// Ordered less than.
+        Lt = 1,
+        /// Ordered equal.
+        Eq = 2,
+        /// Ordered less or equal.
+        Le = 3,
+        /// Ordered greater than.
+        Gt = 4,
+        /// Ordered not equal.
+        Ne = 5,
+        /// Ordered greater or equal.
+        Ge = 6,
+        /// Neither is NaN.
+        Num = 7,
+        /// Either is NaN.
+        Nan = 8,
+        /// Unordered or less than.
+        Ltu = 9,
+        /// Unordered or equal.
+        Equ = 10,
+        /// Unordered or less or equal.
+        Leu = 11,
+        /// Unordered or greater than.
+        Gtu = 12,
+        /// Unordered or not equal.
+        Neu = 13,
+        /// Unordered or greater or equal.
+        Geu = 14,
+        /// `.MAX`.
+        Max = 15,
+    }
+}
+
+values! {
+    /// FMUL's scale of the result by a power of two.
+    FmulScale for FmulScale, absent One {
+        /// Divide by 8.
+        D8 = 1,
+        /// Divide by 4.
+        D4 = 2,
+        /// Divide by 2.
+        D2 = 3,
+        /// No scaling.
+        One = 4,
+        /// Multiply by 2.
+        M2 = 5,
+        /// Multiply by 4.
+        M4 = 6,
+        /// Multiply by 8.
+        M8 = 7,
+    }
+}
+
+values! {
+    /// MUFU's function.
+    MufuFunc for MufuFunc, absent Rcp {
+        /// Cosine of 2*pi*x.
+        Cos = 0,
+        /// Sine of 2*pi*x.
+        Sin = 1,
+        /// Two to the x.
+        Ex2 = 2,
+        /// Base-2 logarithm.
+        Lg2 = 3,
+        /// Reciprocal.
+        Rcp = 4,
+        /// Reciprocal square root.
+        Rsq = 5,
+        /// Reciprocal of an f64's high word.
+        Rcp64h = 6,
+        /// Reciprocal square root of an f64's high word.
+        Rsq64h = 7,
+        /// Square root.
+        Sqrt = 8,
+        /// Hyperbolic tangent.
+        Tanh = 9,
+    }
+}
+
+values! {
+    /// The integer type of a conversion: log2 of the byte size, doubled, plus one if signed.
+    IntType for IntType, absent S32 {
+        /// u8.
+        U8 = 0,
+        /// s8.
+        S8 = 1,
+        /// u16.
+        U16 = 2,
+        /// s16.
+        S16 = 3,
+        /// u32.
+        U32 = 4,
+        /// s32.
+        S32 = 5,
+        /// u64.
+        U64 = 6,
+        /// s64.
+        S64 = 7,
+    }
+}
+
+impl IntType {
+    /// Size in bits.
+    pub fn bits(self) -> u32 {
+        8 << (self.code() / 2)
+    }
+
+    /// Signed.
+    pub fn signed(self) -> bool {
+        self.code() & 1 == 1
+    }
+}
+
+values! {
+    /// The float type of a conversion.
+    FloatType for FloatType, absent F32 {
+        /// f16.
+        F16 = 1,
+        /// f32.
+        F32 = 2,
+        /// f64.
+        F64 = 3,
+    }
+}
+
+/// F2F's and FRND's destination and source float types: `dst | src << 2` (a modifier split
+/// over two fields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatPair {
+    /// Destination type.
+    pub dst: FloatType,
+    /// Source type.
+    pub src: FloatType,
+}
+
+impl ModValue for FloatPair {
+    const ID: Mod = Mod::FloatPair;
+
+    fn code(self) -> u16 {
+        self.dst.code() | self.src.code() << 2
+    }
+
+    fn from_code(code: u16) -> Option<Self> {
+        Some(FloatPair {
+            dst: FloatType::from_code(code & 3)?,
+            src: FloatType::from_code(code >> 2)?,
+        })
+    }
+}
+
+impl Default for FloatPair {
+    /// f32 from f32.
+    fn default() -> Self {
+        FloatPair {
+            dst: FloatType::F32,
+            src: FloatType::F32,
+        }
+    }
+}
+
+values! {
+    /// Size of a memory access.
+    MemSize for Size, absent B32 {
+        /// Zero-extended byte.
+        U8 = 0,
+        /// Sign-extended byte.
+        S8 = 1,
+        /// Zero-extended 16 bits.
+        U16 = 2,
+        /// Sign-extended 16 bits.
+        S16 = 3,
+        /// 32 bits.
+        B32 = 4,
+        /// 64 bits (a register pair).
+        B64 = 5,
+        /// 128 bits (a register quad).
+        B128 = 6,
+        /// `.U.128`: 128 bits, warp-uniform address.
+        U128 = 7,
+    }
+}
+
+impl MemSize {
+    /// Bytes accessed.
+    pub fn bytes(self) -> u32 {
+        match self {
+            MemSize::U8 | MemSize::S8 => 1,
+            MemSize::U16 | MemSize::S16 => 2,
+            MemSize::B32 => 4,
+            MemSize::B64 => 8,
+            MemSize::B128 | MemSize::U128 => 16,
+        }
+    }
+
+    /// Registers of the data operand.
+    pub fn registers(self) -> u8 {
+        self.bytes().div_ceil(4) as u8
+    }
+
+    /// Sign-extends a narrow load.
+    pub fn signed(self) -> bool {
+        matches!(self, MemSize::S8 | MemSize::S16)
+    }
+
+    /// The size of an access of `bytes` (unsigned for narrow ones), if there is one.
+    pub fn of_bytes(bytes: u32) -> Option<MemSize> {
+        Some(match bytes {
+            1 => MemSize::U8,
+            2 => MemSize::U16,
+            4 => MemSize::B32,
+            8 => MemSize::B64,
+            16 => MemSize::B128,
+            _ => return None,
+        })
+    }
+}
+
+values! {
+    /// Memory-model semantics of an access.
+    MemSem for Sem, absent Weak {
+        /// `.CONSTANT`: read-only for the kernel's lifetime.
+        Constant = 0,
+        /// Weak (no spelling).
+        Weak = 1,
+        /// `.STRONG`: relaxed, at the access's scope.
+        Strong = 2,
+        /// `.MMIO`.
+        Mmio = 3,
+    }
+}
+
+values! {
+    /// Scope of an access or a fence.
+    Scope for Scope, absent Sys {
+        /// The CTA.
+        Cta = 0,
+        /// The SM.
+        Sm = 1,
+        /// The GPU.
+        Gpu = 2,
+        /// The system.
+        Sys = 3,
+        /// `.VC` (MEMBAR only).
+        Vc = 5,
+    }
+}
+
+values! {
+    /// Cache eviction policy of an access.
+    CachePolicy for Cache, absent Normal {
+        /// Evict first.
+        Ef = 0,
+        /// Normal (no spelling).
+        Normal = 1,
+        /// Evict last.
+        El = 2,
+        /// Last use.
+        Lu = 3,
+        /// Evict unchanged.
+        Eu = 4,
+        /// No allocate.
+        Na = 5,
+    }
+}
+
+values! {
+    /// L2 prefetch size hint of a load.
+    Prefetch for Prefetch, absent None {
+        /// None.
+        None = 0,
+        /// 64 bytes.
+        B64 = 1,
+        /// 128 bytes.
+        B128 = 2,
+    }
+}
+
+values! {
+    /// LDC's indexing mode.
+    LdcMode for LdcMode, absent Plain {
+        /// Plain.
+        Plain = 0,
+        /// `.IL`.
+        Il = 1,
+        /// `.IS`.
+        Is = 2,
+        /// `.ISL`.
+        Isl = 3,
+    }
+}
+
+values! {
+    /// LDSM's number of 8x8 matrices.
+    LdsmCount for LdsmCount, absent X1 {
+        /// One.
+        X1 = 0,
+        /// Two.
+        X2 = 1,
+        /// Four.
+        X4 = 2,
+    }
+}
+
+values! {
+    /// LDSM's shape.
+    LdsmShape for LdsmShape, absent M88 {
+        /// 8x8 of 16-bit elements.
+        M88 = 0,
+        /// 8x8 transposed.
+        Mt88 = 1,
+        /// 8x16 of 8-bit elements.
+        M816 = 2,
+        /// 8x32 of 4-bit elements.
+        M832 = 3,
+    }
+}
+
+values! {
+    /// An atomic or reduction operation.
+    AtomOp for AtomOp, absent Add {
+        /// Add.
+        Add = 0,
+        /// Minimum.
+        Min = 1,
+        /// Maximum.
+        Max = 2,
+        /// Wrapping increment.
+        Inc = 3,
+        /// Wrapping decrement.
+        Dec = 4,
+        /// AND.
+        And = 5,
+        /// OR.
+        Or = 6,
+        /// XOR.
+        Xor = 7,
+        /// Exchange.
+        Exch = 8,
+        /// `.SAFEADD`.
+        SafeAdd = 9,
+    }
+}
+
+values! {
+    /// An atomic's data type.
+    AtomType for AtomType, absent U32 {
+        /// u32.
+        U32 = 0,
+        /// s32.
+        S32 = 1,
+        /// 64-bit integer.
+        U64 = 2,
+        /// f32 (flushing subnormals, rounding to nearest).
+        F32 = 3,
+        /// Two f16.
+        F16x2 = 4,
+        /// s64.
+        S64 = 5,
+        /// f64.
+        F64 = 6,
+    }
+}
+
+values! {
+    /// Compare-and-swap flavour.
+    CasKind for CasKind, absent Cas {
+        /// Returns the old value.
+        Cas = 0,
+        /// `.CAST`: returns whether it swapped.
+        Cast = 1,
+        /// `.CAST.SPIN`.
+        CastSpin = 3,
+    }
+}
+
+values! {
+    /// QSPC's space.
+    QspcSpace for QspcSpace, absent Global {
+        /// Global.
+        Global = 0,
+        /// Local.
+        Local = 1,
+        /// Shared.
+        Shared = 2,
+    }
+}
+
+values! {
+    /// MEMBAR's semantics.
+    MembarSem for MembarSem, absent Plain {
+        /// `.SC`: sequentially consistent.
+        Sc = 0,
+        /// `.ALL`.
+        All = 1,
+        /// Plain (no spelling).
+        Plain = 2,
+    }
+}
+
+values! {
+    /// CCTL's cache.
+    CctlCache for CctlCache, absent Default {
+        /// Default.
+        Default = 0,
+        /// `.U`.
+        U = 1,
+        /// `.C`.
+        C = 2,
+        /// `.I`.
+        I = 3,
+    }
+}
+
+values! {
+    /// CCTL's operation.
+    CctlOp for CctlOp, absent Pf1 {
+        /// Prefetch to L1.
+        Pf1 = 0,
+        /// Prefetch to L2.
+        Pf2 = 1,
+        /// Write back.
+        Wb = 2,
+        /// Invalidate.
+        Iv = 3,
+        /// Invalidate all.
+        IvAll = 4,
+        /// `.RS`.
+        Rs = 5,
+        /// Invalidate all, persisting.
+        IvAllP = 6,
+        /// Write back all.
+        WbAll = 7,
+        /// Write back all, persisting.
+        WbAllP = 8,
+    }
+}
+
+values! {
+    /// SHFL's lane mode.
+    ShflMode for ShflMode, absent Idx {
+        /// Lane index.
+        Idx = 0,
+        /// Lane minus delta.
+        Up = 1,
+        /// Lane plus delta.
+        Down = 2,
+        /// Lane XOR mask.
+        Bfly = 3,
+    }
+}
+
+values! {
+    /// VOTE's mode.
+    VoteMode for VoteMode, absent Any {
+        /// All lanes.
+        All = 0,
+        /// Any lane.
+        Any = 1,
+        /// All lanes equal.
+        Eq = 2,
+    }
+}
+
+values! {
+    /// MATCH's mode.
+    MatchMode for MatchMode, absent Any {
+        /// `.ALL`: the mask if every lane holds the same value.
+        All = 0,
+        /// `.ANY`: the lanes holding the same value.
+        Any = 1,
+    }
+}
+
+values! {
+    /// BRA's kind.
+    BranchKind for BranchKind, absent Plain {
+        /// Lane by lane.
+        Plain = 0,
+        /// `.U`: taken when every lane of the group takes it.
+        Uniform = 1,
+        /// `.DIV`.
+        Div = 2,
+        /// `.CONV`.
+        Conv = 3,
+    }
+}
+
+values! {
+    /// BAR's mode.
+    BarMode for BarMode, absent Sync {
+        /// Wait until the barrier completes.
+        Sync = 0,
+        /// Arrive without waiting.
+        Arv = 1,
+        /// Reduce a predicate and wait.
+        Red = 2,
+        /// `.SCAN`.
+        Scan = 3,
+        /// All barriers.
+        SyncAll = 4,
+    }
+}
+
+values! {
+    /// BAR.RED's reduction.
+    BarRedOp for BarRedOp, absent Popc {
+        /// Count of true predicates.
+        Popc = 0,
+        /// All true.
+        And = 1,
+        /// Any true.
+        Or = 2,
+    }
+}
+
+values! {
+    /// BPT's mode.
+    BptMode for BptMode, absent Trap {
+        /// Pause.
+        Pause = 2,
+        /// Trap.
+        Trap = 3,
+        /// Interrupt.
+        Int = 4,
+        /// Drain.
+        Drain = 5,
+        /// Quiet pause.
+        PauseQuiet = 6,
+    }
+}
