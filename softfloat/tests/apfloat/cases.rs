@@ -9,7 +9,7 @@ use rustc_apfloat::{Float, FloatConvert, Round};
 use std::time::Instant;
 
 /// Random operand tuples per format and operation (each compared in all five modes).
-const RANDOM: usize = 250_000;
+const RANDOM: usize = 200_000;
 
 /// Runs `$run::<Semantics>(format, name, ...)` for every format.
 macro_rules! each_format {
