@@ -11,7 +11,6 @@ pub mod exec;
 pub mod fp;
 pub mod memory;
 pub mod module;
-pub mod softfloat;
 pub mod stats;
 pub mod timed;
 
