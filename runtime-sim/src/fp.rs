@@ -1,76 +1,63 @@
-//! IEEE arithmetic with the rounding modes, flush-to-zero and NaN rules of SASS: round to
-//! nearest uses the host's (correctly rounded) operations, the directed modes go through
-//! [`crate::softfloat`]. Results that are NaN are the GPU's canonical NaN (`0x7fffffff`).
+//! The simulator's float glue for SASS: the rounding-mode field, f32/f64 operations whose
+//! round-to-nearest cases use the host's (correctly rounded) operations for speed while the
+//! directed modes go through [`ptxc_softfloat`], flush-to-zero and NaN canonicalisation of
+//! whole rows, FMNMX, and the comparison codes. Results that are NaN are the GPU's canonical
+//! NaN (`0x7fffffff`).
 
-use crate::softfloat::{self as sf, F32, F64};
 use ptxc_sass::isa::values::{FloatCmp, Rounding};
+use ptxc_softfloat::{self as sf, F32, F64};
 
-/// Rounding modes in SASS encoding order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rnd {
-    /// To nearest, ties to even.
-    Rn,
-    /// Toward minus infinity.
-    Rm,
-    /// Toward plus infinity.
-    Rp,
-    /// Toward zero.
-    Rz,
-}
+/// Rounding modes (the simulator's name for [`ptxc_softfloat::Rounding`]).
+pub use ptxc_softfloat::Rounding as Rnd;
 
-impl From<Rounding> for Rnd {
-    fn from(r: Rounding) -> Rnd {
-        match r {
-            Rounding::Rn => Rnd::Rn,
-            Rounding::Rm => Rnd::Rm,
-            Rounding::Rp => Rnd::Rp,
-            Rounding::Rz => Rnd::Rz,
-        }
+/// The rounding mode of a SASS rounding modifier.
+pub fn rnd(r: Rounding) -> Rnd {
+    match r {
+        Rounding::Rn => Rnd::Rn,
+        Rounding::Rm => Rnd::Rm,
+        Rounding::Rp => Rnd::Rp,
+        Rounding::Rz => Rnd::Rz,
     }
 }
 
 /// The canonical NaN of f32 results.
-pub const NAN32: u32 = 0x7fff_ffff;
+pub const NAN32: u32 = F32.canonical_nan() as u32;
 
 /// Flushes a subnormal to a zero of the same sign.
 #[inline]
 pub fn flush(x: f32) -> f32 {
-    if x.is_subnormal() {
-        f32::from_bits(x.to_bits() & 0x8000_0000)
-    } else {
-        x
-    }
+    f32::from_bits(sf::flush(x.to_bits() as u64, F32) as u32)
 }
 
 /// Flushes a subnormal f64 to a zero of the same sign.
 #[inline]
 pub fn flush64(x: f64) -> f64 {
-    if x.is_subnormal() {
-        f64::from_bits(x.to_bits() & (1 << 63))
-    } else {
-        x
-    }
+    f64::from_bits(sf::flush(x.to_bits(), F64))
 }
 
 /// Canonicalises a NaN result.
 #[inline]
 pub fn canon(x: f32) -> f32 {
-    if x.is_nan() { f32::from_bits(NAN32) } else { x }
+    f32::from_bits(sf::canonicalize(x.to_bits() as u64, F32) as u32)
 }
 
 /// Canonicalises a NaN f64 result.
 #[inline]
 pub fn canon64(x: f64) -> f64 {
-    if x.is_nan() {
-        f64::from_bits(F64.canonical_nan())
-    } else {
-        x
-    }
+    f64::from_bits(sf::canonicalize(x.to_bits(), F64))
 }
 
 #[inline]
 fn post(r: f32, ftz: bool) -> f32 {
     canon(if ftz { flush(r) } else { r })
+}
+
+/// An f32 operation of the soft-float crate on operands flushed under `ftz`, its result
+/// flushed too.
+#[inline]
+fn soft32<const N: usize>(args: [f32; N], ftz: bool, op: impl FnOnce([u64; N]) -> u64) -> f32 {
+    let bits = args.map(|x| sf::flush_if(ftz, x.to_bits() as u64, F32));
+    f32::from_bits(sf::flush_if(ftz, op(bits), F32) as u32)
 }
 
 /// `a + b`.
@@ -80,7 +67,7 @@ pub fn add(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
         let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
         return post(a + b, ftz);
     }
-    f32::from_bits(sf::add(a.to_bits() as u64, b.to_bits() as u64, F32, mode, ftz) as u32)
+    soft32([a, b], ftz, |[a, b]| sf::add(a, b, F32, mode))
 }
 
 /// `a * b`.
@@ -90,7 +77,7 @@ pub fn mul(a: f32, b: f32, mode: Rnd, ftz: bool) -> f32 {
         let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
         return post(a * b, ftz);
     }
-    f32::from_bits(sf::mul(a.to_bits() as u64, b.to_bits() as u64, F32, mode, ftz) as u32)
+    soft32([a, b], ftz, |[a, b]| sf::mul(a, b, F32, mode))
 }
 
 /// `a * b + c` with one rounding.
@@ -100,14 +87,7 @@ pub fn fma(a: f32, b: f32, c: f32, mode: Rnd, ftz: bool) -> f32 {
         let (a, b, c) = if ftz { (flush(a), flush(b), flush(c)) } else { (a, b, c) };
         return post(fma_rn(a, b, c), ftz);
     }
-    f32::from_bits(sf::fma(
-        a.to_bits() as u64,
-        b.to_bits() as u64,
-        c.to_bits() as u64,
-        F32,
-        mode,
-        ftz,
-    ) as u32)
+    soft32([a, b, c], ftz, |[a, b, c]| sf::fma(a, b, c, F32, mode))
 }
 
 /// f64 `a + b`.
@@ -115,7 +95,7 @@ pub fn dadd(a: f64, b: f64, mode: Rnd) -> f64 {
     if mode == Rnd::Rn {
         return canon64(a + b);
     }
-    f64::from_bits(sf::add(a.to_bits(), b.to_bits(), F64, mode, false))
+    f64::from_bits(sf::add(a.to_bits(), b.to_bits(), F64, mode))
 }
 
 /// f64 `a * b`.
@@ -123,7 +103,7 @@ pub fn dmul(a: f64, b: f64, mode: Rnd) -> f64 {
     if mode == Rnd::Rn {
         return canon64(a * b);
     }
-    f64::from_bits(sf::mul(a.to_bits(), b.to_bits(), F64, mode, false))
+    f64::from_bits(sf::mul(a.to_bits(), b.to_bits(), F64, mode))
 }
 
 /// f64 `a * b + c` with one rounding.
@@ -131,7 +111,7 @@ pub fn dfma(a: f64, b: f64, c: f64, mode: Rnd) -> f64 {
     if mode == Rnd::Rn {
         return canon64(dfma_rn(a, b, c));
     }
-    f64::from_bits(sf::fma(a.to_bits(), b.to_bits(), c.to_bits(), F64, mode, false))
+    f64::from_bits(sf::fma(a.to_bits(), b.to_bits(), c.to_bits(), F64, mode))
 }
 
 /// `a * b + c` rounded to nearest for 32 lanes, with the CPU's fused multiply-add when it
@@ -212,27 +192,19 @@ pub fn canon_row(x: &mut [f32; 32]) {
     }
 }
 
-/// Clamps to [0, 1] (NaN becomes +0).
+/// Clamps to [0, 1] (NaN becomes +0, -0 stays).
 pub fn saturate(x: f32) -> f32 {
-    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+    f32::from_bits(sf::saturate(x.to_bits() as u64, F32) as u32)
 }
 
-/// SASS FMNMX: NaN-aware min/max with -0 < +0.
+/// SASS FMNMX: NaN-aware min/max with -0 < +0 ([`ptxc_softfloat::min`]).
 pub fn min_max(a: f32, b: f32, max: bool, ftz: bool) -> f32 {
-    let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::from_bits(NAN32),
-        (true, false) => b,
-        (false, true) => a,
-        _ => {
-            let pick_a = if a == b {
-                (a.is_sign_negative() && !max) || (a.is_sign_positive() && max)
-            } else {
-                (a < b) != max
-            };
-            if pick_a { a } else { b }
-        }
-    }
+    let (a, b) = (
+        sf::flush_if(ftz, a.to_bits() as u64, F32),
+        sf::flush_if(ftz, b.to_bits() as u64, F32),
+    );
+    let r = if max { sf::max(a, b, F32) } else { sf::min(a, b, F32) };
+    f32::from_bits(r as u32)
 }
 
 /// A float comparison (FSETP, DSETP, HSETP2): ordered ones are false on NaN, unordered ones

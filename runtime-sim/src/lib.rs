@@ -12,7 +12,6 @@ pub mod fp;
 pub mod memory;
 pub mod mods;
 pub mod module;
-pub mod softfloat;
 pub mod stats;
 pub mod timed;
 

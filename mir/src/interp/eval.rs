@@ -2,8 +2,8 @@
 //! zero-extended to 64). The interpreter and constant folding both use [`eval_pure`].
 
 use super::float::{convert, float_binary, float_ternary, float_unary, fmt_of};
-use super::softfloat::{self as sf, Class};
 use crate::ir::{Aux, Cond, Opcode, Type};
+use ptxc_softfloat as sf;
 use smallvec::{SmallVec, smallvec};
 
 /// Generic-address window of shared memory (as the back end's `c[0x0][0x18]`).
@@ -301,14 +301,14 @@ pub fn fcmp(c: Cond, a: u64, b: u64, ty: Type) -> bool {
 
 fn testp(a: u64, ty: Type, class: u64) -> bool {
     let f = fmt_of(ty);
-    let k = sf::unpack(a, f);
+    let (nan, inf, subnormal) = (f.is_nan(a), f.is_inf(a), f.is_subnormal(a));
     match class {
-        0 => matches!(k, Class::Zero(_) | Class::Finite { .. }),
-        1 => matches!(k, Class::Inf(_)),
-        2 => !matches!(k, Class::Nan),
-        3 => matches!(k, Class::Nan),
+        0 => !nan && !inf,
+        1 => inf,
+        2 => !nan,
+        3 => nan,
         // "As a special case, positive and negative zero are considered normal numbers."
-        4 => matches!(k, Class::Zero(_)) || matches!(k, Class::Finite { .. }) && !sf::is_subnormal(a, f),
-        _ => sf::is_subnormal(a, f),
+        4 => !nan && !inf && !subnormal,
+        _ => subnormal,
     }
 }

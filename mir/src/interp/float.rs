@@ -1,4 +1,4 @@
-//! Float operations with PTX's modes: rounding (exact, via [`super::softfloat`]), `.ftz`
+//! Float operations with PTX's modes: rounding (exact, via [`ptxc_softfloat`]), `.ftz`
 //! (subnormal inputs and results flushed to signed zero), `.sat` (clamp to [0, 1], NaN to
 //! +0), NaN handling of min/max, and the approximate functions.
 //!
@@ -7,11 +7,22 @@
 //! sin/cos within 2^-22 / 2^-20.5 absolute error): they are usually the correctly rounded
 //! value, which hardware may miss by an ulp.
 
-use super::softfloat::{self as sf, Fmt};
 use crate::ir::{Aux, ConvertInfo, FloatMode, Opcode, Rounding, Type};
+use ptxc_softfloat::{self as sf, Format, IntType, nvidia};
+
+impl From<Rounding> for sf::Rounding {
+    fn from(r: Rounding) -> sf::Rounding {
+        match r {
+            Rounding::Rn => sf::Rounding::Rn,
+            Rounding::Rz => sf::Rounding::Rz,
+            Rounding::Rm => sf::Rounding::Rm,
+            Rounding::Rp => sf::Rounding::Rp,
+        }
+    }
+}
 
 /// The format of a float type (`f16x2` lanes are f16).
-pub fn fmt_of(ty: Type) -> Fmt {
+pub fn fmt_of(ty: Type) -> Format {
     match ty {
         Type::F64 => sf::F64,
         Type::F16 | Type::F16x2 => sf::F16,
@@ -26,8 +37,13 @@ fn mode(aux: &Aux) -> FloatMode {
     }
 }
 
+/// The rounding of an operation: its explicit mode, else `default`.
+fn rounding(r: Option<Rounding>, default: Rounding) -> sf::Rounding {
+    r.unwrap_or(default).into()
+}
+
 /// Applies `f` to each f16 lane of an `f16x2`, or once to a scalar.
-fn lanes(ty: Type, args: [u64; 3], f: impl Fn(Fmt, [u64; 3]) -> u64) -> u64 {
+fn lanes(ty: Type, args: [u64; 3], f: impl Fn(Format, [u64; 3]) -> u64) -> u64 {
     if ty != Type::F16x2 {
         return f(fmt_of(ty), args);
     }
@@ -35,35 +51,27 @@ fn lanes(ty: Type, args: [u64; 3], f: impl Fn(Fmt, [u64; 3]) -> u64) -> u64 {
     lane(0) | lane(1) << 16
 }
 
-fn pre(x: u64, f: Fmt, m: FloatMode) -> u64 {
-    if m.ftz { sf::flush(x, f) } else { x }
+fn pre(x: u64, f: Format, m: FloatMode) -> u64 {
+    sf::flush_if(m.ftz, x, f)
 }
 
-fn post(x: u64, f: Fmt, m: FloatMode) -> u64 {
-    let x = if m.ftz { sf::flush(x, f) } else { x };
+fn post(x: u64, f: Format, m: FloatMode) -> u64 {
+    let x = sf::flush_if(m.ftz, x, f);
     if !m.sat {
         return x;
     }
     // f16 arithmetic with .sat gives +0 for -0 on the hardware (HADD2/HMUL2/HFMA2.SAT);
     // f32 keeps -0 (FADD/FMUL/FFMA.SAT). PTX allows both.
-    if f == sf::F16 && x == 0x8000 {
+    if f == sf::F16 && x == f.zero(true) {
         return 0;
     }
-    let v = sf::to_f64(x, f);
-    // NaN and negative results become +0; -0 stays (it is inside [0, 1]).
-    if v.is_nan() || v < 0.0 {
-        0
-    } else if v >= 1.0 {
-        sf::from_f64(1.0, f)
-    } else {
-        x
-    }
+    sf::saturate(x, f)
 }
 
 /// Two-operand float operations.
 pub fn float_binary(op: Opcode, ty: Type, aux: &Aux, a: u64, b: u64) -> u64 {
     let m = mode(aux);
-    let r = m.rnd.unwrap_or(Rounding::Rn);
+    let r = rounding(m.rnd, Rounding::Rn);
     lanes(ty, [a, b, 0], |f, [a, b, _]| {
         let (a, b) = (pre(a, f, m), pre(b, f, m));
         let v = match op {
@@ -74,10 +82,11 @@ pub fn float_binary(op: Opcode, ty: Type, aux: &Aux, a: u64, b: u64) -> u64 {
             Opcode::Fdiv | Opcode::FdivFull => sf::div(a, b, f, r),
             Opcode::FdivApprox => {
                 let rcp = approx(Opcode::FrcpApprox, b, f);
-                sf::mul(a, pre(rcp, f, m), f, Rounding::Rn)
+                sf::mul(a, pre(rcp, f, m), f, sf::Rounding::Rn)
             }
-            Opcode::Fmin | Opcode::Fmax => min_max(op == Opcode::Fmax, a, b, f),
-            _ => f.nan(),
+            Opcode::Fmin => sf::min(a, b, f),
+            Opcode::Fmax => sf::max(a, b, f),
+            _ => f.canonical_nan(),
         };
         post(v, f, m)
     })
@@ -86,7 +95,7 @@ pub fn float_binary(op: Opcode, ty: Type, aux: &Aux, a: u64, b: u64) -> u64 {
 /// `fma`.
 pub fn float_ternary(ty: Type, aux: &Aux, a: u64, b: u64, c: u64) -> u64 {
     let m = mode(aux);
-    let r = m.rnd.unwrap_or(Rounding::Rn);
+    let r = rounding(m.rnd, Rounding::Rn);
     lanes(ty, [a, b, c], |f, [a, b, c]| {
         post(sf::fma(pre(a, f, m), pre(b, f, m), pre(c, f, m), f, r), f, m)
     })
@@ -95,23 +104,22 @@ pub fn float_ternary(ty: Type, aux: &Aux, a: u64, b: u64, c: u64) -> u64 {
 /// One-operand float operations.
 pub fn float_unary(op: Opcode, ty: Type, aux: &Aux, a: u64) -> u64 {
     let m = mode(aux);
-    let r = m.rnd.unwrap_or(Rounding::Rn);
+    let r = rounding(m.rnd, Rounding::Rn);
     lanes(ty, [a, 0, 0], |f, [a, _, _]| {
-        let sign = 1u64 << (f.exp_bits + f.man_bits);
         match op {
             // Sign operations are exact bit operations (flushing first under .ftz), except
             // that a NaN gives the canonical NaN, as the hardware's code does (PTX leaves the
             // NaN unspecified).
-            Opcode::Fneg | Opcode::Fabs if matches!(sf::unpack(a, f), sf::Class::Nan) => f.nan(),
-            Opcode::Fneg => pre(a, f, m) ^ sign,
-            Opcode::Fabs => pre(a, f, m) & !sign,
+            Opcode::Fneg | Opcode::Fabs if f.is_nan(a) => f.canonical_nan(),
+            Opcode::Fneg => pre(a, f, m) ^ f.sign_bit(),
+            Opcode::Fabs => pre(a, f, m) & !f.sign_bit(),
             Opcode::Fflush => sf::flush(a, f),
             _ => {
                 let a = pre(a, f, m);
                 let v = match op {
                     Opcode::Frint => sf::round_to_integral(a, f, r),
-                    Opcode::Frcp if m.ftz => sf::div_ftz(sf::from_f64(1.0, f), a, f, r),
-                    Opcode::Frcp => sf::div(sf::from_f64(1.0, f), a, f, r),
+                    Opcode::Frcp if m.ftz => sf::div_ftz(f.one(), a, f, r),
+                    Opcode::Frcp => sf::rcp(a, f, r),
                     Opcode::Fsqrt => sf::sqrt(a, f, r),
                     other => approx(other, a, f),
                 };
@@ -137,28 +145,8 @@ pub fn fdiv_check(a: u64, b: u64, ty: Type) -> bool {
     !normal(ea) || !normal(eb) || eb > 252 || ea < 26 || !(2..=253).contains(&quotient)
 }
 
-/// min/max: a NaN operand yields the other, -0 < +0.
-fn min_max(max: bool, a: u64, b: u64, f: Fmt) -> u64 {
-    let (x, y) = (sf::to_f64(a, f), sf::to_f64(b, f));
-    match (x.is_nan(), y.is_nan()) {
-        (true, true) => f.nan(),
-        (true, false) => b,
-        (false, true) => a,
-        _ => {
-            let a_first = if x == y {
-                // Equal values: only the zeros differ, by sign.
-                let a_neg = a >> (f.exp_bits + f.man_bits) & 1 == 1;
-                a_neg != max
-            } else {
-                (x < y) != max
-            };
-            if a_first { a } else { b }
-        }
-    }
-}
-
 /// The approximate functions, computed in double precision.
-fn approx(op: Opcode, a: u64, f: Fmt) -> u64 {
+fn approx(op: Opcode, a: u64, f: Format) -> u64 {
     let x = sf::to_f64(a, f);
     let y = match op {
         Opcode::FrcpApprox => 1.0 / x,
@@ -171,18 +159,21 @@ fn approx(op: Opcode, a: u64, f: Fmt) -> u64 {
         Opcode::FtanhApprox => x.tanh(),
         _ => f64::NAN,
     };
-    if y.is_nan() { f.nan() } else { sf::from_f64(y, f) }
+    if y.is_nan() {
+        f.canonical_nan()
+    } else {
+        sf::from_f64(y, f, sf::Rounding::Rn)
+    }
 }
 
 /// `convert` between integer and float types.
 pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
     let from = info.from;
-    let r = info.rnd;
     match (from.is_float(), to.is_float()) {
         (false, false) => int_to_int(info, to, a),
         (false, true) => {
             let v = int_value(a, from.bits(), info.from_signed);
-            let x = sf::from_int(v < 0, v.unsigned_abs() as u64, fmt_of(to), r.unwrap_or(Rounding::Rn));
+            let x = sf::from_int(v, fmt_of(to), rounding(info.rnd, Rounding::Rn));
             // `.sat` clamps the result to [0, 1].
             let m = FloatMode {
                 rnd: None,
@@ -207,19 +198,14 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
             let (ff, tf) = (fmt_of(from), fmt_of(to));
             let a = pre(a, ff, f32_only(from));
             let v = if ff == tf {
-                if matches!(sf::unpack(a, ff), sf::Class::Nan) {
-                    ff.nan()
-                } else {
-                    a
-                }
+                sf::canonicalize(a, ff)
             } else {
-                sf::convert(a, ff, tf, r.unwrap_or(Rounding::Rn))
+                sf::convert(a, ff, tf, rounding(info.rnd, Rounding::Rn))
             };
             let v = post(v, tf, f32_only(to));
             // A saturating conversion gives +0 for -0 on the hardware (F2F.SAT, HADD2.F32.SAT),
             // unlike f32 arithmetic with .sat (FADD/FMUL/FFMA.SAT keep -0); PTX allows both.
-            let neg_zero = 1u64 << (tf.exp_bits + tf.man_bits);
-            if info.sat && v == neg_zero { 0 } else { v }
+            if info.sat && v == tf.zero(true) { 0 } else { v }
         }
     }
 }
@@ -255,30 +241,13 @@ fn int_to_int(info: &ConvertInfo, to: Type, a: u64) -> u64 {
     v as u64 & to.mask()
 }
 
+/// Float to integer: rounded (toward zero unless a mode is given), saturated, and a NaN
+/// converted by NVIDIA's rule ([`nvidia::nan_to_zero`]).
 fn float_to_int(info: &ConvertInfo, to: Type, a: u64) -> u64 {
     let ff = fmt_of(info.from);
-    let a = if info.ftz { sf::flush(a, ff) } else { a };
-    let x = sf::to_f64(a, ff);
-    if x.is_nan() {
-        return if to.bits() == 64 || info.from == Type::F64 {
-            (1u64 << (to.bits() - 1)) & to.mask()
-        } else {
-            0
-        };
-    }
-    let y = match info.rnd.unwrap_or(Rounding::Rz) {
-        Rounding::Rn => x.round_ties_even(),
-        Rounding::Rz => x.trunc(),
-        Rounding::Rm => x.floor(),
-        Rounding::Rp => x.ceil(),
-    };
-    let (lo, hi) = int_range(to.bits(), info.to_signed);
-    let v = if y <= lo as f64 {
-        lo
-    } else if y >= hi as f64 {
-        hi
-    } else {
-        y as i128
-    };
+    let a = sf::flush_if(info.ftz, a, ff);
+    let ty = IntType::new(to.bits(), info.to_signed);
+    let v = sf::to_int(a, ff, rounding(info.rnd, Rounding::Rz), ty)
+        .unwrap_or_else(|| nvidia::nan_to_int(ty, nvidia::nan_to_zero(ff, ty)));
     v as u64 & to.mask()
 }

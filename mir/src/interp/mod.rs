@@ -14,7 +14,6 @@ pub mod eval;
 mod exec;
 pub mod float;
 mod memory;
-pub mod softfloat;
 
 use crate::ir::Function;
 pub use memory::{GlobalMemory, MODULE_BASE, VecMemory};

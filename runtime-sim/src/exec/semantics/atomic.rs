@@ -10,8 +10,8 @@ use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::fp::{self, Rnd};
-use crate::softfloat::{self as sf, F16};
 use ptxc_sass::isa::RZ;
+use ptxc_softfloat::{self as sf, F16};
 
 type R = Result<(), SimError>;
 
@@ -34,7 +34,7 @@ pub fn apply(op: AtomicOp, t: NumType, old: u64, v: u64, swap: u64) -> u64 {
         }
         AtomicOp::Add if t == NumType::F64 => fp::dadd(f64::from_bits(old), f64::from_bits(v), Rnd::Rn).to_bits(),
         AtomicOp::Add if t == NumType::F16x2 => {
-            let half = |x: u64, y: u64| sf::add(x & 0xffff, y & 0xffff, F16, Rnd::Rn, false);
+            let half = |x: u64, y: u64| sf::add(x & 0xffff, y & 0xffff, F16, Rnd::Rn);
             half(old, v) | half(old >> 16, v >> 16) << 16
         }
         AtomicOp::Add => old.wrapping_add(v),

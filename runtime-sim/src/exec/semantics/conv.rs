@@ -9,8 +9,8 @@ use crate::decoded::{Decoded, NumType, Src, SrcOp};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
-use crate::fp::Rnd;
-use crate::softfloat::{self as sf, F16, F32, F64, Format};
+use crate::fp;
+use ptxc_softfloat::{self as sf, F16, F32, F64, Format, IntType, nvidia};
 
 type R = Result<(), SimError>;
 
@@ -80,7 +80,7 @@ fn write(w: &mut Warp, d: &Decoded, exec: u32, t: NumType, values: &[u64; WARP])
 /// I2F: integer to float.
 pub fn i2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
-    let rnd = Rnd::from(d.m.rnd);
+    let rnd = fp::rnd(d.m.rnd);
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
         let v = int_value(source(ctx, w, d, src, l), src);
@@ -90,30 +90,17 @@ pub fn i2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// The integer F2I gives for a NaN: 0 under `.NTZ`, else `1 << (bits - 1)` (the most
-/// negative value of a signed type), as a value of the destination type.
-pub fn f2i_nan(ntz: bool, bits: u32, signed: bool) -> i128 {
-    match (ntz, signed) {
-        (true, _) => 0,
-        (false, true) => -(1i128 << (bits - 1)),
-        (false, false) => 1i128 << (bits - 1),
-    }
-}
-
-/// F2I: float to integer (saturating; NaN see [`f2i_nan`]).
+/// F2I: float to integer (saturating; a NaN gives [`nvidia::nan_to_int`]: 0 under `.NTZ`,
+/// else `1 << (bits - 1)`).
 pub fn f2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
-    let rnd = Rnd::from(d.m.rnd);
+    let rnd = fp::rnd(d.m.rnd);
     let f = format(src);
-    let (bits, signed) = (8 * dst.bytes(), dst.is_signed());
+    let ty = IntType::new(8 * dst.bytes(), dst.is_signed());
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
-        let x = source(ctx, w, d, src, l);
-        let v = if f.is_nan(x) {
-            f2i_nan(d.m.ntz, bits, signed)
-        } else {
-            sf::to_int(x, f, rnd, d.m.ftz, bits, signed)
-        };
+        let x = sf::flush_if(d.m.ftz, source(ctx, w, d, src, l), f);
+        let v = sf::to_int(x, f, rnd, ty).unwrap_or_else(|| nvidia::nan_to_int(ty, d.m.ntz));
         out[l] = v as u64;
     }
     write(w, d, exec, dst, &out);
@@ -123,15 +110,16 @@ pub fn f2i(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// F2F: float to float (or, between equal formats, round to integral).
 pub fn f2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (dst, src) = (d.m.dst_num, d.m.src_num);
-    let rnd = Rnd::from(d.m.rnd);
+    let rnd = fp::rnd(d.m.rnd);
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
-        let x = source(ctx, w, d, src, l);
-        let mut r = if dst == src {
-            sf::round_integral(x, format(src), rnd, d.m.ftz)
+        let x = sf::flush_if(d.m.ftz, source(ctx, w, d, src, l), format(src));
+        let r = if dst == src {
+            sf::round_to_integral(x, format(src), rnd)
         } else {
-            sf::convert(x, format(src), format(dst), rnd, d.m.ftz)
+            sf::convert(x, format(src), format(dst), rnd)
         };
+        let mut r = sf::flush_if(d.m.ftz, r, format(dst));
         if d.m.sat {
             r = saturate(r, format(dst));
         }
@@ -141,16 +129,11 @@ pub fn f2f(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// Clamps a float bit pattern to [0, 1] (NaN to +0).
+/// Clamps a float bit pattern to [0, 1] (NaN and -0 to +0).
 fn saturate(x: u64, f: Format) -> u64 {
-    let one = sf::convert(1.0f32.to_bits() as u64, F32, f, Rnd::Rn, false);
-    let sign = f.sign_bit();
-    if x & sign != 0 || (x & !sign) > f.inf() {
-        0
-    } else if (x & !sign) >= one {
-        one
-    } else {
-        x
+    match sf::saturate(x, f) {
+        z if z == f.zero(true) => 0,
+        v => v,
     }
 }
 
@@ -162,10 +145,11 @@ pub fn frnd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         d.m.src_num
     };
     let t = if t.is_float() { t } else { NumType::F32 };
-    let rnd = Rnd::from(d.m.rnd);
+    let (rnd, f) = (fp::rnd(d.m.rnd), format(t));
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
-        out[l] = sf::round_integral(source(ctx, w, d, t, l), format(t), rnd, d.m.ftz);
+        let x = sf::flush_if(d.m.ftz, source(ctx, w, d, t, l), f);
+        out[l] = sf::flush_if(d.m.ftz, sf::round_to_integral(x, f, rnd), f);
     }
     write(w, d, exec, t, &out);
     Ok(())

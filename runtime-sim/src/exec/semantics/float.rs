@@ -63,7 +63,7 @@ fn ab(ctx: &Ctx, w: &Warp, d: &Decoded) -> ([f32; WARP], [f32; WARP]) {
 pub fn fadd(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = ab(ctx, w, d);
     let mut out = [0f32; WARP];
-    match Rnd::from(d.m.rnd) {
+    match fp::rnd(d.m.rnd) {
         Rnd::Rn => {
             for l in 0..WARP {
                 out[l] = a[l] + b[l];
@@ -109,7 +109,7 @@ pub fn fmul(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (mut a, mut b) = ab(ctx, w, d);
     apply_fmz(d, &mut a, &mut b);
     let scale = scale_factor(d.m.scale);
-    let rnd = Rnd::from(d.m.rnd);
+    let rnd = fp::rnd(d.m.rnd);
     let mut out = [0f32; WARP];
     if scale == 1.0 && rnd == Rnd::Rn {
         for l in 0..WARP {
@@ -143,7 +143,7 @@ pub fn ffma(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     }
     apply_fmz(d, &mut a, &mut b);
     let mut out = [0f32; WARP];
-    match Rnd::from(d.m.rnd) {
+    match fp::rnd(d.m.rnd) {
         Rnd::Rn => fp::fma_rows(&a, &b, &c, &mut out),
         rnd => {
             for l in 0..WARP {

@@ -29,7 +29,7 @@ pub fn dsrc(ctx: &Ctx, w: &Warp, s: &SrcOp, lane: usize) -> f64 {
 }
 
 fn run(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, f: impl Fn(f64, f64, f64, Rnd) -> f64) {
-    let rnd = Rnd::from(d.m.rnd);
+    let rnd = fp::rnd(d.m.rnd);
     let mut out = [0u64; WARP];
     for l in lanes(exec) {
         let (a, b, c) = (dsrc(ctx, w, &d.a, l), dsrc(ctx, w, &d.b, l), dsrc(ctx, w, &d.c, l));

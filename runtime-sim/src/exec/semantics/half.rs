@@ -10,7 +10,7 @@ use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
 use crate::fp::Rnd;
-use crate::softfloat::{self as sf, F16, F32};
+use ptxc_softfloat::{self as sf, F16, F32};
 
 type R = Result<(), SimError>;
 
@@ -29,7 +29,7 @@ pub fn halves(v: u32, s: &SrcOp) -> [u16; 2] {
         SWZ_F32 => {
             // An f32 operand is converted toward zero: ptxas compiles `cvt.rz.f16.f32` (and
             // only that rounding) to `HADD2 Rd, Ra.F32, -RZ.H0_H0`.
-            let h = sf::convert(v as u64, F32, F16, Rnd::Rz, false) as u16;
+            let h = sf::convert(v as u64, F32, F16, Rnd::Rz) as u16;
             [h, h]
         }
         SWZ_H1_H0 | 4.. => [lo, hi],
@@ -59,8 +59,9 @@ fn f32_result(d: &Decoded) -> bool {
     d.m.half_f32
 }
 
-/// Applies `op` to each f16 lane (or once in f32 under `.F32`) and writes the result.
-fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64, u64, sf::Format, bool) -> u64) {
+/// Applies `op` to each f16 lane (operands and result flushed under `.FTZ`; the low lane,
+/// widened to f32, under `.F32`) and writes the result.
+fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64, u64, sf::Format) -> u64) {
     let (a, b, c) = (hrow(ctx, w, &d.a), hrow(ctx, w, &d.b), hrow(ctx, w, &d.c));
     let ftz = d.m.ftz;
     let wide = f32_result(d);
@@ -71,7 +72,7 @@ fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64,
         // Clamp to [0, 1]: NaN and negatives give +0.
         let one = if f == F16 { 0x3c00 } else { 0x3f80_0000 };
         let sign = f.sign_bit();
-        if x & sign != 0 || (x & !sign) > f.inf() {
+        if x & sign != 0 || (x & !sign) > f.inf(false) {
             0
         } else if (x & !sign) >= one {
             one
@@ -80,10 +81,13 @@ fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64,
         }
     };
     let out: [u32; WARP] = std::array::from_fn(|l| {
-        let lane = |i: usize| sat(op(a[l][i] as u64, b[l][i] as u64, c[l][i] as u64, F16, ftz), F16);
+        let lane = |i: usize| {
+            let [x, y, z] = [a[l][i], b[l][i], c[l][i]].map(|h| sf::flush_if(ftz, h as u64, F16));
+            sat(sf::flush_if(ftz, op(x, y, z, F16), F16), F16)
+        };
         if wide {
             // `.F32`: the low lane's f16 result, widened.
-            sf::convert(lane(0), F16, F32, Rnd::Rn, false) as u32
+            sf::convert(lane(0), F16, F32, Rnd::Rn) as u32
         } else {
             lane(0) as u32 | (lane(1) as u32) << 16
         }
@@ -93,25 +97,25 @@ fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64,
 
 /// HADD2.
 pub fn hadd2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    binary(ctx, w, d, exec, |a, b, _, f, ftz| sf::add(a, b, f, Rnd::Rn, ftz));
+    binary(ctx, w, d, exec, |a, b, _, f| sf::add(a, b, f, Rnd::Rn));
     Ok(())
 }
 
 /// HMUL2.
 pub fn hmul2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    binary(ctx, w, d, exec, |a, b, _, f, ftz| sf::mul(a, b, f, Rnd::Rn, ftz));
+    binary(ctx, w, d, exec, |a, b, _, f| sf::mul(a, b, f, Rnd::Rn));
     Ok(())
 }
 
 /// HFMA2.
 pub fn hfma2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    binary(ctx, w, d, exec, |a, b, c, f, ftz| sf::fma(a, b, c, f, Rnd::Rn, ftz));
+    binary(ctx, w, d, exec, |a, b, c, f| sf::fma(a, b, c, f, Rnd::Rn));
     Ok(())
 }
 
 /// An f16 as f64 (flushed under `ftz`).
 fn wide(h: u16, ftz: bool) -> f64 {
-    let bits = sf::convert(h as u64, F16, F32, Rnd::Rn, ftz);
+    let bits = sf::convert(sf::flush_if(ftz, h as u64, F16), F16, F32, Rnd::Rn);
     f32::from_bits(bits as u32) as f64
 }
 

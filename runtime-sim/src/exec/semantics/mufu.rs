@@ -10,8 +10,8 @@ use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
 use crate::fp::{self, Rnd};
-use crate::softfloat::{self as sf, F16, F32};
 use ptxc_sass::isa::values::MufuFunc;
+use ptxc_softfloat::{self as sf, F16, F32};
 
 /// The f32 result of a single-precision function.
 pub fn eval32(func: MufuFunc, x: f32) -> f32 {
@@ -68,9 +68,9 @@ pub fn mufu(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> Resu
             if d.b.neg {
                 h ^= 0x8000;
             }
-            let x = f32::from_bits(sf::convert(h, F16, F32, Rnd::Rn, false) as u32);
+            let x = f32::from_bits(sf::convert(h, F16, F32, Rnd::Rn) as u32);
             let r = eval32(code, x).to_bits() as u64;
-            sf::convert(r, F32, F16, Rnd::Rn, false) as u32
+            sf::convert(r, F32, F16, Rnd::Rn) as u32
         })
     } else {
         super::float::frow(ctx, w, &d.b).map(|x| eval32(code, x).to_bits())
