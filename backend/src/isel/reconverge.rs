@@ -6,7 +6,10 @@
 //! loop; a region whose join other paths reach too (nested branches sharing one join) starts
 //! at the join's nearest dominator, so that every path into a BSYNC has executed its BSSY
 //! (branches sharing a join share its barrier). Nested regions use distinct barriers
-//! B0..B15 (outermost B0).
+//! B0..B15 (outermost B0). A branch that leaves a region other than through its join (a
+//! `break` out of a loop whose `continue`s reconverge at the loop head) first takes its lanes
+//! out of the barrier with `BREAK Bn` (guarded as the branch is), as ptxas does: the
+//! lanes left behind would otherwise wait at the BSYNC for lanes that never come.
 
 use crate::vcode::graph::Cfg;
 use crate::vcode::{BlockId, MInst, MKind, MOp, Slot, SrcMods, VCode};
@@ -51,6 +54,16 @@ pub fn insert_reconvergence(vcode: &mut VCode) {
         let r = regions[i];
         // Inner regions (inserted later at the front) synchronise first.
         blocks[r.join].insert(0, bsync(depth[i] as u8));
+        for (from, to) in exits(&cfg, r) {
+            let insts = &mut blocks[from];
+            let Some(term) = insts.last().filter(|x| x.is_terminator()).cloned() else {
+                continue;
+            };
+            let Some(brk) = break_on_edge(depth[i] as u8, &term, to) else {
+                continue;
+            };
+            insts.insert(insts.len() - 1, brk);
+        }
     }
     vcode.insts.clear();
     for (b, insts) in blocks.into_iter().enumerate() {
@@ -122,6 +135,63 @@ fn hoist_out_of_loops(cfg: &Cfg, loops: &[(usize, Vec<usize>)], mut entry: usize
         entry = cfg.idom[*header].filter(|&d| d != *header)?;
     }
     None
+}
+
+/// The edges that leave region `r` other than through its join: from a block of the region
+/// (reached from the entry without passing the join, and reaching the join without passing
+/// it; the entry itself, whose end holds the BSSY) to a block outside it.
+fn exits(cfg: &Cfg, r: Region) -> Vec<(usize, usize)> {
+    let n = cfg.succs.len();
+    let mut preds = vec![Vec::new(); n];
+    for (b, ss) in cfg.succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    let reach = |start: &[usize], next: &dyn Fn(usize) -> Vec<usize>| {
+        let mut seen = vec![false; n];
+        let mut work: Vec<usize> = start.iter().copied().filter(|&b| b != r.join).collect();
+        while let Some(b) = work.pop() {
+            if std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            work.extend(next(b).into_iter().filter(|&s| s != r.join));
+        }
+        seen
+    };
+    let forward = reach(&cfg.succs[r.entry], &|b| cfg.succs[b].clone());
+    let backward = reach(&preds[r.join], &|b| preds[b].clone());
+    let inside = |b: usize| b == r.entry || (forward[b] && backward[b]);
+    (0..n)
+        .filter(|&b| inside(b))
+        .flat_map(|b| cfg.succs[b].iter().map(move |&s| (b, s)))
+        .filter(|&(_, s)| s != r.join && !inside(s))
+        .collect()
+}
+
+/// `BREAK Bn` for the lanes that take the edge to `to` at terminator `term`: guarded as a
+/// conditional branch's side to `to`, unguarded when every side leaves. None for a
+/// terminator that does not branch to `to` (EXIT ends the lanes anyway).
+fn break_on_edge(b: u8, term: &MInst, to: usize) -> Option<MInst> {
+    let to = BlockId(to as u32);
+    let guard = match term.kind {
+        MKind::Jump(t) if t == to => None,
+        MKind::CondJump {
+            cond,
+            neg,
+            taken,
+            not_taken,
+        } => match (taken == to, not_taken == to) {
+            (true, true) => None,
+            (true, false) => Some((cond, neg)),
+            (false, true) => Some((cond, !neg)),
+            (false, false) => return None,
+        },
+        _ => return None,
+    };
+    let mut i = sass(Op::Break, &[(Role::Other, MOp::Fixed(V::Barrier(b)))], &[]);
+    i.guard = guard;
+    Some(i)
 }
 
 /// True if `outer` strictly encloses `inner`.
