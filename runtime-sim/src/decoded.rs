@@ -6,7 +6,7 @@
 use crate::exec::semantics::{self, ExecFn};
 pub use crate::mods::{AtomicOp, Mods, NumType};
 use ptxc_sass::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
-use ptxc_sass::isa::desc::{OpKind, Pipe, Show};
+use ptxc_sass::isa::desc::{OpKind, Pipe};
 use ptxc_sass::isa::timing::LatCat;
 use ptxc_sass::isa::{Control, Inst, Mod, Op, PT, RZ, Role, URZ, Value};
 
@@ -256,8 +256,7 @@ fn regs_used(acc: &Accesses) -> u16 {
 fn strip_absent(mut inst: Inst) -> Inst {
     let form = inst.desc();
     for (i, d) in form.operands.iter().enumerate() {
-        let Show::IfMod(k) = d.show else { continue };
-        if inst.mods.get(k as usize).copied().unwrap_or(0) != 0 {
+        if inst.has_operand(i) {
             continue;
         }
         let o = &mut inst.operands[i];

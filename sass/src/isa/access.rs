@@ -50,6 +50,9 @@ pub fn accesses(inst: &Inst) -> Accesses {
         });
     }
     for (i, (d, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
+        if !inst.has_operand(i) {
+            continue;
+        }
         let width = inst.reg_width(i);
         let is_def = d.is_def;
         let mut add = |reg: Reg, k: u8| {

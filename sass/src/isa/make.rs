@@ -4,7 +4,7 @@
 
 use super::arch::Arch;
 use super::control::Control;
-use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role};
+use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role, Show};
 use super::inst::{FormId, Inst, Operand, Value};
 use super::modifier::{Mod, ModSet, ModValue};
 use super::table::{NotDescribed, isa};
@@ -59,6 +59,16 @@ impl Inst {
     /// The value of the modifier of type `T`, if the form has it (and its code has a meaning).
     pub fn get_mod<T: ModValue>(&self) -> Option<T> {
         self.mod_code(T::ID).and_then(T::from_code)
+    }
+
+    /// Whether operand `i` exists: an operand shown only under a modifier (LD's and LDS's
+    /// `.ZD` predicate, a carry-in without `.X`) is absent while the modifier is off, whatever
+    /// its field holds.
+    pub fn has_operand(&self, i: usize) -> bool {
+        match self.desc().operands[i].show {
+            Show::IfMod(k) => self.mods.get(k as usize).is_some_and(|&v| v != 0),
+            _ => true,
+        }
     }
 
     /// True if flag `id` is present and set.
