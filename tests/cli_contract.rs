@@ -187,3 +187,38 @@ fn run_writes_each_buffer_with_the_shape_it_was_loaded_with() {
     assert_eq!(&x.bytes[4..], &input.bytes[4..]);
     assert_eq!(ptxc::npy::read(&out.join("y.npy")).unwrap().shape, vec![5]);
 }
+
+#[test]
+fn narrow_parameters_at_unaligned_offsets_compile_and_run() {
+    // The golden case's kernel: .u16 at offset 10 and .s8 at 13 (LDC.U16 / LDC.U8).
+    let ptx = root().join("backend/tests/golden/param_subword.ptx");
+    let dir = scratch("param_subword");
+    let spec = dir.join("k.toml");
+    std::fs::write(
+        &spec,
+        "kernel = \"param_subword\"\ngrid = [1, 1, 1]\nblock = [1, 1, 1]\n\
+         params = [ { ptr = \"out\" }, { u8 = 200 }, { u16 = 60000 }, { u8 = 7 }, { i8 = -5 }, { u32 = 123456 } ]\n\
+         [buffers.out]\ndtype = \"i32\"\nlen = 5\n",
+    )
+    .unwrap();
+    for engine in ["sim", "mir"] {
+        let out = dir.join(engine);
+        let o = ptxc(&[
+            "run",
+            ptx.to_str().unwrap(),
+            "--launch",
+            spec.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{engine}: {}", text(&o.stderr));
+        let got = ptxc::npy::read(&out.join("out.npy")).unwrap().bytes;
+        let want: Vec<u8> = [200i32, 60000, 7, -5, 123456]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert_eq!(got, want, "{engine}");
+    }
+}

@@ -33,7 +33,9 @@ impl Isel<'_> {
                 neg: *bits == 0,
             }),
             (Opcode::Const, Aux::Imm(bits)) if ty.bits() <= 32 => Some(V::Imm(*bits & 0xffff_ffff)),
-            (Opcode::Param, Aux::Param(off)) if ty.bits() <= 32 => Some(V::CBank {
+            // ALU operands address constant banks in words: a parameter at another offset
+            // (a `.u8` or `.u16` after a narrower one) is loaded by LDC (`lower_value`).
+            (Opcode::Param, Aux::Param(off)) if ty.bits() <= 32 && off % 4 == 0 => Some(V::CBank {
                 bank: 0,
                 offset: PARAM_BASE + *off as i32,
                 reg: None,

@@ -2,12 +2,12 @@
 //! arithmetic: constants, parameters, special registers, copies, bitcasts, conversions.
 
 use super::fit::Arg;
-use super::operand::driver_constant;
+use super::operand::{PARAM_BASE, driver_constant};
 use super::{Isel, IselError};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, SpecialReg, Type};
 use ptxc_sass::isa::Mod;
-use ptxc_sass::isa::values::ShfType;
+use ptxc_sass::isa::values::{MemSize, ShfType};
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// The S2R number of a special register.
@@ -60,11 +60,38 @@ impl Isel<'_> {
         }
     }
 
+    /// An 8- or 16-bit parameter at an offset ALU operands cannot address: `LDC.U8` /
+    /// `LDC.U16 d, c[0x0][offset]` (byte offsets), as ptxas loads `char` and `short`
+    /// arguments that follow narrower ones.
+    fn load_param(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let Aux::Param(off) = data.aux else {
+            return Err(self.unsupported("parameter without an offset"));
+        };
+        let size = if data.ty.bits() <= 8 { MemSize::U8 } else { MemSize::U16 };
+        let operand = MOp::Fixed(V::CBank {
+            bank: 0,
+            offset: PARAM_BASE + off as i32,
+            reg: Some(ptxc_sass::isa::RZ),
+        });
+        let d = MOp::Reg(self.def_reg(self.func.results[inst][0]));
+        self.emit_sass(
+            Op::Ldc,
+            &[(Role::Dst, d)],
+            &[(Role::B, Arg::op(operand))],
+            &[size.set()],
+            None,
+        )
+    }
+
     /// Constants, parameters and special registers (folded or materialised at their uses),
     /// copies and bitcasts (aliases).
     fn lower_value(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         match data.op {
+            Opcode::Param if self.foldable(self.func.results[inst][0]).is_none() && data.ty.bits() <= 16 => {
+                self.load_param(inst)
+            }
             Opcode::Const | Opcode::Param | Opcode::Undef => Ok(()),
             Opcode::Special => self.lower_special(inst),
             Opcode::Addr => self.lower_addr(inst),
