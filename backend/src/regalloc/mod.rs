@@ -1,7 +1,19 @@
 //! Register allocation with regalloc2, run twice over the same VCode: once for the general
 //! registers (class Int = single registers, Float = aligned pairs, Vector = aligned quads,
-//! each class owning its own region of R0..R254, sized from the measured pressure) and once
-//! for the predicates (class Int = P0..P6). See `docs/REGALLOC.md`.
+//! each class owning its own region of R0..R254) and once for the predicates (class Int =
+//! P0..P6). See `docs/REGALLOC.md`.
+//!
+//! The regions are sized once, before regalloc2 runs, from the pressure one liveness scan
+//! measures (`pressure::max_live`): each class gets the most values of it live at an
+//! instruction, none if the code has no values of it, shrunk to the register limit; the
+//! stack pointer is reserved up front when even the point lower bound exceeds the limit
+//! (spills are then certain). regalloc2 runs once; only if it spills do the regions change,
+//! at most twice (`MAX_GPR_RUNS`): the stack pointer is reserved and the classes that
+//! spilled grow into the room left, first by their measured shortfall (spill slots used),
+//! then by all of it. The adjustment stays because regalloc2's Ion algorithm is not an
+//! optimal colourer: at the measured pressure it still spills in a few kernels
+//! (`spill_pressure` of `tests/kernels` needed five more registers), and those would otherwise
+//! keep spills they do not need.
 
 pub mod banks;
 pub mod compact;
@@ -54,6 +66,13 @@ pub struct Allocation {
 /// Registers the cubin's count includes beyond the highest one used (ptxas' convention).
 const COUNT_EXTRA: usize = ptxc_sass::cubin::EXTRA_REGISTERS as usize;
 
+/// The value classes of the general registers, in the order of the size arrays.
+const CLASSES: [VClass; 3] = [VClass::Single, VClass::Pair, VClass::Quad];
+
+/// Most regalloc2 runs for the general registers: the run sized from the pressure and at
+/// most two adjustments after spills (see `allocate`).
+const MAX_GPR_RUNS: usize = 3;
+
 /// Largest number of registers regalloc2 can hold per class (single, pair, quad).
 const CLASS_CAP: [usize; 3] = [63, 64, 64];
 /// Width in registers of the classes (single, pair, quad).
@@ -64,8 +83,8 @@ fn footprint(sizes: &[usize; 3]) -> usize {
 }
 
 /// The most registers of each class one instruction reads or writes (regalloc2 needs that
-/// many to exist).
-fn minimum_sizes(vcode: &VCode) -> [usize; 3] {
+/// many to exist): at least 1 for a class the code has values of, 0 for the others.
+fn minimum_sizes(vcode: &VCode, used: [bool; 3]) -> [usize; 3] {
     let mut min = [0usize; 3];
     for inst in &vcode.insts {
         let mut n = [0usize; 3];
@@ -79,7 +98,7 @@ fn minimum_sizes(vcode: &VCode) -> [usize; 3] {
             min[k] = min[k].max(n[k]);
         }
     }
-    min.map(|m| m.max(1))
+    std::array::from_fn(|k| if used[k] { min[k].max(1) } else { 0 })
 }
 
 /// True if the code addresses the stack frame.
@@ -171,52 +190,80 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
         kernel: vcode.name.clone(),
         what,
     };
-    let need = pressure::max_live(vcode);
-    let min = minimum_sizes(vcode);
-    let mut with_sp = uses_stack(vcode);
+    let pressure = pressure::max_live(vcode);
+    let per_class = |counts: &[usize; 4]| CLASSES.map(|c| pressure::Pressure::of(counts, c));
+    let used = per_class(&pressure.values).map(|n| n > 0);
+    let min = minimum_sizes(vcode, used);
+    let uses_stack = uses_stack(vcode);
     // A spill needs the stack pointer, so the floor includes it.
     let floor = footprint(&min) + 1 + COUNT_EXTRA;
     let requested = (max_registers as usize).min(255 + COUNT_EXTRA);
     let raised_limit = (requested < floor).then_some(floor as u32);
     let limit = requested.max(floor) - COUNT_EXTRA;
-    let wanted = [
-        need[&VClass::Single].min(CLASS_CAP[0]),
-        need[&VClass::Pair].min(CLASS_CAP[1]),
-        need[&VClass::Quad].min(CLASS_CAP[2]),
-    ];
+    let cap = |n: [usize; 3]| std::array::from_fn::<usize, 3, _>(|k| n[k].min(CLASS_CAP[k]));
+    let wanted = std::array::from_fn(|k| {
+        if used[k] {
+            per_class(&pressure.wanted)[k].max(1)
+        } else {
+            0
+        }
+    });
+    let wanted = cap(wanted);
+    let lower = cap(per_class(&pressure.lower));
     let gpr_view = View::new(vcode, File::Gpr);
-    let mut budget = limit - with_sp as usize;
-    let mut sizes = fit(wanted.map(|n| n.max(1)), min, budget)
-        .ok_or_else(|| too_few(format!("does not fit in {limit} registers")))?;
-    let gpr = loop {
+    let fits = |sizes: [usize; 3], budget: usize| {
+        fit(sizes, min, budget).ok_or_else(|| too_few(format!("does not fit in {limit} registers")))
+    };
+    // Where even the lower bound does not fit, regalloc2 must spill: the stack pointer is
+    // reserved before the first run instead of after it.
+    let spills_certain = footprint(&lower) > limit;
+    let mut sizes = fits(wanted, limit - usize::from(uses_stack || spills_certain))?;
+    let mut runs = 0;
+    let (gpr, regions) = loop {
         let regions = Regions::new(sizes[0], sizes[1], sizes[2]);
         let out = ra::run(&gpr_view, &regions.machine_env(), &options).map_err(internal)?;
-        let Some(class) = spilled_class(&out) else {
+        runs += 1;
+        let Some(spilled) = spilled_per_class(&out) else {
             break (out, regions);
         };
-        if footprint(&sizes) + WIDTH[class] <= budget && sizes[class] < CLASS_CAP[class] {
-            sizes[class] += 1;
-            continue;
+        if runs == MAX_GPR_RUNS {
+            break (out, regions);
         }
-        if !with_sp {
-            // Spill slots need the stack pointer.
-            with_sp = true;
-            budget -= 1;
-            sizes = fit(sizes, min, budget).ok_or_else(|| too_few(format!("does not fit in {limit} registers")))?;
-            continue;
+        // Adjust: the spills need the stack pointer after the regions, and the room left
+        // beside it goes to the classes that spilled, on the first adjustment as many
+        // registers as each filled spill slots (the measured shortfall), on the last all
+        // of it. (regalloc2 is not an optimal colourer: it can spill with room to spare.)
+        let budget = limit - 1;
+        let mut next = fits(sizes, budget)?;
+        let mut room = budget - footprint(&next);
+        let mut order = [0, 1, 2];
+        order.sort_by_key(|&k| std::cmp::Reverse(spilled[k] * WIDTH[k]));
+        for k in order.into_iter().filter(|&k| spilled[k] > 0) {
+            let step = if runs + 1 == MAX_GPR_RUNS {
+                usize::MAX
+            } else {
+                spilled[k]
+            };
+            let step = step.min(room / WIDTH[k]).min(CLASS_CAP[k] - next[k]);
+            next[k] += step;
+            room -= step * WIDTH[k];
         }
-        break (out, regions);
+        if next == sizes {
+            break (out, regions);
+        }
+        sizes = next;
     };
+    let with_sp = uses_stack || spilled_class(&gpr).is_some();
 
     let pred_view = View::new(vcode, File::Pred);
     let pred_env = machine_env_for([7, 0, 0]);
-    check(vcode, &gpr_view, &gpr.0, &gpr.1.machine_env())?;
+    check(vcode, &gpr_view, &gpr, &regions.machine_env())?;
     check(vcode, &pred_view, &pred, &pred_env)?;
-    let frame = frame(vcode, &gpr.0, &gpr.1, with_sp);
+    let frame = frame(vcode, &gpr, &regions, with_sp);
     Ok(Allocation {
-        gpr: gpr.0,
+        gpr,
         pred,
-        regions: gpr.1,
+        regions,
         frame,
         raised_limit,
     })
@@ -251,6 +298,30 @@ fn frame(vcode: &VCode, out: &ra::Output, regions: &Regions, with_sp: bool) -> F
         spill_base,
         size: end.div_ceil(align) * align,
     }
+}
+
+/// The number of spill slots (each holding a value of its class) regalloc2 used per class
+/// (0 Int, 1 Float, 2 Vector), or `None` if nothing was spilled.
+fn spilled_per_class(out: &ra::Output) -> Option<[usize; 3]> {
+    spilled_class(out)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut n = [0usize; 3];
+    for (_, ra::Edit::Move { from, to }) in &out.edits {
+        let (reg, slot) = match (from.as_reg(), to.as_reg()) {
+            (Some(r), None) => (r, to.as_stack()),
+            (None, Some(r)) => (r, from.as_stack()),
+            _ => continue,
+        };
+        if let Some(slot) = slot
+            && seen.insert(slot.index())
+        {
+            n[reg.class() as usize] += 1;
+        }
+    }
+    if n == [0; 3] {
+        n[0] = 1;
+    }
+    Some(n)
 }
 
 /// The class index (0 Int, 1 Float, 2 Vector) of a value that went to a spill slot.

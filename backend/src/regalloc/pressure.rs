@@ -1,8 +1,7 @@
 //! Register pressure: the largest number of simultaneously live virtual registers of each
 //! class, from a backward liveness analysis over the VCode blocks.
 
-use crate::vcode::{VClass, VCode, VReg};
-use std::collections::HashMap;
+use crate::vcode::{MKind, VClass, VCode, VReg};
 
 /// The classes, in the order of the counters below.
 const CLASSES: [VClass; 4] = [VClass::Single, VClass::Pair, VClass::Quad, VClass::Pred];
@@ -47,51 +46,124 @@ impl VSet {
     }
 }
 
-/// Maximum live count per class (at least 1 for every class, so regalloc2 has a register).
-pub fn max_live(vcode: &VCode) -> HashMap<VClass, usize> {
-    let live_out = live_out(vcode, &Numbering::new(vcode, |_| true));
-    let mut max = [0usize; 4];
+/// The register pressure of a function, per class (single, pair, quad, predicate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pressure {
+    /// The most values live at an instruction when its definitions and all its sources are
+    /// counted together (a source that dies there and a definition may in fact share a
+    /// register): the region sizes the allocation starts from.
+    pub wanted: [usize; 4],
+    /// The most values live at one program point, as regalloc2 sees them: before an
+    /// instruction its sources and the values live through it (and its definitions, if
+    /// they are written early), after it its definitions and the values live through it.
+    /// No allocation without spills has fewer registers of a class than this.
+    pub lower: [usize; 4],
+    /// Number of virtual registers of each class that the code mentions.
+    pub values: [usize; 4],
+}
+
+impl Pressure {
+    /// The entry of `class`.
+    pub fn of(counts: &[usize; 4], class: VClass) -> usize {
+        counts[CLASSES.iter().position(|&c| c == class).expect("every class is listed")]
+    }
+}
+
+/// The register pressure of `vcode`'s general registers (the predicate entries stay 0:
+/// `pred_lower_bound` measures those), by backward liveness over its blocks.
+pub fn max_live(vcode: &VCode) -> Pressure {
+    let num = Numbering::new(vcode, |v| vcode.class(v) != VClass::Pred);
+    let live_out = live_out(vcode, &num);
+    // The class index of each tracked register, by dense number.
+    let mut class_of = vec![0u8; num.count];
+    for v in 0..vcode.classes.len() as u32 {
+        if let Some(d) = num.of(VReg(v)) {
+            class_of[d.0 as usize] = class_index(vcode, VReg(v)) as u8;
+        }
+    }
+    let class = |v: VReg| class_of[v.0 as usize] as usize;
+    let mut p = Pressure::default();
     let raise = |max: &mut [usize; 4], count: &[usize; 4]| {
         for k in 0..4 {
             max[k] = max[k].max(count[k]);
         }
     };
+    let mut seen = VSet::new(num.count);
+    for blk in &vcode.blocks {
+        for &v in blk.params.iter().chain(blk.succ_args.iter().flatten()) {
+            if let Some(v) = num.of(v)
+                && seen.insert(v)
+            {
+                p.values[class(v)] += 1;
+            }
+        }
+    }
     let mut defs = Vec::new();
     let mut uses = Vec::new();
+    let mut extra: Vec<VReg> = Vec::new();
     for (b, blk) in vcode.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();
         let mut count = [0usize; 4];
         for v in live.iter() {
-            count[class_index(vcode, v)] += 1;
+            count[class(v)] += 1;
         }
-        raise(&mut max, &count);
+        raise(&mut p.wanted, &count);
+        raise(&mut p.lower, &count);
         for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
             defs.clear();
             uses.clear();
-            inst.for_each_reg(|v, is_def| if is_def { defs.push(v) } else { uses.push(v) });
-            // Definitions and the values live across the instruction coexist.
+            inst.for_each_reg(|v, is_def| {
+                if let Some(v) = num.of(v) {
+                    if is_def { defs.push(v) } else { uses.push(v) }
+                }
+            });
+            // Definitions and the values live across the instruction coexist; after the
+            // instruction, what is live after it and its dead definitions.
             let mut during = count;
-            let mut extra: Vec<VReg> = Vec::new();
-            for &v in defs.iter().chain(&uses) {
+            let mut after = count;
+            extra.clear();
+            for &v in &defs {
+                if seen.insert(v) {
+                    p.values[class(v)] += 1;
+                }
                 if !live.contains(v) && !extra.contains(&v) {
                     extra.push(v);
-                    during[class_index(vcode, v)] += 1;
+                    during[class(v)] += 1;
+                    after[class(v)] += 1;
                 }
             }
-            raise(&mut max, &during);
+            for &v in &uses {
+                if seen.insert(v) {
+                    p.values[class(v)] += 1;
+                }
+                if !live.contains(v) && !extra.contains(&v) {
+                    extra.push(v);
+                    during[class(v)] += 1;
+                }
+            }
+            raise(&mut p.wanted, &during);
+            raise(&mut p.lower, &after);
             for &d in &defs {
                 if live.remove(d) {
-                    count[class_index(vcode, d)] -= 1;
+                    count[class(d)] -= 1;
                 }
             }
             for &u in &uses {
                 if live.insert(u) {
-                    count[class_index(vcode, u)] += 1;
+                    count[class(u)] += 1;
                 }
             }
+            // Before the instruction: its sources and what lives through it, with its
+            // definitions too where they are written early (the wide operations).
+            let before = if matches!(inst.kind, MKind::Wide { .. }) {
+                during
+            } else {
+                count
+            };
+            raise(&mut p.lower, &before);
         }
     }
-    CLASSES.into_iter().zip(max).collect()
+    p
 }
 
 /// A block's effect on liveness: `live_in = (live_out - kills) | exposed`, where `kills`
