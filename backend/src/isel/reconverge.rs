@@ -50,11 +50,12 @@ pub fn insert_reconvergence(vcode: &mut VCode) {
         insts.insert(at, bssy(b, r.join));
         insts.insert(at, bmov_clear(b));
     }
+    let preds = predecessors(&cfg);
     for &i in &order {
         let r = regions[i];
         // Inner regions (inserted later at the front) synchronise first.
         blocks[r.join].insert(0, bsync(depth[i] as u8));
-        for (from, to) in exits(&cfg, r) {
+        for (from, to) in exits(&cfg, &preds, r) {
             let insts = &mut blocks[from];
             let Some(term) = insts.last().filter(|x| x.is_terminator()).cloned() else {
                 continue;
@@ -140,33 +141,39 @@ fn hoist_out_of_loops(cfg: &Cfg, loops: &[(usize, Vec<usize>)], mut entry: usize
 /// The edges that leave region `r` other than through its join: from a block of the region
 /// (reached from the entry without passing the join, and reaching the join without passing
 /// it; the entry itself, whose end holds the BSSY) to a block outside it.
-fn exits(cfg: &Cfg, r: Region) -> Vec<(usize, usize)> {
+fn exits(cfg: &Cfg, preds: &[Vec<usize>], r: Region) -> Vec<(usize, usize)> {
     let n = cfg.succs.len();
-    let mut preds = vec![Vec::new(); n];
-    for (b, ss) in cfg.succs.iter().enumerate() {
-        for &s in ss {
-            preds[s].push(b);
-        }
-    }
-    let reach = |start: &[usize], next: &dyn Fn(usize) -> Vec<usize>| {
+    // The blocks reached from `start` along `edges` without passing the join.
+    let reach = |start: &[usize], edges: &[Vec<usize>]| {
         let mut seen = vec![false; n];
         let mut work: Vec<usize> = start.iter().copied().filter(|&b| b != r.join).collect();
         while let Some(b) = work.pop() {
             if std::mem::replace(&mut seen[b], true) {
                 continue;
             }
-            work.extend(next(b).into_iter().filter(|&s| s != r.join));
+            work.extend(edges[b].iter().copied().filter(|&s| s != r.join && !seen[s]));
         }
         seen
     };
-    let forward = reach(&cfg.succs[r.entry], &|b| cfg.succs[b].clone());
-    let backward = reach(&preds[r.join], &|b| preds[b].clone());
+    let forward = reach(&cfg.succs[r.entry], &cfg.succs);
+    let backward = reach(&preds[r.join], preds);
     let inside = |b: usize| b == r.entry || (forward[b] && backward[b]);
     (0..n)
         .filter(|&b| inside(b))
         .flat_map(|b| cfg.succs[b].iter().map(move |&s| (b, s)))
         .filter(|&(_, s)| s != r.join && !inside(s))
         .collect()
+}
+
+/// The predecessors of every block.
+fn predecessors(cfg: &Cfg) -> Vec<Vec<usize>> {
+    let mut preds = vec![Vec::new(); cfg.succs.len()];
+    for (b, ss) in cfg.succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    preds
 }
 
 /// `BREAK Bn` for the lanes that take the edge to `to` at terminator `term`: guarded as a

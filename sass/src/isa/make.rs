@@ -202,9 +202,10 @@ pub fn find_form(
 ) -> Result<Option<FormId>, NotDescribed> {
     Ok(isa()
         .for_arch(arch)?
-        .forms()
-        .find(|(_, f)| f.op == op && fits(f, operands, mods))
-        .map(|(id, _)| id))
+        .of_op(op)
+        .iter()
+        .copied()
+        .find(|&id| fits(isa().form(id), operands, mods)))
 }
 
 /// Builds an instruction of `op` for `arch`: operands by role (the first slot with that role), modifiers

@@ -18,10 +18,12 @@ pub struct Isa {
     views: Vec<(Arch, ArchView)>,
 }
 
-/// The forms valid on one architecture, by opcode.
+/// The forms valid on one architecture, by opcode and by operation.
 pub struct ArchView {
     arch: Arch,
     by_opcode: HashMap<u16, Vec<FormId>>,
+    /// Indexed by `Op as usize`.
+    by_op: Vec<Vec<FormId>>,
 }
 
 /// An architecture without an instruction-set description.
@@ -68,12 +70,18 @@ impl Isa {
 impl ArchView {
     fn new(arch: Arch, forms: &[Form]) -> ArchView {
         let mut by_opcode: HashMap<u16, Vec<FormId>> = HashMap::new();
+        let mut by_op: Vec<Vec<FormId>> = Vec::new();
         for (i, f) in forms.iter().enumerate() {
             if f.archs.contains(arch) {
                 by_opcode.entry(f.opcode).or_default().push(FormId(i as u16));
+                let k = f.op as usize;
+                if by_op.len() <= k {
+                    by_op.resize(k + 1, Vec::new());
+                }
+                by_op[k].push(FormId(i as u16));
             }
         }
-        ArchView { arch, by_opcode }
+        ArchView { arch, by_opcode, by_op }
     }
 
     /// The architecture.
@@ -84,6 +92,11 @@ impl ArchView {
     /// Candidate forms for the 12-bit opcode.
     pub fn by_opcode(&self, opcode: u16) -> &[FormId] {
         self.by_opcode.get(&opcode).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The forms of operation `op`, in table order.
+    pub fn of_op(&self, op: Op) -> &[FormId] {
+        self.by_op.get(op as usize).map_or(&[], |v| v.as_slice())
     }
 
     /// The forms valid on this architecture.
