@@ -17,7 +17,7 @@ pub fn line_map(src: &str, m: &CheckedModule) -> LineMap {
         .enumerate()
         .map(|(i, f)| (f.index, i as u32 + 1))
         .collect();
-    let mut positions = HashMap::new();
+    let mut positions = ptxc_backend::lines::PositionMap::default();
     for f in &m.functions {
         let mut source = None;
         for stmt in &f.body {

@@ -8,7 +8,7 @@
 
 use ptxc_mir::ir::SrcLoc;
 use ptxc_sass::cubin::{LineFile, LineRow, LineSequence, RawSection, line_section};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Where one PTX instruction is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,13 +19,16 @@ pub struct Position {
     pub source: Option<(u32, u32)>,
 }
 
+/// The PTX position of each instruction, by the byte offset of its text.
+pub type PositionMap = HashMap<u32, Position>;
+
 /// What the front end knows about the PTX's lines, keyed by instruction byte offset.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LineMap {
     /// The `.file` table.
     pub files: Vec<LineFile>,
     /// Every PTX instruction's position, by the byte offset where it starts.
-    pub positions: HashMap<u32, Position>,
+    pub positions: PositionMap,
     /// The contents of `.nv_debug_ptx_txt`: the PTX lines, each ended by a NUL.
     pub ptx_text: Vec<u8>,
 }

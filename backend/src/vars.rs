@@ -7,7 +7,7 @@
 
 use ptxc_mir::ir::{Function, MemVar, Module, Space};
 use ptxc_sass::cubin::{Binding, CubinModule, GlobalSpace, GlobalVar, Reloc, RelocKind};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Where one variable of a kernel lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use crate::vcode::{File, VCode, View};
 use ptxc_mir::ir::SrcLoc;
 use ptxc_sass::isa::Inst;
 use regalloc2 as ra;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Why emission failed (a back-end bug or an unencodable operand combination).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -108,7 +108,7 @@ pub struct Emission {
 /// Allocations of every register operand of `inst` in both files.
 fn locations(gv: &View, gout: &ra::Output, inst: ra::Inst, pv: &View, pout: &ra::Output) -> Locations {
     use ra::Function;
-    let mut m = Locations::new();
+    let mut m = Locations::default();
     for (view, out) in [(gv, gout), (pv, pout)] {
         for (op, a) in view.inst_operands(inst).iter().zip(out.inst_allocs(inst)) {
             m.insert(crate::vcode::VReg(op.vreg().vreg() as u32), *a);

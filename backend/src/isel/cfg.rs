@@ -6,7 +6,7 @@ use super::{Isel, IselError};
 use crate::vcode::{BlockId, MInst, MKind, VBlock};
 use ptxc_mir::analysis::dom::reverse_post_order;
 use ptxc_mir::ir::{Block, BlockCall, Opcode};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A VCode block: a MIR block, or the edge block of successor `n` of a MIR block.
 #[derive(Clone, Copy)]
@@ -30,8 +30,8 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     let order: Vec<Block> = reverse_post_order(func);
     let preds = func.predecessors();
     let mut edges = Edges {
-        block_of: HashMap::new(),
-        split: HashMap::new(),
+        block_of: HashMap::default(),
+        split: HashMap::default(),
     };
     let mut next = 0u32;
     let mut layout: Vec<Entry> = Vec::new();

@@ -32,7 +32,7 @@ use crate::vars::KernelVars;
 use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
 use ptxc_mir::ir::{Function, Inst, Type, Value};
 use ptxc_sass::isa::Arch;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A MIR construct the back end cannot select yet.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -86,12 +86,12 @@ pub fn select(func: &Function, vars: &KernelVars, arch: Arch) -> Result<VCode, I
             arch,
             ..VCode::default()
         },
-        regs: HashMap::new(),
-        local: HashMap::new(),
-        subs: HashMap::new(),
+        regs: HashMap::default(),
+        local: HashMap::default(),
+        subs: HashMap::default(),
         out: Vec::new(),
-        uses: HashMap::new(),
-        fused: HashMap::new(),
+        uses: HashMap::default(),
+        fused: HashMap::default(),
         vars,
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
     };
@@ -193,7 +193,7 @@ impl Isel<'_> {
     /// Drops the uses made by pure instructions whose results are unused, until none is
     /// left: such instructions are not selected, so their operands need no register.
     fn remove_dead_values(&mut self) {
-        let mut dead: std::collections::HashSet<Inst> = std::collections::HashSet::new();
+        let mut dead: rustc_hash::FxHashSet<Inst> = rustc_hash::FxHashSet::default();
         loop {
             let mut changed = false;
             for &b in &self.func.layout {
@@ -242,7 +242,7 @@ impl Isel<'_> {
     /// through them and sets FSETP.FTZ instead (how `setp.ftz` is lowered).
     fn fuse_flushed_compares(&mut self) {
         use ptxc_mir::ir::{Opcode, Type, ValueDef};
-        let mut fcmp_uses: HashMap<Value, u32> = HashMap::new();
+        let mut fcmp_uses: HashMap<Value, u32> = HashMap::default();
         for &b in &self.func.layout {
             for &i in &self.func.blocks[b].insts {
                 let d = &self.func.insts[i];

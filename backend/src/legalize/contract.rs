@@ -6,7 +6,7 @@
 //! with an explicit rounding modifier (`.rn` included) never contract.
 
 use ptxc_mir::ir::{Aux, Block, FloatMode, Function, Inst, InstData, Opcode, Value, ValueDef};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Contracts every eligible pair in `func`.
 pub fn run(func: &mut Function) {
@@ -19,7 +19,7 @@ pub fn run(func: &mut Function) {
 }
 
 fn use_counts(func: &Function) -> HashMap<Value, u32> {
-    let mut uses = HashMap::new();
+    let mut uses = HashMap::default();
     for &b in &func.layout {
         for &i in &func.blocks[b].insts {
             for v in func.insts[i].all_args() {

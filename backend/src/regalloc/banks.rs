@@ -5,7 +5,8 @@
 
 use crate::emit::CodeBlock;
 use ptxc_sass::isa::{Inst, RZ, Value};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 /// Registers that no operand wider than one register covers.
 fn single_only(blocks: &[CodeBlock]) -> BTreeSet<u8> {
@@ -78,7 +79,7 @@ pub fn spread_banks(blocks: &mut [CodeBlock]) -> u32 {
     if groups.is_empty() {
         return 0;
     }
-    let mut by_reg: HashMap<u8, Vec<usize>> = HashMap::new();
+    let mut by_reg: HashMap<u8, Vec<usize>> = HashMap::default();
     for (g, srcs) in groups.iter().enumerate() {
         for &r in srcs {
             by_reg.entry(r).or_default().push(g);

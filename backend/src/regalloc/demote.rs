@@ -10,8 +10,8 @@ use ptxc_sass::isa::Mod;
 use ptxc_sass::isa::desc::Role;
 use ptxc_sass::isa::values::{BoolOp, IntCmp};
 use ptxc_sass::isa::{Op, PT, RZ, Value};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::smallvec;
-use std::collections::{HashMap, HashSet};
 
 fn slot(role: Role, op: MOp) -> Slot {
     Slot {
@@ -79,12 +79,12 @@ fn replace_uses(inst: &mut MInst, old: VReg, new: VReg) {
 /// Predicates that may be demoted (defined by an instruction, never a block parameter or
 /// argument), longest-lived first.
 pub fn candidates(vcode: &VCode) -> Vec<VReg> {
-    let mut excluded: HashSet<VReg> = HashSet::new();
+    let mut excluded: HashSet<VReg> = HashSet::default();
     for b in &vcode.blocks {
         excluded.extend(b.params.iter().copied());
         excluded.extend(b.succ_args.iter().flatten().copied());
     }
-    let mut span: HashMap<VReg, (usize, usize)> = HashMap::new();
+    let mut span: HashMap<VReg, (usize, usize)> = HashMap::default();
     for (i, inst) in vcode.insts.iter().enumerate() {
         inst.for_each_reg(|v, def| {
             if vcode.class(v) != VClass::Pred || excluded.contains(&v) {

@@ -304,7 +304,7 @@ fn frame(vcode: &VCode, out: &ra::Output, regions: &Regions, with_sp: bool) -> F
 /// (0 Int, 1 Float, 2 Vector), or `None` if nothing was spilled.
 fn spilled_per_class(out: &ra::Output) -> Option<[usize; 3]> {
     spilled_class(out)?;
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     let mut n = [0usize; 3];
     for (_, ra::Edit::Move { from, to }) in &out.edits {
         let (reg, slot) = match (from.as_reg(), to.as_reg()) {

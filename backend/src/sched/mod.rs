@@ -32,7 +32,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     let preds = predecessors(blocks);
     let writes = writes_per_block(blocks);
     // A register is overwritten "later" if another block writes it (conservative across the CFG).
-    let mut writers: std::collections::HashMap<Reg, usize> = std::collections::HashMap::new();
+    let mut writers: rustc_hash::FxHashMap<Reg, usize> = rustc_hash::FxHashMap::default();
     for (w, _) in writes.iter().flatten() {
         *writers.entry(*w).or_default() += 1;
     }

@@ -7,7 +7,7 @@
 use crate::vcode::{MInst, MKind, VCode, VReg};
 use ptxc_sass::isa::desc::{Pipe, Role};
 use ptxc_sass::isa::{Op, isa};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A value no instruction reads.
 const UNUSED: u32 = u32::MAX - 1;
@@ -96,7 +96,7 @@ pub fn schedule(vcode: &mut VCode, name: &str) -> bool {
             }
         }
     }
-    let mut cache = HashMap::new();
+    let mut cache = HashMap::default();
     for b in 0..vcode.blocks.len() {
         let (start, end) = (vcode.blocks[b].start as usize, vcode.blocks[b].end as usize);
         let insts = vcode.insts[start..end].to_vec();
@@ -112,7 +112,7 @@ pub fn schedule(vcode: &mut VCode, name: &str) -> bool {
 fn dependences(insts: &[MInst], classes: &[Class]) -> Vec<Vec<usize>> {
     let n = insts.len();
     let mut preds = vec![Vec::new(); n];
-    let mut def_at: HashMap<VReg, usize> = HashMap::new();
+    let mut def_at: HashMap<VReg, usize> = HashMap::default();
     let (mut last_fixed, mut last_effect) = (None::<usize>, None::<usize>);
     let mut loads_since_effect: Vec<usize> = Vec::new();
     let mut since_fixed: Vec<usize> = Vec::new();
@@ -179,7 +179,7 @@ fn schedule_block(
         height[i] = own + succs[i].iter().map(|&s| height[s]).max().unwrap_or(0);
     }
     // The values the block reads, numbered densely, with their remaining uses in the block.
-    let mut local: HashMap<VReg, usize> = HashMap::new();
+    let mut local: HashMap<VReg, usize> = HashMap::default();
     let mut remaining: Vec<usize> = Vec::new();
     // Per instruction: the width it defines, and per distinct source value its local
     // number, uses by this instruction, width and whether the value dies in this block.

@@ -198,7 +198,7 @@ impl Function {
     }
 
     /// Replaces every use of each key of `map` (followed transitively) by its value.
-    pub fn replace_uses(&mut self, map: &std::collections::HashMap<Value, Value>) {
+    pub fn replace_uses(&mut self, map: &rustc_hash::FxHashMap<Value, Value>) {
         if map.is_empty() {
             return;
         }

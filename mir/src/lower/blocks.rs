@@ -2,7 +2,7 @@
 //! label or after a branch/exit, and ends with how control leaves it.
 
 use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, CheckedStmt, LabelId, Opcode};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// How control leaves a segment.
 #[allow(clippy::enum_variant_names)]
@@ -56,7 +56,7 @@ impl Segment {
 
 /// Splits `f.body`; returns the segments, or the unknown-label error's instruction index.
 pub fn split(f: &CheckedFunction) -> Result<Vec<Segment>, usize> {
-    let mut label_seg: HashMap<LabelId, usize> = HashMap::new();
+    let mut label_seg: HashMap<LabelId, usize> = HashMap::default();
     let mut raw: Vec<(Vec<usize>, Option<usize>)> = vec![(Vec::new(), None)];
     for (i, stmt) in f.body.iter().enumerate() {
         match stmt {

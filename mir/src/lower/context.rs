@@ -9,8 +9,8 @@ use ptxc_frontend::ast::{ScalarType, Span};
 use ptxc_frontend::checked::{
     CheckedFunction, CheckedInst, CheckedModule, CheckedOperand, CheckedStmt, Opcode as P, RegId, SpecialReg,
 };
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::smallvec;
-use std::collections::HashMap;
 
 /// Where the function being lowered sits: the kernel itself, or a device function inlined
 /// into it (its registers are renumbered from `reg_base`; `ret` jumps to `ret_target`).
@@ -48,7 +48,7 @@ pub struct Lowerer<'a> {
     errors: Vec<LowerError>,
     /// Index of the first MIR variable of each name (module variables and shared arrays are
     /// found here when an inlined function names them again).
-    pub var_index: std::collections::HashMap<String, u32>,
+    pub var_index: rustc_hash::FxHashMap<String, u32>,
 }
 
 /// MIR type of a PTX type.
@@ -94,7 +94,7 @@ impl<'a> Lowerer<'a> {
             guard: None,
             exit_block: None,
             errors: Vec::new(),
-            var_index: std::collections::HashMap::new(),
+            var_index: rustc_hash::FxHashMap::default(),
         })
     }
 

@@ -5,8 +5,8 @@
 use crate::ir::{Aux, Block, Function, InstData, Opcode, Type, Value};
 use cranelift_entity::SecondaryMap;
 use ptxc_frontend::checked::RegId;
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 /// Tracks the current definition of every register in every block.
 pub struct SsaBuilder {
@@ -123,7 +123,7 @@ fn undef(func: &mut Function, block: Block, ty: Type) -> Value {
 /// Removes block parameters whose incoming values are all the same value (or the parameter
 /// itself), replacing their uses, until none is left.
 pub fn remove_trivial_params(func: &mut Function) {
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     let resolve = |subst: &HashMap<Value, Value>, mut v: Value| {
         while let Some(&n) = subst.get(&v) {
             v = n;

@@ -7,13 +7,13 @@
 use super::insts_in_order;
 use crate::interp::eval::eval_pure;
 use crate::ir::{Aux, Function, Inst, InstData, Opcode, Value};
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::smallvec;
-use std::collections::HashMap;
 
 /// Runs the pass; returns whether anything changed.
 pub fn run(func: &mut Function) -> bool {
     let mut changed = false;
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     for (b, inst) in insts_in_order(func) {
         func.insts[inst].map_args(|v| *subst.get(&v).unwrap_or(&v));
         if fold_branch(func, inst) {

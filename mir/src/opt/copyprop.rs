@@ -3,11 +3,11 @@
 
 use crate::ir::{Function, Opcode, Value};
 use crate::lower::ssa::remove_trivial_params;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Runs the pass; returns whether anything changed.
 pub fn run(func: &mut Function) -> bool {
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     for &b in &func.layout {
         for &i in &func.blocks[b].insts {
             let d = &func.insts[i];

@@ -4,20 +4,20 @@
 
 use crate::analysis::dom::DomTree;
 use crate::ir::{Aux, Block, Function, InstData, Opcode, SpecialReg, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Runs the pass; returns whether anything changed.
 pub fn run(func: &mut Function) -> bool {
     let dom = DomTree::new(func);
-    let mut children: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut children: HashMap<Block, Vec<Block>> = HashMap::default();
     for &b in dom.rpo() {
         if let Some(d) = dom.idom(b).filter(|&d| d != b) {
             children.entry(d).or_default().push(b);
         }
     }
     let Some(entry) = func.entry() else { return false };
-    let mut table: HashMap<InstData, Value> = HashMap::new();
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut table: HashMap<InstData, Value> = HashMap::default();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     visit(func, entry, &children, &mut table, &mut subst);
     let changed = !subst.is_empty();
     func.replace_uses(&subst);

@@ -5,7 +5,7 @@
 
 use crate::analysis::dom::DomTree;
 use crate::ir::{Block, Function, Inst, ValueDef};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// Runs the pass; returns whether anything changed.
 pub fn run(func: &mut Function) -> bool {
@@ -38,7 +38,7 @@ fn loop_body(
     latches: &[Block],
     preds: &cranelift_entity::SecondaryMap<Block, smallvec::SmallVec<[Block; 2]>>,
 ) -> HashSet<Block> {
-    let mut body: HashSet<Block> = HashSet::from([header]);
+    let mut body: HashSet<Block> = [header].into_iter().collect();
     let mut work: Vec<Block> = latches.to_vec();
     while let Some(b) = work.pop() {
         if body.insert(b) {
@@ -50,7 +50,7 @@ fn loop_body(
 }
 
 fn hoist(func: &mut Function, dom: &DomTree, body: &HashSet<Block>, pre: Block) -> bool {
-    let mut moved: HashSet<Inst> = HashSet::new();
+    let mut moved: HashSet<Inst> = HashSet::default();
     let order: Vec<Block> = dom.rpo().iter().copied().filter(|b| body.contains(b)).collect();
     let mut changed = true;
     let mut any = false;

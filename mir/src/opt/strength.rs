@@ -7,11 +7,11 @@
 //! `(t + ((n - t) >> 1)) >> (s - 1)` with `t = mulhi(n, m - 2^w)`).
 
 use crate::ir::{Aux, Function, Inst, InstData, Opcode, Type, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Runs the pass; returns whether anything changed.
 pub fn run(func: &mut Function) -> bool {
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     for b in func.layout.clone() {
         let mut out: Vec<Inst> = Vec::new();
         for i in func.blocks[b].insts.clone() {
