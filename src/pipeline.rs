@@ -118,6 +118,11 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
             .collect();
         render(&diags)
     })?;
+    let line_map = opts
+        .line_info
+        .then(|| std::sync::Arc::new(crate::lineinfo::line_map(src, &checked)));
+    // The checked tree is not needed past lowering; freeing it lowers the peak memory.
+    drop(checked);
     {
         use rayon::prelude::*;
         let verified: Result<(), String> = module
@@ -144,9 +149,7 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
         pre_sched: opts.pre_sched.clone(),
         max_registers: opts.max_registers,
         fmad: opts.fmad,
-        line_map: opts
-            .line_info
-            .then(|| std::sync::Arc::new(crate::lineinfo::line_map(src, &checked))),
+        line_map,
     };
     let as_dump = |stage: Stage| match stage {
         Stage::Vcode => Dump::Vcode,
@@ -156,6 +159,6 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         eprintln!("// {kernel} after {:?}\n{text}", as_dump(stage));
     };
-    compile_module(&module, &backend_opts, &wanted, &mut dump)
+    compile_module(module, &backend_opts, &wanted, &mut dump)
         .map_err(|e| CompileError(format!("{file_name}: error: {e}")))
 }

@@ -167,7 +167,16 @@ pub fn compile_function(
     opts: &Options,
     dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
-    let mut f = f.clone();
+    compile_kernel(f.clone(), vars, opts, dump)
+}
+
+/// Compiles one kernel, consuming its MIR (legalized in place).
+pub fn compile_kernel(
+    mut f: Function,
+    vars: &KernelVars,
+    opts: &Options,
+    dump: DumpSink,
+) -> Result<CompiledKernel, BackendError> {
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     let f = &f;
     let mut vcode = select(f, vars, opts.arch)?;
@@ -266,13 +275,24 @@ pub struct Compiled {
     pub warnings: Vec<String>,
 }
 
-/// A compiled kernel and the stage texts it produced for `--dump`.
-type KernelWithDumps = (CompiledKernel, Vec<(Stage, String)>);
+/// A kernel finished for the cubin: its image, what the module needs besides, and the stage
+/// texts it produced for `--dump`.
+struct FinishedKernel {
+    image: KernelImage,
+    resources: Resources,
+    warnings: Vec<String>,
+    /// PTX positions of the instructions (kept only when line tables are written).
+    srclocs: Vec<ptxc_mir::ir::SrcLoc>,
+    texts: Vec<(Stage, String)>,
+}
 
 /// Compiles every kernel of `m` into a cubin, the kernels in parallel (rayon). `wanted`
-/// says which stages to dump; `dump` then receives each kernel's texts, in module order.
+/// says which stages to print; `dump` receives them in module order after compilation.
+/// The module is consumed: each kernel's MIR is freed once compiled, and each kernel is
+/// reduced to its image (code bytes and attributes) inside the parallel step, so that
+/// memory holds at most one kernel's intermediate forms per thread.
 pub fn compile_module(
-    m: &Module,
+    m: Module,
     opts: &Options,
     wanted: &(dyn Fn(Stage) -> bool + Sync),
     dump: &mut dyn FnMut(&str, Stage, &str),
@@ -280,46 +300,24 @@ pub fn compile_module(
     use rayon::prelude::*;
     let mut module = CubinModule::new(75);
     module.flavour = opts.flavour;
-    let module_vars = ModuleVars::new(m)?;
+    let module_vars = ModuleVars::new(&m)?;
+    let compiled: Vec<Result<FinishedKernel, BackendError>> = m
+        .functions
+        .into_par_iter()
+        .map(|f| finish_kernel(f, &module_vars, opts, wanted))
+        .collect();
     let mut resources = Vec::new();
     let mut warnings = Vec::new();
     let mut kernel_srclocs = Vec::new();
-    let compiled: Vec<Result<KernelWithDumps, BackendError>> = m
-        .functions
-        .par_iter()
-        .map(|f| {
-            let mut texts = Vec::new();
-            let vars = module_vars.kernel(f);
-            let k = compile_function(f, &vars, opts, &mut |stage, text| {
-                if wanted(stage) {
-                    texts.push((stage, text()));
-                }
-            })?;
-            Ok((k, texts))
-        })
-        .collect();
-    for (f, result) in m.functions.iter().zip(compiled) {
-        let (mut k, texts) = result?;
-        for (stage, text) in texts {
-            dump(&f.name, stage, &text);
+    for result in compiled {
+        let k = result?;
+        for (stage, text) in &k.texts {
+            dump(&k.image.name, *stage, text);
         }
-        let vars = module_vars.kernel(f);
-        let (spill_stores, spill_loads) = (k.spill_stores, k.spill_loads);
-        warnings.extend(k.warnings.iter().cloned());
-        let srclocs = std::mem::take(&mut k.assembled.srclocs);
-        let img = kernel_image(f, &vars, k);
-        kernel_srclocs.push((img.name.clone(), srclocs, img.code.len() as u64));
-        resources.push(Resources {
-            name: img.name.clone(),
-            registers: img.reg_count,
-            barriers: img.num_barriers,
-            cmem0: 0x160 + img.param_size,
-            smem: img.shared_size,
-            stack_frame: img.frame_size,
-            spill_stores,
-            spill_loads,
-        });
-        module.kernels.push(img);
+        warnings.extend(k.warnings);
+        kernel_srclocs.push((k.image.name.clone(), k.srclocs, k.image.code.len() as u64));
+        resources.push(k.resources);
+        module.kernels.push(k.image);
     }
     module_vars.install(&mut module);
     if let Some(map) = &opts.line_map {
@@ -340,10 +338,59 @@ pub fn compile_module(
     })
 }
 
-fn kernel_image(f: &Function, vars: &KernelVars, k: CompiledKernel) -> KernelImage {
+/// Compiles kernel `f` and reduces it to what the cubin needs.
+fn finish_kernel(
+    f: Function,
+    module_vars: &ModuleVars,
+    opts: &Options,
+    wanted: &(dyn Fn(Stage) -> bool + Sync),
+) -> Result<FinishedKernel, BackendError> {
+    let vars = module_vars.kernel(&f);
+    let mut image = kernel_shell(&f, &vars);
+    let mut texts = Vec::new();
+    let k = compile_kernel(f, &vars, opts, &mut |stage, text| {
+        if wanted(stage) {
+            texts.push((stage, text()));
+        }
+    })?;
+    let srclocs = if opts.line_map.is_some() {
+        k.assembled.srclocs
+    } else {
+        Vec::new()
+    };
     let mut code = k.assembled.code;
     cubin::pad_text(&mut code);
-    let mut img = KernelImage::new(f.name.clone(), code);
+    code.shrink_to_fit();
+    image.code = code;
+    image.reg_count = cubin::register_count(k.highest_gpr);
+    image.exit_offsets = k.assembled.exit_offsets;
+    image.frame_size = k.frame_size;
+    if k.frame_size > 0 {
+        image.min_stack_size = Some(k.frame_size);
+        image.max_stack_size = Some(k.frame_size);
+    }
+    let resources = Resources {
+        name: image.name.clone(),
+        registers: image.reg_count,
+        barriers: image.num_barriers,
+        cmem0: 0x160 + image.param_size,
+        smem: image.shared_size,
+        stack_frame: image.frame_size,
+        spill_stores: k.spill_stores,
+        spill_loads: k.spill_loads,
+    };
+    Ok(FinishedKernel {
+        image,
+        resources,
+        warnings: k.warnings,
+        srclocs,
+        texts,
+    })
+}
+
+/// The image of kernel `f` with everything but its code (which compilation fills in).
+fn kernel_shell(f: &Function, vars: &KernelVars) -> KernelImage {
+    let mut img = KernelImage::new(f.name.clone(), Vec::new());
     img.params = f
         .params
         .iter()
@@ -351,17 +398,10 @@ fn kernel_image(f: &Function, vars: &KernelVars, k: CompiledKernel) -> KernelIma
         .map(|(i, p)| KernelParam::new(i as u32, p.offset, p.size))
         .collect();
     img.param_size = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
-    img.reg_count = cubin::register_count(k.highest_gpr);
-    img.exit_offsets = k.assembled.exit_offsets;
     img.num_barriers = barriers_used(f);
     img.shared_size = vars.shared_size;
     img.shared_align = vars.shared_align;
     img.uses_dynamic_shared = vars.dynamic_shared;
-    img.frame_size = k.frame_size;
-    if k.frame_size > 0 {
-        img.min_stack_size = Some(k.frame_size);
-        img.max_stack_size = Some(k.frame_size);
-    }
     img.req_ntid = f.req_ntid;
     img.max_ntid = f.max_ntid;
     if let Some(n) = f.max_nreg {

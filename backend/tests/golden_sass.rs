@@ -108,7 +108,7 @@ fn compile(src: &str, file_name: &str, opts: &Options) -> Result<Compiled, Strin
     for f in &module.functions {
         ptxc_mir::ir::verify(f).map_err(|e| format!("{file_name}: internal error: {e}"))?;
     }
-    compile_module(&module, opts, &|_| false, &mut |_, _, _| {}).map_err(|e| format!("{file_name}: error: {e}"))
+    compile_module(module, opts, &|_| false, &mut |_, _, _| {}).map_err(|e| format!("{file_name}: error: {e}"))
 }
 
 /// One kernel of a cubin: its resources line and its listing.

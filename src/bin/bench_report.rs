@@ -1,10 +1,16 @@
 //! `cargo run --release --bin bench-report`: measures ptxc against ptxas on the benchmark
 //! suite (`benches/suite/*.toml`, kernels from `tests/kernels`) and on the largest corpus
 //! file, and writes `docs/BENCHMARKS.md`. Per kernel: simulated cycles of both cubins on the
-//! timed engine and their ratio, registers, SASS instruction counts, compile wall time of
-//! both compilers (median of several runs) and their ratio, and the simulator's speed.
+//! timed engine and their ratio, registers, SASS instruction counts and the simulator's speed.
+//! Compile cost is measured on whole processes (wall time, CPU time, peak memory; medians of
+//! several runs, ptxc and ptxas alternating) for every suite kernel, the largest corpus file
+//! and a 10 MB module made of copies of it. `--modules-only` measures just the corpus file and
+//! the large module and prints their table without writing the document.
 //! NVIDIA's ptxas serves only as the baseline (from the CUDA oracle, `CUDA_ORACLE_BIN`).
 
+use ptxc::bench::compare_compilers;
+use ptxc::bench::module_gen::replicate_to_size;
+use ptxc::bench::process::ProcessCost;
 use ptxc::launch::{self, LaunchSpec};
 use ptxc::pipeline::{CompileOptions, compile_ptx_module};
 use ptxc::run::{RunOptions, run};
@@ -16,6 +22,10 @@ use std::time::{Duration, Instant};
 
 /// Compile-time repetitions (the median is reported).
 const COMPILE_RUNS: usize = 5;
+/// Repetitions for the 10 MB module (each ptxas run takes many seconds).
+const LARGE_MODULE_RUNS: usize = 3;
+/// Size of the large module.
+const LARGE_MODULE_BYTES: usize = 10 * 1000 * 1000;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -43,22 +53,6 @@ fn oracle_bin() -> Result<PathBuf, String> {
         );
     }
     Ok(PathBuf::from(line))
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-/// Median wall time of `f` over `runs` runs.
-fn time_it(runs: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<Duration, String> {
-    let mut v = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
-        f()?;
-        v.push(t.elapsed());
-    }
-    Ok(median(v))
 }
 
 fn ptxas(bin: &Path, ptx: &Path, out: &Path) -> Result<(), String> {
@@ -91,7 +85,7 @@ struct KernelRow {
     cycles: [u64; 2],
     registers: [u32; 2],
     instructions: [usize; 2],
-    compile: [Duration; 2],
+    compile: [ProcessCost; 2],
     warp_instructions: u64,
     sim_rate: [f64; 2],
     same_output: bool,
@@ -110,7 +104,7 @@ fn simulate(cubin: &[u8], spec: &LaunchSpec, engine: ptxc_sim::Engine) -> Result
     Ok((rate, out))
 }
 
-fn measure(bin: &Path, spec_path: &Path, scratch: &Path) -> Result<KernelRow, String> {
+fn measure(bin: &Path, ptxc_exe: &Path, spec_path: &Path, scratch: &Path) -> Result<KernelRow, String> {
     let spec = launch::load(spec_path)?;
     let ptx = root().join("tests/kernels").join(format!("{}.ptx", spec.kernel));
     let src = std::fs::read_to_string(&ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
@@ -118,10 +112,13 @@ fn measure(bin: &Path, spec_path: &Path, scratch: &Path) -> Result<KernelRow, St
     let ours = ptxc_compile(&src, &spec.kernel)?;
     ptxas(bin, &ptx, &theirs_path)?;
     let theirs = std::fs::read(&theirs_path).map_err(|e| e.to_string())?;
-    let compile = [
-        time_it(COMPILE_RUNS, || ptxc_compile(&src, &spec.kernel).map(|_| ()))?,
-        time_it(COMPILE_RUNS, || ptxas(bin, &ptx, &theirs_path))?,
-    ];
+    let compile = compare_compilers(
+        ptxc_exe,
+        &bin.join("ptxas"),
+        &ptx,
+        &scratch.join("timing.cubin"),
+        COMPILE_RUNS,
+    )?;
     let (ours_regs, ours_insts) = static_counts(&ours, &spec.kernel)?;
     let (theirs_regs, theirs_insts) = static_counts(&theirs, &spec.kernel)?;
     let (timed_rate, ours_run) = simulate(&ours, &spec, ptxc_sim::Engine::Timed)?;
@@ -167,24 +164,88 @@ fn machine() -> String {
     format!("{cpu}, {cores} cores available, {}", std::env::consts::OS)
 }
 
-/// The corpus file's compile times: (ptxc, ptxas).
-fn corpus_times(bin: &Path, scratch: &Path) -> Result<(String, Duration, Duration), String> {
+/// Compile costs of one module: its description and [ptxc, ptxas].
+struct ModuleCost {
+    what: String,
+    cost: [ProcessCost; 2],
+}
+
+/// The largest corpus file.
+fn corpus_file() -> Result<PathBuf, String> {
     let dir = root().join("tests/data/corpus");
-    let biggest = std::fs::read_dir(&dir)
+    std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
         .max_by_key(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
-        .ok_or("no corpus file")?;
-    let src = std::fs::read_to_string(&biggest).map_err(|e| e.to_string())?;
-    let name = biggest.file_name().unwrap().to_string_lossy().into_owned();
-    let out = scratch.join("corpus.cubin");
-    let ours = time_it(COMPILE_RUNS, || ptxc_compile(&src, &name).map(|_| ()))?;
-    let theirs = time_it(COMPILE_RUNS, || ptxas(bin, &biggest, &out))?;
-    Ok((format!("{name} ({} KB)", src.len() / 1024), ours, theirs))
+        .ok_or_else(|| "no corpus file".into())
 }
 
-fn render(rows: &[KernelRow], corpus: &(String, Duration, Duration)) -> String {
+/// Whole-process compile costs of the largest corpus file and of a 10 MB module made of
+/// renamed copies of it.
+fn module_costs(bin: &Path, ptxc_exe: &Path, scratch: &Path) -> Result<[ModuleCost; 2], String> {
+    let file = corpus_file()?;
+    let src = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+    let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let out = scratch.join("module.cubin");
+    let ptxas = bin.join("ptxas");
+    eprint!("corpus file ... ");
+    let corpus = compare_compilers(ptxc_exe, &ptxas, &file, &out, COMPILE_RUNS)?;
+    eprintln!("{}", cost_line(&corpus));
+    let (large, copies) = replicate_to_size(&src, LARGE_MODULE_BYTES)?;
+    let large_path = scratch.join("large_module.ptx");
+    std::fs::write(&large_path, &large).map_err(|e| format!("{}: {e}", large_path.display()))?;
+    eprint!("{} MB module ... ", large.len() / 1_000_000);
+    let big = compare_compilers(ptxc_exe, &ptxas, &large_path, &out, LARGE_MODULE_RUNS)?;
+    eprintln!("{}", cost_line(&big));
+    Ok([
+        ModuleCost {
+            what: format!("{name} ({} KB)", src.len() / 1024),
+            cost: corpus,
+        },
+        ModuleCost {
+            what: format!(
+                "{copies} renamed copies of it as one module ({:.1} MB, {LARGE_MODULE_RUNS} runs)",
+                large.len() as f64 / 1e6
+            ),
+            cost: big,
+        },
+    ])
+}
+
+fn cost_line(c: &[ProcessCost; 2]) -> String {
+    format!(
+        "wall {:.0} vs {:.0} ms, CPU {:.0} vs {:.0} ms, peak {:.1} vs {:.1} MiB",
+        ms(c[0].wall),
+        ms(c[1].wall),
+        ms(c[0].cpu),
+        ms(c[1].cpu),
+        c[0].peak_mib(),
+        c[1].peak_mib()
+    )
+}
+
+/// The ptxc executable beside this one, built first (a no-op when it is up to date) so that
+/// the measured process is the current compiler.
+fn ptxc_executable() -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--bin", "ptxc", "--manifest-path"])
+        .arg(root().join("Cargo.toml"))
+        .status()
+        .map_err(|e| format!("cargo build --bin ptxc: {e}"))?;
+    if !status.success() {
+        return Err("cargo build --release --bin ptxc failed".into());
+    }
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let exe = me.with_file_name(format!("ptxc{}", std::env::consts::EXE_SUFFIX));
+    if !exe.exists() {
+        return Err(format!("{} not found (run bench-report with --release)", exe.display()));
+    }
+    Ok(exe)
+}
+
+fn render(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -198,20 +259,19 @@ fn render(rows: &[KernelRow], corpus: &(String, Duration, Duration)) -> String {
          both cubins produced byte-identical buffers (float results may differ in the last \
          bits where the compilers contract or order operations differently); both cubins' results \
          are checked against Rust host references by `tests/sim_kernels.rs` and \
-         `tests/suite_references.rs`. Compile times are \
-         wall-clock medians of {COMPILE_RUNS} runs (ptxc in-process, ptxas as a process). \
+         `tests/suite_references.rs`. \
          Simulator speed is warp instructions per second of wall time on ptxc's cubin.\n\n",
         machine()
     );
     s.push_str(
         "| kernel | cycles ptxc | cycles ptxas | ratio | regs ptxc | regs ptxas | insts ptxc | insts ptxas | \
-         compile ptxc ms | compile ptxas ms | speed-up | same out | sim functional Mwi/s | sim timed Mwi/s |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|\n",
+         same out | sim functional Mwi/s | sim timed Mwi/s |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|\n",
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {:.3} | {} | {} | {} | {} | {:.2} | {:.2} | {:.1}x | {} | {:.2} | {:.2} |",
+            "| `{}` | {} | {} | {:.3} | {} | {} | {} | {} | {} | {:.2} | {:.2} |",
             r.name,
             r.cycles[0],
             r.cycles[1],
@@ -220,19 +280,12 @@ fn render(rows: &[KernelRow], corpus: &(String, Duration, Duration)) -> String {
             r.registers[1],
             r.instructions[0],
             r.instructions[1],
-            ms(r.compile[0]),
-            ms(r.compile[1]),
-            r.compile[1].as_secs_f64() / r.compile[0].as_secs_f64().max(1e-9),
             if r.same_output { "yes" } else { "no" },
             r.sim_rate[0] / 1e6,
             r.sim_rate[1] / 1e6,
         );
     }
     let cycles = geomean(rows.iter().map(|r| r.cycles[0] as f64 / r.cycles[1].max(1) as f64));
-    let speedup = geomean(
-        rows.iter()
-            .map(|r| r.compile[1].as_secs_f64() / r.compile[0].as_secs_f64().max(1e-9)),
-    );
     let regs = geomean(
         rows.iter()
             .map(|r| r.registers[0] as f64 / r.registers[1].max(1) as f64),
@@ -248,17 +301,70 @@ fn render(rows: &[KernelRow], corpus: &(String, Duration, Duration)) -> String {
         "\n## Geometric means over {} kernels\n\n\
          - simulated cycles, ptxc / ptxas: **{cycles:.3}**\n\
          - registers, ptxc / ptxas: {regs:.3}; SASS instructions, ptxc / ptxas: {insts:.3}\n\
-         - compile time, ptxas / ptxc (speed-up): **{speedup:.1}x**\n\
-         - hazards reported by the simulator over all runs: {hazards}; warp instructions simulated (ptxc, timed): {warp_instructions}\n\n\
-         ## The 1 MB corpus file\n\n\
-         {}: ptxc {:.0} ms, ptxas {:.0} ms, speed-up **{:.1}x** (medians of {COMPILE_RUNS} runs).\n",
+         - hazards reported by the simulator over all runs: {hazards}; warp instructions simulated (ptxc, timed): {warp_instructions}\n",
         rows.len(),
-        corpus.0,
-        ms(corpus.1),
-        ms(corpus.2),
-        corpus.2.as_secs_f64() / corpus.1.as_secs_f64().max(1e-9),
+    );
+    s.push_str(&render_compile_costs(rows, modules));
+    s
+}
+
+/// The whole-process compile table: every suite kernel, the suite as a whole, the corpus file
+/// and the large module, with ptxc / ptxas ratios.
+fn render_compile_costs(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
+    let mut s = format!(
+        "\n## Compile cost, whole processes\n\n\
+         Each compiler runs as the process a user runs (`ptxc compile in.ptx -o out.cubin`, \
+         `ptxas -arch=sm_75 -O3 in.ptx -o out.cubin`), alternating, {COMPILE_RUNS} times per input \
+         unless noted; medians of wall time, CPU time (user + system, all threads) and peak \
+         resident memory as the kernel accounts them (`wait4`). Ratios are ptxc / ptxas (below 1: \
+         ptxc cheaper). The suite row adds the kernels' wall and CPU times and takes the largest \
+         peak.\n\n\
+         | input | wall ptxc ms | wall ptxas ms | ratio | CPU ptxc ms | CPU ptxas ms | ratio | peak ptxc MiB | peak ptxas MiB | ratio |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    for r in rows {
+        cost_row(&mut s, &format!("`{}`", r.name), &r.compile);
+    }
+    let total = |i: usize| ProcessCost {
+        wall: rows.iter().map(|r| r.compile[i].wall).sum(),
+        cpu: rows.iter().map(|r| r.compile[i].cpu).sum(),
+        peak_rss: rows.iter().map(|r| r.compile[i].peak_rss).max().unwrap_or(0),
+    };
+    cost_row(
+        &mut s,
+        &format!("**suite** ({} kernels)", rows.len()),
+        &[total(0), total(1)],
+    );
+    for m in modules {
+        cost_row(&mut s, &m.what, &m.cost);
+    }
+    let [small, large] = modules;
+    let _ = write!(
+        s,
+        "\nScaling: the large module takes {:.1}x the 1 MB file's wall time in ptxc \
+         ({:.1}x its CPU time), {:.1}x in ptxas.\n",
+        large.cost[0].wall.as_secs_f64() / small.cost[0].wall.as_secs_f64().max(1e-9),
+        large.cost[0].cpu.as_secs_f64() / small.cost[0].cpu.as_secs_f64().max(1e-9),
+        large.cost[1].wall.as_secs_f64() / small.cost[1].wall.as_secs_f64().max(1e-9),
     );
     s
+}
+
+fn cost_row(s: &mut String, what: &str, c: &[ProcessCost; 2]) {
+    let ratio = |a: f64, b: f64| a / b.max(1e-9);
+    let _ = writeln!(
+        s,
+        "| {what} | {:.1} | {:.1} | {:.3} | {:.1} | {:.1} | {:.3} | {:.1} | {:.1} | {:.3} |",
+        ms(c[0].wall),
+        ms(c[1].wall),
+        ratio(ms(c[0].wall), ms(c[1].wall)),
+        ms(c[0].cpu),
+        ms(c[1].cpu),
+        ratio(ms(c[0].cpu), ms(c[1].cpu)),
+        c[0].peak_mib(),
+        c[1].peak_mib(),
+        ratio(c[0].peak_mib(), c[1].peak_mib()),
+    );
 }
 
 fn main() {
@@ -270,8 +376,15 @@ fn main() {
 
 fn real_main() -> Result<(), String> {
     let bin = oracle_bin()?;
+    let ptxc_exe = ptxc_executable()?;
     let scratch = std::env::temp_dir().join("ptxc-bench-report");
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+    if std::env::args().any(|a| a == "--modules-only") {
+        // Only the whole-process costs of the corpus file and the large module, printed.
+        let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
+        print!("{}", render_compile_costs(&[], &modules));
+        return Ok(());
+    }
     let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("benches/suite"))
         .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -287,7 +400,7 @@ fn real_main() -> Result<(), String> {
             spec.file_stem().unwrap().to_string_lossy()
         );
         let t = Instant::now();
-        let row = measure(&bin, spec, &scratch)?;
+        let row = measure(&bin, &ptxc_exe, spec, &scratch)?;
         eprintln!(
             "cycles {} vs {} ({:.2}x), {:.1}s",
             row.cycles[0],
@@ -297,10 +410,8 @@ fn real_main() -> Result<(), String> {
         );
         rows.push(row);
     }
-    eprint!("corpus file ... ");
-    let corpus = corpus_times(&bin, &scratch)?;
-    eprintln!("ptxc {:.0} ms, ptxas {:.0} ms", ms(corpus.1), ms(corpus.2));
-    let doc = render(&rows, &corpus);
+    let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
+    let doc = render(&rows, &modules);
     let path = root().join("docs/BENCHMARKS.md");
     std::fs::write(&path, &doc).map_err(|e| format!("{}: {e}", path.display()))?;
     print!("{doc}");
