@@ -382,7 +382,11 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
     }
     let web_group: Vec<(usize, i32)> = (0..webs.count).map(|w| groups.find(w)).collect();
     let n = webs.count;
+    let first = first_positions(ops, webs, &web_group);
     let mut edges: Vec<Vec<Edge>> = vec![Vec::new(); n];
+    // Colouring visits the groups by (first position, root); a group's edges only matter
+    // to it towards groups already coloured, so each edge is kept at its later group only.
+    let colours_after = |a: usize, b: usize| (first[a], a) > (first[b], b);
     let interfere = |a: usize, b: usize, edges: &mut Vec<Vec<Edge>>| -> bool {
         let ((ga, oa), (gb, ob)) = (web_group[a], web_group[b]);
         if ga == gb {
@@ -390,12 +394,13 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
         }
         // Duplicates are harmless (colouring forbids a base once either way) and common
         // (a long-lived value meets many definitions); only repeats in a row are dropped.
-        let (ab, ba) = ((gb as u32, ob - oa), (ga as u32, oa - ob));
-        if edges[ga].last() != Some(&ab) {
-            edges[ga].push(ab);
-        }
-        if edges[gb].last() != Some(&ba) {
-            edges[gb].push(ba);
+        let (later, edge) = if colours_after(ga, gb) {
+            (ga, (gb as u32, ob - oa))
+        } else {
+            (gb, (ga as u32, oa - ob))
+        };
+        if edges[later].last() != Some(&edge) {
+            edges[later].push(edge);
         }
         true
     };
@@ -411,20 +416,13 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
         }
     }
     // A definition interferes with what is live after it and with the other definitions.
-    let mut first = vec![usize::MAX; n];
-    let mut pos = 0usize;
     for b in 0..ops.block.len() {
         let mut cur = current_from(&webs.live_in[b]);
         for i in 0..ops.len(b) {
             let inst_ops = ops.at(b, i);
-            for o in inst_ops {
+            for o in inst_ops.iter().filter(|o| o.is_def) {
                 for k in 0..o.width {
-                    let w = web_at(webs, ops, b, i, o, k);
-                    let g = web_group[w].0;
-                    first[g] = first[g].min(pos);
-                    if o.is_def {
-                        cur[(o.reg + k) as usize] = w;
-                    }
+                    cur[(o.reg + k) as usize] = web_at(webs, ops, b, i, o, k);
                 }
             }
             let defs: Vec<usize> = inst_ops
@@ -449,7 +447,6 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
                     }
                 }
             }
-            pos += 1;
         }
     }
     let mut align = vec![Vec::new(); n];
@@ -482,6 +479,24 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
         prefs,
         first,
     })
+}
+
+/// The first program position (instruction index over all blocks) of each group, by root.
+fn first_positions(ops: &OpTable, webs: &Webs, web_group: &[(usize, i32)]) -> Vec<usize> {
+    let mut first = vec![usize::MAX; webs.count];
+    let mut pos = 0usize;
+    for b in 0..ops.block.len() {
+        for i in 0..ops.len(b) {
+            for o in ops.at(b, i) {
+                for k in 0..o.width {
+                    let g = web_group[web_at(webs, ops, b, i, o, k)].0;
+                    first[g] = first[g].min(pos);
+                }
+            }
+            pos += 1;
+        }
+    }
+    first
 }
 
 /// The lowest and highest offset of each group's webs (indexed by group root).
