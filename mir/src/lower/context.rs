@@ -49,6 +49,9 @@ pub struct Lowerer<'a> {
     /// Index of the first MIR variable of each name (module variables and shared arrays are
     /// found here when an inlined function names them again).
     pub var_index: rustc_hash::FxHashMap<String, u32>,
+    /// The smallest suffix `k` that may still be free for `name.k`, per base name (every
+    /// smaller one is taken: names are never released).
+    pub var_suffix: rustc_hash::FxHashMap<String, u32>,
 }
 
 /// MIR type of a PTX type.
@@ -95,6 +98,7 @@ impl<'a> Lowerer<'a> {
             exit_block: None,
             errors: Vec::new(),
             var_index: rustc_hash::FxHashMap::default(),
+            var_suffix: rustc_hash::FxHashMap::default(),
         })
     }
 

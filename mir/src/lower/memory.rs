@@ -102,15 +102,22 @@ impl Lowerer<'_> {
         VarPlace::Mem(i, space)
     }
 
-    fn fresh_var_name(&self, base: &str) -> String {
-        let taken = |n: &str| self.var_index.contains_key(n);
-        if !taken(base) {
+    /// `base`, or `base.k` with the smallest `k` not yet taken (a function inlined many times
+    /// gets `x`, `x.1`, `x.2`, ... in constant time per copy).
+    fn fresh_var_name(&mut self, base: &str) -> String {
+        if !self.var_index.contains_key(base) {
             return base.to_string();
         }
-        (1..)
-            .map(|k| format!("{base}.{k}"))
-            .find(|n| !taken(n))
-            .expect("a free name")
+        let mut k = self.var_suffix.get(base).copied().unwrap_or(1);
+        let name = loop {
+            let candidate = format!("{base}.{k}");
+            if !self.var_index.contains_key(&candidate) {
+                break candidate;
+            }
+            k += 1;
+        };
+        self.var_suffix.insert(base.to_string(), k + 1);
+        name
     }
 
     /// The address of variable `v` plus `k` as a value of type `ty` (in the variable's space).
