@@ -51,11 +51,12 @@ pub fn insert_reconvergence(vcode: &mut VCode) {
         insts.insert(at, bmov_clear(b));
     }
     let preds = predecessors(&cfg);
+    let mut marks = Marks::new(cfg.succs.len());
     for &i in &order {
         let r = regions[i];
         // Inner regions (inserted later at the front) synchronise first.
         blocks[r.join].insert(0, bsync(depth[i] as u8));
-        for (from, to) in exits(&cfg, &preds, r) {
+        for (from, to) in exits(&cfg, &preds, &mut marks, r) {
             let insts = &mut blocks[from];
             let Some(term) = insts.last().filter(|x| x.is_terminator()).cloned() else {
                 continue;
@@ -138,30 +139,72 @@ fn hoist_out_of_loops(cfg: &Cfg, loops: &[(usize, Vec<usize>)], mut entry: usize
     None
 }
 
+/// Visit marks for the searches of [`exits`], reused across regions: a block is marked
+/// when its entry equals the current stamp, so clearing is a stamp increment.
+struct Marks {
+    forward: Vec<u32>,
+    backward: Vec<u32>,
+    stamp: u32,
+}
+
+impl Marks {
+    fn new(n: usize) -> Marks {
+        Marks {
+            forward: vec![0; n],
+            backward: vec![0; n],
+            stamp: 0,
+        }
+    }
+}
+
 /// The edges that leave region `r` other than through its join: from a block of the region
 /// (reached from the entry without passing the join, and reaching the join without passing
-/// it; the entry itself, whose end holds the BSSY) to a block outside it.
-fn exits(cfg: &Cfg, preds: &[Vec<usize>], r: Region) -> Vec<(usize, usize)> {
-    let n = cfg.succs.len();
-    // The blocks reached from `start` along `edges` without passing the join.
-    let reach = |start: &[usize], edges: &[Vec<usize>]| {
-        let mut seen = vec![false; n];
-        let mut work: Vec<usize> = start.iter().copied().filter(|&b| b != r.join).collect();
-        while let Some(b) = work.pop() {
-            if std::mem::replace(&mut seen[b], true) {
-                continue;
-            }
-            work.extend(edges[b].iter().copied().filter(|&s| s != r.join && !seen[s]));
+/// it; the entry itself, whose end holds the BSSY) to a block outside it. In block order.
+/// Only the blocks the entry reaches are searched: every block on a path from one of them
+/// to the join is one of them too, so the backward search stays among them.
+fn exits(cfg: &Cfg, preds: &[Vec<usize>], marks: &mut Marks, r: Region) -> Vec<(usize, usize)> {
+    marks.stamp += 1;
+    let stamp = marks.stamp;
+    let mut work: Vec<usize> = cfg.succs[r.entry].iter().copied().filter(|&b| b != r.join).collect();
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut marks.forward[b], stamp) == stamp {
+            continue;
         }
-        seen
-    };
-    let forward = reach(&cfg.succs[r.entry], &cfg.succs);
-    let backward = reach(&preds[r.join], preds);
-    let inside = |b: usize| b == r.entry || (forward[b] && backward[b]);
-    (0..n)
-        .filter(|&b| inside(b))
-        .flat_map(|b| cfg.succs[b].iter().map(move |&s| (b, s)))
-        .filter(|&(_, s)| s != r.join && !inside(s))
+        work.extend(
+            cfg.succs[b]
+                .iter()
+                .copied()
+                .filter(|&s| s != r.join && marks.forward[s] != stamp),
+        );
+    }
+    // Blocks of the entry's reach from which the join is reached: the region, with the entry.
+    let mut inside: Vec<usize> = vec![r.entry];
+    work.extend(
+        preds[r.join]
+            .iter()
+            .copied()
+            .filter(|&p| p != r.join && marks.forward[p] == stamp),
+    );
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut marks.backward[b], stamp) == stamp {
+            continue;
+        }
+        if b != r.entry {
+            inside.push(b);
+        }
+        work.extend(
+            preds[b]
+                .iter()
+                .copied()
+                .filter(|&p| p != r.join && marks.forward[p] == stamp),
+        );
+    }
+    let is_inside = |b: usize| b == r.entry || marks.backward[b] == stamp;
+    inside.sort_unstable();
+    inside
+        .iter()
+        .flat_map(|&b| cfg.succs[b].iter().map(move |&s| (b, s)))
+        .filter(|&(_, s)| s != r.join && !is_inside(s))
         .collect()
 }
 
