@@ -123,9 +123,10 @@ fn undef(func: &mut Function, block: Block, ty: Type) -> Value {
 /// Removes block parameters whose incoming values are all the same value (or the parameter
 /// itself), replacing their uses, until none is left.
 pub fn remove_trivial_params(func: &mut Function) {
-    let mut subst: HashMap<Value, Value> = HashMap::default();
-    let resolve = |subst: &HashMap<Value, Value>, mut v: Value| {
-        while let Some(&n) = subst.get(&v) {
+    // The replacement of each removed parameter (a dense map: values are numbered densely).
+    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::with_capacity(func.values.len());
+    let resolve = |subst: &SecondaryMap<Value, Option<Value>>, mut v: Value| {
+        while let Some(n) = subst[v] {
             v = n;
         }
         v
@@ -133,11 +134,14 @@ pub fn remove_trivial_params(func: &mut Function) {
     // Removing parameters changes branch arguments, never the edges.
     let preds = func.predecessors();
     let layout = func.layout.clone();
+    let mut removed: Vec<usize> = Vec::new();
     loop {
         let mut changed = false;
         for &b in &layout {
-            let mut i = 0;
-            while i < func.blocks[b].params.len() {
+            // Parameters are examined at their current positions and the trivial ones removed
+            // together afterwards (one pass over the lists instead of a shift per removal).
+            removed.clear();
+            for i in 0..func.blocks[b].params.len() {
                 let p = func.blocks[b].params[i];
                 let mut same: Option<Value> = None;
                 let mut trivial = true;
@@ -154,19 +158,24 @@ pub fn remove_trivial_params(func: &mut Function) {
                         same = Some(a);
                     }
                 }
-                match (trivial, same) {
-                    (true, Some(v)) if Some(b) != func.entry() => {
-                        subst.insert(p, v);
-                        func.blocks[b].params.remove(i);
-                        for &pred in &preds[b] {
-                            let term = func.terminator(pred).expect("terminator");
-                            for call in func.insts[term].targets_mut().iter_mut().filter(|c| c.block == b) {
-                                call.args.remove(i);
-                            }
-                        }
-                        changed = true;
-                    }
-                    _ => i += 1,
+                if let (true, Some(v)) = (trivial, same)
+                    && Some(b) != func.entry()
+                {
+                    subst[p] = Some(v);
+                    removed.push(i);
+                }
+            }
+            if removed.is_empty() {
+                continue;
+            }
+            changed = true;
+            let mut keep = keep_all_but(&removed);
+            func.blocks[b].params.retain(|_| keep());
+            for &pred in &preds[b] {
+                let term = func.terminator(pred).expect("terminator");
+                for call in func.insts[term].targets_mut().iter_mut().filter(|c| c.block == b) {
+                    let mut keep = keep_all_but(&removed);
+                    call.args.retain(|_| keep());
                 }
             }
         }
@@ -177,6 +186,21 @@ pub fn remove_trivial_params(func: &mut Function) {
     renumber_params(func);
     for inst in func.insts.keys().collect::<Vec<_>>() {
         func.insts[inst].map_args(|v| resolve(&subst, v));
+    }
+}
+
+/// A filter for `retain` that drops the elements at `positions` (ascending) and keeps the
+/// rest in order: call it once per element, front to back; true means keep.
+fn keep_all_but(positions: &[usize]) -> impl FnMut() -> bool + '_ {
+    let mut next = positions.iter().peekable();
+    let mut index = 0;
+    move || {
+        let drop = next.peek() == Some(&&index);
+        if drop {
+            next.next();
+        }
+        index += 1;
+        !drop
     }
 }
 
