@@ -2,7 +2,9 @@
 //! kernels, its name, compute capability, clocks and memory, and every device attribute.
 //!
 //! `PTXC_CUDA_DEVICE` picks the configuration (`t4`, the default, `2080ti` or `small`);
-//! `PTXC_CUDA_ENGINE` the engine (`timed`, the default, or `functional`). The figures not in
+//! `PTXC_CUDA_ENGINE` the engine (`timed`, the default, or `functional`); `PTXC_CUDA_ARCH` the
+//! architecture (`sm_75`, the default; any architecture the simulator models), which sets the
+//! compute capability, the target of JIT compilation and the SASS picked from fat binaries. The figures not in
 //! the simulator's configuration (clocks, bus width, L2 size, memory size) are the published
 //! specifications of the boards (NVIDIA's T4 and RTX 2080 Ti data sheets).
 
@@ -20,6 +22,8 @@ pub struct DeviceModel {
     pub arch: Arch,
     /// Name reported by `cuDeviceGetName`.
     pub name: String,
+    /// The board whose figures the model reports.
+    pub board: &'static str,
     /// Boost clock in kHz (`CLOCK_RATE`); simulated cycles become time at this rate.
     pub clock_khz: i32,
     /// Memory clock in kHz.
@@ -43,6 +47,20 @@ impl DeviceModel {
             }
             DeviceModel::named("t4").expect("t4 is a model")
         });
+        if let Ok(name) = std::env::var("PTXC_CUDA_ARCH") {
+            match Arch::from_name(&name).filter(|a| ptxc_sim::module::MODELLED.contains(a)) {
+                Some(a) => m.set_arch(a),
+                None => eprintln!(
+                    "ptxc libcuda: PTXC_CUDA_ARCH={name} is not an architecture the simulator models ({}); using {}",
+                    ptxc_sim::module::MODELLED
+                        .iter()
+                        .map(|a| a.name())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    m.arch.name()
+                ),
+            }
+        }
         match std::env::var("PTXC_CUDA_ENGINE").as_deref() {
             Ok("functional") => m.engine = Engine::Functional,
             Ok("timed") | Err(_) => {}
@@ -63,6 +81,7 @@ impl DeviceModel {
         };
         Some(DeviceModel {
             name: format!("ptxc simulated {board} ({}, {} SMs)", arch.name(), config.sms),
+            board,
             config,
             engine: Engine::Timed,
             arch,
@@ -72,6 +91,17 @@ impl DeviceModel {
             l2_bytes,
             total_memory: gib << 30,
         })
+    }
+
+    /// Runs architecture `arch` (the name says so).
+    pub fn set_arch(&mut self, arch: Arch) {
+        self.arch = arch;
+        self.name = format!(
+            "ptxc simulated {} ({}, {} SMs)",
+            self.board,
+            arch.name(),
+            self.config.sms
+        );
     }
 
     /// Compute capability (major, minor).
@@ -91,7 +121,7 @@ impl DeviceModel {
         let c = &self.config;
         let (major, minor) = self.compute_capability();
         Some(match attr {
-            1 | 2 | 3 => 1024,                     // threads per block, block x and y
+            1..=3 => 1024,                         // threads per block, block x and y
             4 => 64,                               // block z
             5 => i32::MAX,                         // grid x
             6 | 7 => 65535,                        // grid y and z
