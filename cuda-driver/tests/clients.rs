@@ -1,5 +1,6 @@
-//! Unmodified CUDA programs on ptxc's libcuda.so.1, with no GPU: a C program using the driver
-//! API (compiled with the host C compiler against the library), numba-cuda kernels through
+//! Unmodified CUDA programs on ptxc's libcuda.so.1, with no GPU: C programs using the driver
+//! API (compiled with the host C compiler against the library; one checks how unsupported
+//! entry points and kernel faults are reported), numba-cuda kernels through
 //! numba's normal API, and the Triton kernels of `tests/triton.rs` through Triton's own
 //! launcher (`scripts/cuda-driver-test.sh` installs numba-cuda and Triton from PyPI once).
 //! `PTXC_CUDA_CLIENTS=0` skips the Python clients on a machine without PyPI.
@@ -38,11 +39,11 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-#[test]
-fn c_program_runs_on_the_driver_library() {
+/// Builds `tests/c/NAME.c` with the host C compiler against the library; the executable.
+fn build_c(name: &str) -> PathBuf {
     let lib = lib_dir();
-    let exe = scratch("c").join("driver_api");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/driver_api.c");
+    let exe = scratch("c").join(name);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let o = Command::new(&cc)
         .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -54,6 +55,12 @@ fn c_program_runs_on_the_driver_library() {
         .output()
         .unwrap_or_else(|e| panic!("{cc}: {e}"));
     assert!(o.status.success(), "{cc} failed:\n{}", text(&o.stderr));
+    exe
+}
+
+#[test]
+fn c_program_runs_on_the_driver_library() {
+    let exe = build_c("driver_api");
     let o = Command::new(&exe)
         .env("PTXC_CUDA_LOG", "0")
         .output()
@@ -61,6 +68,56 @@ fn c_program_runs_on_the_driver_library() {
     let out = text(&o.stdout);
     assert!(o.status.success(), "driver_api failed:\n{out}{}", text(&o.stderr));
     assert!(out.contains("c: 8 passed, 0 failed"), "{out}");
+}
+
+/// The address a line `LABEL 0x...` of `out` gives.
+fn address(out: &str, label: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no `{label}` line in:\n{out}"))
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn unsupported_calls_and_kernel_faults_are_reported() {
+    let exe = build_c("errors");
+    let o = Command::new(&exe)
+        .env("PTXC_CUDA_LOG", "1")
+        .output()
+        .expect("run errors");
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "errors failed:\n{out}{err}");
+    assert!(out.contains("errors: 6 passed, 0 failed"), "{out}");
+    for name in ["cuGraphCreate", "cuMemAllocManaged"] {
+        let line = format!("ptxc libcuda: {name} is not supported (CUDA_ERROR_NOT_SUPPORTED)");
+        assert!(err.contains(&line), "no `{line}` on stderr:\n{err}");
+    }
+    let faults = [
+        (
+            "oob address",
+            "block (1, 0, 0), thread (37, 0, 0)",
+            "out-of-bounds global access of 4 bytes",
+        ),
+        (
+            "misaligned address",
+            "block (0, 0, 0), thread (5, 0, 0)",
+            "misaligned global access of 4 bytes",
+        ),
+    ];
+    for (label, thread, what) in faults {
+        let addr = address(&out, label);
+        let line = err
+            .lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no `{what}` on stderr:\n{err}"));
+        let want = format!("kernel `poke` failed: kernel `poke`, {thread}, instruction /*");
+        assert!(line.contains(&want), "`{want}` not in `{line}`");
+        assert!(
+            line.ends_with(&format!("at address {addr}")),
+            "`{addr}` not in `{line}`"
+        );
+    }
 }
 
 /// The Python clients share one virtual environment: one install at a time.
