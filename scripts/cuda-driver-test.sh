@@ -10,7 +10,7 @@
 #                   ptxc-cuda-driver`, target/debug)
 # PTXC_TRITON_VENV  the virtual environment (default: target/triton-venv, shared with
 #                   scripts/triton-test.sh; numba-cuda, libNVVM, the CUDA runtime and NVRTC add
-#                   about 190 MB)
+#                   about 190 MB to Triton)
 # PTXC_CUDA_WORK    Triton's cache and scratch files (default: target/cuda-driver-work)
 # PYTHON            the Python that makes the environment (default: python3)
 set -euo pipefail
@@ -21,16 +21,21 @@ if [ -z "${LIBCUDA_DIR:-}" ]; then
   cargo build -p ptxc-cuda-driver
   LIBCUDA_DIR="$PWD/target/debug"
 fi
-# numba-cuda 0.30.4 compiles with libNVVM (nvidia-nvvm) and asks the CUDA runtime and NVRTC for
-# versions and architectures; without nvJitLink it links through the driver (cuLink*), so PTX is
-# compiled by ptxc inside libcuda.so.1.
-python_packages=("triton==3.9.0" numpy "numba-cuda==0.30.4" "cuda-bindings==13.5.0" "cuda-core==1.2.2"
-                 "cuda-toolkit[cudart,nvvm,nvrtc]==13.5.0")
-if ! "$venv/bin/python" -c "import numpy, triton, numba_cuda, cuda.bindings, cuda.core
-assert triton.__version__ == '3.9.0' and numba_cuda.__version__ == '0.30.4'" 2>/dev/null; then
-  echo "installing ${python_packages[*]} into $venv"
+# Every package is pinned (scripts/cuda-driver/requirements.txt); pip's cache and the
+# environment itself keep later runs off the network.
+requirements=scripts/cuda-driver/requirements.txt
+if ! "$venv/bin/python" - "$requirements" 2>/dev/null <<'PY'
+import re, sys
+from importlib.metadata import version
+for line in open(sys.argv[1]):
+    m = re.match(r"([A-Za-z0-9_.-]+)(\[[^]]*\])?==(\S+)", line)
+    if m and version(m[1]) != m[3]:
+        sys.exit(1)
+PY
+then
+  echo "installing $requirements into $venv"
   [ -x "$venv/bin/python" ] || "${PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "${python_packages[@]}"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
 fi
 export LD_LIBRARY_PATH="$LIBCUDA_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TRITON_DEFAULT_FP_FUSION="${TRITON_DEFAULT_FP_FUSION:-1}"
