@@ -22,7 +22,7 @@ fi
 if ! "$venv/bin/python" -c "import numpy, triton; assert triton.__version__ == '$triton_version'" 2>/dev/null; then
   echo "installing Triton $triton_version into $venv"
   "${PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "triton==$triton_version" numpy
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "triton==$triton_version" numpy==2.4.6
 fi
 # Triton 3.9 warns when this is unset; 1 is its current default (multiply-add contraction on).
 export TRITON_DEFAULT_FP_FUSION="${TRITON_DEFAULT_FP_FUSION:-1}"

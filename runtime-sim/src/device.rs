@@ -41,14 +41,55 @@ impl Device {
         }
     }
 
+    /// A device whose global memory allocations start at `base` (see [`GlobalMemory::at`]).
+    pub fn with_address_base(config: Config, base: u64) -> Device {
+        Device {
+            config,
+            memory: GlobalMemory::at(base),
+        }
+    }
+
     /// Allocates `bytes` of zeroed global memory; returns the device address.
     pub fn alloc(&mut self, bytes: usize) -> u64 {
         self.memory.alloc(bytes)
     }
 
+    /// Frees the allocation starting at `addr` (`cudaFree`); memory persists until then,
+    /// across any number of launches and module loads.
+    pub fn free(&mut self, addr: u64) -> Result<usize, SimError> {
+        self.memory
+            .free(addr)
+            .ok_or_else(|| SimError::Memory(format!("{addr:#x} is not the start of an allocation")))
+    }
+
+    /// The allocation holding `addr`: its base address and size in bytes.
+    pub fn allocation(&self, addr: u64) -> Option<(u64, usize)> {
+        self.memory.allocation(addr)
+    }
+
+    /// Bytes of global memory allocated and not freed.
+    pub fn allocated(&self) -> usize {
+        self.memory.allocated()
+    }
+
+    /// The address the next allocation would start at.
+    pub fn next_address(&self) -> u64 {
+        self.memory.next_address()
+    }
+
     /// Copies host bytes to the device.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
         self.memory.copy_in(addr, data)
+    }
+
+    /// Copies device bytes into `out` (without allocating).
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), SimError> {
+        self.memory.read(addr, out).ok_or_else(|| {
+            SimError::Memory(format!(
+                "copy of {} bytes from {addr:#x} is outside every allocation",
+                out.len()
+            ))
+        })
     }
 
     /// Copies device bytes to the host.

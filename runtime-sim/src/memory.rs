@@ -62,11 +62,43 @@ impl Default for GlobalMemory {
 impl GlobalMemory {
     /// An empty address space.
     pub fn new() -> GlobalMemory {
+        GlobalMemory::at(HEAP_BASE)
+    }
+
+    /// An empty address space whose first allocation starts at `base` (rounded up to a
+    /// granule). A host library that hands device addresses to programs (the CUDA driver
+    /// library) picks a base it has reserved in its own address space, so that no host
+    /// pointer equals a device address.
+    pub fn at(base: u64) -> GlobalMemory {
         GlobalMemory {
             allocs: Vec::new(),
-            next: HEAP_BASE,
+            next: base.next_multiple_of(GRANULE).max(GRANULE),
             strict: false,
         }
+    }
+
+    /// Frees the allocation that starts at `addr`; returns its size, or `None` if no
+    /// allocation starts there. Its addresses are not handed out again.
+    pub fn free(&mut self, addr: u64) -> Option<usize> {
+        let i = self.allocs.binary_search_by_key(&addr, |a| a.base).ok()?;
+        Some(self.allocs.remove(i).len)
+    }
+
+    /// The allocation holding `addr`: its base address and requested size.
+    pub fn allocation(&self, addr: u64) -> Option<(u64, usize)> {
+        let i = self.allocs.partition_point(|a| a.base <= addr).checked_sub(1)?;
+        let a = &self.allocs[i];
+        (addr - a.base < a.len.max(1) as u64).then_some((a.base, a.len))
+    }
+
+    /// Bytes allocated and not freed (requested sizes).
+    pub fn allocated(&self) -> usize {
+        self.allocs.iter().map(|a| a.len).sum()
+    }
+
+    /// The address the next allocation would start at.
+    pub fn next_address(&self) -> u64 {
+        self.next
     }
 
     /// Allocates `size` zeroed bytes and returns the device address.
@@ -508,6 +540,28 @@ mod tests {
         assert_eq!(view.write(a + 9, &[1, 2]), Access::Stray);
         assert_eq!(view.read(a + GRANULE - 4, &mut [0; 4]), Access::Stray);
         assert_eq!(view.read(a - 4, &mut [0; 4]), Access::Fault);
+    }
+
+    #[test]
+    fn freed_allocations_fault_and_others_keep_their_bytes() {
+        let mut m = GlobalMemory::at(0x1234);
+        let a = m.alloc(100);
+        let b = m.alloc(600);
+        let c = m.alloc(8);
+        assert_eq!(a, 0x1400);
+        m.write(c, &[5; 8]).unwrap();
+        assert_eq!(m.allocation(b + 599), Some((b, 600)));
+        assert_eq!(m.allocation(b + 600), None);
+        assert_eq!(m.allocated(), 708);
+        assert_eq!(m.free(b + 1), None);
+        assert_eq!(m.free(b), Some(600));
+        assert_eq!(m.free(b), None);
+        assert!(m.read(b, &mut [0; 1]).is_none());
+        assert_eq!(m.allocation(b), None);
+        assert_eq!(m.copy_out(c, 8).unwrap(), vec![5; 8]);
+        let d = m.alloc(1);
+        assert!(d > c, "freed addresses are not handed out again");
+        assert_eq!(m.allocated(), 109);
     }
 
     #[test]
