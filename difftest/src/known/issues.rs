@@ -628,4 +628,25 @@ pub static ISSUES: &[Issue] = &[
         expected: "sad.u16 h1, h0, 1, 0 is |h0 - 1| + 0 on 16-bit values: h0 = 0 gives h1 = 1. ptxas's VABSDIFF.U32 \
                    reads R13 = 0x40900000 | h0 and stores the low half of 0x408fffff, 0xffff.",
     },
+    Issue {
+        id: "ptxas-abs-sat-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops abs.f32 of a saturated f32 result, assuming it is non-negative\n\
+                  `sub.rm.sat.f32 f2, f1, f2; ...; @!p abs.f32 f1, f2;` becomes `FADD.RM.SAT R10, -R0, R9; \
+                  FSEL R31, R10, R28, !P1` with no |R10|: a saturated result is in [0.0, 1.0], but -0.0 \
+                  is in that range (x - x rounded toward minus infinity is -0.0) and abs must clear its \
+                  sign. Seeds 3942 and 6223 (generator r2, --avoid-open-issues). The interpreter and \
+                  ptxc give +0.0, ptxas -0.0 (ptxc != ptxas, both accepted by the interpreter's rule \
+                  for the sign of a saturated zero).",
+        case: "ptxas_abs_sat_zero",
+        shows: &[Sign {
+            kind: Kind::CompilersDiffer,
+            how: How::Word(|w| w.feeds(ops::sat_f32, ops::abs_f32)),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "FADD/FFMA with .SAT keep the sign of a -0.0 result (the simulator's model, which the equivalence rule for saturated zeros also rests on); ptxas's SASS shows the abs dropped, and the stored value is wrong only if the hardware's saturating unit returns -0.0",
+        ),
+        expected: "abs.f32 clears the sign bit (PTX: abs takes the absolute value; |-0.0| = +0.0): f1 = +0.0 (0x00000000) where the saturated difference is -0.0. ptxas stores the saturated value itself, 0x80000000.",
+    },
 ];

@@ -62,6 +62,12 @@ pub fn abs_f32(i: &Inst) -> bool {
     family(i) == "abs" && i.op.ends_with(".f32")
 }
 
+/// Whether `i` is saturating f32 arithmetic or conversion (`add.sat.f32`,
+/// `fma.rn.ftz.sat.f32`, `cvt.sat.f32.f16` ...): its result is in [0.0, 1.0], -0.0 included.
+pub fn sat_f32(i: &Inst) -> bool {
+    has(i, "sat") && (i.op.ends_with(".f32") || cvt_to(i, &["f32"]))
+}
+
 /// Whether `i` is a `cnot`.
 pub fn cnot(i: &Inst) -> bool {
     family(i) == "cnot"
