@@ -66,18 +66,31 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
     })
 }
 
-/// Global memory of the MIR interpreter: the simulated device's memory.
-struct DeviceMemory<'a>(&'a mut Device);
+/// Global memory of the MIR interpreter: the simulated device's memory, accessed as a
+/// kernel on the simulator accesses it (stray accesses past an allocation's end inside its
+/// granule are allowed and counted, as on hardware).
+pub struct DeviceMemory<'a>(pub &'a mut Device);
 
 impl ptxc_mir::interp::GlobalMemory for DeviceMemory<'_> {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), String> {
-        let bytes = self.0.read(addr, out.len()).map_err(|e| e.to_string())?;
-        out.copy_from_slice(&bytes);
-        Ok(())
+    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<ptxc_mir::interp::Placement, String> {
+        placement(self.0.kernel_read(addr, out), addr, out.len())
     }
 
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), String> {
-        self.0.write(addr, data).map_err(|e| e.to_string())
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<ptxc_mir::interp::Placement, String> {
+        placement(self.0.kernel_write(addr, data), addr, data.len())
+    }
+}
+
+/// A kernel-side access of the device as the interpreter sees it.
+fn placement(a: ptxc_sim::memory::Access, addr: u64, len: usize) -> Result<ptxc_mir::interp::Placement, String> {
+    use ptxc_mir::interp::Placement;
+    use ptxc_sim::memory::Access;
+    match a {
+        Access::Ok => Ok(Placement::Inside),
+        Access::Stray => Ok(Placement::Stray),
+        Access::Fault => Err(format!(
+            "access of {len} bytes at {addr:#x} is outside every allocation"
+        )),
     }
 }
 
@@ -116,6 +129,8 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, spec: &LaunchSpec, config: Config)
         hazard_reports: Vec::new(),
         ctas: s.ctas,
         warps: s.warps,
+        stray_accesses: s.stray_accesses,
+        stray_reports: s.stray_reports,
         ..Stats::default()
     };
     Ok(RunOutput {

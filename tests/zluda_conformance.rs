@@ -1,5 +1,7 @@
 //! NVIDIA's hardware results for the ZLUDA conformance kernels, reproduced by running ptxas's
-//! cubins on our simulator (the simulator's semantics) and ptxc's cubins (the compiler's).
+//! cubins on our simulator (the simulator's semantics), ptxc's cubins (the compiler's), and
+//! the MIR interpreter on the same launch specs and device memory (`ptxc run --engine mir`,
+//! the reference of differential testing).
 //! Kernels not yet supported are listed; the test fails when a listed kernel starts passing
 //! (shrink the list) or an unlisted one fails (a regression).
 
@@ -7,7 +9,7 @@ mod common;
 
 use common::zluda::{Case, cases};
 use common::*;
-use ptxc::run::{RunOptions, run};
+use ptxc::run::{RunOptions, run, run_mir};
 use std::collections::BTreeSet;
 
 /// Runs one case from a cubin: `Ok` if the output matches hardware with zero hazards.
@@ -30,6 +32,17 @@ fn conformance(
     known: &[&str],
     make_cubin: impl Fn(&Case, &std::path::Path) -> Result<Vec<u8>, String> + Sync,
 ) {
+    conformance_runs(tag, known, |c, dir| {
+        make_cubin(c, dir).and_then(|cubin| check_cubin(c, &cubin, dir))
+    });
+}
+
+/// Runs every case with `run_case` and compares the failures with `known`.
+fn conformance_runs(
+    tag: &str,
+    known: &[&str],
+    run_case: impl Fn(&Case, &std::path::Path) -> Result<(), String> + Sync,
+) {
     let dir = scratch(&format!("zluda_{tag}"));
     let cases = cases();
     assert_eq!(cases.len(), 158, "the manifest lists 158 kernels");
@@ -38,16 +51,11 @@ fn conformance(
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {
-                let (dir, make_cubin) = (&dir, &make_cubin);
+                let (dir, run_case) = (&dir, &run_case);
                 s.spawn(move || {
                     chunk
                         .iter()
-                        .map(|c| {
-                            (
-                                c.name.clone(),
-                                make_cubin(c, dir).and_then(|cubin| check_cubin(c, &cubin, dir)),
-                            )
-                        })
+                        .map(|c| (c.name.clone(), run_case(c, dir)))
                         .collect::<Vec<_>>()
                 })
             })
@@ -107,6 +115,19 @@ fn ptxc_cubins_reproduce_hardware_outputs_on_the_simulator() {
         ptxc::pipeline::compile_ptx(&src, &case.name, &Default::default()).map_err(|e| e.0)
     });
 }
+
+#[test]
+fn mir_interpreter_reproduces_hardware_outputs_on_device_memory() {
+    conformance_runs("mir", KNOWN_MIR, |case, dir| {
+        let src = std::fs::read_to_string(case.ptx_path()).map_err(|e| e.to_string())?;
+        let module = ptxc::pipeline::lower_ptx(&src, &case.name).map_err(|e| e.0)?;
+        let out = run_mir(&module, &case.spec(dir), Default::default())?;
+        case.check(&out.buffers["output"].bytes)
+    });
+}
+
+/// Kernels the MIR interpreter does not yet run to the hardware outputs.
+const KNOWN_MIR: &[&str] = &[];
 
 /// Kernels whose ptxas cubin does not yet reproduce the hardware outputs on the simulator.
 const KNOWN_PTXAS: &[&str] = &[];

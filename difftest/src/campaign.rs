@@ -1,16 +1,18 @@
-//! Campaigns: N programs from a seed (program `i` of seed `S` has seed `S + i`), checked on
-//! `jobs` threads. Each mismatch is either an open issue of [`crate::known`] (explained) or
-//! unexplained; the first few unexplained mismatches of each signature are shrunk and
-//! written as regression cases.
+//! Campaigns: N programs from a seed (program `i` of seed `S` has seed `S + i`), or one shard
+//! of them ([`crate::results::Shard`]), checked on `jobs` threads. Each program's mismatches
+//! are explained word by word ([`crate::classify`]); a program with an unexplained part is a
+//! failure, and the first few failures of each signature are shrunk and written as
+//! regression cases. With a results file, every program's verdict is appended as it is
+//! found and the seeds already there are skipped (resume).
 
 use crate::case;
 use crate::check::check_case;
-use crate::compare::{Kind, Mismatch};
+use crate::classify::Verdict;
 use crate::engines::{Engines, Launch};
 use crate::generator::{self, Case};
-use crate::known;
 use crate::program::print;
-use crate::shrink::{self, Limits};
+use crate::results::{Header, Record, Shard, Tally, Writer};
+use crate::shrink::{self, Limits, Target};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,10 +22,14 @@ use std::time::{Duration, Instant};
 /// How to run a campaign.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Programs.
+    /// Programs in the whole campaign.
     pub count: u64,
     /// Seed of the first program.
     pub seed: u64,
+    /// The part of the campaign to run.
+    pub shard: Shard,
+    /// Where each program's verdict is appended (and the done seeds are read from).
+    pub results: Option<PathBuf>,
     /// Worker threads.
     pub jobs: usize,
     /// Where shrunk cases go (None: no shrinking).
@@ -42,17 +48,25 @@ pub struct Options {
     pub verbose: bool,
 }
 
+impl Options {
+    /// The header of this campaign's results file.
+    pub fn header(&self) -> Header {
+        Header {
+            seed: self.seed,
+            count: self.count,
+            shard: self.shard,
+            generator: self.generator.name(),
+        }
+    }
+}
+
 /// The mismatches of one program.
 #[derive(Clone, Debug)]
 pub struct Failure {
     /// Its seed.
     pub seed: u64,
-    /// Mismatches no open issue explains.
-    pub unexplained: Vec<Mismatch>,
-    /// Open issues it shows.
-    pub explained: Vec<&'static str>,
-    /// The mismatches open issues explain.
-    pub known: Vec<Mismatch>,
+    /// Its mismatches, explained or not.
+    pub verdict: Verdict,
     /// The report of the program.
     pub report: String,
 }
@@ -60,16 +74,12 @@ pub struct Failure {
 /// What a campaign found.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
-    /// Programs checked.
-    pub programs: u64,
+    /// Counts over the programs checked in this run.
+    pub tally: Tally,
+    /// Programs found done in the results file and skipped.
+    pub resumed: u64,
     /// Programs with unexplained mismatches, in seed order.
     pub failures: Vec<Failure>,
-    /// Programs whose mismatches are all open issues.
-    pub explained_programs: u64,
-    /// Unexplained mismatches by kind.
-    pub by_kind: BTreeMap<Kind, u64>,
-    /// Programs showing each open issue.
-    pub by_issue: BTreeMap<&'static str, u64>,
     /// Wall time.
     pub elapsed: Duration,
     /// Cases written (paths of the launch specs).
@@ -79,27 +89,25 @@ pub struct Summary {
 impl Summary {
     /// A printable summary.
     pub fn text(&self) -> String {
+        let t = &self.tally;
         let mut s = format!(
             "{} programs: {} agree, {} with open issues only, {} with unexplained mismatches; {:.1} s ({:.1} programs/s)\n",
-            self.programs,
-            self.programs - self.explained_programs - self.failures.len() as u64,
-            self.explained_programs,
-            self.failures.len(),
+            t.programs,
+            t.agree,
+            t.explained,
+            t.unexplained,
             self.elapsed.as_secs_f64(),
-            self.programs as f64 / self.elapsed.as_secs_f64().max(1e-9)
+            t.programs as f64 / self.elapsed.as_secs_f64().max(1e-9)
         );
-        for (k, n) in &self.by_kind {
-            s.push_str(&format!("  {n:6}  unexplained: {k}\n"));
-        }
-        for (id, n) in &self.by_issue {
-            let what = known::ISSUES.iter().find(|i| i.id == *id).map_or("", |i| i.summary);
+        if self.resumed > 0 {
             s.push_str(&format!(
-                "  {n:6}  open issue {id}: {}\n",
-                what.lines().next().unwrap_or("")
+                "  ({} programs were already in the results file)\n",
+                self.resumed
             ));
         }
+        s.push_str(&t.details());
         for f in self.failures.iter().take(20) {
-            let sigs: Vec<String> = f.unexplained.iter().map(|m| m.signature()).collect();
+            let sigs: Vec<String> = f.verdict.unexplained.iter().map(|m| m.signature()).collect();
             s.push_str(&format!("  seed {}: {}\n", f.seed, sigs.join("; ")));
         }
         for w in &self.written {
@@ -109,24 +117,35 @@ impl Summary {
     }
 }
 
-/// Runs a campaign, calling `progress` with a line now and then.
-pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Summary {
+/// Runs a campaign (its shard, without the seeds the results file has), calling `progress`
+/// with a line now and then.
+pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary, String> {
     let start = Instant::now();
+    let mut summary = Summary::default();
+    let (mut writer, done) = match &opts.results {
+        Some(p) => {
+            let (w, done) = Writer::open(p, &opts.header())?;
+            (Some(w), done)
+        }
+        None => (None, Vec::new()),
+    };
+    summary.resumed = done.len() as u64;
+    let done: std::collections::HashSet<u64> = done.iter().map(|r| r.seed).collect();
+    let seeds: Vec<u64> = opts
+        .shard
+        .seeds(opts.seed, opts.count)
+        .filter(|s| !done.contains(s))
+        .collect();
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(u64, Option<Failure>)>();
-    let mut summary = Summary::default();
     let mut shrunk_per_sig: BTreeMap<String, usize> = BTreeMap::new();
+    let mut error = None;
     std::thread::scope(|s| {
         for j in 0..opts.jobs.max(1) {
-            let (tx, next) = (tx.clone(), &next);
+            let (tx, next, seeds) = (tx.clone(), &next, &seeds);
             let engines = Engines::new(opts.ptxas.clone(), &opts.scratch.join(format!("job{j}")));
             s.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as u64;
-                    if i >= opts.count {
-                        break;
-                    }
-                    let seed = opts.seed.wrapping_add(i);
+                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
                     if tx.send((seed, check_seed(&engines, seed, opts.generator))).is_err() {
                         break;
                     }
@@ -136,19 +155,22 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Summary {
         drop(tx);
         let engines = Engines::new(opts.ptxas.clone(), &opts.scratch.join("shrink"));
         let mut last = Instant::now();
-        for (_, failure) in rx {
-            summary.programs += 1;
+        for (seed, failure) in rx {
+            let record = Record::of(seed, failure.as_ref().map_or(&Verdict::default(), |f| &f.verdict));
+            summary.tally.add(&record);
+            if let Some(w) = writer.as_mut()
+                && let Err(e) = w.record(&record)
+            {
+                error = Some(e);
+                next.store(usize::MAX / 2, Ordering::Relaxed);
+            }
             if let Some(f) = failure {
-                for id in &f.explained {
-                    *summary.by_issue.entry(id).or_default() += 1;
-                }
-                if f.unexplained.is_empty() {
-                    summary.explained_programs += 1;
+                if f.verdict.unexplained.is_empty() {
                     if opts.verbose {
-                        progress(&format!("seed {}: open issues {}", f.seed, f.explained.join(", ")));
+                        progress(&format!("seed {}: {}", f.seed, f.report.replace('\n', "\n    ")));
                     }
                 } else {
-                    record(opts, &engines, &f, &mut summary, &mut shrunk_per_sig, progress);
+                    record_failure(opts, &engines, &f, &mut summary, &mut shrunk_per_sig, progress);
                     summary.failures.push(f);
                 }
             }
@@ -156,21 +178,28 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Summary {
                 last = Instant::now();
                 progress(&format!(
                     "{} / {} programs, {} with unexplained mismatches, {:.0} s",
-                    summary.programs,
-                    opts.count,
-                    summary.failures.len(),
+                    summary.tally.programs,
+                    seeds.len(),
+                    summary.tally.unexplained,
                     start.elapsed().as_secs_f64()
                 ));
             }
         }
     });
     summary.failures.sort_by_key(|f| f.seed);
+    summary.tally.unexplained_seeds.sort_unstable();
     summary.elapsed = start.elapsed();
-    summary
+    if let Some(w) = writer.as_mut() {
+        w.segment(summary.tally.programs, summary.elapsed)?;
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
 }
 
-/// Counts, reports and (the first few of each signature) shrinks an unexplained failure.
-fn record(
+/// Reports and (the first few of each signature) shrinks an unexplained failure.
+fn record_failure(
     opts: &Options,
     engines: &Engines,
     f: &Failure,
@@ -179,16 +208,14 @@ fn record(
     progress: &mut dyn FnMut(&str),
 ) {
     progress(&format!("seed {}: {}", f.seed, f.report.replace('\n', "\n    ")));
-    for m in &f.unexplained {
-        *summary.by_kind.entry(m.kind).or_default() += 1;
-    }
-    let m = &f.unexplained[0];
+    let m = &f.verdict.unexplained[0];
     let n = shrunk_per_sig.entry(m.signature()).or_default();
     if let Some(dir) = &opts.out
         && *n < opts.shrink_per_signature
     {
         *n += 1;
-        match shrink_and_write(engines, f.seed, opts.generator, m, opts.limits, dir) {
+        let target = Target::Unexplained(m.signature());
+        match shrink_and_write(engines, f.seed, opts.generator, &target, opts.limits, dir) {
             Ok(p) => {
                 progress(&format!("seed {}: shrunk to {}", f.seed, p.display()));
                 summary.written.push(p);
@@ -198,48 +225,51 @@ fn record(
     }
 }
 
+/// The report of a verdict: unexplained parts first, then each explained part with its
+/// candidate issues.
+pub fn report(v: &Verdict, case: &Case) -> String {
+    let p = Some(&case.program);
+    let mut lines: Vec<String> = v
+        .unexplained
+        .iter()
+        .map(|m| format!("UNEXPLAINED {}", m.report(p)))
+        .collect();
+    for e in &v.explained {
+        lines.push(format!(
+            "open issue {}: {}",
+            e.issues.join(" or "),
+            e.mismatch.report(p)
+        ));
+    }
+    lines.join("\n")
+}
+
 /// Generates and checks program `seed`; None when every execution agrees.
 pub fn check_seed(engines: &Engines, seed: u64, options: generator::Options) -> Option<Failure> {
     let case = generator::generate_with(seed, options);
-    let all = check_case(engines, &case);
-    if all.is_empty() {
+    let verdict = check_case(engines, &case);
+    if verdict.agrees() {
         return None;
     }
-    let report = all
-        .iter()
-        .map(|m| m.report(Some(&case.program)))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let p = Some(&case.program);
-    let (explained, unexplained): (Vec<Mismatch>, Vec<Mismatch>) =
-        all.into_iter().partition(|m| known::issue(m, p).is_some());
-    let mut ids: Vec<&'static str> = explained
-        .iter()
-        .filter_map(|m| known::issue(m, p))
-        .map(|i| i.id)
-        .collect();
-    ids.dedup();
-    Some(Failure {
-        seed,
-        unexplained,
-        explained: ids,
-        known: explained,
-        report,
-    })
+    let report = report(&verdict, &case);
+    Some(Failure { seed, verdict, report })
 }
 
-/// Shrinks program `seed` while it shows mismatch `m` and writes it to `dir` as
+/// Shrinks program `seed` while it shows `target` and writes it to `dir` as
 /// `<kind>_<seed>`; returns the path of its launch spec.
 pub fn shrink_and_write(
     engines: &Engines,
     seed: u64,
     options: generator::Options,
-    m: &Mismatch,
+    target: &Target,
     limits: Limits,
     dir: &Path,
 ) -> Result<PathBuf, String> {
     let case: Case = generator::generate_with(seed, options);
-    let s = shrink::shrink(engines, case, m.clone(), limits);
+    let m = target
+        .find(&check_case(engines, &case))
+        .ok_or_else(|| format!("program {seed} does not show {target:?}"))?;
+    let s = shrink::shrink(engines, case, target, m, limits);
     let name = format!("{:?}_{seed}", s.mismatch.kind).to_lowercase();
     let ptx = print::to_ptx(&s.case.program);
     let report = format!(

@@ -1,9 +1,11 @@
 //! One differential check: the three executions of a PTX kernel on one launch, compared.
 
+use crate::classify::{self, Verdict};
 use crate::compare::{self, Mismatch};
 use crate::engines::{Engines, Launch, Outcome};
 use crate::generator::Case;
-use crate::program::{Program, print};
+use crate::program::print;
+use crate::slice::Facts;
 
 /// The outcomes of the three executions.
 #[derive(Clone, Debug)]
@@ -37,14 +39,17 @@ pub fn run(engines: &Engines, ptx: &str, launch: &Launch) -> Outcomes {
     }
 }
 
-/// Runs and compares `ptx` on `launch`: every disagreement.
-pub fn check(engines: &Engines, ptx: &str, launch: &Launch, program: Option<&Program>) -> Vec<Mismatch> {
+/// Runs and compares `ptx` on `launch` (a program whose facts are `facts`, if known): every
+/// disagreement.
+pub fn check(engines: &Engines, ptx: &str, launch: &Launch, facts: Option<&Facts>) -> Vec<Mismatch> {
     let o = run(engines, ptx, launch);
-    compare::compare(program, &o.mir, &o.ptxc, o.ptxas.as_ref())
+    compare::compare(facts, &o.mir, &o.ptxc, o.ptxas.as_ref())
 }
 
-/// Runs and compares a generated case: every disagreement.
-pub fn check_case(engines: &Engines, case: &Case) -> Vec<Mismatch> {
+/// Runs, compares and explains a generated case.
+pub fn check_case(engines: &Engines, case: &Case) -> Verdict {
     let ptx = print::to_ptx(&case.program);
-    check(engines, &ptx, &Launch::of(case), Some(&case.program))
+    let facts = Facts::of(&case.program);
+    let all = check(engines, &ptx, &Launch::of(case), Some(&facts));
+    classify::classify(Some(&facts), all)
 }

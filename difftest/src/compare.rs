@@ -3,11 +3,18 @@
 //! M = P ≠ C blames ptxc's back end, C = P ≠ M the interpreter or lowering, M = C ≠ P the
 //! simulator on ptxas's code (or a semantics shared by the interpreter and the back end),
 //! and three different answers need a closer look. Errors, panics and hazards are mismatches
-//! of their own. Known, accepted differences ([`crate::known`]) are applied word by word.
+//! of their own.
+//!
+//! Every differing word gets its own kind; the words of one kind form one [`Mismatch`]. The
+//! two compilers' words are equal only when identical; the interpreter's word and a compiled
+//! kernel's are also equal when an equivalence rule of [`crate::known::equiv`] accepts the
+//! difference (which needs the program's [`Facts`]: without them, only identical words are
+//! equal).
 
 use crate::engines::Outcome;
-use crate::known;
+use crate::known::equiv;
 use crate::program::Program;
+use crate::slice::Facts;
 use std::fmt;
 
 /// What disagreed.
@@ -39,6 +46,9 @@ pub enum Kind {
     Interpreter,
     /// M = C ≠ P: the simulator on ptxas's code, or a semantics shared by both our sides.
     OracleDiffers,
+    /// C ≠ P although the interpreter accepts both (an equivalence rule between the
+    /// interpreter and a compiler that does not hold between the compilers).
+    CompilersDiffer,
     /// All three differ.
     ThreeWay,
     /// M ≠ C without ptxas's answer to break the tie.
@@ -65,6 +75,7 @@ impl fmt::Display for Kind {
             Kind::Backend => "mir = ptxas != ptxc (back end)",
             Kind::Interpreter => "ptxc = ptxas != mir (interpreter)",
             Kind::OracleDiffers => "mir = ptxc != ptxas (simulator or shared semantics)",
+            Kind::CompilersDiffer => "ptxc != ptxas, both accepted by mir (the compilers differ)",
             Kind::ThreeWay => "all three differ",
             Kind::MirVsPtxc => "mir != ptxc (no ptxas answer)",
             Kind::MirVsPtxas => "mir != ptxas (no ptxc answer)",
@@ -74,29 +85,50 @@ impl fmt::Display for Kind {
     }
 }
 
-/// A differing output word: index, then the interpreter's, ptxc's and ptxas's values.
-pub type WordDiff = (u32, Option<u64>, Option<u64>, Option<u64>);
+/// A differing output word: its index and the interpreter's, ptxc's and ptxas's values
+/// (None for an execution that gave no output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Word {
+    /// Index in the output buffer.
+    pub index: u32,
+    /// The interpreter's value.
+    pub mir: Option<u64>,
+    /// ptxc's value.
+    pub ptxc: Option<u64>,
+    /// ptxas's value.
+    pub ptxas: Option<u64>,
+}
 
-/// A disagreement.
+/// A disagreement: an error, panic or hazard report, or the differing words of one kind.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mismatch {
     /// Its kind.
     pub kind: Kind,
     /// The first line of the error, panic or hazard report, if any.
     pub message: String,
-    /// Differing output words (index, M, C, P), the first few.
-    pub words: Vec<WordDiff>,
-    /// How many words differ.
-    pub differing: usize,
+    /// Every differing word of this kind.
+    pub words: Vec<Word>,
 }
 
+/// Words a report lists.
+const REPORTED_WORDS: usize = 8;
+
 impl Mismatch {
-    fn new(kind: Kind, message: String) -> Mismatch {
+    /// A mismatch without words.
+    pub fn new(kind: Kind, message: String) -> Mismatch {
         Mismatch {
             kind,
             message,
             words: Vec::new(),
-            differing: 0,
+        }
+    }
+
+    /// The same mismatch with only the words `keep` accepts.
+    pub fn with_words(&self, keep: impl Fn(&Word) -> bool) -> Mismatch {
+        Mismatch {
+            kind: self.kind,
+            message: self.message.clone(),
+            words: self.words.iter().copied().filter(|w| keep(w)).collect(),
         }
     }
 
@@ -107,6 +139,7 @@ impl Mismatch {
             Kind::Backend
             | Kind::Interpreter
             | Kind::OracleDiffers
+            | Kind::CompilersDiffer
             | Kind::ThreeWay
             | Kind::MirVsPtxc
             | Kind::MirVsPtxas
@@ -123,17 +156,18 @@ impl Mismatch {
         if !self.message.is_empty() {
             s.push_str(&format!(": {}", self.message));
         }
-        if self.differing > 0 {
-            s.push_str(&format!("\n  {} word(s) differ", self.differing));
+        if !self.words.is_empty() {
+            s.push_str(&format!("\n  {} word(s) differ", self.words.len()));
         }
         let hex = |v: Option<u64>| v.map_or("-".to_string(), |v| format!("{v:#018x}"));
-        for &(i, m, c, o) in &self.words {
+        for w in self.words.iter().take(REPORTED_WORDS) {
             s.push_str(&format!(
-                "\n  word {i} ({}): mir {} ptxc {} ptxas {}",
-                p.map_or_else(|| "output".to_string(), |p| p.describe_word(i)),
-                hex(m),
-                hex(c),
-                hex(o)
+                "\n  word {} ({}): mir {} ptxc {} ptxas {}",
+                w.index,
+                p.map_or_else(|| "output".to_string(), |p| p.describe_word(w.index)),
+                hex(w.mir),
+                hex(w.ptxc),
+                hex(w.ptxas)
             ));
         }
         s
@@ -191,7 +225,7 @@ fn first_line(s: &str) -> String {
 
 /// Compares the outcomes: every disagreement (errors, panics, hazards, differing words),
 /// empty when they agree. Output words are compared between whichever executions finished.
-pub fn compare(p: Option<&Program>, m: &Outcome, c: &Outcome, o: Option<&Outcome>) -> Vec<Mismatch> {
+pub fn compare(f: Option<&Facts>, m: &Outcome, c: &Outcome, o: Option<&Outcome>) -> Vec<Mismatch> {
     let mut out = Vec::new();
     if let Some(Outcome::CompileError(e)) = o {
         if !e.starts_with(crate::engines::CRASH) {
@@ -220,7 +254,7 @@ pub fn compare(p: Option<&Program>, m: &Outcome, c: &Outcome, o: Option<&Outcome
         Some(Outcome::Hazards(_, h, _)) => out.push(Mismatch::new(Kind::PtxasHazards, h.clone())),
         _ => {}
     }
-    out.extend(values(p, m.words(), c.words(), o.and_then(|o| o.words())));
+    out.extend(values(f, m.words(), c.words(), o.and_then(|o| o.words())));
     out
 }
 
@@ -232,58 +266,127 @@ fn error_line(e: &str) -> String {
         .unwrap_or_else(|| first_line(e))
 }
 
-/// Word-by-word comparison of the output buffers that exist (three, or two).
-fn values(p: Option<&Program>, m: Option<&[u64]>, c: Option<&[u64]>, o: Option<&[u64]>) -> Option<Mismatch> {
-    let present = [m, c, o].iter().filter(|x| x.is_some()).count();
-    if present < 2 {
-        return None;
+/// How words compare: the interpreter's with a compiled kernel's (`mir`), and the two
+/// compilers' (`compilers`); each true for identical words and for the differences an
+/// equivalence rule accepts between that pair.
+pub struct Equality<'a> {
+    /// The interpreter's word against a compiled kernel's.
+    pub mir: &'a dyn Fn(u64, u64) -> bool,
+    /// ptxc's word against ptxas's.
+    pub compilers: &'a dyn Fn(u64, u64) -> bool,
+}
+
+/// The kind of a word the three executions wrote (M, C, P), or None when they agree.
+pub fn word_kind(m: Option<u64>, c: Option<u64>, o: Option<u64>, e: &Equality) -> Option<Kind> {
+    let eq_m = |a: Option<u64>, b: Option<u64>| a.zip(b).is_some_and(|(a, b)| (e.mir)(a, b));
+    let eq = |a: Option<u64>, b: Option<u64>| a.zip(b).is_some_and(|(a, b)| (e.compilers)(a, b));
+    match (m.is_some(), c.is_some(), o.is_some()) {
+        (true, true, true) => match (eq(c, o), eq_m(m, c), eq_m(m, o)) {
+            (true, true, _) => None,
+            (true, false, _) => Some(Kind::Interpreter),
+            (false, true, true) => Some(Kind::CompilersDiffer),
+            (false, true, false) => Some(Kind::OracleDiffers),
+            (false, false, true) => Some(Kind::Backend),
+            (false, false, false) => Some(Kind::ThreeWay),
+        },
+        (true, true, false) => (!eq_m(m, c)).then_some(Kind::MirVsPtxc),
+        (true, false, true) => (!eq_m(m, o)).then_some(Kind::MirVsPtxas),
+        (false, true, true) => (!eq(c, o)).then_some(Kind::PtxcVsPtxas),
+        _ => None,
     }
+}
+
+/// Word-by-word comparison of the output buffers that exist (three, or two): one mismatch
+/// per kind of differing word, in [`Kind`] order.
+fn values(f: Option<&Facts>, m: Option<&[u64]>, c: Option<&[u64]>, o: Option<&[u64]>) -> Vec<Mismatch> {
     let len = [m, c, o].iter().flatten().map(|x| x.len()).max().unwrap_or(0);
-    let mut kinds = Vec::new();
-    let mut words = Vec::new();
+    let mut by_kind: std::collections::BTreeMap<Kind, Vec<Word>> = Default::default();
     for i in 0..len {
         let get = |x: Option<&[u64]>| x.and_then(|x| x.get(i).copied());
         let (mv, cv, ov) = (get(m), get(c), get(o));
-        // Against the interpreter, accepted differences count as equal; between the two
-        // compilers only identical bits do.
-        let eq_m = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (Some(a), Some(b)) => a == b || known::equivalent(p, i as u32, a, b).is_some(),
-            _ => false,
+        let facts = f.map(|f| f.word(i as u32));
+        let mir = |a: u64, b: u64| a == b || facts.is_some_and(|w| equiv::equivalent(&w, a, b).is_some());
+        let compilers =
+            |a: u64, b: u64| a == b || facts.is_some_and(|w| equiv::compilers_equivalent(&w, a, b).is_some());
+        let eq = Equality {
+            mir: &mir,
+            compilers: &compilers,
         };
-        let eq = |a: Option<u64>, b: Option<u64>| a.is_some() && a == b;
-        let kind = match (m.is_some(), c.is_some(), o.is_some()) {
-            (true, true, true) => match (eq_m(mv, cv), eq_m(mv, ov), eq(cv, ov)) {
-                (true, true, _) | (true, _, true) | (_, true, true) => continue,
-                (true, false, false) => Kind::OracleDiffers,
-                (false, true, false) => Kind::Backend,
-                (false, false, true) => Kind::Interpreter,
-                (false, false, false) => Kind::ThreeWay,
-            },
-            (true, true, false) if !eq_m(mv, cv) => Kind::MirVsPtxc,
-            (true, false, true) if !eq_m(mv, ov) => Kind::MirVsPtxas,
-            (false, true, true) if !eq(cv, ov) => Kind::PtxcVsPtxas,
-            _ => continue,
-        };
-        if words.len() < 8 {
-            words.push((i as u32, mv, cv, ov));
+        if let Some(kind) = word_kind(mv, cv, ov, &eq) {
+            by_kind.entry(kind).or_default().push(Word {
+                index: i as u32,
+                mir: mv,
+                ptxc: cv,
+                ptxas: ov,
+            });
         }
-        kinds.push(kind);
     }
-    // The most telling kind: the one most words show (ties: the first in `Kind` order).
-    let kind = *kinds
-        .iter()
-        .max_by_key(|k| (kinds.iter().filter(|x| x == k).count(), std::cmp::Reverse(**k)))?;
-    Some(Mismatch {
-        kind,
-        message: String::new(),
-        words,
-        differing: kinds.len(),
-    })
+    by_kind
+        .into_iter()
+        .map(|(kind, words)| Mismatch {
+            kind,
+            message: String::new(),
+            words,
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_kinds() {
+        let same = |a: u64, b: u64| a == b;
+        let strict = Equality {
+            mir: &same,
+            compilers: &same,
+        };
+        let k = |m: u64, c: u64, o: u64| word_kind(Some(m), Some(c), Some(o), &strict);
+        assert_eq!(k(1, 1, 1), None);
+        assert_eq!(k(1, 1, 2), Some(Kind::OracleDiffers));
+        assert_eq!(k(1, 2, 1), Some(Kind::Backend));
+        assert_eq!(k(2, 1, 1), Some(Kind::Interpreter));
+        assert_eq!(k(1, 2, 3), Some(Kind::ThreeWay));
+        assert_eq!(word_kind(Some(1), Some(2), None, &strict), Some(Kind::MirVsPtxc));
+        assert_eq!(word_kind(None, Some(2), Some(2), &strict), None);
+    }
+
+    #[test]
+    fn the_compilers_agree_by_their_own_rules() {
+        // The interpreter accepts any two odd values (a stand-in for an equivalence rule the
+        // compilers do not share).
+        let loose = |a: u64, b: u64| a == b || (a & 1 == 1 && b & 1 == 1);
+        let same = |a: u64, b: u64| a == b;
+        let e = Equality {
+            mir: &loose,
+            compilers: &same,
+        };
+        let k = |m: u64, c: u64, o: u64| word_kind(Some(m), Some(c), Some(o), &e);
+        assert_eq!(k(1, 3, 5), Some(Kind::CompilersDiffer));
+        assert_eq!(k(1, 3, 3), None);
+        assert_eq!(k(1, 3, 4), Some(Kind::OracleDiffers));
+        // The interpreter's rule does not make the compilers equal.
+        assert_eq!(k(2, 3, 3), Some(Kind::Interpreter));
+    }
+
+    #[test]
+    fn every_differing_word_keeps_its_own_kind() {
+        let (m, c, o) = (vec![1u64, 2, 3, 4], vec![1u64, 9, 3, 9], vec![1u64, 2, 7, 7]);
+        let ms = values(None, Some(&m), Some(&c), Some(&o));
+        let kinds: Vec<(Kind, Vec<u32>)> = ms
+            .iter()
+            .map(|x| (x.kind, x.words.iter().map(|w| w.index).collect()))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (Kind::Backend, vec![1]),
+                (Kind::OracleDiffers, vec![2]),
+                (Kind::ThreeWay, vec![3])
+            ]
+        );
+    }
 
     #[test]
     fn normalized_messages_drop_what_varies() {

@@ -243,21 +243,6 @@ pub fn run_cubin(cubin: &[u8], l: &Launch, config: &Config) -> Outcome {
     Outcome::Words(out)
 }
 
-/// Global memory of the interpreter: the simulated device's.
-struct DeviceMemory<'a>(&'a mut Device);
-
-impl ptxc_mir::interp::GlobalMemory for DeviceMemory<'_> {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), String> {
-        let bytes = self.0.read(addr, out.len()).map_err(|e| e.to_string())?;
-        out.copy_from_slice(&bytes);
-        Ok(())
-    }
-
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), String> {
-        self.0.write(addr, data).map_err(|e| e.to_string())
-    }
-}
-
 /// Runs the kernel of a MIR module on the interpreter.
 pub fn run_mir(module: &ptxc_mir::ir::Module, l: &Launch, config: &Config) -> Outcome {
     let Some(func) = module.functions.iter().find(|f| f.name == Program::KERNEL) else {
@@ -275,7 +260,7 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, l: &Launch, config: &Config) -> Ou
         dynamic_shared: 0,
         params: params(a, b),
     };
-    if let Err(e) = ptxc_mir::interp::launch(func, &cfg, &mut DeviceMemory(&mut dev)) {
+    if let Err(e) = ptxc_mir::interp::launch(func, &cfg, &mut ptxc::run::DeviceMemory(&mut dev)) {
         return Outcome::RunError(e.to_string());
     }
     match dev.read(b, len) {

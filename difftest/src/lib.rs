@@ -12,6 +12,7 @@
 pub mod campaign;
 pub mod case;
 pub mod check;
+pub mod classify;
 pub mod compare;
 pub mod engines;
 pub mod generator;
@@ -19,5 +20,8 @@ pub mod inputs;
 pub mod known;
 pub mod program;
 pub mod regress;
+pub mod report;
+pub mod results;
 pub mod rng;
 pub mod shrink;
+pub mod slice;

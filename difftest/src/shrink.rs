@@ -1,10 +1,12 @@
-//! The shrinker: greedy reduction of a failing case while the same mismatch (same
-//! [`Mismatch::signature`]) persists. Stages, repeated until none makes progress: drop
+//! The shrinker: greedy reduction of a failing case while the same mismatch persists (an
+//! unexplained mismatch with the same [`Mismatch::signature`], or a part the same open issue
+//! explains). Stages, repeated until none makes progress: drop
 //! statements, flatten if/else and loops, drop guards, turn operands into constants or the
 //! first register of their class, shrink the launch, drop unused registers and accumulators,
 //! and make input columns zero or uniform.
 
 use crate::check::check_case;
+use crate::classify::Verdict;
 use crate::compare::Mismatch;
 use crate::engines::Engines;
 use crate::generator::Case;
@@ -21,6 +23,29 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits { max_checks: 3000 }
+    }
+}
+
+/// What a shrink keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// An unexplained mismatch with this signature.
+    Unexplained(String),
+    /// A part that this open issue explains.
+    Issue(&'static str),
+}
+
+impl Target {
+    /// The mismatch of `v` the target names, if it still shows.
+    pub fn find(&self, v: &Verdict) -> Option<Mismatch> {
+        match self {
+            Target::Unexplained(sig) => v.unexplained.iter().find(|m| m.signature() == *sig).cloned(),
+            Target::Issue(id) => v
+                .explained
+                .iter()
+                .find(|e| e.issues.contains(id))
+                .map(|e| e.mismatch.clone()),
+        }
     }
 }
 
@@ -47,9 +72,8 @@ const STAGES: &[Stage] = &[
     simplify_input,
 ];
 
-/// Shrinks `case` while it shows a mismatch with the signature of `mismatch`.
-pub fn shrink(engines: &Engines, case: Case, mismatch: Mismatch, limits: Limits) -> Shrunk {
-    let target = mismatch.signature();
+/// Shrinks `case`, which shows `mismatch` (found by `target`), while `target` still finds one.
+pub fn shrink(engines: &Engines, case: Case, target: &Target, mismatch: Mismatch, limits: Limits) -> Shrunk {
     let mut best = Shrunk {
         case,
         mismatch,
@@ -68,7 +92,7 @@ pub fn shrink(engines: &Engines, case: Case, mismatch: Mismatch, limits: Limits)
                     continue;
                 };
                 best.checks += 1;
-                match check_case(engines, &c).into_iter().find(|m| m.signature() == target) {
+                match target.find(&check_case(engines, &c)) {
                     Some(m) => {
                         best.case = c;
                         best.mismatch = m;
@@ -158,6 +182,10 @@ fn simplify_at(list: &mut Vec<Stmt>, i: usize, variant: usize) -> bool {
         }
         (Stmt::Atomic { ret, .. }, 0) if *ret => {
             *ret = false;
+            return true;
+        }
+        (Stmt::Exit { level, .. }, 0) if *level > 0 => {
+            *level = 0;
             return true;
         }
         (Stmt::Group(g), v) if g.len() > 1 && v < g.len() && v > 0 => {

@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::error::SimError;
 use crate::exec::{self, ConstBanks, LaunchDims};
-use crate::memory::GlobalMemory;
+use crate::memory::{Access, GlobalMemory, GlobalView};
 use crate::module::Module;
 use crate::stats::Stats;
 use crate::timed::trace::Trace;
@@ -95,6 +95,18 @@ impl Device {
     /// Copies device bytes to the host.
     pub fn read(&self, addr: u64, len: usize) -> Result<Vec<u8>, SimError> {
         self.memory.copy_out(addr, len)
+    }
+
+    /// Reads as a kernel's load does (for engines that run kernels outside the simulator,
+    /// such as the MIR interpreter): inside an allocation, past its end inside its mapped
+    /// granule ([`Access::Stray`], which hardware does not fault on), or a fault.
+    pub fn kernel_read(&mut self, addr: u64, out: &mut [u8]) -> Access {
+        GlobalView::direct(&mut self.memory).read(addr, out)
+    }
+
+    /// Writes as a kernel's store does (see [`Device::kernel_read`]).
+    pub fn kernel_write(&mut self, addr: u64, data: &[u8]) -> Access {
+        GlobalView::direct(&mut self.memory).write(addr, data)
     }
 
     /// Loads a cubin: decodes its kernels and places its module variables in global memory.

@@ -29,7 +29,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     if n == 0 {
         return;
     }
-    let preds = predecessors(blocks);
+    let preds = predecessors(&block_successors(blocks));
     let writes = writes_per_block(blocks);
     // A register is overwritten "later" if another block writes it (conservative across the CFG).
     let mut writers: rustc_hash::FxHashMap<Reg, usize> = rustc_hash::FxHashMap::default();
@@ -45,15 +45,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     };
     let mut entry: Vec<BlockState> = vec![BlockState::default(); n];
     let mut exit: Vec<Option<BlockState>> = vec![None; n];
-    let succs: Vec<Vec<usize>> = (0..n)
-        .map(|b| {
-            if blocks[b].insts.is_empty() {
-                Vec::new()
-            } else {
-                successors(blocks, b)
-            }
-        })
-        .collect();
+    let succs = block_successors(blocks);
     // A worklist to a fixed point. Each new exit state is joined into the old one, so exit
     // states only grow (more pending results) in a finite lattice (times are clamped to the
     // horizon by `rebase`) and the loop ends even where scoreboard choices would oscillate.
@@ -148,13 +140,29 @@ fn writers_in(counts: &[(Reg, u32)], r: Reg) -> u32 {
         .map_or(0, |k| counts[k].1)
 }
 
-fn predecessors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
-    let mut preds = vec![Vec::new(); blocks.len()];
-    for b in 0..blocks.len() {
-        if blocks[b].insts.is_empty() {
-            continue;
-        }
-        for s in successors(blocks, b) {
+/// Successors of every block. An empty block (a branch may still target it: it has the
+/// address of the block that follows) falls through to the next non-empty block, so the
+/// state a branch to it carries reaches that block.
+fn block_successors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
+    (0..blocks.len())
+        .map(|b| {
+            if blocks[b].insts.is_empty() {
+                (b + 1..blocks.len())
+                    .find(|&n| !blocks[n].insts.is_empty())
+                    .into_iter()
+                    .collect()
+            } else {
+                successors(blocks, b)
+            }
+        })
+        .collect()
+}
+
+/// Predecessors of every block, from the successor lists.
+fn predecessors(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut preds = vec![Vec::new(); succs.len()];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
             preds[s].push(b);
         }
     }
@@ -169,6 +177,10 @@ fn schedule_block(
     arch: Arch,
     elsewhere: &dyn Fn(Reg, u32) -> bool,
 ) -> BlockState {
+    if insts.is_empty() {
+        // An empty block passes its entry state on unchanged.
+        return state;
+    }
     let mut i = 0;
     while i < insts.len() {
         let inst = &insts[i].inst;

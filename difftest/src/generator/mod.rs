@@ -6,6 +6,7 @@
 
 mod bits;
 mod cmp;
+mod control;
 mod convert;
 mod float;
 mod int;
@@ -37,6 +38,9 @@ pub struct Ctx {
     pub if_depth: u32,
     /// Nesting of loops.
     pub loop_depth: u32,
+    /// How many of the innermost loops around this point may be left by an exit (break or
+    /// continue); 0 outside loops with exits.
+    pub exit_levels: u32,
 }
 
 /// Generator state.
@@ -49,6 +53,9 @@ pub struct Gen<'r> {
     budget: i64,
     /// What may be written.
     opts: Options,
+    /// The guard every guardable instruction gets while a predicated run is generated
+    /// (the predicate, and the chance in percent that an instruction negates it).
+    forced_guard: Option<(Reg, u64)>,
 }
 
 /// What the generator may write.
@@ -57,6 +64,24 @@ pub struct Options {
     /// Leave out the instructions that run into open issues ([`crate::known::ISSUES`] with an
     /// `avoid` predicate), so that the programs test everything else.
     pub avoid_open_issues: bool,
+}
+
+/// The generator's revision: a seed gives the same program in every build of one revision
+/// (raise it when a change to the generator changes the programs). Results files name it, so
+/// that shards of different generators are not merged.
+pub const REVISION: u32 = 2;
+
+impl Options {
+    /// A name for results files: the options and the revision (a campaign's programs depend
+    /// on both).
+    pub fn name(&self) -> String {
+        let what = if self.avoid_open_issues {
+            "avoid-open-issues"
+        } else {
+            "default"
+        };
+        format!("{what}-r{REVISION}")
+    }
 }
 
 /// The program of `seed` with its input, written with every feature.
@@ -73,16 +98,18 @@ pub fn generate_with(seed: u64, opts: Options) -> Case {
         rng: &mut rng,
         p,
         opts,
+        forced_guard: None,
     };
     let top = Ctx {
         convergent: true,
         if_depth: 0,
         loop_depth: 0,
+        exit_levels: 0,
     };
     let mut body = Vec::new();
     while g.budget > 0 {
         let s = g.stmt(top);
-        body.push(s);
+        body.extend(s);
     }
     g.p.body = body;
     let program = g.p;
@@ -226,8 +253,11 @@ impl Gen<'_> {
         }
     }
 
-    /// A guard for a plain instruction (one time in seven).
+    /// A guard for a plain instruction (one time in seven; always in a predicated run).
     pub fn guard(&mut self) -> Option<(bool, Reg)> {
+        if let Some((p, negated)) = self.forced_guard {
+            return Some((self.rng.chance(negated), p));
+        }
         if self.rng.chance(14) {
             let r = self.reg(Class::Pred);
             Some((self.rng.chance(40), r))
@@ -259,8 +289,8 @@ impl Gen<'_> {
         }
     }
 
-    /// One statement in context `ctx`.
-    fn stmt(&mut self, ctx: Ctx) -> Stmt {
+    /// The statements of one generation step in context `ctx` (usually one).
+    fn stmt(&mut self, ctx: Ctx) -> Vec<Stmt> {
         let can_nest = ctx.if_depth + ctx.loop_depth < 3 && self.budget > 4;
         let w = [
             80,
@@ -272,21 +302,37 @@ impl Gen<'_> {
             } else {
                 0
             },
+            if ctx.exit_levels > 0 { 6 } else { 0 },
+            4,
+            if can_nest { 4 } else { 0 },
+            if can_nest { 3 } else { 0 },
+            4,
         ];
         match self.rng.weighted(&w) {
-            1 => self.if_(ctx),
-            2 => self.loop_(ctx),
+            1 => vec![self.if_(ctx)],
+            2 => vec![self.loop_(ctx)],
             3 => {
                 self.budget -= 1;
-                memory::exchange(self)
+                vec![memory::exchange(self)]
             }
             4 => {
                 self.budget -= 1;
-                self.allowed(|g| memory::atomic(g))
+                vec![self.allowed(|g| memory::atomic(g))]
+            }
+            5 => {
+                self.budget -= 1;
+                vec![control::exit(self, ctx)]
+            }
+            6 => control::predicated_run(self, ctx),
+            7 => vec![control::short_branch(self, ctx)],
+            8 => control::uniform(self, ctx),
+            9 => {
+                self.budget -= 2;
+                vec![memory::vector(self)]
             }
             _ => {
                 self.budget -= 1;
-                self.allowed(|g| g.op(ctx))
+                vec![self.allowed(|g| g.op(ctx))]
             }
         }
     }
@@ -313,18 +359,24 @@ impl Gen<'_> {
         let stop = self.budget - n;
         let mut out = Vec::new();
         while self.budget > stop.max(0) {
-            out.push(self.stmt(ctx));
+            out.extend(self.stmt(ctx));
         }
         out
     }
 
     fn if_(&mut self, ctx: Ctx) -> Stmt {
+        let cond = (self.rng.chance(30), self.reg(Class::Pred));
+        self.if_on(ctx, cond, false)
+    }
+
+    /// An if/else on `cond`; `uniform`: the condition is the same in every thread of the
+    /// block, so the branches keep the context's convergence.
+    pub fn if_on(&mut self, ctx: Ctx, cond: (bool, Reg), uniform: bool) -> Stmt {
         let inner = Ctx {
-            convergent: false,
+            convergent: ctx.convergent && uniform,
             if_depth: ctx.if_depth + 1,
             ..ctx
         };
-        let cond = (self.rng.chance(30), self.reg(Class::Pred));
         let n = self.rng.range(1, 8) as i64;
         let mut then_ = self.block(inner, n);
         let mut else_ = if self.rng.chance(50) {
@@ -359,9 +411,18 @@ impl Gen<'_> {
             let r = self.reg(Class::B32);
             LoopCount::Reg(r, self.rng.pick(&[1, 3, 5, 7]))
         };
+        self.loop_with(ctx, count, uniform)
+    }
+
+    /// A loop with trip count `count`; `uniform`: the count is the same in every thread of
+    /// the block. One loop in three may be left early (break, continue), which makes it
+    /// divergent.
+    pub fn loop_with(&mut self, ctx: Ctx, count: LoopCount, uniform: bool) -> Stmt {
+        let exits = self.rng.chance(35);
         let inner = Ctx {
-            convergent: ctx.convergent && uniform,
+            convergent: ctx.convergent && uniform && !exits,
             loop_depth: ctx.loop_depth + 1,
+            exit_levels: if exits { ctx.exit_levels + 1 } else { 0 },
             ..ctx
         };
         let n = self.rng.range(2, 10) as i64;

@@ -4,6 +4,7 @@
 //! shrinker edits this tree; [`print`] renders it as PTX.
 
 pub mod imm;
+pub mod opcode;
 pub mod print;
 pub mod walk;
 
@@ -240,8 +241,17 @@ impl Acc {
     }
 }
 
-/// Memory space of an accumulator.
+/// Where a loop exit goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitKind {
+    /// To the end of the loop (`break`).
+    Break,
+    /// To the loop's next iteration, through its counter (`continue`).
+    Continue,
+}
+
+/// Memory space of an accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
     /// `.global` (in the output buffer, after the rows).
     Global,
@@ -283,6 +293,17 @@ pub enum Stmt {
         dst: Reg,
         /// Distance to the partner thread.
         offset: u32,
+    },
+    /// Leave a loop where the condition holds: to the end (`Break`) or the next iteration
+    /// (`Continue`) of the loop `level` loops out from the innermost one around the statement
+    /// (an exit with no such loop does nothing).
+    Exit {
+        /// Condition (negated?, predicate).
+        cond: (bool, Reg),
+        /// Which loop: 0 is the innermost.
+        level: u8,
+        /// Break or continue.
+        kind: ExitKind,
     },
     /// An atomic update of accumulator `slot` of `space`; `ret` keeps the old value in a sink
     /// register (`atom`), otherwise `red`.
@@ -369,6 +390,37 @@ impl Program {
             })
         }
         walk(&self.body, f)
+    }
+
+    /// The `atom`/`red` instruction an atomic statement prints as (None for a missing
+    /// accumulator).
+    pub fn atomic_inst(&self, space: Space, slot: usize, src: &Src, ret: bool) -> Option<Inst> {
+        let (sp, accs) = match space {
+            Space::Global => ("global", &self.global_acc),
+            Space::Shared => ("shared", &self.shared_acc),
+        };
+        let a = accs.get(slot)?;
+        Some(Inst {
+            guard: None,
+            op: format!("{}.{sp}.{}.{}", if ret { "atom" } else { "red" }, a.op.name(), a.ty),
+            dsts: Vec::new(),
+            dst_form: Dsts::Plain,
+            srcs: vec![src.clone()],
+        })
+    }
+
+    /// Whether some instruction has a fixed operand that mentions `name` (a variable).
+    pub fn mentions(&self, name: &str) -> bool {
+        let inst = |i: &Inst| {
+            i.srcs
+                .iter()
+                .any(|s| matches!(&s.op, Operand::Fixed(t) if t.contains(name)))
+        };
+        self.any_stmt(&|s| match s {
+            Stmt::Inst(i) => inst(i),
+            Stmt::Group(g) => g.iter().any(inst),
+            _ => false,
+        })
     }
 
     /// Whether the program exchanges values through shared memory.

@@ -1,10 +1,18 @@
 //! Renders a [`Program`] as a PTX module. Reserved registers start with `%x`: `%xin`/`%xout`
 //! (buffers), `%xrow`/`%xorow` (this thread's input and output rows), `%xga` (global
 //! accumulators), `%xtid`, `%xsh` (this thread's exchange slot), temporaries `%xt*`/`%xd*`,
-//! sinks `%xs`/`%xsd`, loop counters `%xlc*` with their predicates `%xlp*`.
+//! sinks `%xs`/`%xsd`, loop counters `%xlc*` with their predicates `%xlp*`; variables `xch`
+//! (exchanges), `xacc` (shared accumulators), [`VECTOR_SLOTS`] and [`LOCAL_SLOT`] (vector
+//! stores and loads).
 
 use super::{Class, Dsts, Inst, LoopCount, Operand, Program, Space, Stmt};
 use std::fmt::Write;
+
+/// The shared array of per-thread 16-byte slots of vector stores and loads.
+pub const VECTOR_SLOTS: &str = "xvec";
+
+/// The local 16-byte slot of vector stores and loads.
+pub const LOCAL_SLOT: &str = "xloc";
 
 /// Deepest loop nesting the printer declares counters for.
 pub const MAX_LOOP_DEPTH: usize = 4;
@@ -15,6 +23,7 @@ pub fn to_ptx(p: &Program) -> String {
         p,
         out: String::new(),
         labels: 0,
+        loops: Vec::new(),
     };
     w.header();
     w.prologue();
@@ -27,6 +36,8 @@ struct Printer<'a> {
     p: &'a Program,
     out: String,
     labels: u32,
+    /// The loops around the statement printed: (continue label, end label), innermost last.
+    loops: Vec<(String, String)>,
 }
 
 impl Printer<'_> {
@@ -60,6 +71,12 @@ impl Printer<'_> {
         }
         if !p.shared_acc.is_empty() {
             self.line(&format!(".shared .align 8 .b8 xacc[{}];", p.shared_acc.len() * 8));
+        }
+        if p.mentions(VECTOR_SLOTS) {
+            self.line(&format!(".shared .align 16 .b8 {VECTOR_SLOTS}[{}];", p.block * 16));
+        }
+        if p.mentions(LOCAL_SLOT) {
+            self.line(&format!(".local .align 16 .b8 {LOCAL_SLOT}[16];"));
         }
     }
 
@@ -146,6 +163,7 @@ impl Printer<'_> {
             Stmt::If { cond, then_, else_ } => self.if_(*cond, then_, else_, depth),
             Stmt::Loop { count, top_test, body } => self.loop_(count, *top_test, body, depth),
             Stmt::Exchange { src, dst, offset } => self.exchange(src, dst, *offset),
+            Stmt::Exit { cond, level, kind } => self.exit(*cond, *level, *kind),
             Stmt::Atomic { space, slot, src, ret } => self.atomic(*space, *slot, &src.op, *ret),
         }
     }
@@ -177,21 +195,38 @@ impl Printer<'_> {
             LoopCount::Const(n) => self.line(&format!("mov.u32 {lc}, {n};")),
             LoopCount::Reg(r, mask) => self.line(&format!("and.b32 {lc}, {r}, {mask};")),
         }
-        let (top, end) = (self.label(), self.label());
+        let (top, next, end) = (self.label(), self.label(), self.label());
         self.out.push_str(&format!("{top}:\n"));
         if top_test {
             self.line(&format!("setp.eq.u32 {lp}, {lc}, 0;"));
             self.line(&format!("@{lp} bra {end};"));
-            self.stmts(body, depth + 1);
+        }
+        self.loops.push((next.clone(), end.clone()));
+        self.stmts(body, depth + 1);
+        self.loops.pop();
+        self.out.push_str(&format!("{next}:\n"));
+        if top_test {
             self.line(&format!("sub.u32 {lc}, {lc}, 1;"));
             self.line(&format!("bra {top};"));
         } else {
-            self.stmts(body, depth + 1);
             self.line(&format!("setp.ne.u32 {lp}, {lc}, 0;"));
             self.line(&format!("sub.u32 {lc}, {lc}, 1;"));
             self.line(&format!("@{lp} bra {top};"));
         }
         self.out.push_str(&format!("{end}:\n"));
+    }
+
+    fn exit(&mut self, (neg, p): (bool, super::Reg), level: u8, kind: super::ExitKind) {
+        let Some(k) = self.loops.len().checked_sub(1 + level as usize) else {
+            return;
+        };
+        let (next, end) = &self.loops[k];
+        let target = match kind {
+            super::ExitKind::Break => end,
+            super::ExitKind::Continue => next,
+        };
+        let line = format!("@{}{p} bra {target};", if neg { "!" } else { "" });
+        self.line(&line);
     }
 
     fn exchange(&mut self, src: &super::Reg, dst: &super::Reg, offset: u32) {

@@ -79,7 +79,7 @@ pub fn used_regs(body: &[Stmt]) -> Vec<Reg> {
     stmts(body, &mut |s| match s {
         Stmt::Inst(i) => inst_regs(i, &mut out),
         Stmt::Group(g) => g.iter().for_each(|i| inst_regs(i, &mut out)),
-        Stmt::If { cond, .. } => out.push(cond.1),
+        Stmt::If { cond, .. } | Stmt::Exit { cond, .. } => out.push(cond.1),
         Stmt::Loop {
             count: super::LoopCount::Reg(r, _),
             ..
@@ -98,7 +98,7 @@ pub fn rename_regs(body: &mut [Stmt], f: &dyn Fn(Reg) -> Reg) {
     stmts_mut(body, &mut |s| match s {
         Stmt::Inst(i) => rename_inst(i, f),
         Stmt::Group(g) => g.iter_mut().for_each(|i| rename_inst(i, f)),
-        Stmt::If { cond, .. } => cond.1 = f(cond.1),
+        Stmt::If { cond, .. } | Stmt::Exit { cond, .. } => cond.1 = f(cond.1),
         Stmt::Loop {
             count: super::LoopCount::Reg(r, _),
             ..

@@ -2,8 +2,8 @@
 //! first), per-thread values, memory accesses, collectives and barriers.
 
 use super::eval::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, eval_pure};
-use super::memory::{GlobalMemory, Layout, MODULE_BASE};
-use super::{InterpError, LaunchConfig, STEP_LIMIT, Stats};
+use super::memory::{GlobalMemory, Layout, MODULE_BASE, Placement};
+use super::{InterpError, LaunchConfig, MAX_STRAY_REPORTS, STEP_LIMIT, Stats};
 use crate::analysis::dom::reverse_post_order;
 use crate::ir::{AtomOp, Aux, Block, Function, Inst, Opcode, Space, SpecialReg, Type, print::inst_text};
 use cranelift_entity::{EntityRef, SecondaryMap};
@@ -357,14 +357,31 @@ impl Machine<'_, '_> {
                 copy(&mut self.layout.module, r, buf);
             }
             _ => {
-                if write {
-                    self.mem.write(addr, buf)?;
+                let placed = if write {
+                    self.mem.write(addr, buf)?
                 } else {
-                    self.mem.read(addr, buf)?;
+                    self.mem.read(addr, buf)?
+                };
+                if placed == Placement::Stray {
+                    self.stray(t, addr, n, write);
                 }
             }
         }
         Ok(())
+    }
+
+    /// Counts (and reports the first few) stray global accesses.
+    fn stray(&mut self, t: &Thread, addr: u64, n: usize, write: bool) {
+        self.stats.stray_accesses += 1;
+        if self.stats.stray_reports.len() < MAX_STRAY_REPORTS {
+            self.stats.stray_reports.push(format!(
+                "kernel `{}`, CTA {:?}, thread {:?}: {} of {n} bytes at {addr:#x} past the end of its allocation",
+                self.func.name,
+                self.ctaid,
+                t.tid,
+                if write { "write" } else { "read" }
+            ));
+        }
     }
 
     fn special(&self, t: &Thread, sr: SpecialReg) -> u64 {

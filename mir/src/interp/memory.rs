@@ -3,12 +3,24 @@
 
 use crate::ir::{Function, Space};
 
-/// Global memory as the caller provides it (the CLI backs it with the simulator's device).
+/// Where a global access landed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Inside an allocation.
+    Inside,
+    /// Past the end of an allocation, inside the memory it maps: hardware allocates in
+    /// granules (512 bytes for cudaMalloc) and does not fault there. A stray access; the
+    /// interpreter counts it, as the simulator does.
+    Stray,
+}
+
+/// Global memory as the caller provides it (the CLI backs it with the simulator's device,
+/// whose kernel-side accesses follow the hardware's rules: see [`Placement`]).
 pub trait GlobalMemory {
-    /// Reads `out.len()` bytes at `addr`.
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), String>;
-    /// Writes `data` at `addr`.
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), String>;
+    /// Reads `out.len()` bytes at `addr`; an error outside every mapped allocation.
+    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<Placement, String>;
+    /// Writes `data` at `addr`; an error outside every mapped allocation.
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<Placement, String>;
 }
 
 /// A flat global memory of `bytes.len()` bytes starting at `base` (for tests and tools).
@@ -32,16 +44,16 @@ impl VecMemory {
 }
 
 impl GlobalMemory for VecMemory {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), String> {
+    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<Placement, String> {
         let r = self.range(addr, out.len())?;
         out.copy_from_slice(&self.bytes[r]);
-        Ok(())
+        Ok(Placement::Inside)
     }
 
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), String> {
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<Placement, String> {
         let r = self.range(addr, data.len())?;
         self.bytes[r].copy_from_slice(data);
-        Ok(())
+        Ok(Placement::Inside)
     }
 }
 

@@ -16,7 +16,7 @@ pub mod float;
 mod memory;
 
 use crate::ir::Function;
-pub use memory::{GlobalMemory, MODULE_BASE, VecMemory};
+pub use memory::{GlobalMemory, MODULE_BASE, Placement, VecMemory};
 
 /// How a kernel is launched.
 #[derive(Clone, Debug, Default)]
@@ -42,7 +42,15 @@ pub struct Stats {
     pub ctas: u64,
     /// Warps run.
     pub warps: u64,
+    /// Global accesses past the end of an allocation, inside its mapped memory
+    /// ([`Placement::Stray`]).
+    pub stray_accesses: u64,
+    /// The first stray accesses in detail.
+    pub stray_reports: Vec<String>,
 }
+
+/// Stray accesses reported in detail.
+pub const MAX_STRAY_REPORTS: usize = 8;
 
 /// A fault while interpreting: out-of-bounds or misaligned access, barrier deadlock, trap.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -131,8 +131,13 @@ pub fn remove_trivial_params(func: &mut Function) {
         }
         v
     };
-    // Removing parameters changes branch arguments, never the edges.
-    let preds = func.predecessors();
+    // Removing parameters changes branch arguments, never the edges. A predecessor is listed
+    // once however many of its branch's targets reach the block (`@p bra L; L:` reaches L
+    // both ways): each of those calls loses the argument once.
+    let mut preds = func.predecessors();
+    for &b in &func.layout {
+        preds[b].dedup();
+    }
     let layout = func.layout.clone();
     let mut removed: Vec<usize> = Vec::new();
     loop {

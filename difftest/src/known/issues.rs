@@ -1,170 +1,24 @@
-//! What the comparison knows in advance, listed explicitly:
-//!
-//! - [`equivalent`]: accepted differences between the interpreter's semantics and the
-//!   hardware's (as ptxas's code on the simulator shows it), each with its reason; two words
-//!   that differ only so count as equal.
-//! - [`ISSUES`]: open bugs found by differential testing, each with its component, a
-//!   diagnosis, the regression case that reproduces it and a matcher. A mismatch an open
-//!   issue matches is reported as that issue ("explained") instead of failing the campaign;
-//!   the regression test checks that each case still shows its issue, so a fix is noticed.
+//! The open issues: bugs found by differential testing that are not fixed yet (all of them
+//! in ptxas, the oracle), each with its regression case, how it shows and what it rests on.
 
-use crate::compare::{Kind, Mismatch};
-use crate::program::{Class, Dsts, Inst, Operand, Program, Space, Stmt};
+use super::ops;
+use super::{Component, Evidence, How, Issue, Sign};
+use crate::compare::Kind;
+use crate::program::Inst;
+use crate::program::opcode::{family, has, parts};
 
-/// Why two NaNs with different bits count as equal.
-pub const NAN_BITS: &str = "PTX leaves unspecified which NaN a float operation returns; the \
-    interpreter's soft float returns the canonical NaN where the compiled division, reciprocal and \
-    square-root sequences return others (ptxas's slow paths give -qNaN 0xfff8000000000000), and \
-    mov.b32/mov.b64 carry those bits into integer registers";
-
-/// Why +0 and -0 count as equal in programs that saturate floats.
-pub const SAT_ZERO_SIGN: &str = "`.sat` clamps to [0.0, 1.0], which -0.0 is inside: the \
-    interpreter keeps -0 as PTX writes it; the hardware keeps it in some units (FADD/FMUL/FFMA.SAT) \
-    and gives +0 in others (F2F.SAT, HADD2/HFMA2.SAT), and the two compilers pick different units \
-    for the same conversion";
-
-/// A reason two different output words count as equal, or None. Only used between the
-/// interpreter and a compiled kernel: the two compilers' words must agree bit for bit.
-pub fn equivalent(p: Option<&Program>, word: u32, a: u64, b: u64) -> Option<&'static str> {
-    let nan32 = |x: u64| f32::from_bits(x as u32).is_nan();
-    let nan64 = |x: u64| f64::from_bits(x).is_nan();
-    let nan16 = |x: u64| x & 0x7c00 == 0x7c00 && x & 0x3ff != 0;
-    let p = p?;
-    let class = p.word_class(word)?;
-    let same_nan = match class {
-        Class::F32 | Class::B32 => a >> 32 == b >> 32 && nan32(a) && nan32(b),
-        Class::F64 | Class::B64 => nan64(a) && nan64(b),
-        Class::B16 => a >> 16 == b >> 16 && nan16(a) && nan16(b),
-        Class::Pred => false,
-    };
-    if same_nan {
-        return Some(NAN_BITS);
-    }
-    let sign = match class {
-        Class::F32 => 1u64 << 31,
-        Class::F64 => 1 << 63,
-        Class::B16 => 1 << 15,
-        _ => return None,
-    };
-    let zeros = a & !sign == 0 && b & !sign == 0 && a != b;
-    (zeros && any_inst(p, &|i| i.op.contains(".sat.f") || i.op.ends_with(".sat.f16"))).then_some(SAT_ZERO_SIGN)
+/// A wrapping 32-bit add or sub of an immediate (`.cc` or not).
+fn wrapping_add_imm(i: &Inst) -> bool {
+    let op = i.op.replace(".cc", "");
+    matches!(op.as_str(), "add.u32" | "add.s32" | "sub.u32" | "sub.s32") && ops::has_imm(i)
 }
 
-/// The component a bug is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Component {
-    /// `frontend/`: parsing and checking.
-    Frontend,
-    /// `mir/`: lowering and the interpreter.
-    Mir,
-    /// `backend/`: selection, allocation, scheduling, encoding.
-    Backend,
-    /// `runtime-sim/`: the simulator.
-    Simulator,
-    /// NVIDIA's ptxas, the oracle.
-    Ptxas,
-}
-
-/// An open bug.
-#[derive(Debug)]
-pub struct Issue {
-    /// Short name.
-    pub id: &'static str,
-    /// Where the bug is.
-    pub component: Component,
-    /// What is wrong (first line: a summary).
-    pub summary: &'static str,
-    /// The regression case under `tests/difftest/` (its name without extension).
-    pub case: &'static str,
-    /// Kinds of mismatch it shows as.
-    pub kinds: &'static [Kind],
-    /// Texts one of which the mismatch's message contains.
-    pub messages: &'static [&'static str],
-    /// Instructions that run into it, for generators that avoid open issues.
-    pub avoid: Option<fn(&Inst) -> bool>,
-    /// For a value mismatch (no message to match): whether a program has what it takes.
-    pub program: Option<fn(&Program) -> bool>,
-}
-
-impl Issue {
-    /// Whether `m`, a mismatch of program `p` (if known), is this issue.
-    pub fn matches(&self, m: &Mismatch, p: Option<&Program>) -> bool {
-        self.kinds.contains(&m.kind)
-            && (self.messages.iter().any(|t| !t.is_empty() && m.message.contains(t))
-                || self.program.zip(p).is_some_and(|(f, p)| f(p)))
-    }
-}
-
-/// The open issue `m`, a mismatch of program `p` (if known), is, if any.
-pub fn issue(m: &Mismatch, p: Option<&Program>) -> Option<&'static Issue> {
-    ISSUES.iter().find(|i| i.matches(m, p))
-}
-
-/// Whether some instruction of `p` satisfies `f`.
-fn any_inst(p: &Program, f: &dyn Fn(&Inst) -> bool) -> bool {
-    let mut found = false;
-    crate::program::walk::stmts(&p.body, &mut |s| match s {
-        Stmt::Inst(i) => found |= f(i),
-        Stmt::Group(g) => found |= g.iter().any(f),
-        _ => {}
-    });
-    found
-}
-
-/// The dot-separated parts of an instruction's opcode (`cvt.rmi.s8.f16`: cvt, rmi, s8, f16).
-fn parts(i: &Inst) -> Vec<&str> {
-    i.op.split('.').collect()
-}
-
-/// Whether the opcode of `i` has the part `part` (`sat`, `ftz`, `s16` ...).
-fn has(i: &Inst, part: &str) -> bool {
-    i.op.split('.').any(|t| t == part)
-}
-
-/// The 8- and 16-bit integer types.
-const NARROW_INTS: [&str; 4] = ["s8", "u8", "s16", "u16"];
-
-/// Whether the opcode of `i` names an 8- or 16-bit integer type.
-fn has_narrow_int(i: &Inst) -> bool {
-    NARROW_INTS.iter().any(|t| has(i, t))
-}
-
-/// Whether `i` is a `cvt`.
-fn is_cvt(i: &Inst) -> bool {
-    i.op.starts_with("cvt.")
-}
-
-/// Whether `i` is a saturating `cvt`.
-fn is_sat_cvt(i: &Inst) -> bool {
-    is_cvt(i) && has(i, "sat")
-}
-
-/// The first open issue statement `s` of program `p` runs into, if any (by the issues'
-/// `avoid` predicates; an atomic is seen as the `atom`/`red` instruction it prints as).
-pub fn avoided(p: &Program, s: &Stmt) -> Option<&'static Issue> {
-    let insts: Vec<Inst> = match s {
-        Stmt::Inst(i) => vec![i.clone()],
-        Stmt::Group(g) => g.clone(),
-        Stmt::Atomic { space, slot, src, ret } => {
-            let (sp, accs) = match space {
-                Space::Global => ("global", &p.global_acc),
-                Space::Shared => ("shared", &p.shared_acc),
-            };
-            let a = accs.get(*slot)?;
-            let op = format!("{}.{sp}.{}.{}", if *ret { "atom" } else { "red" }, a.op.name(), a.ty);
-            vec![Inst {
-                guard: None,
-                op,
-                dsts: Vec::new(),
-                dst_form: Dsts::Plain,
-                srcs: vec![src.clone()],
-            }]
-        }
-        _ => Vec::new(),
-    };
-    ISSUES
-        .iter()
-        .find(|issue| issue.avoid.is_some_and(|f| insts.iter().any(f)))
+/// A move from a special register ptxas reads from a constant bank (`%ntid.y`, `%ntid.z`,
+/// `%nctaid.x` ...).
+fn constant_bank_sreg(i: &Inst) -> bool {
+    i.srcs.iter().any(|s| {
+        matches!(&s.op, crate::program::Operand::Fixed(r) if r.starts_with("%n") && (!r.ends_with(".x") || r == "%nctaid.x"))
+    })
 }
 
 /// The open issues.
@@ -177,10 +31,13 @@ pub static ISSUES: &[Issue] = &[
                   and I2F of d: when the guard is false, d becomes the float of |its old bits as an \
                   integer|. The generator never guards such a set.",
         case: "ptxas_guarded_set_f32",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::CaseOnly,
+        }],
         avoid: None,
-        program: None,
+        evidence: Evidence::Sass,
+        expected: "d keeps its old value where the guard is false (PTX: a false guard predicate leaves the destination unchanged); ptxas's unguarded IABS/I2F overwrite it with the float of |old bits|.",
     },
     Issue {
         id: "ptxas-guarded-set-s16",
@@ -190,10 +47,13 @@ pub static ISSUES: &[Issue] = &[
                   PRMT d, d, 0x9910 (sign extension of the low half): when the guard is false, the upper \
                   half of d is overwritten. The generator never guards such a set.",
         case: "ptxas_guarded_set_s16",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::CaseOnly,
+        }],
         avoid: None,
-        program: None,
+        evidence: Evidence::Sass,
+        expected: "d keeps all 32 old bits where the guard is false; ptxas's unguarded PRMT 0x9910 replaces the upper half with the sign of bit 15.",
     },
     Issue {
         id: "ptxas-guarded-testp",
@@ -202,23 +62,29 @@ pub static ISSUES: &[Issue] = &[
                   `@!p testp.notanumber.f64 p, a` always overwrites p (with a constant operand it folds \
                   the test and stores the constant). The generator never guards testp.",
         case: "ptxas_guarded_testp",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::CaseOnly,
+        }],
         avoid: None,
-        program: None,
+        evidence: Evidence::Sass,
+        expected: "p keeps its old value where the guard is false; ptxas writes the test's result (or the folded constant) unconditionally.",
     },
     Issue {
         id: "ptxas-crash",
         component: Component::Ptxas,
-        summary: "ptxas 13.5 crashes (SIGSEGV) on some programs with reductions in unreachable blocks\n\
-                  For example `@%p0 bra L2; @!%p0 bra L4; red.global.min.u32 [a], 0; L4: L2: \
+        summary: "ptxas 13.5 crashes (SIGSEGV) on some programs with atomics in unreachable blocks\n\
+                  Reductions (`red`) and atomics (`atom`, seed 334) alike. For example `@%p0 bra L2; @!%p0 bra L4; red.global.min.u32 [a], 0; L4: L2: \
                   red.global.max.u64 [a+8], 0;` (tests/difftest/ptxas_crash.ptx). The interpreter and \
                   ptxc are still compared.",
         case: "ptxas_crash",
-        kinds: &[Kind::OracleCrash],
-        messages: &["ptxas crashed"],
+        shows: &[Sign {
+            kind: Kind::OracleCrash,
+            how: How::Message(&["SIGSEGV"], Some(|w| w.has_unreachable(ops::atomic))),
+        }],
         avoid: None,
-        program: None,
+        evidence: Evidence::Sass,
+        expected: "ptxas should compile the program (it is valid PTX; at -O0 it does); instead it exits with SIGSEGV and no message.",
     },
     Issue {
         id: "ptxas-f16-fold",
@@ -228,12 +94,13 @@ pub static ISSUES: &[Issue] = &[
                   stores h1's bits (0 or 1) instead of rounding the f16 value (0 or 2^-24, both 0). \
                   A value mismatch (M = C != P): never matched automatically.",
         case: "ptxas_f16_fold",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(ops::cnot, |i| ops::cvt_from(i, &["f16"]))),
+        }],
         avoid: Some(|i| i.op == "cnot.b16"),
-        program: Some(|p| {
-            any_inst(p, &|i| i.op == "cnot.b16") && any_inst(p, &|i| i.op.starts_with("cvt.") && i.op.ends_with(".f16"))
-        }),
+        evidence: Evidence::Sass,
+        expected: "cnot.b16 gives the bits 0 or 1, as f16 the values 0 and 2^-24; cvt.rni.u8.f16 rounds either to the integer 0, so r0 = 0. ptxas stores the bits (1).",
     },
     Issue {
         id: "ptxas-shift-narrow",
@@ -243,14 +110,18 @@ pub static ISSUES: &[Issue] = &[
                   the u32 conversion saturates to 0 (h0 = 1) but F2I.S16 gives -32768, a shift past the width \
                   (h0 = 0). A value mismatch (M = C != P).",
         case: "ptxas_shift_narrow",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::cvt_from(i, &["f32", "f64", "f16"]) && ops::cvt_to(i, &["u32", "s32", "u64", "s64"]),
+                    ops::shift16,
+                )
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let shift16 = |i: &Inst| (i.op.starts_with("shr.") || i.op.starts_with("shl.")) && i.op.ends_with("16");
-            let to_int = |i: &Inst| i.op.starts_with("cvt.r") && i.op.contains("i.") && i.op.contains(".f");
-            any_inst(p, &shift16) && any_inst(p, &to_int)
-        }),
+        evidence: Evidence::Sass,
+        expected: "cvt.rni.ftz.u32.f32 of -32768.0 saturates to 0 (PTX: float-to-integer conversions saturate to the destination range), so shr.s16 h0, 1, 0 gives 1. ptxas's F2I.S16 gives -32768, a shift amount past the width, and h0 = 0.",
     },
     Issue {
         id: "ptxas-abs-unsigned",
@@ -261,15 +132,20 @@ pub static ISSUES: &[Issue] = &[
                   but abs(INT_MIN) = INT_MIN, which as u32 is 2^31 (0x4f000000) and ptxas gives -2^31 (0xcf000000). \
                   Seeds 704806, 706678. A value mismatch (M = C != P).",
         case: "ptxas_abs_unsigned",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::abs_int(i) && !i.op.ends_with("64"),
+                    |i| ops::cvt_from(i, &["u32", "u16"]) && ops::cvt_to(i, &["f16", "f32", "f64"]),
+                )
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let to_float = |i: &Inst| {
-                i.op.starts_with("cvt.") && (i.op.ends_with(".u32") || i.op.ends_with(".u16")) && i.op.contains(".f")
-            };
-            any_inst(p, &|i| i.op == "abs.s32" || i.op == "abs.s16") && any_inst(p, &to_float)
-        }),
+        evidence: Evidence::Spec(
+            "abs.s32 of INT_MIN (and abs.s16 of -32768) is INT_MIN, the two's-complement wrap-around: the PTX specification describes abs as |a| and does not state the result for the most negative value",
+        ),
+        expected: "abs.s32 of 0x80000000 is 0x80000000; cvt.rm.f32.u32 reads it as the unsigned 2^31 and gives 0x4f000000. ptxas converts it as signed (I2F of -2^31) and gives 0xcf000000.",
     },
     Issue {
         id: "ptxas-slct-abs",
@@ -279,12 +155,13 @@ pub static ISSUES: &[Issue] = &[
                   but for f = NaN the comparison c >= 0 is false and slct selects b (0). \
                   Seeds 704488, 709521. A value mismatch (M = C != P).",
         case: "ptxas_slct_abs",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(ops::abs_f32, |i| family(i) == "slct" && i.op.ends_with(".f32"))),
+        }],
         avoid: None,
-        program: Some(|p| {
-            any_inst(p, &|i| i.op == "abs.f32") && any_inst(p, &|i| i.op.starts_with("slct.") && i.op.ends_with(".f32"))
-        }),
+        evidence: Evidence::Sass,
+        expected: "abs.f32 of a NaN is a NaN; slct selects a when c >= 0, and c >= 0 is false for a NaN, so r0 = b (0). ptxas folds the select to a (1).",
     },
     Issue {
         id: "ptxas-sat-fold",
@@ -297,17 +174,17 @@ pub static ISSUES: &[Issue] = &[
                   is the same with `.cc` (`sub.cc.s32 r1, r0, 1; add.sat.s32 r1, 1, r1;` stores r0). \
                   A value mismatch (M = C != P).",
         case: "ptxas_sat_fold",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(wrapping_add_imm, |i| {
+                    matches!(i.op.as_str(), "sub.sat.s32" | "add.sat.s32") && ops::has_imm(i)
+                })
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let imm = |i: &Inst| i.srcs.iter().any(|s| matches!(s.op, crate::program::Operand::Imm(_)));
-            let wrap = |i: &Inst| {
-                let op = i.op.replace(".cc", "");
-                matches!(op.as_str(), "add.u32" | "add.s32" | "sub.u32" | "sub.s32") && imm(i)
-            };
-            any_inst(p, &wrap) && any_inst(p, &|i| (i.op == "sub.sat.s32" || i.op == "add.sat.s32") && imm(i))
-        }),
+        evidence: Evidence::Sass,
+        expected: "add.u32 wraps: r0 = 0x7ffffffe gives r2 = 0x8000003e, and sub.sat.s32 r2, 1 gives 0x8000003d. ptxas saturates the folded sum r0 + 0x3f to 0x7fffffff.",
     },
     Issue {
         id: "ptxas-sat-f16",
@@ -319,22 +196,18 @@ pub static ISSUES: &[Issue] = &[
                   value, so 0x7fff (NaN) gives NaN and 0x8000 (-0) gives -0 where the PTX clamps both to 0. \
                   Seeds 707446, 707501, 709159. A value mismatch (M = C != P).",
         case: "ptxas_sat_f16",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::is_sat_cvt(i) && ops::cvt_to(i, &["s16", "u16"]),
+                    |i| ops::is_sat_cvt(i) && ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]),
+                )
+            }),
+        }],
         avoid: None,
-        // Any rounding or .ftz modifiers between (seed 905082: `cvt.sat.u16.u64` then
-        // `cvt.ftz.sat.f32.f16`).
-        program: Some(|p| {
-            let sat_cvt = |i: &Inst, dst: &[&str], src: &[&str]| {
-                let t = parts(i);
-                is_sat_cvt(i)
-                    && t.len() >= 3
-                    && dst.contains(&t[t.len() - 2])
-                    && (src.is_empty() || src.contains(&t[t.len() - 1]))
-            };
-            any_inst(p, &|i| sat_cvt(i, &["s16", "u16"], &[]))
-                && any_inst(p, &|i| sat_cvt(i, &["f32", "f64"], &["f16"]))
-        }),
+        evidence: Evidence::Sass,
+        expected: "cvt.sat.f32.f16 clamps to [0.0, 1.0] and flushes NaN to +0 (PTX, cvt: .sat on a float destination): h0 = 0x7fff (NaN) and 0x8000 (-0) both give +0. ptxas drops the .sat and stores NaN and -0.",
     },
     Issue {
         id: "ptxas-or-pred-self",
@@ -345,14 +218,17 @@ pub static ISSUES: &[Issue] = &[
                   with `mov.pred %p1, %p0` instead ptxas emits `@!P0 FADD.FTZ.RZ R7, RZ, RZ`. Seed 708852. \
                   A value mismatch (M = C != P).",
         case: "ptxas_or_pred_self",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.has(|i| {
+                    matches!(i.op.as_str(), "or.pred" | "and.pred") && i.srcs.len() == 2 && i.srcs[0] == i.srcs[1]
+                })
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            any_inst(p, &|i| {
-                (i.op == "or.pred" || i.op == "and.pred") && i.srcs.len() == 2 && i.srcs[0] == i.srcs[1]
-            })
-        }),
+        evidence: Evidence::Sass,
+        expected: "p1 = p0 | p0 = p0 before p0 is redefined; where p1 is false the add runs and f0 = 0 + 0 = 0. ptxas emits no FADD and stores the loaded f0.",
     },
     Issue {
         id: "ptxas-shared-cas-loop",
@@ -371,27 +247,24 @@ pub static ISSUES: &[Issue] = &[
                   PT; UIADD3 UR4, UR4, -0x1, URZ; @!P0 BREAK B1`). A value mismatch (M = C != P) or a \
                   fault of ptxas's cubin.",
         case: "ptxas_shared_cas_loop",
-        kinds: &[Kind::OracleDiffers, Kind::PtxasFault],
-        messages: &[],
+        shows: &[
+            Sign {
+                kind: Kind::OracleDiffers,
+                how: How::Word(|w| w.in_loop_with(ops::shared_atomic64)),
+            },
+            Sign {
+                kind: Kind::PtxasFault,
+                how: How::Message(
+                    &["instruction limit of"],
+                    Some(|w| w.in_loop_with(ops::shared_atomic64)),
+                ),
+            },
+        ],
         avoid: None,
-        program: Some(|p| {
-            let mut found = false;
-            crate::program::walk::stmts(&p.body, &mut |s| {
-                if let Stmt::Loop { body, .. } = s {
-                    crate::program::walk::stmts(body, &mut |t| {
-                        if let Stmt::Atomic {
-                            space: Space::Shared,
-                            slot,
-                            ..
-                        } = t
-                        {
-                            found |= p.shared_acc.get(*slot).is_some_and(|a| a.ty.ends_with("64"));
-                        }
-                    });
-                }
-            });
-            found
-        }),
+        evidence: Evidence::Model(
+            "the simulator's model of a uniform register under divergence: ptxas keeps the loop's trip count in UR4 and decrements it with UIADD3 on the path that only the threads whose CAS succeeded take; the simulator gives a warp one uniform register file shared by all its threads, so the threads still retrying their CAS see the count already decremented. What hardware does with a uniform register written by a subset of a divergent warp is not documented",
+        ),
+        expected: "Every thread runs the loop body its trip count times (4 in the case): f1 is the body's result after 4 trips for every thread. On the simulator, ptxas's threads whose CAS failed run the body one time fewer.",
     },
     Issue {
         id: "ptxas-div-f64-clobber",
@@ -404,14 +277,18 @@ pub static ISSUES: &[Issue] = &[
                   instead of 0). In the unshrunk seed 701670 f64 registers were overwritten too. A value \
                   mismatch (M = C != P).",
         case: "ptxas_div_f64_clobber",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.live_across(
+                    |i| ops::is_cvt(i) && ops::has_narrow_int(i),
+                    |i| family(i) == "div" && i.op.ends_with(".f64"),
+                )
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let div64 = |i: &Inst| i.op.starts_with("div.") && i.op.ends_with(".f64");
-            let from8 = |i: &Inst| i.op.starts_with("cvt.") && (i.op.ends_with(".s8") || i.op.ends_with(".u8"));
-            any_inst(p, &div64) && any_inst(p, &from8)
-        }),
+        evidence: Evidence::Sass,
+        expected: "h2 = cvt.rzi.s8.f32 of f1 does not change across the division, and r1 = cvt.u32.s8 of h2 is 0 for the case's inputs (h2 = 0). ptxas keeps h2 in R24, which the division subroutine overwrites (IADD3 R24, R39, -0x1, RZ), and r1 = 0xffff0000.",
     },
     Issue {
         id: "ptxas-neg16-sat",
@@ -421,13 +298,15 @@ pub static ISSUES: &[Issue] = &[
                   and clamps with SEL: for h0 = -32768 the PTX negation wraps to -32768 (saturated: -128), \
                   ptxas's gives 32768 (saturated: 127). Seed 909796. A value mismatch (M = C != P).",
         case: "ptxas_neg16_sat",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(|i| i.op == "neg.s16", |i| ops::is_sat_cvt(i) && i.op.ends_with("16"))),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let narrowing = |i: &Inst| is_sat_cvt(i) && i.op.ends_with("16");
-            any_inst(p, &|i| i.op == "neg.s16") && any_inst(p, &narrowing)
-        }),
+        evidence: Evidence::Spec(
+            "neg.s16 of -32768 wraps to -32768 (two's complement, as add and sub do): the PTX specification describes neg as -a and does not state the result for the most negative value",
+        ),
+        expected: "neg.s16 of -32768 is -32768 (wrap-around), and cvt.sat.s8.s16 clamps it to -128. ptxas negates in 32 bits (32768) and clamps to 127.",
     },
     Issue {
         id: "ptxas-mulhi-subcc-zero",
@@ -438,13 +317,13 @@ pub static ISSUES: &[Issue] = &[
                   carries exactly when subtracting r3 does not borrow, except for r3 = 0, where P0 = 0 \
                   and the borrow-in of subc is wrong. Seed 905419. A value mismatch (M = C != P).",
         case: "ptxas_mulhi_subcc_zero",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(|i| matches!(family(i), "mul" | "mad") && has(i, "hi"), ops::borrow_in)),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let borrow_out = |i: &Inst| i.op.starts_with("sub.cc") || i.op.starts_with("subc.cc");
-            any_inst(p, &|i| i.op.starts_with("mul.hi") || i.op.starts_with("mad.hi")) && any_inst(p, &borrow_out)
-        }),
+        evidence: Evidence::Sass,
+        expected: "sub.cc.u32 r1, r0, r3 with r3 = 0 does not borrow, so subc.u32 r2, 0, 0 gives 0. ptxas's IMAD.HI adds (-r3) << 32 = 0 to the product, which cannot carry, and its IADD3.X gives -1 + 0 = 0xffffffff.",
     },
     Issue {
         id: "ptxas-sgxt-cbank",
@@ -456,17 +335,13 @@ pub static ISSUES: &[Issue] = &[
                   0x16c c[0x1b][0xc]. Those banks are not in the cubin, so the width read is not %ntid.z. \
                   Seed 907711. A value mismatch (M = C != P).",
         case: "ptxas_sgxt_cbank",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(constant_bank_sreg, |i| family(i) == "szext")),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let constant_bank_sreg = |i: &Inst| {
-                i.srcs.iter().any(|s| {
-                    matches!(&s.op, Operand::Fixed(r) if r.starts_with("%n") && !r.ends_with(".x") || r == "%nctaid.x")
-                })
-            };
-            any_inst(p, &|i| i.op.starts_with("szext")) && any_inst(p, &constant_bank_sreg)
-        }),
+        evidence: Evidence::Sass,
+        expected: "szext.clamp.u32 r0, 1, r1 with r1 = %ntid.z = 1 (the launch's block is (n, 1, 1)) keeps bit 0 of 1: r0 = 1. ptxas reads the width from c[0x2][0x0], not %ntid.z's c[0x0][0x8].",
     },
     Issue {
         id: "ptxas-cvt-f16-narrow-guarded",
@@ -478,14 +353,15 @@ pub static ISSUES: &[Issue] = &[
                   destinations; unguarded, or from an f32 source, the F2I writes R11 directly. Seed 1107459. A value \
                   mismatch (M = C != P).",
         case: "ptxas_cvt_f16_narrow_guarded",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.has(|i| ops::is_cvt(i) && i.guard.is_some() && ops::cvt_from(i, &["f16"]) && ops::has_narrow_int(i))
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let narrow_from_f16 =
-                |i: &Inst| is_cvt(i) && i.guard.is_some() && i.op.ends_with(".f16") && has_narrow_int(i);
-            any_inst(p, &narrow_from_f16)
-        }),
+        evidence: Evidence::Sass,
+        expected: "cvt.rmi.s8.f16 of -128.0 into a .b32 register sign-extends the result: r1 = 0xffffff80 (PTX: a destination register wider than the type is sign- or zero-extended). ptxas merges the low 16 bits into the old value: 0x0000ff80.",
     },
     Issue {
         id: "ptxas-setp-ftz-branch",
@@ -496,14 +372,15 @@ pub static ISSUES: &[Issue] = &[
                   1.4e-45, P0` for the value of p1: for f0 = 0 the stored p1 is false (the denormal flushes to 0) \
                   but the branch is taken. Seed 1102299. A value mismatch (M = C != P).",
         case: "ptxas_setp_ftz_branch",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.has(|i| family(i) == "setp" && has(i, "ftz") && ["and", "or", "xor"].iter().any(|b| has(i, b)))
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let combined_ftz =
-                |i: &Inst| i.op.starts_with("setp.") && has(i, "ftz") && ["and", "or", "xor"].iter().any(|b| has(i, b));
-            any_inst(p, &combined_ftz)
-        }),
+        evidence: Evidence::Sass,
+        expected: "With .ftz the denormal 0f00000001 is flushed to 0, so for f0 = 0 setp.gtu gives false, p1 = false and the branch is not taken. ptxas branches on an FSETP without .FTZ, which is true.",
     },
     Issue {
         id: "ptxas-fold-fadd-tie",
@@ -514,20 +391,17 @@ pub static ISSUES: &[Issue] = &[
                   gives it). The same for add.rn.f32, add.f32, add.ftz.f32 and the equivalent sub. Seed 1301566. A \
                   value mismatch (M = C != P).",
         case: "ptxas_fold_fadd_tie",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.has(|i| {
+                    matches!(family(i), "add" | "sub" | "fma" | "mul") && i.op.ends_with(".f32") && ops::all_imm(i)
+                })
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let folded = |i: &Inst| {
-                (i.op.starts_with("add.")
-                    || i.op.starts_with("sub.")
-                    || i.op.starts_with("fma.")
-                    || i.op.starts_with("mul."))
-                    && i.op.ends_with(".f32")
-                    && i.srcs.iter().all(|s| matches!(s.op, Operand::Imm(_)))
-            };
-            any_inst(p, &folded)
-        }),
+        evidence: Evidence::Sass,
+        expected: "0f40D3477B + 0fBFDFBF6E is exactly halfway between 0x409b579f and 0x409b57a0; round-to-nearest-even gives 0x409b57a0 (as FADD does). ptxas's folded constant is 0x409b579f.",
     },
     Issue {
         id: "ptxas-abs-subcc-zero",
@@ -538,13 +412,13 @@ pub static ISSUES: &[Issue] = &[
                   of adding -|rd0| equals the no-borrow of subtracting |rd0| except for rd0 = 0, where it is 0 \
                   and subc gives -1 instead of 0. Seed 1303428. A value mismatch (M = C != P).",
         case: "ptxas_abs_subcc_zero",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(ops::abs_int, ops::borrow_in)),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let borrow_out = |i: &Inst| i.op.starts_with("sub.cc") || i.op.starts_with("subc.cc");
-            any_inst(p, &|i| i.op.starts_with("abs.s")) && any_inst(p, &borrow_out)
-        }),
+        evidence: Evidence::Sass,
+        expected: "For rd0 = 0, 0 - |rd0| does not borrow, so subc.s64 0 - 0 - 0 = 0. ptxas adds -|rd0| = 0, which makes no carry, and gives -1 (0xffffffffffffffff).",
     },
     Issue {
         id: "ptxas-f16-bits-fold",
@@ -555,17 +429,18 @@ pub static ISSUES: &[Issue] = &[
                   takes the low byte of h1's bits (1.0 is 0x3c00, so 0). Seed 1303889. A value mismatch \
                   (M = C != P).",
         case: "ptxas_f16_bits_fold",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::cvt_to(i, &["f16"]),
+                    |i| ops::cvt_from(i, &ops::NARROW_INTS) && parts(i).len() == 3,
+                )
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let to_f16 = |i: &Inst| is_cvt(i) && parts(i).get(2) == Some(&"f16");
-            let int_of_16 = |i: &Inst| {
-                let t = parts(i);
-                t[0] == "cvt" && t.len() == 3 && NARROW_INTS.contains(&t[2])
-            };
-            any_inst(p, &to_f16) && any_inst(p, &int_of_16)
-        }),
+        evidence: Evidence::Sass,
+        expected: "cvt.rz.f16.f32 of 1.0 puts 0x3c00 in h1; cvt.u64.u8 rd0, h1 converts h1's low byte (PTX: a source register wider than the type is truncated), 0x00: rd0 = 0. ptxas converts the value 1.0 and gives 1.",
     },
     Issue {
         id: "ptxas-shl-cvt-s64-u32",
@@ -576,14 +451,13 @@ pub static ISSUES: &[Issue] = &[
                   where PTX zero-extends an unsigned source. Shifts by 1 and 3 give `SHF.R.S32.HI R7, RZ, 0x1f` and \
                   `0x1d` as well. Seed 1308302. A value mismatch (M = C != P).",
         case: "ptxas_shl_cvt_s64_u32",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(|i| i.op == "cvt.s64.u32", |i| i.op.starts_with("shl.b64"))),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let zext = |i: &Inst| i.op == "cvt.s64.u32";
-            let shift = |i: &Inst| i.op.starts_with("shl.b64");
-            any_inst(p, &zext) && any_inst(p, &shift)
-        }),
+        evidence: Evidence::Sass,
+        expected: "cvt.s64.u32 zero-extends an unsigned source: r0 = 0xd6fdae56 gives rd0 = rd1 = 0x00000000d6fdae56. ptxas builds the high word with SHF.R.S32.HI, 0xffffffff.",
     },
     Issue {
         id: "ptxas-abs-sat",
@@ -593,13 +467,19 @@ pub static ISSUES: &[Issue] = &[
                   which the saturating conversion to u32 clamps to 0; ptxas stores 0x80000000. Seed 1500294. A \
                   value mismatch (M = C != P).",
         case: "ptxas_abs_sat",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(ops::abs_int, |i| {
+                    ops::is_sat_cvt(i) && parts(i).iter().any(|t| t.starts_with('u'))
+                })
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let sat_to_unsigned = |i: &Inst| is_sat_cvt(i) && parts(i).iter().any(|t| t.starts_with('u'));
-            any_inst(p, &|i| i.op.starts_with("abs.s")) && any_inst(p, &sat_to_unsigned)
-        }),
+        evidence: Evidence::Spec(
+            "abs.s32 of INT_MIN is INT_MIN, the two's-complement wrap-around: the PTX specification describes abs as |a| and does not state the result for the most negative value",
+        ),
+        expected: "abs.s32 of 0x80000000 is 0x80000000 (negative), which cvt.sat.u32.s32 clamps to 0: r1 = 0. ptxas drops the conversion and stores 0x80000000.",
     },
     Issue {
         id: "ptxas-cnot-shift-amount",
@@ -610,13 +490,13 @@ pub static ISSUES: &[Issue] = &[
                   instead ptxas clamps the amount (`IMNMX.U32 R0, R7, 0xffff`) and shifts by R0. Seed 1500492. A \
                   value mismatch (M = C != P).",
         case: "ptxas_cnot_shift_amount",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(ops::cnot, ops::shift16)),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let shift16 = |i: &Inst| (i.op.starts_with("shr.") || i.op.starts_with("shl.")) && i.op.ends_with("16");
-            any_inst(p, &|i| i.op.starts_with("cnot.")) && any_inst(p, &shift16)
-        }),
+        evidence: Evidence::Sass,
+        expected: "r1 = cnot(r0) is 0 or 1, so shr.b16 h0, 1, r1 gives 1 or 0 (1 for r0 != 0). ptxas shifts by R1, the stack pointer c[0x0][0x28], and gives 0.",
     },
     Issue {
         id: "ptxas-setp-abs-nan",
@@ -626,17 +506,17 @@ pub static ISSUES: &[Issue] = &[
                   > -6.2e14, but for a NaN f0 the ordered setp.lt is false. Seed 1508186. A value mismatch \
                   (M = C != P).",
         case: "ptxas_setp_abs_nan",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(ops::abs_f32, |i| {
+                    family(i) == "setp" && i.op.ends_with(".f32") && ops::has_imm(i)
+                })
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let compare_with_constant = |i: &Inst| {
-                i.op.starts_with("setp.")
-                    && i.op.ends_with(".f32")
-                    && i.srcs.iter().any(|s| matches!(s.op, Operand::Imm(_)))
-            };
-            any_inst(p, &|i| i.op == "abs.f32" || i.op == "abs.ftz.f32") && any_inst(p, &compare_with_constant)
-        }),
+        evidence: Evidence::Sass,
+        expected: "For a NaN f0, |f0| is a NaN and the ordered setp.lt.f32 is false: p0 = 0. ptxas folds it to true (1).",
     },
     Issue {
         id: "ptxas-cnot-sat",
@@ -647,10 +527,13 @@ pub static ISSUES: &[Issue] = &[
                   and r1 must be 1; ptxas compares 0xffffffff and gives -128. Seed 1700419. A value mismatch \
                   (M = C != P).",
         case: "ptxas_cnot_sat",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| w.feeds(ops::cnot, ops::is_sat_cvt)),
+        }],
         avoid: None,
-        program: Some(|p| any_inst(p, &|i| i.op.starts_with("cnot.")) && any_inst(p, &is_sat_cvt)),
+        evidence: Evidence::Sass,
+        expected: "cnot.b32 of 0 is 1, and cvt.sat.s8.u32 keeps 1: r1 = 1. ptxas compares -1 (0xffffffff) against 0x80 and clamps to -128 (0xffffff80).",
     },
     Issue {
         id: "ptxas-guarded-range",
@@ -660,17 +543,21 @@ pub static ISSUES: &[Issue] = &[
                   STG [R4+0x8], R9`): where p0 is set h0 keeps its loaded 16-bit value (0x17a) and cvt.u8.u8 must \
                   keep its low byte (0x7a). Seed 2103377. A value mismatch (M = C != P).",
         case: "ptxas_guarded_range",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| i.guard.is_some() && ops::is_sat_cvt(i),
+                    |i| {
+                        ops::cvt_types(i).is_some_and(|(d, s)| d == s && ops::NARROW_INTS.contains(&d))
+                            && parts(i).len() == 3
+                    },
+                )
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let guarded_sat = |i: &Inst| i.guard.is_some() && is_sat_cvt(i);
-            let narrowing_identity = |i: &Inst| {
-                let t = parts(i);
-                t.len() == 3 && t[0] == "cvt" && t[1] == t[2] && NARROW_INTS.contains(&t[1])
-            };
-            any_inst(p, &guarded_sat) && any_inst(p, &narrowing_identity)
-        }),
+        evidence: Evidence::Sass,
+        expected: "Where the guard p0 is set the cvt.sat does not run and h0 keeps its loaded 16-bit value (0x17a); cvt.u8.u8 r1, h0 keeps its low byte, 0x7a. ptxas stores h0 unmasked (0x17a).",
     },
     Issue {
         id: "ptxas-f16-bits-to-f16",
@@ -681,16 +568,18 @@ pub static ISSUES: &[Issue] = &[
                   cvt.f16.u16 converts the integer 0x3c00 = 15360 (0x7380). The mirror of ptxas-f16-bits-fold. \
                   Seed 2302953. A value mismatch (M = C != P).",
         case: "ptxas_f16_bits_to_f16",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::cvt_to(i, &["f16"]) && ops::cvt_from(i, &["f32", "f64"]),
+                    |i| ops::cvt_to(i, &["f16"]) && !ops::cvt_from(i, &["f16", "f32", "f64"]),
+                )
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let to_f16_from = |i: &Inst, int: bool| {
-                let t = parts(i);
-                t[0] == "cvt" && t.len() >= 2 && t[t.len() - 2] == "f16" && (t[t.len() - 1].starts_with('f') != int)
-            };
-            any_inst(p, &|i| to_f16_from(i, false)) && any_inst(p, &|i| to_f16_from(i, true))
-        }),
+        evidence: Evidence::Sass,
+        expected: "cvt.rp.f16.f32 of 1.0 gives the bits 0x3c00; cvt.rp.f16.u16 converts the integer 0x3c00 = 15360, which is 0x7380 in f16. ptxas stores 0x3c00.",
     },
     Issue {
         id: "ptxas-sqrt-f64-clobber",
@@ -702,13 +591,62 @@ pub static ISSUES: &[Issue] = &[
                   subroutine writes R8:R9 (`F2F.F64.F32 R8, R16; DMUL R8, R4, R10`): r0's upper half is the \
                   subroutine's (0x40100000 instead of 0). Seed 2500218. A value mismatch (M = C != P).",
         case: "ptxas_sqrt_f64_clobber",
-        kinds: &[Kind::OracleDiffers],
-        messages: &[],
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.live_across(
+                    |i| ops::is_cvt(i) && ops::has_narrow_int(i),
+                    |i| family(i) == "sqrt" && i.op.ends_with(".f64"),
+                )
+            }),
+        }],
         avoid: None,
-        program: Some(|p| {
-            let sqrt64 = |i: &Inst| i.op.starts_with("sqrt.r") && i.op.ends_with(".f64");
-            let narrow = |i: &Inst| is_cvt(i) && has_narrow_int(i);
-            any_inst(p, &sqrt64) && any_inst(p, &narrow)
-        }),
+        evidence: Evidence::Sass,
+        expected: "r0 = mul.wide.u16 1, h0 with h0 the u16 from cvt.rmi.u16.f32: its upper half is 0. ptxas keeps h0 in R9, which the square-root subroutine overwrites (DMUL R8, ...), and r0's upper half is 0x40100000.",
+    },
+    Issue {
+        id: "ptxas-sad16-stale-high",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 computes sad.u16 with VABSDIFF.U32 over a register whose upper half is stale\n\
+                  `cvt.rzi.sat.u16.f32 h0, f2; ...; sad.u16 h1, h0, 1, 0;` becomes `F2I.U16.TRUNC.NTZ R4, R4; \
+                  PRMT R13, R4, 0x7610, R13; VABSDIFF.U32 R8, R13, 0x1, RZ`: the PRMT keeps R13's upper half, \
+                  which an earlier FSEL R13 set to an f64's high word, and the absolute difference is taken \
+                  on all 32 bits: h0 = 0 gives 0xffff instead of 1. Seed 361 (generator r2, \
+                  --avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_sad16_stale_high",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::is_cvt(i) && ops::cvt_to(i, &ops::NARROW_INTS),
+                    |i| family(i) == "sad" && i.op.ends_with("16"),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "sad.u16 h1, h0, 1, 0 is |h0 - 1| + 0 on 16-bit values: h0 = 0 gives h1 = 1. ptxas's VABSDIFF.U32 \
+                   reads R13 = 0x40900000 | h0 and stores the low half of 0x408fffff, 0xffff.",
+    },
+    Issue {
+        id: "ptxas-abs-sat-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops abs.f32 of a saturated f32 result, assuming it is non-negative\n\
+                  `sub.rm.sat.f32 f2, f1, f2; ...; @!p abs.f32 f1, f2;` becomes `FADD.RM.SAT R10, -R0, R9; \
+                  FSEL R31, R10, R28, !P1` with no |R10|: a saturated result is in [0.0, 1.0], but -0.0 \
+                  is in that range (x - x rounded toward minus infinity is -0.0) and abs must clear its \
+                  sign. Seeds 3942 and 6223 (generator r2, --avoid-open-issues). The interpreter and \
+                  ptxc give +0.0, ptxas -0.0 (ptxc != ptxas, both accepted by the interpreter's rule \
+                  for the sign of a saturated zero).",
+        case: "ptxas_abs_sat_zero",
+        shows: &[Sign {
+            kind: Kind::CompilersDiffer,
+            how: How::Word(|w| w.feeds(ops::sat_f32, ops::abs_f32)),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "FADD/FFMA with .SAT keep the sign of a -0.0 result (the simulator's model, which the equivalence rule for saturated zeros also rests on); ptxas's SASS shows the abs dropped, and the stored value is wrong only if the hardware's saturating unit returns -0.0",
+        ),
+        expected: "abs.f32 clears the sign bit (PTX: abs takes the absolute value; |-0.0| = +0.0): f1 = +0.0 (0x00000000) where the saturated difference is -0.0. ptxas stores the saturated value itself, 0x80000000.",
     },
 ];
