@@ -1,0 +1,48 @@
+//! Kernel attributes that follow from the emitted code, written as ptxas 13.5 writes them
+//! (`docs/CUBIN.md`, section 4): `EIATTR_COOP_GROUP_INSTR_OFFSETS` with
+//! `EIATTR_COOP_GROUP_MASK_REGIDS`, and `EIATTR_CRS_STACK_SIZE`.
+
+use ptxc_mir::ir::{Function, Opcode};
+use ptxc_sass::isa::{Inst, Op, Role, Value};
+
+/// The mask "register id" ptxas records for a warp-synchronous instruction whose member
+/// mask it does not keep in a register (every full-mask `.sync` operation examined, and
+/// SHFL whatever its mask).
+pub const NO_MASK_REGISTER: u32 = 0xffff_ffff;
+
+/// Whether a VOTE reads the constant-true predicate (`VOTE.ANY R, PT, PT`: the active mask,
+/// or a vote of the constant 1).
+fn votes_pt(inst: &Inst) -> bool {
+    let i = inst.desc().operand_index(Role::PredSrc0);
+    i.is_some_and(|i| inst.operands[i].value == Value::Pred { idx: 7, neg: false })
+}
+
+/// Byte offsets of the instructions that implement PTX `shfl.sync`, `vote.sync` and
+/// `match.sync` (ptxas lists these in `EIATTR_COOP_GROUP_INSTR_OFFSETS`; `activemask`'s VOTE
+/// is not listed). ptxc emits SHFL, VOTE and MATCH only for warp operations; a VOTE of the
+/// constant-true predicate is `activemask` unless the kernel has no `activemask` but votes.
+pub fn coop_group_offsets(f: &Function, insts: &[Inst]) -> Vec<u32> {
+    let has = |ops: &[Opcode]| f.insts.values().any(|d| ops.contains(&d.op));
+    let activemask = has(&[Opcode::Activemask]);
+    let votes = has(&[Opcode::VoteAll, Opcode::VoteAny, Opcode::VoteUni, Opcode::VoteBallot]);
+    insts
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| match i.desc().op {
+            Op::Shfl | Op::Match => true,
+            Op::Vote => votes && (!activemask || !votes_pt(i)),
+            _ => false,
+        })
+        .map(|(n, _)| 16 * n as u32)
+        .collect()
+}
+
+/// `EIATTR_CRS_STACK_SIZE`: ptxas 13.5 writes 0 for the kernels whose code saves or uses the
+/// convergence state (BSSY with BMOV, WARPSYNC) or calls subroutines; ptxc's code never
+/// calls, so the BSSY and WARPSYNC it emits decide.
+pub fn crs_stack_size(insts: &[Inst]) -> Option<u32> {
+    insts
+        .iter()
+        .any(|i| matches!(i.desc().op, Op::Bssy | Op::Warpsync | Op::Call))
+        .then_some(0)
+}
