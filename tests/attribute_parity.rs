@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 
 /// Known differences: (file stem, section, attributes only ptxas writes, attributes only
 /// ptxc writes); a file ptxc cannot compile is listed with section `(compile)` and its
-/// error. The causes: ptxc inlines `.func` calls and ptxas's slow-path subroutines
-/// (`CRS_STACK_SIZE` missing: call, call_rnd, extern_shared_call, multiple_return, rcp_f64,
-/// shared_unify_*, vector); ptxc emits BSSY where ptxas needs none (`CRS_STACK_SIZE` extra:
+/// error. The causes: ptxc inlines ptxas's slow-path subroutine of `rcp.rn.f64`
+/// (`CRS_STACK_SIZE` missing in rcp_f64); ptxc emits BSSY where ptxas needs none (`CRS_STACK_SIZE` extra:
 /// dgemm_small, dynamic_shared, matmul_tiled, nbody_f32, scan_block, uniform_params,
 /// warp_shuffle_reduce, two Kokkos kernels); ptxc does not aggregate atomics per warp
 /// (`INT_WARP_WIDE_INSTR_OFFSETS`); ptxc does not compile calls to driver functions
@@ -30,34 +29,7 @@ const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
         &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
         &[],
     ),
-    ("call", ".nv.info.call", &["EIATTR_CRS_STACK_SIZE"], &[]),
-    ("call_rnd", ".nv.info.call_rnd", &["EIATTR_CRS_STACK_SIZE"], &[]),
-    (
-        "extern_shared_call",
-        ".nv.info.extern_shared_call",
-        &["EIATTR_CRS_STACK_SIZE"],
-        &[],
-    ),
-    (
-        "multiple_return",
-        ".nv.info.multiple_return",
-        &["EIATTR_CRS_STACK_SIZE"],
-        &[],
-    ),
     ("rcp_f64", ".nv.info.rcp_f64", &["EIATTR_CRS_STACK_SIZE"], &[]),
-    (
-        "shared_unify_extern",
-        ".nv.info.shared_unify_extern",
-        &["EIATTR_CRS_STACK_SIZE"],
-        &[],
-    ),
-    (
-        "shared_unify_local",
-        ".nv.info.shared_unify_local",
-        &["EIATTR_CRS_STACK_SIZE"],
-        &[],
-    ),
-    ("vector", ".nv.info.vector", &["EIATTR_CRS_STACK_SIZE"], &[]),
     (
         "atomics_shared",
         ".nv.info.atomics_shared",

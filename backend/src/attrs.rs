@@ -38,11 +38,12 @@ pub fn coop_group_offsets(f: &Function, insts: &[Inst]) -> Vec<u32> {
 }
 
 /// `EIATTR_CRS_STACK_SIZE`: ptxas 13.5 writes 0 for the kernels whose code saves or uses the
-/// convergence state (BSSY with BMOV, WARPSYNC) or calls subroutines; ptxc's code never
-/// calls, so the BSSY and WARPSYNC it emits decide.
-pub fn crs_stack_size(insts: &[Inst]) -> Option<u32> {
-    insts
+/// convergence state (BSSY with BMOV, WARPSYNC) or calls subroutines. ptxc inlines the
+/// device functions a kernel calls, where ptxas calls them: such a kernel gets the attribute
+/// too, and otherwise the BSSY and WARPSYNC ptxc emits decide.
+pub fn crs_stack_size(f: &Function, insts: &[Inst]) -> Option<u32> {
+    let converges = insts
         .iter()
-        .any(|i| matches!(i.desc().op, Op::Bssy | Op::Warpsync | Op::Call))
-        .then_some(0)
+        .any(|i| matches!(i.desc().op, Op::Bssy | Op::Warpsync | Op::Call));
+    (f.calls_functions || converges).then_some(0)
 }

@@ -354,7 +354,7 @@ fn kernel_image(f: &Function, vars: &KernelVars, k: CompiledKernel) -> KernelIma
     img.reg_count = cubin::register_count(k.highest_gpr);
     img.coop_group_offsets = crate::attrs::coop_group_offsets(f, &k.assembled.insts);
     img.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; img.coop_group_offsets.len()];
-    img.crs_stack_size = crate::attrs::crs_stack_size(&k.assembled.insts);
+    img.crs_stack_size = crate::attrs::crs_stack_size(f, &k.assembled.insts);
     img.exit_offsets = k.assembled.exit_offsets;
     img.num_barriers = barriers_used(f);
     img.shared_size = vars.shared_size;
