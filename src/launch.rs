@@ -245,6 +245,10 @@ pub struct LaunchSpec {
     /// Initial contents of module variables (`__device__` / `__constant__`) by name, like
     /// `cudaMemcpyToSymbol`.
     pub symbols: BTreeMap<String, BufferInit>,
+    /// Limits of the driver-provided device functions: `malloc_heap_size` (bytes of the
+    /// `malloc` heap, as `cudaLimitMallocHeapSize`) and `printf_fifo_size` (bytes of the
+    /// printf buffer, as `cudaLimitPrintfFifoSize`); CUDA's defaults when absent.
+    pub limits: ptxc_sim::driver::Limits,
 }
 
 /// Reads and checks a launch specification file.
@@ -259,7 +263,7 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
     let root: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| format!("invalid TOML: {e}"))?;
-    const KEYS: [&str; 7] = [
+    const KEYS: [&str; 9] = [
         "kernel",
         "grid",
         "block",
@@ -267,6 +271,8 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
         "params",
         "buffers",
         "symbols",
+        "malloc_heap_size",
+        "printf_fifo_size",
     ];
     if let Some(k) = root.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("unknown key `{k}` (expected one of {})", KEYS.join(", ")));
@@ -287,6 +293,11 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
             ));
         }
     };
+    let defaults = ptxc_sim::driver::Limits::default();
+    let limits = ptxc_sim::driver::Limits {
+        malloc_heap_size: byte_count(&root, "malloc_heap_size")?.unwrap_or(defaults.malloc_heap_size),
+        printf_fifo_size: byte_count(&root, "printf_fifo_size")?.unwrap_or(defaults.printf_fifo_size),
+    };
     let symbols = sections(&root, base, "symbols")?;
     let buffers = sections(&root, base, "buffers")?;
     let params = params(&root, &buffers)?;
@@ -298,7 +309,17 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
         params,
         buffers,
         symbols,
+        limits,
     })
+}
+
+/// An optional positive byte count (`malloc_heap_size = 1048576`).
+fn byte_count(root: &toml::Table, key: &str) -> Result<Option<u64>, String> {
+    match root.get(key) {
+        None => Ok(None),
+        Some(toml::Value::Integer(i)) if *i > 0 => Ok(Some(*i as u64)),
+        Some(v) => Err(format!("`{key}` must be a positive number of bytes, found {v}")),
+    }
 }
 
 fn dims(root: &toml::Table, key: &str) -> Result<[u32; 3], String> {

@@ -101,6 +101,10 @@ enum Command {
         /// Fault after this many warp instructions (catches infinite loops; default 2^32).
         #[arg(long)]
         max_instructions: Option<u64>,
+        /// Write the kernel's printf and assertion output to this file instead of standard
+        /// output.
+        #[arg(long, value_name = "FILE")]
+        printf_out: Option<PathBuf>,
     },
     /// Behave as NVIDIA's ptxas for sm_75: `ptxc ptxas [ptxas options] IN.ptx` (also when the
     /// executable is invoked as `ptxas`); `ptxc ptxas --help` lists the options.
@@ -251,6 +255,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 config,
                 engine: ptxc_sim::Engine::Timed,
                 trace: false,
+                printf: ptxc::run::PrintfSink::Stdout,
             };
             let spec = ptxc::launch::load(&launch)?;
             let src = read_text(&input)?;
@@ -284,6 +289,7 @@ fn run(cli: Cli) -> Result<(), String> {
             mode,
             trace,
             max_instructions,
+            printf_out,
         } => {
             let mut config = ptxc_sim::Config::by_name(&device)
                 .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
@@ -301,6 +307,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 config,
                 engine,
                 trace: trace.is_some(),
+                printf: match printf_out {
+                    Some(p) => ptxc::run::PrintfSink::File(p),
+                    None => ptxc::run::PrintfSink::Stdout,
+                },
             };
             let spec = ptxc::launch::load(&launch)?;
             if run_engine == Engine::Mir {
@@ -356,6 +366,9 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 fn report(result: &ptxc::run::RunOutput, out: Option<&Path>, stats: Option<&Path>) -> Result<(), String> {
+    for r in &result.driver_reports {
+        eprintln!("warning: {r}");
+    }
     for (name, a) in &result.buffers {
         println!(
             "{name}: {} x {} = {}",

@@ -15,6 +15,53 @@ pub struct RunOutput {
     pub stats: Stats,
     /// The timeline, if requested.
     pub trace: Option<Trace>,
+    /// What the kernel printed (printf, failed assertions), also when it went to a sink.
+    pub printf: String,
+    /// What the driver reported: failed `malloc`s, overwritten printf records.
+    pub driver_reports: Vec<String>,
+}
+
+/// Where kernel printf output goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum PrintfSink {
+    /// Only into [`RunOutput::printf`] (and into the error message if the launch fails).
+    #[default]
+    Collect,
+    /// Standard output, as CUDA prints it.
+    Stdout,
+    /// A file (created or truncated).
+    File(std::path::PathBuf),
+}
+
+impl PrintfSink {
+    /// Writes `text` to the sink.
+    fn write(&self, text: &str) -> Result<(), String> {
+        match self {
+            PrintfSink::Collect => Ok(()),
+            PrintfSink::Stdout => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                out.write_all(text.as_bytes())
+                    .and_then(|()| out.flush())
+                    .map_err(|e| e.to_string())
+            }
+            PrintfSink::File(p) => std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display())),
+        }
+    }
+}
+
+/// The driver's output after a launch: written to the sink; the reports.
+fn flush_driver(dev: &mut Device, sink: &PrintfSink) -> Result<(String, Vec<String>), String> {
+    let out = dev.flush_output();
+    sink.write(&out.printf)?;
+    let mut reports = out.reports;
+    if out.overwritten > 0 {
+        reports.push(format!(
+            "{} printf record(s) overwritten: the printf buffer is full (printf_fifo_size in the launch spec sets its size)",
+            out.overwritten
+        ));
+    }
+    Ok((out.printf, reports))
 }
 
 /// How to run.
@@ -26,12 +73,15 @@ pub struct RunOptions {
     pub engine: Engine,
     /// Collect a timeline (timed engine).
     pub trace: bool,
+    /// Where kernel printf output goes.
+    pub printf: PrintfSink,
 }
 
 /// Runs the kernel of `spec` from the cubin `module`.
 pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOutput, String> {
     let config = opts.config.clone();
     let mut dev = Device::new(config);
+    dev.set_limits(spec.limits).map_err(|e| e.to_string())?;
     let mut m = dev.load(module).map_err(|e| e.to_string())?;
     for (name, init) in &spec.symbols {
         let bytes = init.materialize()?.bytes;
@@ -53,9 +103,16 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
         dynamic_shared: spec.dynamic_shared_bytes,
     };
     let mut trace = opts.trace.then(Trace::default);
-    let stats = dev
-        .launch_with(&m, &spec.kernel, &dims, &block, opts.engine, trace.as_mut())
-        .map_err(|e| e.to_string())?;
+    let launched = dev.launch_with(&m, &spec.kernel, &dims, &block, opts.engine, trace.as_mut());
+    let (printf, driver_reports) = flush_driver(&mut dev, &opts.printf)?;
+    let stats = launched.map_err(|e| {
+        let mut msg: String = driver_reports.iter().map(|r| format!("{r}\n")).collect();
+        msg += &e.to_string();
+        if opts.printf == PrintfSink::Collect && !printf.is_empty() {
+            msg = format!("{msg}\nkernel output before the fault:\n{printf}");
+        }
+        msg
+    })?;
     for (name, a) in arrays.iter_mut() {
         a.bytes = dev.read(addrs[name], a.bytes.len()).map_err(|e| e.to_string())?;
     }
@@ -63,6 +120,8 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
         buffers: arrays,
         stats,
         trace,
+        printf,
+        driver_reports,
     })
 }
 
@@ -137,6 +196,8 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, spec: &LaunchSpec, config: Config)
         buffers: arrays,
         stats,
         trace: None,
+        printf: String::new(),
+        driver_reports: Vec::new(),
     })
 }
 

@@ -220,6 +220,7 @@ impl Launch {
             params,
             buffers,
             symbols: Default::default(),
+            limits: Default::default(),
         }
     }
 }

@@ -108,6 +108,7 @@ fn spec(kernel: &str, n_out: usize, dir: &Path) -> LaunchSpec {
             .collect(),
         buffers,
         symbols: BTreeMap::new(),
+        limits: Default::default(),
     }
 }
 

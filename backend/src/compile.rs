@@ -347,6 +347,7 @@ fn finish_kernel(
 ) -> Result<FinishedKernel, BackendError> {
     let vars = module_vars.kernel(&f);
     let mut image = kernel_shell(&f, &vars);
+    let facts = crate::attrs::MirFacts::of(&f);
     let mut texts = Vec::new();
     let k = compile_kernel(f, &vars, opts, &mut |stage, text| {
         if wanted(stage) {
@@ -363,6 +364,9 @@ fn finish_kernel(
     code.shrink_to_fit();
     image.code = code;
     image.reg_count = cubin::register_count(k.highest_gpr);
+    image.coop_group_offsets = crate::attrs::coop_group_offsets(&facts, &k.assembled.insts);
+    image.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; image.coop_group_offsets.len()];
+    image.crs_stack_size = crate::attrs::crs_stack_size(&facts, &k.assembled.insts);
     image.exit_offsets = k.assembled.exit_offsets;
     image.frame_size = k.frame_size;
     if k.frame_size > 0 {

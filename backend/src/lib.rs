@@ -2,6 +2,7 @@
 //! scheduling and control codes, emitting instructions of the SASS machine layer
 //! (`ptxc-sass`), which encodes them and writes the cubin.
 
+pub mod attrs;
 pub mod compile;
 pub mod emit;
 pub mod isel;

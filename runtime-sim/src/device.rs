@@ -1,6 +1,7 @@
 //! The simulator's public API: a device with memory, modules and launches.
 
 use crate::config::Config;
+use crate::driver::{DriverOutput, Limits};
 use crate::error::SimError;
 use crate::exec::{self, ConstBanks, LaunchDims};
 use crate::memory::{Access, GlobalMemory, GlobalView};
@@ -107,6 +108,26 @@ impl Device {
     /// Writes as a kernel's store does (see [`Device::kernel_read`]).
     pub fn kernel_write(&mut self, addr: u64, data: &[u8]) -> Access {
         GlobalView::direct(&mut self.memory).write(addr, data)
+    }
+
+    /// Sets the limits of the driver-provided functions (`cudaDeviceSetLimit` with
+    /// `cudaLimitMallocHeapSize` / `cudaLimitPrintfFifoSize`). The heap size cannot change
+    /// once a kernel has allocated from it, as in CUDA.
+    pub fn set_limits(&mut self, limits: Limits) -> Result<(), SimError> {
+        let d = &mut self.memory.driver;
+        if d.heap.reserved() && limits.malloc_heap_size != d.limits.malloc_heap_size {
+            return Err(SimError::BadLaunch(
+                "the malloc heap size cannot change after a kernel has used the heap".into(),
+            ));
+        }
+        d.limits = limits;
+        Ok(())
+    }
+
+    /// What kernels printed (printf, failed assertions) and the driver reported since the
+    /// last call: the synchronisation that flushes the printf buffer.
+    pub fn flush_output(&mut self) -> DriverOutput {
+        self.memory.driver.flush()
     }
 
     /// Loads a cubin: decodes its kernels and places its module variables in global memory.

@@ -74,6 +74,13 @@ pub enum SimError {
     /// The instruction limit was reached.
     #[error("{at}: instruction limit of {limit} warp instructions reached (infinite loop?)")]
     Limit { at: Location, limit: u64 },
+    /// `__assertfail`: a device-side assertion failed (CUDA's `cudaErrorAssert`).
+    #[error("{at}: device-side assert triggered: {message}")]
+    Assert { at: Location, message: String },
+    /// `free` of a pointer the heap does not own (a double free, or a pointer `malloc`
+    /// did not return).
+    #[error("{at}: {message}")]
+    Heap { at: Location, message: String },
     /// `BPT.TRAP` / `trap`.
     #[error("{at}: trap")]
     Trap { at: Location },

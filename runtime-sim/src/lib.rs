@@ -6,6 +6,7 @@
 pub mod config;
 pub mod decoded;
 pub mod device;
+pub mod driver;
 pub mod error;
 pub mod exec;
 pub mod fp;

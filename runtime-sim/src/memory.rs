@@ -14,6 +14,7 @@
 //! several SMs run in parallel; the overlays are merged back in a fixed order, so results do
 //! not depend on the number of threads.
 
+use crate::driver::DriverState;
 use crate::error::SimError;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -51,6 +52,8 @@ pub struct GlobalMemory {
     next: u64,
     /// Stray accesses (past an allocation, inside its granule) fault.
     pub strict: bool,
+    /// The state of the driver-provided device functions (heap, printf buffer).
+    pub driver: DriverState,
 }
 
 impl Default for GlobalMemory {
@@ -74,6 +77,7 @@ impl GlobalMemory {
             allocs: Vec::new(),
             next: base.next_multiple_of(GRANULE).max(GRANULE),
             strict: false,
+            driver: DriverState::default(),
         }
     }
 
@@ -99,6 +103,17 @@ impl GlobalMemory {
     /// The address the next allocation would start at.
     pub fn next_address(&self) -> u64 {
         self.next
+    }
+
+    /// `malloc` on the device heap, reserving its region (`malloc_heap_size` bytes) on first
+    /// use; `None` when the request does not fit.
+    pub fn heap_alloc(&mut self, size: u64) -> Option<u64> {
+        if !self.driver.heap.reserved() {
+            let limit = self.driver.limits.malloc_heap_size;
+            let base = self.alloc(limit as usize);
+            self.driver.heap.reserve(base, limit);
+        }
+        self.driver.heap.alloc(size)
     }
 
     /// Allocates `size` zeroed bytes and returns the device address.
@@ -358,6 +373,23 @@ impl GlobalView<'_> {
     /// A view straight onto `mem`.
     pub fn direct(mem: &mut GlobalMemory) -> GlobalView<'_> {
         GlobalView::Direct { mem, hint: 0 }
+    }
+
+    /// The driver functions' state; `None` in a private overlay (CTAs running in parallel
+    /// never call them: such kernels run on the memory itself).
+    pub fn driver(&mut self) -> Option<&mut DriverState> {
+        match self {
+            GlobalView::Direct { mem, .. } => Some(&mut mem.driver),
+            GlobalView::Overlay { .. } => None,
+        }
+    }
+
+    /// `malloc` on the device heap (see [`GlobalMemory::heap_alloc`]); `None` in an overlay.
+    pub fn heap_alloc(&mut self, size: u64) -> Option<u64> {
+        match self {
+            GlobalView::Direct { mem, .. } => mem.heap_alloc(size),
+            GlobalView::Overlay { .. } => None,
+        }
     }
 
     /// Reads `out.len()` (at most 16, naturally aligned) bytes at `addr`.

@@ -119,6 +119,9 @@ fn place_globals(m: &CubinModule, mem: &mut GlobalMemory) -> (Symbols, Vec<Globa
             const_offset: (g.space == GlobalSpace::Const).then_some(g.offset),
         });
     }
+    for (f, name) in crate::driver::DRIVER_FNS {
+        addrs.insert(name.to_string(), f.addr());
+    }
     addrs.insert(".nv.global.init".into(), init_base);
     addrs.insert(".nv.global".into(), zero_base);
     addrs.insert(".nv.constant3".into(), const_base);
@@ -220,6 +223,12 @@ fn decode_code(arch: Arch, code: &[u8]) -> Vec<Decoded> {
 /// Whether an instruction suggests CTAs talking to each other through global memory.
 fn communicates(d: &Decoded) -> bool {
     let Some(inst) = &d.inst else { return false };
+    // A call through a register may reach a driver function (printf, malloc): their
+    // buffer and heap are device-wide.
+    let register = |s: &crate::decoded::SrcOp| matches!(s.src, crate::decoded::Src::Reg(_));
+    if d.op == Op::Call && (register(&d.a) || register(&d.b)) {
+        return true;
+    }
     let scope_wide = || {
         inst.get_mod::<Scope>()
             .is_none_or(|s| !matches!(s, Scope::Cta | Scope::Sm))

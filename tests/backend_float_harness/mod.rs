@@ -366,6 +366,7 @@ pub fn run_cubin(cubin: &[u8], k: &OpKernel, inputs: &[[u64; 3]], dir: &std::pat
         params,
         buffers,
         symbols: Default::default(),
+        limits: Default::default(),
     };
     let out = ptxc::run::run(cubin, &spec, &Default::default())?;
     if out.stats.hazards > 0 {

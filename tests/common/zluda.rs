@@ -110,6 +110,7 @@ impl Case {
             params,
             buffers,
             symbols: BTreeMap::new(),
+            limits: Default::default(),
         }
     }
 

@@ -95,6 +95,9 @@ pub struct Function {
     pub srclocs: SecondaryMap<Inst, SrcLoc>,
     /// The position new instructions get (the lowering sets it to each PTX instruction's).
     pub cur_srcloc: SrcLoc,
+    /// The PTX kernel calls a device function (inlined by the lowering); ptxas keeps such
+    /// calls as subroutines, which decides some of the attributes it writes.
+    pub calls_functions: bool,
 }
 
 impl Function {

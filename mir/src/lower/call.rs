@@ -109,6 +109,7 @@ impl<'a> Lowerer<'a> {
                 inst.span,
             ));
         }
+        self.func.calls_functions = true;
         let bindings = args
             .iter()
             .zip(&callee.params)

@@ -1,11 +1,13 @@
 //! Control flow and synchronisation: BRA, BRX, JMP, EXIT, BSSY/BSYNC/BMOV/BREAK
 //! (convergence barriers), WARPSYNC, CALL/RET, BAR (CTA barriers: sync, arrive, reductions),
 //! B2R, BPT, and the instructions without a functional effect (NOP, DEPBAR, MEMBAR, ...).
+//! A CALL to the address of a driver-provided function runs it ([`crate::driver`]).
 //!
 //! Control-flow functions move program counters themselves: lanes that do not take a
 //! branch advance to the next instruction.
 
 use crate::decoded::{Decoded, Src};
+use crate::driver::DriverFn;
 use crate::error::SimError;
 use crate::exec::ctx::{CtaShared, Ctx};
 use crate::exec::warp::{WARP, Warp, lanes};
@@ -148,6 +150,19 @@ pub fn call(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
     let register = [&d.a, &d.b]
         .into_iter()
         .any(|s| matches!(s.src, Src::Reg(_) | Src::UReg(_)));
+    if register && t != 0 {
+        let s = if d.a.present() { &d.a } else { &d.b };
+        let first = ctx.src64(w, s, t.trailing_zeros() as usize);
+        if let Some(f) = DriverFn::at(first) {
+            if lanes(t).any(|l| ctx.src64(w, s, l) != first) {
+                return Err(SimError::Unsupported {
+                    at: ctx.at(w, t.trailing_zeros() as usize, d.pc),
+                    what: "an indirect call whose lanes call different driver functions".into(),
+                });
+            }
+            return crate::driver::call(ctx, w, d, f, group, t);
+        }
+    }
     match d.target {
         Some(target) if !register => {
             w.jump(t, d.pc, target);

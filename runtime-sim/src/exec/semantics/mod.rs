@@ -18,7 +18,7 @@ mod uniform;
 mod warp_ops;
 
 pub use flow::{bar_count, bar_id, release_barriers, release_convergence};
-pub use mem::{Space, address_of, space_of, space_of_op};
+pub use mem::{Space, address_of, read_bytes, space_of, space_of_op, write_bytes};
 
 use super::ctx::Ctx;
 use super::warp::{Row, WARP, Warp, lanes};

@@ -1,0 +1,367 @@
+//! Attribute parity with ptxas: for every kernel of the conformance set, the CUDA C kernel
+//! set (`tests/kernels`) and the corpus that both compilers accept, the attributes of
+//! `.nv.info` and of each `.nv.info.<kernel>` (as `cuobjdump -elf` names them) are the same
+//! set in ptxc's cubin as in ptxas's, except for the differences listed in [`KNOWN`], which
+//! must match exactly (a fixed gap fails the test until it is removed from the list). The
+//! offsets of ptxc's `EIATTR_COOP_GROUP_INSTR_OFFSETS` must name its SHFL, VOTE and MATCH
+//! instructions, with one mask record each.
+
+mod common;
+
+use common::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Known differences: (file stem, section, attributes only ptxas writes, attributes only
+/// ptxc writes); a file ptxc cannot compile is listed with section `(compile)` and its
+/// error. The causes: ptxc inlines ptxas's slow-path subroutine of `rcp.rn.f64`
+/// (`CRS_STACK_SIZE` missing in rcp_f64); ptxc emits BSSY where ptxas needs none (`CRS_STACK_SIZE` extra:
+/// dgemm_small, dynamic_shared, matmul_tiled, nbody_f32, scan_block, uniform_params,
+/// warp_shuffle_reduce, two Kokkos kernels); ptxc does not aggregate atomics per warp
+/// (`INT_WARP_WIDE_INSTR_OFFSETS`); ptxc does not compile calls to driver functions
+/// (hello; `EXTERNS`/`SYSCALL_OFFSETS` of the Kokkos kernels that call `__assertfail`,
+/// which ptxc turns into a trap); ptxc drops unused `%ctaid.z` reads (`CTAIDZ_USED`) and
+/// does not write `UNUSED_LOAD_BYTE_OFFSET`.
+const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
+    (
+        "atom_add",
+        ".nv.info.atom_add",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    ("rcp_f64", ".nv.info.rcp_f64", &["EIATTR_CRS_STACK_SIZE"], &[]),
+    (
+        "atomics_shared",
+        ".nv.info.atomics_shared",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    ("dgemm_small", ".nv.info.dgemm_small", &[], &["EIATTR_CRS_STACK_SIZE"]),
+    (
+        "dynamic_shared",
+        ".nv.info.dynamic_shared",
+        &[],
+        &["EIATTR_CRS_STACK_SIZE"],
+    ),
+    (
+        "fences_volatile",
+        ".nv.info.fences_volatile",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    (
+        "histogram_atomic",
+        ".nv.info.histogram_atomic",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    ("matmul_tiled", ".nv.info.matmul_tiled", &[], &["EIATTR_CRS_STACK_SIZE"]),
+    (
+        "nbody_f32",
+        ".nv.info.nbody_f32",
+        &["EIATTR_UNUSED_LOAD_BYTE_OFFSET"],
+        &["EIATTR_CRS_STACK_SIZE"],
+    ),
+    ("scan_block", ".nv.info.scan_block", &[], &["EIATTR_CRS_STACK_SIZE"]),
+    ("special_regs", ".nv.info.special_regs", &["EIATTR_CTAIDZ_USED"], &[]),
+    (
+        "uniform_params",
+        ".nv.info.uniform_params",
+        &[],
+        &["EIATTR_CRS_STACK_SIZE"],
+    ),
+    (
+        "warp_shuffle_reduce",
+        ".nv.info.warp_shuffle_reduce",
+        &[],
+        &["EIATTR_CRS_STACK_SIZE"],
+    ),
+    (
+        "ptx90parser__hello",
+        "(compile)",
+        &["error: `vprintf` has no body to call"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEENS_11LayoutRightESB_Li4EiEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE2ELST_2EEENS_9IndexTypeIiEEEEESB_EEEEvT_",
+        &["EIATTR_CTAIDZ_USED"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEENS_11LayoutRightESB_Li4ElEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE2ELST_2EEENS_9IndexTypeIlEEEEESB_EEEEvT_",
+        &["EIATTR_CTAIDZ_USED"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEES9_SB_Li4EiEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE1ELSS_1EEENS_9IndexTypeIiEEEEESB_EEEEvT_",
+        &["EIATTR_CTAIDZ_USED"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEES9_SB_Li4ElEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE1ELSS_1EEENS_9IndexTypeIlEEEEESB_EEEEvT_",
+        &["EIATTR_CTAIDZ_USED"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi1EdLi2EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi2EdLi3EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi3EdLi4EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE23copy_constrained_valuesINS3_13LinearAlgebra11distributed6VectorIdNS3_11MemorySpace7DefaultEEEEEvRKT_RSE_EUliE_NS_11RangePolicyIJNS_4CudaEEEESK_EEEEvSE_",
+        &[],
+        &["EIATTR_CRS_STACK_SIZE"],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi1EdLi2EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi2EdLi3EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi3EdLi4EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
+        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE23copy_constrained_valuesINS3_13LinearAlgebra11distributed6VectorIdNS3_11MemorySpace7DefaultEEEEEvRKT_RSE_EUliE_NS_11RangePolicyIJNS_4CudaEEEESK_EEEEvSE_",
+        &[],
+        &["EIATTR_CRS_STACK_SIZE"],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi1EdLi2EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
+        &[
+            "EIATTR_EXTERNS",
+            "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
+            "EIATTR_SYSCALL_OFFSETS",
+        ],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi2EdLi3EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
+        &[
+            "EIATTR_EXTERNS",
+            "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
+            "EIATTR_SYSCALL_OFFSETS",
+        ],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi3EdLi4EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
+        &[
+            "EIATTR_EXTERNS",
+            "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
+            "EIATTR_SYSCALL_OFFSETS",
+        ],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi1EdLi2EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
+        &[
+            "EIATTR_EXTERNS",
+            "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
+            "EIATTR_SYSCALL_OFFSETS",
+        ],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi2EdLi3EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
+        &[
+            "EIATTR_EXTERNS",
+            "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
+            "EIATTR_SYSCALL_OFFSETS",
+        ],
+        &[],
+    ),
+    (
+        "ptx90parser__matrix_free_device_matrix_vector",
+        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi3EdLi4EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
+        &[
+            "EIATTR_EXTERNS",
+            "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
+            "EIATTR_SYSCALL_OFFSETS",
+        ],
+        &[],
+    ),
+];
+
+/// Attribute names per `.nv.info*` section of a cubin, from `cuobjdump -elf`.
+fn attributes(cubin: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let o = oracle("cuobjdump", &["-elf", cubin.to_str().unwrap()]);
+    assert!(o.status.success(), "cuobjdump: {}", text(&o.stderr));
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut section: Option<String> = None;
+    for line in text(&o.stdout).lines() {
+        if !line.starts_with(['\t', ' ']) && !line.is_empty() {
+            section = line.starts_with(".nv.info").then(|| line.trim().to_string());
+            if let Some(s) = &section {
+                out.entry(s.clone()).or_default();
+            }
+            continue;
+        }
+        if let (Some(s), Some(name)) = (&section, line.trim().strip_prefix("Attribute:")) {
+            out.get_mut(s).unwrap().insert(name.trim().to_string());
+        }
+    }
+    out
+}
+
+/// A cuobjdump value line of `attr` in `section` as numbers.
+fn values(cubin: &Path, section: &str, attr: &str) -> Vec<u64> {
+    let o = oracle("cuobjdump", &["-elf", cubin.to_str().unwrap()]);
+    let t = text(&o.stdout);
+    let mut in_section = false;
+    let mut hit = false;
+    for line in t.lines() {
+        if !line.starts_with(['\t', ' ']) && !line.is_empty() {
+            in_section = line.trim() == section;
+            continue;
+        }
+        let l = line.trim();
+        if in_section && l.strip_prefix("Attribute:").is_some_and(|a| a.trim() == attr) {
+            hit = true;
+        } else if hit && let Some(v) = l.strip_prefix("Value:") {
+            return v
+                .split_whitespace()
+                .filter_map(|x| u64::from_str_radix(x.trim_start_matches("0x"), 16).ok())
+                .collect();
+        }
+    }
+    Vec::new()
+}
+
+fn inputs() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in [
+        ptxc_testkit::conformance_dir(),
+        root().join("tests/kernels"),
+        ptxc_testkit::corpus_dir(),
+    ] {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    files
+}
+
+#[test]
+fn attribute_sets_equal_ptxas_on_the_three_kernel_sets() {
+    let dir = scratch("attribute_parity");
+    let mut seen = Vec::new();
+    let mut compared = 0;
+    for ptx in inputs() {
+        let stem = ptx.file_stem().unwrap().to_str().unwrap().to_string();
+        let theirs = dir.join(format!("{stem}.ptxas.cubin"));
+        let ours = dir.join(format!("{stem}.ptxc.cubin"));
+        let o = oracle(
+            "ptxas",
+            &[
+                "-arch=sm_75",
+                "-O3",
+                ptx.to_str().unwrap(),
+                "-o",
+                theirs.to_str().unwrap(),
+            ],
+        );
+        if !o.status.success() {
+            continue; // ptxas refuses two corpus files (documented in the corpus README).
+        }
+        let o = ptxc(&["compile", ptx.to_str().unwrap(), "-o", ours.to_str().unwrap()]);
+        if !o.status.success() {
+            let first = text(&o.stderr).lines().next().unwrap_or_default().to_string();
+            seen.push((stem.clone(), "(compile)".into(), vec![first], Vec::new()));
+            continue;
+        }
+        let (a, c) = (attributes(&theirs), attributes(&ours));
+        for section in a.keys().chain(c.keys()).collect::<BTreeSet<_>>() {
+            compared += 1;
+            let (sa, sc) = (
+                a.get(section).cloned().unwrap_or_default(),
+                c.get(section).cloned().unwrap_or_default(),
+            );
+            let only_a: Vec<String> = sa.difference(&sc).cloned().collect();
+            let only_c: Vec<String> = sc.difference(&sa).cloned().collect();
+            if !only_a.is_empty() || !only_c.is_empty() {
+                seen.push((stem.clone(), section.clone(), only_a, only_c));
+            }
+            if sc.contains("EIATTR_COOP_GROUP_INSTR_OFFSETS") {
+                check_coop_offsets(&ours, section);
+            }
+        }
+    }
+    let known: Vec<(String, String, Vec<String>, Vec<String>)> = KNOWN
+        .iter()
+        .map(|(f, s, a, c)| {
+            let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect();
+            (f.to_string(), s.to_string(), v(a), v(c))
+        })
+        .collect();
+    let report: Vec<String> = seen.iter().map(|d| format!("{d:?}")).collect();
+    assert_eq!(
+        seen,
+        known,
+        "{} of {compared} sections differ:\n{}",
+        seen.len(),
+        report.join("\n")
+    );
+}
+
+/// ptxc's COOP_GROUP offsets name SHFL/VOTE/MATCH instructions, one mask record each.
+fn check_coop_offsets(cubin: &Path, section: &str) {
+    let offsets = values(cubin, section, "EIATTR_COOP_GROUP_INSTR_OFFSETS");
+    let masks = values(cubin, section, "EIATTR_COOP_GROUP_MASK_REGIDS");
+    assert_eq!(offsets.len(), masks.len(), "{section}");
+    let o = ptxc(&["disasm", cubin.to_str().unwrap()]);
+    let listing = text(&o.stdout);
+    let kernel = section.trim_start_matches(".nv.info.");
+    let body = listing
+        .split(".text.")
+        .find(|s| s.starts_with(kernel) && s[kernel.len()..].starts_with(['\n', ' ', ':', '\r']))
+        .unwrap_or_else(|| panic!("{kernel} not in the listing"));
+    for off in offsets {
+        let tag = format!("/*{off:04x}*/");
+        let line = body
+            .lines()
+            .find(|l| l.contains(&tag))
+            .unwrap_or_else(|| panic!("{kernel}: no {tag}"));
+        assert!(
+            ["SHFL", "VOTE", "MATCH"].iter().any(|op| line.contains(op)),
+            "{kernel}: {tag} is `{line}`"
+        );
+    }
+}

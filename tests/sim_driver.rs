@@ -1,0 +1,186 @@
+//! The driver-provided device functions on the simulator, with ptxas's cubins of the CUDA C
+//! kernels in `tests/driver/`: `printf` of every conversion prints what the host's `printf`
+//! prints for the same calls (`printf_host.c`, compiled with the host's `cc`), on both
+//! engines; a failed `assert` ends the launch with CUDA's message, block and thread;
+//! `malloc`/`free` use a heap sized by the launch spec, report exhaustion and fault on a
+//! double free; `ptxc run --printf-out` writes the output to a file.
+
+mod common;
+
+use common::*;
+use ptxc::launch::LaunchSpec;
+use ptxc::run::{RunOptions, RunOutput, run};
+use ptxc_sim::Engine;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn driver_dir() -> PathBuf {
+    root().join("tests/driver")
+}
+
+/// ptxas's cubin of `tests/driver/<name>.ptx`, in `dir`.
+fn ptxas_cubin(name: &str, dir: &Path) -> Vec<u8> {
+    let out = dir.join(format!("{name}.cubin"));
+    ptxas(&driver_dir().join(format!("{name}.ptx")), &out);
+    std::fs::read(out).unwrap()
+}
+
+fn spec(name: &str, dir: &Path) -> LaunchSpec {
+    let text = std::fs::read_to_string(driver_dir().join(format!("{name}.toml"))).unwrap();
+    ptxc::launch::parse(&text, dir).unwrap()
+}
+
+fn launch(cubin: &[u8], spec: &LaunchSpec, engine: Engine) -> Result<RunOutput, String> {
+    let opts = RunOptions {
+        engine,
+        ..RunOptions::default()
+    };
+    run(cubin, spec, &opts)
+}
+
+fn i32s(out: &RunOutput, name: &str) -> Vec<i32> {
+    out.buffers[name]
+        .bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// What `printf_host.c` prints for `n` threads.
+fn host_printf(dir: &Path, n: u32) -> String {
+    let exe = dir.join("printf_host");
+    let d = driver_dir();
+    let cc = Command::new("cc")
+        .args(["-O0", "-I", d.to_str().unwrap(), "-o", exe.to_str().unwrap()])
+        .arg(d.join("printf_host.c"))
+        .output()
+        .expect("run the host's cc");
+    assert!(cc.status.success(), "cc: {}", text(&cc.stderr));
+    let o = Command::new(&exe).arg(n.to_string()).output().unwrap();
+    assert!(o.status.success());
+    text(&o.stdout)
+}
+
+#[test]
+fn printf_prints_what_the_host_printf_prints() {
+    let dir = scratch("sim_driver_printf");
+    let cubin = ptxas_cubin("printf_all", &dir);
+    let spec = spec("printf_all", &dir);
+    let want = host_printf(&dir, spec.block[0]);
+    assert_eq!(want.lines().count(), 12 * 4);
+    for engine in [Engine::Functional, Engine::Timed] {
+        let out = launch(&cubin, &spec, engine).unwrap();
+        assert_eq!(out.printf, want, "{engine:?}");
+        // The last call parses 18 arguments.
+        assert_eq!(i32s(&out, "out"), vec![18; 4], "{engine:?}");
+        assert!(out.driver_reports.is_empty());
+    }
+}
+
+#[test]
+fn a_full_printf_buffer_keeps_the_newest_records() {
+    let dir = scratch("sim_driver_printf_fifo");
+    let cubin = ptxas_cubin("printf_all", &dir);
+    let mut spec = spec("printf_all", &dir);
+    // The last call's records (16 ints and 2 doubles: 80 bytes of arguments) are
+    // 8 + 8 + 80 = 96 bytes each: a 384-byte buffer holds exactly the last four.
+    spec.limits.printf_fifo_size = 384;
+    let out = launch(&cubin, &spec, Engine::Functional).unwrap();
+    let want = host_printf(&dir, 4);
+    let tail: Vec<&str> = want.lines().skip(44).collect();
+    assert_eq!(out.printf.lines().collect::<Vec<_>>(), tail);
+    assert!(
+        out.driver_reports
+            .iter()
+            .any(|r| r.contains("44 printf record(s) overwritten")),
+        "{:?}",
+        out.driver_reports
+    );
+}
+
+#[test]
+fn a_failed_assert_ends_the_launch_with_cudas_message() {
+    let dir = scratch("sim_driver_assert");
+    let cubin = ptxas_cubin("assert_fail", &dir);
+    let mut input = vec![0u8; 64];
+    for t in [5usize, 9] {
+        input[4 * t] = 1;
+    }
+    ptxc::npy::write(
+        &dir.join("assert_in.npy"),
+        &ptxc::npy::Array::new(ptxc::launch::Scalar::I32, input),
+    )
+    .unwrap();
+    let spec = spec("assert_fail", &dir);
+    for engine in [Engine::Functional, Engine::Timed] {
+        let err = launch(&cubin, &spec, engine).unwrap_err();
+        for t in [5, 9] {
+            let line = format!(
+                "assert_fail.cu:6: void assert_fail(const int *, int *): block: [0,0,0], thread: [{t},0,0] \
+                 Assertion `in[t] == 0` failed."
+            );
+            assert!(err.contains(&line), "{engine:?}: `{line}` not in `{err}`");
+        }
+        assert!(
+            err.contains("kernel `assert_fail`, block (0, 0, 0), thread (5, 0, 0)")
+                && err.contains("device-side assert triggered"),
+            "{engine:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn malloc_and_free_use_the_heap_of_the_launch_spec() {
+    let dir = scratch("sim_driver_malloc");
+    let cubin = ptxas_cubin("malloc_free", &dir);
+    let mut spec = spec("malloc_free", &dir);
+    for engine in [Engine::Functional, Engine::Timed] {
+        let out = launch(&cubin, &spec, engine).unwrap();
+        let want: Vec<i32> = (0..32).map(|t| if t < 10 { 4950 + 100 * t } else { -1 }).collect();
+        assert_eq!(i32s(&out, "out"), want, "{engine:?}");
+        assert_eq!(out.driver_reports.len(), 22, "{engine:?}");
+        assert!(out.driver_reports[0].contains("malloc of 400 bytes returned NULL: the heap of 4096 bytes"));
+    }
+    // CUDA's default heap (8 MiB) holds every block.
+    spec.limits = Default::default();
+    let out = launch(&cubin, &spec, Engine::Functional).unwrap();
+    assert_eq!(i32s(&out, "out"), (0..32).map(|t| 4950 + 100 * t).collect::<Vec<_>>());
+    assert!(out.driver_reports.is_empty());
+    // Thread 0 frees its block twice.
+    spec.params[2] = ptxc::launch::ParamSpec::Scalar {
+        kind: ptxc::launch::Scalar::I32,
+        bytes: 1i32.to_le_bytes().to_vec(),
+    };
+    let err = launch(&cubin, &spec, Engine::Functional).unwrap_err();
+    assert!(
+        err.contains("kernel `malloc_free`, block (0, 0, 0), thread (0, 0, 0)") && err.contains("double free"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ptxc_run_writes_printf_output_to_a_file() {
+    let dir = scratch("sim_driver_cli");
+    let cubin = dir.join("printf_all.cubin");
+    ptxas(&driver_dir().join("printf_all.ptx"), &cubin);
+    let file = dir.join("printf.txt");
+    let spec = driver_dir().join("printf_all.toml");
+    let o = ptxc(&[
+        "run",
+        cubin.to_str().unwrap(),
+        "--launch",
+        spec.to_str().unwrap(),
+        "--printf-out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), host_printf(&dir, 4));
+    assert!(!text(&o.stdout).contains("no arguments"));
+    // Without the option the output goes to standard output, before the buffers.
+    let o = ptxc(&["run", cubin.to_str().unwrap(), "--launch", spec.to_str().unwrap()]);
+    assert!(
+        text(&o.stdout).starts_with(&host_printf(&dir, 4)),
+        "{}",
+        text(&o.stdout)
+    );
+}
