@@ -15,7 +15,7 @@ use ptxc_sass::isa::Op;
 use ptxc_sass::isa::access::{Access, Reg};
 use ptxc_sass::isa::control::NO_SB;
 use ptxc_sass::isa::desc::Pipe;
-use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war, waw};
+use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war_on, waw};
 use smallvec::SmallVec;
 
 /// A time before every event.
@@ -461,7 +461,7 @@ impl Timer {
         }
         if s.read_t > NEVER && s.read_lanes & lanes != 0 {
             let need = match a.reg {
-                Reg::R(_) => war(s.read_cat, a.cat),
+                Reg::R(_) => war_on(self.arch, s.read_cat, a.cat),
                 Reg::P(_) => pred_war(s.read_cat, a.cat),
             } as i64;
             if t < s.read_t + need {

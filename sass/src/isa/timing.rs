@@ -9,8 +9,9 @@
 //! (NVIDIA's table for these targets as NAK's `sm80_instr_latencies.rs` has it, mapped onto
 //! these categories: a variable-latency reader on the memory pipe (address unit: loads,
 //! stores, atomics, SHFL) waits 5 cycles after a fixed-latency writer, other variable-latency
-//! readers (branches, conversions) 4; HFMA2.MMA is counted as FP16). Their WAW and WAR
-//! distances are taken as sm_75's, which are never shorter in NVIDIA's table.
+//! readers (branches, conversions) 4; HFMA2.MMA is counted as FP16). A register may be
+//! overwritten 1 cycle after it was read except by a variable-latency writer after a
+//! fixed-latency reader (2). WAW distances are taken as sm_75's.
 
 use super::arch::Arch;
 use super::desc::{Op, Pipe};
@@ -227,6 +228,22 @@ pub fn war(reader: LatCat, writer: LatCat) -> u32 {
     }
 }
 
+/// [`war`] on `arch`.
+pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
+    use LatCat::*;
+    if !ampere(arch) {
+        return war(reader, writer);
+    }
+    let coupled_reader = matches!(
+        reader,
+        Disp64 | Disp | Alu | Fma | ImadLo | ImadWideAB | ImadWideLower | ImadWideUpper
+    );
+    match writer {
+        Decoupled | BMov if coupled_reader => 2,
+        _ => 1,
+    }
+}
+
 /// Minimum cycles between a predicate writer and a later reader; `guard` is true when the
 /// predicate is read as the instruction's guard.
 pub fn pred_raw(writer: LatCat, reader: LatCat, guard: bool) -> u32 {
@@ -298,5 +315,8 @@ mod tests {
         assert_eq!(raw_on(Arch::Sm75, Disp, Decoupled, true), 6);
         assert_eq!(pred_raw_on(Arch::Sm89, Alu, Alu, true), 13);
         assert_eq!(raw_on(Arch::Sm86, Fp64, Alu, false), 10);
+        // ptxas's sm_80 mandelbrot overwrites a register with HFMA2.MMA 1 cycle after a read.
+        assert_eq!(war_on(Arch::Sm80, Alu, Fp16), 1);
+        assert_eq!(war_on(Arch::Sm75, Alu, Fp16), 2);
     }
 }
