@@ -3,9 +3,9 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ptxc::pipeline::{CompileOptions, Dump, compile_ptx};
+use ptxc_backend::compile::TARGETS;
 use ptxc_sass::cubin::ElfFlavour;
 use ptxc_sass::isa::Arch;
-use ptxc_sass::isa::table::DESCRIBED;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -86,9 +86,10 @@ enum Command {
         /// Write statistics as JSON.
         #[arg(long)]
         stats: Option<PathBuf>,
-        /// Device configuration: small, t4, 2080ti.
-        #[arg(long, default_value = "small")]
-        device: String,
+        /// Device model: small, t4, 2080ti (sm_75), a100 (sm_80), 3090 (sm_86), 4090, l4
+        /// (sm_89). Default: the first model of the cubin's architecture.
+        #[arg(long)]
+        device: Option<String>,
         /// Execution engine: the SM simulator on the compiled SASS, or the MIR interpreter.
         #[arg(long, value_enum, default_value_t = Engine::Sim)]
         engine: Engine,
@@ -125,7 +126,7 @@ enum Command {
         /// A cubin of the same PTX to compare against (for example ptxas' output).
         #[arg(long, value_name = "CUBIN")]
         baseline: Option<PathBuf>,
-        /// Device configuration: small, t4, 2080ti.
+        /// Device model (see `run --device`).
         #[arg(long, default_value = "small")]
         device: String,
         /// Register limit for every variant (as `compile --max-registers`).
@@ -249,13 +250,13 @@ fn run(cli: Cli) -> Result<(), String> {
             device,
             max_registers,
         } => {
-            let config = ptxc_sim::Config::by_name(&device)
-                .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            let config = device_config(&device)?;
             let run_opts = ptxc::run::RunOptions {
                 config,
                 engine: ptxc_sim::Engine::Timed,
                 trace: false,
                 printf: ptxc::run::PrintfSink::Stdout,
+                device_named: true,
             };
             let spec = ptxc::launch::load(&launch)?;
             let src = read_text(&input)?;
@@ -291,8 +292,11 @@ fn run(cli: Cli) -> Result<(), String> {
             max_instructions,
             printf_out,
         } => {
-            let mut config = ptxc_sim::Config::by_name(&device)
-                .ok_or_else(|| format!("unknown device `{device}` (small, t4, 2080ti)"))?;
+            let device_named = device.is_some();
+            let mut config = match &device {
+                Some(name) => device_config(name)?,
+                None => ptxc_sim::Config::default(),
+            };
             if let Some(n) = max_instructions {
                 config.instruction_limit = n;
             }
@@ -311,6 +315,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     Some(p) => ptxc::run::PrintfSink::File(p),
                     None => ptxc::run::PrintfSink::Stdout,
                 },
+                device_named,
             };
             let spec = ptxc::launch::load(&launch)?;
             if run_engine == Engine::Mir {
@@ -333,11 +338,21 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
+/// The device model `--device` names.
+fn device_config(name: &str) -> Result<ptxc_sim::Config, String> {
+    ptxc_sim::Config::by_name(name).ok_or_else(|| {
+        format!(
+            "error: unknown device `{name}` (devices: {})",
+            ptxc_sim::Config::device_names(None)
+        )
+    })
+}
+
 /// The architecture `--arch` names, if ptxc compiles for it.
 fn target_arch(name: &str) -> Result<Arch, String> {
-    let described = || DESCRIBED.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+    let described = || TARGETS.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
     match Arch::from_name(name) {
-        Some(a) if DESCRIBED.contains(&a) => Ok(a),
+        Some(a) if TARGETS.contains(&a) => Ok(a),
         _ => Err(format!(
             "error: unsupported architecture `{name}` (ptxc compiles for {})",
             described()

@@ -105,10 +105,11 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
 pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
     let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
-    if checked.target_sm > 75 {
+    if checked.target_sm > opts.arch.sm() {
         return Err(CompileError(format!(
-            "{file_name}: error: target sm_{} is newer than sm_75",
-            checked.target_sm
+            "{file_name}: error: target sm_{} is newer than {}",
+            checked.target_sm,
+            opts.arch.name()
         )));
     }
     let module = ptxc_mir::lower::lower_module(&checked).map_err(|errs| {

@@ -75,12 +75,33 @@ pub struct RunOptions {
     pub trace: bool,
     /// Where kernel printf output goes.
     pub printf: PrintfSink,
+    /// Whether `config` was named by the user: if not, a cubin for another architecture runs
+    /// on that architecture's default device (keeping `config`'s limits).
+    pub device_named: bool,
+}
+
+/// The device `module` runs on: `opts.config`, or when no device was named and the cubin is
+/// for another architecture, that architecture's default model with `opts.config`'s limits.
+pub fn device_for(module: &[u8], opts: &RunOptions) -> Result<Config, String> {
+    let config = opts.config.clone();
+    if opts.device_named {
+        return Ok(config);
+    }
+    let arch = ptxc_sim::module::cubin_arch(module).map_err(|e| e.to_string())?;
+    if arch == config.arch {
+        return Ok(config);
+    }
+    let model = Config::for_arch(arch).ok_or_else(|| format!("no device model runs {}", arch.name()))?;
+    Ok(Config {
+        instruction_limit: config.instruction_limit,
+        strict_memory: config.strict_memory,
+        ..model
+    })
 }
 
 /// Runs the kernel of `spec` from the cubin `module`.
 pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOutput, String> {
-    let config = opts.config.clone();
-    let mut dev = Device::new(config);
+    let mut dev = Device::new(device_for(module, opts)?);
     dev.set_limits(spec.limits).map_err(|e| e.to_string())?;
     let mut m = dev.load(module).map_err(|e| e.to_string())?;
     for (name, init) in &spec.symbols {

@@ -36,10 +36,10 @@ fn unsupported_architecture_is_refused() {
         "-o",
         out.to_str().unwrap(),
         "--arch",
-        "sm_80",
+        "sm_90",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o.stderr).contains("sm_80"));
+    assert!(text(&o.stderr).contains("sm_90"));
     assert!(!out.exists());
 }
 

@@ -15,6 +15,7 @@ use ptxc::launch::{LaunchSpec, ParamSpec};
 use ptxc::npy::Array;
 use ptxc::pipeline::{CompileOptions, compile_ptx};
 use ptxc::run::{RunOptions, run};
+use ptxc_sass::isa::Arch;
 use ptxc_sim::Engine;
 use std::collections::BTreeMap;
 
@@ -22,8 +23,8 @@ use std::collections::BTreeMap;
 struct Runs {
     spec: LaunchSpec,
     inputs: BTreeMap<String, Array>,
-    /// Final buffers by compiler (`ptxc`, `ptxas`).
-    outputs: Vec<(&'static str, BTreeMap<String, Array>)>,
+    /// Final buffers by compiler and target (`ptxc sm_75`, `ptxas sm_86`, ...).
+    outputs: Vec<(String, BTreeMap<String, Array>)>,
 }
 
 impl Runs {
@@ -47,16 +48,29 @@ impl Runs {
     }
 }
 
-/// Compiles `name` with ptxc and ptxas and runs both with the suite's launch spec.
+/// The targets every suite kernel is compiled for (each runs on its default device model).
+const TARGETS: [Arch; 4] = [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
+
+/// Compiles `name` with ptxc and ptxas for every target and runs each cubin with the suite's
+/// launch spec.
 fn run_suite_kernel(name: &str) -> Runs {
     let spec = ptxc::launch::load(&root().join(format!("benches/suite/{name}.toml"))).unwrap();
     let ptx = root().join(format!("tests/kernels/{name}.ptx"));
     let src = std::fs::read_to_string(&ptx).unwrap();
-    let ours = compile_ptx(&src, name, &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let dir = scratch(&format!("suite_ref_{name}"));
-    let theirs_path = dir.join(format!("{name}.cubin"));
-    ptxas(&ptx, &theirs_path);
-    let theirs = std::fs::read(&theirs_path).unwrap();
+    let mut cubins = Vec::new();
+    for arch in TARGETS {
+        let opts = CompileOptions {
+            arch,
+            ..CompileOptions::default()
+        };
+        let ours = compile_ptx(&src, name, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let theirs_path = dir.join(format!("{name}.{}.cubin", arch.name()));
+        ptxas_for(arch.name(), &ptx, &theirs_path);
+        let theirs = std::fs::read(&theirs_path).unwrap();
+        cubins.push((format!("ptxc {}", arch.name()), ours));
+        cubins.push((format!("ptxas {}", arch.name()), theirs));
+    }
     let inputs = spec
         .buffers
         .iter()
@@ -66,7 +80,7 @@ fn run_suite_kernel(name: &str) -> Runs {
         engine: Engine::Functional,
         ..RunOptions::default()
     };
-    let outputs = [("ptxc", ours), ("ptxas", theirs)]
+    let outputs = cubins
         .into_iter()
         .map(|(who, cubin)| {
             let out = run(&cubin, &spec, &opts).unwrap_or_else(|e| panic!("{name} ({who}): {e}"));

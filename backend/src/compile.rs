@@ -44,6 +44,10 @@ pub enum Stage {
     Sass,
 }
 
+/// The architectures the back end generates code for (a subset of the described ones,
+/// `ptxc_sass::isa::table::DESCRIBED`).
+pub const TARGETS: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
+
 /// Options of the back end.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -298,8 +302,9 @@ pub fn compile_module(
     dump: &mut dyn FnMut(&str, Stage, &str),
 ) -> Result<Compiled, BackendError> {
     use rayon::prelude::*;
-    let mut module = CubinModule::new(75);
+    let mut module = CubinModule::new(opts.arch.sm());
     module.flavour = opts.flavour;
+    module.tool.tool_options = format!("-arch {} ", opts.arch.name());
     let module_vars = ModuleVars::new(&m)?;
     let compiled: Vec<Result<FinishedKernel, BackendError>> = m
         .functions

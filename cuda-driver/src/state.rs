@@ -339,7 +339,9 @@ pub fn fault_code(e: &SimError) -> CUresult {
         SimError::BadLaunch(_) => CUresult::CUDA_ERROR_INVALID_VALUE,
         SimError::NoKernel(_) => CUresult::CUDA_ERROR_NOT_FOUND,
         SimError::BadModule(_) => CUresult::CUDA_ERROR_INVALID_IMAGE,
-        SimError::UnmodelledArch { .. } => CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU,
+        SimError::UnmodelledArch { .. } | SimError::WrongDevice { .. } => CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU,
+        SimError::Assert { .. } => CUresult::CUDA_ERROR_ASSERT,
+        SimError::Heap { .. } => CUresult::CUDA_ERROR_LAUNCH_FAILED,
         SimError::Memory(_) => CUresult::CUDA_ERROR_INVALID_VALUE,
         SimError::Deadlock { .. } | SimError::Trap { .. } => CUresult::CUDA_ERROR_LAUNCH_FAILED,
     }

@@ -90,8 +90,8 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         1,
     ),
     (
-        Whole(".version 7.8\n.target sm_80\n.address_size 64\n"),
-        "`.target sm_80` is not supported: ptxc compiles for sm_75 (Turing) and older targets",
+        Whole(".version 7.8\n.target sm_90\n.address_size 64\n"),
+        "`.target sm_90` is not supported: ptxc compiles for sm_89 (Ada) and older targets",
         2,
         9,
     ),

@@ -1,10 +1,19 @@
-//! Device configurations: the SM count and the per-SM limits that decide occupancy.
+//! Device configurations: the SM count and the per-SM limits that decide occupancy, per
+//! architecture. The Ampere and Ada models take their limits from the CUDA C++ Programming
+//! Guide's table of compute capabilities (8.0, 8.6, 8.9) and their SM counts, L2 sizes and
+//! FP64 rates from NVIDIA's product whitepapers (A100: "NVIDIA A100 Tensor Core GPU
+//! Architecture"; RTX 3090: "NVIDIA Ampere GA102 GPU Architecture"; RTX 4090 and L4: "NVIDIA
+//! Ada GPU Architecture").
+
+use ptxc_sass::isa::Arch;
 
 /// A simulated GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Name shown in reports.
     pub name: &'static str,
+    /// The architecture the device runs (cubins for another one are refused).
+    pub arch: Arch,
     /// Number of SMs.
     pub sms: u32,
     /// Registers per SM.
@@ -15,6 +24,9 @@ pub struct Config {
     pub threads_per_sm: u32,
     /// Maximum resident CTAs per SM.
     pub ctas_per_sm: u32,
+    /// Cycles one warp instruction occupies a sub-partition's FP64 pipe (32 lanes over the
+    /// FP64 units of one SMSP: 64 for 2 units per SM, 2 for A100's 64).
+    pub fp64_interval: i64,
     /// Upper bound on warp instructions per launch (catches infinite loops).
     pub instruction_limit: u64,
     /// Memory latencies and cache sizes of the timed engine.
@@ -77,34 +89,177 @@ impl Config {
         }
     }
 
-    /// A small Turing device with 4 SMs (the default: quick to simulate).
+    /// A small Turing device with 4 SMs (the default for sm_75: quick to simulate).
     pub fn small() -> Config {
         Config {
             name: "small sm_75 (4 SMs)",
+            arch: Arch::Sm75,
             sms: 4,
             regs_per_sm: 65536,
             shared_per_sm: 64 * 1024,
             threads_per_sm: 1024,
             ctas_per_sm: 16,
+            fp64_interval: 64,
             instruction_limit: 1 << 32,
             memory: MemoryTiming::default(),
             strict_memory: false,
         }
     }
 
-    /// Looks a configuration up by name (`t4`, `2080ti`, `small`).
-    pub fn by_name(name: &str) -> Option<Config> {
-        match name.to_ascii_lowercase().as_str() {
-            "t4" => Some(Config::t4()),
-            "2080ti" | "rtx2080ti" | "rtx-2080-ti" => Some(Config::rtx_2080_ti()),
-            "small" | "default" => Some(Config::small()),
-            _ => None,
+    /// A100 (SXM4, sm_80): 108 SMs, 64 warps and 32 CTAs per SM, 164 KB of shared memory
+    /// per SM (of 192 KB L1), 40 MB L2, FP64 at half the FP32 rate (16 FP64 units per SMSP).
+    pub fn a100() -> Config {
+        Config {
+            name: "A100",
+            arch: Arch::Sm80,
+            sms: 108,
+            regs_per_sm: 65536,
+            shared_per_sm: 164 * 1024,
+            threads_per_sm: 2048,
+            ctas_per_sm: 32,
+            fp64_interval: 2,
+            memory: MemoryTiming {
+                l1_lines: (192 - 164) * 1024 / 128,
+                l2_lines: 40 * 1024 * 1024 / 128,
+                ..MemoryTiming::default()
+            },
+            ..Config::small()
         }
     }
+
+    /// GeForce RTX 3090 (GA102, sm_86): 82 SMs, 48 warps and 16 CTAs per SM, 100 KB of
+    /// shared memory per SM (of 128 KB L1), 6 MB L2, FP64 at 1/64 of the FP32 rate.
+    pub fn rtx_3090() -> Config {
+        Config {
+            name: "RTX 3090",
+            arch: Arch::Sm86,
+            sms: 82,
+            shared_per_sm: 100 * 1024,
+            threads_per_sm: 1536,
+            ctas_per_sm: 16,
+            fp64_interval: 64,
+            memory: MemoryTiming {
+                l1_lines: (128 - 100) * 1024 / 128,
+                l2_lines: 6 * 1024 * 1024 / 128,
+                ..MemoryTiming::default()
+            },
+            ..Config::small()
+        }
+    }
+
+    /// GeForce RTX 4090 (AD102, sm_89): 128 SMs, 48 warps and 24 CTAs per SM, 100 KB of
+    /// shared memory per SM (of 128 KB L1), 72 MB L2, FP64 at 1/64 of the FP32 rate.
+    pub fn rtx_4090() -> Config {
+        Config {
+            name: "RTX 4090",
+            arch: Arch::Sm89,
+            sms: 128,
+            ctas_per_sm: 24,
+            memory: MemoryTiming {
+                l1_lines: (128 - 100) * 1024 / 128,
+                l2_lines: 72 * 1024 * 1024 / 128,
+                ..MemoryTiming::default()
+            },
+            ..Config::rtx_3090()
+        }
+    }
+
+    /// L4 (AD104, sm_89): 58 SMs, otherwise as the RTX 4090 but with a 48 MB L2.
+    pub fn l4() -> Config {
+        let c = Config::rtx_4090();
+        Config {
+            name: "L4",
+            sms: 58,
+            memory: MemoryTiming {
+                l2_lines: 48 * 1024 * 1024 / 128,
+                ..c.memory
+            },
+            ..c
+        }
+    }
+
+    /// Looks a configuration up by name (see [`DEVICES`]).
+    pub fn by_name(name: &str) -> Option<Config> {
+        let name = name.to_ascii_lowercase();
+        DEVICES
+            .iter()
+            .find(|d| d.names.contains(&name.as_str()))
+            .map(|d| (d.make)())
+    }
+
+    /// The device a cubin for `arch` runs on when none is named (the first listed for it).
+    pub fn for_arch(arch: Arch) -> Option<Config> {
+        DEVICES.iter().map(|d| (d.make)()).find(|c| c.arch == arch)
+    }
+
+    /// The names of the devices that run `arch` (`a100`), or of all devices.
+    pub fn device_names(arch: Option<Arch>) -> String {
+        DEVICES
+            .iter()
+            .filter(|d| arch.is_none_or(|a| (d.make)().arch == a))
+            .map(|d| format!("{} ({})", d.names[0], (d.make)().arch.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
+
+/// A device model that `--device` can name.
+pub struct DeviceModel {
+    /// Accepted names, lower case; the first is the one listed.
+    pub names: &'static [&'static str],
+    /// Its configuration.
+    pub make: fn() -> Config,
+}
+
+/// The device models; the first of each architecture is its default.
+pub const DEVICES: &[DeviceModel] = &[
+    DeviceModel {
+        names: &["small", "default"],
+        make: Config::small,
+    },
+    DeviceModel {
+        names: &["t4"],
+        make: Config::t4,
+    },
+    DeviceModel {
+        names: &["2080ti", "rtx2080ti", "rtx-2080-ti"],
+        make: Config::rtx_2080_ti,
+    },
+    DeviceModel {
+        names: &["a100"],
+        make: Config::a100,
+    },
+    DeviceModel {
+        names: &["3090", "rtx3090", "rtx-3090"],
+        make: Config::rtx_3090,
+    },
+    DeviceModel {
+        names: &["4090", "rtx4090", "rtx-4090"],
+        make: Config::rtx_4090,
+    },
+    DeviceModel {
+        names: &["l4"],
+        make: Config::l4,
+    },
+];
 
 impl Default for Config {
     fn default() -> Self {
         Config::small()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_modelled_architecture_has_a_default_device() {
+        for arch in [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+            assert_eq!(Config::for_arch(arch).map(|c| c.arch), Some(arch));
+        }
+        assert_eq!(Config::for_arch(Arch::Sm90), None);
+        assert_eq!(Config::by_name("RTX3090").map(|c| c.sms), Some(82));
+        assert!(Config::device_names(Some(Arch::Sm89)).contains("l4 (sm_89)"));
     }
 }

@@ -299,7 +299,8 @@ impl Decoded {
                 scale,
             } => Some(Addr {
                 base,
-                ureg: uniform.filter(|&u| u != URZ),
+                // A memory descriptor (sm_80 on) is no part of the address.
+                ureg: uniform.filter(|&u| u != URZ && !inst.flag(Mod::Desc)),
                 offset,
                 scale: [0, 2, 3, 4][scale as usize & 3],
                 wide: if has_width_suffix(&inst, i) {

@@ -131,7 +131,17 @@ impl Device {
     }
 
     /// Loads a cubin: decodes its kernels and places its module variables in global memory.
+    /// A cubin for another architecture than the device's is refused, naming both.
     pub fn load(&mut self, cubin: &[u8]) -> Result<Module, SimError> {
+        let arch = crate::module::cubin_arch(cubin)?;
+        if arch != self.config.arch {
+            return Err(SimError::WrongDevice {
+                cubin: arch.name().into(),
+                device: self.config.name.into(),
+                device_arch: self.config.arch.name().into(),
+                devices: Config::device_names(Some(arch)),
+            });
+        }
         Module::load(cubin, &mut self.memory)
     }
 

@@ -33,12 +33,24 @@ pub enum SimError {
     #[error("bad cubin: {0}")]
     BadModule(String),
     /// The cubin is for an architecture the simulator does not model.
-    #[error("the cubin is for {cubin}, which the simulator does not model (it models {modelled})")]
+    #[error("the cubin is for {cubin}, which no device model covers (devices: {modelled})")]
     UnmodelledArch {
         /// The cubin's architecture (`sm_86`).
         cubin: String,
-        /// The architectures the simulator models.
+        /// The device models and their architectures.
         modelled: String,
+    },
+    /// The cubin is for another architecture than the device's.
+    #[error("the cubin is for {cubin}, but device {device} is {device_arch} (devices for {cubin}: {devices})")]
+    WrongDevice {
+        /// The cubin's architecture.
+        cubin: String,
+        /// The device's name.
+        device: String,
+        /// The device's architecture.
+        device_arch: String,
+        /// The device models of the cubin's architecture.
+        devices: String,
     },
     /// The kernel does not exist.
     #[error("no kernel named `{0}` in the module")]

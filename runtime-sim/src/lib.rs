@@ -1,7 +1,8 @@
-//! ptxc's Turing SM simulator: loads sm_75 cubins (ptxc's and ptxas's), decodes them with
-//! the back end's ISA description, and runs kernels warp by warp. Every instruction's
-//! control code is checked against NVIDIA's latency rules, so schedules that would give
-//! wrong results on hardware are reported as hazards.
+//! ptxc's SM simulator: loads sm_75, sm_80, sm_86 and sm_89 cubins (ptxc's and ptxas's),
+//! decodes them with the back end's ISA description, and runs kernels warp by warp on a device
+//! model of the cubin's architecture ([`config`]). Every instruction's control code is checked
+//! against NVIDIA's latency rules for that architecture, so schedules that would give wrong
+//! results on hardware are reported as hazards.
 
 pub mod config;
 pub mod decoded;

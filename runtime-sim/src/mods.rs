@@ -157,6 +157,10 @@ pub struct Mods {
     pub bool_float: bool,
     pub half_and: bool,
     pub ntz: bool,
+    /// bf16 instead of f16 (HFMA2.BF16_V2, F2FP.BF16).
+    pub bf16: bool,
+    pub relu: bool,
+    pub satfinite: bool,
     /// Destination type of a conversion.
     pub dst_num: NumType,
     /// Source type of a conversion.
@@ -175,6 +179,7 @@ pub struct Mods {
     pub vote: VoteMode,
     pub match_mode: MatchMode,
     pub match64: bool,
+    pub redux: ReduxOp,
     // Control flow and synchronisation.
     pub branch: BranchKind,
     pub clear: bool,
@@ -216,6 +221,9 @@ impl Default for Mods {
             bool_float: false,
             half_and: false,
             ntz: false,
+            bf16: false,
+            relu: false,
+            satfinite: false,
             dst_num: NumType::default(),
             src_num: NumType::default(),
             size: MemSize::default(),
@@ -229,6 +237,7 @@ impl Default for Mods {
             vote: VoteMode::default(),
             match_mode: MatchMode::default(),
             match64: false,
+            redux: ReduxOp::default(),
             branch: BranchKind::default(),
             clear: false,
             bar: BarMode::default(),
@@ -302,6 +311,10 @@ impl Mods {
             Mod::BoolFloat => self.bool_float = on,
             Mod::HalfAnd => self.half_and = on,
             Mod::Ntz => self.ntz = on,
+            Mod::Bf16 => self.bf16 = on,
+            Mod::Relu => self.relu = on,
+            Mod::SatFinite => self.satfinite = on,
+            Mod::ReduxOp => self.redux = value(code),
             Mod::IntType => types.int = Some(value(code)),
             Mod::FloatType => types.float = Some(value(code)),
             Mod::FloatPair => types.pair = Some(value(code)),
@@ -324,11 +337,15 @@ impl Mods {
             Mod::BarMode => self.bar = value(code),
             Mod::BarRedOp => self.bar_redop = value(code),
             Mod::Wide => self.wide = on,
-            // Addressing: read with the operands (`Addr::wide`, the base's width suffix).
-            Mod::E => {}
+            // Addressing: read with the operands (`Addr::wide`, the base's width suffix, a
+            // uniform register that is a memory descriptor).
+            Mod::E | Mod::Desc => {}
+            // F2FP's `.PACK_AB` is its only described code.
+            Mod::MergeC => {}
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.
             Mod::Sem
+            | Mod::Order
             | Mod::Scope
             | Mod::Private
             | Mod::Cache
@@ -369,6 +386,7 @@ impl Mods {
             Op::F2i => (int(), float()),
             Op::F2f | Op::Frnd => (pair.dst.into(), pair.src.into()),
             Op::I2i | Op::I2ip => (int(), NumType::S32),
+            Op::F2ip => (int(), NumType::F32),
             _ => return,
         };
     }

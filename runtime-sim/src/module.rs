@@ -7,7 +7,7 @@ use crate::error::SimError;
 use crate::memory::GlobalMemory;
 use ptxc_sass::cubin::{self, CubinModule, GlobalSpace, KernelImage, Reloc, RelocKind};
 use ptxc_sass::isa::Arch;
-use ptxc_sass::isa::values::{MemSem, Scope};
+use ptxc_sass::isa::values::{MemOrder, MemSem, Scope};
 use ptxc_sass::isa::{Op, decode};
 use std::collections::HashMap;
 
@@ -20,6 +20,8 @@ pub const STACK_BYTES: u32 = 1024;
 pub struct Kernel {
     /// Name.
     pub name: String,
+    /// The architecture of its code (which latency tables its control codes follow).
+    pub arch: Arch,
     /// Decoded instructions; instruction `i` is at byte offset `16 * i`.
     pub insts: Vec<Decoded>,
     /// Registers per thread (as recorded in the cubin).
@@ -229,12 +231,18 @@ fn communicates(d: &Decoded) -> bool {
     if d.op == Op::Call && (register(&d.a) || register(&d.b)) {
         return true;
     }
+    // From sm_80 on, semantics and scope are one code.
+    let order = inst.get_mod::<MemOrder>();
     let scope_wide = || {
-        inst.get_mod::<Scope>()
+        order
+            .map(MemOrder::scope)
+            .or_else(|| inst.get_mod::<Scope>())
             .is_none_or(|s| !matches!(s, Scope::Cta | Scope::Sm))
     };
     let strong = || {
-        inst.get_mod::<MemSem>()
+        order
+            .map(MemOrder::sem)
+            .or_else(|| inst.get_mod::<MemSem>())
             .is_some_and(|s| matches!(s, MemSem::Strong | MemSem::Mmio))
     };
     match d.op {
@@ -245,12 +253,18 @@ fn communicates(d: &Decoded) -> bool {
     }
 }
 
-/// The architectures the simulator models.
-pub const MODELLED: &[Arch] = &[Arch::Sm75];
+/// The architectures the simulator models (each has a device model in [`crate::config`]).
+pub const MODELLED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
+
+/// The architecture of the cubin `bytes`, if the simulator models it.
+pub fn cubin_arch(bytes: &[u8]) -> Result<Arch, SimError> {
+    let m = cubin::read(bytes).map_err(|e| SimError::BadModule(e.to_string()))?;
+    modelled_arch(&m)
+}
 
 /// The architecture of `m`, if the simulator models it.
 fn modelled_arch(m: &cubin::CubinModule) -> Result<Arch, SimError> {
-    let names = || MODELLED.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+    let names = || crate::config::Config::device_names(None);
     match m.arch() {
         Some(a) if MODELLED.contains(&a) => Ok(a),
         Some(a) => Err(SimError::UnmodelledArch {
@@ -307,6 +321,7 @@ impl Module {
             let local_bytes = (k.frame_size + STACK_BYTES).next_multiple_of(16);
             kernels.push(Kernel {
                 name: k.name.clone(),
+                arch,
                 insts,
                 regs: k.reg_count,
                 reg_rows: (k.reg_count as usize).max(used).max(1),

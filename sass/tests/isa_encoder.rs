@@ -1,8 +1,9 @@
 //! The encoder against nvdisasm: every form of the table is encoded with representative
 //! operands, once per legal value of each modifier and suffix, with source modifiers and a
-//! guard, and with all modifiers away from their defaults at once. All words go through one
-//! `nvdisasm -b SM75` run; each must be legal, print exactly our text, and decode back to
-//! the same bits.
+//! guard, and with all modifiers away from their defaults at once. This is done for every
+//! described architecture with the forms valid on it: all words go through one
+//! `nvdisasm -b SMxx` run; each must be legal, print exactly our text, and decode back to the
+//! same bits.
 
 mod isa_support;
 
@@ -10,6 +11,7 @@ use isa_support::*;
 use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::control::Control;
 use ptxc_sass::isa::desc::{Form, ImmStyle, OpKind, OperandDesc, Show};
+use ptxc_sass::isa::table::DESCRIBED;
 use ptxc_sass::isa::{EncodeError, FormId, Inst, Operand, Value, decode, encode, isa, text};
 use std::collections::BTreeMap;
 
@@ -53,6 +55,7 @@ fn sample_imm(style: ImmStyle, max: u64) -> u64 {
         ImmStyle::F32 => 0x3fc0_0000,
         ImmStyle::F64Hi => 0x3ff8_0000,
         ImmStyle::F16x2 => 0x3c00_3e00,
+        ImmStyle::Bf16x2 => 0x3f80_bfc0,
         ImmStyle::F16 => 0x3e00,
         ImmStyle::Scoreboard => 3,
         ImmStyle::ScoreboardSet => 0b10_0101,
@@ -98,12 +101,17 @@ fn variants(id: FormId, f: &Form) -> Vec<(String, Inst)> {
     let base = base_inst(id, f);
     let mut out = vec![("base".to_string(), base.clone())];
     let mut all = base.clone();
+    let mut deferred = Vec::new();
     for (m, desc) in f.mods.iter().enumerate() {
         for &(v, _) in desc.values {
             if v != desc.default {
                 let mut i = base.clone();
                 i.mods[m] = v;
-                out.push((format!("{:?}={v}", desc.id), i));
+                if legal(&i) {
+                    out.push((format!("{:?}={v}", desc.id), i));
+                } else {
+                    deferred.push((m, v));
+                }
                 if all.mods[m] == desc.default {
                     let previous = all.mods[m];
                     all.mods[m] = v;
@@ -116,6 +124,27 @@ fn variants(id: FormId, f: &Form) -> Vec<(String, Inst)> {
     }
     out.push(("all modifiers".into(), all.clone()));
     out.push(("all modifiers, last values".into(), all_last_values(&base, f)));
+    // A value that needs other fields (the descriptor flag needs a 64-bit address) goes on
+    // top of "all modifiers", with every operand suffix at its last value if need be.
+    let mut suffixed = all.clone();
+    for (k, d) in f.operands.iter().enumerate() {
+        if let Some(&(v, _)) = d.swizzle.and_then(|s| s.values.last()) {
+            suffixed.operands[k].swizzle = v as u8;
+        }
+    }
+    for (m, v) in deferred {
+        let with = |b: &Inst| {
+            let mut i = b.clone();
+            i.mods[m] = v;
+            i
+        };
+        let pick = [&all, &suffixed]
+            .into_iter()
+            .map(with)
+            .find(legal)
+            .unwrap_or_else(|| with(&base));
+        out.push((format!("{:?}={v}", f.mods[m].id), pick));
+    }
     let mut push_legal = |name: String, i: Inst, apply: &dyn Fn(&mut Inst)| {
         if legal(&i) {
             out.push((name, i));
@@ -179,18 +208,20 @@ fn variants(id: FormId, f: &Form) -> Vec<(String, Inst)> {
     out
 }
 
-#[test]
-fn every_form_encodes_to_what_nvdisasm_prints() {
+/// Encodes every variant of every form valid on `arch` and compares with nvdisasm.
+fn encoder_matches_nvdisasm(arch: Arch) {
     oracle_bin();
+    assert!(DESCRIBED.contains(&arch), "{arch} is not described");
+    let view = isa().for_arch(arch).expect("described");
     let mut words = Vec::new();
     let mut labels = Vec::new();
     let mut failures = Vec::new();
-    for (id, f) in isa().forms() {
+    for (id, f) in view.forms() {
         for (what, inst) in variants(id, f) {
             let name = format!("{} {:#05x} [{}]", f.mnemonic, f.opcode, what);
             match encode(&inst) {
                 Ok(w) => {
-                    match decode(Arch::Sm75, w, 0).map(|d| encode(&d)) {
+                    match decode(arch, w, 0).map(|d| encode(&d)) {
                         Ok(Ok(again)) if again == w => {}
                         other => failures.push(format!("{name}: does not decode back: {other:?}")),
                     }
@@ -201,7 +232,7 @@ fn every_form_encodes_to_what_nvdisasm_prints() {
             }
         }
     }
-    let (texts, illegal) = disassemble_raw(&words);
+    let (texts, illegal) = disassemble_raw(&words, arch);
     for (k, (name, inst)) in labels.iter().enumerate() {
         let addr = 16 * k as u64;
         if let Some(msg) = illegal.get(&k) {
@@ -214,24 +245,48 @@ fn every_form_encodes_to_what_nvdisasm_prints() {
             failures.push(format!("{name}: want `{}` got `{ours}`", theirs.unwrap_or_default()));
         }
     }
-    println!("encoder: {} forms, {} encodings", isa().forms().count(), words.len());
+    println!(
+        "encoder {arch}: {} forms, {} encodings",
+        view.forms().count(),
+        words.len()
+    );
     assert!(
         failures.is_empty(),
-        "{} failures:\n{}",
+        "{arch}: {} failures:\n{}",
         failures.len(),
         failures.join("\n")
     );
 }
 
+#[test]
+fn sm75_every_form_encodes_to_what_nvdisasm_prints() {
+    encoder_matches_nvdisasm(Arch::Sm75);
+}
+
+#[test]
+fn sm80_every_form_encodes_to_what_nvdisasm_prints() {
+    encoder_matches_nvdisasm(Arch::Sm80);
+}
+
+#[test]
+fn sm86_every_form_encodes_to_what_nvdisasm_prints() {
+    encoder_matches_nvdisasm(Arch::Sm86);
+}
+
+#[test]
+fn sm89_every_form_encodes_to_what_nvdisasm_prints() {
+    encoder_matches_nvdisasm(Arch::Sm89);
+}
+
 /// nvdisasm's text for each word (by index), and the words it rejects with its message. An
 /// illegal word stops nvdisasm, so rejected words are replaced by NOPs (keeping every address)
 /// and the batch runs again.
-fn disassemble_raw(words: &[u128]) -> (BTreeMap<usize, String>, BTreeMap<usize, String>) {
+fn disassemble_raw(words: &[u128], arch: Arch) -> (BTreeMap<usize, String>, BTreeMap<usize, String>) {
     const NOP: u128 = 0x000fc00000000000_0000000000007918;
     let mut batch = words.to_vec();
     let mut illegal = BTreeMap::new();
     for _ in 0..50 {
-        let run = nvdisasm_raw(&batch, "encoder");
+        let run = nvdisasm_raw(&batch, "encoder", arch);
         let rejected: Vec<(usize, String)> = run
             .stderr
             .lines()

@@ -1,12 +1,14 @@
-//! Every instruction ptxas emits for the test PTX (zluda conformance kernels, the corpus and
-//! the project's CUDA kernel set) must decode, re-encode to the same 128 bits (control code
-//! included) and print exactly nvdisasm's text (modulo whitespace and label names).
+//! Every instruction ptxas emits for the test PTX (zluda conformance kernels, the corpus, the
+//! project's CUDA kernel set, the op tests), compiled for each described architecture, must
+//! decode, re-encode to the same 128 bits (control code included) and print exactly
+//! nvdisasm's text (modulo whitespace and label names).
 
 mod isa_support;
 
 use isa_support::*;
 use ptxc_sass::cubin;
 use ptxc_sass::isa::Arch;
+use ptxc_sass::isa::table::DESCRIBED;
 use ptxc_sass::isa::{FormId, decode, encode, isa, matching_forms, text};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,7 +43,7 @@ fn combo(text: &str) -> String {
     t.split([' ', ';']).next().unwrap_or("").to_string()
 }
 
-fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Tally) {
+fn check_section(arch: Arch, name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Tally) {
     let mut fail = |key: String, msg: String| tally.failures.push((key, format!("{name}: {msg}")));
     if code.len() != oracle.insts.len() * 16 {
         fail(
@@ -63,7 +65,7 @@ fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Ta
         }
         tally.insts += 1;
         tally.combos.insert(combo(&o.text));
-        let inst = match decode(Arch::Sm75, word, o.addr) {
+        let inst = match decode(arch, word, o.addr) {
             Ok(i) => i,
             Err(e) => {
                 fail(key, format!("`{}`: {e}", o.text));
@@ -71,7 +73,7 @@ fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Ta
             }
         };
         tally.forms.insert(inst.form);
-        if matching_forms(Arch::Sm75, word).unwrap().len() != 1 {
+        if matching_forms(arch, word).unwrap().len() != 1 {
             fail(key.clone(), format!("`{}` fits several forms", o.text));
         }
         match encode(&inst) {
@@ -90,7 +92,7 @@ fn check_section(name: &str, code: &[u8], oracle: &OracleSection, tally: &mut Ta
     }
 }
 
-fn check_compiled(c: &Compiled) -> Tally {
+fn check_compiled(arch: Arch, c: &Compiled) -> Tally {
     let mut tally = Tally::default();
     let module = match cubin::read(&c.cubin) {
         Ok(m) => m,
@@ -109,27 +111,28 @@ fn check_compiled(c: &Compiled) -> Tally {
             continue;
         };
         tally.kernels += 1;
-        check_section(&format!("{}:{}", c.name, k.name), &k.code, oracle, &mut tally);
+        check_section(arch, &format!("{}:{}", c.name, k.name), &k.code, oracle, &mut tally);
     }
     tally
 }
 
-#[test]
-fn every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+/// Compiles every input for `arch` with ptxas and checks every instruction.
+fn round_trip(arch: Arch) {
     oracle_bin();
+    assert!(DESCRIBED.contains(&arch), "{arch} is not described");
     let inputs = round_trip_inputs();
-    let compiled = par_map(&inputs, compile_cached);
+    let compiled = par_map(&inputs, |i| compile_cached(i, arch));
     let compiled: Vec<Compiled> = compiled
         .into_iter()
         .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
         .collect();
-    let tallies = par_map(&compiled, check_compiled);
+    let tallies = par_map(&compiled, |c| check_compiled(arch, c));
     let mut total = Tally::default();
     for t in tallies {
         total.merge(t);
     }
     println!(
-        "round trip: {} inputs, {} kernels, {} instructions, {} forms of {}, {} mnemonic+modifier combinations",
+        "round trip {arch}: {} inputs, {} kernels, {} instructions, {} forms of {}, {} mnemonic+modifier combinations",
         inputs.len(),
         total.kernels,
         total.insts,
@@ -147,9 +150,29 @@ fn every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
         .collect();
     assert!(
         total.failures.is_empty(),
-        "{} failures in {} groups:\n{}",
+        "{arch}: {} failures in {} groups:\n{}",
         total.failures.len(),
         by_key.len(),
         report.join("\n")
     );
+}
+
+#[test]
+fn sm75_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+    round_trip(Arch::Sm75);
+}
+
+#[test]
+fn sm80_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+    round_trip(Arch::Sm80);
+}
+
+#[test]
+fn sm86_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+    round_trip(Arch::Sm86);
+}
+
+#[test]
+fn sm89_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+    round_trip(Arch::Sm89);
 }

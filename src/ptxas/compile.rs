@@ -78,13 +78,17 @@ pub fn compile(inv: &Invocation, con: &mut Console) -> Result<(), Aborted> {
     }
     let (name, src) = read_input(&inv.inputs[0], con)?;
     check_version(&name, &src, con)?;
-    if inv.target == Target::CheckOnly {
-        return lower_ptx(&src, &name).map(|_| ()).map_err(|e| {
-            con.print(&format!("{}\n", e.0.trim_end()));
-            con.abort()
-        });
-    }
+    let arch = match inv.target {
+        Target::Sass(arch) => arch,
+        Target::CheckOnly => {
+            return lower_ptx(&src, &name).map(|_| ()).map_err(|e| {
+                con.print(&format!("{}\n", e.0.trim_end()));
+                con.abort()
+            });
+        }
+    };
     let opts = CompileOptions {
+        arch,
         fmad: inv.fmad,
         max_registers: inv.max_registers,
         line_info: inv.line_info,

@@ -4,6 +4,8 @@
 
 use super::args::{Arg, Fatal, parse_count, parse_number, split};
 use super::options::{OptSpec, Support, ValueKind};
+use ptxc_backend::compile::TARGETS;
+use ptxc_sass::isa::Arch;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -21,10 +23,24 @@ pub enum Input {
 /// What the `--gpu-name` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// Compile for sm_75.
-    Sm75,
+    /// Compile for this architecture (`-arch=sm_75|sm_80|sm_86|sm_89`).
+    Sass(Arch),
     /// A virtual target (`compute_75`, `lto_75`): check the PTX, write nothing.
     CheckOnly,
+}
+
+/// The architecture of `sm_NN` (`false`) or of the virtual `compute_NN` / `lto_NN` (`true`),
+/// if ptxc generates code for it.
+fn virtual_or_real(name: &str) -> Option<(Arch, bool)> {
+    let (sm, virt) = if let Some(n) = name.strip_prefix("sm_") {
+        (n, false)
+    } else if let Some(n) = name.strip_prefix("compute_").or_else(|| name.strip_prefix("lto_")) {
+        (n, true)
+    } else {
+        return None;
+    };
+    let arch = Arch::from_name(&format!("sm_{sm}"))?;
+    TARGETS.contains(&arch).then_some((arch, virt))
 }
 
 /// A whole command line, understood.
@@ -71,7 +87,7 @@ impl Default for Invocation {
         Invocation {
             inputs: Vec::new(),
             output: None,
-            target: Target::Sm75,
+            target: Target::Sass(Arch::Sm75),
             verbose: false,
             line_info: false,
             fmad: true,
@@ -181,13 +197,18 @@ impl Builder {
 
     fn finish(mut self) -> Result<Invocation, Fatal> {
         self.inv.target = match self.gpu.as_deref() {
-            None | Some("sm_75") => Target::Sm75,
-            Some("compute_75" | "lto_75") => Target::CheckOnly,
-            Some(other) => {
-                return Err(Fatal(format!(
-                    "ptxc generates code for sm_75 only; '{other}' is not supported"
-                )));
-            }
+            None => Target::Sass(Arch::Sm75),
+            Some(name) => match virtual_or_real(name) {
+                Some((a, false)) => Target::Sass(a),
+                Some((_, true)) => Target::CheckOnly,
+                None => {
+                    let names: Vec<&str> = TARGETS.iter().map(|a| a.name()).collect();
+                    return Err(Fatal(format!(
+                        "ptxc generates code for {}; '{name}' is not supported",
+                        names.join(", ")
+                    )));
+                }
+            },
         };
         if let Some(m) = self.machine.as_deref()
             && m != "64"
@@ -270,7 +291,13 @@ mod tests {
     #[test]
     fn targets_and_line_info() {
         assert_eq!(parse_str("-arch compute_75").unwrap().target, Target::CheckOnly);
-        assert!(parse_str("-arch=sm_80").unwrap_err().0.contains("sm_75 only"));
+        assert_eq!(parse_str("-arch=sm_86").unwrap().target, Target::Sass(Arch::Sm86));
+        assert!(
+            parse_str("-arch=sm_90")
+                .unwrap_err()
+                .0
+                .contains("'sm_90' is not supported")
+        );
         assert!(parse_str("-lineinfo").unwrap().line_info);
         assert!(parse_str("-g").unwrap().line_info);
         assert!(!parse_str("-lineinfo -suppress-debug-info").unwrap().line_info);

@@ -101,9 +101,15 @@ pub fn listing(s: &str) -> BTreeMap<u64, String> {
 
 /// Compiles `ptx` with ptxas into `out`.
 pub fn ptxas(ptx: &Path, out: &Path) {
+    ptxas_for("sm_75", ptx, out);
+}
+
+/// Compiles `ptx` with `ptxas -arch=<arch> -O3` into `out`.
+pub fn ptxas_for(arch: &str, ptx: &Path, out: &Path) {
+    let flag = format!("-arch={arch}");
     let o = oracle(
         "ptxas",
-        &["-arch=sm_75", "-O3", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        &[&flag, "-O3", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()],
     );
     assert!(o.status.success(), "ptxas failed: {}", text(&o.stderr));
 }

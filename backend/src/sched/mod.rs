@@ -14,7 +14,7 @@ use crate::emit::{CodeBlock, Emitted, successors};
 use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::access::{Reg, accesses, needs_write_scoreboard, reads_late};
 use ptxc_sass::isa::make::make;
-use ptxc_sass::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
+use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war, waw};
 use ptxc_sass::isa::{Control, Op};
 use state::{BlockState, Pending};
 
@@ -185,10 +185,13 @@ fn schedule_block(
     while i < insts.len() {
         let inst = &insts[i].inst;
         let acc = accesses(inst);
+        let address_unit = address_unit(inst.desc().op, inst.desc().meta.pipe);
         let mut earliest = i32::MIN;
         let mut wait = 0u8;
         for r in &acc.reads {
-            earliest = earliest.max(state.ready_for_read(r.reg, |w: &Pending| read_latency(w, r.reg, r.cat, r.guard)));
+            earliest = earliest.max(state.ready_for_read(r.reg, |w: &Pending| {
+                read_latency(arch, w, r.reg, r.cat, r.guard, address_unit)
+            }));
             wait |= state.write_sbs(r.reg);
         }
         for w in &acc.writes {
@@ -263,11 +266,12 @@ fn nop(arch: Arch, stall: u8) -> Emitted {
     }
 }
 
-/// Cycles after a pending write until `reg` may be read by a reader of category `cat`.
-fn read_latency(w: &Pending, reg: Reg, cat: LatCat, guard: bool) -> i32 {
+/// Cycles after a pending write until `reg` may be read by a reader of category `cat` on
+/// `arch` (`address_unit`: the reader issues to the memory pipe).
+fn read_latency(arch: Arch, w: &Pending, reg: Reg, cat: LatCat, guard: bool, address_unit: bool) -> i32 {
     match reg {
-        Reg::R(_) => raw(w.cat, cat) as i32,
-        Reg::P(_) => pred_raw(w.cat, cat, guard) as i32,
+        Reg::R(_) => raw_on(arch, w.cat, cat, address_unit) as i32,
+        Reg::P(_) => pred_raw_on(arch, w.cat, cat, guard) as i32,
     }
 }
 

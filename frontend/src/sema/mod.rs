@@ -20,8 +20,8 @@ use crate::checked::{CheckedModule, SourceFile, VarId, VarInfo};
 use crate::diag::Diagnostic;
 use symbols::{ModuleSymbols, Signature};
 
-/// The GPU ptxc compiles for.
-pub const TARGET_SM: u32 = 75;
+/// The newest GPU ptxc compiles for (sm_75, sm_80, sm_86 and sm_89).
+pub const TARGET_SM: u32 = 89;
 
 /// Checks a parsed module.
 pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
@@ -73,7 +73,7 @@ pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
     })
 }
 
-/// The `sm_NN` of `.target`; an error when it is missing or above sm_75.
+/// The `sm_NN` of `.target`; an error when it is missing or above sm_89.
 fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
     let mut sm = None;
     for t in &m.target {
@@ -83,7 +83,7 @@ fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
             let value: u32 = digits.parse().unwrap_or(u32::MAX);
             if value > TARGET_SM || digits.len() != n.len() {
                 diags.push(Diagnostic::error(
-                    format!("`.target {name}` is not supported: ptxc compiles for sm_75 (Turing) and older targets"),
+                    format!("`.target {name}` is not supported: ptxc compiles for sm_89 (Ada) and older targets"),
                     t.span,
                 ));
             }

@@ -257,7 +257,7 @@ impl CtaRun {
         let (cta, warps) = new_cta(kernel, dims, ctaid, sm);
         stats.ctas += 1;
         stats.warps += warps.len() as u64;
-        let timers = vec![Timer::default(); warps.len()];
+        let timers = vec![Timer::new(kernel.arch); warps.len()];
         CtaRun { cta, warps, timers }
     }
 

@@ -10,11 +10,12 @@
 //! register remembers the scoreboard and issue time of its outstanding variable-latency write.
 
 use crate::decoded::Decoded;
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::Op;
 use ptxc_sass::isa::access::{Access, Reg};
 use ptxc_sass::isa::control::NO_SB;
 use ptxc_sass::isa::desc::Pipe;
-use ptxc_sass::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
+use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war_on, waw};
 use smallvec::SmallVec;
 
 /// A time before every event.
@@ -242,6 +243,8 @@ impl Scoreboard {
 /// `POPC R3, R3` on SB0, then a reader of R0 and R3 that waits on SB0 only).
 #[derive(Clone, Debug)]
 pub struct Timer {
+    /// Whose latency tables apply.
+    arch: Arch,
     next: i64,
     gpr: Vec<RegTime>,
     pred: [RegTime; 8],
@@ -262,7 +265,15 @@ fn pipe_index(p: Pipe) -> u8 {
 
 impl Default for Timer {
     fn default() -> Self {
+        Timer::new(Arch::Sm75)
+    }
+}
+
+impl Timer {
+    /// A timer checking code for `arch`.
+    pub fn new(arch: Arch) -> Timer {
         Timer {
+            arch,
             next: 0,
             gpr: vec![RegTime::default(); 256],
             pred: [RegTime::default(); 8],
@@ -336,7 +347,7 @@ impl Timer {
         let mut hazards = Hazards::new();
         for a in &d.accesses.reads {
             let lanes = if a.guard { group } else { exec };
-            if let Some(h) = self.check_read(a, t, lanes) {
+            if let Some(h) = self.check_read(a, t, lanes, address_unit(d.op, d.timing.pipe)) {
                 hazards.push(h);
             }
         }
@@ -382,7 +393,7 @@ impl Timer {
         }
     }
 
-    fn check_read(&mut self, a: &Access, t: i64, lanes: u32) -> Option<HazardAt> {
+    fn check_read(&mut self, a: &Access, t: i64, lanes: u32, address_unit: bool) -> Option<HazardAt> {
         let s = *self.state(a.reg);
         if let Some(v) = s.var
             && v.lanes & lanes != 0
@@ -396,8 +407,8 @@ impl Timer {
         }
         if s.write_t > NEVER && s.write_lanes & lanes != 0 {
             let need = match a.reg {
-                Reg::R(_) => raw(s.write_cat, a.cat),
-                Reg::P(_) => pred_raw(s.write_cat, a.cat, a.guard),
+                Reg::R(_) => raw_on(self.arch, s.write_cat, a.cat, address_unit),
+                Reg::P(_) => pred_raw_on(self.arch, s.write_cat, a.cat, a.guard),
             } as i64;
             if t < s.write_t + need {
                 return Some(HazardAt {
@@ -450,7 +461,7 @@ impl Timer {
         }
         if s.read_t > NEVER && s.read_lanes & lanes != 0 {
             let need = match a.reg {
-                Reg::R(_) => war(s.read_cat, a.cat),
+                Reg::R(_) => war_on(self.arch, s.read_cat, a.cat),
                 Reg::P(_) => pred_war(s.read_cat, a.cat),
             } as i64;
             if t < s.read_t + need {

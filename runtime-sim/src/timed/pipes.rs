@@ -24,7 +24,7 @@ pub fn index(p: Pipe) -> usize {
 }
 
 /// Cycles a warp instruction occupies its pipe: 16 lanes per SMSP for FP32/INT/FP16x2 (2),
-/// 0.5 lanes for FP64 on Turing (64), 4 lanes for MUFU and conversions (8), memory ops
+/// 0.5 lanes for FP64 on Turing (64; a device's own rate is `Config::fp64_interval`), 4 lanes for MUFU and conversions (8), memory ops
 /// about every 4 cycles.
 pub fn interval(p: Pipe) -> i64 {
     match p {

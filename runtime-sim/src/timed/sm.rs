@@ -224,7 +224,7 @@ impl<'a> SmRun<'a> {
             let mut s = Slot {
                 id: linear * 64 + warp.index as u64,
                 warp,
-                timer: Timer::default(),
+                timer: Timer::new(self.kernel.arch),
                 reuse: ReuseCache::default(),
                 cta: free,
                 smsp,
@@ -463,7 +463,10 @@ impl<'a> SmRun<'a> {
 
     /// Cycles the instruction occupies its pipe.
     fn pipe_interval(&self, d: &Decoded, w: &Warp, exec_mask: u32) -> i64 {
-        let base = pipes::interval(d.timing.pipe);
+        let base = match d.timing.pipe {
+            Pipe::Fp64 => self.config.fp64_interval,
+            p => pipes::interval(p),
+        };
         if d.timing.pipe != Pipe::Lsu || d.addr.is_none() {
             return base;
         }

@@ -62,6 +62,12 @@ impl Arch {
         }
     }
 
+    /// The architecture before this one (`None` for sm_75, the oldest ptxc knows).
+    pub fn previous(self) -> Option<Arch> {
+        let i = Arch::ALL.iter().position(|&a| a == self)?;
+        i.checked_sub(1).map(|j| Arch::ALL[j])
+    }
+
     /// nvdisasm's name of the architecture (`SM75`), for `nvdisasm -b`.
     pub fn nvdisasm_name(self) -> &'static str {
         match self {
@@ -95,6 +101,14 @@ impl Archs {
         Archs { since, until: None }
     }
 
+    /// From `since` up to and including `until`.
+    pub const fn between(since: Arch, until: Arch) -> Archs {
+        Archs {
+            since,
+            until: Some(until),
+        }
+    }
+
     /// Whether the form exists on `arch`.
     pub fn contains(self, arch: Arch) -> bool {
         arch >= self.since && self.until.is_none_or(|u| arch <= u)
@@ -120,6 +134,8 @@ mod tests {
         }
         assert_eq!(Arch::from_name("sm_70"), None);
         assert_eq!(Arch::from_sm(86, true), None);
+        assert_eq!(Arch::Sm75.previous(), None);
+        assert_eq!(Arch::Sm86.previous(), Some(Arch::Sm80));
     }
 
     #[test]

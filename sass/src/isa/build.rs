@@ -406,6 +406,124 @@ impl FormBuilder {
     }
 }
 
+/// Reopens a built form to describe what a later architecture changes in it (the deltas of
+/// `sm80`): the result starts with the same opcode, operands, modifiers and fixed bits.
+pub fn derive(f: &Form) -> FormBuilder {
+    FormBuilder {
+        form: Form {
+            covered: 0,
+            template: 0,
+            ..f.clone()
+        },
+    }
+}
+
+impl FormBuilder {
+    /// The form exists from `arch` on.
+    pub fn since(self, arch: Arch) -> Self {
+        self.archs(Archs::since(arch))
+    }
+
+    /// Replaces modifier `id` by `with` (in its printed place; an empty list removes it).
+    /// References to later modifiers (operand printing rules, `.X`, aliases) follow them; a
+    /// reference to the replaced modifier itself must have been changed first.
+    pub fn replace_mod(mut self, id: Mod, with: &[ModDesc]) -> Self {
+        let f = &mut self.form;
+        let at = f
+            .mod_index(id)
+            .unwrap_or_else(|| panic!("{}: no modifier {id:?}", f.mnemonic));
+        let remap = |k: u8| -> u8 {
+            let k = k as usize;
+            assert!(k != at || with.len() == 1, "{}: still refers to {id:?}", f.mnemonic);
+            if k > at { (k + with.len() - 1) as u8 } else { k as u8 }
+        };
+        let mut operands = f.operands.clone();
+        for o in &mut operands {
+            o.show = match o.show {
+                Show::IfMod(k) => Show::IfMod(remap(k)),
+                Show::IfModOrNotDefault(k) => Show::IfModOrNotDefault(remap(k)),
+                s => s,
+            };
+        }
+        let not_under = f.not_under.map(remap);
+        let aliases = f
+            .aliases
+            .iter()
+            .map(|a| {
+                let when: Vec<(u8, AliasCond)> = a
+                    .when
+                    .iter()
+                    .map(|&(i, c)| {
+                        if matches!(c, AliasCond::ModIs(_)) {
+                            (remap(i), c)
+                        } else {
+                            (i, c)
+                        }
+                    })
+                    .collect();
+                Alias {
+                    infix: a.infix,
+                    when: Vec::leak(when),
+                }
+            })
+            .collect();
+        f.operands = operands;
+        f.not_under = not_under;
+        f.aliases = aliases;
+        f.mods.splice(at..=at, with.iter().copied());
+        self
+    }
+
+    /// Changes modifier `id` in place.
+    pub fn map_mod(mut self, id: Mod, change: impl FnOnce(ModDesc) -> ModDesc) -> Self {
+        let f = &mut self.form;
+        let i = f
+            .mod_index(id)
+            .unwrap_or_else(|| panic!("{}: no modifier {id:?}", f.mnemonic));
+        f.mods[i] = change(f.mods[i]);
+        self
+    }
+
+    /// Removes the operand with `role` (its bits must then be fixed or belong to another
+    /// field).
+    pub fn remove_operand(mut self, role: Role) -> Self {
+        let f = &mut self.form;
+        let i = f
+            .operand_index(role)
+            .unwrap_or_else(|| panic!("{}: no {role:?} operand", f.mnemonic));
+        f.operands.remove(i);
+        self
+    }
+
+    /// Changes the operand with `role`.
+    pub fn map_operand(mut self, role: Role, change: impl FnOnce(OperandDesc) -> OperandDesc) -> Self {
+        let f = &mut self.form;
+        let i = f
+            .operand_index(role)
+            .unwrap_or_else(|| panic!("{}: no {role:?} operand", f.mnemonic));
+        f.operands[i] = change(f.operands[i]);
+        self
+    }
+
+    /// Appends an operand in printed position `at`.
+    pub fn insert_operand(mut self, at: usize, o: OperandDesc) -> Self {
+        self.form.operands.insert(at, o);
+        self
+    }
+
+    /// Drops the fixed fields that overlap `field`.
+    pub fn unfix(mut self, field: BitField) -> Self {
+        self.form.fixed.retain(|(f, _)| f.mask() & field.mask() == 0);
+        self
+    }
+
+    /// Drops the illegal field combinations.
+    pub fn no_invalid(mut self) -> Self {
+        self.form.invalid.clear();
+        self
+    }
+}
+
 /// Bits an operand occupies.
 pub fn operand_mask(o: &OperandDesc) -> u128 {
     let bit = |b: Option<u8>| b.map_or(0, |b| bits(b, 1).mask());

@@ -237,6 +237,17 @@ pub enum Op {
     /// `UPLOP3.LUT UPd0, UPd1, s0, s1, s2, lut`: any function of three uniform predicates or
     /// uniform-register sign bits.
     Uplop3,
+    /// `F2FP.PACK_AB Rd, A, B` (sm_80): two f32 rounded to f16 (or bf16) and packed, A in
+    /// the high half, B in the low.
+    F2fp,
+    /// `F2IP.U8.F32 Rd, A, B, C` (sm_86): f32 to packed saturated 8-bit integers; ptxas
+    /// emits it with A and C zero (B converted into the low byte).
+    F2ip,
+    /// `REDUX.op URd, A` (sm_80): a reduction of A over the active lanes into a uniform
+    /// register.
+    Redux,
+    /// `ATOMS.POPC.INC.32 Rd, [A+URb]` (sm_80): each active lane adds one to the shared word.
+    AtomsPopcInc,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
@@ -297,6 +308,8 @@ pub enum ImmStyle {
     F16x2,
     /// One f16 value.
     F16,
+    /// Two bf16 values, high half first.
+    Bf16x2,
     /// A signed count of 4-byte units printed as a byte address (`CALL.ABS` targets).
     SignedHexX4,
     /// A scoreboard index (`SB3`).

@@ -8,7 +8,7 @@ use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role, Show};
 use super::inst::{FormId, Inst, Operand, Value};
 use super::modifier::{Mod, ModSet, ModValue};
 use super::table::{NotDescribed, isa};
-use super::values::{AtomType, LdsmCount, MemSize};
+use super::values::{AtomType, LdsmCount, MemOrder, MemSem, MemSize, Scope};
 use smallvec::SmallVec;
 
 /// Why no form fits.
@@ -193,13 +193,34 @@ fn imm_fits(kind: OpKind, value: &Value) -> bool {
     }
 }
 
-/// The first form of `op` on `arch` that [`fits`] the operands and modifiers.
+/// The modifiers as `arch` spells them: from sm_80 on, the semantics and scope of a global
+/// or generic access (`Mod::Sem`, `Mod::Scope`, sm_75's pair) are one `Mod::Order` code.
+pub fn for_arch(arch: Arch, mods: &[ModSet]) -> SmallVec<[ModSet; 8]> {
+    let code = |id: Mod| mods.iter().find(|m| m.id == id).map(|m| m.code);
+    let Some(sem) = code(Mod::Sem) else {
+        return mods.iter().copied().collect();
+    };
+    if arch < Arch::Sm80 {
+        return mods.iter().copied().collect();
+    }
+    let sem = MemSem::from_code(sem).unwrap_or_default();
+    let scope = code(Mod::Scope).and_then(Scope::from_code).unwrap_or_default();
+    mods.iter()
+        .filter(|m| !matches!(m.id, Mod::Sem | Mod::Scope | Mod::Private))
+        .copied()
+        .chain([MemOrder::of(sem, scope).set()])
+        .collect()
+}
+
+/// The first form of `op` on `arch` that [`fits`] the operands and modifiers (named as on
+/// sm_75: see [`for_arch`]).
 pub fn find_form(
     arch: Arch,
     op: Op,
     operands: &[(Role, Operand)],
     mods: &[ModSet],
 ) -> Result<Option<FormId>, NotDescribed> {
+    let mods = &for_arch(arch, mods)[..];
     Ok(isa()
         .for_arch(arch)?
         .of_op(op)
@@ -211,6 +232,7 @@ pub fn find_form(
 /// Builds an instruction of `op` for `arch`: operands by role (the first slot with that role), modifiers
 /// by [`Mod`]; everything else at its default. The first form that accepts them is used.
 pub fn make(arch: Arch, op: Op, operands: &[(Role, Operand)], mods: &[ModSet]) -> Result<Inst, MakeError> {
+    let mods = &for_arch(arch, mods)[..];
     let id = find_form(arch, op, operands, mods)?.ok_or_else(|| MakeError::NoForm {
         op,
         what: format!(

@@ -16,6 +16,7 @@ pub mod inst;
 pub mod make;
 pub mod modifier;
 pub mod sm75;
+pub mod sm80;
 pub mod table;
 pub mod text;
 pub mod timing;

@@ -73,6 +73,14 @@ pub enum Mod {
     HalfAnd,
     /// `.NTZ` of F2I (no effect on the result: the hardware's marker of PTX `cvt.rzi` paths).
     Ntz,
+    /// `.BF16` / `.BF16_V2`: the half-precision values are bfloat16 (HFMA2, F2FP).
+    Bf16,
+    /// `.RELU`: negative results become zero (F2FP, F2IP).
+    Relu,
+    /// `.SATFINITE`: results beyond the largest finite value clamp to it (F2FP).
+    SatFinite,
+    /// F2FP's `.MERGE_C` (code 1, not described) instead of `.PACK_AB` (code 0).
+    MergeC,
     /// The integer type of a conversion ([`IntType`]).
     IntType,
     /// The float type of a conversion ([`FloatType`]).
@@ -90,6 +98,11 @@ pub enum Mod {
     Scope,
     /// `.PRIVATE`: the address is private to the thread.
     Private,
+    /// Semantics and scope of an access in one field, from sm_80 on ([`MemOrder`]).
+    Order,
+    /// The access's uniform register is a memory descriptor (sm_80 on), not an address
+    /// part; nvdisasm does not print it.
+    Desc,
     /// Cache eviction policy ([`CachePolicy`]).
     Cache,
     /// L2 prefetch size hint ([`Prefetch`]).
@@ -129,6 +142,8 @@ pub enum Mod {
     MatchMode,
     /// MATCH `.U64`: 64-bit values.
     Match64,
+    /// REDUX's reduction ([`ReduxOp`]).
+    ReduxOp,
     // Control flow and synchronisation.
     /// BRA's kind ([`BranchKind`]).
     BranchKind,
@@ -228,10 +243,12 @@ impl Mod {
             Mod::Signed | Mod::X | Mod::Hi | Mod::Sx32 | Mod::Wrap | Mod::Right | Mod::Pand | Mod::Ex => Flag,
             Mod::ShiftAmount | Mod::ASigned | Mod::BSigned => Flag,
             Mod::Ftz | Mod::Sat | Mod::MufuF16 | Mod::HalfF32 | Mod::BoolFloat | Mod::HalfAnd | Mod::Ntz => Flag,
+            Mod::Desc => Flag,
             Mod::E | Mod::Private | Mod::ZeroDst | Mod::UniformAddr | Mod::Mmio | Mod::Match64 => Flag,
             Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,
             Mod::NoInc | Mod::NoDec | Mod::Clear | Mod::Defer | Mod::DepbarLe | Mod::Rand => Flag,
             Mod::SleepWarp | Mod::Wide => Flag,
+            Mod::Bf16 | Mod::Relu | Mod::SatFinite | Mod::MergeC => Flag,
             Mod::ShfType => values::<ShfType>(self),
             Mod::IntCmp => values::<IntCmp>(self),
             Mod::BoolOp => values::<BoolOp>(self),
@@ -250,6 +267,7 @@ impl Mod {
             Mod::Size => values::<MemSize>(self),
             Mod::Sem => values::<MemSem>(self),
             Mod::Scope => values::<Scope>(self),
+            Mod::Order => values::<MemOrder>(self),
             Mod::Cache => values::<CachePolicy>(self),
             Mod::Prefetch => values::<Prefetch>(self),
             Mod::LdcMode => values::<LdcMode>(self),
@@ -265,6 +283,7 @@ impl Mod {
             Mod::ShflMode => values::<ShflMode>(self),
             Mod::VoteMode => values::<VoteMode>(self),
             Mod::MatchMode => values::<MatchMode>(self),
+            Mod::ReduxOp => values::<ReduxOp>(self),
             Mod::BranchKind => values::<BranchKind>(self),
             Mod::BarMode => values::<BarMode>(self),
             Mod::BarRedOp => values::<BarRedOp>(self),

@@ -5,12 +5,12 @@
 use super::arch::Arch;
 use super::desc::{Form, Op};
 use super::inst::FormId;
-use super::sm75;
+use super::{sm75, sm80};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Architectures whose instruction set is described and checked against nvdisasm.
-pub const DESCRIBED: &[Arch] = &[Arch::Sm75];
+pub const DESCRIBED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
 
 /// The whole table with one view per described architecture.
 pub struct Isa {
@@ -37,7 +37,8 @@ fn described_names() -> String {
 
 impl Isa {
     fn new() -> Isa {
-        let forms = sm75::forms();
+        let mut forms = sm75::forms();
+        sm80::apply(&mut forms);
         let views = DESCRIBED.iter().map(|&a| (a, ArchView::new(a, &forms))).collect();
         Isa { forms, views }
     }

@@ -3,6 +3,7 @@
 use super::desc::{AliasCond, Form, ImmStyle, OpKind, OperandDesc, Sep, Show};
 use super::floatfmt::{f16_text, f32_text, f64_text};
 use super::inst::{Inst, Operand, PT, RZ, URZ, Value};
+use super::modifier::Mod;
 use super::table::isa;
 use std::fmt::Write;
 
@@ -135,7 +136,15 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
             uniform,
             offset,
             scale,
-        } => mem_text(d, base, uniform, offset, scale, suffix),
+        } => mem_text(
+            d,
+            base,
+            uniform.filter(|_| !inst.flag(Mod::Desc)),
+            offset,
+            scale,
+            suffix,
+            inst.flag(Mod::Desc),
+        ),
         Value::Rel(off) => labels.target_text((addr as i64 + 16 + off) as u64),
         Value::SReg(n) => isa()
             .special_reg_name(n)
@@ -195,6 +204,7 @@ fn imm_text(d: &OperandDesc, v: u64) -> String {
         }
         ImmStyle::F16 => f16_text(v as u16),
         ImmStyle::F16x2 => format!("{}, {}", f16_text((v >> 16) as u16), f16_text(v as u16)),
+        ImmStyle::Bf16x2 => format!("{}, {}", f32_text((v as u32) & 0xffff_0000), f32_text((v as u32) << 16)),
         ImmStyle::SignedHexX4 => {
             let shift = 64 - width.min(64);
             signed_hex((((v << shift) as i64) >> shift) * 4)
@@ -220,9 +230,18 @@ fn cbank_text(bank: u8, offset: i32, reg: Option<u8>, spaced: bool) -> String {
     }
 }
 
-fn mem_text(d: &OperandDesc, base: u8, uniform: Option<u8>, offset: i32, scale: u8, suffix: &str) -> String {
+/// `[Ra+URb+offset]`; a uniform register that is a memory descriptor (`desc`) is not printed.
+fn mem_text(
+    d: &OperandDesc,
+    base: u8,
+    uniform: Option<u8>,
+    offset: i32,
+    scale: u8,
+    suffix: &str,
+    desc: bool,
+) -> String {
     let scale = ["", ".X4", ".X8", ".X16"][scale as usize & 3];
-    let uniform_form = matches!(d.kind, OpKind::Mem { uniform: Some(_), .. });
+    let uniform_form = matches!(d.kind, OpKind::Mem { uniform: Some(_), .. }) && !desc;
     let mut parts = Vec::new();
     if base != RZ {
         parts.push(format!("{}{suffix}{scale}", reg_name(base)));

@@ -4,6 +4,17 @@
 //! writer (WAW) or, for writes after reads, between a reader and a later writer (WAR).
 //! The scheduler uses them to set stall counts; the simulator uses the same tables to
 //! report an instruction that issues too early as a hazard.
+//!
+//! Ampere and Ada (sm_80, sm_86, sm_89) have their own register and predicate RAW tables
+//! (NVIDIA's table for these targets as NAK's `sm80_instr_latencies.rs` has it, mapped onto
+//! these categories: a variable-latency reader on the memory pipe (address unit: loads,
+//! stores, atomics, SHFL) waits 5 cycles after a fixed-latency writer, other variable-latency
+//! readers (branches, conversions) 4; HFMA2.MMA is counted as FP16). A register may be
+//! overwritten 1 cycle after it was read except by a variable-latency writer after a
+//! fixed-latency reader (2). WAW distances are taken as sm_75's.
+
+use super::arch::Arch;
+use super::desc::{Op, Pipe};
 
 /// Latency category of an instruction (NVIDIA's classification); ordered as declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -125,9 +136,76 @@ const PRED_RAW: [[u8; 13]; 13] = [
     [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1], // BMov
 ];
 
-/// Minimum cycles between a writer and a later reader of the same register.
+/// Register read-after-write on sm_80, sm_86 and sm_89: `RAW_SM80[reader][writer]`.
+const RAW_SM80: [[u8; 13]; 13] = [
+    [6, 4, 4, 5, 5, 1, 3, 5, 10, 5, 1, 1, 1], // Disp64
+    [6, 4, 4, 5, 5, 1, 3, 5, 10, 5, 1, 1, 1], // Disp
+    [6, 4, 4, 5, 5, 1, 3, 5, 10, 5, 1, 1, 1], // Alu
+    [6, 5, 5, 4, 4, 1, 2, 4, 10, 5, 1, 1, 1], // Fma
+    [6, 5, 5, 4, 4, 1, 2, 4, 10, 5, 1, 1, 1], // ImadLo
+    [6, 5, 5, 4, 4, 1, 4, 6, 10, 5, 1, 1, 1], // ImadWideAB
+    [6, 5, 5, 4, 4, 1, 2, 4, 10, 5, 1, 1, 1], // ImadWideLower
+    [4, 3, 3, 2, 2, 1, 2, 2, 8, 3, 1, 1, 1],  // ImadWideUpper
+    [6, 6, 6, 6, 6, 1, 6, 6, 6, 6, 1, 1, 1],  // Fp64
+    [6, 5, 5, 5, 5, 1, 3, 5, 10, 5, 1, 1, 1], // Fp16
+    [5, 5, 5, 5, 5, 1, 5, 5, 7, 5, 1, 1, 1],  // Decoupled
+    [5, 5, 5, 5, 5, 1, 5, 5, 7, 5, 1, 1, 1],  // DecoupledOther
+    [4, 4, 4, 4, 4, 1, 4, 4, 6, 4, 1, 1, 1],  // BMov
+];
+
+/// Predicate read-after-write on sm_80, sm_86 and sm_89 (guards read with the `Decoupled`
+/// row).
+const PRED_RAW_SM80: [[u8; 13]; 13] = [
+    [13, 13, 13, 13, 13, 1, 13, 13, 14, 13, 1, 1, 1], // Disp64
+    [13, 13, 13, 13, 13, 1, 13, 13, 14, 13, 1, 1, 1], // Disp
+    [4, 4, 4, 5, 5, 1, 5, 5, 6, 5, 1, 1, 1],          // Alu
+    [5, 5, 5, 4, 4, 1, 4, 4, 6, 5, 1, 1, 1],          // Fma
+    [5, 5, 5, 4, 4, 1, 4, 4, 6, 5, 1, 1, 1],          // ImadLo
+    [5, 5, 5, 4, 4, 1, 4, 4, 6, 5, 1, 1, 1],          // ImadWideAB
+    [5, 5, 5, 4, 4, 1, 4, 4, 6, 5, 1, 1, 1],          // ImadWideLower
+    [5, 5, 5, 4, 4, 1, 4, 4, 6, 5, 1, 1, 1],          // ImadWideUpper
+    [13, 13, 13, 13, 13, 1, 13, 13, 6, 13, 1, 1, 1],  // Fp64
+    [13, 13, 13, 13, 13, 1, 13, 13, 14, 6, 1, 1, 1],  // Fp16
+    [13, 13, 13, 13, 13, 1, 13, 13, 14, 13, 1, 1, 1], // Decoupled (and guards)
+    [13, 13, 13, 13, 13, 1, 13, 13, 14, 13, 1, 1, 1], // DecoupledOther
+    [13, 13, 13, 13, 13, 1, 13, 13, 14, 13, 1, 1, 1], // BMov
+];
+
+/// Whether an instruction of `op` on `pipe` reads through the address unit (NVIDIA's
+/// `DecoupledAgu` readers: loads, stores, atomics, SHFL, BAR; MATCH is a plain variable-latency
+/// reader: ptxas's sm_86 code reads a LOP3 result with MATCH 4 cycles later).
+pub fn address_unit(op: Op, pipe: Pipe) -> bool {
+    pipe == Pipe::Lsu && op != Op::Match
+}
+
+/// Whether `arch` uses the Ampere/Ada tables.
+fn ampere(arch: Arch) -> bool {
+    arch >= Arch::Sm80
+}
+
+/// Minimum cycles between a writer and a later reader of the same register (sm_75).
 pub fn raw(writer: LatCat, reader: LatCat) -> u32 {
     RAW[reader.index()][writer.index()] as u32
+}
+
+/// [`raw`] on `arch`; `address_unit`: the reader issues to the memory pipe (on Ampere and
+/// Ada its variable-latency row is a cycle longer than the other variable-latency readers').
+pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) -> u32 {
+    if !ampere(arch) {
+        return raw(writer, reader);
+    }
+    let row = match reader {
+        LatCat::Decoupled if !address_unit => LatCat::BMov,
+        r => r,
+    };
+    RAW_SM80[row.index()][writer.index()] as u32
+}
+
+/// [`pred_raw`] on `arch`.
+pub fn pred_raw_on(arch: Arch, writer: LatCat, reader: LatCat, guard: bool) -> u32 {
+    let row = if guard { LatCat::Decoupled } else { reader };
+    let table = if ampere(arch) { &PRED_RAW_SM80 } else { &PRED_RAW };
+    table[row.index()][writer.index()] as u32
 }
 
 /// Minimum cycles between two writers of the same register (`predicated`: the first
@@ -146,6 +224,22 @@ pub fn war(reader: LatCat, writer: LatCat) -> u32 {
         Fp16 if !same_or_decoupled(Fp16) => 2,
         Decoupled if reader != Decoupled => 2,
         BMov if reader != Decoupled => 9,
+        _ => 1,
+    }
+}
+
+/// [`war`] on `arch`.
+pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
+    use LatCat::*;
+    if !ampere(arch) {
+        return war(reader, writer);
+    }
+    let coupled_reader = matches!(
+        reader,
+        Disp64 | Disp | Alu | Fma | ImadLo | ImadWideAB | ImadWideLower | ImadWideUpper
+    );
+    match writer {
+        Decoupled | BMov if coupled_reader => 2,
         _ => 1,
     }
 }
@@ -209,5 +303,20 @@ mod tests {
         assert_eq!(pred_raw(Alu, Alu, true), 12);
         assert_eq!(pred_raw(Alu, Alu, false), 4);
         assert_eq!(waw(Fp64, Alu, true), 5);
+    }
+
+    #[test]
+    fn ampere_tables() {
+        // A store reads a VOTE result 5 cycles later in ptxas's sm_80 code (5 on sm_80, 6 on
+        // sm_75); a guard waits 13 after an ALU predicate.
+        // RET reads an IMAD.MOV result 4 cycles later.
+        assert_eq!(raw_on(Arch::Sm80, Disp, Decoupled, true), 5);
+        assert_eq!(raw_on(Arch::Sm80, ImadLo, Decoupled, false), 4);
+        assert_eq!(raw_on(Arch::Sm75, Disp, Decoupled, true), 6);
+        assert_eq!(pred_raw_on(Arch::Sm89, Alu, Alu, true), 13);
+        assert_eq!(raw_on(Arch::Sm86, Fp64, Alu, false), 10);
+        // ptxas's sm_80 mandelbrot overwrites a register with HFMA2.MMA 1 cycle after a read.
+        assert_eq!(war_on(Arch::Sm80, Alu, Fp16), 1);
+        assert_eq!(war_on(Arch::Sm75, Alu, Fp16), 2);
     }
 }

@@ -475,6 +475,85 @@ values! {
 }
 
 values! {
+    /// Semantics and scope of a global or generic access from sm_80 on, one code for both
+    /// (bits 77..81); named by nvdisasm's spelling of the loads. Stores and atomics spell code
+    /// 4 `.STRONG.SM.PRIVATE` (they have no `.CONSTANT`).
+    MemOrder for Order, absent Weak {
+        /// Weak (no spelling).
+        Weak = 0,
+        /// `.CONSTANT.PRIVATE`.
+        ConstantPrivate = 1,
+        /// `.CONSTANT.CTA`.
+        ConstantCta = 2,
+        /// `.CONSTANT.CTA.PRIVATE`.
+        ConstantCtaPrivate = 3,
+        /// `.CONSTANT` (ld.global.nc).
+        Constant = 4,
+        /// `.STRONG.SM`.
+        StrongSm = 5,
+        /// `.STRONG.GPU.PRIVATE`.
+        StrongGpuPrivate = 6,
+        /// `.STRONG.GPU`.
+        StrongGpu = 7,
+        /// `.MMIO.GPU`.
+        MmioGpu = 8,
+        /// `.CONSTANT.SM`.
+        ConstantSm = 9,
+        /// `.STRONG.SYS`.
+        StrongSys = 10,
+        /// `.CONSTANT.SM.PRIVATE`.
+        ConstantSmPrivate = 11,
+        /// `.MMIO.SYS`.
+        MmioSys = 12,
+        /// `.CONSTANT.VC`.
+        ConstantVc = 13,
+        /// `.CONSTANT.VC.PRIVATE`.
+        ConstantVcPrivate = 14,
+        /// `.CONSTANT.GPU`.
+        ConstantGpu = 15,
+    }
+}
+
+impl MemOrder {
+    /// The semantics part.
+    pub fn sem(self) -> MemSem {
+        use MemOrder::*;
+        match self {
+            Weak => MemSem::Weak,
+            StrongSm | StrongGpuPrivate | StrongGpu | StrongSys => MemSem::Strong,
+            MmioGpu | MmioSys => MemSem::Mmio,
+            _ => MemSem::Constant,
+        }
+    }
+
+    /// The scope part (weak and plain constant accesses: the system).
+    pub fn scope(self) -> Scope {
+        use MemOrder::*;
+        match self {
+            ConstantCta | ConstantCtaPrivate => Scope::Cta,
+            StrongSm | ConstantSm | ConstantSmPrivate => Scope::Sm,
+            StrongGpuPrivate | StrongGpu | MmioGpu | ConstantGpu => Scope::Gpu,
+            ConstantVc | ConstantVcPrivate => Scope::Vc,
+            _ => Scope::Sys,
+        }
+    }
+
+    /// The code of an sm_75 semantics and scope pair, as ptxas writes them (a strong CTA
+    /// access is `.STRONG.SM`, as on sm_75 ptxas writes `.STRONG.CTA` for none).
+    pub fn of(sem: MemSem, scope: Scope) -> MemOrder {
+        match (sem, scope) {
+            (MemSem::Weak, _) => MemOrder::Weak,
+            (MemSem::Constant, _) => MemOrder::Constant,
+            (MemSem::Strong, Scope::Cta | Scope::Sm) => MemOrder::StrongSm,
+            (MemSem::Strong, Scope::Gpu) => MemOrder::StrongGpu,
+            (MemSem::Strong, _) => MemOrder::StrongSys,
+            (MemSem::Mmio, Scope::Gpu) => MemOrder::MmioGpu,
+            (MemSem::Mmio, _) => MemOrder::MmioSys,
+        }
+    }
+}
+
+values! {
     /// Cache eviction policy of an access.
     CachePolicy for Cache, absent Normal {
         /// Evict first.
@@ -755,5 +834,23 @@ values! {
         Drain = 5,
         /// Quiet pause.
         PauseQuiet = 6,
+    }
+}
+
+values! {
+    /// REDUX's reduction over the active lanes.
+    ReduxOp for ReduxOp, absent And {
+        /// Bitwise AND (no spelling).
+        And = 0,
+        /// Bitwise OR.
+        Or = 1,
+        /// Bitwise XOR.
+        Xor = 2,
+        /// Sum.
+        Sum = 3,
+        /// Minimum.
+        Min = 4,
+        /// Maximum.
+        Max = 5,
     }
 }

@@ -5,6 +5,7 @@
 //! normalisation used to compare our disassembly with nvdisasm's.
 #![allow(dead_code)]
 
+use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::text::LabelNamer;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -160,13 +161,17 @@ pub struct Compiled {
     pub sass: String,
 }
 
-/// Compiles `input` with `ptxas -arch=sm_75 -O3` and disassembles it, reusing an earlier
-/// result for the same PTX text, flags and tools (cached under the test target directory).
-pub fn compile_cached(input: &Input) -> Result<Compiled, String> {
+/// Compiles `input` with `ptxas -arch=<arch> -O3` and disassembles it, reusing an earlier
+/// result for the same PTX text, flags, target and tools (cached under the test target
+/// directory).
+pub fn compile_cached(input: &Input, arch: Arch) -> Result<Compiled, String> {
     let ptx = std::fs::read(&input.ptx).map_err(|e| format!("{}: {e}", input.ptx.display()))?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     ptx.hash(&mut h);
     input.flags.hash(&mut h);
+    if arch != Arch::Sm75 {
+        arch.name().hash(&mut h);
+    }
     oracle_bin().hash(&mut h);
     let key = format!("{:016x}", h.finish());
     let dir = scratch_dir("isa-oracle-cache");
@@ -180,7 +185,8 @@ pub fn compile_cached(input: &Input) -> Result<Compiled, String> {
     }
     let tmp_cubin = dir.join(format!("{key}.tmp.cubin"));
     let (ptx_s, out_s) = (input.ptx.to_str().unwrap(), tmp_cubin.to_str().unwrap());
-    let mut args = vec!["-arch=sm_75", "-O3"];
+    let arch_flag = format!("-arch={}", arch.name());
+    let mut args = vec![arch_flag.as_str(), "-O3"];
     args.extend_from_slice(&input.flags);
     args.extend_from_slice(&[ptx_s, "-o", out_s]);
     let run = run_tool("ptxas", &args);
@@ -332,10 +338,13 @@ pub fn normalise_ours(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Writes `words` as a raw instruction file and returns `nvdisasm -b SM75 -hex` output.
-pub fn nvdisasm_raw(words: &[u128], name: &str) -> ToolRun {
-    let path = scratch_dir("isa-raw").join(format!("{name}.bin"));
+/// Writes `words` as a raw instruction file and returns `nvdisasm -b <arch> -hex` output.
+pub fn nvdisasm_raw(words: &[u128], name: &str, arch: Arch) -> ToolRun {
+    let path = scratch_dir("isa-raw").join(format!("{name}-{}.bin", arch.name()));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).expect("write raw code");
-    run_tool("nvdisasm", &["-b", "SM75", "-hex", path.to_str().unwrap()])
+    run_tool(
+        "nvdisasm",
+        &["-b", arch.nvdisasm_name(), "-hex", path.to_str().unwrap()],
+    )
 }

@@ -145,6 +145,28 @@ pub fn red(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     run(ctx, w, d, exec).map(|_| ())
 }
 
+/// ATOMS.POPC.INC.32 (sm_80): every active lane adds one to its shared word (ptxas's
+/// `atom.shared.add.u32 [a], 1` whose result is unused). ptxas writes RZ as the destination;
+/// what a lane would receive is not established, so a destination register faults.
+pub fn atoms_popc_inc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    if d.dst.present() {
+        return Err(SimError::Unsupported {
+            at: ctx.at(w, group.trailing_zeros() as usize, d.pc),
+            what: format!("{} (a destination register: semantics not established)", d.text()),
+        });
+    }
+    let Some(a) = d.addr else { return Ok(()) };
+    let space = space_of(d);
+    for l in lanes(exec) {
+        let addr = address_of(w, &a, l);
+        let mut buf = [0u8; 4];
+        read_bytes(ctx, w, d, space, l, addr, &mut buf)?;
+        let n = u32::from_le_bytes(buf).wrapping_add(1);
+        write_bytes(ctx, w, d, space, l, addr, &n.to_le_bytes())?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

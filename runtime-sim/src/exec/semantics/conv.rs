@@ -202,3 +202,59 @@ pub fn i2ip(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }
+
+/// F2FP.PACK_AB (sm_80): A and B (f32) rounded to f16 or bf16 (`.BF16`), A into the high
+/// half and B into the low. `.RELU` makes negative results +0 (a NaN stays NaN);
+/// `.SATFINITE` clamps infinite results to the largest finite value of their sign (PTX
+/// `cvt.rn.satfinite`).
+pub fn f2fp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let to = if d.m.bf16 { sf::BF16 } else { F16 };
+    let rnd = fp::rnd(d.m.rnd);
+    let half = |v: u32| -> u32 {
+        let mut h = sf::convert(v as u64, F32, to, rnd);
+        let negative = h & to.sign_bit() != 0;
+        let nan = (h & !to.sign_bit()) > to.inf(false);
+        if d.m.relu && negative && !nan {
+            h = 0;
+        }
+        if d.m.satfinite && !nan && (h & !to.sign_bit()) == to.inf(false) {
+            h = (to.inf(false) - 1) | (h & to.sign_bit());
+        }
+        h as u32
+    };
+    let mut out = [0u32; WARP];
+    for l in lanes(exec) {
+        let (a, b) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l));
+        out[l] = half(a) << 16 | half(b);
+    }
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// F2IP.U8/S8.F32 (sm_86): B converted (saturating, NaN to 0 under `.NTZ`) into the low
+/// byte. ptxas emits it with A and C zero only (`F2IP.U8.F32.TRUNC.NTZ R7, RZ, R0, RZ` for
+/// `cvt.rzi.u8.f32`); how a non-zero A or C combine is not established, so such an
+/// instruction faults.
+pub fn f2ip(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let zero = |s: &SrcOp| matches!(s.src, Src::Reg(ptxc_sass::isa::RZ) | Src::None);
+    if !zero(&d.a) || !zero(&d.c) {
+        return Err(SimError::Unsupported {
+            at: ctx.at(w, group.trailing_zeros() as usize, d.pc),
+            what: format!("{} (a non-zero A or C operand: semantics not established)", d.text()),
+        });
+    }
+    let dst = d.m.dst_num;
+    let ty = IntType::new(8 * dst.bytes(), dst.is_signed());
+    let rnd = fp::rnd(d.m.rnd);
+    let mut out = [0u32; WARP];
+    for l in lanes(exec) {
+        let mut x = ctx.src32(w, &d.b, l) as u64;
+        if d.m.relu && x & F32.sign_bit() != 0 && (x & !F32.sign_bit()) <= F32.inf(false) {
+            x = 0;
+        }
+        let v = sf::to_int(x, F32, rnd, ty).unwrap_or_else(|| nvidia::nan_to_int(ty, d.m.ntz));
+        out[l] = (v as u32) & 0xff;
+    }
+    write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}

@@ -12,7 +12,6 @@ use crate::error::SimError;
 use crate::exec::ctx::{CtaShared, Ctx};
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::module::Kernel;
-use ptxc_sass::isa::Op;
 use ptxc_sass::isa::values::{BarMode, BarRedOp, BranchKind};
 
 type R = Result<(), SimError>;
@@ -34,12 +33,26 @@ fn target_of(ctx: &Ctx, w: &Warp, d: &Decoded, group: u32) -> Result<u32, SimErr
 /// otherwise none does: ptxas skips a convergence region with `@P0 BRA.U L; BSSY B0, L;
 /// @P0 BRA inner`, which reconverges a warp with mixed P0 only if the mixed warp falls
 /// through to the BSSY (difftest seed 1700115, a SHFL after such a region).
+///
+/// From sm_80 on, `.DIV` and `.CONV` may name the lanes that must be converged in a uniform
+/// register: `BRA.DIV UR4` is taken when the lanes here are not exactly those (ptxas's jump
+/// to the slow path of `vote.sync` with member mask UR4), `BRA.CONV ~URZ` when they are (its
+/// jump to the fast path).
 pub fn bra(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     let t = taken(w, d, exec);
-    let t = if d.op == Op::Bra && d.m.branch == BranchKind::Uniform && t != group {
-        0
-    } else {
-        t
+    let t = match (d.m.branch, d.a.src) {
+        (BranchKind::Uniform, _) if t != group => 0,
+        (BranchKind::Div | BranchKind::Conv, Src::UReg(_)) => {
+            let mask = ctx.src32(w, &d.a, group.trailing_zeros() as usize % WARP);
+            let mask = if d.a.not { !mask } else { mask };
+            let converged = group == mask;
+            if converged == (d.m.branch == BranchKind::Conv) {
+                t
+            } else {
+                0
+            }
+        }
+        _ => t,
     };
     let target = target_of(ctx, w, d, group)?;
     w.jump(t, d.pc, target);

@@ -10,7 +10,7 @@ use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
 use crate::fp::Rnd;
-use ptxc_softfloat::{self as sf, F16, F32};
+use ptxc_softfloat::{self as sf, BF16, F16, F32};
 
 type R = Result<(), SimError>;
 
@@ -60,17 +60,25 @@ fn f32_result(d: &Decoded) -> bool {
 }
 
 /// Applies `op` to each f16 lane (operands and result flushed under `.FTZ`; the low lane,
-/// widened to f32, under `.F32`) and writes the result.
+/// widened to f32, under `.F32`) and writes the result. Under `.BF16_V2` (HFMA2, sm_80) the
+/// lanes are bf16.
 fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64, u64, sf::Format) -> u64) {
     let (a, b, c) = (hrow(ctx, w, &d.a), hrow(ctx, w, &d.b), hrow(ctx, w, &d.c));
     let ftz = d.m.ftz;
     let wide = f32_result(d);
+    let fmt = if d.m.bf16 { BF16 } else { F16 };
     let sat = |x: u64, f: sf::Format| -> u64 {
         if !d.m.sat {
             return x;
         }
         // Clamp to [0, 1]: NaN and negatives give +0.
-        let one = if f == F16 { 0x3c00 } else { 0x3f80_0000 };
+        let one = if f == F16 {
+            0x3c00
+        } else if f == BF16 {
+            0x3f80
+        } else {
+            0x3f80_0000
+        };
         let sign = f.sign_bit();
         if x & sign != 0 || (x & !sign) > f.inf(false) {
             0
@@ -82,12 +90,12 @@ fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64,
     };
     let out: [u32; WARP] = std::array::from_fn(|l| {
         let lane = |i: usize| {
-            let [x, y, z] = [a[l][i], b[l][i], c[l][i]].map(|h| sf::flush_if(ftz, h as u64, F16));
-            sat(sf::flush_if(ftz, op(x, y, z, F16), F16), F16)
+            let [x, y, z] = [a[l][i], b[l][i], c[l][i]].map(|h| sf::flush_if(ftz, h as u64, fmt));
+            sat(sf::flush_if(ftz, op(x, y, z, fmt), fmt), fmt)
         };
         if wide {
             // `.F32`: the low lane's f16 result, widened.
-            sf::convert(lane(0), F16, F32, Rnd::Rn) as u32
+            sf::convert(lane(0), fmt, F32, Rnd::Rn) as u32
         } else {
             lane(0) as u32 | (lane(1) as u32) << 16
         }

@@ -7,7 +7,7 @@ use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp, lanes};
-use ptxc_sass::isa::values::{MatchMode, ShflMode, VoteMode};
+use ptxc_sass::isa::values::{MatchMode, ReduxOp, ShflMode, VoteMode};
 
 type R = Result<(), SimError>;
 
@@ -120,6 +120,30 @@ pub fn match_(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
         w.set_pred(d.pd[0].idx, exec, if all { u32::MAX } else { 0 });
     }
     write_dst(w, &d.dst, exec, &out);
+    Ok(())
+}
+
+/// REDUX.op (sm_80): A reduced over the active lanes into the uniform destination (SUM
+/// wraps; MIN/MAX signed with `.S32`).
+pub fn redux(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    if exec == 0 {
+        return Ok(());
+    }
+    let vals = lanes(exec).map(|l| ctx.src32(w, &d.a, l));
+    let signed = d.m.signed;
+    let r = match d.m.redux {
+        ReduxOp::And => vals.fold(u32::MAX, |x, y| x & y),
+        ReduxOp::Or => vals.fold(0, |x, y| x | y),
+        ReduxOp::Xor => vals.fold(0, |x, y| x ^ y),
+        ReduxOp::Sum => vals.fold(0, u32::wrapping_add),
+        ReduxOp::Min if signed => vals.map(|v| v as i32).min().unwrap_or(0) as u32,
+        ReduxOp::Max if signed => vals.map(|v| v as i32).max().unwrap_or(0) as u32,
+        ReduxOp::Min => vals.min().unwrap_or(0),
+        ReduxOp::Max => vals.max().unwrap_or(0),
+    };
+    if d.dst.present() {
+        w.set_ureg(d.dst.reg, r);
+    }
     Ok(())
 }
 

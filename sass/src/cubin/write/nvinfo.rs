@@ -11,7 +11,7 @@ use crate::cubin::names::{CONSTANT0_PREFIX, kernel_section};
 
 /// `EIATTR_LANGUAGE` value for PTX.
 const LANGUAGE_PTX: u32 = 3;
-/// `EIATTR_SW_WAR` value ptxas writes for sm_75.
+/// `EIATTR_SW_WAR` value ptxas writes for sm_75 (for sm_80, sm_86 and sm_89 it writes none).
 const SW_WAR: u32 = 1;
 
 /// `.nv.info` contents. V8: per kernel, last first, `REGCOUNT` then `FRAME_SIZE` of its
@@ -72,7 +72,9 @@ pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec
     if v8 {
         rec.push(NvInfoAttr::words(id::LANGUAGE, &[LANGUAGE_PTX]));
     }
-    rec.push(NvInfoAttr::words(id::SW_WAR, &[SW_WAR]));
+    if m.sm == 75 {
+        rec.push(NvInfoAttr::words(id::SW_WAR, &[SW_WAR]));
+    }
     rec.push(NvInfoAttr::words(id::CUDA_API_VERSION, &[m.toolkit_version]));
     rec.extend(param_records(k, r)?);
     if let Some(max) = k.max_reg_count {

@@ -17,17 +17,17 @@
 //! * Modifier values that span two bit ranges (conversion types, `fmz` of HMUL2/HFMA2) are
 //!   `low | high << low.len` (see `convert.rs`).
 
-mod atomic;
+pub(crate) mod atomic;
 mod bitcount;
-mod common;
+pub(crate) mod common;
 mod convert;
 mod float;
 mod flow;
-mod fp16;
+pub(crate) mod fp16;
 mod fp64;
 mod imad;
 mod int;
-mod mem;
+pub(crate) mod mem;
 mod misc;
 mod shared;
 mod sync;
