@@ -181,6 +181,14 @@ pub struct Mods {
     pub bar: BarMode,
     pub bar_redop: BarRedOp,
     pub wide: bool,
+    // Tensor cores.
+    pub hmma_d: HmmaDType,
+    pub hmma_c: HmmaCType,
+    pub hmma_step: HmmaStep,
+    pub imma_a: ImmaAType,
+    pub imma_b: ImmaBType,
+    /// `.SATFINITE` (HMMA) / `.SAT` (IMMA).
+    pub sat_finite: bool,
 }
 
 impl Default for Mods {
@@ -234,6 +242,12 @@ impl Default for Mods {
             bar: BarMode::default(),
             bar_redop: BarRedOp::default(),
             wide: false,
+            hmma_d: HmmaDType::default(),
+            hmma_c: HmmaCType::default(),
+            hmma_step: HmmaStep::default(),
+            imma_a: ImmaAType::default(),
+            imma_b: ImmaBType::default(),
+            sat_finite: false,
         }
     }
 }
@@ -324,6 +338,12 @@ impl Mods {
             Mod::BarMode => self.bar = value(code),
             Mod::BarRedOp => self.bar_redop = value(code),
             Mod::Wide => self.wide = on,
+            Mod::HmmaDType => self.hmma_d = value(code),
+            Mod::HmmaCType => self.hmma_c = value(code),
+            Mod::HmmaStep => self.hmma_step = value(code),
+            Mod::ImmaAType => self.imma_a = value(code),
+            Mod::ImmaBType => self.imma_b = value(code),
+            Mod::SatFinite => self.sat_finite = on,
             // Addressing: read with the operands (`Addr::wide`, the base's width suffix).
             Mod::E => {}
             // Memory-model and cache hints: the simulator's memory is sequentially

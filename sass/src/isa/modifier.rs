@@ -164,6 +164,20 @@ pub enum Mod {
     SleepWarp,
     /// CS2R: a 64-bit read (clear: `.32`).
     Wide,
+    // Tensor cores.
+    /// HMMA's result type ([`HmmaDType`]).
+    HmmaDType,
+    /// HMMA's accumulator type ([`HmmaCType`]).
+    HmmaCType,
+    /// HMMA.884's step ([`HmmaStep`]).
+    HmmaStep,
+    /// IMMA's A element type ([`ImmaAType`]).
+    ImmaAType,
+    /// IMMA's B element type ([`ImmaBType`]).
+    ImmaBType,
+    /// Saturation of a tensor-core result: HMMA `.SATFINITE` (to the largest finite value),
+    /// IMMA `.SAT` (to the s32 range).
+    SatFinite,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -231,7 +245,7 @@ impl Mod {
             Mod::E | Mod::Private | Mod::ZeroDst | Mod::UniformAddr | Mod::Mmio | Mod::Match64 => Flag,
             Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,
             Mod::NoInc | Mod::NoDec | Mod::Clear | Mod::Defer | Mod::DepbarLe | Mod::Rand => Flag,
-            Mod::SleepWarp | Mod::Wide => Flag,
+            Mod::SleepWarp | Mod::Wide | Mod::SatFinite => Flag,
             Mod::ShfType => values::<ShfType>(self),
             Mod::IntCmp => values::<IntCmp>(self),
             Mod::BoolOp => values::<BoolOp>(self),
@@ -269,6 +283,11 @@ impl Mod {
             Mod::BarMode => values::<BarMode>(self),
             Mod::BarRedOp => values::<BarRedOp>(self),
             Mod::BptMode => values::<BptMode>(self),
+            Mod::HmmaDType => values::<HmmaDType>(self),
+            Mod::HmmaCType => values::<HmmaCType>(self),
+            Mod::HmmaStep => values::<HmmaStep>(self),
+            Mod::ImmaAType => values::<ImmaAType>(self),
+            Mod::ImmaBType => values::<ImmaBType>(self),
         }
     }
 }

@@ -1,0 +1,210 @@
+// mma.sync, ldmatrix and movmatrix as inline PTX: every shape and type sm_75 allows. Each
+// kernel is one warp; lanes gather their fragment registers from row-major matrices in global
+// memory by the fragment layouts of the PTX ISA ("Matrix fragments for mma.m8n8k4",
+// "...m16n8k8", "...m8n8k16", "...m8n8k32", "...m8n8k128"), run one instruction and scatter
+// D back row-major, so tests/sim_tensor.rs can compare with a plain matrix product.
+//
+// Storage (row-major throughout; f16 as raw 16-bit patterns):
+// - m8n8k4: four independent products, one per quad-pair q (lanes 4q..4q+3, 16+4q..16+4q+3):
+//   A[q] 8x4 at a[32q + 4r + k], B[q] 4x8 at b[32q + 8k + n], C[q], D[q] 8x8 at c[64q + 8r + n];
+// - m16n8k8: A 16x8, B 8x8 (k, n), C and D 16x8;
+// - m8n8k16 / k32 / k128: A 8xK packed in 32-bit words per row (4 bytes, 8 nibbles, 32 bits
+//   a word, low first): a[(K / per) * r + w]; B stored transposed (column n's K elements the
+//   same way): b[(K / per) * n + w]; C and D 8x8 s32.
+typedef unsigned short u16;
+typedef unsigned int u32;
+
+__device__ u32 lane() { return threadIdx.x & 31; }
+__device__ u32 pack(u16 lo, u16 hi) { return (u32)lo | (u32)hi << 16; }
+
+// ------------------------------------------------------------------------------------------
+// m8n8k4 (f16 multiplicands).
+
+// A element i of this lane: (row, k) of the lane's quad-pair matrix.
+__device__ u16 a884(const u16 *a, bool col, u32 i) {
+  u32 l = lane(), q = (l % 16) / 4, hi = l >= 16 ? 4 : 0;
+  u32 r = col ? i + hi : l % 4 + hi, k = col ? l % 4 : i;
+  return a[32 * q + 4 * r + k];
+}
+__device__ u16 b884(const u16 *b, bool col, u32 i) {
+  u32 l = lane(), q = (l % 16) / 4, hi = l >= 16 ? 4 : 0;
+  u32 k = col ? i : l % 4, n = col ? l % 4 + hi : i + hi;
+  return b[32 * q + 8 * k + n];
+}
+// Offset of accumulator element i (8 per lane): f16 rows, or the f32 layout.
+__device__ u32 c884(bool f32, u32 i) {
+  u32 l = lane(), q = (l % 16) / 4, hi = l >= 16 ? 4 : 0;
+  u32 r = f32 ? (l % 2) + (i & 2) + hi : l % 4 + hi;
+  u32 n = f32 ? (i & 4) + (l & 2) + (i & 1) : i;
+  return 64 * q + 8 * r + n;
+}
+
+#define MMA884(name, AL, BL, DT, CT)                                                               \
+  extern "C" __global__ void name(const u16 *a, const u16 *b, const void *c, void *d) {            \
+    bool acol = AL[0] == 'c', bcol = BL[0] == 'c';                                                  \
+    bool d32 = #DT[1] == '3', c32 = #CT[1] == '3';                                                  \
+    u32 ra[2], rb[2], rc[8], rd[8];                                                                 \
+    for (int j = 0; j < 2; j++) {                                                                   \
+      ra[j] = pack(a884(a, acol, 2 * j), a884(a, acol, 2 * j + 1));                                 \
+      rb[j] = pack(b884(b, bcol, 2 * j), b884(b, bcol, 2 * j + 1));                                 \
+    }                                                                                               \
+    for (int j = 0; j < 8; j++) {                                                                   \
+      if (c32) rc[j] = ((const u32 *)c)[c884(true, j)];                                             \
+      else if (j < 4)                                                                               \
+        rc[j] = pack(((const u16 *)c)[c884(false, 2 * j)], ((const u16 *)c)[c884(false, 2 * j + 1)]); \
+    }                                                                                               \
+    MMA884_ASM_##DT##_##CT(AL, BL);                                                                 \
+    for (int j = 0; j < 8; j++) {                                                                   \
+      if (d32) ((u32 *)d)[c884(true, j)] = rd[j];                                                   \
+      else if (j < 4) {                                                                             \
+        ((u16 *)d)[c884(false, 2 * j)] = (u16)rd[j];                                                \
+        ((u16 *)d)[c884(false, 2 * j + 1)] = (u16)(rd[j] >> 16);                                    \
+      }                                                                                             \
+    }                                                                                               \
+  }
+
+#define MMA884_ASM_f16_f16(AL, BL)                                                                   \
+  asm volatile("mma.sync.aligned.m8n8k4." AL "." BL ".f16.f16.f16.f16 {%0,%1,%2,%3}, {%4,%5}, {%6,%7}, {%8,%9,%10,%11};" \
+               : "=r"(rd[0]), "=r"(rd[1]), "=r"(rd[2]), "=r"(rd[3])                                 \
+               : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]), "r"(rb[1]), "r"(rc[0]), "r"(rc[1]), "r"(rc[2]), "r"(rc[3]))
+#define MMA884_ASM_f32_f32(AL, BL)                                                                   \
+  asm volatile("mma.sync.aligned.m8n8k4." AL "." BL ".f32.f16.f16.f32 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9}, {%10,%11}, {%12,%13,%14,%15,%16,%17,%18,%19};" \
+               : "=r"(rd[0]), "=r"(rd[1]), "=r"(rd[2]), "=r"(rd[3]), "=r"(rd[4]), "=r"(rd[5]), "=r"(rd[6]), "=r"(rd[7]) \
+               : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]), "r"(rb[1]), "r"(rc[0]), "r"(rc[1]), "r"(rc[2]), "r"(rc[3]), "r"(rc[4]), "r"(rc[5]), "r"(rc[6]), "r"(rc[7]))
+#define MMA884_ASM_f32_f16(AL, BL)                                                                   \
+  asm volatile("mma.sync.aligned.m8n8k4." AL "." BL ".f32.f16.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9}, {%10,%11}, {%12,%13,%14,%15};" \
+               : "=r"(rd[0]), "=r"(rd[1]), "=r"(rd[2]), "=r"(rd[3]), "=r"(rd[4]), "=r"(rd[5]), "=r"(rd[6]), "=r"(rd[7]) \
+               : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]), "r"(rb[1]), "r"(rc[0]), "r"(rc[1]), "r"(rc[2]), "r"(rc[3]))
+
+MMA884(mma_m8n8k4_row_col_f16_f16, "row", "col", f16, f16)
+MMA884(mma_m8n8k4_col_row_f16_f16, "col", "row", f16, f16)
+MMA884(mma_m8n8k4_row_row_f32_f32, "row", "row", f32, f32)
+MMA884(mma_m8n8k4_col_col_f32_f32, "col", "col", f32, f32)
+MMA884(mma_m8n8k4_row_col_f32_f16, "row", "col", f32, f16)
+MMA884(mma_m8n8k4_col_row_f32_f16, "col", "row", f32, f16)
+
+// ------------------------------------------------------------------------------------------
+// m16n8k8 (f16 multiplicands; A row-major, B column-major as PTX requires; ptxas 13.5 wants
+// the accumulator and result types equal for this shape).
+
+__device__ void load1688(const u16 *a, const u16 *b, u32 *ra, u32 &rb) {
+  u32 l = lane(), g = l / 4, t = l % 4;
+  for (int j = 0; j < 2; j++) ra[j] = pack(a[(g + 8 * j) * 8 + 2 * t], a[(g + 8 * j) * 8 + 2 * t + 1]);
+  rb = pack(b[(2 * t) * 8 + g], b[(2 * t + 1) * 8 + g]);
+}
+// Offset of accumulator element j (0..4) of this lane in the 16x8 matrix.
+__device__ u32 c1688(u32 j) {
+  u32 l = lane(), g = l / 4, t = l % 4;
+  return (g + 8 * (j / 2)) * 8 + 2 * t + j % 2;
+}
+__device__ void load_c32(const float *c, u32 *rc) {
+  for (int j = 0; j < 4; j++) rc[j] = __float_as_uint(c[c1688(j)]);
+}
+__device__ void load_c16(const u16 *c, u32 *rc) {
+  for (int j = 0; j < 2; j++) rc[j] = pack(c[c1688(2 * j)], c[c1688(2 * j + 1)]);
+}
+__device__ void store_d32(float *d, const u32 *rd) {
+  for (int j = 0; j < 4; j++) d[c1688(j)] = __uint_as_float(rd[j]);
+}
+__device__ void store_d16(u16 *d, const u32 *rd) {
+  for (int j = 0; j < 2; j++) {
+    d[c1688(2 * j)] = (u16)rd[j];
+    d[c1688(2 * j + 1)] = (u16)(rd[j] >> 16);
+  }
+}
+
+extern "C" __global__ void mma_m16n8k8_f32_f32(const u16 *a, const u16 *b, const float *c, float *d) {
+  u32 ra[2], rb, rc[4], rd[4];
+  load1688(a, b, ra, rb);
+  load_c32(c, rc);
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+               : "=r"(rd[0]), "=r"(rd[1]), "=r"(rd[2]), "=r"(rd[3])
+               : "r"(ra[0]), "r"(ra[1]), "r"(rb), "r"(rc[0]), "r"(rc[1]), "r"(rc[2]), "r"(rc[3]));
+  store_d32(d, rd);
+}
+extern "C" __global__ void mma_m16n8k8_f16_f16(const u16 *a, const u16 *b, const u16 *c, u16 *d) {
+  u32 ra[2], rb, rc[2], rd[2];
+  load1688(a, b, ra, rb);
+  load_c16(c, rc);
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};"
+               : "=r"(rd[0]), "=r"(rd[1])
+               : "r"(ra[0]), "r"(ra[1]), "r"(rb), "r"(rc[0]), "r"(rc[1]));
+  store_d16(d, rd);
+}
+
+// ------------------------------------------------------------------------------------------
+// m8n8k16 (8-bit), m8n8k32 (4-bit), m8n8k128 (1-bit): A row-major, B column-major; one word
+// of A and of B per lane (row g, word t; column g, word t), C and D (g, 2t), (g, 2t + 1).
+
+#define IMMA(name, SHAPE, TYPES, SAT)                                                              \
+  extern "C" __global__ void name(const u32 *a, const u32 *b, const int *c, int *d) {              \
+    u32 l = lane(), g = l / 4, t = l % 4;                                                           \
+    u32 ra = a[4 * g + t], rb = b[4 * g + t];                                                       \
+    int c0 = c[8 * g + 2 * t], c1 = c[8 * g + 2 * t + 1], d0, d1;                                   \
+    asm volatile("mma.sync.aligned." SHAPE ".row.col" SAT ".s32." TYPES ".s32 {%0,%1}, {%2}, {%3}, {%4,%5};" \
+                 : "=r"(d0), "=r"(d1)                                                               \
+                 : "r"(ra), "r"(rb), "r"(c0), "r"(c1));                                            \
+    d[8 * g + 2 * t] = d0;                                                                          \
+    d[8 * g + 2 * t + 1] = d1;                                                                      \
+  }
+
+IMMA(mma_m8n8k16_s8_s8, "m8n8k16", "s8.s8", "")
+IMMA(mma_m8n8k16_u8_s8_sat, "m8n8k16", "u8.s8", ".satfinite")
+IMMA(mma_m8n8k16_s8_u8, "m8n8k16", "s8.u8", "")
+IMMA(mma_m8n8k16_u8_u8_sat, "m8n8k16", "u8.u8", ".satfinite")
+IMMA(mma_m8n8k32_s4_s4_sat, "m8n8k32", "s4.s4", ".satfinite")
+IMMA(mma_m8n8k32_u4_s4, "m8n8k32", "u4.s4", "")
+IMMA(mma_m8n8k32_s4_u4, "m8n8k32", "s4.u4", "")
+IMMA(mma_m8n8k32_u4_u4, "m8n8k32", "u4.u4", "")
+
+extern "C" __global__ void mma_m8n8k128_b1(const u32 *a, const u32 *b, const int *c, int *d) {
+  u32 l = lane(), g = l / 4, t = l % 4;
+  u32 ra = a[4 * g + t], rb = b[4 * g + t];
+  int c0 = c[8 * g + 2 * t], c1 = c[8 * g + 2 * t + 1], d0, d1;
+  asm volatile("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%0,%1}, {%2}, {%3}, {%4,%5};"
+               : "=r"(d0), "=r"(d1)
+               : "r"(ra), "r"(rb), "r"(c0), "r"(c1));
+  d[8 * g + 2 * t] = d0;
+  d[8 * g + 2 * t + 1] = d1;
+}
+
+// ------------------------------------------------------------------------------------------
+// ldmatrix and movmatrix: `m` holds four 8x8 matrices of 16-bit elements, row-major, matrix j
+// at m[64 j]. ldmatrix copies them to shared memory and loads them (lanes 8j..8j+7 address the
+// rows of matrix j, rows padded to 32 bytes (16-byte aligned, as ldmatrix requires) so the addresses are not contiguous); out[32 r +
+// lane] is register r. movmatrix transposes matrix 0 from the mma layout (row g, columns 2t,
+// 2t + 1).
+
+#define LDMATRIX(name, COUNT, TRANS, N)                                                            \
+  extern "C" __global__ void name(const u16 *m, u32 *out) {                                        \
+    __shared__ u16 s[4 * 8 * 16];                                                                    \
+    for (u32 i = lane(); i < 4 * 64; i += 32) s[(i / 8) * 16 + i % 8] = m[i];                      \
+    __syncwarp();                                                                                   \
+    u32 l = lane();                                                                                 \
+    u32 addr = (u32)__cvta_generic_to_shared(&s[l * 16]);                                          \
+    u32 r[4] = {0, 0, 0, 0};                                                                        \
+    LDMATRIX_ASM_##N(COUNT, TRANS);                                                                 \
+    for (int j = 0; j < N; j++) out[32 * j + l] = r[j];                                             \
+  }
+#define LDMATRIX_ASM_1(COUNT, TRANS)                                                               \
+  asm volatile("ldmatrix.sync.aligned.m8n8." COUNT TRANS ".shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr))
+#define LDMATRIX_ASM_2(COUNT, TRANS)                                                               \
+  asm volatile("ldmatrix.sync.aligned.m8n8." COUNT TRANS ".shared.b16 {%0,%1}, [%2];"              \
+               : "=r"(r[0]), "=r"(r[1]) : "r"(addr))
+#define LDMATRIX_ASM_4(COUNT, TRANS)                                                               \
+  asm volatile("ldmatrix.sync.aligned.m8n8." COUNT TRANS ".shared.b16 {%0,%1,%2,%3}, [%4];"        \
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr))
+
+LDMATRIX(ldmatrix_x1, "x1", "", 1)
+LDMATRIX(ldmatrix_x2, "x2", "", 2)
+LDMATRIX(ldmatrix_x4, "x4", "", 4)
+LDMATRIX(ldmatrix_x1_trans, "x1", ".trans", 1)
+LDMATRIX(ldmatrix_x2_trans, "x2", ".trans", 2)
+LDMATRIX(ldmatrix_x4_trans, "x4", ".trans", 4)
+
+extern "C" __global__ void movmatrix_trans(const u16 *m, u32 *out) {
+  u32 l = lane(), g = l / 4, t = l % 4;
+  u32 x = pack(m[8 * g + 2 * t], m[8 * g + 2 * t + 1]), y;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(y) : "r"(x));
+  out[l] = y;
+}
