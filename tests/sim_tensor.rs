@@ -2,7 +2,9 @@
 //! CUDA C WMMA tiles of every shape and type, inline-PTX `mma.sync` of every shape and type,
 //! `ldmatrix` of every count with and without `.trans`, `movmatrix`) run on the timed and the
 //! functional engine with zero hazards and no stray accesses, the engines agree bit for bit,
-//! and the results match a host reference: exactly for the integer forms, `ldmatrix` and
+//! and the results match a host reference (`ldmatrix` and `movmatrix` also from ptxc's cubins
+//! on both engines and ptxc's MIR on the interpreter, which must agree with ptxas's bit for
+//! bit): exactly for the integer forms, `ldmatrix` and
 //! `movmatrix`; for f16 products within the bound of the tensor-core model
 //! (`ptxc_softfloat::tensor`: per block of four products every term is truncated to 23 bits
 //! below the block's largest exponent, f32 sums are rounded toward zero, f16 sums to
@@ -17,7 +19,7 @@ use common::elem::*;
 use common::*;
 use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
 use ptxc::npy::Array;
-use ptxc::run::{RunOptions, run};
+use ptxc::run::{RunOptions, run, run_mir};
 use ptxc_sim::Engine;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -97,10 +99,32 @@ enum Arg {
     U32(u32),
 }
 
-/// Runs `kernel` of `file` as one warp on `engine`; the buffers after the run, by parameter
-/// index.
-fn launch_on(file: &str, kernel: &str, args: &[Arg], engine: Engine) -> BTreeMap<usize, Array> {
-    let dir = scratch(&format!("tensor_{kernel}_{engine:?}"));
+/// What runs a kernel: ptxas's or ptxc's cubin on an engine of the simulator, or ptxc's MIR
+/// on the interpreter.
+#[derive(Clone, Copy, Debug)]
+enum Via {
+    Ptxas(Engine),
+    Ptxc(Engine),
+    Mir,
+}
+
+/// ptxc's cubin of `tests/tensor/<file>.ptx`.
+fn ptxc_cubin(file: &str) -> Vec<u8> {
+    let src = std::fs::read_to_string(tensor_dir().join(format!("{file}.ptx"))).unwrap();
+    ptxc::pipeline::compile_ptx(&src, file, &ptxc::pipeline::CompileOptions::default())
+        .unwrap_or_else(|e| panic!("ptxc {file}: {e}"))
+}
+
+/// ptxc's MIR of `tests/tensor/<file>.ptx`.
+fn ptxc_mir(file: &str) -> ptxc_mir::ir::Module {
+    let src = std::fs::read_to_string(tensor_dir().join(format!("{file}.ptx"))).unwrap();
+    ptxc::pipeline::lower_ptx(&src, file).unwrap_or_else(|e| panic!("ptxc {file}: {e}"))
+}
+
+/// Runs `kernel` of `file` as one warp `via` a compiler and engine; the buffers after the
+/// run, by parameter index.
+fn launch_on(file: &str, kernel: &str, args: &[Arg], via: Via) -> BTreeMap<usize, Array> {
+    let dir = scratch(&format!("tensor_{kernel}_{via:?}").replace(['(', ')'], "_"));
     let mut buffers = BTreeMap::new();
     let mut params = Vec::new();
     for (i, a) in args.iter().enumerate() {
@@ -142,12 +166,22 @@ fn launch_on(file: &str, kernel: &str, args: &[Arg], engine: Engine) -> BTreeMap
         buffers,
         symbols: BTreeMap::new(),
     };
-    let opts = RunOptions {
-        engine,
-        ..RunOptions::default()
-    };
-    let tag = format!("{kernel} ({engine:?})");
-    let out = run(&cubin(file), &spec, &opts).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let tag = format!("{kernel} ({via:?})");
+    let out = match via {
+        Via::Ptxas(engine) | Via::Ptxc(engine) => {
+            let opts = RunOptions {
+                engine,
+                ..RunOptions::default()
+            };
+            let bytes = match via {
+                Via::Ptxas(_) => cubin(file),
+                _ => ptxc_cubin(file),
+            };
+            run(&bytes, &spec, &opts)
+        }
+        Via::Mir => run_mir(&ptxc_mir(file), &spec, RunOptions::default().config),
+    }
+    .unwrap_or_else(|e| panic!("{tag}: {e}"));
     let s = &out.stats;
     assert_eq!(s.hazards, 0, "{tag}: hazards: {:?}", s.hazard_reports.first());
     assert_eq!(s.stray_accesses, 0, "{tag}: {:?}", s.stray_reports.first());
@@ -157,18 +191,35 @@ fn launch_on(file: &str, kernel: &str, args: &[Arg], engine: Engine) -> BTreeMap
         .collect()
 }
 
-/// Runs on both engines, which must agree; the timed engine's buffers.
+/// Runs ptxas's cubin on both engines, which must agree; the timed engine's buffers.
 fn launch(file: &str, kernel: &str, args: &[Arg]) -> BTreeMap<usize, Array> {
-    let timed = launch_on(file, kernel, args, Engine::Timed);
-    let functional = launch_on(file, kernel, args, Engine::Functional);
-    for (i, a) in &timed {
-        assert!(
-            a.bytes == functional[i].bytes,
-            "{kernel}: the engines disagree on parameter {i}"
-        );
+    launch_via(file, kernel, args, &[Via::Ptxas(Engine::Functional)])
+}
+
+/// Runs ptxas's cubin on the timed engine and then `others`, which must all give the same
+/// buffers; the timed engine's buffers.
+fn launch_via(file: &str, kernel: &str, args: &[Arg], others: &[Via]) -> BTreeMap<usize, Array> {
+    let timed = launch_on(file, kernel, args, Via::Ptxas(Engine::Timed));
+    for &via in others {
+        let out = launch_on(file, kernel, args, via);
+        for (i, a) in &timed {
+            assert!(
+                a.bytes == out[i].bytes,
+                "{kernel}: {via:?} disagrees with ptxas's cubin on the timed engine on parameter {i}"
+            );
+        }
     }
     timed
 }
+
+/// ptxas's cubin on the functional engine, ptxc's on both engines and ptxc's MIR on the
+/// interpreter.
+const EVERY_WAY: [Via; 4] = [
+    Via::Ptxas(Engine::Functional),
+    Via::Ptxc(Engine::Timed),
+    Via::Ptxc(Engine::Functional),
+    Via::Mir,
+];
 
 // ---------------------------------------------------------------------------------------
 // Element types and matrices in memory.
@@ -670,7 +721,8 @@ fn ldmatrix_loads_every_count_with_and_without_transpose() {
     let m = matrices();
     for (count, trans) in [(1, false), (2, false), (4, false), (1, true), (2, true), (4, true)] {
         let kernel = format!("ldmatrix_x{count}{}", if trans { "_trans" } else { "" });
-        let out = launch("mma_sync", &kernel, &[Arg::In(array(&m)), Arg::Out(4 * 32 * count)]);
+        let args = [Arg::In(array(&m)), Arg::Out(4 * 32 * count)];
+        let out = launch_via("ldmatrix", &kernel, &args, &EVERY_WAY);
         let got: Vec<u32> = values(&out[&1]);
         for j in 0..count {
             for l in 0..32 {
@@ -688,7 +740,8 @@ fn ldmatrix_loads_every_count_with_and_without_transpose() {
 #[test]
 fn movmatrix_transposes() {
     let m = matrices();
-    let out = launch("mma_sync", "movmatrix_trans", &[Arg::In(array(&m)), Arg::Out(4 * 32)]);
+    let args = [Arg::In(array(&m)), Arg::Out(4 * 32)];
+    let out = launch_via("ldmatrix", "movmatrix_trans", &args, &EVERY_WAY);
     let got: Vec<u32> = values(&out[&1]);
     for (l, &v) in got.iter().enumerate() {
         let (g, t) = (l / 4, l % 4);

@@ -61,5 +61,6 @@ fn every_mma_sync_form_of_the_tests_checks() {
         .iter()
         .any(|o| matches!(o, TensorOp::Mma(m) if m.shape == MmaShape::M8n8k128 && m.types.a == MmaType::B1));
     assert!(b1);
-    assert_eq!(ops.iter().filter(|o| matches!(o, TensorOp::Movmatrix)).count(), 1);
+    let movmatrix = tensor_ops("ldmatrix");
+    assert_eq!(movmatrix.iter().filter(|o| matches!(o, TensorOp::Movmatrix)).count(), 1);
 }

@@ -471,6 +471,20 @@ impl Machine<'_, '_> {
                             }
                         }
                         Opcode::Activemask => vec![active],
+                        Opcode::Movmatrix => {
+                            let (g, t2) = (t.lane / 4, t.lane % 4 * 2);
+                            let half = |row: u32, col: u32| -> Result<u64, InterpError> {
+                                let src = lane_of(4 * row + col / 2).ok_or_else(|| {
+                                    self.error(
+                                        Some(t),
+                                        Some(inst),
+                                        format!("lane {} does not take part in movmatrix", 4 * row + col / 2),
+                                    )
+                                })?;
+                                Ok(arg(src, 0) >> (16 * (col % 2)) & 0xffff)
+                            };
+                            vec![half(t2, g)? | half(t2 + 1, g)? << 16]
+                        }
                         other => return Err(self.error(Some(t), Some(inst), format!("unknown collective {other:?}"))),
                     };
                     outs.push(v);

@@ -260,6 +260,9 @@ opcodes! {
     /// Collective 8x8 b16 matrix load from shared memory; `Aux::Imm`: matrix count (bits 2..0)
     /// and transposition (bit 4). One `i32` result per matrix.
     Ldmatrix = "ldmatrix", COLLECTIVE | READS, "a", "V";
+    /// Collective transpose of an 8x8 b16 matrix held one `i32` (two elements) per lane
+    /// (`movmatrix.sync.aligned.m8n8.trans.b16`).
+    Movmatrix = "movmatrix", COLLECTIVE, "i", "i";
     /// CTA barrier `(id[, thread count])`.
     BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
     /// Arrival at a barrier without waiting.

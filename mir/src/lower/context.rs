@@ -597,6 +597,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Membar, Lowerer::lower_fence),
         (P::Min, Lowerer::lower_binary_family),
         (P::Mov, Lowerer::lower_mov),
+        (P::Movmatrix, Lowerer::lower_movmatrix),
         (P::Mul, Lowerer::lower_binary_family),
         (P::Mul24, Lowerer::lower_mul24),
         (P::Nanosleep, Lowerer::lower_nanosleep),
@@ -657,5 +658,6 @@ fn has_side_effects(op: P) -> bool {
             | P::Match
             | P::Activemask
             | P::Ldmatrix
+            | P::Movmatrix
     )
 }
