@@ -2,9 +2,9 @@
 //! CUDA C WMMA tiles of every shape and type, inline-PTX `mma.sync` of every shape and type,
 //! `ldmatrix` of every count with and without `.trans`, `movmatrix`) run on the timed and the
 //! functional engine with zero hazards and no stray accesses, the engines agree bit for bit,
-//! and the results match a host reference (`ldmatrix` and `movmatrix` also from ptxc's cubins
-//! on both engines and ptxc's MIR on the interpreter, which must agree with ptxas's bit for
-//! bit): exactly for the integer forms, `ldmatrix` and
+//! and the results match a host reference (`ldmatrix`, `movmatrix` and the integer `mma`
+//! shapes also from ptxc's cubins on both engines and ptxc's MIR on the interpreter, which
+//! must agree with ptxas's bit for bit): exactly for the integer forms, `ldmatrix` and
 //! `movmatrix`; for f16 products within the bound of the tensor-core model
 //! (`ptxc_softfloat::tensor`: per block of four products every term is truncated to 23 bits
 //! below the block's largest exponent, f32 sums are rounded toward zero, f16 sums to
@@ -578,16 +578,13 @@ fn run_884(kernel: &str, d_ty: Ty, c_ty: Ty) {
     let cm = mat(c_ty, 32, 8, 8);
     let dm = mat(d_ty, 32, 8, 8);
     let (a, b, c) = (am.random(&mut r), bm.random(&mut r), cm.random(&mut r));
-    let out = launch(
-        "mma_sync",
-        kernel,
-        &[
-            Arg::In(array(&a)),
-            Arg::In(array(&b)),
-            Arg::In(array(&c)),
-            Arg::Out(dm.bytes()),
-        ],
-    );
+    let args = [
+        Arg::In(array(&a)),
+        Arg::In(array(&b)),
+        Arg::In(array(&c)),
+        Arg::Out(dm.bytes()),
+    ];
+    let out = launch("mma_sync", kernel, &args);
     let d: Vec<u8> = values(&out[&3]);
     for q in 0..4 {
         // Quad-pair q's matrices: rows 8q.. of A, C, D and 4q.. of B.
@@ -631,7 +628,15 @@ fn mma_m8n8k4_matches_the_host_reference() {
 }
 
 /// An `mma` with row-major A (m x k), B (k x n, stored as given by `b_col`), C and D.
-fn run_mma(kernel: &str, mnk: (usize, usize, usize), ab: (Ty, Ty), cd: (Ty, Ty), b_col: bool, sat: bool) {
+fn run_mma(
+    (file, others): (&str, &[Via]),
+    kernel: &str,
+    mnk: (usize, usize, usize),
+    ab: (Ty, Ty),
+    cd: (Ty, Ty),
+    b_col: bool,
+    sat: bool,
+) {
     let (m, n, k) = mnk;
     let mut r = Rng(0x1688 ^ kernel.len() as u64);
     let am = Mat {
@@ -657,16 +662,13 @@ fn run_mma(kernel: &str, mnk: (usize, usize, usize), ab: (Ty, Ty), cd: (Ty, Ty),
     };
     let dm = Mat { ty: cd.1, ..cm };
     let (a, b, c) = (am.random(&mut r), bm.random(&mut r), cm.random(&mut r));
-    let out = launch(
-        "mma_sync",
-        kernel,
-        &[
-            Arg::In(array(&a)),
-            Arg::In(array(&b)),
-            Arg::In(array(&c)),
-            Arg::Out(dm.bytes()),
-        ],
-    );
+    let args = [
+        Arg::In(array(&a)),
+        Arg::In(array(&b)),
+        Arg::In(array(&c)),
+        Arg::Out(dm.bytes()),
+    ];
+    let out = launch_via(file, kernel, &args, others);
     let d: Vec<u8> = values(&out[&3]);
     check(
         kernel,
@@ -684,8 +686,25 @@ fn run_mma(kernel: &str, mnk: (usize, usize, usize), ab: (Ty, Ty), cd: (Ty, Ty),
 #[test]
 fn mma_m16n8k8_matches_the_host_reference() {
     let f16 = (Ty::F16, Ty::F16);
-    run_mma("mma_m16n8k8_f32_f32", (16, 8, 8), f16, (Ty::F32, Ty::F32), false, false);
-    run_mma("mma_m16n8k8_f16_f16", (16, 8, 8), f16, (Ty::F16, Ty::F16), false, false);
+    let ptxas = [Via::Ptxas(Engine::Functional)];
+    run_mma(
+        ("mma_sync", &ptxas),
+        "mma_m16n8k8_f32_f32",
+        (16, 8, 8),
+        f16,
+        (Ty::F32, Ty::F32),
+        false,
+        false,
+    );
+    run_mma(
+        ("mma_sync", &ptxas),
+        "mma_m16n8k8_f16_f16",
+        (16, 8, 8),
+        f16,
+        (Ty::F16, Ty::F16),
+        false,
+        false,
+    );
 }
 
 #[test]
@@ -703,7 +722,7 @@ fn integer_mma_is_exact() {
         ("mma_m8n8k128_b1", 128, Ty::B1, Ty::B1, false),
     ];
     for (kernel, k, ta, tb, sat) in cases {
-        run_mma(kernel, (8, 8, k), (ta, tb), s32, true, sat);
+        run_mma(("mma_int", &EVERY_WAY), kernel, (8, 8, k), (ta, tb), s32, true, sat);
     }
 }
 

@@ -48,7 +48,8 @@ fn every_wmma_form_of_the_tests_checks() {
 
 #[test]
 fn every_mma_sync_form_of_the_tests_checks() {
-    let ops = tensor_ops("mma_sync");
+    let mut ops = tensor_ops("mma_sync");
+    ops.extend(tensor_ops("mma_int"));
     let shapes: BTreeSet<&str> = ops
         .iter()
         .filter_map(|o| match o {

@@ -1,16 +1,13 @@
-// mma.sync as inline PTX: every shape and type sm_75 allows (ldmatrix and movmatrix are in
-// ldmatrix.cu). Each kernel is one warp; lanes gather their fragment registers from row-major matrices in global
-// memory by the fragment layouts of the PTX ISA ("Matrix fragments for mma.m8n8k4",
-// "...m16n8k8", "...m8n8k16", "...m8n8k32", "...m8n8k128"), run one instruction and scatter
-// D back row-major, so tests/sim_tensor.rs can compare with a plain matrix product.
+// The f16 mma.sync shapes as inline PTX (the integer ones are in mma_int.cu, ldmatrix and
+// movmatrix in ldmatrix.cu). Each kernel is one warp; lanes gather their fragment registers
+// from row-major matrices in global memory by the fragment layouts of the PTX ISA ("Matrix
+// fragments for mma.m8n8k4", "...m16n8k8"), run one instruction and scatter D back
+// row-major, so tests/sim_tensor.rs can compare with a plain matrix product.
 //
 // Storage (row-major throughout; f16 as raw 16-bit patterns):
 // - m8n8k4: four independent products, one per quad-pair q (lanes 4q..4q+3, 16+4q..16+4q+3):
 //   A[q] 8x4 at a[32q + 4r + k], B[q] 4x8 at b[32q + 8k + n], C[q], D[q] 8x8 at c[64q + 8r + n];
-// - m16n8k8: A 16x8, B 8x8 (k, n), C and D 16x8;
-// - m8n8k16 / k32 / k128: A 8xK packed in 32-bit words per row (4 bytes, 8 nibbles, 32 bits
-//   a word, low first): a[(K / per) * r + w]; B stored transposed (column n's K elements the
-//   same way): b[(K / per) * n + w]; C and D 8x8 s32.
+// - m16n8k8: A 16x8, B 8x8 (k, n), C and D 16x8.
 typedef unsigned short u16;
 typedef unsigned int u32;
 
@@ -130,40 +127,4 @@ extern "C" __global__ void mma_m16n8k8_f16_f16(const u16 *a, const u16 *b, const
                : "=r"(rd[0]), "=r"(rd[1])
                : "r"(ra[0]), "r"(ra[1]), "r"(rb), "r"(rc[0]), "r"(rc[1]));
   store_d16(d, rd);
-}
-
-// ------------------------------------------------------------------------------------------
-// m8n8k16 (8-bit), m8n8k32 (4-bit), m8n8k128 (1-bit): A row-major, B column-major; one word
-// of A and of B per lane (row g, word t; column g, word t), C and D (g, 2t), (g, 2t + 1).
-
-#define IMMA(name, SHAPE, TYPES, SAT)                                                              \
-  extern "C" __global__ void name(const u32 *a, const u32 *b, const int *c, int *d) {              \
-    u32 l = lane(), g = l / 4, t = l % 4;                                                           \
-    u32 ra = a[4 * g + t], rb = b[4 * g + t];                                                       \
-    int c0 = c[8 * g + 2 * t], c1 = c[8 * g + 2 * t + 1], d0, d1;                                   \
-    asm volatile("mma.sync.aligned." SHAPE ".row.col" SAT ".s32." TYPES ".s32 {%0,%1}, {%2}, {%3}, {%4,%5};" \
-                 : "=r"(d0), "=r"(d1)                                                               \
-                 : "r"(ra), "r"(rb), "r"(c0), "r"(c1));                                            \
-    d[8 * g + 2 * t] = d0;                                                                          \
-    d[8 * g + 2 * t + 1] = d1;                                                                      \
-  }
-
-IMMA(mma_m8n8k16_s8_s8, "m8n8k16", "s8.s8", "")
-IMMA(mma_m8n8k16_u8_s8_sat, "m8n8k16", "u8.s8", ".satfinite")
-IMMA(mma_m8n8k16_s8_u8, "m8n8k16", "s8.u8", "")
-IMMA(mma_m8n8k16_u8_u8_sat, "m8n8k16", "u8.u8", ".satfinite")
-IMMA(mma_m8n8k32_s4_s4_sat, "m8n8k32", "s4.s4", ".satfinite")
-IMMA(mma_m8n8k32_u4_s4, "m8n8k32", "u4.s4", "")
-IMMA(mma_m8n8k32_s4_u4, "m8n8k32", "s4.u4", "")
-IMMA(mma_m8n8k32_u4_u4, "m8n8k32", "u4.u4", "")
-
-extern "C" __global__ void mma_m8n8k128_b1(const u32 *a, const u32 *b, const int *c, int *d) {
-  u32 l = lane(), g = l / 4, t = l % 4;
-  u32 ra = a[4 * g + t], rb = b[4 * g + t];
-  int c0 = c[8 * g + 2 * t], c1 = c[8 * g + 2 * t + 1], d0, d1;
-  asm volatile("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%0,%1}, {%2}, {%3}, {%4,%5};"
-               : "=r"(d0), "=r"(d1)
-               : "r"(ra), "r"(rb), "r"(c0), "r"(c1));
-  d[8 * g + 2 * t] = d0;
-  d[8 * g + 2 * t + 1] = d1;
 }

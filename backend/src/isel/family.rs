@@ -131,6 +131,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (IsSpace, Memory),
     (Ldmatrix, Warp),
     (Movmatrix, Tensor),
+    (MmaInt, Tensor),
     (Atom, Atomic),
     (Shfl, Warp),
     (VoteAll, Warp),

@@ -1,17 +1,21 @@
 //! Tensor-core instructions as ptxas selects them: `movmatrix` is one MOVM.16.MT88 (the
-//! register transpose through the MIO unit), reading and writing one register per lane.
+//! register transpose through the MIO unit); the integer `mma.sync` shapes are one
+//! IMMA.8816 (8-bit), IMMA.8832 (4-bit) or BMMA.88128.XOR.POPC (b1), reading A and B from one
+//! register each and C from a register pair, and writing D to a pair.
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::vcode::MOp;
-use ptxc_mir::ir::{Inst, Opcode};
-use ptxc_sass::isa::{Op, Role};
+use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
+use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
+use ptxc_sass::isa::values::{ImmaAType, ImmaBType};
+use ptxc_sass::isa::{Mod, Op, Role};
 
 impl Isel<'_> {
     /// Selects a tensor-core instruction.
     pub(super) fn lower_tensor(&mut self, inst: Inst) -> Result<(), IselError> {
         match self.func.insts[inst].op {
             Opcode::Movmatrix => self.movmatrix(inst),
+            Opcode::MmaInt => self.mma_int(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }
@@ -28,5 +32,65 @@ impl Isel<'_> {
             None,
         )?;
         Ok(())
+    }
+
+    /// Integer `mma`: IMMA.8816 / IMMA.8832 with the element types of A and B and `.SAT`, or
+    /// BMMA.88128.XOR.POPC.
+    fn mma_int(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (args, aux) = (data.args.clone(), data.aux.clone());
+        let Aux::Imm(flags) = aux else {
+            return Err(self.unsupported("mma without its shape"));
+        };
+        let (bits, a_signed, b_signed, sat) = (flags & 0xff, flags >> 8 & 1, flags >> 9 & 1, flags >> 10 & 1 == 1);
+        let a = self.reg(args[0]);
+        let b = self.reg(args[1]);
+        let c = self.pair_of(args[2], args[3]);
+        let d = self.vcode.new_vreg(VClass::Pair);
+        let srcs = [
+            (Role::A, Arg::op(MOp::Reg(a))),
+            (Role::B, Arg::op(MOp::Reg(b))),
+            (Role::C, Arg::op(MOp::Reg(c))),
+        ];
+        let types = |signed: u64| match (bits, signed) {
+            (8, 0) => Ok((ImmaAType::U8, ImmaBType::U8)),
+            (8, _) => Ok((ImmaAType::S8, ImmaBType::S8)),
+            (4, 0) => Ok((ImmaAType::U4, ImmaBType::U4)),
+            (4, _) => Ok((ImmaAType::S4, ImmaBType::S4)),
+            _ => Err(()),
+        };
+        let dsts = [(Role::Dst, MOp::Reg(d))];
+        match (types(a_signed), types(b_signed)) {
+            (Ok((at, _)), Ok((_, bt))) => {
+                let mods = [at.set(), bt.set(), Mod::SatFinite.flag(sat)];
+                self.emit_sass(Op::Imma, &dsts, &srcs, &mods, None)?;
+            }
+            _ if bits == 1 => self.emit_sass(Op::Bmma, &dsts, &srcs, &[], None)?,
+            _ => return Err(self.unsupported(format!("mma of {bits}-bit elements"))),
+        }
+        let results = self.func.results[inst].clone();
+        for (i, &r) in results.iter().enumerate() {
+            self.alias_sub(r, d, i as u8);
+        }
+        Ok(())
+    }
+
+    /// A register pair holding `lo` and `hi`: the pair they already are, or a new one.
+    fn pair_of(&mut self, lo: Value, hi: Value) -> VReg {
+        if let (Some((t, 0)), Some((u, 1))) = (self.sub_of(lo), self.sub_of(hi))
+            && t == u
+            && self.vcode.class(t) == VClass::Pair
+        {
+            return t;
+        }
+        let srcs = [self.src_op(lo), self.src_op(hi)];
+        let d = self.vcode.new_vreg(VClass::Pair);
+        self.push(MInst::new(MKind::Wide {
+            op: WideOp::Pack,
+            d,
+            srcs: srcs.into_iter().collect(),
+            tmp: None,
+        }));
+        d
     }
 }

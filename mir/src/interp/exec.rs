@@ -471,6 +471,15 @@ impl Machine<'_, '_> {
                             }
                         }
                         Opcode::Activemask => vec![active],
+                        Opcode::MmaInt => {
+                            let Aux::Imm(flags) = data.aux else {
+                                return Err(self.error(Some(t), Some(inst), "mma without its shape".into()));
+                            };
+                            let ab = |l: u32| lane_of(l).map(|s| (arg(s, 0), arg(s, 1)));
+                            super::tensor::mma_int(flags, t.lane, &ab, [arg(t, 2), arg(t, 3)])
+                                .map_err(|e| self.error(Some(t), Some(inst), e))?
+                                .to_vec()
+                        }
                         Opcode::Movmatrix => {
                             let (g, t2) = (t.lane / 4, t.lane % 4 * 2);
                             let half = |row: u32, col: u32| -> Result<u64, InterpError> {

@@ -263,6 +263,13 @@ opcodes! {
     /// Collective transpose of an 8x8 b16 matrix held one `i32` (two elements) per lane
     /// (`movmatrix.sync.aligned.m8n8.trans.b16`).
     Movmatrix = "movmatrix", COLLECTIVE, "i", "i";
+    /// Integer warp matrix multiply-accumulate `mma.sync.aligned.m8n8k{16,32,128}`
+    /// `(a, b, c0, c1)`, results `(d0, d1)`, fragments as the PTX ISA lays them out (lane
+    /// `4g + t` holds word `t` of A's row `g` and of B's column `g`, and C and D at row `g`,
+    /// columns `2t`, `2t + 1`). `Aux::Imm` ([`crate::interp`]'s `mma_int`): element bits (8,
+    /// 4, or 1 for b1 `.xor.popc`) in bits 7..0, A signed (bit 8), B signed (bit 9),
+    /// `.satfinite` (bit 10).
+    MmaInt = "mma_int", COLLECTIVE, "i i i i", "ii";
     /// CTA barrier `(id[, thread count])`.
     BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
     /// Arrival at a barrier without waiting.

@@ -122,7 +122,7 @@ pub enum AuxKind {
 pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
-        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | Fence => AuxKind::Imm,
+        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | Fence => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

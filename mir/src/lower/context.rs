@@ -596,6 +596,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Max, Lowerer::lower_binary_family),
         (P::Membar, Lowerer::lower_fence),
         (P::Min, Lowerer::lower_binary_family),
+        (P::Mma, Lowerer::lower_mma),
         (P::Mov, Lowerer::lower_mov),
         (P::Movmatrix, Lowerer::lower_movmatrix),
         (P::Mul, Lowerer::lower_binary_family),
@@ -659,5 +660,6 @@ fn has_side_effects(op: P) -> bool {
             | P::Activemask
             | P::Ldmatrix
             | P::Movmatrix
+            | P::Mma
     )
 }
