@@ -2,8 +2,8 @@
 //! CUDA C WMMA tiles of every shape and type, inline-PTX `mma.sync` of every shape and type,
 //! `ldmatrix` of every count with and without `.trans`, `movmatrix`) run on the timed and the
 //! functional engine with zero hazards and no stray accesses, the engines agree bit for bit,
-//! and the results match a host reference (`ldmatrix`, `movmatrix` and the integer `mma`
-//! shapes also from ptxc's cubins on both engines and ptxc's MIR on the interpreter, which
+//! and the results match a host reference (`ldmatrix`, `movmatrix`, `mma.m16n8k8` and the
+//! integer `mma` shapes also from ptxc's cubins on both engines and ptxc's MIR on the interpreter, which
 //! must agree with ptxas's bit for bit): exactly for the integer forms, `ldmatrix` and
 //! `movmatrix`; for f16 products within the bound of the tensor-core model
 //! (`ptxc_softfloat::tensor`: per block of four products every term is truncated to 23 bits
@@ -686,9 +686,8 @@ fn run_mma(
 #[test]
 fn mma_m16n8k8_matches_the_host_reference() {
     let f16 = (Ty::F16, Ty::F16);
-    let ptxas = [Via::Ptxas(Engine::Functional)];
     run_mma(
-        ("mma_sync", &ptxas),
+        ("mma_1688", &EVERY_WAY),
         "mma_m16n8k8_f32_f32",
         (16, 8, 8),
         f16,
@@ -697,7 +696,7 @@ fn mma_m16n8k8_matches_the_host_reference() {
         false,
     );
     run_mma(
-        ("mma_sync", &ptxas),
+        ("mma_1688", &EVERY_WAY),
         "mma_m16n8k8_f16_f16",
         (16, 8, 8),
         f16,

@@ -50,6 +50,7 @@ fn every_wmma_form_of_the_tests_checks() {
 fn every_mma_sync_form_of_the_tests_checks() {
     let mut ops = tensor_ops("mma_sync");
     ops.extend(tensor_ops("mma_int"));
+    ops.extend(tensor_ops("mma_1688"));
     let shapes: BTreeSet<&str> = ops
         .iter()
         .filter_map(|o| match o {

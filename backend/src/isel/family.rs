@@ -132,6 +132,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (Ldmatrix, Warp),
     (Movmatrix, Tensor),
     (MmaInt, Tensor),
+    (MmaF16, Tensor),
     (Atom, Atomic),
     (Shfl, Warp),
     (VoteAll, Warp),

@@ -1,13 +1,14 @@
 //! Tensor-core instructions as ptxas selects them: `movmatrix` is one MOVM.16.MT88 (the
 //! register transpose through the MIO unit); the integer `mma.sync` shapes are one
 //! IMMA.8816 (8-bit), IMMA.8832 (4-bit) or BMMA.88128.XOR.POPC (b1), reading A and B from one
-//! register each and C from a register pair, and writing D to a pair.
+//! register each and C from a register pair, and writing D to a pair; `mma.m16n8k8` is one
+//! HMMA.1688 (A a pair, B one register, C and D pairs for f16 or quads for f32).
 
 use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
-use ptxc_sass::isa::values::{ImmaAType, ImmaBType};
+use ptxc_sass::isa::values::{HmmaDType, ImmaAType, ImmaBType};
 use ptxc_sass::isa::{Mod, Op, Role};
 
 impl Isel<'_> {
@@ -16,6 +17,7 @@ impl Isel<'_> {
         match self.func.insts[inst].op {
             Opcode::Movmatrix => self.movmatrix(inst),
             Opcode::MmaInt => self.mma_int(inst),
+            Opcode::MmaF16 => self.mma_f16(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }
@@ -45,7 +47,7 @@ impl Isel<'_> {
         let (bits, a_signed, b_signed, sat) = (flags & 0xff, flags >> 8 & 1, flags >> 9 & 1, flags >> 10 & 1 == 1);
         let a = self.reg(args[0]);
         let b = self.reg(args[1]);
-        let c = self.pair_of(args[2], args[3]);
+        let c = self.tuple_of(&args[2..4]);
         let d = self.vcode.new_vreg(VClass::Pair);
         let srcs = [
             (Role::A, Arg::op(MOp::Reg(a))),
@@ -75,16 +77,44 @@ impl Isel<'_> {
         Ok(())
     }
 
-    /// A register pair holding `lo` and `hi`: the pair they already are, or a new one.
-    fn pair_of(&mut self, lo: Value, hi: Value) -> VReg {
-        if let (Some((t, 0)), Some((u, 1))) = (self.sub_of(lo), self.sub_of(hi))
-            && t == u
-            && self.vcode.class(t) == VClass::Pair
+    /// `mma.m16n8k8`: `HMMA.1688.F32 Rd, Ra, Rb, Rc` (D and C quads) or `HMMA.1688.F16` (pairs),
+    /// A a pair, B one register.
+    fn mma_f16(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (args, f32) = (data.args.clone(), matches!(data.aux, Aux::Imm(b) if b & 1 == 1));
+        let a = self.tuple_of(&args[0..2]);
+        let b = self.reg(args[2]);
+        let c = self.tuple_of(&args[3..]);
+        let d = self.vcode.new_vreg(if f32 { VClass::Quad } else { VClass::Pair });
+        let srcs = [
+            (Role::A, Arg::op(MOp::Reg(a))),
+            (Role::B, Arg::op(MOp::Reg(b))),
+            (Role::C, Arg::op(MOp::Reg(c))),
+        ];
+        let dtype = if f32 { HmmaDType::F32 } else { HmmaDType::F16 };
+        self.emit_sass(Op::Hmma1688, &[(Role::Dst, MOp::Reg(d))], &srcs, &[dtype.set()], None)?;
+        let results = self.func.results[inst].clone();
+        for (i, &r) in results.iter().enumerate() {
+            self.alias_sub(r, d, i as u8);
+        }
+        Ok(())
+    }
+
+    /// A register pair or quad holding `values` in order: the tuple they already are, or a
+    /// new one.
+    fn tuple_of(&mut self, values: &[Value]) -> VReg {
+        let class = if values.len() == 4 { VClass::Quad } else { VClass::Pair };
+        if let Some((t, 0)) = self.sub_of(values[0])
+            && self.vcode.class(t) == class
+            && values
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| self.sub_of(v) == Some((t, i as u8)))
         {
             return t;
         }
-        let srcs = [self.src_op(lo), self.src_op(hi)];
-        let d = self.vcode.new_vreg(VClass::Pair);
+        let srcs: Vec<MOp> = values.iter().map(|&v| self.src_op(v)).collect();
+        let d = self.vcode.new_vreg(class);
         self.push(MInst::new(MKind::Wide {
             op: WideOp::Pack,
             d,

@@ -480,6 +480,13 @@ impl Machine<'_, '_> {
                                 .map_err(|e| self.error(Some(t), Some(inst), e))?
                                 .to_vec()
                         }
+                        Opcode::MmaF16 => {
+                            let f32 = matches!(data.aux, Aux::Imm(b) if b & 1 == 1);
+                            let regs = |l: u32| lane_of(l).map(|s| [arg(s, 0), arg(s, 1), arg(s, 2)]);
+                            let c: Vec<u64> = (3..data.args.len()).map(|k| arg(t, k)).collect();
+                            super::tensor::mma_f16(f32, t.lane, &regs, &c)
+                                .map_err(|e| self.error(Some(t), Some(inst), e))?
+                        }
                         Opcode::Movmatrix => {
                             let (g, t2) = (t.lane / 4, t.lane % 4 * 2);
                             let half = |row: u32, col: u32| -> Result<u64, InterpError> {

@@ -41,3 +41,35 @@ fn element(word: u32, e: u32, bits: u32, signed: bool) -> i64 {
         raw as i64
     }
 }
+
+/// One lane's D registers of `mma_f16` (m16n8k8): `regs(l)` are lane `l`'s `(a0, a1, b)`
+/// (`None` for lanes that do not take part), `c` this lane's C registers.
+pub fn mma_f16(f32: bool, lane: u32, regs: &dyn Fn(u32) -> Option<[u64; 3]>, c: &[u64]) -> Result<Vec<u64>, String> {
+    use ptxc_softfloat::{F16, F32};
+    let acc = if f32 { F32 } else { F16 };
+    let reg = |l: u32| regs(l).ok_or_else(|| format!("lane {l} does not take part in mma"));
+    let half = |v: u64, i: u32| v >> (16 * (i & 1)) & 0xffff;
+    let (g, t) = (lane / 4, lane % 4);
+    let mut out = vec![0u64; if f32 { 4 } else { 2 }];
+    for j in 0..4u32 {
+        let (row, col) = (g + 8 * (j / 2), 2 * t + j % 2);
+        let mut av = [0u64; 8];
+        let mut bv = [0u64; 8];
+        for k in 0..8u32 {
+            av[k as usize] = half(reg(4 * (row % 8) + k / 2)?[(row / 8) as usize], k);
+            bv[k as usize] = half(reg(4 * col + k / 2)?[2], k);
+        }
+        let cv = if f32 {
+            c[j as usize]
+        } else {
+            half(c[(j / 2) as usize], j)
+        };
+        let r = ptxc_softfloat::tensor::hmma_dot(&av, &bv, cv, acc);
+        if f32 {
+            out[j as usize] = r;
+        } else {
+            out[(j / 2) as usize] |= r << (16 * (j % 2));
+        }
+    }
+    Ok(out)
+}

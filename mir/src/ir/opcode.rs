@@ -270,6 +270,11 @@ opcodes! {
     /// 4, or 1 for b1 `.xor.popc`) in bits 7..0, A signed (bit 8), B signed (bit 9),
     /// `.satfinite` (bit 10).
     MmaInt = "mma_int", COLLECTIVE, "i i i i", "ii";
+    /// f16 warp matrix multiply-accumulate `mma.sync.aligned.m16n8k8.row.col`
+    /// `(a0, a1, b, c...)` with C and D both f16 (two registers) or both f32 (four), laid out
+    /// as the PTX ISA's m16n8k8 fragments; `Aux::Imm`: f32 accumulator (bit 0). Numerics of
+    /// `ptxc_softfloat::tensor::hmma_dot`.
+    MmaF16 = "mma_f16", COLLECTIVE, "i*", "V";
     /// CTA barrier `(id[, thread count])`.
     BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
     /// Arrival at a barrier without waiting.

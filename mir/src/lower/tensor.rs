@@ -1,6 +1,6 @@
 //! Tensor-core instructions: `mma.sync.aligned` of the integer shapes (m8n8k16 s8/u8,
-//! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`]; the f16 shapes and `wmma`
-//! are refused with their location.
+//! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], m16n8k8 one
+//! [`Opcode::MmaF16`]; m8n8k4 and `wmma` are refused with their location.
 
 use super::LowerError;
 use super::context::Lowerer;
@@ -15,6 +15,9 @@ impl Lowerer<'_> {
         let Some(TensorOp::Mma(m)) = inst.tensor else {
             return Err(LowerError::new("mma without its shape and types", inst.span));
         };
+        if m.shape == MmaShape::M16n8k8 && m.types.c == m.types.d {
+            return self.lower_mma_f16(inst, m.types.d == MmaType::F32);
+        }
         let bits: u64 = match m.shape {
             MmaShape::M8n8k16 => 8,
             MmaShape::M8n8k32 => 4,
@@ -39,6 +42,30 @@ impl Lowerer<'_> {
         }
         let d = self.vector_regs(inst, 0)?;
         let r = self.emit_multi(Opcode::MmaInt, Type::I32, &args, Aux::Imm(flags));
+        for (d, v) in d.into_iter().zip(r) {
+            if let Some(d) = d {
+                self.write_reg(d, v, false, inst.span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype {d...}, {a0, a1}, {b}, {c...}`.
+    fn lower_mma_f16(&mut self, inst: &CheckedInst, f32: bool) -> Result<(), LowerError> {
+        let mut args = Vec::new();
+        for i in 1..4 {
+            for e in self.elements(self.arg(inst, i)?) {
+                args.push(self.operand(&e, Type::I32, false, inst.span)?);
+            }
+        }
+        if args.len() != if f32 { 7 } else { 5 } {
+            return Err(LowerError::new(
+                "mma.m16n8k8 has the wrong number of registers",
+                inst.span,
+            ));
+        }
+        let d = self.vector_regs(inst, 0)?;
+        let r = self.emit_multi(Opcode::MmaF16, Type::I32, &args, Aux::Imm(f32 as u64));
         for (d, v) in d.into_iter().zip(r) {
             if let Some(d) = d {
                 self.write_reg(d, v, false, inst.span)?;
