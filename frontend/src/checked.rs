@@ -167,6 +167,8 @@ pub struct CheckedInst {
     pub operands: Vec<CheckedOperand>,
     /// The whole instruction.
     pub span: Span,
+    /// The shape and types of a tensor-core instruction (`mma`, `wmma`, `movmatrix`).
+    pub tensor: Option<crate::tensor::TensorOp>,
 }
 
 /// The value ptxc gives the address of device function `name` (in initialisers and `mov`):
@@ -316,7 +318,11 @@ pub enum Opcode {
     Max,
     Membar,
     Min,
+    /// `mma.sync` (details in [`CheckedInst::tensor`]).
+    Mma,
     Mov,
+    /// `movmatrix`.
+    Movmatrix,
     Mul,
     Mul24,
     Nanosleep,
@@ -353,6 +359,8 @@ pub enum Opcode {
     Vote,
     Vshl,
     Vshr,
+    /// `wmma.load`, `wmma.store`, `wmma.mma` (details in [`CheckedInst::tensor`]).
+    Wmma,
     Xor,
 }
 

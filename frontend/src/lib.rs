@@ -16,6 +16,7 @@ mod parser;
 pub mod print;
 pub mod sema;
 mod syntax;
+pub mod tensor;
 
 pub use diag::Diagnostic;
 

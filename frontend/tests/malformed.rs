@@ -300,7 +300,19 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Kernel("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2}, [%rd1];"),
-        "tensor-core (`wmma`) instructions are not supported by ptxc",
+        "`wmma` expects a vector of 8 here, found 2",
+        11,
+        44,
+    ),
+    (
+        Kernel("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f32 {%r1, %r2}, {%r1, %r2}, {%r3}, {%r1, %r2, %r3, %r0};"),
+        "`mma.m16n8k8` does not take these layouts and types (f16.f16.f16.f32)",
+        11,
+        1,
+    ),
+    (
+        Kernel("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2}, {%r1}, {%r3}, {%r1, %r2};"),
+        "`mma.and.popc` needs sm_80 (target is sm_75)",
         11,
         1,
     ),

@@ -160,7 +160,6 @@ pub struct Mods {
     /// bf16 instead of f16 (HFMA2.BF16_V2, F2FP.BF16).
     pub bf16: bool,
     pub relu: bool,
-    pub satfinite: bool,
     /// Destination type of a conversion.
     pub dst_num: NumType,
     /// Source type of a conversion.
@@ -186,6 +185,14 @@ pub struct Mods {
     pub bar: BarMode,
     pub bar_redop: BarRedOp,
     pub wide: bool,
+    // Tensor cores.
+    pub hmma_d: HmmaDType,
+    pub hmma_c: HmmaCType,
+    pub hmma_step: HmmaStep,
+    pub imma_a: ImmaAType,
+    pub imma_b: ImmaBType,
+    /// `.SATFINITE` (HMMA) / `.SAT` (IMMA).
+    pub sat_finite: bool,
 }
 
 impl Default for Mods {
@@ -223,7 +230,6 @@ impl Default for Mods {
             ntz: false,
             bf16: false,
             relu: false,
-            satfinite: false,
             dst_num: NumType::default(),
             src_num: NumType::default(),
             size: MemSize::default(),
@@ -243,6 +249,12 @@ impl Default for Mods {
             bar: BarMode::default(),
             bar_redop: BarRedOp::default(),
             wide: false,
+            hmma_d: HmmaDType::default(),
+            hmma_c: HmmaCType::default(),
+            hmma_step: HmmaStep::default(),
+            imma_a: ImmaAType::default(),
+            imma_b: ImmaBType::default(),
+            sat_finite: false,
         }
     }
 }
@@ -313,7 +325,6 @@ impl Mods {
             Mod::Ntz => self.ntz = on,
             Mod::Bf16 => self.bf16 = on,
             Mod::Relu => self.relu = on,
-            Mod::SatFinite => self.satfinite = on,
             Mod::ReduxOp => self.redux = value(code),
             Mod::IntType => types.int = Some(value(code)),
             Mod::FloatType => types.float = Some(value(code)),
@@ -337,6 +348,12 @@ impl Mods {
             Mod::BarMode => self.bar = value(code),
             Mod::BarRedOp => self.bar_redop = value(code),
             Mod::Wide => self.wide = on,
+            Mod::HmmaDType => self.hmma_d = value(code),
+            Mod::HmmaCType => self.hmma_c = value(code),
+            Mod::HmmaStep => self.hmma_step = value(code),
+            Mod::ImmaAType => self.imma_a = value(code),
+            Mod::ImmaBType => self.imma_b = value(code),
+            Mod::SatFinite => self.sat_finite = on,
             // Addressing: read with the operands (`Addr::wide`, the base's width suffix, a
             // uniform register that is a memory descriptor).
             Mod::E | Mod::Desc => {}

@@ -11,7 +11,9 @@
 //! - [`arith`]: add, sub, mul, fma, div, rcp, sqrt;
 //! - [`convert`]: between formats, to and from integers, round to integral, to/from `f64`;
 //! - [`nvidia`]: NVIDIA's rules on top of IEEE: flush-to-zero (`.ftz`), the `.ftz` division
-//!   rule, min/max, saturation, the integer a NaN converts to.
+//!   rule, min/max, saturation, the integer a NaN converts to;
+//! - [`tensor`]: the f16 tensor-core dot product of Turing (HMMA), which is not IEEE
+//!   arithmetic: blocks of four exact products aligned without guard bits.
 //!
 //! NaN results are the format's canonical NaN (all bits below the sign set, e.g.
 //! `0x7fffffff` for f32), as NVIDIA hardware produces: IEEE leaves the payload of a NaN
@@ -25,6 +27,7 @@ pub mod convert;
 pub mod format;
 pub mod nvidia;
 pub mod round;
+pub mod tensor;
 
 pub use arith::{add, div, fma, mul, rcp, sqrt, sub};
 pub use convert::{IntType, convert, from_f64, from_int, round_to_integral, to_f64, to_int};

@@ -25,6 +25,8 @@ pub enum Family {
     Warp,
     /// CTA barriers, fences, sleeps (`barrier.rs`).
     Barrier,
+    /// Tensor-core instructions: matrix transpose and multiply-accumulate (`tensor.rs`).
+    Tensor,
     /// Terminators (selected by `cfg.rs`).
     Control,
 }
@@ -128,6 +130,9 @@ const TABLE: &[(Opcode, Family)] = &[
     (FromGeneric, Memory),
     (IsSpace, Memory),
     (Ldmatrix, Warp),
+    (Movmatrix, Tensor),
+    (MmaInt, Tensor),
+    (MmaF16, Tensor),
     (Atom, Atomic),
     (Shfl, Warp),
     (VoteAll, Warp),

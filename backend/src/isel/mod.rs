@@ -24,6 +24,7 @@ mod memory;
 mod operand;
 mod reconverge;
 mod subword;
+mod tensor;
 mod values;
 mod warp;
 mod wide;

@@ -55,6 +55,7 @@ impl Isel<'_> {
             Family::Memory => self.lower_memory(inst),
             Family::Atomic => self.lower_atomic(inst),
             Family::Warp => self.lower_warp(inst),
+            Family::Tensor => self.lower_tensor(inst),
             Family::Barrier => self.lower_barrier(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),
         }

@@ -7,15 +7,18 @@
 use crate::emit::Emitted;
 use ptxc_sass::isa::access::{Reg, accesses};
 use ptxc_sass::isa::desc::{Pipe, Role};
-use ptxc_sass::isa::timing::{pred_raw, pred_war, pred_waw, raw, war, waw};
+use ptxc_sass::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
 use ptxc_sass::isa::{Inst, Op};
 
 /// Assumed latency of variable-latency results when ordering (the real wait is a scoreboard).
+/// Tensor-core results: NVIDIA's distance to a reader, the least any reader waits.
 fn variable_latency(inst: &Inst) -> u32 {
-    match inst.desc().meta.pipe {
+    let meta = inst.desc().meta;
+    match meta.pipe {
         Pipe::Lsu => 30,
         Pipe::Mufu | Pipe::Conv => 16,
         Pipe::Fp64 => 10,
+        Pipe::Tensor => raw(meta.cat, LatCat::Decoupled),
         _ => 20,
     }
 }

@@ -5,7 +5,7 @@
 use super::body::{Body, Resolved};
 use super::modifiers;
 use super::table::{self, OpSpec};
-use super::{call, features, operands};
+use super::{call, features, operands, tensor};
 use crate::ast::{Ident, Instruction, ScalarType, Span};
 use crate::checked::*;
 use crate::diag::Diagnostic;
@@ -13,6 +13,13 @@ use crate::diag::Diagnostic;
 /// Checks `inst` in `body`.
 pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnostic> {
     let opcode = &inst.opcode;
+    if tensor::handles(&opcode.name) {
+        let guard = match &inst.guard {
+            Some(g) => Some((predicate(body, &g.pred)?, g.negated)),
+            None => None,
+        };
+        return tensor::check(body, inst, guard);
+    }
     let Some(spec) = table::lookup(&opcode.name) else {
         let first_mod = inst.modifiers.first().map(|m| m.name.as_str());
         let message = features::refusal(&opcode.name, first_mod)
@@ -41,6 +48,7 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnos
         mods,
         operands,
         span: inst.span,
+        tensor: None,
     })
 }
 

@@ -14,6 +14,7 @@ mod rules;
 mod special;
 mod symbols;
 pub mod table;
+mod tensor;
 
 use crate::ast::{self, Item, Linkage, StateSpace};
 use crate::checked::{CheckedModule, SourceFile, VarId, VarInfo};

@@ -17,6 +17,30 @@ struct Want<'a> {
     kind: char,
     ty: Option<ScalarType>,
     relaxed: bool,
+    /// The length a vector operand must have, when the instruction decides it elsewhere
+    /// (tensor-core fragments).
+    count: Option<u32>,
+}
+
+/// Checks one operand of an instruction whose operands are not described by a table shape
+/// (the tensor-core instructions): `kind` and `ty` as in a shape item, `count` the length a
+/// vector operand must have.
+pub fn check_one(
+    body: &Body<'_>,
+    spec: &OpSpec,
+    mods: &Mods,
+    (kind, ty, count): (char, Option<ScalarType>, Option<u32>),
+    operand: &Operand,
+) -> Result<CheckedOperand, Diagnostic> {
+    let want = Want {
+        spec,
+        mods,
+        kind,
+        ty,
+        relaxed: false,
+        count,
+    };
+    operand_of(body, &want, operand)
 }
 
 /// Checks every operand of `inst` against the shape with the same operand count.
@@ -57,6 +81,7 @@ pub fn check_all(
                 kind: kind.chars().next().unwrap_or('s'),
                 ty: type_of(code, mods),
                 relaxed,
+                count: None,
             };
             operand_of(body, &want, operand)
         })
@@ -402,6 +427,7 @@ fn vector(
 ) -> Result<CheckedOperand, Diagnostic> {
     let n = items.len() as u32;
     let expected = match w.spec.op {
+        _ if w.count.is_some() => w.count,
         Opcode::Ldmatrix => ["x1", "x2", "x4"]
             .iter()
             .position(|x| w.mods.has_flag(x))

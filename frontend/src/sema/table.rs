@@ -83,7 +83,8 @@ macro_rules! ld_mods {
     };
 }
 
-const fn spec(name: &'static str, op: Opcode) -> OpSpec {
+/// An entry that accepts nothing beyond its name and opcode (the base of the table rows).
+pub const fn spec(name: &'static str, op: Opcode) -> OpSpec {
     OpSpec {
         name,
         op,

@@ -488,6 +488,36 @@ impl Machine<'_, '_> {
                             }
                         }
                         Opcode::Activemask => vec![active],
+                        Opcode::MmaInt => {
+                            let Aux::Imm(flags) = data.aux else {
+                                return Err(self.error(Some(t), Some(inst), "mma without its shape".into()));
+                            };
+                            let ab = |l: u32| lane_of(l).map(|s| (arg(s, 0), arg(s, 1)));
+                            super::tensor::mma_int(flags, t.lane, &ab, [arg(t, 2), arg(t, 3)])
+                                .map_err(|e| self.error(Some(t), Some(inst), e))?
+                                .to_vec()
+                        }
+                        Opcode::MmaF16 => {
+                            let f32 = matches!(data.aux, Aux::Imm(b) if b & 1 == 1);
+                            let regs = |l: u32| lane_of(l).map(|s| [arg(s, 0), arg(s, 1), arg(s, 2)]);
+                            let c: Vec<u64> = (3..data.args.len()).map(|k| arg(t, k)).collect();
+                            super::tensor::mma_f16(f32, t.lane, &regs, &c)
+                                .map_err(|e| self.error(Some(t), Some(inst), e))?
+                        }
+                        Opcode::Movmatrix => {
+                            let (g, t2) = (t.lane / 4, t.lane % 4 * 2);
+                            let half = |row: u32, col: u32| -> Result<u64, InterpError> {
+                                let src = lane_of(4 * row + col / 2).ok_or_else(|| {
+                                    self.error(
+                                        Some(t),
+                                        Some(inst),
+                                        format!("lane {} does not take part in movmatrix", 4 * row + col / 2),
+                                    )
+                                })?;
+                                Ok(arg(src, 0) >> (16 * (col % 2)) & 0xffff)
+                            };
+                            vec![half(t2, g)? | half(t2 + 1, g)? << 16]
+                        }
                         other => return Err(self.error(Some(t), Some(inst), format!("unknown collective {other:?}"))),
                     };
                     outs.push(v);

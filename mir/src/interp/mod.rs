@@ -14,6 +14,7 @@ pub mod eval;
 mod exec;
 pub mod float;
 mod memory;
+mod tensor;
 
 use crate::ir::Function;
 pub use memory::{GlobalMemory, MODULE_BASE, Placement, VecMemory};

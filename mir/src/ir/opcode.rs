@@ -260,6 +260,21 @@ opcodes! {
     /// Collective 8x8 b16 matrix load from shared memory; `Aux::Imm`: matrix count (bits 2..0)
     /// and transposition (bit 4). One `i32` result per matrix.
     Ldmatrix = "ldmatrix", COLLECTIVE | READS, "a", "V";
+    /// Collective transpose of an 8x8 b16 matrix held one `i32` (two elements) per lane
+    /// (`movmatrix.sync.aligned.m8n8.trans.b16`).
+    Movmatrix = "movmatrix", COLLECTIVE, "i", "i";
+    /// Integer warp matrix multiply-accumulate `mma.sync.aligned.m8n8k{16,32,128}`
+    /// `(a, b, c0, c1)`, results `(d0, d1)`, fragments as the PTX ISA lays them out (lane
+    /// `4g + t` holds word `t` of A's row `g` and of B's column `g`, and C and D at row `g`,
+    /// columns `2t`, `2t + 1`). `Aux::Imm` ([`crate::interp`]'s `mma_int`): element bits (8,
+    /// 4, or 1 for b1 `.xor.popc`) in bits 7..0, A signed (bit 8), B signed (bit 9),
+    /// `.satfinite` (bit 10).
+    MmaInt = "mma_int", COLLECTIVE, "i i i i", "ii";
+    /// f16 warp matrix multiply-accumulate `mma.sync.aligned.m16n8k8.row.col`
+    /// `(a0, a1, b, c...)` with C and D both f16 (two registers) or both f32 (four), laid out
+    /// as the PTX ISA's m16n8k8 fragments; `Aux::Imm`: f32 accumulator (bit 0). Numerics of
+    /// `ptxc_softfloat::tensor::hmma_dot`.
+    MmaF16 = "mma_f16", COLLECTIVE, "i*", "V";
     /// CTA barrier `(id[, thread count])`.
     BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
     /// Arrival at a barrier without waiting.

@@ -15,6 +15,7 @@ pub fn wide(ty: Type) -> Type {
 fn vector_len(data: &InstData) -> usize {
     match (&data.op, &data.aux) {
         (Opcode::Ldmatrix, Aux::Imm(bits)) => (bits & 7) as usize,
+        (Opcode::MmaF16, Aux::Imm(bits)) => 2 + 2 * (bits & 1) as usize,
         (_, Aux::Mem(m)) => m.vector.max(1) as usize,
         _ => 1,
     }
@@ -122,7 +123,7 @@ pub enum AuxKind {
 pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
-        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | Fence => AuxKind::Imm,
+        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | MmaF16 | Fence => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

@@ -600,7 +600,9 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Max, Lowerer::lower_binary_family),
         (P::Membar, Lowerer::lower_fence),
         (P::Min, Lowerer::lower_binary_family),
+        (P::Mma, Lowerer::lower_mma),
         (P::Mov, Lowerer::lower_mov),
+        (P::Movmatrix, Lowerer::lower_movmatrix),
         (P::Mul, Lowerer::lower_binary_family),
         (P::Mul24, Lowerer::lower_mul24),
         (P::Nanosleep, Lowerer::lower_nanosleep),
@@ -661,5 +663,7 @@ fn has_side_effects(op: P) -> bool {
             | P::Match
             | P::Activemask
             | P::Ldmatrix
+            | P::Movmatrix
+            | P::Mma
     )
 }

@@ -11,6 +11,7 @@ mod convert;
 mod float;
 mod memory;
 pub mod ssa;
+mod tensor;
 mod warp;
 
 use crate::ir::{Function, KernelParam, Module};

@@ -1,5 +1,5 @@
 //! Warp and CTA collectives and synchronisation: shfl.sync, vote.sync, match.sync,
-//! activemask, ldmatrix, bar/barrier, membar/fence, nanosleep, trap; and the instructions
+//! activemask, ldmatrix, movmatrix, bar/barrier, membar/fence, nanosleep, trap; and the instructions
 //! that lower to nothing (prefetch, pmevent, brkpt, `bar.warp.sync`).
 
 use super::LowerError;
@@ -91,6 +91,14 @@ impl Lowerer<'_> {
     pub fn lower_activemask(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let d = self.dst(inst, 0)?;
         let v = self.emit_typed(Opcode::Activemask, Type::I32, &[], Aux::None, Type::I32);
+        self.write_reg(d, v, false, inst.span)
+    }
+
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`.
+    pub fn lower_movmatrix(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let d = self.dst(inst, 0)?;
+        let a = self.operand(self.arg(inst, 1)?, Type::I32, false, inst.span)?;
+        let v = self.emit(Opcode::Movmatrix, Type::I32, &[a], Aux::None);
         self.write_reg(d, v, false, inst.span)
     }
 

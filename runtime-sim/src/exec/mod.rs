@@ -292,7 +292,7 @@ impl CtaRun {
                 let d = fetch(kernel, &self.cta, w, pc, group)?;
                 let timer = &mut self.timers[wi];
                 let t = timer.ready(d, timer.now());
-                let latency = result_latency(d.op, d.timing.pipe);
+                let latency = result_latency(d);
                 let exec = w.pred_mask(d.guard, group);
                 let hazards = timer.issue(t, d, latency, group, exec);
                 if !hazards.is_empty() {

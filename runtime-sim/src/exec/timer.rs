@@ -27,7 +27,11 @@ pub const SB_VISIBLE: i64 = 2;
 
 /// Nominal result latency of variable-latency instructions in the functional engine (the
 /// timed engine computes memory latencies from its cache model).
-pub fn result_latency(op: Op, pipe: Pipe) -> i64 {
+pub fn result_latency(d: &Decoded) -> i64 {
+    let (op, pipe) = (d.op, d.timing.pipe);
+    if pipe == Pipe::Tensor {
+        return tensor_latency(d.timing.cat);
+    }
     match (op, pipe) {
         (Op::S2r | Op::S2ur | Op::Cs2r, _) => 20,
         (Op::Lds | Op::Sts | Op::Atoms | Op::AtomsCas | Op::Shfl | Op::Ldc | Op::Uldc, _) => 23,
@@ -36,6 +40,17 @@ pub fn result_latency(op: Op, pipe: Pipe) -> i64 {
         (_, Pipe::Mufu) => 18,
         (_, Pipe::Conv) => 14,
         (_, Pipe::Fp64) => 10,
+        _ => 14,
+    }
+}
+
+/// Result latency of a tensor-core instruction: NVIDIA's minimum distance from the writer
+/// to any reader (docs/TIMING-SM75.md): HMMA.1688 14, HMMA.884 13 (f16 result) or 10 (f32),
+/// IMMA and BMMA 10.
+fn tensor_latency(cat: LatCat) -> i64 {
+    match cat {
+        LatCat::Hmma884F16 => 13,
+        LatCat::Hmma884F32 | LatCat::Imma => 10,
         _ => 14,
     }
 }
@@ -254,7 +269,7 @@ pub struct Timer {
 }
 
 /// Pipes tracked for in-order completion.
-const PIPES: usize = 10;
+const PIPES: usize = 11;
 /// The pipe of read-scoreboard operations (not a result).
 const NO_PIPE: u8 = u8::MAX;
 

@@ -463,6 +463,9 @@ impl<'a> SmRun<'a> {
 
     /// Cycles the instruction occupies its pipe.
     fn pipe_interval(&self, d: &Decoded, w: &Warp, exec_mask: u32) -> i64 {
+        if d.timing.pipe == Pipe::Tensor {
+            return pipes::tensor_interval(d.op, d.m.hmma_d == ptxc_sass::isa::values::HmmaDType::F16);
+        }
         let base = match d.timing.pipe {
             Pipe::Fp64 => self.config.fp64_interval,
             p => pipes::interval(p),
@@ -504,11 +507,11 @@ impl<'a> SmRun<'a> {
         let Some(a) = d.addr else {
             return match d.op {
                 Op::Ldc | Op::Uldc => m.l1 as i64,
-                _ => result_latency(d.op, d.timing.pipe),
+                _ => result_latency(d),
             };
         };
         if d.timing.pipe != Pipe::Lsu {
-            return result_latency(d.op, d.timing.pipe);
+            return result_latency(d);
         }
         let mut addrs = [0u64; WARP];
         let mut n = 0;

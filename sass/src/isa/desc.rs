@@ -248,6 +248,17 @@ pub enum Op {
     Redux,
     /// `ATOMS.POPC.INC.32 Rd, [A+URb]` (sm_80): each active lane adds one to the shared word.
     AtomsPopcInc,
+    /// `HMMA.884.D.C.STEPn Rd, A, B, C`: one step of the quad-pair f16 matrix multiply (PTX
+    /// `mma.m8n8k4`): each step writes one register pair of D (see `sm75/mma.rs`).
+    Hmma884,
+    /// `HMMA.1688.D Rd, A, B, C`: the warp's 16x8x8 f16 matrix multiply-accumulate.
+    Hmma1688,
+    /// `IMMA.8816/.8832.A.B Rd, A, B, C`: 8x8x16 (8-bit) or 8x8x32 (4-bit) integer MMA.
+    Imma,
+    /// `BMMA.88128.XOR.POPC Rd, A, B, C`: 8x8x128 single-bit MMA, C + popc(A ^ B).
+    Bmma,
+    /// `MOVM.16.MT88 Rd, A`: transpose of an 8x8 matrix of 16-bit elements across the warp.
+    Movm,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
@@ -273,6 +284,8 @@ pub enum Pipe {
     Uniform,
     /// Special registers, NOP, DEPBAR.
     Misc,
+    /// Tensor cores (HMMA, IMMA, BMMA).
+    Tensor,
 }
 
 /// Per-form facts for the scheduler and the simulator.

@@ -8,7 +8,7 @@ use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role, Show};
 use super::inst::{FormId, Inst, Operand, Value};
 use super::modifier::{Mod, ModSet, ModValue};
 use super::table::{NotDescribed, isa};
-use super::values::{AtomType, LdsmCount, MemOrder, MemSem, MemSize, Scope};
+use super::values::{AtomType, HmmaDType, LdsmCount, MemOrder, MemSem, MemSize, Scope};
 use smallvec::SmallVec;
 
 /// Why no form fits.
@@ -95,10 +95,14 @@ impl Inst {
 
 impl Inst {
     /// Register width of memory data: from the access size, the atomic type (64-bit types
-    /// 2) or LDSM's matrix count.
+    /// 2), LDSM's matrix count or HMMA.1688's result type.
     fn width_from_mods(&self) -> u8 {
         if let Some(size) = self.get_mod::<MemSize>() {
             return size.registers();
+        }
+        if let Some(d) = self.get_mod::<HmmaDType>() {
+            // HMMA.1688's C and D: f16 pairs or f32 quads.
+            return if d == HmmaDType::F32 { 4 } else { 2 };
         }
         match (self.get_mod::<AtomType>(), self.get_mod::<LdsmCount>()) {
             (Some(AtomType::U64 | AtomType::S64 | AtomType::F64), _) | (_, Some(LdsmCount::X2)) => 2,

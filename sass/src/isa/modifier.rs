@@ -77,7 +77,8 @@ pub enum Mod {
     Bf16,
     /// `.RELU`: negative results become zero (F2FP, F2IP).
     Relu,
-    /// `.SATFINITE`: results beyond the largest finite value clamp to it (F2FP).
+    /// `.SATFINITE`: results beyond the largest finite value clamp to it (F2FP, HMMA); IMMA's
+    /// `.SAT`: results clamp to the s32 range.
     SatFinite,
     /// F2FP's `.MERGE_C` (code 1, not described) instead of `.PACK_AB` (code 0).
     MergeC,
@@ -179,6 +180,17 @@ pub enum Mod {
     SleepWarp,
     /// CS2R: a 64-bit read (clear: `.32`).
     Wide,
+    // Tensor cores.
+    /// HMMA's result type ([`HmmaDType`]).
+    HmmaDType,
+    /// HMMA's accumulator type ([`HmmaCType`]).
+    HmmaCType,
+    /// HMMA.884's step ([`HmmaStep`]).
+    HmmaStep,
+    /// IMMA's A element type ([`ImmaAType`]).
+    ImmaAType,
+    /// IMMA's B element type ([`ImmaBType`]).
+    ImmaBType,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -288,6 +300,11 @@ impl Mod {
             Mod::BarMode => values::<BarMode>(self),
             Mod::BarRedOp => values::<BarRedOp>(self),
             Mod::BptMode => values::<BptMode>(self),
+            Mod::HmmaDType => values::<HmmaDType>(self),
+            Mod::HmmaCType => values::<HmmaCType>(self),
+            Mod::HmmaStep => values::<HmmaStep>(self),
+            Mod::ImmaAType => values::<ImmaAType>(self),
+            Mod::ImmaBType => values::<ImmaBType>(self),
         }
     }
 }

@@ -45,7 +45,19 @@ pub enum LatCat {
     DecoupledOther,
     /// BMOV to a general register.
     BMov,
+    /// HMMA.884 with an f16 result (NAK's `RedirectedHMMA_884_F16`: fixed distances and a
+    /// scoreboard).
+    Hmma884F16,
+    /// HMMA.884 with an f32 result (`RedirectedHMMA_884_F32`).
+    Hmma884F32,
+    /// HMMA.1688 (`RedirectedHMMA_1688`).
+    Hmma1688,
+    /// IMMA and BMMA (NAK's `IMMA`).
+    Imma,
 }
+
+/// Number of latency categories.
+const CATS: usize = 17;
 
 impl LatCat {
     fn index(self) -> usize {
@@ -54,86 +66,157 @@ impl LatCat {
 
     /// True if results must be waited for through a write scoreboard.
     pub fn needs_write_scoreboard(self) -> bool {
-        matches!(self, LatCat::Decoupled | LatCat::Fp64)
+        matches!(
+            self,
+            LatCat::Decoupled
+                | LatCat::Fp64
+                | LatCat::Hmma884F16
+                | LatCat::Hmma884F32
+                | LatCat::Hmma1688
+                | LatCat::Imma
+        )
     }
 
     /// True if the instruction has a fixed latency that the stall counts must cover.
     pub fn is_coupled(self) -> bool {
         !matches!(self, LatCat::Decoupled | LatCat::DecoupledOther)
     }
+
+    /// True for the tensor-core categories.
+    pub fn is_tensor(self) -> bool {
+        matches!(
+            self,
+            LatCat::Hmma884F16 | LatCat::Hmma884F32 | LatCat::Hmma1688 | LatCat::Imma
+        )
+    }
 }
 
 // Columns (writers) and rows (readers) follow the order of `LatCat`:
 // Disp64 Disp Alu Fma ImadLo WideAB WideLower WideUpper Fp64 Fp16 Decoupled DecOther BMov
+// H884F16 H884F32 H1688 Imma
 // A writer that is not a fixed-latency producer (WideAB, DecOther) never appears: 1.
 
 /// Register read-after-write: `RAW[reader][writer]`.
-const RAW: [[u8; 13]; 13] = [
-    [6, 4, 4, 5, 5, 1, 3, 5, 9, 8, 1, 1, 1], // Disp64
-    [6, 4, 4, 5, 5, 1, 3, 5, 9, 8, 1, 1, 1], // Disp
-    [6, 4, 4, 5, 5, 1, 3, 5, 9, 8, 1, 1, 1], // Alu
-    [6, 5, 5, 4, 4, 1, 2, 4, 9, 8, 1, 1, 1], // Fma
-    [6, 5, 5, 4, 4, 1, 2, 4, 9, 8, 1, 1, 1], // ImadLo
-    [6, 5, 5, 4, 4, 1, 4, 6, 9, 8, 1, 1, 1], // ImadWideAB
-    [6, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1], // ImadWideLower
-    [4, 3, 3, 2, 2, 1, 2, 2, 7, 6, 1, 1, 1], // ImadWideUpper
-    [6, 6, 6, 6, 6, 1, 6, 6, 8, 8, 1, 1, 1], // Fp64
-    [6, 6, 6, 6, 6, 1, 6, 6, 9, 6, 1, 1, 1], // Fp16
-    [6, 6, 6, 6, 6, 1, 6, 6, 9, 8, 1, 1, 1], // Decoupled
-    [8, 8, 8, 8, 8, 1, 8, 8, 9, 8, 1, 1, 1], // DecoupledOther
-    [6, 6, 6, 6, 6, 1, 6, 6, 9, 8, 1, 1, 1], // BMov (reads like Decoupled)
+const RAW: [[u8; CATS]; CATS] = [
+    [6, 4, 4, 5, 5, 1, 3, 5, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Disp64
+    [6, 4, 4, 5, 5, 1, 3, 5, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Disp
+    [6, 4, 4, 5, 5, 1, 3, 5, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Alu
+    [6, 5, 5, 4, 4, 1, 2, 4, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Fma
+    [6, 5, 5, 4, 4, 1, 2, 4, 9, 8, 1, 1, 1, 13, 10, 14, 10], // ImadLo
+    [6, 5, 5, 4, 4, 1, 4, 6, 9, 8, 1, 1, 1, 13, 10, 14, 10], // ImadWideAB
+    [6, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1, 13, 10, 14, 10], // ImadWideLower
+    [4, 3, 3, 2, 2, 1, 2, 2, 7, 6, 1, 1, 1, 11, 8, 12, 8],   // ImadWideUpper
+    [6, 6, 6, 6, 6, 1, 6, 6, 8, 8, 1, 1, 1, 13, 10, 14, 10], // Fp64
+    [6, 6, 6, 6, 6, 1, 6, 6, 9, 6, 1, 1, 1, 13, 10, 14, 10], // Fp16
+    [6, 6, 6, 6, 6, 1, 6, 6, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Decoupled
+    [8, 8, 8, 8, 8, 1, 8, 8, 9, 8, 1, 1, 1, 13, 10, 14, 10], // DecoupledOther
+    [6, 6, 6, 6, 6, 1, 6, 6, 9, 8, 1, 1, 1, 13, 10, 14, 10], // BMov (reads like Decoupled)
+    [6, 6, 6, 6, 6, 1, 6, 6, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Hmma884F16
+    [6, 6, 6, 6, 6, 1, 6, 6, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Hmma884F32
+    [6, 6, 6, 6, 6, 1, 6, 6, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Hmma1688
+    [8, 8, 8, 8, 8, 1, 8, 8, 9, 8, 1, 1, 1, 13, 10, 14, 10], // Imma
 ];
 
 /// Register write-after-write: `WAW[second writer][first writer]` as (cycles, extra cycles
 /// when the first writer is predicated).
-const WAW: [[(u8, u8); 13]; 13] = [
-    after((1, 0), (1, 0), (1, 0), (1, 0), (1, 0), (4, 0), (3, 0)), // Disp64
-    after((2, 0), (1, 0), (1, 0), (1, 0), (1, 0), (1, 4), (1, 3)), // Disp
-    after((2, 0), (1, 0), (1, 0), (1, 0), (1, 0), (1, 4), (1, 3)), // Alu
-    after((2, 0), (1, 0), (1, 0), (1, 0), (1, 1), (1, 4), (1, 3)), // Fma
-    after((2, 0), (1, 0), (1, 0), (1, 0), (1, 1), (1, 4), (1, 3)), // ImadLo
-    [(1, 0); 13],                                                  // ImadWideAB
-    after((2, 2), (1, 2), (1, 1), (1, 0), (1, 0), (3, 4), (3, 3)), // ImadWideLower
-    after((1, 1), (1, 0), (1, 0), (1, 0), (1, 0), (1, 4), (1, 3)), // ImadWideUpper
-    after((2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (1, 0), (2, 0)), // Fp64
-    after((2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (1, 1), (1, 0)), // Fp16
-    after((6, 0), (6, 0), (6, 0), (6, 0), (6, 0), (6, 0), (6, 0)), // Decoupled
-    [(1, 0); 13],                                                  // DecoupledOther
-    after((9, 0), (9, 0), (9, 0), (9, 0), (9, 0), (9, 0), (9, 0)), // BMov
+const WAW: [[(u8, u8); CATS]; CATS] = [
+    after(
+        [(1, 0), (1, 0), (1, 0), (1, 0), (1, 0), (4, 0), (3, 0)],
+        [(8, 0), (2, 2), (9, 0), (5, 0)],
+    ), // Disp64
+    after(
+        [(2, 0), (1, 0), (1, 0), (1, 0), (1, 0), (1, 4), (1, 3)],
+        [(1, 8), (1, 5), (1, 9), (1, 5)],
+    ), // Disp
+    after(
+        [(2, 0), (1, 0), (1, 0), (1, 0), (1, 0), (1, 4), (1, 3)],
+        [(1, 8), (1, 5), (1, 9), (1, 5)],
+    ), // Alu
+    after(
+        [(2, 0), (1, 0), (1, 0), (1, 0), (1, 1), (1, 4), (1, 3)],
+        [(1, 8), (1, 5), (1, 9), (1, 5)],
+    ), // Fma
+    after(
+        [(2, 0), (1, 0), (1, 0), (1, 0), (1, 1), (1, 4), (1, 3)],
+        [(1, 8), (1, 5), (1, 9), (1, 5)],
+    ), // ImadLo
+    [(1, 0); CATS], // ImadWideAB
+    after(
+        [(2, 2), (1, 2), (1, 1), (1, 0), (1, 0), (3, 4), (3, 3)],
+        [(3, 8), (3, 5), (3, 9), (3, 5)],
+    ), // ImadWideLower
+    after(
+        [(1, 1), (1, 0), (1, 0), (1, 0), (1, 0), (1, 4), (1, 3)],
+        [(1, 8), (1, 5), (1, 9), (1, 5)],
+    ), // ImadWideUpper
+    after(
+        [(2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (1, 0), (2, 0)],
+        [(5, 0), (2, 0), (6, 0), (2, 0)],
+    ), // Fp64
+    after(
+        [(2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (1, 1), (1, 0)],
+        [(1, 6), (1, 3), (1, 7), (1, 3)],
+    ), // Fp16
+    after(
+        [(6, 0), (6, 0), (6, 0), (6, 0), (6, 0), (6, 0), (6, 0)],
+        [(6, 0), (6, 0), (6, 0), (2, 0)],
+    ), // Decoupled
+    [(1, 0); CATS], // DecoupledOther
+    after(
+        [(9, 0), (9, 0), (9, 0), (9, 0), (9, 0), (9, 0), (9, 0)],
+        [(9, 0), (9, 0), (9, 0), (9, 0)],
+    ), // BMov
+    after(
+        [(2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (2, 3), (2, 2)],
+        [(1, 0), (4, 2), (4, 6), (4, 2)],
+    ), // Hmma884F16
+    after(
+        [(2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (2, 3), (2, 2)],
+        [(5, 4), (1, 0), (4, 6), (4, 2)],
+    ), // Hmma884F32
+    after(
+        [(2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (2, 0), (2, 0)],
+        [(4, 0), (2, 0), (1, 0), (2, 0)],
+    ), // Hmma1688
+    after(
+        [(2, 2), (2, 2), (2, 2), (2, 2), (2, 2), (3, 2), (2, 2)],
+        [(7, 2), (4, 2), (4, 6), (1, 0)],
+    ), // Imma
 ];
 
-/// One WAW row: the distances after each kind of first writer (Disp/Alu share a value, as do
-/// Fma/ImadLo); scoreboarded first writers need 1.
-#[allow(clippy::too_many_arguments)]
-const fn after(
-    disp64: (u8, u8),
-    alu: (u8, u8),
-    fma: (u8, u8),
-    lower: (u8, u8),
-    upper: (u8, u8),
-    fp64: (u8, u8),
-    fp16: (u8, u8),
-) -> [(u8, u8); 13] {
+/// One WAW row: the distances after each kind of first writer, `core` for Disp64,
+/// Disp/Alu (one value), Fma/ImadLo (one value), the IMAD.WIDE halves, FP64 and FP16, and
+/// `tensor` for HMMA.884 F16, HMMA.884 F32, HMMA.1688 and IMMA; scoreboarded first writers
+/// (Decoupled) and the reader-only categories need 1.
+const fn after(core: [(u8, u8); 7], tensor: [(u8, u8); 4]) -> [(u8, u8); CATS] {
+    let [disp64, alu, fma, lower, upper, fp64, fp16] = core;
     let one = (1, 0);
-    [disp64, alu, alu, fma, fma, one, lower, upper, fp64, fp16, one, one, one]
+    [
+        disp64, alu, alu, fma, fma, one, lower, upper, fp64, fp16, one, one, one, tensor[0], tensor[1], tensor[2],
+        tensor[3],
+    ]
 }
 
 /// Predicate read-after-write: `PRED_RAW[reader][writer]`; the guard predicate of any
-/// instruction reads with the `Decoupled` row.
-const PRED_RAW: [[u8; 13]; 13] = [
-    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1], // Disp64
-    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1], // Disp
-    [4, 4, 4, 5, 5, 1, 5, 5, 9, 8, 1, 1, 1],          // Alu
-    [5, 5, 5, 4, 4, 1, 4, 4, 9, 8, 1, 1, 1],          // Fma
-    [5, 5, 5, 4, 4, 1, 4, 4, 9, 8, 1, 1, 1],          // ImadLo
-    [5, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1],          // ImadWideAB
-    [5, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1],          // ImadWideLower
-    [5, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1],          // ImadWideUpper
-    [12, 12, 12, 12, 12, 1, 12, 12, 8, 14, 1, 1, 1],  // Fp64
-    [12, 12, 12, 12, 12, 1, 12, 12, 15, 6, 1, 1, 1],  // Fp16
-    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1], // Decoupled (and guards)
-    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1], // DecoupledOther
-    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1], // BMov
+/// instruction reads with the `Decoupled` row. Tensor-core instructions write no predicates.
+const PRED_RAW: [[u8; CATS]; CATS] = [
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // Disp64
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // Disp
+    [4, 4, 4, 5, 5, 1, 5, 5, 9, 8, 1, 1, 1, 1, 1, 1, 1],          // Alu
+    [5, 5, 5, 4, 4, 1, 4, 4, 9, 8, 1, 1, 1, 1, 1, 1, 1],          // Fma
+    [5, 5, 5, 4, 4, 1, 4, 4, 9, 8, 1, 1, 1, 1, 1, 1, 1],          // ImadLo
+    [5, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1, 1, 1, 1, 1],          // ImadWideAB
+    [5, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1, 1, 1, 1, 1],          // ImadWideLower
+    [5, 5, 5, 4, 4, 1, 2, 2, 9, 8, 1, 1, 1, 1, 1, 1, 1],          // ImadWideUpper
+    [12, 12, 12, 12, 12, 1, 12, 12, 8, 14, 1, 1, 1, 1, 1, 1, 1],  // Fp64
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 6, 1, 1, 1, 1, 1, 1, 1],  // Fp16
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // Decoupled (and guards)
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // DecoupledOther
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // BMov
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // Hmma884F16
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // Hmma884F32
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // Hmma1688
+    [12, 12, 12, 12, 12, 1, 12, 12, 15, 14, 1, 1, 1, 1, 1, 1, 1], // Imma
 ];
 
 /// Register read-after-write on sm_80, sm_86 and sm_89: `RAW_SM80[reader][writer]`.
@@ -190,8 +273,10 @@ pub fn raw(writer: LatCat, reader: LatCat) -> u32 {
 
 /// [`raw`] on `arch`; `address_unit`: the reader issues to the memory pipe (on Ampere and
 /// Ada its variable-latency row is a cycle longer than the other variable-latency readers').
+/// The Ampere/Ada tables have no tensor-core categories yet: an instruction of one is timed
+/// with Turing's distances there (an approximation, not a measured table).
 pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) -> u32 {
-    if !ampere(arch) {
+    if !ampere(arch) || writer.is_tensor() || reader.is_tensor() {
         return raw(writer, reader);
     }
     let row = match reader {
@@ -204,8 +289,10 @@ pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) ->
 /// [`pred_raw`] on `arch`.
 pub fn pred_raw_on(arch: Arch, writer: LatCat, reader: LatCat, guard: bool) -> u32 {
     let row = if guard { LatCat::Decoupled } else { reader };
-    let table = if ampere(arch) { &PRED_RAW_SM80 } else { &PRED_RAW };
-    table[row.index()][writer.index()] as u32
+    if !ampere(arch) || writer.is_tensor() || row.is_tensor() {
+        return PRED_RAW[row.index()][writer.index()] as u32;
+    }
+    PRED_RAW_SM80[row.index()][writer.index()] as u32
 }
 
 /// Minimum cycles between two writers of the same register (`predicated`: the first
@@ -215,13 +302,16 @@ pub fn waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
     (base + if predicated { extra } else { 0 }) as u32
 }
 
-/// Minimum cycles between a reader and a later writer of the same register.
+/// Minimum cycles between a reader and a later writer of the same register. HMMA.1688
+/// reads its sources over several cycles: a fixed-latency writer waits 5 cycles after it,
+/// other writers 6.
 pub fn war(reader: LatCat, writer: LatCat) -> u32 {
     use LatCat::*;
     let same_or_decoupled = |c: LatCat| reader == c || reader == Decoupled;
     match writer {
-        Fp64 if !same_or_decoupled(Fp64) => 2,
-        Fp16 if !same_or_decoupled(Fp16) => 2,
+        Disp64 | Disp | Alu | Fma | ImadLo | ImadWideLower | ImadWideUpper if reader == Hmma1688 => 5,
+        Fp64 | Fp16 | Hmma884F16 | Hmma884F32 | Imma if reader == Hmma1688 => 6,
+        Fp64 | Fp16 | Hmma884F16 | Hmma884F32 | Hmma1688 | Imma if !same_or_decoupled(writer) => 2,
         Decoupled if reader != Decoupled => 2,
         BMov if reader != Decoupled => 9,
         _ => 1,
@@ -231,7 +321,7 @@ pub fn war(reader: LatCat, writer: LatCat) -> u32 {
 /// [`war`] on `arch`.
 pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
     use LatCat::*;
-    if !ampere(arch) {
+    if !ampere(arch) || reader.is_tensor() || writer.is_tensor() {
         return war(reader, writer);
     }
     let coupled_reader = matches!(

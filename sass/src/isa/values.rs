@@ -854,3 +854,119 @@ values! {
         Max = 5,
     }
 }
+
+// Tensor cores (`sm75/mma.rs`).
+
+values! {
+    /// HMMA's result (D) type.
+    HmmaDType for HmmaDType, absent F16 {
+        /// f16 pairs.
+        F16 = 0,
+        /// f32.
+        F32 = 1,
+    }
+}
+
+values! {
+    /// HMMA's accumulator (C) type.
+    HmmaCType for HmmaCType, absent F16 {
+        /// f16 pairs.
+        F16 = 0,
+        /// f32.
+        F32 = 1,
+    }
+}
+
+values! {
+    /// Which register pair of D an HMMA.884 step writes (and which part of C it reads).
+    HmmaStep for HmmaStep, absent Step0 {
+        /// Step 0.
+        Step0 = 0,
+        /// Step 1.
+        Step1 = 1,
+        /// Step 2 (f32 results only).
+        Step2 = 2,
+        /// Step 3 (f32 results only).
+        Step3 = 3,
+    }
+}
+
+values! {
+    /// IMMA's A element type: signedness in the low bit, 4-bit elements in the high bit.
+    ImmaAType for ImmaAType, absent U8 {
+        /// Unsigned 8-bit.
+        U8 = 0,
+        /// Signed 8-bit.
+        S8 = 1,
+        /// Unsigned 4-bit.
+        U4 = 2,
+        /// Signed 4-bit.
+        S4 = 3,
+    }
+}
+
+values! {
+    /// IMMA's B element type (codes as [`ImmaAType`]).
+    ImmaBType for ImmaBType, absent U8 {
+        /// Unsigned 8-bit.
+        U8 = 0,
+        /// Signed 8-bit.
+        S8 = 1,
+        /// Unsigned 4-bit.
+        U4 = 2,
+        /// Signed 4-bit.
+        S4 = 3,
+    }
+}
+
+/// Element type of an IMMA operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ImmaElem {
+    /// Bits per element (8 or 4).
+    pub bits: u32,
+    /// Signed elements.
+    pub signed: bool,
+}
+
+impl ImmaAType {
+    /// Width and signedness.
+    pub fn elem(self) -> ImmaElem {
+        imma_elem(self.code())
+    }
+}
+
+impl ImmaBType {
+    /// Width and signedness.
+    pub fn elem(self) -> ImmaElem {
+        imma_elem(self.code())
+    }
+}
+
+fn imma_elem(code: u16) -> ImmaElem {
+    ImmaElem {
+        bits: if code & 2 != 0 { 4 } else { 8 },
+        signed: code & 1 != 0,
+    }
+}
+
+/// The storage order of a tensor-core multiplicand, the operand suffix `.ROW` / `.COL` of
+/// HMMA.884, IMMA and BMMA (the suffix field's code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaLayout {
+    /// Row-major (`.ROW`).
+    Row = 0,
+    /// Column-major (`.COL`).
+    Col = 1,
+}
+
+impl MmaLayout {
+    /// The suffix field's code.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The layout of a suffix code.
+    pub fn from_code(code: u8) -> MmaLayout {
+        if code & 1 == 0 { MmaLayout::Row } else { MmaLayout::Col }
+    }
+}

@@ -112,8 +112,8 @@ pub struct Input {
 
 /// Every input of the round trip: the zluda conformance kernels, the corpus (minus
 /// [`SKIPPED_CORPUS`]), the kernel set (the [`SPILL_KERNELS`] twice), the op tests
-/// (`tests/ops`) and the differential-testing cases (`tests/difftest`, minus
-/// [`SKIPPED_CASES`]).
+/// (`tests/ops`), the tensor-core kernels (`tests/tensor`) and the differential-testing cases
+/// (`tests/difftest`, minus [`SKIPPED_CASES`]).
 pub fn round_trip_inputs() -> Vec<Input> {
     let zluda = files_with_ext(&ptxc_testkit::conformance_dir(), "ptx");
     assert!(
@@ -126,10 +126,18 @@ pub fn round_trip_inputs() -> Vec<Input> {
     assert!(kernels.len() >= 20, "expected the kernel set, found {}", kernels.len());
     let tests = kernels_dir().join("..");
     let ops = files_with_ext(&tests.join("ops"), "ptx");
+    let tensor = files_with_ext(&tests.join("tensor"), "ptx");
     let cases = files_with_ext(&tests.join("difftest"), "ptx");
     let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
     let mut inputs = Vec::new();
-    for p in zluda.iter().chain(&corpus).chain(&kernels).chain(&ops).chain(&cases) {
+    for p in zluda
+        .iter()
+        .chain(&corpus)
+        .chain(&kernels)
+        .chain(&ops)
+        .chain(&tensor)
+        .chain(&cases)
+    {
         let name = stem(p);
         if SKIPPED_CORPUS.contains(&name.as_str()) || SKIPPED_CASES.contains(&name.as_str()) {
             continue;

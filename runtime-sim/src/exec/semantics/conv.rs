@@ -217,7 +217,7 @@ pub fn f2fp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         if d.m.relu && negative && !nan {
             h = 0;
         }
-        if d.m.satfinite && !nan && (h & !to.sign_bit()) == to.inf(false) {
+        if d.m.sat_finite && !nan && (h & !to.sign_bit()) == to.inf(false) {
             h = (to.inf(false) - 1) | (h & to.sign_bit());
         }
         h as u32

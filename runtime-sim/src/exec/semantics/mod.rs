@@ -12,6 +12,7 @@ mod fp64;
 mod half;
 mod int;
 mod mem;
+mod mma;
 mod mufu;
 mod special;
 mod uniform;
@@ -101,6 +102,11 @@ fn of_op(op: Op) -> ExecFn {
         Op::Ldc => mem::ldc,
         Op::Uldc => mem::uldc,
         Op::Ldsm => mem::ldsm,
+        Op::Hmma1688 => mma::hmma1688,
+        Op::Hmma884 => mma::hmma884,
+        Op::Imma => mma::imma,
+        Op::Bmma => mma::bmma,
+        Op::Movm => mma::movm,
         Op::Qspc => mem::qspc,
         Op::Atomg | Op::AtomgCas | Op::Atoms | Op::AtomsCas | Op::Atom | Op::AtomCas => atomic::atom,
         Op::Red => atomic::red,

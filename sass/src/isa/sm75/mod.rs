@@ -29,6 +29,7 @@ mod imad;
 mod int;
 pub(crate) mod mem;
 mod misc;
+mod mma;
 mod shared;
 mod sync;
 mod uniform;
@@ -40,7 +41,7 @@ pub use misc::SPECIAL_REGS;
 
 /// Every sm_75 form: the shared core of all architectures.
 pub fn forms() -> Vec<Form> {
-    let families: [fn() -> Vec<Form>; 15] = [
+    let families: [fn() -> Vec<Form>; 16] = [
         int::forms,
         imad::forms,
         bitcount::forms,
@@ -56,6 +57,7 @@ pub fn forms() -> Vec<Form> {
         flow::forms,
         sync::forms,
         misc::forms,
+        mma::forms,
     ];
     families.iter().flat_map(|f| f()).collect()
 }

@@ -1,0 +1,76 @@
+//! Tensor-core instructions: `mma.sync.aligned` of the integer shapes (m8n8k16 s8/u8,
+//! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], m16n8k8 one
+//! [`Opcode::MmaF16`]; m8n8k4 and `wmma` are refused with their location.
+
+use super::LowerError;
+use super::context::Lowerer;
+use crate::ir::{Aux, Opcode, Type};
+use ptxc_frontend::checked::CheckedInst;
+use ptxc_frontend::tensor::{MmaShape, MmaType, TensorOp};
+
+impl Lowerer<'_> {
+    /// `mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1}, {a}, {b},
+    /// {c0, c1}` (b1: `.xor.popc`).
+    pub fn lower_mma(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let Some(TensorOp::Mma(m)) = inst.tensor else {
+            return Err(LowerError::new("mma without its shape and types", inst.span));
+        };
+        if m.shape == MmaShape::M16n8k8 && m.types.c == m.types.d {
+            return self.lower_mma_f16(inst, m.types.d == MmaType::F32);
+        }
+        let bits: u64 = match m.shape {
+            MmaShape::M8n8k16 => 8,
+            MmaShape::M8n8k32 => 4,
+            MmaShape::M8n8k128 => 1,
+            other => {
+                return Err(LowerError::new(
+                    format!("`mma.{}` is not supported by this version of ptxc", other.name()),
+                    inst.span,
+                ));
+            }
+        };
+        let signed = |t: MmaType| matches!(t, MmaType::S8 | MmaType::S4) as u64;
+        let flags = bits | signed(m.types.a) << 8 | signed(m.types.b) << 9 | (m.satfinite as u64) << 10;
+        let mut args = Vec::new();
+        for i in 1..4 {
+            for e in self.elements(self.arg(inst, i)?) {
+                args.push(self.operand(&e, Type::I32, false, inst.span)?);
+            }
+        }
+        if args.len() != 4 {
+            return Err(LowerError::new("mma needs one A, one B and two C registers", inst.span));
+        }
+        let d = self.vector_regs(inst, 0)?;
+        let r = self.emit_multi(Opcode::MmaInt, Type::I32, &args, Aux::Imm(flags));
+        for (d, v) in d.into_iter().zip(r) {
+            if let Some(d) = d {
+                self.write_reg(d, v, false, inst.span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype {d...}, {a0, a1}, {b}, {c...}`.
+    fn lower_mma_f16(&mut self, inst: &CheckedInst, f32: bool) -> Result<(), LowerError> {
+        let mut args = Vec::new();
+        for i in 1..4 {
+            for e in self.elements(self.arg(inst, i)?) {
+                args.push(self.operand(&e, Type::I32, false, inst.span)?);
+            }
+        }
+        if args.len() != if f32 { 7 } else { 5 } {
+            return Err(LowerError::new(
+                "mma.m16n8k8 has the wrong number of registers",
+                inst.span,
+            ));
+        }
+        let d = self.vector_regs(inst, 0)?;
+        let r = self.emit_multi(Opcode::MmaF16, Type::I32, &args, Aux::Imm(f32 as u64));
+        for (d, v) in d.into_iter().zip(r) {
+            if let Some(d) = d {
+                self.write_reg(d, v, false, inst.span)?;
+            }
+        }
+        Ok(())
+    }
+}
