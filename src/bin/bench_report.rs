@@ -367,6 +367,22 @@ fn cost_row(s: &mut String, what: &str, c: &[ProcessCost; 2]) {
     );
 }
 
+/// The second-level headings this report writes; every other section of the document
+/// (written by other tools, such as `scripts/bench-targets`' per-target sections) is kept.
+const OWN_SECTIONS: &[&str] = &["## Geometric means", "## Compile cost", "## The 1 MB corpus file"];
+
+/// The sections of `doc` from its first second-level heading this report does not write.
+fn kept_sections(doc: &str) -> String {
+    let mut offset = 0;
+    for line in doc.split_inclusive('\n') {
+        if line.starts_with("## ") && !OWN_SECTIONS.iter().any(|h| line.starts_with(h)) {
+            return format!("\n{}", &doc[offset..]);
+        }
+        offset += line.len();
+    }
+    String::new()
+}
+
 fn main() {
     if let Err(e) = real_main() {
         eprintln!("bench-report: {e}");
@@ -411,10 +427,25 @@ fn real_main() -> Result<(), String> {
         rows.push(row);
     }
     let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
-    let doc = render(&rows, &modules);
     let path = root().join("docs/BENCHMARKS.md");
+    let mut doc = render(&rows, &modules);
+    let previous = std::fs::read_to_string(&path).unwrap_or_default();
+    doc.push_str(&kept_sections(&previous));
     std::fs::write(&path, &doc).map_err(|e| format!("{}: {e}", path.display()))?;
     print!("{doc}");
     eprintln!("wrote {}", path.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kept_sections;
+
+    #[test]
+    fn foreign_sections_are_kept_and_own_ones_replaced() {
+        let doc = "# Benchmarks\n\ntext\n\n## Geometric means over 3 kernels\n\n- x\n\n\
+                   ## Compile cost, whole processes\n\n| a |\n\n## Ampere and Ada\n\n### sm_80\n\nrows\n";
+        assert_eq!(kept_sections(doc), "\n## Ampere and Ada\n\n### sm_80\n\nrows\n");
+        assert_eq!(kept_sections("# Benchmarks\n\n## Geometric means\n"), "");
+    }
 }
