@@ -6,8 +6,9 @@
 #
 #   scripts/cuda-driver-test.sh [numba|triton ...]
 #
-# LIBCUDA_DIR       the folder holding libcuda.so.1 and ptxc-ptxas (default: `cargo build -p
+# LIBCUDA_DIR       the folder holding libcuda.so.1 (default: `cargo build -p
 #                   ptxc-cuda-driver`, target/debug)
+# PTXC_PTXAS        ptxc's ptxas-compatible binary Triton runs (default: $LIBCUDA_DIR/ptxc-ptxas)
 # PTXC_TRITON_VENV  the virtual environment (default: target/triton-venv, shared with
 #                   scripts/triton-test.sh; numba-cuda, libNVVM, the CUDA runtime and NVRTC add
 #                   about 190 MB to Triton)
@@ -45,7 +46,7 @@ for client in "${@:-numba triton}"; do
   for c in $client; do
     case "$c" in
       numba) "$venv/bin/python" -W ignore scripts/cuda-driver/numba_kernels.py || status=1 ;;
-      triton) "$venv/bin/python" scripts/cuda-driver/triton_kernels.py "$LIBCUDA_DIR/ptxc-ptxas" "$work" || status=1 ;;
+      triton) "$venv/bin/python" scripts/cuda-driver/triton_kernels.py "${PTXC_PTXAS:-$LIBCUDA_DIR/ptxc-ptxas}" "$work" || status=1 ;;
       *) echo "unknown client $c (numba or triton)"; exit 2 ;;
     esac
   done

@@ -72,13 +72,8 @@ impl DeviceModel {
     /// The model called `name` (`t4`, `2080ti`, `small`).
     pub fn named(name: &str) -> Option<DeviceModel> {
         let config = Config::by_name(name)?;
-        let arch = *ptxc_sim::module::MODELLED
-            .last()
-            .expect("the simulator models an architecture");
-        let (board, clock_khz, memory_clock_khz, bus_width, l2_bytes, gib) = match config.name {
-            "RTX 2080 Ti" => ("GeForce RTX 2080 Ti", 1_545_000, 7_000_000, 352, 5_767_168, 11),
-            _ => ("Tesla T4", 1_590_000, 5_001_000, 256, 4 << 20, 15),
-        };
+        let arch = config.arch;
+        let (board, clock_khz, memory_clock_khz, bus_width, l2_bytes, gib) = board_figures(config.name);
         Some(DeviceModel {
             name: format!("ptxc simulated {board} ({}, {} SMs)", arch.name(), config.sms),
             board,
@@ -93,8 +88,24 @@ impl DeviceModel {
         })
     }
 
-    /// Runs architecture `arch` (the name says so).
+    /// Runs architecture `arch` (the name says so): on the simulator's first device model of
+    /// that architecture when the current one is of another.
     pub fn set_arch(&mut self, arch: Arch) {
+        if self.config.arch != arch
+            && let Some(config) = Config::for_arch(arch)
+        {
+            let (board, clock_khz, memory_clock_khz, bus_width, l2_bytes, gib) = board_figures(config.name);
+            *self = DeviceModel {
+                config,
+                board,
+                clock_khz,
+                memory_clock_khz,
+                bus_width,
+                l2_bytes,
+                total_memory: gib << 30,
+                ..self.clone()
+            };
+        }
         self.arch = arch;
         self.name = format!(
             "ptxc simulated {} ({}, {} SMs)",
@@ -178,5 +189,18 @@ impl DeviceModel {
             121..=159 => 0,
             _ => return None,
         })
+    }
+}
+
+/// The published figures of the board a device model stands for: name, boost clock (kHz),
+/// memory clock (kHz), memory bus width (bits), L2 bytes and memory GiB (NVIDIA's data sheets).
+fn board_figures(model: &str) -> (&'static str, i32, i32, i32, i32, u64) {
+    match model {
+        "RTX 2080 Ti" => ("GeForce RTX 2080 Ti", 1_545_000, 7_000_000, 352, 5_767_168, 11),
+        "A100" => ("A100-SXM4-40GB", 1_410_000, 1_215_000, 5120, 40 << 20, 40),
+        "RTX 3090" => ("GeForce RTX 3090", 1_695_000, 9_751_000, 384, 6 << 20, 24),
+        "RTX 4090" => ("GeForce RTX 4090", 2_520_000, 10_501_000, 384, 72 << 20, 24),
+        "L4" => ("L4", 2_040_000, 6_251_000, 192, 48 << 20, 24),
+        _ => ("Tesla T4", 1_590_000, 5_001_000, 256, 4 << 20, 15),
     }
 }

@@ -9,18 +9,22 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-/// The folder of the built library (and of `ptxc-ptxas`).
+/// The folder of the built library.
+/// `cargo test` leaves the freshly built library in the profile's `deps` folder (only
+/// `cargo build` copies it up), so that folder is looked in first.
 fn lib_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_BIN_EXE_ptxc-ptxas"))
         .parent()
         .expect("a folder")
         .to_path_buf();
-    assert!(
-        dir.join("libcuda.so.1").exists(),
-        "{} has no libcuda.so.1 (build.rs links it to libcuda.so)",
-        dir.display()
-    );
-    dir
+    let candidates = [dir.join("deps"), dir.clone()];
+    let found = candidates.iter().find(|d| d.join("libcuda.so.1").exists());
+    found.cloned().unwrap_or_else(|| {
+        panic!(
+            "neither {} nor its deps folder has libcuda.so.1 (build.rs links it to libcuda.so)",
+            dir.display()
+        )
+    })
 }
 
 /// The repository root.
@@ -135,6 +139,7 @@ fn python_client(client: &str) -> Option<String> {
         .arg(&script)
         .arg(client)
         .env("LIBCUDA_DIR", lib_dir())
+        .env("PTXC_PTXAS", env!("CARGO_BIN_EXE_ptxc-ptxas"))
         .env("PTXC_CUDA_WORK", scratch(client))
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", script.display()));

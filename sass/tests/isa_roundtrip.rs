@@ -120,7 +120,13 @@ fn check_compiled(arch: Arch, c: &Compiled) -> Tally {
 fn round_trip(arch: Arch) {
     oracle_bin();
     assert!(DESCRIBED.contains(&arch), "{arch} is not described");
-    let inputs = round_trip_inputs();
+    // The tensor-core forms are described for sm_75 only: Ampere and Ada re-encode the
+    // shapes (HMMA.16816, IMMA.16832, ...), which no form describes yet, so the tensor-core
+    // kernels are round-tripped on sm_75 alone.
+    let inputs: Vec<_> = round_trip_inputs()
+        .into_iter()
+        .filter(|i| arch == Arch::Sm75 || !i.ptx.parent().is_some_and(|d| d.ends_with("tensor")))
+        .collect();
     let compiled = par_map(&inputs, |i| compile_cached(i, arch));
     let compiled: Vec<Compiled> = compiled
         .into_iter()

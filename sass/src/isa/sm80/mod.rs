@@ -23,9 +23,15 @@ mod new;
 use super::arch::{Arch, Archs};
 use super::build::{FormBuilder, derive};
 use super::desc::Form;
+use super::desc::Op;
 
 /// Adds the Ampere and Ada deltas to the core forms.
 pub fn apply(forms: &mut Vec<Form>) {
+    // Turing's tensor-core forms end at sm_75: Ampere drops HMMA.884 and re-encodes the
+    // shapes (HMMA.16816, IMMA.16832, ...); its tensor-core forms are not described yet.
+    ended(forms, Arch::Sm80, |f| {
+        matches!(f.op, Op::Hmma884 | Op::Hmma1688 | Op::Imma | Op::Bmma)
+    });
     new::add(forms);
     memory::apply(forms);
     core::apply(forms);
