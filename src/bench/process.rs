@@ -1,5 +1,8 @@
 //! Whole-process measurement: a command's wall time, CPU time (user + system) and peak
 //! resident memory, as the kernel accounts them for that one child (`wait4`'s resource usage).
+//! Linux keeps a process's peak resident set across `exec`, and a spawned child starts as
+//! (or shares the memory of) its parent: measure from a small process, or the parent's size
+//! becomes every child's floor.
 
 use std::path::Path;
 use std::process::{Command, Stdio};

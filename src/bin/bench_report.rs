@@ -104,7 +104,25 @@ fn simulate(cubin: &[u8], spec: &LaunchSpec, engine: ptxc_sim::Engine) -> Result
     Ok((rate, out))
 }
 
-fn measure(bin: &Path, ptxc_exe: &Path, spec_path: &Path, scratch: &Path) -> Result<KernelRow, String> {
+/// The whole-process compile costs of the suite kernel of `spec_path`: [ptxc, ptxas].
+fn suite_compile_cost(
+    bin: &Path,
+    ptxc_exe: &Path,
+    spec_path: &Path,
+    scratch: &Path,
+) -> Result<[ProcessCost; 2], String> {
+    let spec = launch::load(spec_path)?;
+    let ptx = root().join("tests/kernels").join(format!("{}.ptx", spec.kernel));
+    compare_compilers(
+        ptxc_exe,
+        &bin.join("ptxas"),
+        &ptx,
+        &scratch.join("timing.cubin"),
+        COMPILE_RUNS,
+    )
+}
+
+fn measure(bin: &Path, spec_path: &Path, scratch: &Path, compile: [ProcessCost; 2]) -> Result<KernelRow, String> {
     let spec = launch::load(spec_path)?;
     let ptx = root().join("tests/kernels").join(format!("{}.ptx", spec.kernel));
     let src = std::fs::read_to_string(&ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
@@ -112,13 +130,6 @@ fn measure(bin: &Path, ptxc_exe: &Path, spec_path: &Path, scratch: &Path) -> Res
     let ours = ptxc_compile(&src, &spec.kernel)?;
     ptxas(bin, &ptx, &theirs_path)?;
     let theirs = std::fs::read(&theirs_path).map_err(|e| e.to_string())?;
-    let compile = compare_compilers(
-        ptxc_exe,
-        &bin.join("ptxas"),
-        &ptx,
-        &scratch.join("timing.cubin"),
-        COMPILE_RUNS,
-    )?;
     let (ours_regs, ours_insts) = static_counts(&ours, &spec.kernel)?;
     let (theirs_regs, theirs_insts) = static_counts(&theirs, &spec.kernel)?;
     let (timed_rate, ours_run) = simulate(&ours, &spec, ptxc_sim::Engine::Timed)?;
@@ -407,8 +418,18 @@ fn real_main() -> Result<(), String> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     specs.sort();
+    // Compile costs first, while this process is small: Linux carries the peak resident set of
+    // a process across `exec`, so a child spawned by a large process reports at least the
+    // parent's size as its own peak.
+    eprint!("compile costs of {} suite kernels ... ", specs.len());
+    let costs = specs
+        .iter()
+        .map(|spec| suite_compile_cost(&bin, &ptxc_exe, spec, &scratch))
+        .collect::<Result<Vec<_>, _>>()?;
+    eprintln!("done");
+    let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
     let mut rows = Vec::new();
-    for (i, spec) in specs.iter().enumerate() {
+    for (i, (spec, &compile)) in specs.iter().zip(&costs).enumerate() {
         eprint!(
             "[{}/{}] {} ... ",
             i + 1,
@@ -416,7 +437,7 @@ fn real_main() -> Result<(), String> {
             spec.file_stem().unwrap().to_string_lossy()
         );
         let t = Instant::now();
-        let row = measure(&bin, &ptxc_exe, spec, &scratch)?;
+        let row = measure(&bin, spec, &scratch, compile)?;
         eprintln!(
             "cycles {} vs {} ({:.2}x), {:.1}s",
             row.cycles[0],
@@ -426,7 +447,6 @@ fn real_main() -> Result<(), String> {
         );
         rows.push(row);
     }
-    let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
     let path = root().join("docs/BENCHMARKS.md");
     let mut doc = render(&rows, &modules);
     let previous = std::fs::read_to_string(&path).unwrap_or_default();
