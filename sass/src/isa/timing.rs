@@ -261,9 +261,11 @@ pub fn address_unit(op: Op, pipe: Pipe) -> bool {
     pipe == Pipe::Lsu && op != Op::Match
 }
 
-/// Whether `arch` uses the Ampere/Ada tables.
-fn ampere(arch: Arch) -> bool {
-    arch >= Arch::Sm80
+/// Whether a distance between `a` and `b` on `arch` comes from the Ampere/Ada tables. Those
+/// have no tensor-core categories yet: an instruction of one is timed with Turing's distances
+/// there (an approximation, not a measured table).
+fn ampere_table(arch: Arch, a: LatCat, b: LatCat) -> bool {
+    arch >= Arch::Sm80 && !a.is_tensor() && !b.is_tensor()
 }
 
 /// Minimum cycles between a writer and a later reader of the same register (sm_75).
@@ -273,10 +275,8 @@ pub fn raw(writer: LatCat, reader: LatCat) -> u32 {
 
 /// [`raw`] on `arch`; `address_unit`: the reader issues to the memory pipe (on Ampere and
 /// Ada its variable-latency row is a cycle longer than the other variable-latency readers').
-/// The Ampere/Ada tables have no tensor-core categories yet: an instruction of one is timed
-/// with Turing's distances there (an approximation, not a measured table).
 pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) -> u32 {
-    if !ampere(arch) || writer.is_tensor() || reader.is_tensor() {
+    if !ampere_table(arch, writer, reader) {
         return raw(writer, reader);
     }
     let row = match reader {
@@ -289,7 +289,7 @@ pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) ->
 /// [`pred_raw`] on `arch`.
 pub fn pred_raw_on(arch: Arch, writer: LatCat, reader: LatCat, guard: bool) -> u32 {
     let row = if guard { LatCat::Decoupled } else { reader };
-    if !ampere(arch) || writer.is_tensor() || row.is_tensor() {
+    if !ampere_table(arch, writer, row) {
         return PRED_RAW[row.index()][writer.index()] as u32;
     }
     PRED_RAW_SM80[row.index()][writer.index()] as u32
@@ -321,7 +321,7 @@ pub fn war(reader: LatCat, writer: LatCat) -> u32 {
 /// [`war`] on `arch`.
 pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
     use LatCat::*;
-    if !ampere(arch) || reader.is_tensor() || writer.is_tensor() {
+    if !ampere_table(arch, reader, writer) {
         return war(reader, writer);
     }
     let coupled_reader = matches!(
