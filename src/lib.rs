@@ -1,11 +1,13 @@
 //! ptxc as a library: the stages behind the `ptxc` command. [`pipeline`] compiles PTX to a
 //! cubin, [`disasm`] lists a cubin's SASS, [`run`] executes a [`launch`] spec on the
-//! simulator, [`lineinfo`] gathers the PTX lines for line tables, [`sched_report`] compares scheduling heuristics on it, [`npy`] reads and
+//! simulator, [`lineinfo`] gathers the PTX lines for line tables, [`sched_report`] compares scheduling heuristics on it, [`hwcheck`]
+//! checks compiler and simulator against a real GPU, [`npy`] reads and
 //! writes the buffers, [`ptxas`] is the ptxas-compatible command line, and [`bench`] measures
 //! compilers as whole processes for `bench-report`.
 
 pub mod bench;
 pub mod disasm;
+pub mod hwcheck;
 pub mod launch;
 pub mod lineinfo;
 pub mod npy;

@@ -133,6 +133,52 @@ enum Command {
         #[arg(long, value_name = "N")]
         max_registers: Option<u32>,
     },
+    /// Check ptxc and the simulator on a real GPU: run the conformance set, the kernel set and
+    /// the benchmark suite through the CUDA driver and on the simulator, compare every output
+    /// buffer and the measured with the simulated cycles. Exit codes: 0 every output agrees,
+    /// 1 error, 2 bad arguments, 3 some output differs or a kernel failed on the GPU only,
+    /// 69 no GPU (no driver library, cuInit failed, or no device).
+    HwCheck {
+        /// Write the report here: JSON when the name ends in `.json`, else Markdown.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The CUDA driver library to open (default: `PTXC_LIBCUDA`, else `libcuda.so.1` by
+        /// the system's library search).
+        #[arg(long, value_name = "PATH")]
+        libcuda: Option<PathBuf>,
+        /// The device to use.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        gpu: u32,
+        /// NVIDIA's ptxas, to check its cubins too (default: `PTXC_HW_CHECK_PTXAS`; without
+        /// either, only ptxc's cubins run).
+        #[arg(long, value_name = "PATH")]
+        ptxas: Option<PathBuf>,
+        /// The sets to run (comma-separated: conformance, kernels, suite).
+        #[arg(long, value_delimiter = ',', default_value = "conformance,kernels,suite")]
+        sets: Vec<String>,
+        /// Only kernels whose name contains this.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+        /// Timed launches per kernel (0: no timing).
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        repeat: u32,
+        /// The simulator's device model (see `run --device`; default: the first model of
+        /// the GPU's architecture).
+        #[arg(long)]
+        device: Option<String>,
+        /// The repository checkout holding `tests/` and `benches/`.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+        /// Where the kernel set's inputs are: `DIR/<name>/<buffer>.npy`.
+        #[arg(long, value_name = "DIR")]
+        kernel_inputs: Option<PathBuf>,
+        /// A folder for generated inputs and ptxas's cubins (default: a new temporary one).
+        #[arg(long, value_name = "DIR")]
+        work: Option<PathBuf>,
+        /// Do not print a line per kernel.
+        #[arg(short, long)]
+        quiet: bool,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -168,6 +214,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Command::Ptxas { args } = &cli.command {
         return ptxas(args);
+    }
+    if let Command::HwCheck { .. } = &cli.command {
+        return hw_check(cli.command);
     }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -237,6 +286,7 @@ fn run(cli: Cli) -> Result<(), String> {
             write_atomically(&output, &cubin)
         }
         Command::Ptxas { .. } => Err("error: ptxas mode runs before the other commands".into()),
+        Command::HwCheck { .. } => Err("error: hw-check runs before the other commands".into()),
         Command::Disasm { input, controls } => {
             let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
             let text = ptxc::disasm::disassemble(&bytes, controls).map_err(|e| format!("{}: {e}", input.display()))?;
@@ -336,6 +386,103 @@ fn run(cli: Cli) -> Result<(), String> {
             report(&result, out.as_deref(), stats.as_deref())
         }
     }
+}
+
+/// `ptxc hw-check`: its exit code is the outcome (see [`ptxc::hwcheck`]).
+fn hw_check(command: Command) -> ExitCode {
+    use ptxc::hwcheck::{self, cuda};
+    let Command::HwCheck {
+        out,
+        libcuda,
+        gpu,
+        ptxas,
+        sets,
+        filter,
+        repeat,
+        device,
+        root,
+        kernel_inputs,
+        work,
+        quiet,
+    } = command
+    else {
+        return ExitCode::from(hwcheck::EXIT_ERROR);
+    };
+    let fail = |msg: String| {
+        eprintln!("error: {}", msg.trim_end());
+        ExitCode::from(hwcheck::EXIT_ERROR)
+    };
+    let sets = match sets
+        .iter()
+        .map(|s| {
+            hwcheck::cases::Set::from_name(s.trim())
+                .ok_or_else(|| format!("unknown set `{s}` (sets: conformance, kernels, suite)"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let library = cuda::library_path(libcuda.as_deref());
+    let mut device_gpu = match cuda::CudaGpu::open(&library, gpu) {
+        Ok(g) => g,
+        Err(cuda::OpenError::Unavailable(why)) => {
+            eprintln!("no GPU: {why}");
+            eprintln!("hw-check needs an NVIDIA GPU and its driver (see docs/HW_CHECK.md); nothing was checked");
+            return ExitCode::from(hwcheck::EXIT_NO_GPU);
+        }
+        Err(cuda::OpenError::Failed(why)) => return fail(why),
+    };
+    if !root.join("tests/data/conformance").is_dir() {
+        return fail(format!(
+            "{} is not a ptxc checkout (no tests/data/conformance); run from the repository root or give --root",
+            root.display()
+        ));
+    }
+    let temporary = work.is_none();
+    let scratch = match work {
+        Some(dir) => dir,
+        None => std::env::temp_dir().join(format!("ptxc-hw-check-{}", std::process::id())),
+    };
+    let opts = hwcheck::check::CheckOptions {
+        root,
+        work: scratch,
+        sets,
+        ptxas: ptxas.or_else(|| std::env::var_os("PTXC_HW_CHECK_PTXAS").map(PathBuf::from)),
+        kernel_inputs,
+        repeat,
+        model: device,
+        filter,
+    };
+    let mut progress = |line: &str| {
+        if !quiet {
+            println!("{line}");
+        }
+    };
+    let checked = hwcheck::check::check(&mut device_gpu, &opts, &mut progress);
+    if temporary {
+        let _ = std::fs::remove_dir_all(&opts.work);
+    }
+    let report = match checked {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    print!("{}", report.summary());
+    if let Some(path) = out {
+        let text = if path.extension().is_some_and(|e| e == "json") {
+            report.to_json()
+        } else {
+            report.to_markdown()
+        };
+        if let Err(e) = std::fs::write(&path, text) {
+            return fail(format!("{}: {e}", path.display()));
+        }
+    }
+    ExitCode::from(if report.disagrees() {
+        hwcheck::EXIT_DISAGREE
+    } else {
+        hwcheck::EXIT_AGREE
+    })
 }
 
 /// The device model `--device` names.
