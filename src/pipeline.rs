@@ -126,10 +126,13 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
     drop(checked);
     {
         use rayon::prelude::*;
-        let verified: Result<(), String> = module
-            .functions
-            .par_iter()
-            .try_for_each(|f| ptxc_mir::ir::verify(f).map_err(|e| e.to_string()));
+        let verify = |f: &ptxc_mir::ir::Function| ptxc_mir::ir::verify(f).map_err(|e| e.to_string());
+        // One kernel is verified on this thread, without starting rayon's pool.
+        let verified: Result<(), String> = if module.functions.len() > 1 {
+            module.functions.par_iter().try_for_each(verify)
+        } else {
+            module.functions.iter().try_for_each(verify)
+        };
         verified.map_err(|e| CompileError(format!("{file_name}: internal error: {e}")))?;
     }
     for f in &module.functions {

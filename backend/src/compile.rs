@@ -290,7 +290,8 @@ struct FinishedKernel {
     texts: Vec<(Stage, String)>,
 }
 
-/// Compiles every kernel of `m` into a cubin, the kernels in parallel (rayon). `wanted`
+/// Compiles every kernel of `m` into a cubin, the kernels in parallel (rayon) when there
+/// are several. `wanted`
 /// says which stages to print; `dump` receives them in module order after compilation.
 /// The module is consumed: each kernel's MIR is freed once compiled, and each kernel is
 /// reduced to its image (code bytes and attributes) inside the parallel step, so that
@@ -306,11 +307,14 @@ pub fn compile_module(
     module.flavour = opts.flavour;
     module.tool.tool_options = format!("-arch {} ", opts.arch.name());
     let module_vars = ModuleVars::new(&m)?;
-    let compiled: Vec<Result<FinishedKernel, BackendError>> = m
-        .functions
-        .into_par_iter()
-        .map(|f| finish_kernel(f, &module_vars, opts, wanted))
-        .collect();
+    let finish = |f: Function| finish_kernel(f, &module_vars, opts, wanted);
+    // A lone kernel compiles on this thread: starting rayon's pool costs more than a small
+    // kernel.
+    let compiled: Vec<Result<FinishedKernel, BackendError>> = if m.functions.len() > 1 {
+        m.functions.into_par_iter().map(finish).collect()
+    } else {
+        m.functions.into_iter().map(finish).collect()
+    };
     let mut resources = Vec::new();
     let mut warnings = Vec::new();
     let mut kernel_srclocs = Vec::new();

@@ -30,9 +30,9 @@ pub fn check(m: &ast::Module) -> Result<checked::CheckedModule, Vec<Diagnostic>>
     sema::check(m)
 }
 
-/// [`parse`] then [`check`].
+/// [`parse`] then [`check`], freeing each function body of the syntax tree once it is checked.
 pub fn parse_and_check(src: &str) -> Result<checked::CheckedModule, Vec<Diagnostic>> {
-    check(&parse(src)?)
+    sema::check_owned(parse(src)?)
 }
 
 /// Renders diagnostics about `src` (called `file_name` in the output) as plain text:

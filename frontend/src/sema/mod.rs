@@ -27,7 +27,39 @@ pub const TARGET_SM: u32 = 89;
 /// Checks a parsed module.
 pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let target_sm = target(m, &mut diags);
+    let (target_sm, symbols, globals) = declarations(m, &mut diags);
+    let mut functions = Vec::new();
+    for item in &m.items {
+        if let Item::Function(f) = item
+            && f.body.is_some()
+        {
+            check_function(&symbols, &globals, f, &mut functions, &mut diags);
+        }
+    }
+    finish(m, target_sm, globals, functions, diags)
+}
+
+/// Checks a parsed module that is not needed afterwards, freeing each function body once it
+/// is checked, so that the syntax tree and the checked tree are not both whole in memory.
+pub fn check_owned(mut m: ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let (target_sm, symbols, globals) = declarations(&m, &mut diags);
+    let mut functions = Vec::new();
+    for item in &mut m.items {
+        if let Item::Function(f) = item
+            && f.body.is_some()
+        {
+            check_function(&symbols, &globals, f, &mut functions, &mut diags);
+            f.body = Some(Vec::new());
+        }
+    }
+    finish(&m, target_sm, globals, functions, diags)
+}
+
+/// The module-level facts every body is checked against: the target, the functions'
+/// signatures and the module variables.
+fn declarations(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> (u32, ModuleSymbols, Vec<VarInfo>) {
+    let target_sm = target(m, diags);
     if m.address_size != 64 {
         diags.push(Diagnostic::error(
             "only `.address_size 64` is supported",
@@ -36,19 +68,33 @@ pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
     }
     let mut symbols = ModuleSymbols::default();
     // Functions first: initialisers may take their addresses.
-    declare_functions(m, &mut symbols, &mut diags);
-    let globals = module_variables(m, &mut symbols, &mut diags);
-    let mut functions = Vec::new();
-    for item in &m.items {
-        if let Item::Function(f) = item
-            && f.body.is_some()
-        {
-            match function::check(&symbols, &globals, f) {
-                Ok(checked) => functions.push(checked),
-                Err(errors) => diags.extend(errors),
-            }
-        }
+    declare_functions(m, &mut symbols, diags);
+    let globals = module_variables(m, &mut symbols, diags);
+    (target_sm, symbols, globals)
+}
+
+/// Checks the body of `f`, adding it to `functions` or its errors to `diags`.
+fn check_function(
+    symbols: &ModuleSymbols,
+    globals: &[VarInfo],
+    f: &ast::Function,
+    functions: &mut Vec<crate::checked::CheckedFunction>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    match function::check(symbols, globals, f) {
+        Ok(checked) => functions.push(checked),
+        Err(errors) => diags.extend(errors),
     }
+}
+
+/// The checked module, or every diagnostic in source order.
+fn finish(
+    m: &ast::Module,
+    target_sm: u32,
+    globals: Vec<VarInfo>,
+    functions: Vec<crate::checked::CheckedFunction>,
+    mut diags: Vec<Diagnostic>,
+) -> Result<CheckedModule, Vec<Diagnostic>> {
     if !diags.is_empty() {
         diags.sort_by_key(|d| d.span.start);
         return Err(diags);

@@ -41,13 +41,11 @@ impl LowerError {
 
 /// Lowers every kernel (`.entry`) of the module.
 pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
-    use rayon::prelude::*;
     let mut functions = Vec::new();
     let mut errors = Vec::new();
     // Kernels lower independently (in parallel); results keep the module's order.
     let entries: Vec<&CheckedFunction> = m.functions.iter().filter(|f| f.is_entry).collect();
-    let lowered: Vec<Result<Function, Vec<LowerError>>> = entries.par_iter().map(|f| lower_function(m, f)).collect();
-    for result in lowered {
+    for result in lower_entries(m, &entries) {
         match result {
             Ok(func) => functions.push(func),
             Err(e) => errors.extend(e),
@@ -57,6 +55,18 @@ pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
         Ok(Module { functions })
     } else {
         Err(errors)
+    }
+}
+
+/// Lowers the kernels `entries` of `m`, in parallel (rayon) when there are several; the
+/// results keep their order.
+pub fn lower_entries(m: &CheckedModule, entries: &[&CheckedFunction]) -> Vec<Result<Function, Vec<LowerError>>> {
+    use rayon::prelude::*;
+    if entries.len() > 1 {
+        entries.par_iter().map(|f| lower_function(m, f)).collect()
+    } else {
+        // Starting rayon's pool would cost more than one kernel.
+        entries.iter().map(|f| lower_function(m, f)).collect()
     }
 }
 

@@ -6,24 +6,61 @@ use super::arch::Arch;
 use super::desc::{Form, Op};
 use super::inst::FormId;
 use super::{sm75, sm80};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Architectures whose instruction set is described and checked against nvdisasm.
 pub const DESCRIBED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
 
-/// The whole table with one view per described architecture.
+/// The whole table with one view per described architecture (each built when first asked
+/// for: a compilation needs one).
 pub struct Isa {
     forms: Vec<Form>,
-    views: Vec<(Arch, ArchView)>,
+    /// The view of `DESCRIBED[i]`.
+    views: [OnceLock<ArchView>; DESCRIBED.len()],
 }
 
 /// The forms valid on one architecture, by opcode and by operation.
 pub struct ArchView {
     arch: Arch,
-    by_opcode: HashMap<u16, Vec<FormId>>,
-    /// Indexed by `Op as usize`.
-    by_op: Vec<Vec<FormId>>,
+    by_opcode: Groups,
+    /// Keyed by `Op as usize`.
+    by_op: Groups,
+}
+
+/// Form ids grouped by a small key, each group in table order: group `k` is
+/// `ids[starts[k]..starts[k + 1]]` (built by a counting sort, without hashing).
+struct Groups {
+    starts: Vec<u32>,
+    ids: Vec<FormId>,
+}
+
+impl Groups {
+    /// Groups `items` (key, id), given in table order.
+    fn new(items: &[(usize, FormId)]) -> Groups {
+        let keys = items.iter().map(|&(k, _)| k + 1).max().unwrap_or(0);
+        let mut starts = vec![0u32; keys + 1];
+        for &(k, _) in items {
+            starts[k + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut ids = vec![FormId(0); items.len()];
+        for &(k, id) in items {
+            ids[next[k] as usize] = id;
+            next[k] += 1;
+        }
+        Groups { starts, ids }
+    }
+
+    /// The ids with key `k`, in table order.
+    fn get(&self, k: usize) -> &[FormId] {
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&lo), Some(&hi)) => &self.ids[lo as usize..hi as usize],
+            _ => &[],
+        }
+    }
 }
 
 /// An architecture without an instruction-set description.
@@ -39,8 +76,10 @@ impl Isa {
     fn new() -> Isa {
         let mut forms = sm75::forms();
         sm80::apply(&mut forms);
-        let views = DESCRIBED.iter().map(|&a| (a, ArchView::new(a, &forms))).collect();
-        Isa { forms, views }
+        Isa {
+            forms,
+            views: [const { OnceLock::new() }; DESCRIBED.len()],
+        }
     }
 
     /// The form with id `id`.
@@ -55,11 +94,8 @@ impl Isa {
 
     /// The view of `arch`, if its instruction set is described.
     pub fn for_arch(&self, arch: Arch) -> Result<&ArchView, NotDescribed> {
-        self.views
-            .iter()
-            .find(|(a, _)| *a == arch)
-            .map(|(_, v)| v)
-            .ok_or(NotDescribed(arch))
+        let i = DESCRIBED.iter().position(|&a| a == arch).ok_or(NotDescribed(arch))?;
+        Ok(self.views[i].get_or_init(|| ArchView::new(arch, &self.forms)))
     }
 
     /// The name nvdisasm prints for special register `n`.
@@ -70,19 +106,20 @@ impl Isa {
 
 impl ArchView {
     fn new(arch: Arch, forms: &[Form]) -> ArchView {
-        let mut by_opcode: HashMap<u16, Vec<FormId>> = HashMap::new();
-        let mut by_op: Vec<Vec<FormId>> = Vec::new();
-        for (i, f) in forms.iter().enumerate() {
-            if f.archs.contains(arch) {
-                by_opcode.entry(f.opcode).or_default().push(FormId(i as u16));
-                let k = f.op as usize;
-                if by_op.len() <= k {
-                    by_op.resize(k + 1, Vec::new());
-                }
-                by_op[k].push(FormId(i as u16));
-            }
+        let valid = || {
+            forms
+                .iter()
+                .enumerate()
+                .filter(move |(_, f)| f.archs.contains(arch))
+                .map(|(i, f)| (f, FormId(i as u16)))
+        };
+        let by_opcode: Vec<(usize, FormId)> = valid().map(|(f, id)| (usize::from(f.opcode), id)).collect();
+        let by_op: Vec<(usize, FormId)> = valid().map(|(f, id)| (f.op as usize, id)).collect();
+        ArchView {
+            arch,
+            by_opcode: Groups::new(&by_opcode),
+            by_op: Groups::new(&by_op),
         }
-        ArchView { arch, by_opcode, by_op }
     }
 
     /// The architecture.
@@ -92,12 +129,12 @@ impl ArchView {
 
     /// Candidate forms for the 12-bit opcode.
     pub fn by_opcode(&self, opcode: u16) -> &[FormId] {
-        self.by_opcode.get(&opcode).map_or(&[], |v| v.as_slice())
+        self.by_opcode.get(usize::from(opcode))
     }
 
     /// The forms of operation `op`, in table order.
     pub fn of_op(&self, op: Op) -> &[FormId] {
-        self.by_op.get(op as usize).map_or(&[], |v| v.as_slice())
+        self.by_op.get(op as usize)
     }
 
     /// The forms valid on this architecture.
