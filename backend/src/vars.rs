@@ -3,10 +3,12 @@
 //! constant bank 4 (filled by `R_CUDA_64` relocations); module `.const` variables in constant
 //! bank 3 (their addresses are bank offsets); a kernel's shared variables at offsets in the
 //! CTA's shared memory (dynamic `.extern .shared` arrays after the static ones); its local
-//! variables at offsets in the thread's stack frame.
+//! variables at offsets in the thread's stack frame. The functions the driver provides
+//! (`vprintf`, ...) that a kernel calls are undefined symbols whose addresses also sit in
+//! bank-4 slots, before the variables' (as ptxas places them).
 
-use ptxc_mir::ir::{Function, MemVar, Module, Space};
-use ptxc_sass::cubin::{Binding, CubinModule, GlobalSpace, GlobalVar, Reloc, RelocKind};
+use ptxc_mir::ir::{Aux, DriverFn, Function, MemVar, Module, Opcode, Space};
+use ptxc_sass::cubin::{Binding, CubinModule, ExternSymbol, GlobalSpace, GlobalVar, Reloc, RelocKind, SymbolKind};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Where one variable of a kernel lives.
@@ -49,6 +51,32 @@ pub struct KernelVars {
     pub frame_size: u32,
     /// Largest alignment of a local variable (at least 8): the frame keeps it.
     pub frame_align: u32,
+    /// The bank-4 address slot of every driver function of the module.
+    pub driver_slots: Vec<(DriverFn, u32)>,
+}
+
+impl KernelVars {
+    /// The bank-4 slot holding the address of driver function `f`.
+    pub fn driver_slot(&self, f: DriverFn) -> Option<u32> {
+        self.driver_slots.iter().find(|(g, _)| *g == f).map(|(_, s)| *s)
+    }
+}
+
+/// The driver functions `f` calls, in order of first call.
+pub fn driver_calls(f: &Function) -> Vec<DriverFn> {
+    let mut out = Vec::new();
+    for d in f.insts.values() {
+        if d.op != Opcode::CallDriver {
+            continue;
+        }
+        if let Aux::Imm(i) = d.aux
+            && let Some(g) = DriverFn::from_index(i)
+            && !out.contains(&g)
+        {
+            out.push(g);
+        }
+    }
+    out
 }
 
 /// A variable-layout error (bad input that the front end let through).
@@ -73,6 +101,7 @@ pub struct ModuleVars {
     bank4: Vec<u8>,
     bank4_relocs: Vec<Reloc>,
     init_relocs: Vec<Reloc>,
+    drivers: Vec<(DriverFn, u32)>,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -86,6 +115,17 @@ impl ModuleVars {
     /// Lays out the module variables that the kernels of `m` name (each name once).
     pub fn new(m: &Module) -> Result<ModuleVars, LayoutError> {
         let mut mv = ModuleVars::default();
+        for f in &m.functions {
+            for d in driver_calls(f) {
+                if mv.drivers.iter().all(|(g, _)| *g != d) {
+                    let slot = mv.bank4.len() as u32;
+                    mv.bank4.extend([0u8; 8]);
+                    mv.bank4_relocs
+                        .push(Reloc::new(u64::from(slot), RelocKind::R_CUDA_64, d.name()));
+                    mv.drivers.push((d, slot));
+                }
+            }
+        }
         for f in &m.functions {
             for v in &f.vars {
                 if matches!(v.space, Space::Global | Space::Const) && !mv.by_name.contains_key(&v.name) {
@@ -266,7 +306,9 @@ impl ModuleVars {
 
     /// The places of `f`'s variables.
     pub fn kernel(&self, f: &Function) -> KernelVars {
-        Self::lay_out_kernel(f, |v| self.by_name.get(&v.name).copied())
+        let mut k = Self::lay_out_kernel(f, |v| self.by_name.get(&v.name).copied());
+        k.driver_slots = self.drivers.clone();
+        k
     }
 
     /// Bytes of `.global` variables (as `ptxas -v` reports "gmem").
@@ -282,5 +324,14 @@ impl ModuleVars {
         m.const_bank4 = self.bank4;
         m.const_bank4_relocs = self.bank4_relocs;
         m.global_init_relocs = self.init_relocs;
+        m.externs = self
+            .drivers
+            .iter()
+            .map(|(d, _)| ExternSymbol {
+                name: d.name().to_string(),
+                kind: SymbolKind::Function,
+                binding: Binding::Global,
+            })
+            .collect();
     }
 }

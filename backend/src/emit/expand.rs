@@ -150,6 +150,7 @@ impl Expander<'_> {
                 let i = self.make(Op::Bpt, &[(Role::A, Operand::imm(1))], &[BptMode::Trap.set()])?;
                 self.push(i);
             }
+            MKind::Call { f, slot, args, ret } => self.call(*f, *slot, args, *ret, locs)?,
         }
         if guard != PT || guard_neg {
             for e in &mut self.out[start..] {

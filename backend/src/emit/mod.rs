@@ -4,12 +4,14 @@
 //! with control codes and [`layout`] turns into bytes.
 
 mod branches;
+mod call;
 mod expand;
 pub mod layout;
 mod predicate;
 mod wide;
 
 pub use branches::successors;
+pub use call::{CALL_SEQUENCE_REGS, fix_return_addresses};
 
 use crate::regalloc::Allocation;
 use crate::vcode::{File, VCode, View};

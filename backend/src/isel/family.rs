@@ -27,6 +27,8 @@ pub enum Family {
     Barrier,
     /// Tensor-core instructions: matrix transpose and multiply-accumulate (`tensor.rs`).
     Tensor,
+    /// Calls of driver functions (`call.rs`).
+    Call,
     /// Terminators (selected by `cfg.rs`).
     Control,
 }
@@ -153,6 +155,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (Brif, Control),
     (Exit, Control),
     (Trap, Control),
+    (CallDriver, Call),
 ];
 
 /// The family of `op`.

@@ -9,6 +9,7 @@ mod atomic;
 mod barrier;
 mod bits;
 mod bits64;
+mod call;
 mod cfg;
 mod convert;
 mod family;

@@ -46,6 +46,9 @@ pub struct Frame {
     pub spill_base: u32,
     /// Frame size in bytes (a multiple of 8).
     pub size: u32,
+    /// Offset of the area where a call keeps every register (4 bytes each) and then the
+    /// predicates (4 bytes); 0 without calls.
+    pub call_save: u32,
 }
 
 /// The result of both allocations.
@@ -104,11 +107,17 @@ fn minimum_sizes(vcode: &VCode, used: [bool; 3]) -> [usize; 3] {
 /// True if the code addresses the stack frame.
 fn uses_stack(vcode: &VCode) -> bool {
     vcode.local_bytes > 0
+        || has_calls(vcode)
         || vcode.insts.iter().any(|i| {
             let mut found = false;
             i.for_each_op(|op| found |= matches!(op, crate::vcode::MOp::Sp | crate::vcode::MOp::SpMem { .. }));
             found
         })
+}
+
+/// True if the code calls driver functions.
+fn has_calls(vcode: &VCode) -> bool {
+    vcode.insts.iter().any(|i| i.is_call())
 }
 
 /// Shrinks `sizes` until they fit in `budget` registers, taking from the class with the
@@ -269,8 +278,9 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
     })
 }
 
-/// The frame: local variables, then 16-byte aligned spill slots; the stack pointer is the
-/// register after the regions.
+/// The frame: local variables, then 16-byte aligned spill slots, then (in kernels with
+/// calls) the 16-byte aligned call save area; the stack pointer is the register after the
+/// regions, and in kernels with calls above the registers the call sequence uses.
 fn frame(vcode: &VCode, out: &ra::Output, regions: &Regions, with_sp: bool) -> Frame {
     if !with_sp {
         return Frame::default();
@@ -291,12 +301,25 @@ fn frame(vcode: &VCode, out: &ra::Output, regions: &Regions, with_sp: bool) -> F
     } else {
         (vcode.local_bytes, 8)
     };
+    let calls = has_calls(vcode);
+    let (call_save, end, spill_align) = if calls {
+        let save = end.div_ceil(16) * 16;
+        (save, save + 4 * regions.total() as u32 + 4, 16)
+    } else {
+        (0, end, spill_align)
+    };
     // The stack top is 16-byte aligned; the frame size keeps its contents aligned.
     let align = vcode.local_align.max(spill_align).max(8);
+    let sp = if calls {
+        (regions.total() as u32).max(crate::emit::CALL_SEQUENCE_REGS)
+    } else {
+        regions.total() as u32
+    };
     Frame {
-        sp: Some(regions.total() as u8),
+        sp: Some(sp as u8),
         spill_base,
         size: end.div_ceil(align) * align,
+        call_save,
     }
 }
 

@@ -22,6 +22,9 @@ use state::{BlockState, Pending};
 /// ptxas gives them: docs/TIMING-SM75.md 6.3).
 const BRANCH_STALL: u8 = 5;
 
+/// A wait mask of all six scoreboards.
+const ALL_SCOREBOARDS: u8 = 0x3f;
+
 /// Assigns control codes to every instruction (and inserts NOPs where a block must wait
 /// for results of its predecessors).
 pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
@@ -198,6 +201,11 @@ fn schedule_block(
             earliest = earliest.max(state.ready_for_write(w.reg, |p: &Pending| write_latency(p, w.reg, w.cat)));
             wait |= state.write_sbs(w.reg) | state.read_sbs(w.reg);
         }
+        if inst.desc().op == Op::Call {
+            // The callee reads what the caller left anywhere: every result must be complete.
+            wait = ALL_SCOREBOARDS;
+            earliest = earliest.max(state.settled());
+        }
         earliest = earliest.max(state.sb_visible(wait));
         if i == 0 && earliest > 0 {
             // The block's first instruction must wait for a predecessor's result: a NOP at
@@ -233,14 +241,16 @@ fn schedule_block(
             elsewhere(r, own)
         });
         let inst = &mut insts[i].inst;
-        if reads_late(inst) && overwritten {
+        // A CALL takes no read scoreboard (nvdisasm rejects one): its target register is
+        // next written after the callee returned.
+        if reads_late(inst) && overwritten && inst.desc().op != Op::Call {
             let sb = state.alloc_sb(t);
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);
         }
         let settles = matches!(
             inst.desc().op,
-            Op::Bra | Op::Exit | Op::Bpt | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl
+            Op::Bra | Op::Exit | Op::Bpt | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl | Op::Call
         );
         set_stall(&mut inst.ctrl, if settles { BRANCH_STALL } else { 1 });
         state.issued(t);

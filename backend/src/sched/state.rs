@@ -76,6 +76,16 @@ impl BlockState {
             .unwrap_or(i32::MIN)
     }
 
+    /// Earliest time by which every recent fixed-latency write is complete.
+    pub fn settled(&self) -> i32 {
+        self.recent
+            .iter()
+            .filter(|(_, p)| !p.is_read)
+            .map(|(_, p)| p.time + HORIZON)
+            .max()
+            .unwrap_or(i32::MIN)
+    }
+
     /// Scoreboards guarding a pending write of `reg` (as a wait mask).
     pub fn write_sbs(&self, reg: Reg) -> u8 {
         mask(&self.write_sb, reg)

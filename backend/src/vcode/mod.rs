@@ -164,6 +164,20 @@ pub enum MKind {
     Exit,
     /// Abort of the kernel (`BPT.TRAP`).
     Trap,
+    /// A call of a function the driver provides, with ptxas's ABI: the arguments go to
+    /// `R4` and up, the result comes back in `R4` (`R4:R5`). The expansion keeps every
+    /// register and predicate in the frame's call save area across the call
+    /// (`emit/call.rs`), so the allocator sees only uses and a definition.
+    Call {
+        /// The function.
+        f: ptxc_mir::ir::DriverFn,
+        /// Offset of the slot of constant bank 4 that holds the function's address.
+        slot: u32,
+        /// Argument registers, in parameter order.
+        args: SmallVec<[VReg; 5]>,
+        /// The result (an unused single register for functions without one).
+        ret: VReg,
+    },
 }
 
 /// The operations of [`MKind::Wide`].
@@ -251,8 +265,19 @@ impl MInst {
                 f(*d, true);
             }
             MKind::CondJump { cond, .. } => f(*cond, false),
+            MKind::Call { args, ret, .. } => {
+                for a in args {
+                    f(*a, false);
+                }
+                f(*ret, true);
+            }
             MKind::Jump(_) | MKind::Exit | MKind::Trap => {}
         }
+    }
+
+    /// True for calls (which keep every register in the frame across the call).
+    pub fn is_call(&self) -> bool {
+        matches!(self.kind, MKind::Call { .. })
     }
 
     /// Calls `f` for every operand of a SASS or wide instruction.

@@ -74,6 +74,10 @@ impl VCode {
             }
             MKind::Exit => s.push_str("exit"),
             MKind::Trap => s.push_str("trap"),
+            MKind::Call { f, args, ret, .. } => {
+                let parts: Vec<String> = args.iter().map(|a| self.reg(*a)).collect();
+                let _ = write!(s, "{} = call {}({})", self.reg(*ret), f.name(), parts.join(", "));
+            }
         }
         s
     }

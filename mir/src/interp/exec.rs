@@ -5,7 +5,7 @@ use super::eval::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, eval_pure};
 use super::memory::{GlobalMemory, Layout, MODULE_BASE, Placement};
 use super::{InterpError, LaunchConfig, MAX_STRAY_REPORTS, STEP_LIMIT, Stats};
 use crate::analysis::dom::reverse_post_order;
-use crate::ir::{AtomOp, Aux, Block, Function, Inst, Opcode, Space, SpecialReg, Type, print::inst_text};
+use crate::ir::{AtomOp, Aux, Block, DriverFn, Function, Inst, Opcode, Space, SpecialReg, Type, print::inst_text};
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 /// What a thread is doing.
@@ -172,6 +172,16 @@ impl Machine<'_, '_> {
                 return Ok(());
             }
             Opcode::Trap => return Err("trap".into()),
+            Opcode::CallDriver => {
+                let name = DriverFn::from_index(match data.aux {
+                    Aux::Imm(i) => i,
+                    _ => u64::MAX,
+                })
+                .map_or("an unknown driver function", |d| d.name());
+                return Err(format!(
+                    "a call to `{name}` (the MIR interpreter has no driver functions; run the cubin on the simulator)"
+                ));
+            }
             _ => {}
         }
         let out = match eval_pure(data.op, data.ty, &data.aux, &args) {

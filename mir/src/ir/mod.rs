@@ -1,5 +1,6 @@
 //! The MIR proper: entities, types, instructions, functions, text form and verifier.
 
+pub mod driver;
 pub mod entities;
 pub mod function;
 pub mod inst;
@@ -11,6 +12,7 @@ pub mod types;
 pub mod typing;
 pub mod verify;
 
+pub use driver::{DRIVER_FNS, DriverFn, DriverSig};
 pub use entities::{Block, Inst, Value};
 pub use function::{BlockData, Function, KernelParam, MemVar, Module, ValueData, ValueDef};
 pub use inst::*;

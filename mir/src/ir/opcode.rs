@@ -297,6 +297,10 @@ opcodes! {
     Exit = "exit", TERM | EFFECT, "", "";
     /// Abort of the kernel.
     Trap = "trap", TERM | EFFECT, "", "";
+    /// A call of the driver function `DriverFn::from_index(Aux::Imm)` with its arguments
+    /// (the ABI call ptxas compiles `.extern .func vprintf` and its kin to); the result is
+    /// the function's, or an unused `i32` for functions without one.
+    CallDriver = "call_driver", EFFECT, "x*", "T";
 }
 
 impl Opcode {

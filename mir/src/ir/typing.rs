@@ -123,7 +123,9 @@ pub enum AuxKind {
 pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
-        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | MmaF16 | Fence => AuxKind::Imm,
+        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | MmaF16 | Fence | CallDriver => {
+            AuxKind::Imm
+        }
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

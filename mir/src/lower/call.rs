@@ -2,18 +2,16 @@
 //! `.param` parameters and return values become local-memory variables filled from the
 //! caller's arguments (copied byte for byte from a caller `.param` variable, or stored from
 //! a register or immediate), `.reg` parameters are bound directly, and `ret` jumps to the
-//! block after the call. Recursion and indirect calls are refused.
+//! block after the call. Recursion and indirect calls are refused. Calls of the functions
+//! the driver provides (`vprintf`, `malloc`, `free`, `__assertfail`) become one
+//! `call_driver` instruction with the argument values.
 
 use super::LowerError;
 use super::blocks;
 use super::context::{Frame, Lowerer, mir_type, register_slots};
 use super::memory::VarPlace;
-use crate::ir::{Aux, Opcode, Space, Type, Value};
+use crate::ir::{Aux, DriverFn, Opcode, Space, Type, Value};
 use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, ParamInfo};
-
-/// The CUDA runtime's assertion handler (`.extern .func __assertfail`): a call aborts the
-/// kernel.
-const ASSERT_FAIL: &str = "__assertfail";
 
 /// A bound argument: values to write into a callee `.reg`, or bytes to copy.
 enum Binding {
@@ -92,17 +90,13 @@ impl<'a> Lowerer<'a> {
         rets: &[CheckedOperand],
         args: &[CheckedOperand],
     ) -> Result<(), LowerError> {
-        if name == ASSERT_FAIL {
-            // CUDA's `assert` failure: the kernel aborts (the message it would print is not
-            // reproduced).
-            return self.lower_trap(inst);
-        }
         let module = self.module;
-        let callee: &'a CheckedFunction = module
-            .functions
-            .iter()
-            .find(|f| &f.name == name && !f.is_entry)
-            .ok_or_else(|| LowerError::new(format!("`{name}` has no body to call"), inst.span))?;
+        let callee = module.functions.iter().find(|f| &f.name == name && !f.is_entry);
+        let callee: &'a CheckedFunction = match (callee, DriverFn::by_name(name)) {
+            (Some(f), _) => f,
+            (None, Some(d)) => return self.lower_driver_call(inst, d, rets, args),
+            (None, None) => return Err(LowerError::new(format!("`{name}` has no body to call"), inst.span)),
+        };
         if self.call_stack.contains(name) {
             return Err(LowerError::new(
                 format!("`{name}` is recursive; ptxc inlines calls and cannot lower recursion"),
@@ -145,6 +139,78 @@ impl<'a> Lowerer<'a> {
             self.store_return(inst, r, p, v)?;
         }
         Ok(())
+    }
+
+    /// A call of driver function `d`: the arguments as values of the types of its signature
+    /// (loaded from the caller's `.param` variables), one `call_driver`, and its result
+    /// stored into the return variable or register.
+    fn lower_driver_call(
+        &mut self,
+        inst: &CheckedInst,
+        d: DriverFn,
+        rets: &[CheckedOperand],
+        args: &[CheckedOperand],
+    ) -> Result<(), LowerError> {
+        let sig = d.sig();
+        if args.len() != sig.params.len() || rets.len() > usize::from(sig.ret.is_some()) {
+            return Err(LowerError::new(
+                format!(
+                    "`{}` takes {} argument(s) and returns {}",
+                    sig.name,
+                    sig.params.len(),
+                    if sig.ret.is_some() { "one value" } else { "nothing" }
+                ),
+                inst.span,
+            ));
+        }
+        let vals = args
+            .iter()
+            .zip(sig.params)
+            .map(|(a, &ty)| self.driver_argument(inst, a, ty))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.func.calls_functions = true;
+        let ret_ty = sig.ret.unwrap_or(Type::I32);
+        let v = self.emit(Opcode::CallDriver, ret_ty, &vals, Aux::Imm(d.index()));
+        let Some(dst) = rets.first() else {
+            return Ok(());
+        };
+        match dst {
+            CheckedOperand::VarAddr(var) => {
+                let VarPlace::Mem(to, space) = self.var_place(*var) else {
+                    return Err(LowerError::new("cannot return into a kernel parameter", inst.span));
+                };
+                let addr = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(to));
+                self.store(ret_ty, vec![addr, v], Self::plain_mem(space, 0, 1));
+                Ok(())
+            }
+            d => {
+                let id = self
+                    .dst_of(d)
+                    .ok_or_else(|| LowerError::new("bad return destination", inst.span))?;
+                self.write_reg(id, v, false, inst.span)
+            }
+        }
+    }
+
+    /// One argument of a driver call as a value of type `ty`.
+    fn driver_argument(&mut self, inst: &CheckedInst, a: &CheckedOperand, ty: Type) -> Result<Value, LowerError> {
+        match a {
+            CheckedOperand::VarAddr(v) => match self.var_place(*v) {
+                VarPlace::Mem(i, space) => {
+                    let addr = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(i));
+                    let data = crate::ir::InstData {
+                        op: Opcode::Load,
+                        ty,
+                        args: smallvec::smallvec![addr],
+                        aux: Aux::Mem(Self::plain_mem(space, 0, 1)),
+                    };
+                    let i = self.func.ins(self.cur, data);
+                    Ok(self.func.results[i][0])
+                }
+                VarPlace::KernelParam(off) => Ok(self.emit(Opcode::Param, ty, &[], Aux::Param(off))),
+            },
+            other => self.operand(other, ty, false, inst.span),
+        }
     }
 
     fn inline_body(&mut self, inst: &CheckedInst, callee: &CheckedFunction) -> Result<(), LowerError> {
