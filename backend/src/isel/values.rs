@@ -57,6 +57,7 @@ impl Isel<'_> {
             Family::Warp => self.lower_warp(inst),
             Family::Tensor => self.lower_tensor(inst),
             Family::Barrier => self.lower_barrier(inst),
+            Family::AsyncCopy => self.lower_async_copy(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),
         }
     }

@@ -34,7 +34,10 @@ pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
             ast::Span::default(),
         ));
     }
-    let mut symbols = ModuleSymbols::default();
+    let mut symbols = ModuleSymbols {
+        target_sm,
+        ..ModuleSymbols::default()
+    };
     // Functions first: initialisers may take their addresses.
     declare_functions(m, &mut symbols, &mut diags);
     let globals = module_variables(m, &mut symbols, &mut diags);
