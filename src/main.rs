@@ -106,6 +106,10 @@ enum Command {
         /// output.
         #[arg(long, value_name = "FILE")]
         printf_out: Option<PathBuf>,
+        /// Target architecture a .ptx module is compiled for. Default: the `--device`'s, or
+        /// else the newest one ptxc compiles for that the PTX's `.target` allows.
+        #[arg(long)]
+        arch: Option<String>,
     },
     /// Behave as NVIDIA's ptxas for sm_75: `ptxc ptxas [ptxas options] IN.ptx` (also when the
     /// executable is invoked as `ptxas`); `ptxc ptxas --help` lists the options.
@@ -341,6 +345,7 @@ fn run(cli: Cli) -> Result<(), String> {
             trace,
             max_instructions,
             printf_out,
+            arch,
         } => {
             let device_named = device.is_some();
             let mut config = match &device {
@@ -375,7 +380,18 @@ fn run(cli: Cli) -> Result<(), String> {
                 return report(&result, out.as_deref(), stats.as_deref());
             }
             let cubin = if module.extension().is_some_and(|e| e == "ptx") {
-                compile_file(&module, &CompileOptions::default())?
+                let arch = match (&arch, device_named) {
+                    (Some(name), _) => target_arch(name)?,
+                    (None, true) => opts.config.arch,
+                    (None, false) => ptx_target_arch(&read_text(&module)?),
+                };
+                compile_file(
+                    &module,
+                    &CompileOptions {
+                        arch,
+                        ..CompileOptions::default()
+                    },
+                )?
             } else {
                 std::fs::read(&module).map_err(|e| format!("{}: {e}", module.display()))?
             };
@@ -505,6 +521,18 @@ fn target_arch(name: &str) -> Result<Arch, String> {
             described()
         )),
     }
+}
+
+/// The newest architecture ptxc compiles for that the `.target` of `src` allows (sm_75 for
+/// older targets, and when the module does not check: its compilation reports why).
+fn ptx_target_arch(src: &str) -> Arch {
+    let sm = ptxc_frontend::parse_and_check(src).map_or(0, |m| m.target_sm);
+    TARGETS
+        .iter()
+        .copied()
+        .filter(|a| a.sm() <= sm)
+        .max_by_key(|a| a.sm())
+        .unwrap_or(Arch::Sm75)
 }
 
 fn read_text(input: &Path) -> Result<String, String> {

@@ -125,3 +125,24 @@ fn trace_writes_a_chrome_timeline_with_a_track_per_warp() {
     );
     assert_eq!(code, Some(1), "--trace needs the timed engine: {err}");
 }
+
+#[test]
+fn run_compiles_a_ptx_module_for_its_target() {
+    // `cp.async` needs sm_80: `ptxc run` compiles for the module's `.target sm_80`.
+    let ptx = kernel(
+        "cvt.u64.u32 %p, %t;\nshl.b64 %p, %p, 2;\nld.param.u64 %s, [p];\nadd.u64 %p, %p, %s;\n\
+         mov.u32 %x, buf;\nshl.b32 %y, %t, 2;\nadd.u32 %x, %x, %y;\n\
+         cp.async.ca.shared.global [%x], [%p], 4;\ncp.async.wait_all;\n\
+         ld.shared.u32 %y, [%x];\nadd.u32 %y, %y, 1;\nst.global.u32 [%p], %y;",
+    )
+    .replace(".target sm_75", ".target sm_80")
+    .replace(
+        ".reg .pred %q;",
+        ".reg .pred %q;\n.reg .u64 %s;\n.reg .u32 %y;\n.shared .align 4 .b32 buf[32];",
+    );
+    let dir = scratch("sim_cli_target");
+    let (code, _, err) = run_kernel(&dir, &ptx, 32, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = run_kernel(&dir, &ptx, 32, &["--arch", "sm_75"]);
+    assert_eq!(code, Some(1), "compiled for sm_75: {err}");
+}

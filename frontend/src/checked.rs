@@ -296,6 +296,8 @@ pub enum Opcode {
     Cnot,
     Copysign,
     Cos,
+    /// `cp.async` and its `commit_group`, `wait_group` and `wait_all` (sm_80).
+    CpAsync,
     Cvt,
     Cvta,
     Div,

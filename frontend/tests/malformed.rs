@@ -96,6 +96,30 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         9,
     ),
     (
+        Whole(
+            ".version 7.8\n.target sm_86\n.address_size 64\n.visible .entry k()\n{\n.reg .b16 %rs<4>;\nmin.f16 %rs1, %rs2, %rs3;\nret;\n}\n",
+        ),
+        "`min.f16 or max.f16` (sm_80 on) is not supported by ptxc yet (target is sm_86)",
+        7,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\ncp.async.ca.shared [0], [0], 4;\nret;\n}\n",
+        ),
+        "`cp.async` copies `.shared.global` (write `.shared` or `.shared::cta`, then `.global`)",
+        6,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nmbarrier.init.b64 [0], 1;\nret;\n}\n",
+        ),
+        "`mbarrier.init` (sm_80 on) is not supported by ptxc yet (target is sm_80)",
+        6,
+        1,
+    ),
+    (
         Kernel("cvt.rn.bf16.f32 %rs1, %f1;"),
         "`.bf16` needs sm_80 (target is sm_75)",
         11,

@@ -173,6 +173,9 @@ pub struct Decoded {
     pub ps: [PredOp; 3],
     /// Memory address.
     pub addr: Option<Addr>,
+    /// Source address of a memory-to-memory copy (LDGSTS's global address; `addr` is then
+    /// the shared destination).
+    pub src_addr: Option<Addr>,
     /// Data register of stores and atomics (and its width).
     pub data: Option<(u8, u8)>,
     /// Other immediates (LOP3 table, LEA shift, BAR id...).
@@ -291,27 +294,31 @@ impl Decoded {
             })
             .unwrap_or(Dst::NONE);
         let wide_addr = inst.flag(Mod::E);
-        let addr = index_of(Role::Addr).and_then(|i| match inst.operands[i].value {
-            Value::Mem {
-                base,
-                uniform,
-                offset,
-                scale,
-            } => Some(Addr {
-                base,
-                // A memory descriptor (sm_80 on) is no part of the address.
-                ureg: uniform.filter(|&u| u != URZ && !inst.flag(Mod::Desc)),
-                offset,
-                scale: [0, 2, 3, 4][scale as usize & 3],
-                wide: if has_width_suffix(&inst, i) {
-                    inst.operands[i].swizzle == 1
-                } else {
-                    wide_addr || inst.reg_width(i) == 2
-                },
-                ureg_wide: wide_addr,
-            }),
-            _ => None,
-        });
+        let mem_at = |role: Role| {
+            index_of(role).and_then(|i| match inst.operands[i].value {
+                Value::Mem {
+                    base,
+                    uniform,
+                    offset,
+                    scale,
+                } => Some(Addr {
+                    base,
+                    // A memory descriptor (sm_80 on) is no part of the address.
+                    ureg: uniform.filter(|&u| u != URZ && !inst.flag(Mod::Desc)),
+                    offset,
+                    scale: [0, 2, 3, 4][scale as usize & 3],
+                    wide: if has_width_suffix(&inst, i) {
+                        inst.operands[i].swizzle == 1
+                    } else {
+                        wide_addr || inst.reg_width(i) == 2
+                    },
+                    ureg_wide: wide_addr,
+                }),
+                _ => None,
+            })
+        };
+        let addr = mem_at(Role::Addr);
+        let src_addr = mem_at(Role::SrcAddr);
         let data = index_of(Role::Data).and_then(|i| match inst.operands[i].value {
             Value::Reg(r) => Some((r, inst.reg_width(i))),
             _ => None,
@@ -365,6 +372,7 @@ impl Decoded {
                 pred_of(&inst, Role::PredSrc2),
             ],
             addr,
+            src_addr,
             data,
             other: imm_of(Role::Other),
             aux: imm_of(Role::Aux),
@@ -402,6 +410,7 @@ impl Decoded {
             c: SrcOp::NONE,
             ps: [PredOp::TRUE; 3],
             addr: None,
+            src_addr: None,
             data: None,
             other: 0,
             aux: 0,

@@ -172,6 +172,8 @@ pub struct Mods {
     pub cas_try: bool,
     pub ldsm_count: LdsmCount,
     pub ldsm_shape: LdsmShape,
+    /// LDGSTS `.ZFILL`.
+    pub zfill: bool,
     pub qspc: QspcSpace,
     // Warp-wide.
     pub shfl: ShflMode,
@@ -238,6 +240,7 @@ impl Default for Mods {
             cas_try: false,
             ldsm_count: LdsmCount::default(),
             ldsm_shape: LdsmShape::default(),
+            zfill: false,
             qspc: QspcSpace::default(),
             shfl: ShflMode::default(),
             vote: VoteMode::default(),
@@ -338,6 +341,7 @@ impl Mods {
             }
             Mod::LdsmCount => self.ldsm_count = value(code),
             Mod::LdsmShape => self.ldsm_shape = value(code),
+            Mod::Zfill => self.zfill = on,
             Mod::QspcSpace => self.qspc = value(code),
             Mod::ShflMode => self.shfl = value(code),
             Mod::VoteMode => self.vote = value(code),
@@ -367,6 +371,7 @@ impl Mods {
             | Mod::Private
             | Mod::Cache
             | Mod::Prefetch
+            | Mod::L1Allocate
             | Mod::ZeroDst
             | Mod::UniformAddr
             | Mod::LdcMode

@@ -96,8 +96,18 @@ impl Isel<'_> {
     /// Splits the address `addr + offset` of an access to `space` into a base and an offset
     /// that the address operand can hold; `None` if even the bare offset does not fit.
     pub fn decompose(&self, addr: Value, offset: i64, space: Space) -> Option<(Base, i64)> {
+        self.decompose_within(addr, offset, space, offset_range(space))
+    }
+
+    /// [`Isel::decompose`] for an address operand whose offsets lie in `range`.
+    pub fn decompose_within(
+        &self,
+        addr: Value,
+        offset: i64,
+        space: Space,
+        range: std::ops::Range<i64>,
+    ) -> Option<(Base, i64)> {
         let narrow = is_narrow(space);
-        let range = offset_range(space);
         let fits = |k: i64| range.contains(&bank_offset(space, k));
         let (mut v, mut k) = (addr, offset);
         let mut best = fits(offset).then_some((Base::Value(addr), offset));
@@ -133,8 +143,19 @@ impl Isel<'_> {
 
     /// The memory operand `[base + offset]` of an access to `space`.
     pub fn mem_operand(&mut self, addr: Value, offset: i64, space: Space) -> Result<MOp, super::IselError> {
+        self.mem_operand_within(addr, offset, space, offset_range(space))
+    }
+
+    /// [`Isel::mem_operand`] for an address operand whose offsets lie in `range`.
+    pub fn mem_operand_within(
+        &mut self,
+        addr: Value,
+        offset: i64,
+        space: Space,
+        range: std::ops::Range<i64>,
+    ) -> Result<MOp, super::IselError> {
         let (base, k) = self
-            .decompose(addr, offset, space)
+            .decompose_within(addr, offset, space, range)
             .ok_or_else(|| self.unsupported(format!("address offset {offset} in {}-space accesses", space.name())))?;
         let narrow = is_narrow(space);
         if let Base::Value(v) = base

@@ -25,6 +25,8 @@ pub enum Family {
     Warp,
     /// CTA barriers, fences, sleeps (`barrier.rs`).
     Barrier,
+    /// Asynchronous copies and their groups (`async_copy.rs`).
+    AsyncCopy,
     /// Tensor-core instructions: matrix transpose and multiply-accumulate (`tensor.rs`).
     Tensor,
     /// Calls of driver functions (`call.rs`).
@@ -150,6 +152,9 @@ const TABLE: &[(Opcode, Family)] = &[
     (BarRedAnd, Barrier),
     (BarRedOr, Barrier),
     (Fence, Barrier),
+    (CpAsync, AsyncCopy),
+    (CpAsyncCommit, AsyncCopy),
+    (CpAsyncWait, AsyncCopy),
     (Nanosleep, Barrier),
     (Jump, Control),
     (Brif, Control),

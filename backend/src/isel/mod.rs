@@ -5,6 +5,7 @@
 
 mod address;
 mod arith;
+mod async_copy;
 mod atomic;
 mod barrier;
 mod bits;

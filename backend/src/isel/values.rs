@@ -58,6 +58,7 @@ impl Isel<'_> {
             Family::Tensor => self.lower_tensor(inst),
             Family::Barrier => self.lower_barrier(inst),
             Family::Call => self.lower_call_driver(inst),
+            Family::AsyncCopy => self.lower_async_copy(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),
         }
     }

@@ -18,6 +18,11 @@ use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_w
 use ptxc_sass::isa::{Control, Op};
 use state::{BlockState, Pending};
 
+/// The scoreboard of the asynchronous-copy groups: every LDGDEPBAR sets it, `DEPBAR.LE
+/// SB0, n` waits on it (ptxas's choice), and no other instruction of a kernel that has an
+/// LDGDEPBAR uses it.
+pub const COPY_SB: u8 = 0;
+
 /// Stall after branches, EXIT, BSYNC, barriers, memory fences and cache invalidations (as
 /// ptxas gives them: docs/TIMING-SM75.md 6.3).
 const BRANCH_STALL: u8 = 5;
@@ -33,6 +38,11 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
         return;
     }
     let preds = predecessors(&block_successors(blocks));
+    let has_copies = blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|e| e.inst.desc().op == Op::Ldgdepbar);
+    let reserved = if has_copies { 1 << COPY_SB } else { 0 };
     let writes = writes_per_block(blocks);
     // A register is overwritten "later" if another block writes it (conservative across the CFG).
     let mut writers: rustc_hash::FxHashMap<Reg, usize> = rustc_hash::FxHashMap::default();
@@ -82,7 +92,9 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
         }
         entry[b] = state.clone();
         let mut insts = blocks[b].insts.clone();
-        let mut out = schedule_block(&mut insts, state, arch, &|r, own| written_elsewhere(b, r, own));
+        let mut out = schedule_block(&mut insts, state, arch, reserved, &|r, own| {
+            written_elsewhere(b, r, own)
+        });
         // The last visit ran from the final entry state: its code is the result.
         scheduled[b] = Some(insts);
         if let Some(old) = &exit[b] {
@@ -99,7 +111,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
         match scheduled[b].take() {
             Some(insts) => blocks[b].insts = insts,
             None => {
-                schedule_block(&mut blocks[b].insts, entry[b].clone(), arch, &|r, own| {
+                schedule_block(&mut blocks[b].insts, entry[b].clone(), arch, reserved, &|r, own| {
                     written_elsewhere(b, r, own)
                 });
             }
@@ -173,11 +185,13 @@ fn predecessors(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
 }
 
 /// Assigns control codes within one block starting from `state`; returns the state at the
-/// block's end (times relative to the end).
+/// block's end (times relative to the end). `reserved`: scoreboards (a mask) left to
+/// LDGDEPBAR.
 fn schedule_block(
     insts: &mut Vec<Emitted>,
     mut state: BlockState,
     arch: Arch,
+    reserved: u8,
     elsewhere: &dyn Fn(Reg, u32) -> bool,
 ) -> BlockState {
     if insts.is_empty() {
@@ -207,6 +221,11 @@ fn schedule_block(
             earliest = earliest.max(state.settled());
         }
         earliest = earliest.max(state.sb_visible(wait));
+        let op = inst.desc().op;
+        if op == Op::Depbar {
+            // DEPBAR.LE SB0 reads the copy groups' counter.
+            earliest = earliest.max(state.sb_visible(1 << COPY_SB));
+        }
         if i == 0 && earliest > 0 {
             // The block's first instruction must wait for a predecessor's result: a NOP at
             // time 0 stalls until then.
@@ -227,8 +246,11 @@ fn schedule_block(
         let inst = &mut insts[i].inst;
         inst.ctrl.wait = wait;
         state.record_reads(&acc.reads, t);
-        if needs_write_scoreboard(inst) && !acc.writes.is_empty() {
-            let sb = state.alloc_sb(t);
+        if op == Op::Ldgdepbar {
+            inst.ctrl.write_sb = COPY_SB;
+            state.mark_sb(COPY_SB, t);
+        } else if needs_write_scoreboard(inst) && !acc.writes.is_empty() {
+            let sb = state.alloc_sb(t, reserved);
             inst.ctrl.write_sb = sb;
             state.protect_writes(sb, &acc.writes, t);
         } else {
@@ -244,7 +266,7 @@ fn schedule_block(
         // A CALL takes no read scoreboard (nvdisasm rejects one): its target register is
         // next written after the callee returned.
         if reads_late(inst) && overwritten && inst.desc().op != Op::Call {
-            let sb = state.alloc_sb(t);
+            let sb = state.alloc_sb(t, reserved);
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);
         }

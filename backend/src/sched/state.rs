@@ -116,18 +116,28 @@ impl BlockState {
         }
     }
 
-    /// A free scoreboard, or the least recently set one (shared counters stay correct).
-    pub fn alloc_sb(&mut self, _t: i32) -> u8 {
+    /// A free scoreboard, or the least recently set one (shared counters stay correct),
+    /// never one of `reserved` (a mask).
+    pub fn alloc_sb(&mut self, _t: i32, reserved: u8) -> u8 {
+        let usable = |k: &usize| reserved & (1 << k) == 0;
         let free = (0..SCOREBOARDS)
             .map(|i| (self.next_sb + i) % SCOREBOARDS)
+            .filter(usable)
             .find(|&k| self.write_sb[k].is_empty() && self.read_sb[k].is_empty() && self.sb_time[k].is_none());
         let k = free.unwrap_or_else(|| {
             (0..SCOREBOARDS)
+                .filter(usable)
                 .min_by_key(|&k| self.sb_time[k].unwrap_or(i32::MIN))
-                .expect("six scoreboards")
+                .expect("an unreserved scoreboard")
         });
         self.next_sb = (k + 1) % SCOREBOARDS;
         k as u8
+    }
+
+    /// Notes that scoreboard `sb` was set at `t` by an instruction without a register
+    /// result (LDGDEPBAR): a wait on it may issue 2 cycles later.
+    pub fn mark_sb(&mut self, sb: u8, t: i32) {
+        self.sb_time[sb as usize] = Some(t);
     }
 
     /// Records writes through scoreboard `sb`.

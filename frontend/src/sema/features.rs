@@ -39,14 +39,30 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("fns", "`fns` is not supported"),
 ];
 
-/// The message refusing `opcode` (written with `first_modifier`), if it is refused.
-pub fn refusal(opcode: &str, first_modifier: Option<&str>) -> Option<String> {
+/// The message refusing `what`, which needs sm_`sm`, in a module whose `.target` is
+/// sm_`target`: the target is too old, or ptxc does not implement it yet.
+pub fn needs_sm(what: &str, sm: u32, target: u32) -> String {
+    if target < sm {
+        format!("`{what}` needs sm_{sm} (target is sm_{target})")
+    } else {
+        format!("`{what}` (sm_{sm} on) is not supported by ptxc yet (target is sm_{target})")
+    }
+}
+
+/// The first sm that has `opcode`, if it is newer than sm_75.
+pub fn first_sm(opcode: &str) -> Option<u32> {
+    LATER_GPUS.iter().find(|(n, _)| *n == opcode).map(|&(_, sm)| sm)
+}
+
+/// The message refusing `opcode` (written with `first_modifier`) in a module whose `.target`
+/// is sm_`target`, if it is refused.
+pub fn refusal(opcode: &str, first_modifier: Option<&str>, target: u32) -> Option<String> {
     if let Some((_, sm)) = LATER_GPUS.iter().find(|(n, _)| *n == opcode) {
         let shown = match first_modifier {
             Some(m) if opcode == "cp" || opcode == "mbarrier" => format!("{opcode}.{m}"),
             _ => opcode.to_string(),
         };
-        return Some(format!("`{shown}` needs sm_{sm} (target is sm_75)"));
+        return Some(needs_sm(&shown, *sm, target));
     }
     UNSUPPORTED
         .iter()

@@ -22,19 +22,28 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnos
     }
     let Some(spec) = table::lookup(&opcode.name) else {
         let first_mod = inst.modifiers.first().map(|m| m.name.as_str());
-        let message = features::refusal(&opcode.name, first_mod)
+        let message = features::refusal(&opcode.name, first_mod, body.module.target_sm)
             .unwrap_or_else(|| format!("unknown instruction `{}`", opcode.name));
         return Err(Diagnostic::error(message, opcode.span));
     };
+    let target = body.module.target_sm;
+    if let Some(sm) = features::first_sm(&opcode.name).filter(|&sm| target < sm) {
+        let first_mod = inst.modifiers.first().map(|m| m.name.as_str());
+        let shown = match first_mod {
+            Some(m) => format!("{}.{m}", opcode.name),
+            None => opcode.name.clone(),
+        };
+        return Err(Diagnostic::error(features::needs_sm(&shown, sm, target), opcode.span));
+    }
     let guard = match &inst.guard {
         Some(g) => Some((predicate(body, &g.pred)?, g.negated)),
         None => None,
     };
-    let (mods, type_spans) = modifiers_of(spec, &inst.modifiers)?;
+    let (mods, type_spans) = modifiers_of(spec, &inst.modifiers, body.module.target_sm)?;
     check_types(spec, &mods, &type_spans, opcode)?;
     check_required(spec, &mods, opcode)?;
     if let Some(rule) = spec.rule {
-        rule(&mods).map_err(|m| Diagnostic::error(m, inst.span))?;
+        rule(&mods).map_err(|e| Diagnostic::error(e.message(body.module.target_sm), inst.span))?;
     }
     check_shape(spec, &mods, inst)?;
     let operands = if spec.operands == "call" {
@@ -63,13 +72,13 @@ fn predicate(body: &Body<'_>, name: &Ident) -> Result<RegId, Diagnostic> {
 }
 
 /// The normalised modifiers and the spans of the type suffixes.
-fn modifiers_of(spec: &OpSpec, written: &[Ident]) -> Result<(Mods, Vec<Span>), Diagnostic> {
+fn modifiers_of(spec: &OpSpec, written: &[Ident], target: u32) -> Result<(Mods, Vec<Span>), Diagnostic> {
     let mut mods = Mods::default();
     let mut type_spans = Vec::new();
     for m in written {
         if let Some(ty) = ScalarType::from_name(&m.name) {
             if matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32) {
-                let message = format!("`.{}` needs sm_80 (target is sm_75)", m.name);
+                let message = features::needs_sm(&format!(".{}", m.name), 80, target);
                 return Err(Diagnostic::error(message, m.span));
             }
             if spec.types.is_empty() {

@@ -66,7 +66,10 @@ fn declarations(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> (u32, ModuleSym
             ast::Span::default(),
         ));
     }
-    let mut symbols = ModuleSymbols::default();
+    let mut symbols = ModuleSymbols {
+        target_sm,
+        ..ModuleSymbols::default()
+    };
     // Functions first: initialisers may take their addresses.
     declare_functions(m, &mut symbols, diags);
     let globals = module_variables(m, &mut symbols, diags);

@@ -71,6 +71,8 @@ pub enum Ctx {
     Mul,
     /// Video instructions: `.add/.min/.max` secondary operations are flags.
     Video,
+    /// `cp.async`: the two state spaces (`.shared.global`) are flags.
+    Copy,
 }
 
 const COMPARE: &[(&str, ModValue)] = &[
@@ -198,6 +200,7 @@ pub fn classify(ctx: Ctx, spelling: &str) -> ModValue {
         Ctx::Barrier => lookup(BARRIER, spelling),
         Ctx::Vote => lookup(VOTE, spelling),
         Ctx::Mul => lookup(MUL, spelling),
+        Ctx::Copy => matches!(spelling, "shared" | "shared::cta" | "global").then_some(ModValue::Flag),
     };
     specific.or_else(|| lookup(COMMON, spelling)).unwrap_or(ModValue::Flag)
 }

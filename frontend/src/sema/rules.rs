@@ -5,56 +5,84 @@
 use crate::ast::ScalarType;
 use crate::checked::*;
 
-/// An extra check on an instruction's modifiers; `Err` is the message.
-pub type Rule = fn(&Mods) -> Result<(), String>;
+/// An extra check on an instruction's modifiers.
+pub type Rule = fn(&Mods) -> Result<(), RuleError>;
+
+/// Why a rule refuses an instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleError {
+    /// Invalid PTX: the message.
+    Invalid(String),
+    /// Valid PTX of a later GPU than ptxc implements it for: what, and the first sm that
+    /// has it.
+    NeedsSm(String, u32),
+}
+
+impl From<String> for RuleError {
+    fn from(message: String) -> Self {
+        RuleError::Invalid(message)
+    }
+}
+
+impl RuleError {
+    /// The message for a module whose `.target` is `sm_{target}`.
+    pub fn message(self, target: u32) -> String {
+        match self {
+            RuleError::Invalid(m) => m,
+            RuleError::NeedsSm(what, sm) => super::features::needs_sm(&what, sm, target),
+        }
+    }
+}
 
 fn ty(m: &Mods) -> ScalarType {
     m.ty().unwrap_or(ScalarType::B32)
 }
 
-fn needs_sm(what: &str, sm: u32) -> String {
-    format!("`{what}` needs sm_{sm} (target is sm_75)")
+fn needs_sm(what: &str, sm: u32) -> RuleError {
+    RuleError::NeedsSm(what.to_string(), sm)
 }
 
 fn is_int(t: ScalarType) -> bool {
     !t.is_float() && t != ScalarType::Pred
 }
 
-fn float_only(m: &Mods, name: &str) -> Result<(), String> {
+fn float_only(m: &Mods, name: &str) -> Result<(), RuleError> {
     let t = ty(m);
     if t == ScalarType::F64 && (m.ftz || m.sat) {
         let which = if m.ftz { "ftz" } else { "sat" };
-        return Err(format!("`.{which}` is not allowed with `{name}.f64`"));
+        return Err(format!("`.{which}` is not allowed with `{name}.f64`").into());
     }
     if !t.is_float() {
         if m.rounding.is_some() {
-            return Err(format!("`{name}.{}` takes no rounding modifier", t.name()));
+            return Err(format!("`{name}.{}` takes no rounding modifier", t.name()).into());
         }
         if m.ftz {
-            return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()));
+            return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()).into());
         }
     }
     Ok(())
 }
 
-fn no_float_int_rounding(m: &Mods) -> Result<(), String> {
+fn no_float_int_rounding(m: &Mods) -> Result<(), RuleError> {
     match m.rounding {
         Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi) => {
-            Err("integer rounding (`.rni`, `.rzi`, ...) is only for `cvt`".to_string())
+            Err("integer rounding (`.rni`, `.rzi`, ...) is only for `cvt`"
+                .to_string()
+                .into())
         }
         _ => Ok(()),
     }
 }
 
 /// Half-precision arithmetic: `.bf16` forms are sm_90; the only rounding is `.rn`.
-fn half_min_sm(m: &Mods, name: &str) -> Result<(), String> {
+fn half_min_sm(m: &Mods, name: &str) -> Result<(), RuleError> {
     let t = ty(m);
     let half = matches!(
         t,
         ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2
     );
     if half && m.rounding.is_some_and(|r| r != Rounding::Rn) {
-        return Err(format!("`{name}.{}` rounds only with `.rn`", t.name()));
+        return Err(format!("`{name}.{}` rounds only with `.rn`", t.name()).into());
     }
     if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) {
         return Err(needs_sm(&format!("{name}.{}", t.name()), 90));
@@ -63,81 +91,83 @@ fn half_min_sm(m: &Mods, name: &str) -> Result<(), String> {
 }
 
 /// `add`/`sub`.
-pub fn arith(m: &Mods) -> Result<(), String> {
+pub fn arith(m: &Mods) -> Result<(), RuleError> {
     float_only(m, "add")?;
     no_float_int_rounding(m)?;
     half_min_sm(m, "add")?;
     let t = ty(m);
     if m.cc && !matches!(t.size(), 4 | 8) | t.is_float() {
-        return Err("`.cc` needs a 32- or 64-bit integer type".to_string());
+        return Err("`.cc` needs a 32- or 64-bit integer type".to_string().into());
     }
     if m.sat && is_int(t) && t != ScalarType::S32 {
-        return Err("`.sat` on integers is only for `.s32`".to_string());
+        return Err("`.sat` on integers is only for `.s32`".to_string().into());
     }
     Ok(())
 }
 
 /// `mul`.
-pub fn mul(m: &Mods) -> Result<(), String> {
+pub fn mul(m: &Mods) -> Result<(), RuleError> {
     float_only(m, "mul")?;
     no_float_int_rounding(m)?;
     half_min_sm(m, "mul")?;
     let t = ty(m);
     if is_int(t) {
         match m.mul_mode {
-            None => return Err("`mul` on integers needs `.lo`, `.hi` or `.wide`".to_string()),
+            None => return Err("`mul` on integers needs `.lo`, `.hi` or `.wide`".to_string().into()),
             Some(MulMode::Wide) if t.size() > 4 => {
-                return Err("`mul.wide` takes 16- or 32-bit sources".to_string());
+                return Err("`mul.wide` takes 16- or 32-bit sources".to_string().into());
             }
             _ => {}
         }
         if m.sat {
-            return Err("`mul` on integers takes no `.sat`".to_string());
+            return Err("`mul` on integers takes no `.sat`".to_string().into());
         }
     } else if m.mul_mode.is_some() {
-        return Err("`.lo`, `.hi` and `.wide` are for integer `mul`".to_string());
+        return Err("`.lo`, `.hi` and `.wide` are for integer `mul`".to_string().into());
     }
     Ok(())
 }
 
 /// `mad`.
-pub fn mad(m: &Mods) -> Result<(), String> {
+pub fn mad(m: &Mods) -> Result<(), RuleError> {
     float_only(m, "mad")?;
     no_float_int_rounding(m)?;
     let t = ty(m);
     if is_int(t) {
         match m.mul_mode {
-            None => return Err("`mad` on integers needs `.lo`, `.hi` or `.wide`".to_string()),
+            None => return Err("`mad` on integers needs `.lo`, `.hi` or `.wide`".to_string().into()),
             Some(MulMode::Wide) if t.size() > 4 => {
-                return Err("`mad.wide` takes 16- or 32-bit sources".to_string());
+                return Err("`mad.wide` takes 16- or 32-bit sources".to_string().into());
             }
             _ => {}
         }
         if m.sat && !(m.mul_mode == Some(MulMode::Hi) && t == ScalarType::S32) {
-            return Err("`.sat` is only for `mad.hi.sat.s32`".to_string());
+            return Err("`.sat` is only for `mad.hi.sat.s32`".to_string().into());
         }
     } else {
         if m.mul_mode.is_some() {
-            return Err("`.lo`, `.hi` and `.wide` are for integer `mad`".to_string());
+            return Err("`.lo`, `.hi` and `.wide` are for integer `mad`".to_string().into());
         }
         if m.rounding.is_none() {
             let message = "needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)";
-            return Err(format!("`mad.{}` {message}", t.name()));
+            return Err(format!("`mad.{}` {message}", t.name()).into());
         }
         if m.cc {
-            return Err("`.cc` needs an integer type".to_string());
+            return Err("`.cc` needs an integer type".to_string().into());
         }
     }
     Ok(())
 }
 
 /// `fma`.
-pub fn fma(m: &Mods) -> Result<(), String> {
+pub fn fma(m: &Mods) -> Result<(), RuleError> {
     float_only(m, "fma")?;
     no_float_int_rounding(m)?;
     half_min_sm(m, "fma")?;
     if m.rounding.is_none() {
-        return Err("`fma` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string());
+        return Err("`fma` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)"
+            .to_string()
+            .into());
     }
     if m.has_flag("relu") {
         return Err(needs_sm("fma.relu", 80));
@@ -146,97 +176,99 @@ pub fn fma(m: &Mods) -> Result<(), String> {
 }
 
 /// `div`.
-pub fn div(m: &Mods) -> Result<(), String> {
+pub fn div(m: &Mods) -> Result<(), RuleError> {
     float_only(m, "div")?;
     no_float_int_rounding(m)?;
     let t = ty(m);
     let modes = m.approx as u8 + m.full as u8 + m.rounding.is_some() as u8;
     if is_int(t) {
         if m.approx || m.full {
-            return Err("`.approx` and `.full` are for `div.f32`".to_string());
+            return Err("`.approx` and `.full` are for `div.f32`".to_string().into());
         }
     } else if m.ftz && t != ScalarType::F32 {
-        return Err("`.ftz` is only for `div.f32`".to_string());
+        return Err("`.ftz` is only for `div.f32`".to_string().into());
     } else if t == ScalarType::F32 && modes != 1 {
-        return Err("`div.f32` needs exactly one of `.approx`, `.full`, `.rn`, `.rz`, `.rm`, `.rp`".to_string());
+        return Err(
+            "`div.f32` needs exactly one of `.approx`, `.full`, `.rn`, `.rz`, `.rm`, `.rp`"
+                .to_string()
+                .into(),
+        );
     } else if t == ScalarType::F64 && (m.rounding.is_none() || modes != 1) {
-        return Err("`div.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)".to_string());
+        return Err("`div.f64` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)"
+            .to_string()
+            .into());
     }
     Ok(())
 }
 
 /// `abs`/`neg`: `.ftz` for `.f32` and halves.
-pub fn sign(m: &Mods) -> Result<(), String> {
+pub fn sign(m: &Mods) -> Result<(), RuleError> {
     float_only(m, "abs")?;
     if m.ftz && ty(m) == ScalarType::F64 {
-        return Err("`.ftz` is not allowed with `.f64` here".to_string());
+        return Err("`.ftz` is not allowed with `.f64` here".to_string().into());
     }
     Ok(())
 }
 
 /// `mad24`: `.sat` only for `mad24.hi.sat.s32`.
-pub fn mad24(m: &Mods) -> Result<(), String> {
+pub fn mad24(m: &Mods) -> Result<(), RuleError> {
     if m.sat && !(m.mul_mode == Some(MulMode::Hi) && ty(m) == ScalarType::S32) {
-        return Err("`.sat` is only for `mad24.hi.sat.s32`".to_string());
+        return Err("`.sat` is only for `mad24.hi.sat.s32`".to_string().into());
     }
     Ok(())
 }
 
 /// `slct`: `.ftz` goes with an `.f32` selector.
-pub fn slct(m: &Mods) -> Result<(), String> {
+pub fn slct(m: &Mods) -> Result<(), RuleError> {
     if m.ftz && m.types.get(1) != Some(&ScalarType::F32) {
-        return Err("`.ftz` needs an `.f32` selector".to_string());
+        return Err("`.ftz` needs an `.f32` selector".to_string().into());
     }
     Ok(())
 }
 
 /// `ex2`: `.ftz` only for `.f32`.
-pub fn ftz_f32_only(m: &Mods) -> Result<(), String> {
+pub fn ftz_f32_only(m: &Mods) -> Result<(), RuleError> {
     let t = ty(m);
     if m.ftz && t != ScalarType::F32 {
-        return Err(format!("`.ftz` is not allowed with `.{}` here", t.name()));
+        return Err(format!("`.ftz` is not allowed with `.{}` here", t.name()).into());
     }
     Ok(())
 }
 
 /// `mov`: vectors of 16-, 32- and 64-bit integers, bits and f32/f64 only.
-pub fn mov(m: &Mods) -> Result<(), String> {
+pub fn mov(m: &Mods) -> Result<(), RuleError> {
     use ScalarType::*;
     let t = ty(m);
     if m.vector.is_some() && matches!(t, Pred | F16 | F16x2 | Bf16 | Bf16x2 | B128) {
-        return Err(format!(
-            "`mov.v{}` does not take `.{}`",
-            m.vector.unwrap_or(2),
-            t.name()
-        ));
+        return Err(format!("`mov.v{}` does not take `.{}`", m.vector.unwrap_or(2), t.name()).into());
     }
     vector_size(m)
 }
 
 /// `prefetch`: one cache level.
-pub fn prefetch(m: &Mods) -> Result<(), String> {
+pub fn prefetch(m: &Mods) -> Result<(), RuleError> {
     if m.flags.len() > 1 {
-        return Err("`prefetch` takes one cache level".to_string());
+        return Err("`prefetch` takes one cache level".to_string().into());
     }
     Ok(())
 }
 
 /// `prmt`: at most one mode.
-pub fn prmt(m: &Mods) -> Result<(), String> {
+pub fn prmt(m: &Mods) -> Result<(), RuleError> {
     if m.flags.len() > 1 {
-        return Err("`prmt` takes at most one mode".to_string());
+        return Err("`prmt` takes at most one mode".to_string().into());
     }
     Ok(())
 }
 
 /// `set`: a half-precision result compares the same half type; the comparison must suit the
 /// source type.
-pub fn set(m: &Mods) -> Result<(), String> {
+pub fn set(m: &Mods) -> Result<(), RuleError> {
     use ScalarType::*;
     let dst = ty(m);
     let src = m.types.get(1).copied().unwrap_or(dst);
     if matches!(dst, F16 | F16x2 | Bf16 | Bf16x2) && dst != src {
-        return Err(format!("`set.{}` compares `.{}` values", dst.name(), dst.name()));
+        return Err(format!("`set.{}` compares `.{}` values", dst.name(), dst.name()).into());
     }
     setp(&Mods {
         types: vec![src],
@@ -245,19 +277,19 @@ pub fn set(m: &Mods) -> Result<(), String> {
 }
 
 /// `sqrt`: like `rcp`, but no `.approx` for `.f64`.
-pub fn sqrt(m: &Mods) -> Result<(), String> {
+pub fn sqrt(m: &Mods) -> Result<(), RuleError> {
     if m.approx && ty(m) == ScalarType::F64 {
-        return Err("`sqrt.f64` needs a rounding modifier, not `.approx`".to_string());
+        return Err("`sqrt.f64` needs a rounding modifier, not `.approx`".to_string().into());
     }
     rcp_sqrt(m)
 }
 
 /// `rcp` and `sqrt`.
-pub fn rcp_sqrt(m: &Mods) -> Result<(), String> {
+pub fn rcp_sqrt(m: &Mods) -> Result<(), RuleError> {
     no_float_int_rounding(m)?;
     let t = ty(m);
     if m.ftz && t == ScalarType::F64 && !m.approx {
-        return Err("`.ftz` with `.f64` is only for `.approx`".to_string());
+        return Err("`.ftz` with `.f64` is only for `.approx`".to_string().into());
     }
     let ok = match t {
         ScalarType::F32 => m.approx != m.rounding.is_some(),
@@ -265,16 +297,13 @@ pub fn rcp_sqrt(m: &Mods) -> Result<(), String> {
         _ => m.rounding.is_some(),
     };
     if !ok {
-        return Err(format!(
-            "`.{}` needs `.approx` or a rounding modifier (`.rn`, ...)",
-            t.name()
-        ));
+        return Err(format!("`.{}` needs `.approx` or a rounding modifier (`.rn`, ...)", t.name()).into());
     }
     Ok(())
 }
 
 /// `min`/`max`.
-pub fn min_max(m: &Mods) -> Result<(), String> {
+pub fn min_max(m: &Mods) -> Result<(), RuleError> {
     float_only(m, "min")?;
     let t = ty(m);
     if matches!(
@@ -292,35 +321,39 @@ pub fn min_max(m: &Mods) -> Result<(), String> {
 }
 
 /// `setp`.
-pub fn setp(m: &Mods) -> Result<(), String> {
+pub fn setp(m: &Mods) -> Result<(), RuleError> {
     let t = ty(m);
     if m.ftz && (!t.is_float() || t == ScalarType::F64) {
-        return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()));
+        return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()).into());
     }
     if matches!(m.cmp, Some(CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)) && (t.is_float() || t.is_signed()) {
-        return Err("`.lo`, `.ls`, `.hi` and `.hs` compare unsigned integers".to_string());
+        return Err("`.lo`, `.ls`, `.hi` and `.hs` compare unsigned integers"
+            .to_string()
+            .into());
     }
     let unordered = matches!(
         m.cmp,
         Some(CmpOp::Equ | CmpOp::Neu | CmpOp::Ltu | CmpOp::Leu | CmpOp::Gtu | CmpOp::Geu | CmpOp::Num | CmpOp::Nan)
     );
     if unordered && !t.is_float() {
-        return Err("unordered comparisons, `.num` and `.nan` compare floating-point values".to_string());
+        return Err("unordered comparisons, `.num` and `.nan` compare floating-point values"
+            .to_string()
+            .into());
     }
     half_min_sm(m, "setp")
 }
 
 /// `cvt`.
-pub fn cvt(m: &Mods) -> Result<(), String> {
+pub fn cvt(m: &Mods) -> Result<(), RuleError> {
     if m.has_flag("pack") {
         return if m.types.len() == 3 && m.sat {
             Ok(())
         } else {
-            Err("`cvt.pack` is written `cvt.pack.sat.DTYPE.s32.b32`".to_string())
+            Err("`cvt.pack` is written `cvt.pack.sat.DTYPE.s32.b32`".to_string().into())
         };
     }
     if m.types.len() != 2 {
-        return Err("`cvt` takes a destination and a source type".to_string());
+        return Err("`cvt` takes a destination and a source type".to_string().into());
     }
     if m.has_flag("relu") {
         return Err(needs_sm("cvt.relu", 80));
@@ -342,47 +375,54 @@ pub fn cvt(m: &Mods) -> Result<(), String> {
             "`cvt.{}.{}` (float to integer) needs `.rni`, `.rzi`, `.rmi` or `.rpi`",
             dst.name(),
             src.name()
-        )),
+        )
+        .into()),
         (true, false) if !float_rounding => Err(format!(
             "`cvt.{}.{}` (integer to float) needs `.rn`, `.rz`, `.rm` or `.rp`",
             dst.name(),
             src.name()
-        )),
+        )
+        .into()),
         (true, true) if dst.size() < src.size() && !float_rounding => Err(format!(
             "`cvt.{}.{}` (narrowing) needs `.rn`, `.rz`, `.rm` or `.rp`",
             dst.name(),
             src.name()
-        )),
+        )
+        .into()),
         (true, true) if dst.size() > src.size() && m.rounding.is_some() => Err(format!(
             "`cvt.{}.{}` (widening) takes no rounding modifier",
             dst.name(),
             src.name()
-        )),
+        )
+        .into()),
         (true, true) if dst.size() == src.size() && float_rounding => Err(format!(
             "`cvt.{}.{}` rounds to an integral value: use `.rni`, `.rzi`, `.rmi` or `.rpi`",
             dst.name(),
             src.name()
-        )),
+        )
+        .into()),
         (false, false) if m.rounding.is_some() => {
-            Err("integer to integer `cvt` takes no rounding modifier".to_string())
+            Err("integer to integer `cvt` takes no rounding modifier".to_string().into())
         }
         _ => Ok(()),
     }
 }
 
-fn memory_order(m: &Mods) -> Result<(), String> {
+fn memory_order(m: &Mods) -> Result<(), RuleError> {
     match m.order {
-        Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel) if m.scope.is_none() => {
-            Err("a `.relaxed`/`.acquire`/`.release` access needs a scope (`.cta`, `.gpu` or `.sys`)".to_string())
-        }
+        Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel) if m.scope.is_none() => Err(
+            "a `.relaxed`/`.acquire`/`.release` access needs a scope (`.cta`, `.gpu` or `.sys`)"
+                .to_string()
+                .into(),
+        ),
         None | Some(MemOrder::Weak | MemOrder::Volatile) if m.scope.is_some() => {
-            Err("a scope needs `.relaxed`, `.acquire` or `.release`".to_string())
+            Err("a scope needs `.relaxed`, `.acquire` or `.release`".to_string().into())
         }
         _ => Ok(()),
     }
 }
 
-fn eviction_hints(m: &Mods, name: &str) -> Result<(), String> {
+fn eviction_hints(m: &Mods, name: &str) -> Result<(), RuleError> {
     for flag in &m.flags {
         let sm = match flag.as_str() {
             "L2::256B" | "L2::cache_hint" => 80,
@@ -394,46 +434,50 @@ fn eviction_hints(m: &Mods, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn vector_size(m: &Mods) -> Result<(), String> {
+fn vector_size(m: &Mods) -> Result<(), RuleError> {
     let bytes = ty(m).size() * m.vector.map_or(1, u32::from);
     if bytes > 16 {
-        return Err(format!("a vector access of {bytes} bytes is over the 16-byte limit"));
+        return Err(format!("a vector access of {bytes} bytes is over the 16-byte limit").into());
     }
     Ok(())
 }
 
 /// `ld`.
-pub fn load(m: &Mods) -> Result<(), String> {
+pub fn load(m: &Mods) -> Result<(), RuleError> {
     vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "ld")?;
     if m.cache == Some(CacheOp::Nc) && m.space != Some(crate::ast::StateSpace::Global) {
-        return Err("`ld.nc` reads the `.global` space only".to_string());
+        return Err("`ld.nc` reads the `.global` space only".to_string().into());
     }
     if m.cache.is_some() && m.order.is_some() {
-        return Err("a cache operator cannot be combined with a memory order".to_string());
+        return Err("a cache operator cannot be combined with a memory order"
+            .to_string()
+            .into());
     }
     Ok(())
 }
 
 /// `ldu`.
-pub fn load_uniform(m: &Mods) -> Result<(), String> {
+pub fn load_uniform(m: &Mods) -> Result<(), RuleError> {
     vector_size(m)
 }
 
 /// `st`.
-pub fn store(m: &Mods) -> Result<(), String> {
+pub fn store(m: &Mods) -> Result<(), RuleError> {
     vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "st")?;
     if m.cache.is_some() && m.order.is_some() {
-        return Err("a cache operator cannot be combined with a memory order".to_string());
+        return Err("a cache operator cannot be combined with a memory order"
+            .to_string()
+            .into());
     }
     Ok(())
 }
 
 /// `atom`/`red`.
-pub fn atomic(m: &Mods) -> Result<(), String> {
+pub fn atomic(m: &Mods) -> Result<(), RuleError> {
     use ScalarType::*;
     let t = ty(m);
     let ok = match m.atom_op {
@@ -445,58 +489,91 @@ pub fn atomic(m: &Mods) -> Result<(), String> {
         None => true,
     };
     if !ok {
-        return Err(format!("this atomic operation does not take `.{}`", t.name()));
+        return Err(format!("this atomic operation does not take `.{}`", t.name()).into());
     }
     let half = matches!(t, F16 | F16x2 | Bf16 | Bf16x2);
     if m.has_flag("noftz") && !(m.atom_op == Some(AtomOp::Add) && half) {
-        return Err("`.noftz` is only for adding half-precision values".to_string());
+        return Err("`.noftz` is only for adding half-precision values".to_string().into());
     }
     if matches!(t, Bf16 | Bf16x2) {
         return Err(needs_sm(&format!("atom.add.{}", t.name()), 90));
     }
     match m.order {
         Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel) | None => Ok(()),
-        _ => Err("atomics take `.relaxed`, `.acquire`, `.release` or `.acq_rel`".to_string()),
+        _ => Err("atomics take `.relaxed`, `.acquire`, `.release` or `.acq_rel`"
+            .to_string()
+            .into()),
     }
 }
 
 /// `bar`/`barrier`.
-pub fn barrier(m: &Mods) -> Result<(), String> {
+pub fn barrier(m: &Mods) -> Result<(), RuleError> {
     let kinds = m.sync as u8 + m.has_flag("arrive") as u8 + m.has_flag("red") as u8;
     if kinds != 1 {
-        return Err("a barrier is one of `.sync`, `.arrive` or `.red`".to_string());
+        return Err("a barrier is one of `.sync`, `.arrive` or `.red`".to_string().into());
     }
     if m.has_flag("red") {
         return match (m.bool_op, m.ty()) {
             (Some(BoolOp::Popc), Some(ScalarType::U32)) => Ok(()),
             (Some(BoolOp::And | BoolOp::Or), Some(ScalarType::Pred)) => Ok(()),
-            _ => Err("`bar.red` is `.popc.u32`, `.and.pred` or `.or.pred`".to_string()),
+            _ => Err("`bar.red` is `.popc.u32`, `.and.pred` or `.or.pred`".to_string().into()),
         };
     }
     if m.bool_op.is_some() || m.ty().is_some() {
-        return Err("only `bar.red` takes a reduction and a type".to_string());
+        return Err("only `bar.red` takes a reduction and a type".to_string().into());
     }
     if m.has_flag("warp") && !m.sync {
-        return Err("`bar.warp` is written `bar.warp.sync`".to_string());
+        return Err("`bar.warp` is written `bar.warp.sync`".to_string().into());
     }
     Ok(())
 }
 
 /// `fence`.
-pub fn fence(m: &Mods) -> Result<(), String> {
+pub fn fence(m: &Mods) -> Result<(), RuleError> {
     if m.scope.is_none() {
-        return Err("`fence` needs a scope (`.cta`, `.gpu` or `.sys`)".to_string());
+        return Err("`fence` needs a scope (`.cta`, `.gpu` or `.sys`)".to_string().into());
     }
     Ok(())
 }
 
 /// `vote`.
-pub fn vote(m: &Mods) -> Result<(), String> {
+pub fn vote(m: &Mods) -> Result<(), RuleError> {
     let ballot = m.vote_mode == Some(VoteMode::Ballot);
     match m.ty() {
         Some(ScalarType::B32) if ballot => Ok(()),
         Some(ScalarType::Pred) if !ballot => Ok(()),
-        _ if ballot => Err("`vote.ballot` is `.b32`".to_string()),
-        _ => Err("`vote.all`, `.any` and `.uni` are `.pred`".to_string()),
+        _ if ballot => Err("`vote.ballot` is `.b32`".to_string().into()),
+        _ => Err("`vote.all`, `.any` and `.uni` are `.pred`".to_string().into()),
     }
+}
+
+/// `cp.async`: a copy (`.ca` or `.cg`, `.shared.global`, an optional L2 prefetch size) or one
+/// of `.commit_group`, `.wait_group`, `.wait_all`.
+pub fn cp_async(m: &Mods) -> Result<(), RuleError> {
+    let controls = ["commit_group", "wait_group", "wait_all"];
+    let control: Vec<&str> = controls.iter().copied().filter(|c| m.has_flag(c)).collect();
+    let copy_mods = m.cache.is_some() || m.flags.iter().any(|f| f != "async" && !controls.contains(&f.as_str()));
+    match control.as_slice() {
+        [] => {}
+        [_] if !copy_mods => return Ok(()),
+        [c] => return Err(format!("`cp.async.{c}` takes no other modifier").into()),
+        _ => return Err(format!("`cp.async` takes one of `.{}`", controls.join("`, `.")).into()),
+    }
+    if !matches!(m.cache, Some(CacheOp::Ca | CacheOp::Cg)) {
+        return Err("`cp.async` needs `.ca` or `.cg`".to_string().into());
+    }
+    let to_shared = m.has_flag("shared") || m.has_flag("shared::cta");
+    if !(to_shared && m.has_flag("global")) {
+        return Err(
+            "`cp.async` copies `.shared.global` (write `.shared` or `.shared::cta`, then `.global`)"
+                .to_string()
+                .into(),
+        );
+    }
+    if m.has_flag("shared") && m.has_flag("shared::cta") {
+        return Err("`cp.async` takes one of `.shared` and `.shared::cta`"
+            .to_string()
+            .into());
+    }
+    Ok(())
 }

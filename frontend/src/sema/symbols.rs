@@ -63,6 +63,8 @@ pub struct ModuleSymbols {
     pub globals: NameMap<VarId>,
     /// Functions by name.
     pub functions: NameMap<Signature>,
+    /// The `sm_NN` of the module's `.target` (what its instructions may use).
+    pub target_sm: u32,
 }
 
 /// The stack of scopes of one function body.

@@ -22,6 +22,8 @@ pub fn handles(opcode: &str) -> bool {
 struct Written<'a> {
     items: Vec<&'a Ident>,
     span: Span,
+    /// The `sm_NN` of the module's `.target`.
+    target: u32,
 }
 
 impl<'a> Written<'a> {
@@ -115,6 +117,7 @@ pub fn check(body: &Body<'_>, inst: &Instruction, guard: Option<(RegId, bool)>) 
     let mut w = Written {
         items: inst.modifiers.iter().collect(),
         span: inst.opcode.span,
+        target: body.module.target_sm,
     };
     let (tensor, spec) = match inst.opcode.name.as_str() {
         "mma" => (TensorOp::Mma(mma(&mut w, "mma")?), &MMA),
@@ -187,7 +190,10 @@ fn mma(w: &mut Written<'_>, what: &str) -> Result<MmaOp, Diagnostic> {
 /// `.xor.popc` goes with the b1 shape alone; `.and.popc` needs sm_80.
 fn binary_op(w: &mut Written<'_>, shape: MmaShape, what: &str) -> Result<(), Diagnostic> {
     if w.take("and") {
-        return error(format!("`{what}.and.popc` needs sm_80 (target is sm_75)"), w.span);
+        return error(
+            super::features::needs_sm(&format!("{what}.and.popc"), 80, w.target),
+            w.span,
+        );
     }
     let popc = w.take("xor") & w.take("popc");
     match (shape == MmaShape::M8n8k128, popc) {

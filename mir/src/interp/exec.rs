@@ -238,9 +238,31 @@ impl Machine<'_, '_> {
                 smallvec::SmallVec::new()
             }
             (Opcode::Atom, Aux::Atom(a)) => smallvec::smallvec![self.atomic(t, ty, a, args)?],
-            (Opcode::Fence | Opcode::Nanosleep, _) => smallvec::SmallVec::new(),
+            (Opcode::CpAsync, Aux::Imm(imm)) => {
+                self.cp_async(t, *imm, args)?;
+                smallvec::SmallVec::new()
+            }
+            // Copies land at once: nothing is pending at a commit or a wait.
+            (Opcode::Fence | Opcode::Nanosleep | Opcode::CpAsyncCommit | Opcode::CpAsyncWait, _) => {
+                smallvec::SmallVec::new()
+            }
             (op, _) => return Err(format!("`{}` cannot be interpreted here", op.name())),
         })
+    }
+
+    /// `cp_async (shared, global[, src-size])`: copies the first src-size bytes (all without
+    /// one) and zeroes the rest of the `imm & 0xff` bytes.
+    fn cp_async(&mut self, t: &mut Thread, imm: u64, args: &[u64]) -> Result<(), Fault> {
+        let size = imm & 0xff;
+        let (to, from) = (args[0] & 0xffff_ffff, args[1]);
+        check_align(to, size)?;
+        check_align(from, size)?;
+        let valid = args.get(2).map_or(size, |&n| (n & 0xffff_ffff).min(size));
+        let mut buf = vec![0u8; size as usize];
+        if valid > 0 {
+            self.access(t, Space::Global, from, &mut buf[..valid as usize], false)?;
+        }
+        self.access(t, Space::Shared, to, &mut buf, true)
     }
 
     fn atomic(&mut self, t: &mut Thread, ty: Type, a: &crate::ir::AtomInfo, args: &[u64]) -> Result<u64, Fault> {

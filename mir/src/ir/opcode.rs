@@ -285,6 +285,16 @@ opcodes! {
     BarRedAnd = "bar_red_and", EFFECT | COLLECTIVE, "i p i?", "p";
     /// Barrier that ors the predicates.
     BarRedOr = "bar_red_or", EFFECT | COLLECTIVE, "i p i?", "p";
+    /// Asynchronous copy `(shared address, global address[, src-size])` from global to shared
+    /// memory. `Aux::Imm`: the bytes copied (4, 8 or 16) in bits 7..0, `.cg` (L1 bypassed)
+    /// in bit 8, the L2 prefetch size (0 none, 1 64 B, 2 128 B, 3 256 B) in bits 10..9.
+    /// Bytes at and past src-size are zero. It lands in its group's time (see
+    /// `CpAsyncWait`); the interpreter copies at once.
+    CpAsync = "cp_async", EFFECT, "a a i?", "";
+    /// Closes the thread's group of asynchronous copies issued since the last one.
+    CpAsyncCommit = "cp_async_commit", EFFECT, "", "";
+    /// Waits until at most `Aux::Imm` of the thread's closed groups of copies are pending.
+    CpAsyncWait = "cp_async_wait", EFFECT, "", "";
     /// Memory fence; scope in `Aux::Imm` (0 cta, 1 gpu, 2 sys).
     Fence = "fence", EFFECT, "", "";
     /// Suspends the thread for about `args[0]` nanoseconds.

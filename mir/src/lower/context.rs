@@ -579,6 +579,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Cnot, Lowerer::lower_unary),
         (P::Copysign, Lowerer::lower_float_binary),
         (P::Cos, Lowerer::lower_float_unary),
+        (P::CpAsync, Lowerer::lower_cp_async),
         (P::Cvt, Lowerer::lower_cvt),
         (P::Cvta, Lowerer::lower_cvta),
         (P::Div, Lowerer::lower_div_rem),
@@ -665,5 +666,6 @@ fn has_side_effects(op: P) -> bool {
             | P::Ldmatrix
             | P::Movmatrix
             | P::Mma
+            | P::CpAsync
     )
 }

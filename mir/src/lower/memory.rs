@@ -34,7 +34,7 @@ pub enum VarPlace {
 }
 
 /// A resolved address: a base value (or a kernel parameter) and a constant offset.
-enum Address {
+pub(super) enum Address {
     /// `[param+off]` of a kernel parameter.
     Param(u32),
     /// A base value in `space` plus `offset`.
@@ -364,11 +364,15 @@ impl Lowerer<'_> {
 
     /// The address operand `i` with the instruction's state space.
     fn address(&mut self, inst: &CheckedInst, i: usize) -> Result<Address, LowerError> {
+        self.address_in(inst, i, space_of(inst.mods.space))
+    }
+
+    /// The address operand `i` in `space` (a variable keeps its own).
+    pub(super) fn address_in(&mut self, inst: &CheckedInst, i: usize, space: Space) -> Result<Address, LowerError> {
         let CheckedOperand::Address { base, offset } = self.arg(inst, i)? else {
             return Err(LowerError::new("expected an address `[...]`", inst.span));
         };
         let (base, offset) = (base.clone(), *offset);
-        let space = space_of(inst.mods.space);
         Ok(match base {
             AddrBase::Var(v) => match self.var_place(v) {
                 VarPlace::KernelParam(off) => Address::Param((off as i64 + offset) as u32),

@@ -2,6 +2,7 @@
 //! ([`blocks`]), SSA for PTX registers ([`ssa`]), and one file per instruction family.
 
 mod arith;
+mod async_copy;
 mod bits;
 mod blocks;
 mod call;
@@ -13,6 +14,8 @@ mod memory;
 pub mod ssa;
 mod tensor;
 mod warp;
+
+pub use async_copy::{CP_ASYNC_CG, CP_ASYNC_L2_SHIFT};
 
 use crate::ir::{Function, KernelParam, Module};
 use context::Lowerer;

@@ -266,6 +266,8 @@ pub struct Timer {
     sb: [Scoreboard; 6],
     /// Per pipe: operations issued at or before this time have completed and been waited.
     pipe_waited: [i64; PIPES],
+    /// When the last LDGSTS of the open copy group lands (the next LDGDEPBAR's release).
+    copies_land: i64,
 }
 
 /// Pipes tracked for in-order completion.
@@ -294,6 +296,7 @@ impl Timer {
             pred: [RegTime::default(); 8],
             sb: Default::default(),
             pipe_waited: [NEVER; PIPES],
+            copies_land: NEVER,
         }
     }
 }
@@ -358,6 +361,7 @@ impl Timer {
     /// of `group`, of which `exec` pass the guard; a variable-latency result completes
     /// `latency` cycles later. Returns the hazards.
     pub fn issue(&mut self, t: i64, d: &Decoded, latency: i64, group: u32, exec: u32) -> Hazards {
+        let latency = self.copy_group(d, t, latency);
         self.complete_waits(d, t);
         let mut hazards = Hazards::new();
         for a in &d.accesses.reads {
@@ -376,6 +380,23 @@ impl Timer {
         self.record(d, t, latency, group, exec);
         self.next = t + d.ctrl.stall as i64;
         hazards
+    }
+
+    /// Asynchronous copies: an LDGSTS lands `latency` cycles after issue; an LDGDEPBAR
+    /// releases its scoreboard when the last copy of its group has landed. Returns the
+    /// latency of `d`.
+    fn copy_group(&mut self, d: &Decoded, t: i64, latency: i64) -> i64 {
+        match d.op {
+            Op::Ldgsts => {
+                self.copies_land = self.copies_land.max(t + latency);
+                latency
+            }
+            Op::Ldgdepbar => {
+                let land = std::mem::replace(&mut self.copies_land, NEVER);
+                (land - t).max(SB_VISIBLE)
+            }
+            _ => latency,
+        }
     }
 
     /// Marks the scoreboard operations `d` waited for.

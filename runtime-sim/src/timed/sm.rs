@@ -479,7 +479,7 @@ impl<'a> SmRun<'a> {
 
     /// The distinct 128-byte lines a memory instruction touches (and its space).
     fn lines_of(&self, d: &Decoded, w: &Warp, exec_mask: u32) -> (usize, Space) {
-        let Some(a) = d.addr else {
+        let Some(a) = d.src_addr.or(d.addr) else {
             return (0, Space::Global);
         };
         let mut lines = [0u64; WARP];
@@ -504,7 +504,8 @@ impl<'a> SmRun<'a> {
     /// Result latency of a variable-latency instruction from the memory model.
     fn latency(&mut self, d: &Decoded, w: &Warp, mask: u32, _shared_len: usize) -> i64 {
         let m = &self.config.memory;
-        let Some(a) = d.addr else {
+        // A copy's latency is that of its source (LDGSTS reads global memory).
+        let Some(a) = d.src_addr.or(d.addr) else {
             return match d.op {
                 Op::Ldc | Op::Uldc => m.l1 as i64,
                 _ => result_latency(d),

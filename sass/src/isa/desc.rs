@@ -248,6 +248,13 @@ pub enum Op {
     Redux,
     /// `ATOMS.POPC.INC.32 Rd, [A+URb]` (sm_80): each active lane adds one to the shared word.
     AtomsPopcInc,
+    /// `LDGSTS [shared], [global], Pc` (sm_80, PTX `cp.async`): an asynchronous copy of 4, 8
+    /// or 16 bytes from global to shared memory, completed by the next LDGDEPBAR's group.
+    Ldgsts,
+    /// `LDGDEPBAR` (sm_80, PTX `cp.async.commit_group`): closes the group of the LDGSTS
+    /// issued since the last one; its write scoreboard is released when they have landed
+    /// (`DEPBAR.LE SBn, k` waits for all but the last k groups).
+    Ldgdepbar,
     /// `HMMA.884.D.C.STEPn Rd, A, B, C`: one step of the quad-pair f16 matrix multiply (PTX
     /// `mma.m8n8k4`): each step writes one register pair of D (see `sm75/mma.rs`).
     Hmma884,
@@ -482,6 +489,9 @@ pub enum Role {
     PredSrc2,
     /// Memory address.
     Addr,
+    /// Source address of a memory-to-memory copy (LDGSTS's global address; `Addr` is the
+    /// shared destination).
+    SrcAddr,
     /// A second immediate (PLOP3's second table).
     Aux,
     /// Data stored (stores, atomics).

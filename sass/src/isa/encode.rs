@@ -225,7 +225,9 @@ fn encode_operand(
             offset.set(word, o as u64);
             match (uniform, u) {
                 (Some(f), Some(u)) => f.set(word, u as u64),
-                (Some(_), None) | (None, None) => {}
+                // No uniform register: URZ.
+                (Some(f), None) => f.set(word, super::inst::URZ as u64),
+                (None, None) => {}
                 (None, Some(_)) => return Err(kind_err("address without uniform register")),
             }
             match (scale, s) {

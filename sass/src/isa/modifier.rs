@@ -110,6 +110,11 @@ pub enum Mod {
     Prefetch,
     /// `.ZD`: zero the destination when the access is not done.
     ZeroDst,
+    /// LDGSTS allocates the copied line in L1 (`.ca`); clear prints `.BYPASS` (`.cg`).
+    L1Allocate,
+    /// LDGSTS `.ZFILL`: the low address bits count trailing bytes to zero-fill, and a false
+    /// predicate operand zero-fills the whole copy.
+    Zfill,
     /// LDS `.U`: a warp-uniform address.
     UniformAddr,
     /// LDC's indexing mode ([`LdcMode`]).
@@ -256,6 +261,7 @@ impl Mod {
             Mod::ShiftAmount | Mod::ASigned | Mod::BSigned => Flag,
             Mod::Ftz | Mod::Sat | Mod::MufuF16 | Mod::HalfF32 | Mod::BoolFloat | Mod::HalfAnd | Mod::Ntz => Flag,
             Mod::Desc => Flag,
+            Mod::L1Allocate | Mod::Zfill => Flag,
             Mod::E | Mod::Private | Mod::ZeroDst | Mod::UniformAddr | Mod::Mmio | Mod::Match64 => Flag,
             Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,
             Mod::NoInc | Mod::NoDec | Mod::Clear | Mod::Defer | Mod::DepbarLe | Mod::Rand => Flag,

@@ -580,6 +580,8 @@ values! {
         B64 = 1,
         /// 128 bytes.
         B128 = 2,
+        /// 256 bytes (LDGSTS, sm_80 on).
+        B256 = 3,
     }
 }
 

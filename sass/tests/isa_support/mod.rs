@@ -112,8 +112,9 @@ pub struct Input {
 
 /// Every input of the round trip: the zluda conformance kernels, the corpus (minus
 /// [`SKIPPED_CORPUS`]), the kernel set (the [`SPILL_KERNELS`] twice), the op tests
-/// (`tests/ops`), the tensor-core kernels (`tests/tensor`) and the differential-testing cases
-/// (`tests/difftest`, minus [`SKIPPED_CASES`]).
+/// (`tests/ops`), the tensor-core kernels (`tests/tensor`), the kernels of PTX that needs
+/// sm_80 (`tests/ampere`) and the differential-testing cases (`tests/difftest`, minus
+/// [`SKIPPED_CASES`]).
 pub fn round_trip_inputs() -> Vec<Input> {
     let zluda = files_with_ext(&ptxc_testkit::conformance_dir(), "ptx");
     assert!(
@@ -127,6 +128,7 @@ pub fn round_trip_inputs() -> Vec<Input> {
     let tests = kernels_dir().join("..");
     let ops = files_with_ext(&tests.join("ops"), "ptx");
     let tensor = files_with_ext(&tests.join("tensor"), "ptx");
+    let ampere = files_with_ext(&tests.join("ampere"), "ptx");
     let cases = files_with_ext(&tests.join("difftest"), "ptx");
     let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
     let mut inputs = Vec::new();
@@ -136,6 +138,7 @@ pub fn round_trip_inputs() -> Vec<Input> {
         .chain(&kernels)
         .chain(&ops)
         .chain(&tensor)
+        .chain(&ampere)
         .chain(&cases)
     {
         let name = stem(p);

@@ -2,6 +2,7 @@
 //! an exhaustive `match` on the form's [`Op`], and helpers that apply a per-lane function to
 //! whole 32-lane register rows.
 
+mod async_copy;
 mod atomic;
 mod bits;
 mod conv;
@@ -111,6 +112,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Atomg | Op::AtomgCas | Op::Atoms | Op::AtomsCas | Op::Atom | Op::AtomCas => atomic::atom,
         Op::Red => atomic::red,
         Op::AtomsPopcInc => atomic::atoms_popc_inc,
+        Op::Ldgsts => async_copy::ldgsts,
         Op::Shfl => warp_ops::shfl,
         Op::Vote => warp_ops::vote,
         Op::Voteu => warp_ops::voteu,
@@ -145,11 +147,20 @@ fn of_op(op: Op) -> ExecFn {
         Op::Bar => flow::bar,
         Op::Bpt => flow::bpt,
         Op::B2r => flow::b2r,
-        // No effect on the results: fences and cache control (the simulated memory is
+        // No effect on the results: LDGDEPBAR (the group's copies landed at issue; its
+        // scoreboard is the timer's), fences and cache control (the simulated memory is
         // sequentially consistent and uncached for results), scheduling hints (DEPBAR's wait
         // and NANOSLEEP's delay are timing, modelled by the timed engine), and the
         // performance-monitor trigger.
-        Op::Nop | Op::Depbar | Op::Membar | Op::Errbar | Op::Cctl | Op::Yield | Op::Nanosleep | Op::Pmtrig => flow::nop,
+        Op::Nop
+        | Op::Ldgdepbar
+        | Op::Depbar
+        | Op::Membar
+        | Op::Errbar
+        | Op::Cctl
+        | Op::Yield
+        | Op::Nanosleep
+        | Op::Pmtrig => flow::nop,
     }
 }
 

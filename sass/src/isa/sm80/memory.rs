@@ -67,7 +67,7 @@ const STORE: ModDesc = modifier(Mod::Order, 77, 4, STORE_ORDER, 0);
 /// Semantics and scope of atomics and reductions (default `.STRONG.SYS`, as sm_75's).
 const ATOMIC: ModDesc = modifier(Mod::Order, 77, 4, STORE_ORDER, 10);
 /// The descriptor flag of the uniform-address loads and stores.
-const DESC76: ModDesc = flag!(Mod::Desc, 76, "");
+pub(super) const DESC76: ModDesc = flag!(Mod::Desc, 76, "");
 /// The descriptor flag of the uniform-address atomics and reductions.
 const DESC71: ModDesc = flag!(Mod::Desc, 71, "");
 

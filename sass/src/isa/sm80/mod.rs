@@ -14,8 +14,9 @@
 //! * LD and LDS lose their `.ZD` predicate, LDS its `.U`, MEMBAR its `.MMIO`, BRA its `.U`;
 //!   BRA.DIV/.CONV may test a uniform register (`BRA.DIV UR4`); ISETP prints its `.EX`
 //!   predicate only under `.EX`; BPT keeps TRAP and INT.
-//! * New instructions: see [`new`].
+//! * New instructions: see [`new`] and [`async_copy`] (LDGSTS, LDGDEPBAR).
 
+mod async_copy;
 mod core;
 mod memory;
 mod new;
@@ -33,6 +34,7 @@ pub fn apply(forms: &mut Vec<Form>) {
         matches!(f.op, Op::Hmma884 | Op::Hmma1688 | Op::Imma | Op::Bmma)
     });
     new::add(forms);
+    forms.extend(async_copy::forms());
     memory::apply(forms);
     core::apply(forms);
     new::ada(forms);

@@ -1,0 +1,145 @@
+//! Asynchronous copies as ptxas writes them (sm_80 on):
+//! * `cp_async` becomes `LDGSTS.E{.BYPASS}{.LTCnB}{.64|.128} [shared+k20], [global.64+k12]`;
+//!   with a src-size `n` it becomes `LDGSTS...ZFILL [shared], [global + ((size - n) mod size)], P`
+//!   with `P = n != 0`: the low address bits count the bytes to zero-fill (ptxas's lowering;
+//!   `sm80/async_copy.rs` of the ISA).
+//! * `cp_async_commit` becomes `LDGDEPBAR`, `cp_async_wait n` becomes `DEPBAR.LE SB0, n`: the
+//!   control-code pass gives every LDGDEPBAR scoreboard [`COPY_SB`](crate::sched::COPY_SB).
+//!
+//! ptxas gives LDGSTS a memory descriptor (`ULDC.64 UR4, c[0x0][0x118]`); ptxc uses no
+//! uniform registers and leaves it out (bit 76 clear, URZ), as its LDG and STG do.
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
+use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
+use ptxc_sass::isa::values::{BoolOp, IntCmp, MemSize, Prefetch};
+use ptxc_sass::isa::{Mod, ModSet, Op, Role, Value as V};
+use smallvec::smallvec;
+
+/// Offsets LDGSTS's shared address holds (signed 20 bits).
+const SHARED_OFFSETS: std::ops::Range<i64> = -(1 << 19)..(1 << 19);
+/// Offsets LDGSTS's global address holds (signed 12 bits).
+const GLOBAL_OFFSETS: std::ops::Range<i64> = -(1 << 11)..(1 << 11);
+
+impl Isel<'_> {
+    /// Selects an asynchronous copy or a group operation.
+    pub(super) fn lower_async_copy(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (op, args) = (data.op, data.args.clone());
+        let imm = match data.aux {
+            Aux::Imm(k) => k,
+            _ => 0,
+        };
+        match op {
+            Opcode::CpAsync => self.ldgsts(&args, imm),
+            Opcode::CpAsyncCommit => self.emit_sass(Op::Ldgdepbar, &[], &[], &[], None),
+            Opcode::CpAsyncWait => {
+                let srcs = [
+                    (Role::A, Arg::imm(u32::from(crate::sched::COPY_SB))),
+                    (Role::B, Arg::imm(imm as u32)),
+                ];
+                self.emit_sass(Op::Depbar, &[], &srcs, &[Mod::DepbarLe.flag(true)], None)
+            }
+            other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
+        }
+    }
+
+    /// `LDGSTS` of `cp_async (shared, global[, src-size])`.
+    fn ldgsts(&mut self, args: &[Value], imm: u64) -> Result<(), IselError> {
+        let bytes = (imm & 0xff) as u32;
+        let size = MemSize::of_bytes(bytes)
+            .filter(|_| matches!(bytes, 4 | 8 | 16))
+            .ok_or_else(|| self.unsupported(format!("{bytes}-byte asynchronous copies")))?;
+        let prefetch = match (imm >> ptxc_mir::lower::CP_ASYNC_L2_SHIFT) & 3 {
+            1 => Prefetch::B64,
+            2 => Prefetch::B128,
+            3 => Prefetch::B256,
+            _ => Prefetch::None,
+        };
+        let cached = imm & ptxc_mir::lower::CP_ASYNC_CG == 0;
+        let to = self.mem_operand_within(args[0], 0, Space::Shared, SHARED_OFFSETS)?;
+        let (from, guard) = match args.get(2) {
+            None => (
+                self.mem_operand_within(args[1], 0, Space::Global, GLOBAL_OFFSETS)?,
+                None,
+            ),
+            Some(&n) => {
+                let (from, p) = self.zero_filled(args[1], n, bytes)?;
+                (from, Some(p))
+            }
+        };
+        let wide = SrcMods {
+            swizzle: 1,
+            ..SrcMods::default()
+        };
+        let mut srcs: Vec<(Role, Arg)> = vec![(Role::Addr, Arg::op(to)), (Role::SrcAddr, Arg::Op(from, wide))];
+        if let Some(p) = guard {
+            srcs.push((Role::PredSrc0, Arg::op(p)));
+        }
+        let mods: [ModSet; 5] = [
+            size.set(),
+            Mod::L1Allocate.flag(cached),
+            prefetch.set(),
+            Mod::Zfill.flag(guard.is_some()),
+            Mod::Desc.flag(false),
+        ];
+        self.emit_sass(Op::Ldgsts, &[], &srcs, &mods, None)
+    }
+
+    /// The global address operand of a copy of `bytes` bytes with src-size `n`, and the
+    /// predicate `n != 0`: `[global + ((bytes - n) & (bytes - 1))]`.
+    fn zero_filled(&mut self, global: Value, n: Value, bytes: u32) -> Result<(MOp, MOp), IselError> {
+        let left = self.emit_temp(
+            Op::Iadd3,
+            &[(Role::A, Arg::neg(n)), (Role::B, Arg::imm(bytes)), (Role::C, Arg::rz())],
+            &[],
+        )?;
+        let fill = self.lop3_temp(Arg::op(left), Arg::imm(bytes - 1), Arg::rz(), 0xc0)?;
+        let (base, k) = self
+            .decompose_within(global, 0, Space::Global, GLOBAL_OFFSETS)
+            .ok_or_else(|| self.unsupported("an asynchronous copy's global address"))?;
+        let base = match base {
+            super::address::Base::Value(v) if self.func.ty(v) == ptxc_mir::ir::Type::I64 => MOp::Reg(self.reg(v)),
+            _ => return Err(self.unsupported("an asynchronous copy from a global address not in a 64-bit register")),
+        };
+        let fill64 = self.vcode.new_vreg(VClass::Pair);
+        self.push(MInst::new(MKind::Wide {
+            op: WideOp::Pack,
+            d: fill64,
+            srcs: smallvec![fill, MOp::Fixed(V::Reg(ptxc_sass::isa::RZ))],
+            tmp: None,
+        }));
+        let addr = self.vcode.new_vreg(VClass::Pair);
+        self.push(MInst::new(MKind::Wide {
+            op: WideOp::Add,
+            d: addr,
+            srcs: smallvec![base, MOp::Reg(fill64)],
+            tmp: None,
+        }));
+        let p = self.vcode.new_vreg(VClass::Pred);
+        let srcs = [
+            (Role::A, Arg::v(n)),
+            (Role::B, Arg::rz()),
+            (Role::PredSrc0, Arg::pt(false)),
+        ];
+        let pd = [
+            (Role::PredDst0, MOp::Pred(p, false)),
+            (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
+        ];
+        self.emit_sass(
+            Op::Isetp,
+            &pd,
+            &srcs,
+            &[IntCmp::Ne.set(), Mod::Signed.flag(false), BoolOp::And.set()],
+            None,
+        )?;
+        Ok((
+            MOp::Mem {
+                base: addr,
+                offset: k as i32,
+            },
+            MOp::Pred(p, false),
+        ))
+    }
+}

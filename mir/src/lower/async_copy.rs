@@ -1,0 +1,103 @@
+//! `cp.async` (sm_80): asynchronous copies from global to shared memory and their groups.
+//! A copy becomes `cp_async` with its addresses (offsets added), `commit_group` becomes
+//! `cp_async_commit`, `wait_group n` becomes `cp_async_wait n`, and `wait_all` a commit
+//! followed by `cp_async_wait 0` (as ptxas lowers it: LDGDEPBAR, then `DEPBAR.LE SB0, 0x0`).
+
+use super::LowerError;
+use super::context::Lowerer;
+use super::memory::Address;
+use crate::ir::{Aux, Opcode, Space, Type, Value};
+use ptxc_frontend::checked::{CacheOp, CheckedInst, CheckedOperand};
+
+/// `Aux::Imm` bit of `cp_async`: the copy bypasses L1 (`.cg`).
+pub const CP_ASYNC_CG: u64 = 1 << 8;
+/// `Aux::Imm` shift of `cp_async`'s L2 prefetch size (1 64 B, 2 128 B, 3 256 B).
+pub const CP_ASYNC_L2_SHIFT: u32 = 9;
+
+impl Lowerer<'_> {
+    /// `cp.async.*`.
+    pub fn lower_cp_async(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let m = &inst.mods;
+        if m.has_flag("commit_group") {
+            self.emit_effect(Opcode::CpAsyncCommit, &[], Aux::None);
+            return Ok(());
+        }
+        if m.has_flag("wait_all") {
+            self.emit_effect(Opcode::CpAsyncCommit, &[], Aux::None);
+            self.emit_effect(Opcode::CpAsyncWait, &[], Aux::Imm(0));
+            return Ok(());
+        }
+        if m.has_flag("wait_group") {
+            let n = self.int_arg(inst, 0)?;
+            if !(0..=63).contains(&n) {
+                return Err(LowerError::new(
+                    format!("`cp.async.wait_group` waits for 0 to 63 pending groups, not {n}"),
+                    inst.span,
+                ));
+            }
+            self.emit_effect(Opcode::CpAsyncWait, &[], Aux::Imm(n as u64));
+            return Ok(());
+        }
+        self.lower_copy(inst)
+    }
+
+    fn lower_copy(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        if inst.operands.len() < 3 {
+            return Err(LowerError::new(
+                "`cp.async` copies `[dst], [src], cp-size` (and an optional src-size)",
+                inst.span,
+            ));
+        }
+        let size = self.int_arg(inst, 2)?;
+        let cg = inst.mods.cache == Some(CacheOp::Cg);
+        let ok = if cg { size == 16 } else { matches!(size, 4 | 8 | 16) };
+        if !ok {
+            let want = if cg { "16" } else { "4, 8 or 16" };
+            return Err(LowerError::new(
+                format!(
+                    "`cp.async.{}` copies {want} bytes, not {size}",
+                    if cg { "cg" } else { "ca" }
+                ),
+                inst.span,
+            ));
+        }
+        let to = self.copy_address(inst, 0, Space::Shared)?;
+        let from = self.copy_address(inst, 1, Space::Global)?;
+        let mut args = vec![to, from];
+        if inst.operands.len() == 4 {
+            args.push(self.operand(self.arg(inst, 3)?, Type::I32, false, inst.span)?);
+        }
+        let l2 = [("L2::64B", 1u64), ("L2::128B", 2), ("L2::256B", 3)]
+            .iter()
+            .find(|(f, _)| inst.mods.has_flag(f))
+            .map_or(0, |&(_, v)| v);
+        let imm = size as u64 | if cg { CP_ASYNC_CG } else { 0 } | l2 << CP_ASYNC_L2_SHIFT;
+        self.emit_effect(Opcode::CpAsync, &args, Aux::Imm(imm));
+        Ok(())
+    }
+
+    /// The integer constant operand `i`.
+    fn int_arg(&self, inst: &CheckedInst, i: usize) -> Result<i64, LowerError> {
+        match self.arg(inst, i)? {
+            CheckedOperand::Int(v) => Ok(*v),
+            _ => Err(LowerError::new("expected an integer constant", inst.span)),
+        }
+    }
+
+    /// Address operand `i` in `space`, its offset added.
+    fn copy_address(&mut self, inst: &CheckedInst, i: usize, space: Space) -> Result<Value, LowerError> {
+        let Address::Value(base, _, offset) = self.address_in(inst, i, space)? else {
+            return Err(LowerError::new("`cp.async` cannot copy kernel parameters", inst.span));
+        };
+        if offset == 0 {
+            return Ok(base);
+        }
+        let ty = self.func.ty(base);
+        let k = self.konst(ty, offset as u64 & ty.mask());
+        Ok(self.emit(Opcode::Iadd, ty, &[base, k], Aux::None))
+    }
+
+    fn emit_effect(&mut self, op: Opcode, args: &[Value], aux: Aux) {
+        self.emit_multi(op, Type::I32, args, aux);
+    }
+}
