@@ -218,7 +218,7 @@ pub fn compile_kernel(
                 crate::sched::heuristics::NAMES.join(", ")
             ))
         })?;
-        crate::sched::list::schedule(&mut blocks, h.as_ref());
+        crate::sched::list::schedule(&mut blocks, h.as_ref(), opts.arch);
     }
     assign_control(&mut blocks, opts.arch);
     let assembled = assemble(&blocks)?;
