@@ -49,7 +49,8 @@ enum Command {
         #[arg(long, default_value = ptxc_backend::compile::DEFAULT_SCHED)]
         sched: String,
         /// Pre-allocation scheduling heuristic: none, pressure (fewest values live at once),
-        /// or critical-path.
+        /// critical-path, or budget (critical path while the registers live stay below the
+        /// budget occupancy allows, then pressure).
         #[arg(long, value_name = "NAME", default_value = ptxc_backend::compile::DEFAULT_PRE_SCHED)]
         pre_sched: String,
         /// Use at most N registers per thread, spilling the rest to local memory (like ptxas'

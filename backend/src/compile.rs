@@ -72,7 +72,7 @@ pub struct Options {
 /// The default post-allocation scheduling heuristic.
 pub const DEFAULT_SCHED: &str = "critical-path";
 /// The default pre-allocation scheduling heuristic.
-pub const DEFAULT_PRE_SCHED: &str = "pressure";
+pub const DEFAULT_PRE_SCHED: &str = "budget";
 
 impl Default for Options {
     fn default() -> Self {
@@ -184,7 +184,14 @@ pub fn compile_kernel(
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     let f = &f;
     let mut vcode = select(f, vars, opts.arch)?;
-    if !crate::sched::pre_ra::schedule(&mut vcode, &opts.pre_sched) {
+    let hard_limit = [opts.max_registers, f.max_nreg].into_iter().flatten().min();
+    let shape = crate::sched::budget::KernelShape {
+        threads: f.req_ntid.or(f.max_ntid).map(|d| d.iter().product()),
+        shared: vars.shared_size,
+        limit: hard_limit,
+    };
+    let budget = crate::sched::budget::register_budget(opts.arch, &shape);
+    if !crate::sched::pre_ra::schedule(&mut vcode, &opts.pre_sched, budget) {
         return Err(BackendError::Options(format!(
             "unknown pre-allocation scheduling heuristic `{}` (known: {})",
             opts.pre_sched,
@@ -192,11 +199,7 @@ pub fn compile_kernel(
         )));
     }
     dump(Stage::Vcode, &|| vcode.to_string());
-    let limit = [opts.max_registers, f.max_nreg]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(255);
+    let limit = hard_limit.unwrap_or(255);
     if limit < MIN_REGISTERS {
         return Err(BackendError::Options(format!(
             "kernel `{}`: a register limit of {limit} is below the minimum of {MIN_REGISTERS}",
@@ -219,7 +222,7 @@ pub fn compile_kernel(
                 crate::sched::heuristics::NAMES.join(", ")
             ))
         })?;
-        crate::sched::list::schedule(&mut blocks, h.as_ref());
+        crate::sched::list::schedule(&mut blocks, h.as_ref(), opts.arch);
     }
     assign_control(&mut blocks, opts.arch);
     crate::emit::fix_return_addresses(&mut blocks);

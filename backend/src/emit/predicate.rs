@@ -2,6 +2,11 @@
 //! - a conditional branch around a short block (`@P BRA L; body; L:`) becomes the body
 //!   guarded by the opposite condition, joined to the block before it, and the BSSY/BSYNC
 //!   pair that only reconverged the skipped block goes away with it;
+//! - a diamond (`@P BRA T; else-body; BRA J; T: then-body; J:`) with two short arms becomes
+//!   both arms, each guarded by its own condition, one after the other (each lane runs
+//!   exactly one of them, and a guarded-off instruction changes nothing), with the BSSY/BSYNC
+//!   pair of the diamond dropped: a guarded load then issues without a branch and a
+//!   convergence barrier around it, as ptxas writes `@!P LDG`;
 //! - a conditional branch to a block that only exits becomes a guarded `EXIT`.
 
 use super::{CodeBlock, Emitted, successors};
@@ -10,6 +15,9 @@ use ptxc_sass::isa::{Inst, Op, PT, Value};
 
 /// The longest block turned into predicated code.
 const MAX_BODY: usize = 8;
+/// The most instructions both arms of a diamond may hold together (every lane issues both;
+/// the branches, barrier and its stalls they replace cost about as much).
+const MAX_DIAMOND: usize = 12;
 
 /// Operations that must not be predicated in place of a branch: control flow, and warp- or
 /// CTA-collective operations whose participants a branch decides.
@@ -104,6 +112,71 @@ fn convert_triangle(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) ->
     true
 }
 
+fn is_jump_to(e: &Emitted, j: usize) -> bool {
+    e.inst.desc().op == Op::Bra && e.inst.unguarded() && e.target == Some(j)
+}
+
+/// Tries to predicate the diamond that the branch ending `a` opens; true if the code changed.
+fn convert_diamond(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> bool {
+    let Some(branch) = blocks[a].insts.last().filter(|e| is_conditional_branch(e)) else {
+        return false;
+    };
+    let (t, p, neg) = (
+        branch.target.expect("checked"),
+        branch.inst.guard,
+        branch.inst.guard_neg,
+    );
+    let Some(e) = next_nonempty(blocks, a) else {
+        return false;
+    };
+    let Some(jump) = blocks[e].insts.last() else {
+        return false;
+    };
+    let Some(j) = jump.target else {
+        return false;
+    };
+    if e == t || next_nonempty(blocks, e) != Some(t) || next_nonempty(blocks, t) != Some(j) || j == t {
+        return false;
+    }
+    let else_body = &blocks[e].insts[..blocks[e].insts.len() - 1];
+    let arms = else_body.len() + blocks[t].insts.len();
+    if !is_jump_to(jump, j)
+        || preds[e] != [a]
+        || preds[t] != [a]
+        || arms > MAX_DIAMOND
+        || !predicable(else_body, p)
+        || !predicable(&blocks[t].insts, p)
+    {
+        return false;
+    }
+    blocks[e].insts.pop();
+    for x in &mut blocks[e].insts {
+        x.inst.guard = p;
+        x.inst.guard_neg = !neg;
+    }
+    for x in &mut blocks[t].insts {
+        x.inst.guard = p;
+        x.inst.guard_neg = neg;
+    }
+    blocks[a].insts.pop();
+    // `a` (its BSSY names the join) and the two arms are all that reach the join.
+    let private_join = preds[j].iter().all(|&q| q == a || q == e || q == t);
+    if private_join {
+        remove_reconvergence(blocks, a, j);
+    }
+    let else_arm = std::mem::take(&mut blocks[e].insts);
+    let then_arm = std::mem::take(&mut blocks[t].insts);
+    blocks[a].insts.extend(else_arm);
+    blocks[a].insts.extend(then_arm);
+    let waits = blocks[j].insts.first().is_some_and(|x| x.inst.desc().op == Op::Bsync);
+    if private_join && !waits {
+        // Straight-line into the join: one block lets the scheduler overlap what follows.
+        let join = std::mem::take(&mut blocks[j].insts);
+        blocks[a].insts.extend(join);
+    }
+    true
+}
+
 /// Drops `BSSY Bk, T` (and the `BMOV.32.CLEAR RZ, Bk` before it) at the end of `a` with
 /// the `BSYNC Bk` that starts `t` (the caller checks that nothing else reaches `t`).
 fn remove_reconvergence(blocks: &mut [CodeBlock], a: usize, t: usize) {
@@ -171,10 +244,15 @@ fn convert_exit(blocks: &mut [CodeBlock], a: usize) -> bool {
 pub fn predicate_short_branches(blocks: &mut [CodeBlock]) -> usize {
     let mut n = 0;
     let mut preds = all_predecessors(blocks);
-    for a in 0..blocks.len() {
-        if convert_exit(blocks, a) || convert_triangle(blocks, &preds, a) {
+    let mut a = 0;
+    while a < blocks.len() {
+        if convert_exit(blocks, a) || convert_triangle(blocks, &preds, a) || convert_diamond(blocks, &preds, a) {
+            // A join merged into `a` may open the next diamond: look at `a` again (each
+            // conversion removes a branch, so this ends).
             n += 1;
             preds = all_predecessors(blocks);
+        } else {
+            a += 1;
         }
     }
     debug_assert!(blocks.iter().flat_map(|b| &b.insts).all(|e| e.inst.guard <= PT));

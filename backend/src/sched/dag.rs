@@ -7,8 +7,8 @@
 use crate::emit::Emitted;
 use ptxc_sass::isa::access::{Reg, accesses};
 use ptxc_sass::isa::desc::{Pipe, Role};
-use ptxc_sass::isa::timing::{LatCat, pred_raw, pred_war, pred_waw, raw, war, waw};
-use ptxc_sass::isa::{Inst, Op};
+use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw};
+use ptxc_sass::isa::{Arch, Inst, Op};
 
 /// Assumed latency of variable-latency results when ordering (the real wait is a scoreboard).
 /// Tensor-core results: NVIDIA's distance to a reader, the least any reader waits.
@@ -76,8 +76,9 @@ pub struct Dag {
 }
 
 impl Dag {
-    /// Builds the graph of `insts`.
-    pub fn new(insts: &[Emitted]) -> Dag {
+    /// Builds the graph of `insts` with the latencies of `arch` (the ones the control codes
+    /// then enforce: on Ampere and Ada NVIDIA's sm_80 table, not Turing's).
+    pub fn new(insts: &[Emitted], arch: Arch) -> Dag {
         let n = insts.len();
         let mut dag = Dag {
             succs: vec![Vec::new(); n],
@@ -88,7 +89,15 @@ impl Dag {
         let kinds: Vec<Kind> = insts.iter().map(|e| kind(&e.inst)).collect();
         for j in 0..n {
             for i in 0..j {
-                if let Some(l) = dependence(&insts[i].inst, &insts[j].inst, &acc[i], &acc[j], kinds[i], kinds[j]) {
+                if let Some(l) = dependence(
+                    arch,
+                    &insts[i].inst,
+                    &insts[j].inst,
+                    &acc[i],
+                    &acc[j],
+                    kinds[i],
+                    kinds[j],
+                ) {
                     dag.add(i, j, l);
                 }
             }
@@ -111,8 +120,9 @@ impl Dag {
 
 /// The minimum distance from `a` to a later `b`, if `b` depends on `a`.
 fn dependence(
+    arch: Arch,
     a: &Inst,
-    _b: &Inst,
+    b: &Inst,
     aa: &ptxc_sass::isa::access::Accesses,
     ba: &ptxc_sass::isa::access::Accesses,
     ka: Kind,
@@ -128,14 +138,15 @@ fn dependence(
         need(1);
     }
     let variable = a.desc().meta.cat.needs_write_scoreboard();
+    let b_address_unit = address_unit(b.desc().op, b.desc().meta.pipe);
     for w in &aa.writes {
         for r in ba.reads.iter().filter(|r| r.reg == w.reg) {
             need(if variable {
                 variable_latency(a)
             } else {
                 match w.reg {
-                    Reg::R(_) => raw(w.cat, r.cat),
-                    Reg::P(_) => pred_raw(w.cat, r.cat, r.guard),
+                    Reg::R(_) => raw_on(arch, w.cat, r.cat, b_address_unit),
+                    Reg::P(_) => pred_raw_on(arch, w.cat, r.cat, r.guard),
                 }
             });
         }

@@ -4,19 +4,20 @@
 use super::dag::Dag;
 use super::heuristics::{Candidate, Heuristic};
 use crate::emit::{CodeBlock, Emitted};
+use ptxc_sass::isa::Arch;
 
-/// Reorders every block of `blocks` with `h`.
-pub fn schedule(blocks: &mut [CodeBlock], h: &dyn Heuristic) {
+/// Reorders every block of `blocks` with `h`, with the latencies of `arch`.
+pub fn schedule(blocks: &mut [CodeBlock], h: &dyn Heuristic, arch: Arch) {
     for b in blocks.iter_mut() {
-        b.insts = schedule_block(std::mem::take(&mut b.insts), h);
+        b.insts = schedule_block(std::mem::take(&mut b.insts), h, arch);
     }
 }
 
-fn schedule_block(insts: Vec<Emitted>, h: &dyn Heuristic) -> Vec<Emitted> {
+fn schedule_block(insts: Vec<Emitted>, h: &dyn Heuristic, arch: Arch) -> Vec<Emitted> {
     if insts.len() < 3 {
         return insts;
     }
-    let dag = Dag::new(&insts);
+    let dag = Dag::new(&insts, arch);
     let n = insts.len();
     let mut npreds = dag.npreds.clone();
     let mut ready_at = vec![0u32; n];

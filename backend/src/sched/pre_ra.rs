@@ -1,8 +1,11 @@
 //! Scheduling before register allocation: each VCode block is reordered (on virtual
-//! registers, so only true dependences constrain it) to lower the number of values live at
-//! once, which is what decides the registers a kernel needs. Memory accesses keep the
-//! order the post-allocation scheduler also keeps (loads may pass loads), and control,
-//! convergence and synchronisation instructions stay where they are.
+//! registers, so only true dependences constrain it) either to lower the number of values
+//! live at once, which is what decides the registers a kernel needs, or to start long
+//! chains (loads first) early, which hides latency at the cost of registers. The default,
+//! `budget`, does the second while the values live at once stay below the register budget
+//! of [`super::budget`] and the first once they reach it. Memory accesses keep the order the
+//! post-allocation scheduler also keeps (loads may pass loads), and control, convergence and
+//! synchronisation instructions stay where they are.
 
 use crate::vcode::{MInst, MKind, VCode, VReg};
 use ptxc_sass::isa::desc::{Pipe, Role};
@@ -15,7 +18,22 @@ const UNUSED: u32 = u32::MAX - 1;
 const SHARED: u32 = u32::MAX;
 
 /// The pre-allocation heuristics by name (`--pre-sched`).
-pub const NAMES: [&str; 3] = ["none", "pressure", "critical-path"];
+pub const NAMES: [&str; 4] = ["none", "pressure", "critical-path", "budget"];
+
+/// How the ready instructions are ranked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Fewest values live at once.
+    Pressure,
+    /// Longest chain first.
+    CriticalPath,
+    /// Longest chain first while fewer than this many registers are live, then pressure.
+    Budget(i64),
+}
+
+/// Registers kept free under the budget for what the block-local estimate does not see
+/// (values live through a block without being read in it, copies the allocator inserts).
+const BUDGET_SLACK: i64 = 6;
 
 /// How an instruction may move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,13 +80,27 @@ fn width(vcode: &VCode, v: VReg) -> i64 {
     }
 }
 
+/// A distinct source value of an instruction: its local number, uses by the instruction,
+/// pressure width, whether it dies in the block, and its width in general registers.
+type Source = (usize, usize, i64, bool, i64);
+
+/// The general registers a virtual register occupies (none for predicates).
+fn gprs(vcode: &VCode, v: VReg) -> i64 {
+    match vcode.class(v) {
+        crate::vcode::VClass::Pred => 0,
+        c => i64::from(c.width()),
+    }
+}
+
 /// Reorders the instructions of every block of `vcode` with heuristic `name`
-/// (see [`NAMES`]); false if the name is unknown.
-pub fn schedule(vcode: &mut VCode, name: &str) -> bool {
-    let pressure = match name {
+/// (see [`NAMES`]; `budget` is the register budget the `budget` heuristic keeps to); false
+/// if the name is unknown.
+pub fn schedule(vcode: &mut VCode, name: &str, budget: u32) -> bool {
+    let mode = match name {
         "none" => return true,
-        "pressure" => true,
-        "critical-path" => false,
+        "pressure" => Mode::Pressure,
+        "critical-path" => Mode::CriticalPath,
+        "budget" => Mode::Budget(i64::from(budget) - BUDGET_SLACK),
         _ => return false,
     };
     // Values used outside the block that defines them never die inside it: the one block
@@ -100,7 +132,7 @@ pub fn schedule(vcode: &mut VCode, name: &str) -> bool {
     for b in 0..vcode.blocks.len() {
         let (start, end) = (vcode.blocks[b].start as usize, vcode.blocks[b].end as usize);
         let insts = vcode.insts[start..end].to_vec();
-        let order = schedule_block(vcode, &insts, b, &use_block, &mut cache, pressure);
+        let order = schedule_block(vcode, &insts, b, &use_block, &mut cache, mode);
         for (k, i) in order.into_iter().enumerate() {
             vcode.insts[start + k] = insts[i].clone();
         }
@@ -161,7 +193,7 @@ fn schedule_block(
     b: usize,
     use_block: &[u32],
     cache: &mut HashMap<Op, Class>,
-    pressure: bool,
+    mode: Mode,
 ) -> Vec<usize> {
     let n = insts.len();
     let classes: Vec<Class> = insts.iter().map(|i| class_of(i, cache)).collect();
@@ -182,14 +214,17 @@ fn schedule_block(
     let mut local: HashMap<VReg, usize> = HashMap::default();
     let mut remaining: Vec<usize> = Vec::new();
     // Per instruction: the width it defines, and per distinct source value its local
-    // number, uses by this instruction, width and whether the value dies in this block.
+    // number, uses by this instruction, width, whether the value dies in this block and
+    // its width in general registers (none for predicates).
     let mut defined = vec![0i64; n];
-    let mut sources: Vec<Vec<(usize, usize, i64, bool)>> = vec![Vec::new(); n];
+    let mut defined_gprs = vec![0i64; n];
+    let mut sources: Vec<Vec<Source>> = vec![Vec::new(); n];
     let dies_here = |v: VReg| matches!(use_block[v.0 as usize], UNUSED) || use_block[v.0 as usize] == b as u32;
     for (i, inst) in insts.iter().enumerate() {
         inst.for_each_reg(|v, def| {
             if def {
                 defined[i] += width(vcode, v);
+                defined_gprs[i] += gprs(vcode, v);
                 return;
             }
             let k = *local.entry(v).or_insert_with(|| {
@@ -199,7 +234,7 @@ fn schedule_block(
             remaining[k] += 1;
             match sources[i].iter_mut().find(|s| s.0 == k) {
                 Some(s) => s.1 += 1,
-                None => sources[i].push((k, 1, width(vcode, v), dies_here(v))),
+                None => sources[i].push((k, 1, width(vcode, v), dies_here(v), gprs(vcode, v))),
             }
         });
     }
@@ -208,30 +243,63 @@ fn schedule_block(
         defined[i]
             - sources[i]
                 .iter()
-                .filter(|&&(k, here, _, dies)| dies && remaining[k] == here)
+                .filter(|&&(k, here, _, dies, _)| dies && remaining[k] == here)
                 .map(|s| s.2)
                 .sum::<i64>()
     };
+    // The general registers it would add.
+    let gpr_delta = |i: usize, remaining: &[usize]| -> i64 {
+        defined_gprs[i]
+            - sources[i]
+                .iter()
+                .filter(|&&(k, here, _, dies, _)| dies && remaining[k] == here)
+                .map(|s| s.4)
+                .sum::<i64>()
+    };
+    // Registers live at the block's start: the values it reads but does not define (values
+    // live through it unread are not seen; `BUDGET_SLACK` stands for them).
+    let mut defined_here = vec![false; remaining.len()];
+    for inst in insts {
+        inst.for_each_reg(|v, def| {
+            if def && let Some(&k) = local.get(&v) {
+                defined_here[k] = true;
+            }
+        });
+    }
+    let mut live: i64 = local
+        .iter()
+        .filter(|&(_, &k)| !defined_here[k])
+        .map(|(&v, _)| gprs(vcode, v))
+        .sum();
     let mut npreds: Vec<usize> = preds.iter().map(Vec::len).collect();
     let mut ready: Vec<usize> = (0..n).filter(|&i| npreds[i] == 0).collect();
     let mut order = Vec::with_capacity(n);
     while !ready.is_empty() {
+        let pressure = match mode {
+            Mode::Pressure => true,
+            Mode::CriticalPath => false,
+            Mode::Budget(budget) => live >= budget,
+        };
         let (pos, &pick) = ready
             .iter()
             .enumerate()
             .max_by_key(|&(_, &i)| {
-                let rank = if pressure {
+                let rank = match (mode, pressure) {
                     // Source order, except that instructions which free registers go first.
-                    let d = delta(i, &remaining);
-                    if d < 0 { -d * 1_000_000 - i as i64 } else { -(i as i64) }
-                } else {
-                    height[i]
+                    (Mode::Pressure, _) => {
+                        let d = delta(i, &remaining);
+                        if d < 0 { -d * 1_000_000 - i as i64 } else { -(i as i64) }
+                    }
+                    // At the budget: the fewest registers added, then the longest chain.
+                    (_, true) => -delta(i, &remaining) * 1_000_000 + height[i],
+                    (_, false) => height[i],
                 };
                 (rank, std::cmp::Reverse(i))
             })
             .expect("ready is not empty");
         ready.swap_remove(pos);
-        for &(k, here, _, _) in &sources[pick] {
+        live += gpr_delta(pick, &remaining);
+        for &(k, here, ..) in &sources[pick] {
             remaining[k] -= here;
         }
         order.push(pick);
