@@ -1,7 +1,8 @@
 //! The check itself: every case compiled by ptxc (and by ptxas when one is given) for the
 //! GPU's architecture, run on the simulator and on the GPU, buffers compared, cycles paired.
 //!
-//! Cycles on the GPU come from CUDA events around `repeat` back-to-back launches (see
+//! Cycles on the GPU come from CUDA events around each of `repeat` launches, every one on
+//! freshly copied inputs (see
 //! `docs/HW_CHECK.md`); both sides are taken net of an empty kernel's launch, so the fixed
 //! launch cost the events include does not swamp small kernels.
 
