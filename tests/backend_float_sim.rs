@@ -20,6 +20,8 @@ enum Inputs {
     Int(u32),
     /// Pairs of f16 values (edge cases and random ones) in 32 bits.
     Half2,
+    /// f64 values around 2^-126, where `cvt.ftz.f32.f64` decides whether to flush.
+    NearMinNormal32,
 }
 
 /// The operations: PTX body, input and output types, inputs, comparison.
@@ -102,11 +104,16 @@ fn ops() -> Vec<(String, &'static str, &'static str, Inputs, Compare)> {
         Inputs::F64,
         Compare::Bits,
     );
+    for m in ["rn", "rz", "rm", "rp"] {
+        let body = format!("cvt.{m}.ftz.f32.f64 %d, %a;");
+        add(body.clone(), "f64", "f32", Inputs::F64, Compare::Bits);
+        add(body, "f64", "f32", Inputs::NearMinNormal32, Compare::Bits);
+    }
     add(
-        "cvt.rz.ftz.f32.f64 %d, %a;".into(),
+        "cvt.rn.ftz.sat.f32.f64 %d, %a;".into(),
         "f64",
         "f32",
-        Inputs::F64,
+        Inputs::NearMinNormal32,
         Compare::Bits,
     );
     add("cvt.f64.f32 %d, %a;".into(), "f32", "f64", Inputs::F32, Compare::Bits);
@@ -216,6 +223,20 @@ fn inputs(kind: Inputs) -> Vec<[u64; 3]> {
         Inputs::F32 => pairs(&f32_edges(), 1500, random_f32),
         Inputs::F64 => pairs(&f64_edges(), 1500, random_f64),
         Inputs::Moderate32 => pairs(&[], 1500, moderate_f32),
+        Inputs::NearMinNormal32 => {
+            // 2^-126, 2^-126 - 2^-150 (24 bits) and 2^-126 - 2^-151 (their midpoint), a few
+            // f64 units either side, both signs; then random values within 2^-150 of 2^-126.
+            let bases = [0x3810_0000_0000_0000u64, 0x380f_ffff_e000_0000, 0x380f_ffff_f000_0000];
+            let edges: Vec<u64> = bases
+                .iter()
+                .flat_map(|&b| [b - 2, b - 1, b, b + 1, b + 2])
+                .flat_map(|x| [x, x | 1 << 63])
+                .collect();
+            pairs(&edges, 1500, |r| {
+                let x = 0x380f_ffff_c000_0000 + (r.next() & 0x7fff_ffff);
+                x | (r.next() & 1) << 63
+            })
+        }
         Inputs::Half2 => {
             let edges = [
                 0u64, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 1, 0x3ff, 0x400, 0x7bff, 0x3555,

@@ -32,6 +32,9 @@ pub struct Options {
     pub results: Option<PathBuf>,
     /// Worker threads.
     pub jobs: usize,
+    /// Programs a worker checks together, one ptxas process per PTX version among them
+    /// ([`crate::batch`]); 1 checks each program alone.
+    pub batch: usize,
     /// Where shrunk cases go (None: no shrinking).
     pub out: Option<PathBuf>,
     /// Cases shrunk per mismatch signature.
@@ -144,9 +147,20 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary, St
         for j in 0..opts.jobs.max(1) {
             let (tx, next, seeds) = (tx.clone(), &next, &seeds);
             let engines = Engines::new(opts.ptxas.clone(), &opts.scratch.join(format!("job{j}")));
+            let batch = opts.batch.max(1);
             s.spawn(move || {
-                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    if tx.send((seed, check_seed(&engines, seed, opts.generator))).is_err() {
+                loop {
+                    let first = next.fetch_add(batch, Ordering::Relaxed).min(seeds.len());
+                    let chunk = &seeds[first..(first + batch).min(seeds.len())];
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    let checked = if batch == 1 {
+                        vec![(chunk[0], check_seed(&engines, chunk[0], opts.generator))]
+                    } else {
+                        crate::batch::check_seeds(&engines, chunk, opts.generator)
+                    };
+                    if checked.into_iter().any(|r| tx.send(r).is_err()) {
                         break;
                     }
                 }

@@ -21,7 +21,12 @@ pub struct Outcomes {
 /// Runs `ptx` on `launch` with every engine. When ptxas rejects the PTX the other engines
 /// are not run (the program is the generator's fault); when it crashes they are.
 pub fn run(engines: &Engines, ptx: &str, launch: &Launch) -> Outcomes {
-    let ptxas = engines.ptxas(ptx, launch);
+    run_with(engines, ptx, launch, engines.ptxas(ptx, launch))
+}
+
+/// Like [`run`], with ptxas's outcome already known (from a module of many kernels,
+/// [`crate::batch`]).
+pub fn run_with(engines: &Engines, ptx: &str, launch: &Launch, ptxas: Option<Outcome>) -> Outcomes {
     if let Some(o @ Outcome::CompileError(e)) = &ptxas
         && !e.starts_with(crate::engines::CRASH)
     {
@@ -49,7 +54,15 @@ pub fn check(engines: &Engines, ptx: &str, launch: &Launch, facts: Option<&Facts
 /// Runs, compares and explains a generated case.
 pub fn check_case(engines: &Engines, case: &Case) -> Verdict {
     let ptx = print::to_ptx(&case.program);
+    let launch = Launch::of(case);
+    check_case_with(engines, case, engines.ptxas(&ptx, &launch))
+}
+
+/// Like [`check_case`], with ptxas's outcome already known.
+pub fn check_case_with(engines: &Engines, case: &Case, ptxas: Option<Outcome>) -> Verdict {
+    let ptx = print::to_ptx(&case.program);
     let facts = Facts::of(&case.program);
-    let all = check(engines, &ptx, &Launch::of(case), Some(&facts));
+    let o = run_with(engines, &ptx, &Launch::of(case), ptxas);
+    let all = compare::compare(Some(&facts), &o.mir, &o.ptxc, o.ptxas.as_ref());
     classify::classify(Some(&facts), all)
 }

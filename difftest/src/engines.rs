@@ -132,9 +132,14 @@ impl Engines {
     pub fn ptxas(&self, ptx: &str, l: &Launch) -> Option<Outcome> {
         let ptxas = self.ptxas.as_ref()?;
         Some(match self.ptxas_cubin(ptxas, ptx) {
-            Ok(cubin) => guarded(|| run_cubin(&cubin, l, &self.config)),
+            Ok(cubin) => self.kernel(&cubin, Program::KERNEL, l),
             Err(e) => Outcome::CompileError(e),
         })
+    }
+
+    /// Kernel `name` of a compiled module on the timed simulator.
+    pub fn kernel(&self, cubin: &[u8], name: &str, l: &Launch) -> Outcome {
+        guarded(|| run_kernel(cubin, name, l, &self.config))
     }
 
     /// Runs `ptxas -arch=sm_75 -O3` on `ptx`.
@@ -213,8 +218,13 @@ fn dims(l: &Launch) -> LaunchDims {
     }
 }
 
-/// Runs a cubin on the timed simulator.
+/// Runs a cubin's kernel [`Program::KERNEL`] on the timed simulator.
 pub fn run_cubin(cubin: &[u8], l: &Launch, config: &Config) -> Outcome {
+    run_kernel(cubin, Program::KERNEL, l, config)
+}
+
+/// Runs kernel `name` of a cubin on the timed simulator.
+pub fn run_kernel(cubin: &[u8], name: &str, l: &Launch, config: &Config) -> Outcome {
     let mut dev = Device::new(config.clone());
     let module = match dev.load(cubin) {
         Ok(m) => m,
@@ -224,7 +234,7 @@ pub fn run_cubin(cubin: &[u8], l: &Launch, config: &Config) -> Outcome {
         Ok(x) => x,
         Err(e) => return Outcome::RunError(e),
     };
-    let stats = match dev.launch_with(&module, Program::KERNEL, &dims(l), &params(a, b), Engine::Timed, None) {
+    let stats = match dev.launch_with(&module, name, &dims(l), &params(a, b), Engine::Timed, None) {
         Ok(s) => s,
         Err(e) => return Outcome::RunError(e.to_string()),
     };

@@ -3,12 +3,13 @@
 //! [`engines`] runs each on the MIR interpreter, on ptxc's cubin and on ptxas's cubin (both on
 //! the timed simulator); [`compare`] classifies the disagreements by which pair differs, and
 //! [`known`] lists the accepted semantic differences and the open issues that explain
-//! mismatches; [`check`] puts one run together; [`campaign`] checks many programs; [`shrink`]
+//! mismatches; [`check`] puts one run together; [`campaign`] checks many programs ([`batch`]: many kernels to a ptxas process); [`shrink`]
 //! reduces a failing program while the same mismatch persists and [`case`] writes it as a
 //! regression case, which [`regress`] checks. [`rng`] is the seeded generator behind it all.
 
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod campaign;
 pub mod case;
 pub mod check;

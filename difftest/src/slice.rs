@@ -222,8 +222,19 @@ impl Analysis {
     }
 
     fn stmts(&mut self, p: &Program, body: &[Stmt], st: &mut State, ctx: &Ctx, at: &mut Cursor) {
+        let mut ctx = ctx.clone();
         for s in body {
-            self.stmt(p, s, st, ctx, at);
+            self.stmt(p, s, st, &ctx, at);
+            // The statements after a guarded break or continue run only where it was not
+            // taken: where the predicate is `neg`.
+            if let Stmt::Exit {
+                cond: (neg, r), level, ..
+            } = s
+                && usize::from(*level) < ctx.loops.len()
+            {
+                let version = self.versions.get(r).copied().unwrap_or(0);
+                ctx.path.push((*r, *neg, version));
+            }
         }
     }
 
@@ -652,6 +663,41 @@ mod tests {
             else_: Vec::new(),
         };
         let a = Analysis::of(&program(vec![rewrite]));
+        assert!(!a.whole().has_unreachable(|i| i.op == "not.b32"));
+    }
+
+    #[test]
+    fn code_after_a_contradicting_exit_is_unreachable() {
+        let (r0, p0, p1) = (r(Class::B32, 0), r(Class::Pred, 0), r(Class::Pred, 1));
+        let exit = |neg, p| Stmt::Exit {
+            cond: (neg, p),
+            level: 0,
+            kind: crate::program::ExitKind::Continue,
+        };
+        let guarded = |p| Stmt::If {
+            cond: (false, p),
+            then_: vec![inst("not.b32", r0, vec![reg(r0)])],
+            else_: Vec::new(),
+        };
+        let looped = |body| {
+            program(vec![Stmt::Loop {
+                count: LoopCount::Const(2),
+                top_test: true,
+                body,
+            }])
+        };
+        // `@p0 continue; @!p0 bra L; not; L:` (the printer's form of a guarded `if !p0`).
+        let p = looped(vec![exit(false, p0), guarded(p0)]);
+        let a = Analysis::of(&p);
+        assert!(a.whole().has_unreachable(|i| i.op == "not.b32"));
+        // Another predicate, or p0 written after the exit: reachable.
+        let a = Analysis::of(&looped(vec![exit(false, p1), guarded(p0)]));
+        assert!(!a.whole().has_unreachable(|i| i.op == "not.b32"));
+        let rewrite = inst("not.pred", p0, vec![reg(p0)]);
+        let a = Analysis::of(&looped(vec![exit(false, p0), rewrite, guarded(p0)]));
+        assert!(!a.whole().has_unreachable(|i| i.op == "not.b32"));
+        // An exit with no loop around it does nothing.
+        let a = Analysis::of(&program(vec![exit(false, p0), guarded(p0)]));
         assert!(!a.whole().has_unreachable(|i| i.op == "not.b32"));
     }
 

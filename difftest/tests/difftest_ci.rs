@@ -33,6 +33,7 @@ fn fixed_seed_batch_has_no_unexplained_mismatch() {
         shard: Shard::ALL,
         results: None,
         jobs: 1,
+        batch: 50,
         out: None,
         shrink_per_signature: 0,
         limits: Limits::default(),

@@ -48,6 +48,24 @@ pub fn div_ftz(a: u64, b: u64, f: Format, r: Rounding) -> u64 {
     div(a, b, f, r)
 }
 
+/// `a` converted from `from` to the narrower `to` with rounding `r` and `.ftz`
+/// (`cvt.RND.ftz.f32.f64`): a signed zero when the result is tiny after rounding with an
+/// unbounded exponent (IEEE 754's tininess after rounding, as in [`div_ftz`]), else the plain
+/// conversion. ptxas 13.5 compiles it so: `F2F.F32.F64` and a compare of `|a|` with one
+/// threshold per rounding direction (2^-126 - 2^-151 to nearest, 2^-126 toward zero, just
+/// above 2^-126 - 2^-150 away from zero), then `FMUL` by 2^-126 to a signed zero. Flushing the
+/// result rounded on the subnormal grid would keep 2^-126 for `a` in
+/// [2^-126 - 2^-150, 2^-126 - 2^-151).
+pub fn convert_ftz(a: u64, from: Format, to: Format, r: Rounding) -> u64 {
+    let a = flush(a, from);
+    if let Class::Finite(x) = classify(a, from)
+        && tiny_after_rounding(x, to, r)
+    {
+        return to.zero(x.neg);
+    }
+    crate::convert::convert(a, from, to, r)
+}
+
 /// The smaller of `a` and `b` (PTX `min`, SASS FMNMX/HMNMX2 and `fminf`): a NaN operand
 /// yields the other operand, two NaNs the canonical NaN, and -0 is below +0.
 pub fn min(a: u64, b: u64, f: Format) -> u64 {

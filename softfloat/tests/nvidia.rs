@@ -3,8 +3,8 @@
 
 use ptxc_softfloat::nvidia::{nan_to_int, nan_to_zero};
 use ptxc_softfloat::{
-    BF16, F16, F32, F64, Format, IntType, Rounding, TF32, add, canonicalize, convert, div, div_ftz, flush, fma, max,
-    min, mul, round_to_integral, saturate, sqrt, sub,
+    BF16, F16, F32, F64, Format, IntType, Rounding, TF32, add, canonicalize, convert, convert_ftz, div, div_ftz, flush,
+    fma, max, min, mul, round_to_integral, saturate, sqrt, sub,
 };
 
 const FORMATS: [Format; 5] = [F16, BF16, TF32, F32, F64];
@@ -128,4 +128,33 @@ fn nan_to_integer() {
     assert_eq!(nan_to_int(s32, false), i32::MIN as i128);
     assert_eq!(nan_to_int(u32_, false), 1 << 31);
     assert_eq!(nan_to_int(s64, false), i64::MIN as i128);
+}
+
+/// `cvt.RND.ftz.f32.f64` flushes a result that is tiny after rounding with an unbounded
+/// exponent: the thresholds of ptxas 13.5's code (F2F.F32.F64, DSETP of |x| against
+/// 0x380ffffff0000000 to nearest, 2^-126 toward zero, 0x380fffffe0000001 away from zero).
+#[test]
+fn narrowing_conversion_flushes_tiny_after_rounding() {
+    let c = |x: u64, r| convert_ftz(x, F64, F32, r);
+    let min_normal = 0x3810_0000_0000_0000u64; // 2^-126
+    let nearest = 0x380f_ffff_f000_0000u64; // 2^-126 - 2^-151: a tie, rounds up to 2^-126
+    let away = 0x380f_ffff_e000_0000u64; // 2^-126 - 2^-150: exactly 24 bits
+    assert_eq!(c(nearest, Rounding::Rn), 0x0080_0000);
+    assert_eq!(c(nearest - 1, Rounding::Rn), 0);
+    assert_eq!(c((nearest - 1) | 1 << 63, Rounding::Rn), 1 << 31);
+    // On the subnormal grid these round to 2^-126 without the flush.
+    assert_eq!(convert(nearest - 1, F64, F32, Rounding::Rn), 0x0080_0000);
+    assert_eq!(convert(away, F64, F32, Rounding::Rn), 0x0080_0000);
+    assert_eq!(c(away, Rounding::Rn), 0);
+    assert_eq!(c(away, Rounding::Rp), 0);
+    assert_eq!(c(away + 1, Rounding::Rp), 0x0080_0000);
+    assert_eq!(c((away + 1) | 1 << 63, Rounding::Rm), 0x8080_0000);
+    assert_eq!(c((away + 1) | 1 << 63, Rounding::Rp), 1 << 31);
+    assert_eq!(c(min_normal - 1, Rounding::Rz), 0);
+    assert_eq!(c(min_normal, Rounding::Rz), 0x0080_0000);
+    // Subnormal inputs and results of the usual size are flushed; NaN and infinity pass.
+    assert_eq!(c(1, Rounding::Rn), 0);
+    assert_eq!(c(0x3690_0000_0000_0000, Rounding::Rn), 0);
+    assert_eq!(c(F64.inf(true), Rounding::Rn), F32.inf(true));
+    assert!(F32.is_nan(c(F64.canonical_nan(), Rounding::Rn)));
 }

@@ -15,6 +15,7 @@
 //! - `intdiv`: integer division and remainder;
 //! - `f64bits`: f64 `min`/`max`, `testp` and saturation on compares and selects;
 //! - `intsat`: saturating integer conversions with a 64-bit side;
+//! - `cvtftz`: `cvt.ftz.f32.f64` (flushed when tiny after rounding, as ptxas does);
 //! - `atomics`: float additions in shared memory (a compare-and-swap loop);
 //! - `bitfield64`: 64-bit bit-field extract and insert;
 //! - `subnormal` (shared by the f64 slow paths): exact scaling of a result computed in a
@@ -25,6 +26,7 @@ mod atomics;
 mod bitfield64;
 mod builder;
 mod contract;
+mod cvtftz;
 mod f64bits;
 mod fdiv32;
 mod fp64;
@@ -58,6 +60,7 @@ const EXPANSIONS: &[Expand] = &[
     approx::expand,
     atomics::expand,
     bitfield64::expand,
+    cvtftz::expand,
     f64bits::expand,
     fdiv32::expand,
     fp64::expand,

@@ -42,6 +42,10 @@ struct Args {
     /// Worker threads.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+    /// Programs each worker checks together: ptxas compiles those of one PTX version as one
+    /// module (kernels named for their seeds); 1 starts ptxas once per program.
+    #[arg(long, default_value_t = 64)]
+    batch: usize,
     /// Failures shrunk per mismatch signature.
     #[arg(long, default_value_t = 2)]
     shrink_per_signature: usize,
@@ -132,6 +136,7 @@ fn main() {
             shard,
             results: args.results.clone(),
             jobs: args.jobs,
+            batch: args.batch,
             out: args.out.clone(),
             shrink_per_signature: args.shrink_per_signature,
             limits: Limits {

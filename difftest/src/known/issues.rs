@@ -6,6 +6,7 @@ use super::{Component, Evidence, How, Issue, Sign};
 use crate::compare::Kind;
 use crate::program::Inst;
 use crate::program::opcode::{family, has, parts};
+use crate::slice::Slice;
 
 /// A wrapping 32-bit add or sub of an immediate (`.cc` or not).
 fn wrapping_add_imm(i: &Inst) -> bool {
@@ -19,6 +20,15 @@ fn constant_bank_sreg(i: &Inst) -> bool {
     i.srcs.iter().any(|s| {
         matches!(&s.op, crate::program::Operand::Fixed(r) if r.starts_with("%n") && (!r.ends_with(".x") || r == "%nctaid.x"))
     })
+}
+
+/// `ptxas-sat-f16`: a saturating conversion to s16/u16 feeding a saturating conversion of
+/// f16 to f32 or f64.
+fn sat_s16_into_sat_f16(w: &Slice) -> bool {
+    w.feeds(
+        |i| ops::is_sat_cvt(i) && ops::cvt_to(i, &["s16", "u16"]),
+        |i| ops::is_sat_cvt(i) && ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]),
+    )
 }
 
 /// The open issues.
@@ -73,14 +83,20 @@ pub static ISSUES: &[Issue] = &[
     Issue {
         id: "ptxas-crash",
         component: Component::Ptxas,
-        summary: "ptxas 13.5 crashes (SIGSEGV) on some programs with atomics in unreachable blocks\n\
+        summary: "ptxas 13.5 crashes (SIGSEGV) on some programs with an unreachable block and an atomic\n\
                   Reductions (`red`) and atomics (`atom`, seed 334) alike. For example `@%p0 bra L2; @!%p0 bra L4; red.global.min.u32 [a], 0; L4: L2: \
-                  red.global.max.u64 [a+8], 0;` (tests/difftest/ptxas_crash.ptx). The interpreter and \
-                  ptxc are still compared.",
+                  red.global.max.u64 [a+8], 0;` (tests/difftest/ptxas_crash.ptx). The atomic need not be in the \
+                  unreachable block: `@%p0 bra L2; @!%p0 bra L4; shl.b64 rd0, 0, 0; L4: L2: red.shared.max.s64 \
+                  [xacc], 0;` crashes too (seed 14542 of the issue-25 campaign, shrunk); the block may also follow \
+                  a guarded `continue` whose predicate contradicts its branch (seeds 9713, 14718). The \
+                  interpreter and ptxc are still compared.",
         case: "ptxas_crash",
         shows: &[Sign {
             kind: Kind::OracleCrash,
-            how: How::Message(&["SIGSEGV"], Some(|w| w.has_unreachable(ops::atomic))),
+            how: How::Message(
+                &["SIGSEGV"],
+                Some(|w| w.has_unreachable(|_| true) && w.has(ops::atomic)),
+            ),
         }],
         avoid: None,
         evidence: Evidence::Sass,
@@ -194,17 +210,21 @@ pub static ISSUES: &[Issue] = &[
                   HADD2.F32 R9, R7.H0_H0, -RZ.H0_H0` (alone, cvt.sat.f32.f16 is HADD2.F32.SAT), and \
                   cvt.sat.f64.f16 becomes a bare `F2F.F64.F16`: the integer saturation says nothing about the f16 \
                   value, so 0x7fff (NaN) gives NaN and 0x8000 (-0) gives -0 where the PTX clamps both to 0. \
-                  Seeds 707446, 707501, 709159. A value mismatch (M = C != P).",
+                  Seeds 707446, 707501, 709159. A value mismatch (M = C != P); the -0 also shows as \
+                  ptxc != ptxas (seed 10263 of the issue-25 campaign).",
         case: "ptxas_sat_f16",
-        shows: &[Sign {
-            kind: Kind::OracleDiffers,
-            how: How::Word(|w| {
-                w.feeds(
-                    |i| ops::is_sat_cvt(i) && ops::cvt_to(i, &["s16", "u16"]),
-                    |i| ops::is_sat_cvt(i) && ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]),
-                )
-            }),
-        }],
+        // The -0 of h0 = 0x8000 is a sign difference the interpreter's rule for saturated zeros
+        // accepts, so that word shows as the compilers differing (seed 10263).
+        shows: &[
+            Sign {
+                kind: Kind::OracleDiffers,
+                how: How::Word(sat_s16_into_sat_f16),
+            },
+            Sign {
+                kind: Kind::CompilersDiffer,
+                how: How::Word(sat_s16_into_sat_f16),
+            },
+        ],
         avoid: None,
         evidence: Evidence::Sass,
         expected: "cvt.sat.f32.f16 clamps to [0.0, 1.0] and flushes NaN to +0 (PTX, cvt: .sat on a float destination): h0 = 0x7fff (NaN) and 0x8000 (-0) both give +0. ptxas drops the .sat and stores NaN and -0.",
@@ -244,8 +264,12 @@ pub static ISSUES: &[Issue] = &[
                   mad.hi.sat.s32). When the count reaches 0 before the retrying threads pass, they \
                   decrement it past 0 and loop about 2^32 times: the simulator's instruction limit \
                   (seeds 703332, 703604, 706681: `UMOV UR4, URZ` then `ISETP.NE.U32.AND P0, PT, RZ, UR4, \
-                  PT; UIADD3 UR4, UR4, -0x1, URZ; @!P0 BREAK B1`). A value mismatch (M = C != P) or a \
-                  fault of ptxas's cubin.",
+                  PT; UIADD3 UR4, UR4, -0x1, URZ; @!P0 BREAK B1`). The threads whose CAS succeeded also \
+                  reach a barrier or leave the loop while the others wait at the retry's BSYNC: a \
+                  deadlock (issue-25 campaign seed 2356: `BAR.SYNC 0x0` after the CAS with 33 of 64 threads, \
+                  the rest at `BSYNC B1`; seed 9946: `@!P4 BRA` out of the retry's `BSSY B0` region \
+                  without BREAK, then `BSYNC B1`). A value mismatch (M = C != P) or a fault of ptxas's \
+                  cubin (the instruction limit, or a barrier deadlock).",
         case: "ptxas_shared_cas_loop",
         shows: &[
             Sign {
@@ -255,14 +279,14 @@ pub static ISSUES: &[Issue] = &[
             Sign {
                 kind: Kind::PtxasFault,
                 how: How::Message(
-                    &["instruction limit of"],
+                    &["instruction limit of", "barrier deadlock"],
                     Some(|w| w.in_loop_with(ops::shared_atomic64)),
                 ),
             },
         ],
         avoid: None,
         evidence: Evidence::Model(
-            "the simulator's model of a uniform register under divergence: ptxas keeps the loop's trip count in UR4 and decrements it with UIADD3 on the path that only the threads whose CAS succeeded take; the simulator gives a warp one uniform register file shared by all its threads, so the threads still retrying their CAS see the count already decremented. What hardware does with a uniform register written by a subset of a divergent warp is not documented",
+            "the simulator's model of a uniform register under divergence: ptxas keeps the loop's trip count in UR4 and decrements it with UIADD3 on the path that only the threads whose CAS succeeded take; the simulator gives a warp one uniform register file shared by all its threads, so the threads still retrying their CAS see the count already decremented. What hardware does with a uniform register written by a subset of a divergent warp is not documented. The deadlocks rest on the simulator's model of BSSY/BSYNC (a thread waits at BSYNC until every thread of the barrier's mask that has not exited or left it by BREAK arrives) and of BAR.SYNC (counts threads)",
         ),
         expected: "Every thread runs the loop body its trip count times (4 in the case): f1 is the body's result after 4 trips for every thread. On the simulator, ptxas's threads whose CAS failed run the body one time fewer.",
     },
@@ -309,6 +333,29 @@ pub static ISSUES: &[Issue] = &[
         expected: "neg.s16 of -32768 is -32768 (wrap-around), and cvt.sat.s8.s16 clamps it to -128. ptxas negates in 32 bits (32768) and clamps to 127.",
     },
     Issue {
+        id: "ptxas-neg16-reneg",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 negates a guarded neg.s16 result a second time before a 16-bit comparison\n\
+                  `@%p0 bra L; neg.s16 h0, h0; set.lt.u32.s16 r0, h0, 0; L:` becomes `@!P0 IMAD.MOV R4, RZ, RZ, \
+                  -R4; @!P0 PRMT R9, R4, 0x7710, RZ` (h0 = -h, stored) and then `@!P0 PRMT R4, R9, 0x9910, RZ; \
+                  @!P0 IADD3 R4, RZ, -R4, RZ; @!P0 PRMT R4, R4, 0x9910, RZ; @!P0 ISETP.LT.AND P1, PT, R4, RZ`: \
+                  the comparison tests -h0 = h, not h0. Seed 4682 of the issue-25 campaign \
+                  (--avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_neg16_reneg",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| i.op == "neg.s16",
+                    |i| matches!(family(i), "set" | "setp") && has(i, "s16"),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "h0 = neg.s16 of 0x4100 is -16640 and set.lt.u32.s16 r0, h0, 0 gives 0xffffffff. ptxas compares the negation of the stored h0 (R9), 16640, and gives 0.",
+    },
+    Issue {
         id: "ptxas-mulhi-subcc-zero",
         component: Component::Ptxas,
         summary: "ptxas 13.5 folds `sub.cc` of a `mul.hi.u32` into IMAD.HI adding the negated subtrahend\n\
@@ -346,17 +393,20 @@ pub static ISSUES: &[Issue] = &[
     Issue {
         id: "ptxas-cvt-f16-narrow-guarded",
         component: Component::Ptxas,
-        summary: "ptxas 13.5 writes only the low 16 bits of a guarded narrow cvt from f16 into a 32-bit register\n\
+        summary: "ptxas 13.5 writes only the low 16 bits of a guarded narrow cvt from f16 or f32 into a 32-bit register\n\
                   `@!p0 bra L; @p0 cvt.rmi.s8.f16 r1, h0;` becomes `F2I.S8.F16.FLOOR.NTZ R7, R7; PRMT R11, R7, \
                   0x7610, R11`, keeping r1's old upper half where PTX sign-extends (zero-extends for u8/u16) the \
                   result to the register: -128 gives 0x0000ff80 instead of 0xffffff80. The same with .u8 and .s16 \
-                  destinations; unguarded, or from an f32 source, the F2I writes R11 directly. Seed 1107459. A value \
-                  mismatch (M = C != P).",
+                  destinations; unguarded, the F2I writes R11 directly. Seed 1107459. From f32 too: `@!%p0 bra L; \
+                  @%p0 cvt.rni.u8.f32 r2, f0;` becomes `F2I.U8.NTZ R13, R13; PRMT R17, R13, 0x7610, R17` and r2 = \
+                  0x4d1b0000 where it is 0 (seed 6676 of the issue-25 campaign). A value mismatch (M = C != P).",
         case: "ptxas_cvt_f16_narrow_guarded",
         shows: &[Sign {
             kind: Kind::OracleDiffers,
             how: How::Word(|w| {
-                w.has(|i| ops::is_cvt(i) && i.guard.is_some() && ops::cvt_from(i, &["f16"]) && ops::has_narrow_int(i))
+                w.has(|i| {
+                    ops::is_cvt(i) && i.guard.is_some() && ops::cvt_from(i, &["f16", "f32"]) && ops::has_narrow_int(i)
+                })
             }),
         }],
         avoid: None,
@@ -627,6 +677,55 @@ pub static ISSUES: &[Issue] = &[
         evidence: Evidence::Sass,
         expected: "sad.u16 h1, h0, 1, 0 is |h0 - 1| + 0 on 16-bit values: h0 = 0 gives h1 = 1. ptxas's VABSDIFF.U32 \
                    reads R13 = 0x40900000 | h0 and stores the low half of 0x408fffff, 0xffff.",
+    },
+    Issue {
+        id: "ptxas-s16-stale-high",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 computes signed 16-bit max and shr in 32 bits over a register whose upper half is stale\n\
+                  `cvt.rzi.s16.f32 h1, f2; ...; shr.s16 h0, h1, r0;` becomes `F2I.S16.TRUNC.NTZ R24, R19; PRMT R29, \
+                  R24, 0x7610, R29; SHF.R.S32.HI R22, RZ, R22, R29`: the PRMT keeps R29's upper half (a row size, \
+                  0), so h1 = -1 shifts as 0x0000ffff and gives 0 for 16 and more. Likewise `cvt.rzi.sat.s8.f16 h0, \
+                  h0; max.s16 h1, h0, 31;` becomes `F2I.S8.F16.TRUNC.NTZ R22, R24; PRMT R28, R22, 0x7610, R28; \
+                  IMNMX R30, R28, 0x1f, !PT` over R28's stale upper half: h0 = 0 gives 0, not 31. Seeds 16324 and \
+                  4448 of the issue-25 campaign (--avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_s16_stale_high",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::is_cvt(i) && ops::cvt_to(i, &ops::NARROW_INTS),
+                    |i| matches!(family(i), "max" | "min" | "shr") && has(i, "s16"),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "shr.s16 and max.s16 work on the 16-bit value: shr.s16 of h1 = -1 (0xffff) is 0xffff for every shift, and max.s16 of h0 = 0 and 31 is 31. ptxas's SHF.R.S32.HI and IMNMX read the whole 32-bit register, whose upper half the PRMT merge left stale (not the sign extension), and store 0.",
+    },
+    Issue {
+        id: "ptxas-clz-addsat-fold",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds the 31 of clz into the constant of a saturating add and tests the overflow of the wrong sum\n\
+                  `clz.b32 r1, r2; add.sat.s32 r1, r1, 2147483647;` becomes `FLO.U32 R4, R31; IADD3 R11, -R4, \
+                  -0x7fffffe2, RZ; PLOP3.LUT P0, PT, R4.SIGN, c[0x2][0x0].SIGN, R11.SIGN, 0x20, 0x0; PLOP3.LUT P4, PT, \
+                  R4.SIGN, c[0x2][0x0].SIGN, R11.SIGN, 0x4, 0x0; SEL R11, R11, 0x7fffffff, !P0; SEL R13, R11, \
+                  0x80000000, !P4` with c[0x2][0x0] = 0x8000001e: the overflow tests take the operands -FLO and \
+                  0x8000001e (negative), not clz and 0x7fffffff, so P0 never holds and clz + 0x7fffffff wraps \
+                  (0x80000000 .. 0x8000001f) instead of saturating to 0x7fffffff. Seed 14352 of the issue-25 \
+                  campaign (--avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_clz_addsat_fold",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| family(i) == "clz",
+                    |i| matches!(family(i), "add" | "sub") && has(i, "sat"),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "clz.b32 of a nonzero r2 is 0..31 and clz + 2147483647 overflows for clz >= 1: add.sat.s32 gives 0x7fffffff. ptxas's P0 needs c[0x2][0x0] non-negative, which 0x8000001e is not, and its P4 needs R11 non-negative, so it stores the wrapped sum 0x8000001e - FLO.",
     },
     Issue {
         id: "ptxas-abs-sat-zero",

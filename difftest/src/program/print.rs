@@ -17,10 +17,27 @@ pub const LOCAL_SLOT: &str = "xloc";
 /// Deepest loop nesting the printer declares counters for.
 pub const MAX_LOOP_DEPTH: usize = 4;
 
-/// The PTX text of `p`.
+/// The PTX text of `p`: a module with the one kernel [`Program::KERNEL`].
 pub fn to_ptx(p: &Program) -> String {
+    let mut out = module_header(p.version);
+    out.push_str(&entry(p, Program::KERNEL));
+    out
+}
+
+/// The directives that open a module of PTX version `version` for sm_75.
+pub fn module_header(version: (u8, u8)) -> String {
+    format!(
+        ".version {}.{}\n.target sm_75\n.address_size 64\n\n",
+        version.0, version.1
+    )
+}
+
+/// The kernel of `p` named `name` (without the module's directives), so that several
+/// programs of one PTX version can share a module.
+pub fn entry(p: &Program, name: &str) -> String {
     let mut w = Printer {
         p,
+        name,
         out: String::new(),
         labels: 0,
         loops: Vec::new(),
@@ -34,6 +51,8 @@ pub fn to_ptx(p: &Program) -> String {
 
 struct Printer<'a> {
     p: &'a Program,
+    /// The kernel's name.
+    name: &'a str,
     out: String,
     labels: u32,
     /// The loops around the statement printed: (continue label, end label), innermost last.
@@ -49,11 +68,10 @@ impl Printer<'_> {
 
     fn header(&mut self) {
         let p = self.p;
-        let k = Program::KERNEL;
+        let k = self.name;
         let _ = write!(
             self.out,
-            ".version {}.{}\n.target sm_75\n.address_size 64\n\n.visible .entry {k}(\n\t.param .u64 {k}_in,\n\t.param .u64 {k}_out\n)\n{{\n",
-            p.version.0, p.version.1
+            ".visible .entry {k}(\n\t.param .u64 {k}_in,\n\t.param .u64 {k}_out\n)\n{{\n"
         );
         for c in Class::ALL {
             let n = p.pools[c.slot()];
@@ -82,7 +100,7 @@ impl Printer<'_> {
 
     fn prologue(&mut self) {
         let p = self.p;
-        let k = Program::KERNEL;
+        let k = self.name;
         self.line(&format!("ld.param.u64 %xin, [{k}_in];"));
         self.line(&format!("ld.param.u64 %xout, [{k}_out];"));
         self.line("cvta.to.global.u64 %xin, %xin;");

@@ -199,6 +199,9 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
             let a = pre(a, ff, f32_only(from));
             let v = if ff == tf {
                 sf::canonicalize(a, ff)
+            } else if m.ftz && to == Type::F32 && from == Type::F64 {
+                // Flushed when tiny after rounding with an unbounded exponent (ptxas's rule).
+                sf::convert_ftz(a, ff, tf, rounding(info.rnd, Rounding::Rn))
             } else {
                 sf::convert(a, ff, tf, rounding(info.rnd, Rounding::Rn))
             };
