@@ -9,10 +9,12 @@ mod compare;
 mod context;
 mod convert;
 mod float;
+mod fragment;
 mod memory;
 pub mod ssa;
 mod tensor;
 mod warp;
+mod wmma;
 
 use crate::ir::{Function, KernelParam, Module};
 use context::Lowerer;
