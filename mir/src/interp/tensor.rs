@@ -126,7 +126,7 @@ pub fn mma_884(flags: u64, lane: u32, regs: &dyn Fn(u32) -> Option<Vec<u64>>) ->
             Ok(if d32 { convert(c, F16, F32, Rounding::Rn) } else { c })
         }
     };
-    let mut out = vec![0u64; if d32 { 8 } else { 4 }];
+    let mut elems = Vec::with_capacity(8);
     for i in 0..8 {
         let (row, col) = if d32 {
             ((l & 1) + (i & 2) + hi, (i & 4) + (l & 2) + (i & 1))
@@ -135,16 +135,15 @@ pub fn mma_884(flags: u64, lane: u32, regs: &dyn Fn(u32) -> Option<Vec<u64>>) ->
         };
         let mut av = [0u64; 4];
         let mut bv = [0u64; 4];
-        for k in 0..4 {
-            av[k] = a_at(row, k)?;
-            bv[k] = b_at(k, col)?;
+        for (k, (x, y)) in av.iter_mut().zip(bv.iter_mut()).enumerate() {
+            *x = a_at(row, k)?;
+            *y = b_at(k, col)?;
         }
-        let r = ptxc_softfloat::tensor::hmma_dot(&av, &bv, c_at(row, col)?, acc);
-        if d32 {
-            out[i] = r;
-        } else {
-            out[i / 2] |= r << (16 * (i % 2));
-        }
+        elems.push(ptxc_softfloat::tensor::hmma_dot(&av, &bv, c_at(row, col)?, acc));
     }
-    Ok(out)
+    Ok(if d32 {
+        elems
+    } else {
+        elems.chunks(2).map(|p| p[0] | p[1] << 16).collect()
+    })
 }

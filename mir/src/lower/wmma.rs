@@ -589,10 +589,10 @@ impl Lowerer<'_> {
         let signed = |ty: MmaType| matches!(ty, MmaType::S8 | MmaType::S4) as u64;
         let flags = t.a.bits() as u64 | signed(t.a) << 8 | signed(t.b) << 9 | (op.satfinite as u64) << 10;
         let mut d = c.to_vec();
-        for mb in 0..(m / 8) as usize {
-            for nb in 0..(n / 8) as usize {
+        for (mb, &av) in a.iter().enumerate().take((m / 8) as usize) {
+            for (nb, &bv) in b.iter().enumerate().take((n / 8) as usize) {
                 let tile = mb * (n / 8) as usize + nb;
-                let args = [a[mb], b[nb], c[2 * tile], c[2 * tile + 1]];
+                let args = [av, bv, c[2 * tile], c[2 * tile + 1]];
                 let r = self.emit_multi(Opcode::MmaInt, Type::I32, &args, Aux::Imm(flags));
                 d[2 * tile..2 * tile + 2].copy_from_slice(&r);
             }
