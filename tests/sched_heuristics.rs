@@ -74,10 +74,13 @@ fn suite_specs() -> Vec<(String, std::path::PathBuf)> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .map(|p| {
             let spec = ptxc::launch::load(&p).unwrap();
-            (
-                spec.kernel.clone(),
-                root().join(format!("tests/kernels/{}.ptx", spec.kernel)),
-            )
+            let plain = root().join(format!("tests/kernels/{}.ptx", spec.kernel));
+            let ptx = if plain.exists() {
+                plain
+            } else {
+                root().join(format!("tests/tensor/{}.ptx", spec.kernel))
+            };
+            (spec.kernel.clone(), ptx)
         })
         .collect();
     v.sort();

@@ -1,10 +1,9 @@
-//! Tensor cores on the simulator: ptxas's cubins of the tensor-core kernels (`tests/tensor`:
-//! CUDA C WMMA tiles of every shape and type, inline-PTX `mma.sync` of every shape and type,
-//! `ldmatrix` of every count with and without `.trans`, `movmatrix`) run on the timed and the
-//! functional engine with zero hazards and no stray accesses, the engines agree bit for bit,
-//! and the results match a host reference (`ldmatrix`, `movmatrix`, `mma.m16n8k8` and the
-//! integer `mma` shapes also from ptxc's cubins on both engines and ptxc's MIR on the interpreter, which
-//! must agree with ptxas's bit for bit): exactly for the integer forms, `ldmatrix` and
+//! Tensor cores on the simulator: the tensor-core kernels (`tests/tensor`: CUDA C WMMA tiles
+//! of every shape and type, inline-PTX `mma.sync` of every shape and type, `ldmatrix` of
+//! every count with and without `.trans`, `movmatrix`) run five ways: ptxas's and ptxc's
+//! cubins on the timed and the functional engine, and ptxc's MIR on the interpreter. All
+//! runs have zero hazards and no stray accesses and agree bit for bit, and the results match
+//! a host reference: exactly for the integer forms, `ldmatrix` and
 //! `movmatrix`; for f16 products within the bound of the tensor-core model
 //! (`ptxc_softfloat::tensor`: per block of four products every term is truncated to 23 bits
 //! below the block's largest exponent, f32 sums are rounded toward zero, f16 sums to
@@ -190,11 +189,6 @@ fn launch_on(file: &str, kernel: &str, args: &[Arg], via: Via) -> BTreeMap<usize
         .into_iter()
         .map(|(k, v)| (k[1..].parse::<usize>().unwrap(), v))
         .collect()
-}
-
-/// Runs ptxas's cubin on both engines, which must agree; the timed engine's buffers.
-fn launch(file: &str, kernel: &str, args: &[Arg]) -> BTreeMap<usize, Array> {
-    launch_via(file, kernel, args, &[Via::Ptxas(Engine::Functional)])
 }
 
 /// Runs ptxas's cubin on the timed engine and then `others`, which must all give the same
@@ -396,9 +390,13 @@ fn check(what: &str, p: &Product) {
 /// A WMMA tile kernel: shape, element types, layouts of A, B, C, D (true: column-major),
 /// saturation.
 struct Tile {
+    file: &'static str,
     kernel: &'static str,
     mnk: (usize, usize, usize),
     ab: Ty,
+    /// C's type.
+    c: Ty,
+    /// D's type.
     acc: Ty,
     cols: [bool; 4],
     sat: bool,
@@ -406,12 +404,25 @@ struct Tile {
 
 const fn tile(kernel: &'static str, mnk: (usize, usize, usize), ab: Ty, acc: Ty, cols: [bool; 4], sat: bool) -> Tile {
     Tile {
+        file: "wmma",
         kernel,
         mnk,
         ab,
+        c: acc,
         acc,
         cols,
         sat,
+    }
+}
+
+/// An m16n16k16 f16 tile of `tests/tensor/wmma_mixed.ptx` with C of type `c` and D of `d`
+/// (A row-major, B column-major, C and D row-major; `wmma_generic` through generic
+/// addresses).
+const fn mixed(kernel: &'static str, c: Ty, d: Ty) -> Tile {
+    Tile {
+        file: "wmma_mixed",
+        c,
+        ..tile(kernel, (16, 16, 16), Ty::F16, d, [R, C, R, R], false)
     }
 }
 
@@ -496,6 +507,9 @@ const TILES: &[Tile] = &[
         [R, C, R, R],
         false,
     ),
+    mixed("wmma_f32_f16c", Ty::F16, Ty::F32),
+    mixed("wmma_f16_f32c", Ty::F32, Ty::F16),
+    mixed("wmma_generic", Ty::F32, Ty::F32),
 ];
 
 /// Padding of a leading dimension beyond the tile (the multiple WMMA requires: 16 bytes, or
@@ -520,10 +534,10 @@ fn run_tile(t: &Tile, seed: u64) {
     };
     let lda = if t.cols[0] { m } else { k } + pad(t.ab);
     let ldb = if t.cols[1] { k } else { n } + pad(t.ab);
-    let ldc = m.max(n) + pad(t.acc);
+    let ldc = m.max(n) + pad(t.acc).max(pad(t.c));
     let am = mat(t.ab, m, k, t.cols[0], lda);
     let bm = mat(t.ab, k, n, t.cols[1], ldb);
-    let cm = mat(t.acc, m, n, t.cols[2], ldc);
+    let cm = mat(t.c, m, n, t.cols[2], ldc);
     let dm = mat(t.acc, m, n, t.cols[3], ldc);
     let (a, b, c) = (am.random(&mut r), bm.random(&mut r), cm.random(&mut r));
     let len = cm.bytes().max(dm.bytes());
@@ -538,7 +552,7 @@ fn run_tile(t: &Tile, seed: u64) {
         Arg::U32(ldb as u32),
         Arg::U32(ldc as u32),
     ];
-    let out = launch("wmma", t.kernel, &args);
+    let out = launch_via(t.file, t.kernel, &args, &EVERY_WAY);
     let d: Vec<u8> = values(&out[&3]);
     check(
         t.kernel,
@@ -585,7 +599,7 @@ fn run_884(kernel: &str, d_ty: Ty, c_ty: Ty) {
         Arg::In(array(&c)),
         Arg::Out(dm.bytes()),
     ];
-    let out = launch("mma_sync", kernel, &args);
+    let out = launch_via("mma_sync", kernel, &args, &EVERY_WAY);
     let d: Vec<u8> = values(&out[&3]);
     for q in 0..4 {
         // Quad-pair q's matrices: rows 8q.. of A, C, D and 4q.. of B.

@@ -1,6 +1,6 @@
 //! Host references for the benchmark-suite kernels that `tests/sim_kernels.rs` does not
 //! cover with a reference of their own (saxpy, transpose, histogram, bitonic sort, DGEMM,
-//! Black-Scholes, row softmax). Each runs with its benchmark launch spec
+//! Black-Scholes, row softmax, the two tensor-core GEMMs). Each runs with its benchmark launch spec
 //! (`benches/suite/<name>.toml`, pseudo-random buffers) from ptxc's cubin and from ptxas's on
 //! the functional simulator, and both results must equal a Rust reference computed from the
 //! same initial buffers: bit for bit where the kernel's arithmetic is exact or a fixed
@@ -54,12 +54,17 @@ const TARGETS: [Arch; 4] = [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
 /// Compiles `name` with ptxc and ptxas for every target and runs each cubin with the suite's
 /// launch spec.
 fn run_suite_kernel(name: &str) -> Runs {
+    run_suite_kernel_on(name, "kernels", &TARGETS)
+}
+
+/// As [`run_suite_kernel`], for the PTX in `tests/<dir>` and the targets `targets`.
+fn run_suite_kernel_on(name: &str, dir: &str, targets: &[Arch]) -> Runs {
     let spec = ptxc::launch::load(&root().join(format!("benches/suite/{name}.toml"))).unwrap();
-    let ptx = root().join(format!("tests/kernels/{name}.ptx"));
+    let ptx = root().join(format!("tests/{dir}/{name}.ptx"));
     let src = std::fs::read_to_string(&ptx).unwrap();
     let dir = scratch(&format!("suite_ref_{name}"));
     let mut cubins = Vec::new();
-    for arch in TARGETS {
+    for &arch in targets {
         let opts = CompileOptions {
             arch,
             ..CompileOptions::default()
@@ -256,4 +261,45 @@ fn softmax_rows() {
             bound,
         )
     });
+}
+
+/// A tensor-core GEMM (`tests/tensor/<name>.ptx`, sm_75: Turing's tensor-core forms): f16 A
+/// and B, f32 C. Every output lies within the tensor-core model's bound of the exact product
+/// (`tests/sim_tensor.rs`: `k / 4 * 7 * 2^-23 * sum |a b|`, blocks of four products with
+/// truncating alignment and sums rounded toward zero), and ptxc's and ptxas's cubins agree
+/// bit for bit (both issue the same HMMA.1688 chain per accumulator).
+fn tensor_gemm(name: &str) {
+    let r = run_suite_kernel_on(name, "tensor", &[Arch::Sm75]);
+    let n = i32::from_le_bytes(r.scalar(3)) as usize;
+    let f16 = |v: Vec<u16>| -> Vec<f64> { v.into_iter().map(|h| half::f16::from_bits(h).to_f64()).collect() };
+    let (a, b) = (f16(r.input::<u16>("a")), f16(r.input::<u16>("b")));
+    let mut want = vec![0.0f64; n * n];
+    let mut mag = vec![0.0f64; n * n];
+    for row in 0..n {
+        for k in 0..n {
+            let x = a[row * n + k];
+            for col in 0..n {
+                want[row * n + col] += x * b[k * n + col];
+                mag[row * n + col] += (x * b[k * n + col]).abs();
+            }
+        }
+    }
+    let unit = n.div_ceil(4) as f64 * 7.0 * 2f64.powi(-23);
+    let mut runs = r.outputs.iter().map(|(who, out)| (who, values::<u32>(&out["c"])));
+    let (first_who, first) = runs.next().unwrap();
+    for (who, got) in std::iter::once((first_who, first.clone())).chain(runs) {
+        let floats: Vec<f32> = got.iter().map(|&x| f32::from_bits(x)).collect();
+        check_within(&format!("{name} ({who}) c"), &floats, &want, |i| unit * mag[i]);
+        check_bits(&format!("{name} ({who}) against {first_who}"), &got, &first);
+    }
+}
+
+#[test]
+fn wmma_gemm() {
+    tensor_gemm("wmma_gemm");
+}
+
+#[test]
+fn mma_gemm() {
+    tensor_gemm("mma_gemm");
 }

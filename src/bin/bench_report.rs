@@ -105,6 +105,17 @@ fn simulate(cubin: &[u8], spec: &LaunchSpec, engine: ptxc_sim::Engine) -> Result
 }
 
 /// The whole-process compile costs of the suite kernel of `spec_path`: [ptxc, ptxas].
+/// The PTX of suite kernel `name`: `tests/kernels/<name>.ptx`, or for the tensor-core
+/// kernels `tests/tensor/<name>.ptx`.
+fn suite_ptx(name: &str) -> PathBuf {
+    let plain = root().join("tests/kernels").join(format!("{name}.ptx"));
+    if plain.exists() {
+        plain
+    } else {
+        root().join("tests/tensor").join(format!("{name}.ptx"))
+    }
+}
+
 fn suite_compile_cost(
     bin: &Path,
     ptxc_exe: &Path,
@@ -112,7 +123,7 @@ fn suite_compile_cost(
     scratch: &Path,
 ) -> Result<[ProcessCost; 2], String> {
     let spec = launch::load(spec_path)?;
-    let ptx = root().join("tests/kernels").join(format!("{}.ptx", spec.kernel));
+    let ptx = suite_ptx(&spec.kernel);
     compare_compilers(
         ptxc_exe,
         &bin.join("ptxas"),
@@ -124,7 +135,7 @@ fn suite_compile_cost(
 
 fn measure(bin: &Path, spec_path: &Path, scratch: &Path, compile: [ProcessCost; 2]) -> Result<KernelRow, String> {
     let spec = launch::load(spec_path)?;
-    let ptx = root().join("tests/kernels").join(format!("{}.ptx", spec.kernel));
+    let ptx = suite_ptx(&spec.kernel);
     let src = std::fs::read_to_string(&ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
     let theirs_path = scratch.join(format!("{}.cubin", spec.kernel));
     let ours = ptxc_compile(&src, &spec.kernel)?;
@@ -263,7 +274,7 @@ fn render(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
         "# Benchmarks: ptxc against ptxas\n\n\
          Produced by `cargo run --release --bin bench-report` (needs the CUDA oracle for ptxas: \
          `CUDA_ORACLE_BIN`, or `scripts/cuda-oracle install`). Machine: {}.\n\n\
-         Kernels: `tests/kernels/<name>.ptx` (nvcc -O3 output), launched as \
+         Kernels: `tests/kernels/<name>.ptx` (the tensor-core GEMMs `tests/tensor/<name>.ptx`; nvcc -O3 output), launched as \
          `benches/suite/<name>.toml` says (deterministic random inputs). ptxas is \
          `ptxas -arch=sm_75 -O3`; ptxc runs with its defaults. Cycles come from the timed \
          simulator (small device configuration) for both cubins; \"same out\" says whether \

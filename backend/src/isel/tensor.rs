@@ -2,13 +2,17 @@
 //! register transpose through the MIO unit); the integer `mma.sync` shapes are one
 //! IMMA.8816 (8-bit), IMMA.8832 (4-bit) or BMMA.88128.XOR.POPC (b1), reading A and B from one
 //! register each and C from a register pair, and writing D to a pair; `mma.m16n8k8` is one
-//! HMMA.1688 (A a pair, B one register, C and D pairs for f16 or quads for f32).
+//! HMMA.1688 (A a pair, B one register, C and D pairs for f16 or quads for f32); `mma.m8n8k4`
+//! is two (f16 D) or four (f32 D) HMMA.884 steps, step `n` writing D pair `n` from the C pair
+//! holding its accumulators (C pair `n`, or pair `n / 2` of an f16 C under an f32 D), with A
+//! and B pairs and their layouts as operand suffixes (ptxas 13.5's SASS for
+//! `tests/tensor/mma_sync.ptx`).
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
+use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
-use ptxc_sass::isa::values::{HmmaDType, ImmaAType, ImmaBType};
+use ptxc_sass::isa::values::{HmmaCType, HmmaDType, HmmaStep, ImmaAType, ImmaBType, MmaLayout};
 use ptxc_sass::isa::{Mod, Op, Role};
 
 impl Isel<'_> {
@@ -18,6 +22,7 @@ impl Isel<'_> {
             Opcode::Movmatrix => self.movmatrix(inst),
             Opcode::MmaInt => self.mma_int(inst),
             Opcode::MmaF16 => self.mma_f16(inst),
+            Opcode::Mma884 => self.mma_884(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }
@@ -47,12 +52,12 @@ impl Isel<'_> {
         let (bits, a_signed, b_signed, sat) = (flags & 0xff, flags >> 8 & 1, flags >> 9 & 1, flags >> 10 & 1 == 1);
         let a = self.reg(args[0]);
         let b = self.reg(args[1]);
-        let c = self.tuple_of(&args[2..4]);
+        let c = self.tuple_op(&args[2..4]);
         let d = self.vcode.new_vreg(VClass::Pair);
         let srcs = [
             (Role::A, Arg::op(MOp::Reg(a))),
             (Role::B, Arg::op(MOp::Reg(b))),
-            (Role::C, Arg::op(MOp::Reg(c))),
+            (Role::C, Arg::op(c)),
         ];
         let types = |signed: u64| match (bits, signed) {
             (8, 0) => Ok((ImmaAType::U8, ImmaBType::U8)),
@@ -82,14 +87,14 @@ impl Isel<'_> {
     fn mma_f16(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let (args, f32) = (data.args.clone(), matches!(data.aux, Aux::Imm(b) if b & 1 == 1));
-        let a = self.tuple_of(&args[0..2]);
+        let a = self.tuple_op(&args[0..2]);
         let b = self.reg(args[2]);
-        let c = self.tuple_of(&args[3..]);
+        let c = self.tuple_op(&args[3..]);
         let d = self.vcode.new_vreg(if f32 { VClass::Quad } else { VClass::Pair });
         let srcs = [
-            (Role::A, Arg::op(MOp::Reg(a))),
+            (Role::A, Arg::op(a)),
             (Role::B, Arg::op(MOp::Reg(b))),
-            (Role::C, Arg::op(MOp::Reg(c))),
+            (Role::C, Arg::op(c)),
         ];
         let dtype = if f32 { HmmaDType::F32 } else { HmmaDType::F16 };
         self.emit_sass(Op::Hmma1688, &[(Role::Dst, MOp::Reg(d))], &srcs, &[dtype.set()], None)?;
@@ -100,18 +105,57 @@ impl Isel<'_> {
         Ok(())
     }
 
-    /// A register pair or quad holding `values` in order: the tuple they already are, or a
-    /// new one.
-    fn tuple_of(&mut self, values: &[Value]) -> VReg {
+    /// `mma.m8n8k4`: `HMMA.884.D.C.STEPn Rd, Ra.L, Rb.L, Rc` per step.
+    fn mma_884(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let args = data.args.clone();
+        let Aux::Imm(flags) = data.aux else {
+            return Err(self.unsupported("mma without its types"));
+        };
+        let (d32, c32) = (flags & 1 == 1, flags >> 1 & 1 == 1);
+        let layout = |col: bool| SrcMods {
+            swizzle: if col { MmaLayout::Col } else { MmaLayout::Row }.code(),
+            ..SrcMods::default()
+        };
+        let a = self.tuple_op(&args[0..2]);
+        let b = self.tuple_op(&args[2..4]);
+        let c = &args[4..];
+        let dtype = if d32 { HmmaDType::F32 } else { HmmaDType::F16 };
+        let ctype = if c32 { HmmaCType::F32 } else { HmmaCType::F16 };
+        let steps = [HmmaStep::Step0, HmmaStep::Step1, HmmaStep::Step2, HmmaStep::Step3];
+        let results = self.func.results[inst].clone();
+        for (n, step) in steps.into_iter().enumerate().take(if d32 { 4 } else { 2 }) {
+            let cb = if c32 || !d32 { 2 * n } else { 2 * (n / 2) };
+            let cp = self.tuple_op(&c[cb..cb + 2]);
+            let d = self.vcode.new_vreg(VClass::Pair);
+            let srcs = [
+                (Role::A, Arg::Op(a, layout(flags >> 2 & 1 == 1))),
+                (Role::B, Arg::Op(b, layout(flags >> 3 & 1 == 1))),
+                (Role::C, Arg::op(cp)),
+            ];
+            let mods = [dtype.set(), ctype.set(), step.set()];
+            self.emit_sass(Op::Hmma884, &[(Role::Dst, MOp::Reg(d))], &srcs, &mods, None)?;
+            for k in 0..2 {
+                self.alias_sub(results[2 * n + k], d, k as u8);
+            }
+        }
+        Ok(())
+    }
+
+    /// A register pair or quad holding `values` in order: the tuple they already are, the
+    /// aligned part of a wider tuple they are (a pair of an `ldmatrix.x4` quad), or a new
+    /// tuple.
+    fn tuple_op(&mut self, values: &[Value]) -> MOp {
         let class = if values.len() == 4 { VClass::Quad } else { VClass::Pair };
-        if let Some((t, 0)) = self.sub_of(values[0])
-            && self.vcode.class(t) == class
+        if let Some((t, first)) = self.sub_of(values[0])
+            && (first as usize).is_multiple_of(values.len())
+            && (self.vcode.class(t) == class || values.len() == 2 && self.vcode.class(t) == VClass::Quad)
             && values
                 .iter()
                 .enumerate()
-                .all(|(i, &v)| self.sub_of(v) == Some((t, i as u8)))
+                .all(|(i, &v)| self.sub_of(v) == Some((t, first + i as u8)))
         {
-            return t;
+            return if first == 0 { MOp::Reg(t) } else { MOp::Sub(t, first) };
         }
         let srcs: Vec<MOp> = values.iter().map(|&v| self.src_op(v)).collect();
         let d = self.vcode.new_vreg(class);
@@ -121,6 +165,6 @@ impl Isel<'_> {
             srcs: srcs.into_iter().collect(),
             tmp: None,
         }));
-        d
+        MOp::Reg(d)
     }
 }

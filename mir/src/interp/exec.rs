@@ -536,6 +536,15 @@ impl Machine<'_, '_> {
                             super::tensor::mma_f16(f32, t.lane, &regs, &c)
                                 .map_err(|e| self.error(Some(t), Some(inst), e))?
                         }
+                        Opcode::Mma884 => {
+                            let Aux::Imm(flags) = data.aux else {
+                                return Err(self.error(Some(t), Some(inst), "mma without its types".into()));
+                            };
+                            let n = data.args.len();
+                            let regs = |l: u32| lane_of(l).map(|s| (0..n).map(|k| arg(s, k)).collect::<Vec<u64>>());
+                            super::tensor::mma_884(flags, t.lane, &regs)
+                                .map_err(|e| self.error(Some(t), Some(inst), e))?
+                        }
                         Opcode::Movmatrix => {
                             let (g, t2) = (t.lane / 4, t.lane % 4 * 2);
                             let half = |row: u32, col: u32| -> Result<u64, InterpError> {

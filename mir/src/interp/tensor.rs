@@ -73,3 +73,77 @@ pub fn mma_f16(f32: bool, lane: u32, regs: &dyn Fn(u32) -> Option<[u64; 3]>, c: 
     }
     Ok(out)
 }
+
+/// One lane's D registers of `mma_884` (`mma.m8n8k4`, flags as the opcode says): `regs(l)` are
+/// lane `l`'s arguments `(a0, a1, b0, b1, c...)`. Four independent 8x8x4 products, one per
+/// quad-pair `q` (lanes `4q..4q+3` and `16+4q..16+4q+3`), in the PTX ISA's m8n8k4 layouts:
+/// a row-major A lane holds row `l % 4` (plus 4 in the upper half-warp) of its quad-pair's
+/// A, a column-major one column `l % 4` of rows 0..3 (4..7 above); B likewise by columns
+/// (column-major) or rows; an f16 C or D lane holds its row's eight halves, an f32 one the
+/// eight elements at row `(l & 1) + (i & 2)` (plus 4), column `(i & 4) + (l & 2) + (i & 1)`.
+pub fn mma_884(flags: u64, lane: u32, regs: &dyn Fn(u32) -> Option<Vec<u64>>) -> Result<Vec<u64>, String> {
+    use ptxc_softfloat::{F16, F32, Rounding, convert};
+    let (d32, c32, a_col, b_col) = (
+        flags & 1 == 1,
+        flags >> 1 & 1 == 1,
+        flags >> 2 & 1 == 1,
+        flags >> 3 & 1 == 1,
+    );
+    let acc = if d32 { F32 } else { F16 };
+    let reg = |l: usize, k: usize| -> Result<u64, String> {
+        regs(l as u32)
+            .map(|r| r[k])
+            .ok_or_else(|| format!("lane {l} does not take part in mma"))
+    };
+    let half = |v: u64, i: usize| v >> (16 * (i & 1)) & 0xffff;
+    let l = lane as usize;
+    let (q, hi, t) = ((l % 16) / 4, if l >= 16 { 4 } else { 0 }, l % 4);
+    let upper = |x: usize| if x >= 4 { 16 } else { 0 };
+    let a_at = |row: usize, k: usize| -> Result<u64, String> {
+        let (lane, i) = if a_col {
+            (4 * q + k + upper(row), row % 4)
+        } else {
+            (4 * q + row % 4 + upper(row), k)
+        };
+        Ok(half(reg(lane, i / 2)?, i))
+    };
+    let b_at = |k: usize, col: usize| -> Result<u64, String> {
+        let (lane, i) = if b_col {
+            (4 * q + col % 4 + upper(col), k)
+        } else {
+            (4 * q + k + upper(col), col % 4)
+        };
+        Ok(half(reg(lane, 2 + i / 2)?, i))
+    };
+    let c_at = |row: usize, col: usize| -> Result<u64, String> {
+        if c32 {
+            let (h, r) = (row / 4, row % 4);
+            let lane = 4 * q + 16 * h + (r & 1) + (col & 2);
+            Ok(reg(lane, 4 + (r & 2) + (col & 4) + (col & 1))? & 0xffff_ffff)
+        } else {
+            let lane = 4 * q + row % 4 + upper(row);
+            let c = half(reg(lane, 4 + col / 2)?, col);
+            Ok(if d32 { convert(c, F16, F32, Rounding::Rn) } else { c })
+        }
+    };
+    let mut elems = Vec::with_capacity(8);
+    for i in 0..8 {
+        let (row, col) = if d32 {
+            ((l & 1) + (i & 2) + hi, (i & 4) + (l & 2) + (i & 1))
+        } else {
+            (t + hi, i)
+        };
+        let mut av = [0u64; 4];
+        let mut bv = [0u64; 4];
+        for (k, (x, y)) in av.iter_mut().zip(bv.iter_mut()).enumerate() {
+            *x = a_at(row, k)?;
+            *y = b_at(k, col)?;
+        }
+        elems.push(ptxc_softfloat::tensor::hmma_dot(&av, &bv, c_at(row, col)?, acc));
+    }
+    Ok(if d32 {
+        elems
+    } else {
+        elems.chunks(2).map(|p| p[0] | p[1] << 16).collect()
+    })
+}

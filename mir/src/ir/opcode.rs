@@ -275,6 +275,12 @@ opcodes! {
     /// as the PTX ISA's m16n8k8 fragments; `Aux::Imm`: f32 accumulator (bit 0). Numerics of
     /// `ptxc_softfloat::tensor::hmma_dot`.
     MmaF16 = "mma_f16", COLLECTIVE, "i*", "V";
+    /// f16 warp matrix multiply-accumulate `mma.sync.aligned.m8n8k4.alayout.blayout`
+    /// `(a0, a1, b0, b1, c...)`: four independent 8x8x4 products, one per quad-pair, with the
+    /// PTX ISA's m8n8k4 fragments (C four f16 registers or eight f32, D likewise). `Aux::Imm`:
+    /// f32 D (bit 0), f32 C (bit 1), A column-major (bit 2), B column-major (bit 3).
+    /// Numerics of `ptxc_softfloat::tensor::hmma_dot`.
+    Mma884 = "mma_884", COLLECTIVE, "i*", "V";
     /// CTA barrier `(id[, thread count])`.
     BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
     /// Arrival at a barrier without waiting.

@@ -52,6 +52,9 @@ pub struct Lowerer<'a> {
     /// The smallest suffix `k` that may still be free for `name.k`, per base name (every
     /// smaller one is taken: names are never released).
     pub var_suffix: rustc_hash::FxHashMap<String, u32>,
+    /// Lane-derived values of the `wmma` lowering already made in a block, by block and
+    /// kind (`wmma.rs`), so that the fragments of one block share them.
+    pub wmma_lane: rustc_hash::FxHashMap<(Block, u32), Value>,
 }
 
 /// MIR type of a PTX type.
@@ -99,6 +102,7 @@ impl<'a> Lowerer<'a> {
             errors: Vec::new(),
             var_index: rustc_hash::FxHashMap::default(),
             var_suffix: rustc_hash::FxHashMap::default(),
+            wmma_lane: rustc_hash::FxHashMap::default(),
         })
     }
 
@@ -639,6 +643,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Vote, Lowerer::lower_vote),
         (P::Vshl, Lowerer::lower_video_shift),
         (P::Vshr, Lowerer::lower_video_shift),
+        (P::Wmma, Lowerer::lower_wmma),
         (P::Xor, Lowerer::lower_binary_family),
     ]
 }
@@ -667,5 +672,6 @@ fn has_side_effects(op: P) -> bool {
             | P::Movmatrix
             | P::Mma
             | P::CpAsync
+            | P::Wmma
     )
 }

@@ -10,10 +10,12 @@ mod compare;
 mod context;
 mod convert;
 mod float;
+mod fragment;
 mod memory;
 pub mod ssa;
 mod tensor;
 mod warp;
+mod wmma;
 
 pub use async_copy::{CP_ASYNC_CG, CP_ASYNC_L2_SHIFT};
 

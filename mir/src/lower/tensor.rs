@@ -1,12 +1,12 @@
 //! Tensor-core instructions: `mma.sync.aligned` of the integer shapes (m8n8k16 s8/u8,
 //! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], m16n8k8 one
-//! [`Opcode::MmaF16`]; m8n8k4 and `wmma` are refused with their location.
+//! [`Opcode::MmaF16`], m8n8k4 one [`Opcode::Mma884`] (`wmma` is in `wmma.rs`).
 
 use super::LowerError;
 use super::context::Lowerer;
 use crate::ir::{Aux, Opcode, Type};
 use ptxc_frontend::checked::CheckedInst;
-use ptxc_frontend::tensor::{MmaShape, MmaType, TensorOp};
+use ptxc_frontend::tensor::{MmaLayout, MmaOp, MmaShape, MmaType, TensorOp};
 
 impl Lowerer<'_> {
     /// `mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1}, {a}, {b},
@@ -17,6 +17,9 @@ impl Lowerer<'_> {
         };
         if m.shape == MmaShape::M16n8k8 && m.types.c == m.types.d {
             return self.lower_mma_f16(inst, m.types.d == MmaType::F32);
+        }
+        if m.shape == MmaShape::M8n8k4 {
+            return self.lower_mma_884(inst, m);
         }
         let bits: u64 = match m.shape {
             MmaShape::M8n8k16 => 8,
@@ -66,6 +69,34 @@ impl Lowerer<'_> {
         }
         let d = self.vector_regs(inst, 0)?;
         let r = self.emit_multi(Opcode::MmaF16, Type::I32, &args, Aux::Imm(f32 as u64));
+        for (d, v) in d.into_iter().zip(r) {
+            if let Some(d) = d {
+                self.write_reg(d, v, false, inst.span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype {d...}, {a0, a1},
+    /// {b0, b1}, {c...}`.
+    fn lower_mma_884(&mut self, inst: &CheckedInst, m: MmaOp) -> Result<(), LowerError> {
+        let f32 = |t: MmaType| (t == MmaType::F32) as u64;
+        let col = |l: MmaLayout| (l == MmaLayout::Col) as u64;
+        let flags = f32(m.types.d) | f32(m.types.c) << 1 | col(m.a_layout) << 2 | col(m.b_layout) << 3;
+        let mut args = Vec::new();
+        for i in 1..4 {
+            for e in self.elements(self.arg(inst, i)?) {
+                args.push(self.operand(&e, Type::I32, false, inst.span)?);
+            }
+        }
+        if args.len() != 4 + 4 + 4 * f32(m.types.c) as usize {
+            return Err(LowerError::new(
+                "mma.m8n8k4 has the wrong number of registers",
+                inst.span,
+            ));
+        }
+        let d = self.vector_regs(inst, 0)?;
+        let r = self.emit_multi(Opcode::Mma884, Type::I32, &args, Aux::Imm(flags));
         for (d, v) in d.into_iter().zip(r) {
             if let Some(d) = d {
                 self.write_reg(d, v, false, inst.span)?;
