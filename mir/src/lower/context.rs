@@ -6,6 +6,7 @@ use super::blocks::{Exit, Segment};
 use super::ssa::{SsaBuilder, remove_trivial_params};
 use crate::ir::{Aux, Block, BlockCall, Function, InstData, Opcode, Type, Value};
 use ptxc_frontend::ast::{ScalarType, Span};
+use ptxc_frontend::literal::f64_to_f32_bits;
 use ptxc_frontend::checked::{
     CheckedFunction, CheckedInst, CheckedModule, CheckedOperand, CheckedStmt, Opcode as P, RegId, SpecialReg,
 };
@@ -456,11 +457,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A float literal as a `ty` constant. f32 bits come from the front end's exact narrowing,
+    /// which keeps a NaN's payload and signalling bit (`value as f32` quiets it on x86, so a
+    /// `0f7FA00001` operand became 0x7FE00001; ptxas keeps the bits as written).
     fn float_const(&mut self, ty: Type, value: f64, single: bool) -> Value {
+        let f32_bits = || f64_to_f32_bits(value) as u64;
         match ty {
-            Type::F32 => self.konst(ty, (value as f32).to_bits() as u64),
+            Type::F32 => self.konst(ty, f32_bits()),
             Type::F64 => self.konst(ty, value.to_bits()),
-            _ if single => self.konst(ty, (value as f32).to_bits() as u64),
+            _ if single => self.konst(ty, f32_bits()),
             _ => self.konst(ty, value.to_bits()),
         }
     }
