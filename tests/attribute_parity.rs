@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 /// Known differences: (file stem, section, attributes only ptxas writes, attributes only
 /// ptxc writes); a file ptxc cannot compile is listed with section `(compile)` and its
 /// error. The causes: ptxc inlines ptxas's slow-path subroutine of `rcp.rn.f64`
-/// (`CRS_STACK_SIZE` missing in rcp_f64); ptxc emits BSSY where ptxas needs none (`CRS_STACK_SIZE` extra:
-/// dgemm_small, dynamic_shared, matmul_tiled, nbody_f32, scan_block, uniform_params,
-/// warp_shuffle_reduce, two Kokkos kernels); ptxc does not aggregate atomics per warp
+/// (`CRS_STACK_SIZE` missing in rcp_f64); ptxc if-converts warp_vote's diamonds where ptxas
+/// keeps a BSSY (`CRS_STACK_SIZE` missing); ptxc emits BSSY where ptxas needs none
+/// (`CRS_STACK_SIZE` extra: dgemm_small, dynamic_shared, matmul_tiled, nbody_f32, scan_block,
+/// uniform_params, hello, two Kokkos kernels); ptxc does not aggregate atomics per warp
 /// (`INT_WARP_WIDE_INSTR_OFFSETS`); ptxc drops unused `%ctaid.z` reads (`CTAIDZ_USED`) and
 /// does not write `UNUSED_LOAD_BYTE_OFFSET`. Calls of driver functions (`vprintf`,
 /// `__assertfail`, ...) get `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
@@ -69,9 +70,10 @@ const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
         &[],
         &["EIATTR_CRS_STACK_SIZE"],
     ),
+    ("warp_vote", ".nv.info.warp_vote", &["EIATTR_CRS_STACK_SIZE"], &[]),
     (
-        "warp_shuffle_reduce",
-        ".nv.info.warp_shuffle_reduce",
+        "ptx90parser__hello",
+        ".nv.info._Z12hello_kernelv",
         &[],
         &["EIATTR_CRS_STACK_SIZE"],
     ),

@@ -112,7 +112,7 @@ fn the_conformance_set_has_158_launchable_kernels() {
         assert_eq!(spec.dynamic_shared_bytes, 1024);
     }
     let suite = cases(Set::Suite, &root(), &work, None).unwrap();
-    assert_eq!(suite.len(), 16);
+    assert_eq!(suite.len(), 18, "16 scalar kernels and the two tensor-core GEMMs");
     assert!(suite.iter().all(|c| c.spec.is_ok() && c.ptx.is_file()));
 }
 
@@ -202,7 +202,7 @@ impl Gpu for SimGpu {
         }
         Ok(GpuRun {
             buffers,
-            cycles: (repeat > 0).then(|| out.stats.cycles as f64 * self.scale),
+            cycles: (repeat > 0).then_some(out.stats.cycles as f64 * self.scale),
         })
     }
 }
@@ -351,6 +351,9 @@ fn hw_check(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     cmd.output().expect("run ptxc")
 }
 
+/// Arguments, environment, and the reason hw-check must give for finding no GPU.
+type NoDriverCase<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+
 #[test]
 fn without_a_driver_it_says_so_and_exits_69() {
     let dir = scratch("hw_check_no_driver");
@@ -359,7 +362,7 @@ fn without_a_driver_it_says_so_and_exits_69() {
     std::fs::write(&junk, "not a shared library").unwrap();
     let root = root();
     let root = root.to_str().unwrap();
-    let cases: [(Vec<&str>, Vec<(&str, &str)>, &str); 4] = [
+    let cases: [NoDriverCase; 4] = [
         (vec!["--libcuda", missing.to_str().unwrap()], vec![], "cannot load"),
         (vec!["--libcuda", junk.to_str().unwrap()], vec![], "cannot load"),
         (vec![], vec![("PTXC_LIBCUDA", missing.to_str().unwrap())], "cannot load"),

@@ -9,6 +9,12 @@ use ptxc::hwcheck::cuda::CudaGpu;
 use ptxc::hwcheck::gpu::Gpu;
 use ptxc::hwcheck::report::{Outcome, Report};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The library is one simulated device per process, and its events read one device clock:
+/// a kernel launched by another test thread between a check's two events would count as
+/// the checked kernel's time. The checks take turns.
+static DEVICE: Mutex<()> = Mutex::new(());
 
 /// `libcuda.so.1` as `cargo test` leaves it: in the profile's `deps` folder, else the
 /// profile's folder (see `clients.rs`).
@@ -23,6 +29,7 @@ fn libcuda() -> PathBuf {
 
 /// Runs the check on the library's simulated T4.
 fn check_on_library(tag: &str, sets: Vec<Set>, filter: Option<&str>) -> Report {
+    let _turn = DEVICE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut gpu = CudaGpu::open(libcuda().to_str().unwrap(), 0).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(gpu.info().sm, 75, "{:?}", gpu.info());
     assert!(gpu.info().clock_khz > 0);

@@ -87,12 +87,25 @@ fn toml_cases(set: Set, dir: &Path, root: &Path, inputs: Option<&Path>) -> Resul
             let kernel = spec.as_ref().map_or(name.clone(), |s| s.kernel.clone());
             Case {
                 set,
-                ptx: root.join("tests/kernels").join(format!("{kernel}.ptx")),
+                ptx: kernel_ptx(root, &kernel),
                 name,
                 spec,
             }
         })
         .collect())
+}
+
+/// The PTX of a kernel-set or suite kernel: `tests/kernels/<name>.ptx`, or for the tensor-core
+/// GEMMs of the suite `tests/tensor/<name>.ptx`.
+fn kernel_ptx(root: &Path, kernel: &str) -> PathBuf {
+    let file = format!("{kernel}.ptx");
+    let scalar = root.join("tests/kernels").join(&file);
+    let tensor = root.join("tests/tensor").join(&file);
+    if !scalar.is_file() && tensor.is_file() {
+        tensor
+    } else {
+        scalar
+    }
 }
 
 /// `spec`, or which of its input files are missing.

@@ -396,7 +396,11 @@ impl CudaGpu {
                     check(api, "cuEventRecord", (api.event_record)(end, std::ptr::null_mut()))?;
                     check(api, "cuEventSynchronize", (api.event_synchronize)(end))?;
                     let mut once = 0f32;
-                    check(api, "cuEventElapsedTime", (api.event_elapsed_time)(&mut once, start, end))?;
+                    check(
+                        api,
+                        "cuEventElapsedTime",
+                        (api.event_elapsed_time)(&mut once, start, end),
+                    )?;
                     ms += once;
                 }
                 Some(ms as f64 / repeat as f64 * self.info.clock_khz as f64)

@@ -111,12 +111,7 @@ impl Isel<'_> {
             tmp: None,
         }));
         let addr = self.vcode.new_vreg(VClass::Pair);
-        self.push(MInst::new(MKind::Wide {
-            op: WideOp::Add,
-            d: addr,
-            srcs: smallvec![base, MOp::Reg(fill64)],
-            tmp: None,
-        }));
+        self.wide(WideOp::Add, addr, &[base, MOp::Reg(fill64)], true);
         let p = self.vcode.new_vreg(VClass::Pred);
         let srcs = [
             (Role::A, Arg::v(n)),

@@ -125,7 +125,7 @@ pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
         Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | MmaF16 | Mma884 | Fence
-        | CallDriver => AuxKind::Imm,
+        | CallDriver | CpAsync | CpAsyncWait => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

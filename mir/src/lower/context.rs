@@ -6,10 +6,10 @@ use super::blocks::{Exit, Segment};
 use super::ssa::{SsaBuilder, remove_trivial_params};
 use crate::ir::{Aux, Block, BlockCall, Function, InstData, Opcode, Type, Value};
 use ptxc_frontend::ast::{ScalarType, Span};
-use ptxc_frontend::literal::f64_to_f32_bits;
 use ptxc_frontend::checked::{
     CheckedFunction, CheckedInst, CheckedModule, CheckedOperand, CheckedStmt, Opcode as P, RegId, SpecialReg,
 };
+use ptxc_frontend::literal::f64_to_f32_bits;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::smallvec;
 
