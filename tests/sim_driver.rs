@@ -177,11 +177,7 @@ fn malloc_and_free_with(by: Compiler) {
         "{by:?}"
     );
     assert!(out.driver_reports.is_empty());
-    // Thread 0 frees its block twice. (ptxc's cubin does not fault here yet: open gap,
-    // checked with ptxas's cubin only.)
-    if by == Compiler::Ptxc {
-        return;
-    }
+    // Thread 0 frees its block twice.
     spec.params[2] = ptxc::launch::ParamSpec::Scalar {
         kind: ptxc::launch::Scalar::I32,
         bytes: 1i32.to_le_bytes().to_vec(),

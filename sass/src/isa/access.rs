@@ -80,7 +80,39 @@ pub fn accesses(inst: &Inst) -> Accesses {
             _ => {}
         }
     }
+    whole_pr_accesses(inst, cat, &mut acc);
     acc
+}
+
+/// `P2R Rd, PR, Ra, mask` reads and `R2P PR, Ra, mask` writes the predicates of `mask`
+/// (P0..P6; all seven when the mask is not an immediate), though no operand names them.
+fn whole_pr_accesses(inst: &Inst, cat: LatCat, acc: &mut Accesses) {
+    let form = inst.desc();
+    if !matches!(form.op, Op::P2r | Op::R2p) {
+        return;
+    }
+    let mask = form
+        .operands
+        .iter()
+        .zip(&inst.operands)
+        .find(|(d, _)| d.role == Role::B)
+        .and_then(|(_, op)| match op.value {
+            Value::Imm(k) => Some(k),
+            _ => None,
+        })
+        .unwrap_or(0x7f);
+    for p in (0..7u8).filter(|p| mask >> p & 1 == 1) {
+        let a = Access {
+            reg: Reg::P(p),
+            cat,
+            guard: false,
+        };
+        if form.op == Op::R2p {
+            acc.writes.push(a)
+        } else {
+            acc.reads.push(a)
+        }
+    }
 }
 
 /// IMAD.WIDE's per-operand categories: A and B read as `ImadWideAB`; the halves of C and of
