@@ -1,6 +1,6 @@
 //! Every instruction the back end emits decodes in nvdisasm to our own text: each kernel of
-//! the conformance set, the CUDA C kernel set (`tests/kernels`), the op tests (`tests/ops`)
-//! and the examples is compiled by ptxc, and `nvdisasm -c` of the cubin must list exactly
+//! the conformance set, the CUDA C kernel set (`tests/kernels`), the op tests (`tests/ops`),
+//! the tensor-core kernels (`tests/tensor`) and the examples is compiled by ptxc, and `nvdisasm -c` of the cubin must list exactly
 //! what `ptxc disasm` lists, with and without `--max-registers 16` (forced spills).
 
 mod common;
@@ -36,19 +36,22 @@ fn check(ptx: &Path, opts: &CompileOptions, scratch: &Path) -> Option<String> {
     if !nv.status.success() || !nv_err.trim().is_empty() {
         return Some(format!("{name}: nvdisasm: {nv_err}"));
     }
-    let want = listing(&text(&nv.stdout));
-    let got = listing(&ptxc::disasm::disassemble(&cubin, false).unwrap());
+    let want = listing_by_section(&text(&nv.stdout));
+    let got = listing_by_section(&ptxc::disasm::disassemble(&cubin, false).unwrap());
     if want.is_empty() {
         return Some(format!("{name}: nvdisasm listed nothing"));
     }
     let diffs: Vec<String> = want
         .iter()
         .filter(|(a, w)| got.get(a) != Some(w))
-        .map(|(a, w)| format!("  {a:#06x}: nvdisasm `{w}`, ptxc `{}`", got.get(a).map_or("-", |s| s)))
+        .map(|((k, a), w)| {
+            let ours = got.get(&(k.clone(), *a)).map_or("-", |s| s);
+            format!("  {k} {a:#06x}: nvdisasm `{w}`, ptxc `{ours}`")
+        })
         .chain(
             got.keys()
                 .filter(|a| !want.contains_key(a))
-                .map(|a| format!("  {a:#06x}: only in ptxc")),
+                .map(|(k, a)| format!("  {k} {a:#06x}: only in ptxc")),
         )
         .collect();
     (!diffs.is_empty()).then(|| format!("{name}:\n{}", diffs.join("\n")))
@@ -96,6 +99,11 @@ fn op_tests_and_examples_decode_to_our_text() {
     let mut files = ptx_files(&root().join("tests/ops"));
     files.extend(ptx_files(&root().join("examples")));
     check_all("ops", &files);
+}
+
+#[test]
+fn tensor_core_kernels_decode_to_our_text() {
+    check_all("tensor", &ptx_files(&root().join("tests/tensor")));
 }
 
 fn zluda_dir() -> PathBuf {

@@ -54,6 +54,27 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Instruction texts of a listing with several kernels, keyed by kernel section and address:
+/// each `.text.NAME:` section is read by [`listing`] on its own, so the branch labels that
+/// repeat from kernel to kernel (`.L_x_0`) resolve within their section.
+pub fn listing_by_section(s: &str) -> BTreeMap<(String, u64), String> {
+    let mut sections: Vec<(String, String)> = vec![(String::new(), String::new())];
+    for line in s.lines() {
+        match line.trim().strip_suffix(':').filter(|n| n.starts_with(".text.")) {
+            Some(name) => sections.push((name.to_string(), String::new())),
+            None => {
+                let body = &mut sections.last_mut().expect("one section at least").1;
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+    }
+    sections
+        .into_iter()
+        .flat_map(|(name, body)| listing(&body).into_iter().map(move |(a, t)| ((name.clone(), a), t)))
+        .collect()
+}
+
 /// Instruction texts of a listing in nvdisasm's syntax (`/*ADDR*/ TEXT ;`), keyed by address,
 /// with branch labels replaced by their target address and whitespace normalised. Works on
 /// both nvdisasm's and `ptxc disasm`'s output.
