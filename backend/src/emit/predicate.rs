@@ -81,26 +81,36 @@ fn predicable(body: &[Emitted], p: u8) -> bool {
         })
 }
 
-/// Tries to predicate the block after `a`; true if the code changed.
-fn convert_triangle(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> bool {
-    let Some(branch) = blocks[a].insts.last().filter(|e| is_conditional_branch(e)) else {
-        return false;
-    };
-    let (t, p, neg) = (
+/// The target, guard predicate and its negation of the conditional branch that ends `block`.
+fn conditional_branch(block: &CodeBlock) -> Option<(usize, u8, bool)> {
+    let branch = block.insts.last().filter(|e| is_conditional_branch(e))?;
+    Some((
         branch.target.expect("checked"),
         branch.inst.guard,
         branch.inst.guard_neg,
-    );
+    ))
+}
+
+/// Guards every instruction of `insts` with `p` (negated if `neg`).
+fn guard_all(insts: &mut [Emitted], p: u8, neg: bool) {
+    for e in insts {
+        e.inst.guard = p;
+        e.inst.guard_neg = neg;
+    }
+}
+
+/// Tries to predicate the block after `a`; true if the code changed.
+fn convert_triangle(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> bool {
+    let Some((t, p, neg)) = conditional_branch(&blocks[a]) else {
+        return false;
+    };
     let Some(b) = next_nonempty(blocks, a) else {
         return false;
     };
     if b == t || next_nonempty(blocks, b) != Some(t) || preds[b] != [a] || !predicable(&blocks[b].insts, p) {
         return false;
     }
-    for e in &mut blocks[b].insts {
-        e.inst.guard = p;
-        e.inst.guard_neg = !neg;
-    }
+    guard_all(&mut blocks[b].insts, p, !neg);
     blocks[a].insts.pop();
     // After the branch is gone, `t` is reached from the predicated block only.
     if preds[t].iter().all(|&p| p == a || p == b) {
@@ -118,14 +128,9 @@ fn is_jump_to(e: &Emitted, j: usize) -> bool {
 
 /// Tries to predicate the diamond that the branch ending `a` opens; true if the code changed.
 fn convert_diamond(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> bool {
-    let Some(branch) = blocks[a].insts.last().filter(|e| is_conditional_branch(e)) else {
+    let Some((t, p, neg)) = conditional_branch(&blocks[a]) else {
         return false;
     };
-    let (t, p, neg) = (
-        branch.target.expect("checked"),
-        branch.inst.guard,
-        branch.inst.guard_neg,
-    );
     let Some(e) = next_nonempty(blocks, a) else {
         return false;
     };
@@ -150,14 +155,8 @@ fn convert_diamond(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> 
         return false;
     }
     blocks[e].insts.pop();
-    for x in &mut blocks[e].insts {
-        x.inst.guard = p;
-        x.inst.guard_neg = !neg;
-    }
-    for x in &mut blocks[t].insts {
-        x.inst.guard = p;
-        x.inst.guard_neg = neg;
-    }
+    guard_all(&mut blocks[e].insts, p, !neg);
+    guard_all(&mut blocks[t].insts, p, neg);
     blocks[a].insts.pop();
     // `a` (its BSSY names the join) and the two arms are all that reach the join.
     let private_join = preds[j].iter().all(|&q| q == a || q == e || q == t);
