@@ -71,7 +71,7 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
 fn select_block(isel: &mut Isel, edges: &Edges, b: Block, id: usize) -> Result<(), IselError> {
     isel.start_block();
     let func = isel.func;
-    let params = func.blocks[b].params.iter().map(|&p| isel.def_reg(p)).collect();
+    let params = isel.block_params(b);
     isel.vcode.blocks[id].params = params;
     for &inst in &func.blocks[b].insts {
         if isel.is_fused(inst) {
@@ -104,7 +104,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
             }
             None => {
                 succs.push(edges.block_of[&call.block]);
-                succ_args.push(call.args.iter().map(|&a| isel.reg(a)).collect());
+                succ_args.push(isel.edge_args(call.block, &call.args));
             }
         }
     }
@@ -142,7 +142,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
 fn edge_block(isel: &mut Isel, edges: &Edges, id: usize, call: &BlockCall) {
     isel.start_block();
     let target = edges.block_of[&call.block];
-    let args = call.args.iter().map(|&a| isel.reg(a)).collect();
+    let args = isel.edge_args(call.block, &call.args);
     isel.push(MInst::new(MKind::Jump(target)));
     let out = std::mem::take(&mut isel.out);
     isel.vcode.insts.extend(out);

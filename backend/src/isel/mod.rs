@@ -27,6 +27,7 @@ mod operand;
 mod reconverge;
 mod subword;
 mod tensor;
+mod tuple_params;
 mod values;
 mod warp;
 mod wide;
@@ -78,6 +79,8 @@ pub struct Isel<'a> {
     vars: &'a KernelVars,
     /// The source position of the MIR instruction being selected.
     pub srcloc: ptxc_mir::ir::SrcLoc,
+    /// Blocks whose parameters travel partly as register tuples.
+    tuple_params: HashMap<ptxc_mir::ir::Block, tuple_params::TupleParams>,
 }
 
 /// Selects VCode of `arch` for `func`, whose variables live where `vars` says.
@@ -97,11 +100,13 @@ pub fn select(func: &Function, vars: &KernelVars, arch: Arch) -> Result<VCode, I
         fused: HashMap::default(),
         vars,
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
+        tuple_params: HashMap::default(),
     };
     isel.vcode.local_bytes = vars.frame_size;
     isel.vcode.local_align = vars.frame_align;
     isel.count_uses();
     isel.find_fusions();
+    isel.assign_tuple_params();
     cfg::build(&mut isel)?;
     reconverge::insert_reconvergence(&mut isel.vcode);
     Ok(isel.vcode)
