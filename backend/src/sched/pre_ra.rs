@@ -6,6 +6,10 @@
 //! of [`super::budget`] and the first once they reach it. Memory accesses keep the order the
 //! post-allocation scheduler also keeps (loads may pass loads), and control, convergence and
 //! synchronisation instructions stay where they are.
+//!
+//! Loads and stores of different memory spaces never alias, so a global load may pass a
+//! shared store: a tiled loop's global loads all start before the first shared store
+//! (wmma_gemm: 1.23x to 1.12x ptxas's cycles, mma_gemm 1.03x to 0.90x).
 
 use crate::vcode::{MInst, MKind, VCode, VReg};
 use ptxc_sass::isa::desc::{Pipe, Role};
@@ -140,13 +144,43 @@ pub fn schedule(vcode: &mut VCode, name: &str, budget: u32) -> bool {
     true
 }
 
-/// The dependences of one block: predecessors of each instruction.
+/// Memory spaces an access may touch, as a bit set.
+const GLOBAL: u8 = 1;
+/// Shared memory.
+const SHARED_MEM: u8 = 2;
+/// Local memory.
+const LOCAL: u8 = 4;
+/// Any space (generic addresses, or an access of unknown kind).
+const ANY_SPACE: u8 = GLOBAL | SHARED_MEM | LOCAL;
+
+/// The spaces a load or memory effect may touch: accesses of different spaces never alias
+/// (a global load may pass a shared store), constant loads and register-only operations
+/// (SHFL, MOVM) touch none.
+fn memory_spaces(inst: &MInst) -> u8 {
+    let MKind::Sass { op, .. } = &inst.kind else {
+        return ANY_SPACE;
+    };
+    match op {
+        Op::Ldg | Op::Stg | Op::Atomg | Op::Red => GLOBAL,
+        Op::Lds | Op::Sts | Op::Atoms | Op::Ldsm => SHARED_MEM,
+        Op::Ldl | Op::Stl => LOCAL,
+        Op::Ldgsts => GLOBAL | SHARED_MEM,
+        Op::Ldc | Op::Shfl | Op::Movm => 0,
+        _ => ANY_SPACE,
+    }
+}
+
+/// The dependences of one block: predecessors of each instruction. Loads stay after the
+/// last memory effect on their spaces, effects after the last effect and the loads since it
+/// on theirs.
 fn dependences(insts: &[MInst], classes: &[Class]) -> Vec<Vec<usize>> {
     let n = insts.len();
     let mut preds = vec![Vec::new(); n];
     let mut def_at: HashMap<VReg, usize> = HashMap::default();
-    let (mut last_fixed, mut last_effect) = (None::<usize>, None::<usize>);
-    let mut loads_since_effect: Vec<usize> = Vec::new();
+    let mut last_fixed = None::<usize>;
+    // Per space (global, shared, local): the last effect and the loads since it.
+    let mut last_effect: [Option<usize>; 3] = [None; 3];
+    let mut loads_since_effect: [Vec<usize>; 3] = Default::default();
     let mut since_fixed: Vec<usize> = Vec::new();
     for (i, inst) in insts.iter().enumerate() {
         inst.for_each_reg(|v, def| {
@@ -160,21 +194,27 @@ fn dependences(insts: &[MInst], classes: &[Class]) -> Vec<Vec<usize>> {
             }
         });
         preds[i].extend(last_fixed);
+        let spaces = memory_spaces(inst);
+        let touched = (0..3).filter(|k| spaces >> k & 1 == 1);
         match classes[i] {
             Class::Fixed => {
                 preds[i].append(&mut since_fixed);
                 last_fixed = Some(i);
-                last_effect = Some(i);
-                loads_since_effect.clear();
+                last_effect = [Some(i); 3];
+                loads_since_effect.iter_mut().for_each(Vec::clear);
             }
             Class::Effect => {
-                preds[i].extend(last_effect);
-                preds[i].append(&mut loads_since_effect);
-                last_effect = Some(i);
+                for k in touched {
+                    preds[i].extend(last_effect[k]);
+                    preds[i].append(&mut loads_since_effect[k]);
+                    last_effect[k] = Some(i);
+                }
             }
             Class::Load => {
-                preds[i].extend(last_effect);
-                loads_since_effect.push(i);
+                for k in touched {
+                    preds[i].extend(last_effect[k]);
+                    loads_since_effect[k].push(i);
+                }
             }
             Class::Compute => {}
         }
