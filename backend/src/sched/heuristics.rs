@@ -56,7 +56,7 @@ impl Heuristic for CriticalPath {
 }
 
 /// ptxc's own: critical path, but loads start as early as possible (their latency is the
-/// longest and is hidden behind the rest), and consecutive instructions alternate between
+/// longest and is hidden behind the rest) as long as their pipe takes them, and consecutive instructions alternate between
 /// pipes so that neither the FMA nor the ALU pipe holds issue back.
 pub struct LoadsFirstBalanced;
 
@@ -66,7 +66,8 @@ impl Heuristic for LoadsFirstBalanced {
     }
     fn rank(&self, c: &Candidate) -> i64 {
         let stall = c.ready_at.saturating_sub(c.now) as i64;
-        let load = (super::dag::kind(&c.inst.inst) == Kind::Load) as i64;
+        // A load that can issue now goes first; one its pipe holds back waits its turn.
+        let load = (super::dag::kind(&c.inst.inst) == Kind::Load && stall == 0) as i64;
         let pipe = c.inst.inst.desc().meta.pipe;
         let same_pipe = (Some(pipe) == c.last_pipe && matches!(pipe, Pipe::Alu | Pipe::Fma)) as i64;
         load * 10_000 + c.dag.height[c.index] as i64 * 16 - stall * 64 - same_pipe * 32
