@@ -1,7 +1,9 @@
 //! 64-bit bit-field extract and insert, on 64-bit shifts (which give zero, or the sign, for
 //! amounts of 64 and more): `bfe` shifts the field down and back up by `64 - len` to clear
 //! or sign-fill the bits above it; `bfi` merges under the mask `((1 << len) - 1) << pos`.
-//! Positions and lengths use their low byte, as PTX says.
+//! Positions and lengths use their low byte, as PTX says. A constant `bfi` of a whole
+//! 32-bit word (the idiom that reassembles a 64-bit value from two halves, e.g. after two
+//! `shfl.sync`) is that word put in place: no shifts and masks.
 
 use super::builder::Builder;
 use ptxc_mir::ir::{InstData, Opcode, Type, Value};
@@ -17,6 +19,9 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
     };
     if d.op == Opcode::Bfi {
         let (a, base) = (d.args[0], d.args[1]);
+        if let Some(v) = insert_whole_word(b, d) {
+            return Some(v);
+        }
         let (pos, len) = (byte(b, d.args[2]), byte(b, d.args[3]));
         let one = b.k(Type::I64, 1);
         let field = b.bin(Opcode::Shl, Type::I64, one, len);
@@ -38,4 +43,25 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
     let k = b.bin(Opcode::MaxS, Type::I32, k, zero);
     let up = b.bin(Opcode::Shl, Type::I64, t, k);
     Some(b.bin(down, Type::I64, up, k))
+}
+
+/// `bfi` with a constant position and length that covers nothing, the whole value, or
+/// exactly one 32-bit half of it.
+fn insert_whole_word(b: &mut Builder, d: &InstData) -> Option<Value> {
+    let (a, base) = (d.args[0], d.args[1]);
+    let pos = b.func.const_value(d.args[2])? & 0xff;
+    let len = b.func.const_value(d.args[3])? & 0xff;
+    match (pos, len) {
+        (_, 0) | (64.., _) => Some(base),
+        (0, 64..) => Some(a),
+        (0, 32) => {
+            let (hi, lo) = (b.hi(base), b.lo(a));
+            Some(b.pack(Type::I64, hi, lo))
+        }
+        (32, 32..) => {
+            let (hi, lo) = (b.lo(a), b.lo(base));
+            Some(b.pack(Type::I64, hi, lo))
+        }
+        _ => None,
+    }
 }
