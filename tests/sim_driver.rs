@@ -3,7 +3,10 @@
 //! prints for the same calls (`printf_host.c`, compiled with the host's `cc`), on both
 //! engines; a failed `assert` ends the launch with CUDA's message, block and thread;
 //! `malloc`/`free` use a heap sized by the launch spec, report exhaustion and fault on a
-//! double free; `ptxc run --printf-out` writes the output to a file.
+//! double free; `ptxc run --printf-out` writes the output to a file. Constant data is reached
+//! through generic addresses as the driver lays it out: `cvta.const` adds the address of the
+//! constant bank's copy in global memory, which the driver puts at `c[0x0][0x50]` (ptxas's
+//! code reads it there), on both compilers' cubins and the MIR interpreter.
 
 mod common;
 
@@ -214,4 +217,23 @@ fn ptxc_run_writes_printf_output_to_a_file() {
         "{}",
         text(&o.stdout)
     );
+}
+
+#[test]
+fn constant_data_through_generic_addresses() {
+    let dir = scratch("sim_driver_const_generic");
+    let spec = spec("const_generic", &dir);
+    let table = [11, 22, 33, 44];
+    let want: Vec<i32> = (0..32).map(|t| table[t % 4] + 100 * table[(t + 1) % 4]).collect();
+    for by in COMPILERS {
+        let cubin = cubin("const_generic", &dir, by);
+        for engine in [Engine::Functional, Engine::Timed] {
+            let out = launch(&cubin, &spec, engine).unwrap();
+            assert_eq!(i32s(&out, "out"), want, "{by:?} {engine:?}");
+        }
+    }
+    let src = std::fs::read_to_string(driver_dir().join("const_generic.ptx")).unwrap();
+    let mir = ptxc::pipeline::lower_ptx(&src, "const_generic").unwrap();
+    let out = ptxc::run::run_mir(&mir, &spec, RunOptions::default().config).unwrap();
+    assert_eq!(i32s(&out, "out"), want, "MIR interpreter");
 }

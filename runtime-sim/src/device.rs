@@ -201,7 +201,7 @@ impl Device {
                 params.len()
             )));
         }
-        let mut banks = vec![exec::bank0(k, dims, params, self.config.sms)];
+        let mut banks = vec![exec::bank0(k, dims, params, self.config.sms, module.const_base)];
         banks.resize(5, Vec::new());
         banks[2] = k.const_bank2.clone();
         banks[3] = module.const_bank3.clone();

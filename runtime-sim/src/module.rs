@@ -52,6 +52,11 @@ pub struct Module {
     pub kernels: Vec<Kernel>,
     /// Constant bank 3 (user `.const` data, relocated).
     pub const_bank3: Vec<u8>,
+    /// Device address of the copy of constant bank 3 in global memory, through which
+    /// generic addresses reach `.const` data (`cvta.const`): the driver gives it to kernels
+    /// at `c[0x0][0x50]`, which ptxas's code reads for it (`ULDC.64 UR4, c[0x0][0x50]` and
+    /// the symbol's offset in the bank added, e.g. for numba's `print()` format strings).
+    pub const_base: u64,
     /// Constant bank 4 (addresses of globals).
     pub const_bank4: Vec<u8>,
     /// Module variables.
@@ -283,7 +288,7 @@ impl Module {
     pub fn load(bytes: &[u8], mem: &mut GlobalMemory) -> Result<Module, SimError> {
         let m = cubin::read(bytes).map_err(|e| SimError::BadModule(e.to_string()))?;
         let arch = modelled_arch(&m)?;
-        let (syms, globals, _) = place_globals(&m, mem);
+        let (syms, globals, [_, _, const_base]) = place_globals(&m, mem);
         // Initialisers of globals that hold addresses.
         for r in &m.global_init_relocs {
             let v = reloc_value(r, &syms, 0, "global initialiser")?;
@@ -337,6 +342,7 @@ impl Module {
         Ok(Module {
             kernels,
             const_bank3,
+            const_base,
             const_bank4,
             globals,
         })

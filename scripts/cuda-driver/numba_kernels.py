@@ -7,12 +7,15 @@ numba sees is ptxc's simulated one). numba compiles each kernel to PTX with libN
 library compiles the PTX with ptxc and runs it on the simulator. Covered: 1D and 2D arrays,
 static and dynamic shared memory with barriers, integer and float atomics, math functions in
 float32 and float64, local arrays and device functions, constant memory, streams, events and
-pinned host memory. Prints one line per kernel and `N passed, N failed` at the end; exits 1 if
+pinned host memory, and `print()` in a kernel (numba's vprintf calls, whose output the library
+writes to the process's standard output at synchronisation). Prints one line per kernel and `N passed, N failed` at the end; exits 1 if
 any failed.
 """
 
 import math
+import os
 import sys
+import tempfile
 import traceback
 
 import numpy as np
@@ -220,6 +223,43 @@ def test_streams_events_pinned_memory():
     assert 0 < ms < 1, f"simulated kernel time {ms} ms"
 
 
+@cuda.jit
+def print_values(ints, floats):
+    i = cuda.grid(1)
+    if i < ints.size:
+        print("lane", i, "int", ints[i], "float", floats[i])
+
+
+def captured_stdout(run):
+    """What `run` writes to file descriptor 1 (the library writes kernel output there)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 1)
+        try:
+            run()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        f.seek(0)
+        return f.read().decode()
+
+
+def test_print():
+    ints = np.array([0, -7, 2**40, 123456789, -(2**62)], dtype=np.int64)
+    floats = np.array([0.5, -1.25, 1e-3, 3.0e10, -0.0], dtype=np.float64)
+
+    def launch():
+        print_values[1, 32](ints, floats)
+        cuda.synchronize()
+
+    out = captured_stdout(launch)
+    # numba prints through vprintf with "%s %lld %s %lld %s %f\n"; the host's printf of the
+    # same arguments, lane by lane in warp order:
+    want = "".join("lane %d int %d float %f\n" % (i, v, f) for i, (v, f) in enumerate(zip(ints, floats)))
+    assert out == want, f"kernel printed {out!r}, the host's printf gives {want!r}"
+
+
 TESTS = {
     "arrays_1d": test_arrays_1d,
     "arrays_2d": test_arrays_2d,
@@ -229,6 +269,7 @@ TESTS = {
     "math_functions": test_math_functions,
     "device_functions_local_and_constant_memory": test_device_functions_local_and_constant_memory,
     "streams_events_pinned_memory": test_streams_events_pinned_memory,
+    "print": test_print,
 }
 
 

@@ -1,7 +1,8 @@
-//! Generic addressing: shared and local addresses become generic ones by adding the base of
-//! their window in the generic address space (`c[0x0][0x18]` shared, `c[0x0][0x20]` local,
-//! 64 bits each, as the driver sets them) and back by subtracting it; `isspacep` is QSPC.
-//! Global and constant addresses are generic as they are (the MIR has no conversion).
+//! Generic addressing: shared, local and constant addresses become generic ones by adding
+//! the base of their window in the generic address space (`c[0x0][0x18]` shared,
+//! `c[0x0][0x20]` local, `c[0x0][0x50]` the copy of constant bank 3 in global memory, 64 bits
+//! each, as the driver sets them; ptxas reads `c[0x0][0x50]` for `cvta.const`) and back by
+//! subtracting it; `isspacep` is QSPC. Global addresses are generic as they are.
 
 use super::fit::Arg;
 use super::{Isel, IselError};
@@ -16,6 +17,7 @@ fn window(space: Space) -> Option<i32> {
     match space {
         Space::Shared => Some(0x18),
         Space::Local => Some(0x20),
+        Space::Const => Some(0x50),
         _ => None,
     }
 }

@@ -94,6 +94,7 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
         if c.primary {
             return Err(CUresult::CUDA_ERROR_INVALID_CONTEXT);
         }
+        d.flush_device_output();
         d.release_context(h);
         d.contexts.remove(&h);
         with_stack(|s| s.retain(|&c| c != h));
@@ -200,8 +201,9 @@ pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut CUdevice, ctx: Handle) -> C
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxSynchronize() -> CUresult {
     call("cuCtxSynchronize", || {
-        let d = driver()?;
+        let mut d = driver()?;
         d.current()?;
+        d.flush_device_output();
         d.check_sticky()
     })
 }
@@ -210,8 +212,9 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxSynchronize_v2(ctx: Handle) -> CUresult {
     call("cuCtxSynchronize_v2", || {
-        let d = driver()?;
+        let mut d = driver()?;
         context_or_current(&d, ctx)?;
+        d.flush_device_output();
         d.check_sticky()
     })
 }

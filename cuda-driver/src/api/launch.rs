@@ -137,6 +137,7 @@ unsafe fn launch(
     let name = k.name.clone();
     let block = unsafe { parameter_block(&k.params, k.param_size, params, extra)? };
     refresh_constants(&mut d, module);
+    d.flush_device_output();
     let engine = d.model.engine;
     let start = Instant::now();
     let Driver { device, modules, .. } = &mut *d;

@@ -366,6 +366,11 @@ macro_rules! copies {
             call(stringify!($sync), || {
                 #[allow(unused_mut)]
                 let mut $d = driver()?;
+                // A blocking copy (not a memset) waits for the kernels before it, and
+                // flushes their printf.
+                if stringify!($sync).starts_with("cuMemcpy") {
+                    $d.flush_device_output();
+                }
                 #[allow(unused_unsafe)]
                 unsafe { $body }
             })

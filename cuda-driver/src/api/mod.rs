@@ -7,6 +7,7 @@ pub mod init;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod output;
 pub mod pointer;
 pub mod stream;
 pub mod unsupported;

@@ -70,6 +70,7 @@ unsafe fn load_current(
     let img = unsafe { image::read(image)? };
     let mut d = driver()?;
     let ctx = d.current()?;
+    d.flush_device_output();
     load(&mut d, ctx, img, &jit)
 }
 
@@ -79,6 +80,7 @@ fn load_file(path: &str, jit: &JitOptions) -> CuResult<u64> {
     let img = image::classify(&data)?;
     let mut d = driver()?;
     let ctx = d.current()?;
+    d.flush_device_output();
     load(&mut d, ctx, img, jit)
 }
 
@@ -137,8 +139,9 @@ pub unsafe extern "C" fn cuModuleLoadFatBinary(module: *mut Handle, fat: *const 
 #[unsafe(no_mangle)]
 pub extern "C" fn cuModuleUnload(module: Handle) -> CUresult {
     call("cuModuleUnload", || {
-        driver()?
-            .unload(module as u64)
+        let mut d = driver()?;
+        d.flush_device_output();
+        d.unload(module as u64)
             .map(|_| ())
             .ok_or(CUresult::CUDA_ERROR_INVALID_HANDLE)
     })

@@ -63,8 +63,9 @@ pub extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
     call("cuStreamSynchronize", || {
-        let d = driver()?;
+        let mut d = driver()?;
         stream_context(&d, s)?;
+        d.flush_device_output();
         d.check_sticky()
     })
 }
@@ -297,10 +298,17 @@ pub extern "C" fn cuEventQuery(event: Handle) -> CUresult {
     })
 }
 
-/// `cuEventSynchronize`.
+/// `cuEventSynchronize`: as `cuEventQuery`, and flushes kernel printf output.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuEventSynchronize(event: Handle) -> CUresult {
-    cuEventQuery(event)
+    call("cuEventSynchronize", || {
+        let mut d = driver()?;
+        if !d.events.contains_key(&(event as u64)) {
+            return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
+        }
+        d.flush_device_output();
+        d.check_sticky()
+    })
 }
 
 /// `cuEventDestroy_v2`.

@@ -10,6 +10,9 @@ use smallvec::{SmallVec, smallvec};
 pub const SHARED_WINDOW: u64 = 0x7ff0_0000_0000;
 /// Generic-address window of local memory (as the back end's `c[0x0][0x20]`).
 pub const LOCAL_WINDOW: u64 = 0x7ff8_0000_0000;
+/// Generic-address window of constant bank 3 (as the address the driver gives kernels at
+/// `c[0x0][0x50]`, where `cvta.const` finds it).
+pub const CONST_WINDOW: u64 = 0x7fe8_0000_0000;
 /// Size of each window.
 pub const WINDOW_SIZE: u64 = 1 << 32;
 
@@ -133,7 +136,10 @@ pub fn eval_pure(op: Opcode, ty: Type, aux: &Aux, args: &[u64]) -> Option<Result
             let r = match aux {
                 Aux::Space(crate::ir::Space::Shared) => inside(SHARED_WINDOW),
                 Aux::Space(crate::ir::Space::Local) => inside(LOCAL_WINDOW),
-                Aux::Space(crate::ir::Space::Global) => !inside(SHARED_WINDOW) && !inside(LOCAL_WINDOW),
+                Aux::Space(crate::ir::Space::Const) => inside(CONST_WINDOW),
+                Aux::Space(crate::ir::Space::Global) => {
+                    !inside(SHARED_WINDOW) && !inside(LOCAL_WINDOW) && !inside(CONST_WINDOW)
+                }
                 _ => false,
             };
             Some(smallvec![r as u64])
@@ -164,6 +170,7 @@ fn window(aux: &Aux) -> Option<u64> {
     match aux {
         Aux::Space(crate::ir::Space::Shared) => Some(SHARED_WINDOW),
         Aux::Space(crate::ir::Space::Local) => Some(LOCAL_WINDOW),
+        Aux::Space(crate::ir::Space::Const) => Some(CONST_WINDOW),
         _ => None,
     }
 }

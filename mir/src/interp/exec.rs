@@ -1,7 +1,7 @@
 //! The execution engine: CTAs, warps in lock step (minimum position in reverse post-order
 //! first), per-thread values, memory accesses, collectives and barriers.
 
-use super::eval::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, eval_pure};
+use super::eval::{CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, eval_pure};
 use super::memory::{GlobalMemory, Layout, MODULE_BASE, Placement};
 use super::{InterpError, LaunchConfig, MAX_STRAY_REPORTS, STEP_LIMIT, Stats};
 use crate::analysis::dom::reverse_post_order;
@@ -330,6 +330,8 @@ impl Machine<'_, '_> {
             Space::Shared
         } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
             Space::Local
+        } else if (CONST_WINDOW..CONST_WINDOW + WINDOW_SIZE).contains(&addr) {
+            Space::Const
         } else {
             Space::Global
         }
@@ -374,7 +376,12 @@ impl Machine<'_, '_> {
                 if write {
                     return Err("constant memory is read-only".into());
                 }
-                let r = slice_of(&mut self.layout.constant, addr & 0xffff_ffff, "constant")?;
+                let off = if space == Space::Generic {
+                    addr - CONST_WINDOW
+                } else {
+                    addr & 0xffff_ffff
+                };
+                let r = slice_of(&mut self.layout.constant, off, "constant")?;
                 buf.copy_from_slice(&self.layout.constant[r]);
             }
             Space::Param => {

@@ -229,14 +229,14 @@ impl Lowerer<'_> {
     }
 
     /// `cvta[.to].space.size d, a`: the window model (generic = window base + offset for
-    /// shared and local; global and const addresses are generic as they are).
+    /// shared, local and const; global addresses are generic as they are).
     pub fn lower_cvta(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let ty = mir_type(self.ptx_type(inst)?);
         let d = self.dst(inst, 0)?;
         let a = self.operand(self.arg(inst, 1)?, ty, false, inst.span)?;
         let space = space_of(inst.mods.space);
         let v = match space {
-            Space::Shared | Space::Local | Space::Param => {
+            Space::Shared | Space::Local | Space::Const | Space::Param => {
                 let op = if inst.mods.to_space {
                     Opcode::FromGeneric
                 } else {

@@ -45,9 +45,13 @@ pub struct LaunchDims {
 /// Byte offset of `%nsmid` (the number of SMs) in constant bank 0.
 pub const NSMID_OFFSET: usize = 0x10c;
 
+/// Byte offset in constant bank 0 of the generic address of the module's constant bank 3.
+pub const CONST_WINDOW_OFFSET: usize = 0x50;
+
 /// Builds constant bank 0 as the driver does: ntid, nctaid, the shared and local windows,
-/// the stack size, dynamic shared memory, `%nsmid`, parameters at 0x160.
-pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32) -> Vec<u8> {
+/// the stack size, dynamic shared memory, the address of the constant data in global memory
+/// (`const_base`), `%nsmid`, parameters at 0x160.
+pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32, const_base: u64) -> Vec<u8> {
     let mut b = vec![0u8; 0x160 + kernel.param_size.max(params.len() as u32) as usize];
     let mut put = |off: usize, v: u32| b[off..off + 4].copy_from_slice(&v.to_le_bytes());
     for i in 0..3 {
@@ -60,6 +64,8 @@ pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32) -> Vec
     put(0x24, (LOCAL_WINDOW >> 32) as u32);
     put(0x28, kernel.local_bytes);
     put(0x2c, dims.dynamic_shared);
+    put(CONST_WINDOW_OFFSET, const_base as u32);
+    put(CONST_WINDOW_OFFSET + 4, (const_base >> 32) as u32);
     put(NSMID_OFFSET, sms);
     b[0x160..0x160 + params.len()].copy_from_slice(params);
     b
