@@ -1,7 +1,12 @@
 //! The block structure of VCode: one block per reachable MIR block, plus an empty block
 //! on every critical edge (regalloc2 places edge moves in blocks with a single predecessor
 //! or successor). Block parameters and branch arguments carry the SSA values across edges.
+//! A short block that one way of a conditional branch runs is selected under a guard at the
+//! end of the branching block instead (`ifconvert.rs`) and gets no block of its own; when
+//! the branching block is then the join's only predecessor, the join continues the same
+//! VCode block, so a row of guarded loads and stores is one block for the scheduler.
 
+use super::ifconvert::{self, Arm};
 use super::{Isel, IselError};
 use crate::vcode::{BlockId, MInst, MKind, VBlock};
 use ptxc_mir::analysis::dom::reverse_post_order;
@@ -20,6 +25,26 @@ struct Edges {
     block_of: HashMap<Block, BlockId>,
     /// `(from, successor index)` -> edge block.
     split: HashMap<(Block, usize), BlockId>,
+    /// Blocks that end by absorbing a guarded arm.
+    arms: HashMap<Block, Arm>,
+    /// Joins of arms that continue the VCode block of the arm's branching block.
+    continued: rustc_hash::FxHashSet<Block>,
+}
+
+impl Edges {
+    /// The join that continues `b`'s VCode block, if one does.
+    fn continuation(&self, b: Block) -> Option<(Arm, Block)> {
+        let arm = *self.arms.get(&b)?;
+        self.continued.contains(&arm.join).then_some((arm, arm.join))
+    }
+
+    /// The last MIR block of the VCode block that starts with `b` (its terminator ends it).
+    fn chain_end(&self, mut b: Block) -> Block {
+        while let Some((_, j)) = self.continuation(b) {
+            b = j;
+        }
+        b
+    }
 }
 
 /// Builds the VCode blocks and selects every instruction.
@@ -27,11 +52,28 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     let func = isel.func;
     // Reverse post-order: every block after its dominators (regalloc2's heuristics and its
     // checker assume block parameters are mostly defined before they are used).
-    let order: Vec<Block> = reverse_post_order(func);
     let preds = func.predecessors();
+    let mut arms = ifconvert::find(func);
+    // A join with tuple parameters keeps its branches (SEL merges single values and pairs).
+    arms.retain(|_, arm| !isel.has_tuple_params(arm.join));
+    let entry = func.layout.first().copied();
+    let continued: rustc_hash::FxHashSet<Block> = arms
+        .iter()
+        .filter(|&(&a, arm)| {
+            let p = &preds[arm.join];
+            Some(arm.join) != entry && p.len() == 2 && p.contains(&a) && p.contains(&arm.body)
+        })
+        .map(|(_, arm)| arm.join)
+        .collect();
+    let order: Vec<Block> = reverse_post_order(func)
+        .into_iter()
+        .filter(|b| !arms.values().any(|arm| arm.body == *b) && !continued.contains(b))
+        .collect();
     let mut edges = Edges {
         block_of: HashMap::default(),
         split: HashMap::default(),
+        arms,
+        continued,
     };
     let mut next = 0u32;
     let mut layout: Vec<Entry> = Vec::new();
@@ -39,12 +81,16 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
         edges.block_of.insert(b, BlockId(next));
         layout.push(Entry::Block(b));
         next += 1;
-        let succs = func.successors(b);
+        let end = edges.chain_end(b);
+        let succs = match edges.arms.get(&end) {
+            Some(arm) => smallvec::smallvec![arm.join],
+            None => func.successors(end),
+        };
         let same_twice = succs.len() == 2 && succs[0] == succs[1];
         for (i, s) in succs.iter().enumerate() {
             if succs.len() > 1 && (preds[*s].len() > 1 || same_twice) {
-                edges.split.insert((b, i), BlockId(next));
-                layout.push(Entry::Edge(b, i));
+                edges.split.insert((end, i), BlockId(next));
+                layout.push(Entry::Edge(end, i));
                 next += 1;
             }
         }
@@ -73,16 +119,26 @@ fn select_block(isel: &mut Isel, edges: &Edges, b: Block, id: usize) -> Result<(
     let func = isel.func;
     let params = isel.block_params(b);
     isel.vcode.blocks[id].params = params;
-    for &inst in &func.blocks[b].insts {
-        if isel.is_fused(inst) {
-            continue;
-        }
-        let data = &func.insts[inst];
-        isel.srcloc = func.srclocs[inst];
-        if data.op.is_terminator() {
-            terminator(isel, edges, b, id, inst)?;
-        } else {
-            isel.lower_inst(inst)?;
+    let mut cur = Some(b);
+    while let Some(m) = cur.take() {
+        for &inst in &func.blocks[m].insts {
+            if isel.is_fused(inst) {
+                continue;
+            }
+            let data = &func.insts[inst];
+            isel.srcloc = func.srclocs[inst];
+            if !data.op.is_terminator() {
+                isel.lower_inst(inst)?;
+            } else if let Some((arm, join)) = edges.continuation(m) {
+                // The join goes on in this block, its parameters named by the arguments.
+                let args = isel.absorb_arm(m, arm)?;
+                for (&p, &v) in func.blocks[join].params.iter().zip(&args) {
+                    isel.alias(p, v);
+                }
+                cur = Some(join);
+            } else {
+                terminator(isel, edges, m, id, inst)?;
+            }
         }
     }
     isel.srcloc = ptxc_mir::ir::SrcLoc::NONE;
@@ -93,6 +149,15 @@ fn select_block(isel: &mut Isel, edges: &Edges, b: Block, id: usize) -> Result<(
 
 fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mir::ir::Inst) -> Result<(), IselError> {
     let func = isel.func;
+    if let Some(&arm) = edges.arms.get(&b) {
+        let args = isel.absorb_arm(b, arm)?;
+        let target = edges.block_of[&arm.join];
+        isel.push_jump(target);
+        let blk = &mut isel.vcode.blocks[id];
+        blk.succs = vec![target];
+        blk.succ_args = vec![args];
+        return Ok(());
+    }
     let data = &func.insts[inst];
     let mut succs = Vec::new();
     let mut succ_args: Vec<Vec<crate::vcode::VReg>> = Vec::new();

@@ -21,6 +21,7 @@ mod fp16;
 mod fp64;
 mod frame;
 mod generic;
+mod ifconvert;
 mod mathfn;
 mod memory;
 mod operand;

@@ -134,6 +134,11 @@ impl Isel<'_> {
         }
     }
 
+    /// Whether some parameters of block `b` travel as a tuple.
+    pub(super) fn has_tuple_params(&self, b: Block) -> bool {
+        self.tuple_params.contains_key(&b)
+    }
+
     /// The VCode parameters of block `b`: one register per parameter, one tuple per group.
     pub(super) fn block_params(&mut self, b: Block) -> Vec<VReg> {
         let params = &self.func.blocks[b].params;

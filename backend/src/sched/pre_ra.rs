@@ -65,7 +65,8 @@ fn class_of_op(op: Op) -> Class {
 }
 
 fn class_of(inst: &MInst, cache: &mut HashMap<Op, Class>) -> Class {
-    if inst.guard.is_some() || inst.target.is_some() || inst.is_terminator() {
+    // A guarded instruction moves like an unguarded one: its guard is a source.
+    if inst.target.is_some() || inst.is_terminator() {
         return Class::Fixed;
     }
     match &inst.kind {

@@ -1,0 +1,184 @@
+//! If-conversion during selection: a short block that runs only when a conditional branch
+//! goes its way, and then joins the other way's target (a triangle: `if (c) { x = load; }`),
+//! is selected as guarded instructions at the end of the branching block, and the values the
+//! join block receives from the two ways are merged with SEL. Done before register
+//! allocation, the guarded loads and stores are ordinary instructions of one block for the
+//! pre-allocation scheduler (a tiled loop's guarded global loads all start before the first
+//! shared store, as ptxas orders them) and their values get their own registers; the
+//! post-allocation predication (`emit/predicate.rs`) only saw them after allocation, when
+//! every guarded load of a row shared one register and had to wait for the store before it.
+//! ptxas guards the same blocks (`@!P0 LDG` with the join value zeroed beforehand).
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
+use ptxc_mir::ir::{Block, Function, InstData, Opcode, Type, Value, ValueDef};
+use ptxc_sass::isa::{Op, Role};
+use rustc_hash::FxHashMap as HashMap;
+
+/// The most MIR instructions a guarded block may hold (each is selected under the guard,
+/// so every lane issues them whichever way the branch goes).
+const MAX_BODY: usize = 6;
+
+/// A block selected under a guard at the end of the block that branches to it.
+#[derive(Clone, Copy, Debug)]
+pub struct Arm {
+    /// The guarded block.
+    pub body: Block,
+    /// The block both ways reach.
+    pub join: Block,
+    /// The branch condition's value under which `body` runs.
+    pub when: bool,
+}
+
+/// Operations that may run under a guard: pure ones (no side effects, never fault) and
+/// loads and stores (a guarded-off access does not happen).
+fn predicable(d: &InstData) -> bool {
+    d.op.is_pure() || matches!(d.op, Opcode::Load | Opcode::Store)
+}
+
+/// The arms to convert, by branching block.
+pub fn find(func: &Function) -> HashMap<Block, Arm> {
+    let preds = func.predecessors();
+    let count = |b: Block| preds[b].len();
+    let mut arms = HashMap::default();
+    for &a in &func.layout {
+        let Some(t) = func.terminator(a) else { continue };
+        let d = &func.insts[t];
+        let targets = d.targets();
+        if d.op != Opcode::Brif || targets.len() != 2 || targets[0].block == targets[1].block {
+            continue;
+        }
+        if is_constant(func, d.args[0]) {
+            continue;
+        }
+        for (k, when) in [(0, true), (1, false)] {
+            let (body, join) = (targets[k].block, targets[1 - k].block);
+            if let Some(arm) = arm_of(func, &count, a, body, join, when) {
+                arms.insert(a, arm);
+                break;
+            }
+        }
+    }
+    arms
+}
+
+/// `body` as an arm of `a` towards `join`, if it is one.
+fn arm_of(
+    func: &Function,
+    preds: &dyn Fn(Block) -> usize,
+    a: Block,
+    body: Block,
+    join: Block,
+    when: bool,
+) -> Option<Arm> {
+    if body == a || join == a || body == join || preds(body) != 1 || !func.blocks[body].params.is_empty() {
+        return None;
+    }
+    let bt = func.terminator(body)?;
+    let jump = &func.insts[bt];
+    if jump.op != Opcode::Jump || jump.targets().first()?.block != join {
+        return None;
+    }
+    let insts = &func.blocks[body].insts;
+    let inner = &insts[..insts.len() - 1];
+    if inner.len() > MAX_BODY || !inner.iter().all(|&i| predicable(&func.insts[i])) {
+        return None;
+    }
+    // Every join value that differs between the ways must be one SEL can merge.
+    let from_a = func.insts[func.terminator(a)?]
+        .targets()
+        .iter()
+        .find(|c| c.block == join)?
+        .args
+        .clone();
+    let from_body = &jump.targets()[0].args;
+    let mergeable = from_a
+        .iter()
+        .zip(from_body)
+        .all(|(&x, &y)| x == y || func.ty(y) != Type::Pred && func.ty(y).bits() <= 64);
+    mergeable.then_some(Arm { body, join, when })
+}
+
+/// Whether `v` is a constant (a constant branch is folded elsewhere, not guarded).
+fn is_constant(func: &Function, v: Value) -> bool {
+    matches!(func.values[v].def, ValueDef::Result(i, _) if func.insts[i].op == Opcode::Const)
+}
+
+impl Isel<'_> {
+    /// Selects the terminator of block `a`, which absorbs `arm`: the arm's instructions under
+    /// the guard, the join's arguments merged, and a jump to the join. Returns the join's
+    /// arguments.
+    pub(super) fn absorb_arm(&mut self, a: Block, arm: Arm) -> Result<Vec<VReg>, IselError> {
+        let func = self.func;
+        let branch = &func.insts[func.terminator(a).expect("a branch")];
+        let cond = branch.args[0];
+        let MOp::Pred(p, neg) = self.pred(cond) else {
+            return Err(self.unsupported("a guarded block under a constant condition"));
+        };
+        let guard = (p, if arm.when { neg } else { !neg });
+        let start = self.out.len();
+        let body = &func.blocks[arm.body].insts;
+        for &i in &body[..body.len() - 1] {
+            if self.is_fused(i) {
+                continue;
+            }
+            self.srcloc = func.srclocs[i];
+            self.lower_inst(i)?;
+        }
+        for m in &mut self.out[start..] {
+            m.guard = Some(guard);
+        }
+        // Values made under the guard must not stand for unguarded ones below.
+        self.start_block();
+        let to_join = branch.targets().iter().find(|c| c.block == arm.join).expect("the join");
+        let from_body = &func.insts[func.terminator(arm.body).expect("a jump")].targets()[0];
+        let mut args = Vec::with_capacity(to_join.args.len());
+        for (&other, &mine) in to_join.args.iter().zip(&from_body.args) {
+            let v = if other == mine {
+                self.reg(other)
+            } else if arm.when {
+                self.merge(cond, mine, other)?
+            } else {
+                self.merge(cond, other, mine)?
+            };
+            args.push(v);
+        }
+        Ok(args)
+    }
+
+    /// A new register holding `if cond { yes } else { no }`.
+    fn merge(&mut self, cond: Value, yes: Value, no: Value) -> Result<VReg, IselError> {
+        if self.func.ty(yes).bits() > 32 {
+            let d = self.vcode.new_vreg(VClass::Pair);
+            let p = self.pred(cond);
+            let (y, n) = (self.wide_reg(yes), self.wide_src(no));
+            self.wide(WideOp::Select, d, &[p, y, n], false);
+            return Ok(d);
+        }
+        let d = self.vcode.new_vreg(VClass::Single);
+        // SEL takes an immediate only as its second source: a constant goes there, under the
+        // opposite condition.
+        let (yes, no, flip) = if self.foldable(yes).is_some() && self.foldable(no).is_none() {
+            (no, yes, true)
+        } else {
+            (yes, no, false)
+        };
+        let p = match self.pred(cond) {
+            MOp::Pred(v, neg) => MOp::Pred(v, neg != flip),
+            other => other,
+        };
+        let srcs = [
+            (Role::A, Arg::v(yes)),
+            (Role::B, Arg::v(no)),
+            (Role::PredSrc0, Arg::op(p)),
+        ];
+        self.emit_sass(Op::Sel, &[(Role::Dst, MOp::Reg(d))], &srcs, &[], None)?;
+        Ok(d)
+    }
+
+    /// Ends the current block with a jump to `target` (a VCode block).
+    pub(super) fn push_jump(&mut self, target: crate::vcode::BlockId) {
+        self.push(MInst::new(MKind::Jump(target)));
+    }
+}
