@@ -3,6 +3,7 @@
 //! `EIATTR_COOP_GROUP_MASK_REGIDS`, and `EIATTR_CRS_STACK_SIZE`.
 
 use ptxc_mir::ir::{Function, Opcode};
+use ptxc_sass::isa::desc::OpKind;
 use ptxc_sass::isa::{Inst, Op, Role, Value};
 
 /// The mask "register id" ptxas records for a warp-synchronous instruction whose member
@@ -17,8 +18,6 @@ pub struct MirFacts {
     pub activemask: bool,
     /// The kernel has a `vote`.
     pub votes: bool,
-    /// The kernel calls device functions (ptxc inlines them; ptxas calls them).
-    pub calls_functions: bool,
     /// The driver functions the kernel calls (`EIATTR_EXTERNS`), in order of first call.
     pub driver_calls: Vec<ptxc_mir::ir::DriverFn>,
 }
@@ -30,7 +29,6 @@ impl MirFacts {
         MirFacts {
             activemask: has(&[Opcode::Activemask]),
             votes: has(&[Opcode::VoteAll, Opcode::VoteAny, Opcode::VoteUni, Opcode::VoteBallot]),
-            calls_functions: f.calls_functions,
             driver_calls: crate::vars::driver_calls(f),
         }
     }
@@ -61,15 +59,47 @@ pub fn coop_group_offsets(f: &MirFacts, insts: &[Inst]) -> Vec<u32> {
         .collect()
 }
 
-/// `EIATTR_CRS_STACK_SIZE`: ptxas 13.5 writes 0 for the kernels whose code saves or uses the
-/// convergence state (BSSY with BMOV, WARPSYNC) or calls subroutines. ptxc inlines the
-/// device functions a kernel calls, where ptxas calls them: such a kernel gets the attribute
-/// too, and otherwise the BSSY and WARPSYNC ptxc emits decide.
-pub fn crs_stack_size(f: &MirFacts, insts: &[Inst]) -> Option<u32> {
-    let converges = insts
+/// `EIATTR_CRS_STACK_SIZE` (always 0): ptxas 13.5 writes it for a kernel whose code has a
+/// convergence barrier (`BSSY`), a `WARPSYNC` or a call of a subroutine (`CALL.REL`; a
+/// `CALL.ABS` of a driver function such as `vprintf` does not count), and for a divergent
+/// loop, whose barrier ptxas drops when the loop's join is the exit (`docs/CUBIN.md`,
+/// section 4). The rule applies to the code ptxc emits: ptxc inlines device functions
+/// (no `CALL.REL`) and treats every conditional branch as divergent, so a conditional
+/// backward branch is such a loop.
+pub fn crs_stack_size(insts: &[Inst]) -> Option<u32> {
+    (converges(insts) || loops_conditionally(insts)).then_some(0)
+}
+
+/// Whether the code has a convergence barrier (`BSSY`), a `WARPSYNC` or a subroutine call
+/// (`CALL.REL`): ptxas writes `EIATTR_CRS_STACK_SIZE` for every such kernel of its own.
+pub fn converges(insts: &[Inst]) -> bool {
+    insts.iter().any(|i| match i.desc().op {
+        Op::Bssy | Op::Warpsync => true,
+        Op::Call => calls_relative(i),
+        _ => false,
+    })
+}
+
+/// Whether the code has a loop whose latch is a conditional backward branch: a divergent
+/// loop unless its condition is uniform (which ptxas knows and ptxc does not ask).
+pub fn loops_conditionally(insts: &[Inst]) -> bool {
+    insts
         .iter()
-        .any(|i| matches!(i.desc().op, Op::Bssy | Op::Warpsync | Op::Call));
-    (f.calls_functions || converges).then_some(0)
+        .any(|i| i.desc().op == Op::Bra && !i.unguarded() && branches_back(i))
+}
+
+/// Whether a `CALL` names its target relative to itself (`CALL.REL`: a subroutine of the
+/// same module) rather than by absolute address (`CALL.ABS`: a driver function).
+fn calls_relative(inst: &Inst) -> bool {
+    inst.desc()
+        .operands
+        .iter()
+        .any(|o| matches!(o.kind, OpKind::Rel { .. }))
+}
+
+/// Whether a branch goes to itself or an earlier instruction (offsets count from the next).
+fn branches_back(inst: &Inst) -> bool {
+    inst.operands.iter().any(|o| matches!(o.value, Value::Rel(r) if r < 0))
 }
 
 /// `EIATTR_SYSCALL_OFFSETS`: the byte offset of every `CALL` (ptxc calls only the
