@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// ptxc writes); a file ptxc cannot compile is listed with section `(compile)` and its
 /// error. `EIATTR_CRS_STACK_SIZE` is not compared but checked against its rule on each
 /// compiler's own code ([`check_crs_rule`]). The causes: ptxc does not aggregate atomics per
-/// warp (`INT_WARP_WIDE_INSTR_OFFSETS`); ptxc writes neither `CTAIDZ_USED` nor
+/// warp (`INT_WARP_WIDE_INSTR_OFFSETS`); ptxc does not write
 /// `UNUSED_LOAD_BYTE_OFFSET`. Calls of driver functions (`vprintf`, `__assertfail`, ...) get
 /// `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
 const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
@@ -48,31 +48,6 @@ const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
         "nbody_f32",
         ".nv.info.nbody_f32",
         &["EIATTR_UNUSED_LOAD_BYTE_OFFSET"],
-        &[],
-    ),
-    ("special_regs", ".nv.info.special_regs", &["EIATTR_CTAIDZ_USED"], &[]),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEENS_11LayoutRightESB_Li4EiEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE2ELST_2EEENS_9IndexTypeIiEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEENS_11LayoutRightESB_Li4ElEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE2ELST_2EEENS_9IndexTypeIlEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEES9_SB_Li4EiEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE1ELSS_1EEENS_9IndexTypeIiEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEES9_SB_Li4ElEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE1ELSS_1EEENS_9IndexTypeIlEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
         &[],
     ),
     (

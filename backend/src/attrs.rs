@@ -1,6 +1,6 @@
 //! Kernel attributes that follow from the emitted code, written as ptxas 13.5 writes them
 //! (`docs/CUBIN.md`, section 4): `EIATTR_SYSCALL_OFFSETS`, `EIATTR_COOP_GROUP_INSTR_OFFSETS` with
-//! `EIATTR_COOP_GROUP_MASK_REGIDS`, and `EIATTR_CRS_STACK_SIZE`.
+//! `EIATTR_COOP_GROUP_MASK_REGIDS`, `EIATTR_CRS_STACK_SIZE` and `EIATTR_CTAIDZ_USED`.
 
 use ptxc_mir::ir::{Function, Opcode};
 use ptxc_sass::isa::desc::OpKind;
@@ -111,4 +111,16 @@ pub fn syscall_offsets(insts: &[Inst]) -> Vec<u32> {
         .filter(|(_, i)| i.desc().op == Op::Call)
         .map(|(n, _)| 16 * n as u32)
         .collect()
+}
+
+/// The special-register number of `SR_CTAID.Z` (`sass/src/isa/sm75/misc.rs`).
+const SR_CTAID_Z: u8 = 0x27;
+
+/// `EIATTR_CTAIDZ_USED`: ptxas 13.5 writes it exactly for the kernels whose code reads
+/// `SR_CTAID.Z` (`S2R` or `S2UR`); a PTX read of `%ctaid.z` whose value is unused leaves no
+/// read and no attribute (`docs/CUBIN.md`, section 4).
+pub fn ctaid_z_used(insts: &[Inst]) -> bool {
+    insts
+        .iter()
+        .any(|i| i.operands.iter().any(|o| o.value == Value::SReg(SR_CTAID_Z)))
 }

@@ -384,6 +384,7 @@ fn finish_kernel(
     image.coop_group_offsets = crate::attrs::coop_group_offsets(&facts, &k.assembled.insts);
     image.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; image.coop_group_offsets.len()];
     image.crs_stack_size = crate::attrs::crs_stack_size(&k.assembled.insts);
+    image.ctaid_z_used = crate::attrs::ctaid_z_used(&k.assembled.insts);
     image.externs = facts.driver_calls.iter().map(|d| d.name().to_string()).collect();
     image.syscall_offsets = crate::attrs::syscall_offsets(&k.assembled.insts);
     image.exit_offsets = k.assembled.exit_offsets;
