@@ -15,10 +15,9 @@ use std::path::{Path, PathBuf};
 /// Known differences: (file stem, section, attributes only ptxas writes, attributes only
 /// ptxc writes); a file ptxc cannot compile is listed with section `(compile)` and its
 /// error. `EIATTR_CRS_STACK_SIZE` is not compared but checked against its rule on each
-/// compiler's own code ([`check_crs_rule`]). The causes: ptxc does not aggregate atomics per
-/// warp (`INT_WARP_WIDE_INSTR_OFFSETS`); ptxc does not write
-/// `UNUSED_LOAD_BYTE_OFFSET`. Calls of driver functions (`vprintf`, `__assertfail`, ...) get
-/// `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
+/// compiler's own code ([`check_crs_rule`]). The cause of those left: ptxc does not
+/// aggregate atomics per warp (`INT_WARP_WIDE_INSTR_OFFSETS`). Calls of driver functions
+/// (`vprintf`, `__assertfail`, ...) get `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
 const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
     (
         "atom_add",
@@ -42,12 +41,6 @@ const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
         "histogram_atomic",
         ".nv.info.histogram_atomic",
         &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "nbody_f32",
-        ".nv.info.nbody_f32",
-        &["EIATTR_UNUSED_LOAD_BYTE_OFFSET"],
         &[],
     ),
     (

@@ -1,8 +1,10 @@
 //! Kernel attributes that follow from the emitted code, written as ptxas 13.5 writes them
 //! (`docs/CUBIN.md`, section 4): `EIATTR_SYSCALL_OFFSETS`, `EIATTR_COOP_GROUP_INSTR_OFFSETS` with
-//! `EIATTR_COOP_GROUP_MASK_REGIDS`, `EIATTR_CRS_STACK_SIZE` and `EIATTR_CTAIDZ_USED`.
+//! `EIATTR_COOP_GROUP_MASK_REGIDS`, `EIATTR_CRS_STACK_SIZE`, `EIATTR_CTAIDZ_USED` and
+//! `EIATTR_UNUSED_LOAD_BYTE_OFFSET`.
 
-use ptxc_mir::ir::{Function, Opcode};
+use crate::emit::layout::Assembled;
+use ptxc_mir::ir::{Function, Opcode, SrcLoc};
 use ptxc_sass::isa::desc::OpKind;
 use ptxc_sass::isa::{Inst, Op, Role, Value};
 
@@ -123,4 +125,25 @@ pub fn ctaid_z_used(insts: &[Inst]) -> bool {
     insts
         .iter()
         .any(|i| i.operands.iter().any(|o| o.value == Value::SReg(SR_CTAID_Z)))
+}
+
+/// `EIATTR_UNUSED_LOAD_BYTE_OFFSET`: ptxas 13.5 lists each load of several registers (`LDG`,
+/// `LDS`, `LD`) that the code does not read in full, in code order, with the mask of the
+/// bytes read, 4 bits per register (`docs/CUBIN.md`, section 4). `partly_used` names the
+/// PTX loads isel found so (their elements' uses); each becomes one entry at the load
+/// instruction selected from it, if exactly one carries its position.
+pub fn unused_load_bytes(partly_used: &[(SrcLoc, u32)], code: &Assembled) -> Vec<[u32; 2]> {
+    let is_load = |n: usize| matches!(code.insts[n].desc().op, Op::Ldg | Op::Lds | Op::Ld);
+    let mut out: Vec<[u32; 2]> = partly_used
+        .iter()
+        .filter_map(|&(loc, mask)| {
+            let mut at = (0..code.insts.len()).filter(|&n| is_load(n) && code.srclocs.get(n) == Some(&loc));
+            match (at.next(), at.next()) {
+                (Some(n), None) => Some([16 * n as u32, mask]),
+                _ => None,
+            }
+        })
+        .collect();
+    out.sort_unstable();
+    out
 }
