@@ -14,121 +14,33 @@ use std::path::{Path, PathBuf};
 
 /// Known differences: (file stem, section, attributes only ptxas writes, attributes only
 /// ptxc writes); a file ptxc cannot compile is listed with section `(compile)` and its
-/// error. `EIATTR_CRS_STACK_SIZE` is not compared but checked against its rule on each
-/// compiler's own code ([`check_crs_rule`]). The cause of those left: ptxc does not
-/// aggregate atomics per warp (`INT_WARP_WIDE_INSTR_OFFSETS`). Calls of driver functions
-/// (`vprintf`, `__assertfail`, ...) get `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
-const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
-    (
-        "atom_add",
-        ".nv.info.atom_add",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "atomics_shared",
-        ".nv.info.atomics_shared",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "fences_volatile",
-        ".nv.info.fences_volatile",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "histogram_atomic",
-        ".nv.info.histogram_atomic",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi1EdLi2EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi2EdLi3EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi3EdLi4EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi1EdLi2EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi2EdLi3EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi3EdLi4EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi1EdLi2EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi2EdLi3EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi3EdLi4EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi1EdLi2EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi2EdLi3EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi3EdLi4EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-];
+/// error. `EIATTR_CRS_STACK_SIZE` and `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` are not compared
+/// but checked against their rules on each compiler's own code ([`check_crs_rule`],
+/// [`check_warp_wide_rule`]). Calls of driver functions (`vprintf`, `__assertfail`, ...)
+/// get `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
+const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[];
 
 /// `EIATTR_CRS_STACK_SIZE`, compared with the rule on each compiler's own code instead.
 const CRS: &str = "EIATTR_CRS_STACK_SIZE";
 
-/// The decoded code of `kernel` in `cubin`.
-fn kernel_code(cubin: &Path, kernel: &str) -> Vec<ptxc_sass::isa::Inst> {
+/// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`, compared with the rule on each compiler's own code.
+const WARP_WIDE: &str = "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS";
+
+/// The image of `kernel` in `cubin` and its decoded code.
+fn kernel_image(cubin: &Path, kernel: &str) -> (ptxc_sass::cubin::KernelImage, Vec<ptxc_sass::isa::Inst>) {
     let m = ptxc_sass::cubin::read(&std::fs::read(cubin).unwrap()).unwrap();
     let k = m
         .kernels
-        .iter()
+        .into_iter()
         .find(|k| k.name == kernel)
         .unwrap_or_else(|| panic!("{kernel} in {cubin:?}"));
-    ptxc_sass::isa::decode::decode_all(ptxc_sass::isa::Arch::Sm75, &k.code).unwrap()
+    let code = ptxc_sass::isa::decode::decode_all(ptxc_sass::isa::Arch::Sm75, &k.code).unwrap();
+    (k, code)
+}
+
+/// The decoded code of `kernel` in `cubin`.
+fn kernel_code(cubin: &Path, kernel: &str) -> Vec<ptxc_sass::isa::Inst> {
+    kernel_image(cubin, kernel).1
 }
 
 /// `EIATTR_CRS_STACK_SIZE` follows the code (`ptxc_backend::attrs::crs_stack_size`): ptxc's
@@ -148,6 +60,39 @@ fn check_crs_rule(theirs: &Path, ours: &Path, kernel: &str, ptxas_crs: bool, ptx
         !ptxas_crs || converges(&code) || loops_conditionally(&code),
         "ptxas: {kernel} has {CRS} without a cause"
     );
+}
+
+/// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` lists the warp-wide instructions a compiler inserts
+/// itself (`docs/CUBIN.md`, section 4): every offset in ptxas's names a `VOTE`, `VOTEU` or
+/// `SHFL` that implements no PTX warp operation (is not in `COOP_GROUP_INSTR_OFFSETS`).
+/// ptxc inserts none: it writes no such list, and each of its `VOTE`, `VOTEU`, `SHFL` and
+/// `MATCH` implements a PTX warp operation (is in its `COOP_GROUP_INSTR_OFFSETS`) or is
+/// the `VOTE.ANY R, PT, PT` of `activemask`.
+fn check_warp_wide_rule(theirs: &Path, ours: &Path, kernel: &str) {
+    use ptxc_sass::isa::{Op, Role, Value};
+    let warp_wide = |op: Op| matches!(op, Op::Vote | Op::Voteu | Op::Shfl | Op::Match);
+    let (k, code) = kernel_image(theirs, kernel);
+    for off in &k.int_warp_wide_offsets {
+        let op = code[*off as usize / 16].desc().op;
+        assert!(
+            matches!(op, Op::Vote | Op::Voteu | Op::Shfl) && !k.coop_group_offsets.contains(off),
+            "ptxas: {kernel}: {WARP_WIDE} names {op:?} at {off:#x}"
+        );
+    }
+    let (k, code) = kernel_image(ours, kernel);
+    assert!(k.int_warp_wide_offsets.is_empty(), "ptxc: {kernel} writes {WARP_WIDE}");
+    for (n, i) in code.iter().enumerate() {
+        let of_activemask = i.desc().op == Op::Vote
+            && i.desc()
+                .operand_index(Role::PredSrc0)
+                .is_some_and(|p| i.operands[p].value == Value::Pred { idx: 7, neg: false });
+        assert!(
+            !warp_wide(i.desc().op) || of_activemask || k.coop_group_offsets.contains(&(16 * n as u32)),
+            "ptxc: {kernel}: {:?} at {:#x} implements no PTX warp operation",
+            i.desc().op,
+            16 * n
+        );
+    }
 }
 
 /// Attribute names per `.nv.info*` section of a cubin, from `cuobjdump -elf`.
@@ -248,10 +193,19 @@ fn attribute_sets_equal_ptxas_on_the_three_kernel_sets() {
                 a.get(section).cloned().unwrap_or_default(),
                 c.get(section).cloned().unwrap_or_default(),
             );
-            let only_a: Vec<String> = sa.difference(&sc).filter(|n| *n != CRS).cloned().collect();
-            let only_c: Vec<String> = sc.difference(&sa).filter(|n| *n != CRS).cloned().collect();
+            let only_a: Vec<String> = sa
+                .difference(&sc)
+                .filter(|n| *n != CRS && *n != WARP_WIDE)
+                .cloned()
+                .collect();
+            let only_c: Vec<String> = sc
+                .difference(&sa)
+                .filter(|n| *n != CRS && *n != WARP_WIDE)
+                .cloned()
+                .collect();
             if let Some(kernel) = section.strip_prefix(".nv.info.") {
                 check_crs_rule(&theirs, &ours, kernel, sa.contains(CRS), sc.contains(CRS));
+                check_warp_wide_rule(&theirs, &ours, kernel);
             }
             if !only_a.is_empty() || !only_c.is_empty() {
                 seen.push((stem.clone(), section.clone(), only_a, only_c));
