@@ -14,178 +14,86 @@ use std::path::{Path, PathBuf};
 
 /// Known differences: (file stem, section, attributes only ptxas writes, attributes only
 /// ptxc writes); a file ptxc cannot compile is listed with section `(compile)` and its
-/// error. The causes: ptxc inlines ptxas's slow-path subroutine of `rcp.rn.f64`
-/// (`CRS_STACK_SIZE` missing in rcp_f64); ptxc if-converts warp_vote's diamonds where ptxas
-/// keeps a BSSY (`CRS_STACK_SIZE` missing); ptxc emits BSSY where ptxas needs none
-/// (`CRS_STACK_SIZE` extra: dgemm_small, dynamic_shared, matmul_tiled, nbody_f32, scan_block,
-/// uniform_params, hello, two Kokkos kernels); ptxc does not aggregate atomics per warp
-/// (`INT_WARP_WIDE_INSTR_OFFSETS`); ptxc drops unused `%ctaid.z` reads (`CTAIDZ_USED`) and
-/// does not write `UNUSED_LOAD_BYTE_OFFSET`. Calls of driver functions (`vprintf`,
-/// `__assertfail`, ...) get `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
-const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[
-    (
-        "atom_add",
-        ".nv.info.atom_add",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    ("rcp_f64", ".nv.info.rcp_f64", &["EIATTR_CRS_STACK_SIZE"], &[]),
-    (
-        "atomics_shared",
-        ".nv.info.atomics_shared",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    ("dgemm_small", ".nv.info.dgemm_small", &[], &["EIATTR_CRS_STACK_SIZE"]),
-    (
-        "dynamic_shared",
-        ".nv.info.dynamic_shared",
-        &[],
-        &["EIATTR_CRS_STACK_SIZE"],
-    ),
-    (
-        "fences_volatile",
-        ".nv.info.fences_volatile",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "histogram_atomic",
-        ".nv.info.histogram_atomic",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    ("matmul_tiled", ".nv.info.matmul_tiled", &[], &["EIATTR_CRS_STACK_SIZE"]),
-    (
-        "nbody_f32",
-        ".nv.info.nbody_f32",
-        &["EIATTR_UNUSED_LOAD_BYTE_OFFSET"],
-        &["EIATTR_CRS_STACK_SIZE"],
-    ),
-    ("scan_block", ".nv.info.scan_block", &[], &["EIATTR_CRS_STACK_SIZE"]),
-    ("special_regs", ".nv.info.special_regs", &["EIATTR_CTAIDZ_USED"], &[]),
-    (
-        "uniform_params",
-        ".nv.info.uniform_params",
-        &[],
-        &["EIATTR_CRS_STACK_SIZE"],
-    ),
-    ("warp_vote", ".nv.info.warp_vote", &["EIATTR_CRS_STACK_SIZE"], &[]),
-    (
-        "ptx90parser__hello",
-        ".nv.info._Z12hello_kernelv",
-        &[],
-        &["EIATTR_CRS_STACK_SIZE"],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEENS_11LayoutRightESB_Li4EiEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE2ELST_2EEENS_9IndexTypeIiEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEENS_11LayoutRightESB_Li4ElEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE2ELST_2EEENS_9IndexTypeIlEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEES9_SB_Li4EiEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE1ELSS_1EEENS_9IndexTypeIiEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForINS0_8ViewCopyINS_4ViewIPPPPdJNS_10LayoutLeftENS_6DeviceINS_4CudaENS_14AnonymousSpaceEEENS_12MemoryTraitsILj0EEEEEENS4_IPPPPKdJS9_NSA_INS_6SerialESC_EESF_EEES9_SB_Li4ElEENS_13MDRangePolicyIJSB_NS_4RankILj4ELNS_7IterateE1ELSS_1EEENS_9IndexTypeIlEEEEESB_EEEEvT_",
-        &["EIATTR_CTAIDZ_USED"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi1EdLi2EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi2EdLi3EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi2ELi3EdLi4EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi2EdE23copy_constrained_valuesINS3_13LinearAlgebra11distributed6VectorIdNS3_11MemorySpace7DefaultEEEEEvRKT_RSE_EUliE_NS_11RangePolicyIJNS_4CudaEEEESK_EEEEvSE_",
-        &[],
-        &["EIATTR_CRS_STACK_SIZE"],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi1EdLi2EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi2EdLi3EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE21evaluate_coefficientsI25VaryingCoefficientFunctorILi3ELi3EdLi4EEEEvT_EUlRKNS0_14CudaTeamMemberEE_NS_10TeamPolicyIJNS_4CudaEEEESG_EEEEvSA_",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL33cuda_parallel_launch_local_memoryINS0_11ParallelForIZNK6dealii8Portable10MatrixFreeILi3EdE23copy_constrained_valuesINS3_13LinearAlgebra11distributed6VectorIdNS3_11MemorySpace7DefaultEEEEEvRKT_RSE_EUliE_NS_11RangePolicyIJNS_4CudaEEEESK_EEEEvSE_",
-        &[],
-        &["EIATTR_CRS_STACK_SIZE"],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi1EdLi2EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi2EdLi3EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi2Ed17HelmholtzOperatorILi2ELi3EdLi4EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi1EdLi2EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi2EdLi3EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-    (
-        "ptx90parser__matrix_free_device_matrix_vector",
-        ".nv.info._ZN6Kokkos4ImplL36cuda_parallel_launch_constant_memoryINS0_11ParallelForIN6dealii8Portable8internal11ApplyKernelILi3Ed17HelmholtzOperatorILi3ELi3EdLi4EELb0EEENS_10TeamPolicyIJNS_4CudaEEEESB_EEEEvv",
-        &["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"],
-        &[],
-    ),
-];
+/// error. `EIATTR_CRS_STACK_SIZE` and `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` are not compared
+/// but checked against their rules on each compiler's own code ([`check_crs_rule`],
+/// [`check_warp_wide_rule`]). Calls of driver functions (`vprintf`, `__assertfail`, ...)
+/// get `EXTERNS` and `SYSCALL_OFFSETS` as ptxas writes them.
+const KNOWN: &[(&str, &str, &[&str], &[&str])] = &[];
+
+/// `EIATTR_CRS_STACK_SIZE`, compared with the rule on each compiler's own code instead.
+const CRS: &str = "EIATTR_CRS_STACK_SIZE";
+
+/// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`, compared with the rule on each compiler's own code.
+const WARP_WIDE: &str = "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS";
+
+/// The image of `kernel` in `cubin` and its decoded code.
+fn kernel_image(cubin: &Path, kernel: &str) -> (ptxc_sass::cubin::KernelImage, Vec<ptxc_sass::isa::Inst>) {
+    let m = ptxc_sass::cubin::read(&std::fs::read(cubin).unwrap()).unwrap();
+    let k = m
+        .kernels
+        .into_iter()
+        .find(|k| k.name == kernel)
+        .unwrap_or_else(|| panic!("{kernel} in {cubin:?}"));
+    let code = ptxc_sass::isa::decode::decode_all(ptxc_sass::isa::Arch::Sm75, &k.code).unwrap();
+    (k, code)
+}
+
+/// The decoded code of `kernel` in `cubin`.
+fn kernel_code(cubin: &Path, kernel: &str) -> Vec<ptxc_sass::isa::Inst> {
+    kernel_image(cubin, kernel).1
+}
+
+/// `EIATTR_CRS_STACK_SIZE` follows the code (`ptxc_backend::attrs::crs_stack_size`): ptxc's
+/// attribute is the rule applied to its own code; ptxas writes it for every kernel whose
+/// code has `BSSY`, `WARPSYNC` or `CALL.REL`, and beyond those only for kernels with a loop
+/// latch that branches conditionally (its divergent loops; ptxas's uniform loops get none).
+fn check_crs_rule(theirs: &Path, ours: &Path, kernel: &str, ptxas_crs: bool, ptxc_crs: bool) {
+    use ptxc_backend::attrs::{converges, crs_stack_size, loops_conditionally};
+    let code = kernel_code(ours, kernel);
+    assert_eq!(ptxc_crs, crs_stack_size(&code).is_some(), "ptxc: {kernel}");
+    let code = kernel_code(theirs, kernel);
+    assert!(
+        !converges(&code) || ptxas_crs,
+        "ptxas: {kernel} converges without {CRS}"
+    );
+    assert!(
+        !ptxas_crs || converges(&code) || loops_conditionally(&code),
+        "ptxas: {kernel} has {CRS} without a cause"
+    );
+}
+
+/// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` lists the warp-wide instructions a compiler inserts
+/// itself (`docs/CUBIN.md`, section 4): every offset in ptxas's names a `VOTE`, `VOTEU` or
+/// `SHFL` that implements no PTX warp operation (is not in `COOP_GROUP_INSTR_OFFSETS`).
+/// ptxc inserts none: it writes no such list, and each of its `VOTE`, `VOTEU`, `SHFL` and
+/// `MATCH` implements a PTX warp operation (is in its `COOP_GROUP_INSTR_OFFSETS`) or is
+/// the `VOTE.ANY R, PT, PT` of `activemask`.
+fn check_warp_wide_rule(theirs: &Path, ours: &Path, kernel: &str) {
+    use ptxc_sass::isa::{Op, Role, Value};
+    let warp_wide = |op: Op| matches!(op, Op::Vote | Op::Voteu | Op::Shfl | Op::Match);
+    let (k, code) = kernel_image(theirs, kernel);
+    for off in &k.int_warp_wide_offsets {
+        let op = code[*off as usize / 16].desc().op;
+        assert!(
+            matches!(op, Op::Vote | Op::Voteu | Op::Shfl) && !k.coop_group_offsets.contains(off),
+            "ptxas: {kernel}: {WARP_WIDE} names {op:?} at {off:#x}"
+        );
+    }
+    let (k, code) = kernel_image(ours, kernel);
+    assert!(k.int_warp_wide_offsets.is_empty(), "ptxc: {kernel} writes {WARP_WIDE}");
+    for (n, i) in code.iter().enumerate() {
+        let of_activemask = i.desc().op == Op::Vote
+            && i.desc()
+                .operand_index(Role::PredSrc0)
+                .is_some_and(|p| i.operands[p].value == Value::Pred { idx: 7, neg: false });
+        assert!(
+            !warp_wide(i.desc().op) || of_activemask || k.coop_group_offsets.contains(&(16 * n as u32)),
+            "ptxc: {kernel}: {:?} at {:#x} implements no PTX warp operation",
+            i.desc().op,
+            16 * n
+        );
+    }
+}
 
 /// Attribute names per `.nv.info*` section of a cubin, from `cuobjdump -elf`.
 fn attributes(cubin: &Path) -> BTreeMap<String, BTreeSet<String>> {
@@ -285,8 +193,20 @@ fn attribute_sets_equal_ptxas_on_the_three_kernel_sets() {
                 a.get(section).cloned().unwrap_or_default(),
                 c.get(section).cloned().unwrap_or_default(),
             );
-            let only_a: Vec<String> = sa.difference(&sc).cloned().collect();
-            let only_c: Vec<String> = sc.difference(&sa).cloned().collect();
+            let only_a: Vec<String> = sa
+                .difference(&sc)
+                .filter(|n| *n != CRS && *n != WARP_WIDE)
+                .cloned()
+                .collect();
+            let only_c: Vec<String> = sc
+                .difference(&sa)
+                .filter(|n| *n != CRS && *n != WARP_WIDE)
+                .cloned()
+                .collect();
+            if let Some(kernel) = section.strip_prefix(".nv.info.") {
+                check_crs_rule(&theirs, &ours, kernel, sa.contains(CRS), sc.contains(CRS));
+                check_warp_wide_rule(&theirs, &ours, kernel);
+            }
             if !only_a.is_empty() || !only_c.is_empty() {
                 seen.push((stem.clone(), section.clone(), only_a, only_c));
             }

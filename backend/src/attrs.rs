@@ -1,8 +1,11 @@
 //! Kernel attributes that follow from the emitted code, written as ptxas 13.5 writes them
 //! (`docs/CUBIN.md`, section 4): `EIATTR_SYSCALL_OFFSETS`, `EIATTR_COOP_GROUP_INSTR_OFFSETS` with
-//! `EIATTR_COOP_GROUP_MASK_REGIDS`, and `EIATTR_CRS_STACK_SIZE`.
+//! `EIATTR_COOP_GROUP_MASK_REGIDS`, `EIATTR_CRS_STACK_SIZE`, `EIATTR_CTAIDZ_USED` and
+//! `EIATTR_UNUSED_LOAD_BYTE_OFFSET`.
 
-use ptxc_mir::ir::{Function, Opcode};
+use crate::emit::layout::Assembled;
+use ptxc_mir::ir::{Function, Opcode, SrcLoc};
+use ptxc_sass::isa::desc::OpKind;
 use ptxc_sass::isa::{Inst, Op, Role, Value};
 
 /// The mask "register id" ptxas records for a warp-synchronous instruction whose member
@@ -17,8 +20,6 @@ pub struct MirFacts {
     pub activemask: bool,
     /// The kernel has a `vote`.
     pub votes: bool,
-    /// The kernel calls device functions (ptxc inlines them; ptxas calls them).
-    pub calls_functions: bool,
     /// The driver functions the kernel calls (`EIATTR_EXTERNS`), in order of first call.
     pub driver_calls: Vec<ptxc_mir::ir::DriverFn>,
 }
@@ -30,7 +31,6 @@ impl MirFacts {
         MirFacts {
             activemask: has(&[Opcode::Activemask]),
             votes: has(&[Opcode::VoteAll, Opcode::VoteAny, Opcode::VoteUni, Opcode::VoteBallot]),
-            calls_functions: f.calls_functions,
             driver_calls: crate::vars::driver_calls(f),
         }
     }
@@ -61,15 +61,47 @@ pub fn coop_group_offsets(f: &MirFacts, insts: &[Inst]) -> Vec<u32> {
         .collect()
 }
 
-/// `EIATTR_CRS_STACK_SIZE`: ptxas 13.5 writes 0 for the kernels whose code saves or uses the
-/// convergence state (BSSY with BMOV, WARPSYNC) or calls subroutines. ptxc inlines the
-/// device functions a kernel calls, where ptxas calls them: such a kernel gets the attribute
-/// too, and otherwise the BSSY and WARPSYNC ptxc emits decide.
-pub fn crs_stack_size(f: &MirFacts, insts: &[Inst]) -> Option<u32> {
-    let converges = insts
+/// `EIATTR_CRS_STACK_SIZE` (always 0): ptxas 13.5 writes it for a kernel whose code has a
+/// convergence barrier (`BSSY`), a `WARPSYNC` or a call of a subroutine (`CALL.REL`; a
+/// `CALL.ABS` of a driver function such as `vprintf` does not count), and for a divergent
+/// loop, whose barrier ptxas drops when the loop's join is the exit (`docs/CUBIN.md`,
+/// section 4). The rule applies to the code ptxc emits: ptxc inlines device functions
+/// (no `CALL.REL`) and treats every conditional branch as divergent, so a conditional
+/// backward branch is such a loop.
+pub fn crs_stack_size(insts: &[Inst]) -> Option<u32> {
+    (converges(insts) || loops_conditionally(insts)).then_some(0)
+}
+
+/// Whether the code has a convergence barrier (`BSSY`), a `WARPSYNC` or a subroutine call
+/// (`CALL.REL`): ptxas writes `EIATTR_CRS_STACK_SIZE` for every such kernel of its own.
+pub fn converges(insts: &[Inst]) -> bool {
+    insts.iter().any(|i| match i.desc().op {
+        Op::Bssy | Op::Warpsync => true,
+        Op::Call => calls_relative(i),
+        _ => false,
+    })
+}
+
+/// Whether the code has a loop whose latch is a conditional backward branch: a divergent
+/// loop unless its condition is uniform (which ptxas knows and ptxc does not ask).
+pub fn loops_conditionally(insts: &[Inst]) -> bool {
+    insts
         .iter()
-        .any(|i| matches!(i.desc().op, Op::Bssy | Op::Warpsync | Op::Call));
-    (f.calls_functions || converges).then_some(0)
+        .any(|i| i.desc().op == Op::Bra && !i.unguarded() && branches_back(i))
+}
+
+/// Whether a `CALL` names its target relative to itself (`CALL.REL`: a subroutine of the
+/// same module) rather than by absolute address (`CALL.ABS`: a driver function).
+fn calls_relative(inst: &Inst) -> bool {
+    inst.desc()
+        .operands
+        .iter()
+        .any(|o| matches!(o.kind, OpKind::Rel { .. }))
+}
+
+/// Whether a branch goes to itself or an earlier instruction (offsets count from the next).
+fn branches_back(inst: &Inst) -> bool {
+    inst.operands.iter().any(|o| matches!(o.value, Value::Rel(r) if r < 0))
 }
 
 /// `EIATTR_SYSCALL_OFFSETS`: the byte offset of every `CALL` (ptxc calls only the
@@ -81,4 +113,37 @@ pub fn syscall_offsets(insts: &[Inst]) -> Vec<u32> {
         .filter(|(_, i)| i.desc().op == Op::Call)
         .map(|(n, _)| 16 * n as u32)
         .collect()
+}
+
+/// The special-register number of `SR_CTAID.Z` (`sass/src/isa/sm75/misc.rs`).
+const SR_CTAID_Z: u8 = 0x27;
+
+/// `EIATTR_CTAIDZ_USED`: ptxas 13.5 writes it exactly for the kernels whose code reads
+/// `SR_CTAID.Z` (`S2R` or `S2UR`); a PTX read of `%ctaid.z` whose value is unused leaves no
+/// read and no attribute (`docs/CUBIN.md`, section 4).
+pub fn ctaid_z_used(insts: &[Inst]) -> bool {
+    insts
+        .iter()
+        .any(|i| i.operands.iter().any(|o| o.value == Value::SReg(SR_CTAID_Z)))
+}
+
+/// `EIATTR_UNUSED_LOAD_BYTE_OFFSET`: ptxas 13.5 lists each load of several registers (`LDG`,
+/// `LDS`, `LD`) that the code does not read in full, in code order, with the mask of the
+/// bytes read, 4 bits per register (`docs/CUBIN.md`, section 4). `partly_used` names the
+/// PTX loads isel found so (their elements' uses); each becomes one entry at the load
+/// instruction selected from it, if exactly one carries its position.
+pub fn unused_load_bytes(partly_used: &[(SrcLoc, u32)], code: &Assembled) -> Vec<[u32; 2]> {
+    let is_load = |n: usize| matches!(code.insts[n].desc().op, Op::Ldg | Op::Lds | Op::Ld);
+    let mut out: Vec<[u32; 2]> = partly_used
+        .iter()
+        .filter_map(|&(loc, mask)| {
+            let mut at = (0..code.insts.len()).filter(|&n| is_load(n) && code.srclocs.get(n) == Some(&loc));
+            match (at.next(), at.next()) {
+                (Some(n), None) => Some([16 * n as u32, mask]),
+                _ => None,
+            }
+        })
+        .collect();
+    out.sort_unstable();
+    out
 }

@@ -155,6 +155,9 @@ pub struct CompiledKernel {
     pub spill_loads: u32,
     /// Warnings for the user (a register limit raised to what the kernel needs).
     pub warnings: Vec<String>,
+    /// `EIATTR_UNUSED_LOAD_BYTE_OFFSET`: (byte offset, used-byte mask) of each load that
+    /// the code does not read in full.
+    pub unused_load_bytes: Vec<[u32; 2]>,
 }
 
 /// Fewest registers `--max-registers` accepts (ptxas' minimum for `-maxrregcount`).
@@ -228,6 +231,7 @@ pub fn compile_kernel(
     crate::emit::fix_return_addresses(&mut blocks);
     let assembled = assemble(&blocks)?;
     dump(Stage::Sass, &|| sass_text(&assembled));
+    let unused_load_bytes = crate::attrs::unused_load_bytes(&vcode.partly_used_loads, &assembled);
     let highest_gpr = assembled
         .insts
         .iter()
@@ -258,6 +262,7 @@ pub fn compile_kernel(
         name: f.name.clone(),
         assembled,
         highest_gpr,
+        unused_load_bytes,
     })
 }
 
@@ -383,7 +388,9 @@ fn finish_kernel(
     image.reg_count = cubin::register_count(k.highest_gpr);
     image.coop_group_offsets = crate::attrs::coop_group_offsets(&facts, &k.assembled.insts);
     image.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; image.coop_group_offsets.len()];
-    image.crs_stack_size = crate::attrs::crs_stack_size(&facts, &k.assembled.insts);
+    image.crs_stack_size = crate::attrs::crs_stack_size(&k.assembled.insts);
+    image.ctaid_z_used = crate::attrs::ctaid_z_used(&k.assembled.insts);
+    image.unused_load_bytes = k.unused_load_bytes;
     image.externs = facts.driver_calls.iter().map(|d| d.name().to_string()).collect();
     image.syscall_offsets = crate::attrs::syscall_offsets(&k.assembled.insts);
     image.exit_offsets = k.assembled.exit_offsets;

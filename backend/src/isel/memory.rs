@@ -86,13 +86,17 @@ impl Isel<'_> {
 
     /// `load`: the destination is a register, pair or quad; vector elements alias its registers.
     pub fn lower_load(&mut self, inst: Inst) -> Result<(), IselError> {
-        let info = self.mem_info(inst)?;
+        let mut info = self.mem_info(inst)?;
         if matches!(info.space, Space::Const | Space::Param) {
             return self.lower_constant_load(inst, &info);
         }
         let data = &self.func.insts[inst];
-        let results = self.func.results[inst].clone();
         let ty = data.ty;
+        let mut results = self.func.results[inst].clone();
+        if let Some((first, n)) = self.narrowed(&results, ty, &info) {
+            info.offset += i64::from(first as u32 * ty.bytes());
+            results = results[first..first + n].iter().copied().collect();
+        }
         let bytes = self.access_shape(ty, results.len())?;
         let mods = self.mem_mods(&info, bytes)?;
         let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
@@ -109,12 +113,52 @@ impl Isel<'_> {
             &mods,
             None,
         )?;
+        self.note_partly_used(&results, ty, bytes);
         if results.len() > 1 && ty.bytes() < 4 {
             self.split_narrow(&results, ty, d, bytes)?;
         } else if results.len() > 1 {
             self.split_vector(&results, ty, d);
         }
         Ok(())
+    }
+
+    /// The elements a vector load of 32-bit or wider elements needs to read, as ptxas narrows
+    /// such loads: (first, count) of the smallest aligned power-of-two run of elements that
+    /// holds every element the code reads, when that is fewer than all (`ld.v4` of which
+    /// only `.w` is read becomes a 32-bit load at offset 12). Volatile loads keep their
+    /// width, and so does a load none of whose elements is read.
+    fn narrowed(&self, results: &[Value], ty: Type, info: &MemInfo) -> Option<(usize, usize)> {
+        let used: Vec<usize> = (0..results.len()).filter(|&i| self.use_count(results[i]) > 0).collect();
+        if results.len() < 2 || ty.bytes() < 4 || info.volatile || used.is_empty() {
+            return None;
+        }
+        let (lo, hi) = (used[0], used[used.len() - 1]);
+        let n = (1..results.len())
+            .map(|k| 1 << k)
+            .find(|&n| lo / n == hi / n)
+            .unwrap_or(results.len());
+        let n = if lo == hi { 1 } else { n };
+        (n < results.len()).then_some((lo / n * n, n))
+    }
+
+    /// Records a load of several registers of which some, not all, hold only elements the
+    /// code never reads (a register holding any element read counts as read).
+    fn note_partly_used(&mut self, results: &[Value], ty: Type, bytes: u32) {
+        if bytes <= 4 {
+            return;
+        }
+        let bits = |at: u32| (1u64 << (at / 4 * 4)) - 1;
+        let mask = results
+            .iter()
+            .enumerate()
+            .filter(|&(_, &r)| self.use_count(r) > 0)
+            .fold(0u64, |m, (i, _)| {
+                let (start, end) = (i as u32 * ty.bytes(), (i as u32 + 1) * ty.bytes());
+                m | (bits(end.next_multiple_of(4)) & !bits(start))
+            });
+        if mask != 0 && mask != bits(bytes) {
+            self.vcode.partly_used_loads.push((self.srcloc, mask as u32));
+        }
     }
 
     /// Elements of a vector of 8- or 16-bit values loaded into one register or a pair: each

@@ -337,6 +337,10 @@ pub struct VCode {
     pub local_bytes: u32,
     /// Alignment the stack frame needs for its local variables (8 or more).
     pub local_align: u32,
+    /// The loads of several registers that the code does not read in full: the PTX
+    /// instruction and the mask of the bytes it reads (4 bits per register, first register
+    /// lowest), for `EIATTR_UNUSED_LOAD_BYTE_OFFSET`.
+    pub partly_used_loads: Vec<(SrcLoc, u32)>,
 }
 
 impl VCode {

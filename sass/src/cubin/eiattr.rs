@@ -54,6 +54,7 @@ pub mod id {
     pub const SW_WAR: u8 = 0x36;
     pub const CUDA_API_VERSION: u8 = 0x37;
     pub const SYSCALL_OFFSETS: u8 = 0x46;
+    pub const UNUSED_LOAD_BYTE_OFFSET: u8 = 0x44;
     pub const NUM_BARRIERS: u8 = 0x4c;
     /// Unnamed by cuobjdump 13.5 ("unknown Attribute"); ptxas 13.5 writes it as HVAL 0 in
     /// every V8 kernel, and in `.nv.info` of modules without kernels.
@@ -130,7 +131,7 @@ pub const EIATTRS: &[EiAttr] = &[
     row(0x41, "EIATTR_RESERVED_SMEM_USED", None),
     row(0x42, "EIATTR_RESERVED_SMEM_0_SIZE", None),
     row(0x43, "EIATTR_UCODE_SECTION_DATA", None),
-    row(0x44, "EIATTR_UNUSED_LOAD_BYTE_OFFSET", None),
+    row(0x44, "EIATTR_UNUSED_LOAD_BYTE_OFFSET", Some(Sval)),
     row(0x45, "EIATTR_KPARAM_INFO_V2", None),
     row(0x46, "EIATTR_SYSCALL_OFFSETS", Some(Sval)),
     row(0x48, "EIATTR_GRAPHICS_GLOBAL_CBANK", None),

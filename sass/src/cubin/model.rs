@@ -237,9 +237,14 @@ pub struct KernelImage {
     pub int_warp_wide_offsets: Vec<u32>,
     /// Byte offsets of system calls, e.g. `vprintf` (`EIATTR_SYSCALL_OFFSETS`).
     pub syscall_offsets: Vec<u32>,
-    /// `%ctaid.z` is read (`EIATTR_CTAIDZ_USED`).
+    /// Loads of several registers some of which are never read
+    /// (`EIATTR_UNUSED_LOAD_BYTE_OFFSET`): byte offset and mask of the used bytes, 4 bits per
+    /// register.
+    pub unused_load_bytes: Vec<[u32; 2]>,
+    /// `SR_CTAID.Z` is read (`EIATTR_CTAIDZ_USED`).
     pub ctaid_z_used: bool,
-    /// `EIATTR_CRS_STACK_SIZE` (written when the kernel calls functions).
+    /// `EIATTR_CRS_STACK_SIZE` (0 when the code has a convergence barrier, `WARPSYNC`, a
+    /// subroutine call or a divergent loop).
     pub crs_stack_size: Option<u32>,
     /// Undefined symbols the kernel refers to (`EIATTR_EXTERNS`); calls to the functions among
     /// them also make the V8 `.nv.callgraph` edges.
@@ -285,6 +290,7 @@ impl KernelImage {
             coop_group_mask_regids: Vec::new(),
             int_warp_wide_offsets: Vec::new(),
             syscall_offsets: Vec::new(),
+            unused_load_bytes: Vec::new(),
             ctaid_z_used: false,
             crs_stack_size: None,
             externs: Vec::new(),

@@ -36,6 +36,9 @@ pub fn apply_kernel_info(elf: &ElfView<'_>, section: &Section<'_>, k: &mut Kerne
             id::INT_WARP_WIDE_INSTR_OFFSETS => k.int_warp_wide_offsets = words,
             id::SYSCALL_OFFSETS => k.syscall_offsets = words,
             id::EXIT_INSTR_OFFSETS => k.exit_offsets = words,
+            id::UNUSED_LOAD_BYTE_OFFSET => {
+                k.unused_load_bytes = words.chunks_exact(2).map(|w| [w[0], w[1]]).collect();
+            }
             id::CTAIDZ_USED => k.ctaid_z_used = true,
             id::CRS_STACK_SIZE => {
                 need(1)?;

@@ -94,6 +94,11 @@ pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec
     push_words(&mut rec, id::COOP_GROUP_INSTR_OFFSETS, &k.coop_group_offsets);
     push_words(&mut rec, id::INT_WARP_WIDE_INSTR_OFFSETS, &k.int_warp_wide_offsets);
     push_words(&mut rec, id::SYSCALL_OFFSETS, &k.syscall_offsets);
+    push_words(
+        &mut rec,
+        id::UNUSED_LOAD_BYTE_OFFSET,
+        k.unused_load_bytes.as_flattened(),
+    );
     push_words(&mut rec, id::EXIT_INSTR_OFFSETS, &k.exit_offsets);
     if k.ctaid_z_used {
         rec.push(NvInfoAttr::nval(id::CTAIDZ_USED));
@@ -115,7 +120,7 @@ pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec
 
 /// The order of kernel attributes in ptxas output (13.5 and 11.1), used to place records the
 /// model keeps verbatim.
-const KERNEL_ATTR_ORDER: [u8; 21] = [
+const KERNEL_ATTR_ORDER: [u8; 22] = [
     id::LANGUAGE,
     id::SW_WAR,
     id::CUDA_API_VERSION,
@@ -132,6 +137,7 @@ const KERNEL_ATTR_ORDER: [u8; 21] = [
     id::COOP_GROUP_INSTR_OFFSETS,
     id::INT_WARP_WIDE_INSTR_OFFSETS,
     id::SYSCALL_OFFSETS,
+    id::UNUSED_LOAD_BYTE_OFFSET,
     id::EXIT_INSTR_OFFSETS,
     id::CTAIDZ_USED,
     id::CRS_STACK_SIZE,
