@@ -9,7 +9,7 @@
 //! it may be the result of floating-point arithmetic (whose NaN bits PTX leaves open).
 
 use crate::known::equiv::WordFacts;
-use crate::program::{Dsts, Inst, LoopCount, Operand, Program, Reg, Space, Src, Stmt, opcode};
+use crate::program::{Dsts, ExitKind, Inst, LoopCount, Operand, Program, Reg, Space, Src, Stmt, opcode};
 use std::collections::HashMap;
 
 /// A program with its slices: what the comparison and the explanations of its mismatches
@@ -142,6 +142,11 @@ pub struct Analysis {
     loops: Vec<Sites>,
     /// Per loop: what decides whether its exits (break, continue) are taken.
     exits: Vec<Sites>,
+    /// Per loop: the locations where a `break` to it is taken (they reach its end).
+    breaks: Vec<State>,
+    /// Per loop: the locations where a `continue` to it is taken (they reach its next
+    /// iteration).
+    continues: Vec<State>,
     /// The locations at the end of the body.
     exit: State,
     /// How many times each pool register has been written so far in the walk.
@@ -261,7 +266,7 @@ impl Analysis {
                 join(st, &other);
             }
             Stmt::Loop { count, body, .. } => self.loop_(p, count, body, st, ctx, at),
-            Stmt::Exit { cond, level, .. } => {
+            Stmt::Exit { cond, level, kind } => {
                 // The loops it leaves (up to and including its target) run fewer statements
                 // where it is taken: their statements depend on the condition.
                 let mut taken = ctx.control.clone();
@@ -269,6 +274,15 @@ impl Analysis {
                 let n = ctx.loops.len();
                 for &l in &ctx.loops[n.saturating_sub(*level as usize + 1)..] {
                     self.exits[l].union_with(&taken);
+                }
+                // Where it is taken, the values it leaves with reach the end (break) or the
+                // next iteration (continue) of its target loop.
+                if let Some(&target) = n.checked_sub(*level as usize + 1).map(|k| &ctx.loops[k]) {
+                    let to = match kind {
+                        ExitKind::Break => &mut self.breaks[target],
+                        ExitKind::Continue => &mut self.continues[target],
+                    };
+                    join(to, st);
                 }
             }
             Stmt::Exchange { src, dst, .. } => {
@@ -312,6 +326,8 @@ impl Analysis {
         if id == self.loops.len() {
             self.loops.push(Sites::default());
             self.exits.push(Sites::default());
+            self.breaks.push(State::new());
+            self.continues.push(State::new());
         }
         inner.loops.push(id);
         let start = *at;
@@ -322,7 +338,9 @@ impl Analysis {
             let mut this = inner.clone();
             this.control.union_with(&self.exits[id]);
             self.stmts(p, body, &mut iter, &this, at);
+            join(&mut iter, &self.continues[id]);
             join(st, &iter);
+            join(st, &self.breaks[id]);
             if *st == before.0 && self.exits[id] == before.1 {
                 return;
             }
@@ -635,6 +653,39 @@ mod tests {
         // The break leaves both loops: r0 (inner) and r1 (outer) depend on its condition.
         assert!(a.word(&p, p.column(r0)).has(|i| i.op.starts_with("setp")));
         assert!(a.word(&p, p.column(r1)).has(|i| i.op.starts_with("setp")));
+    }
+
+    #[test]
+    fn exits_carry_the_values_they_leave_with() {
+        // `max.f32 f1, f0, f0; @p0 break; ld.global.f32 f1, ...` (difftest seed 29504): where
+        // the break is taken f1 is max's result, so the word f1 is computed by max and is a
+        // float result, though the last statement of the body overwrites it with loaded bits.
+        let (f0, f1, p0) = (r(Class::F32, 0), r(Class::F32, 1), r(Class::Pred, 0));
+        let exit = |kind| Stmt::Exit {
+            cond: (false, p0),
+            level: 0,
+            kind,
+        };
+        let body = |kind| {
+            program(vec![Stmt::Loop {
+                count: LoopCount::Const(2),
+                top_test: false,
+                body: vec![
+                    inst("max.f32", f1, vec![reg(f0), reg(f0)]),
+                    exit(kind),
+                    inst("ld.global.f32", f1, vec![reg(f0)]),
+                ],
+            }])
+        };
+        let p = body(ExitKind::Break);
+        let a = Analysis::of(&p);
+        let w = a.word(&p, p.column(f1));
+        assert!(w.has(|i| i.op == "max.f32") && w.float());
+        // A continue's values reach the next iteration, and the loop's end through it.
+        let p = body(ExitKind::Continue);
+        let a = Analysis::of(&p);
+        let w = a.word(&p, p.column(f1));
+        assert!(w.has(|i| i.op == "max.f32") && w.float());
     }
 
     #[test]
