@@ -34,6 +34,10 @@ const EXPLAINED: &[(u64, &str)] = &[
     (16324, "ptxas-s16-stale-high"),
     (14352, "ptxas-clz-addsat-fold"),
     (6676, "ptxas-cvt-f16-narrow-guarded"),
+    // The third campaign (generator r2, --avoid-open-issues, --batch 64).
+    (26108, "ptxas-cvt-sat-zero"),
+    (38200, "ptxas-cvt-sat-zero"),
+    (39551, "ptxas-cvt-sat-zero"),
 ];
 
 #[test]

@@ -5,7 +5,7 @@ use super::ops;
 use super::{Component, Evidence, How, Issue, Sign};
 use crate::compare::Kind;
 use crate::program::Inst;
-use crate::program::opcode::{family, has, parts};
+use crate::program::opcode::{family, float_arith, has, parts};
 use crate::slice::Slice;
 
 /// A wrapping 32-bit add or sub of an immediate (`.cc` or not).
@@ -747,5 +747,34 @@ pub static ISSUES: &[Issue] = &[
             "FADD/FFMA with .SAT keep the sign of a -0.0 result (the simulator's model, which the equivalence rule for saturated zeros also rests on); ptxas's SASS shows the abs dropped, and the stored value is wrong only if the hardware's saturating unit returns -0.0",
         ),
         expected: "abs.f32 clears the sign bit (PTX: abs takes the absolute value; |-0.0| = +0.0): f1 = +0.0 (0x00000000) where the saturated difference is -0.0. ptxas stores the saturated value itself, 0x80000000.",
+    },
+    Issue {
+        id: "ptxas-cvt-sat-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 merges or drops a float cvt.sat after float arithmetic, keeping a -0.0 its own conversion turns into +0.0\n\
+                  `add.rp.ftz.sat.f32 f0, f1, f1; cvt.sat.f64.f32 fd0, f0;` becomes `FADD.FTZ.RP.SAT R9, R3, R3; \
+                  F2F.F64.F32 R6, R9` with no clamp (the saturated input is taken to be in [0.0, 1.0] \
+                  already; seed 26108), and `fma.rn.f32 f0, 0f00000001, f0, 0f00000000; cvt.sat.f32.f32 \
+                  f0, f0;` becomes one `FFMA.SAT R7, R2, 1.4e-45, RZ` (seed 38200). Where the arithmetic \
+                  gives -0.0, the conversion as ptxas compiles it alone gives +0.0 (`FADD.SAT R0, RZ, R0` \
+                  for cvt.sat.f32.f32: +0.0 + -0.0 = +0.0; `DSETP.MAX` with +0.0 for cvt.sat.f64.f32), \
+                  as the interpreter and ptxc do; merged or dropped, -0.0 stays. Seeds 26108, 38200 \
+                  (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
+                  rule for the sign of a saturated zero.",
+        case: "ptxas_cvt_sat_zero",
+        shows: &[Sign {
+            kind: Kind::CompilersDiffer,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| float_arith(i) && !ops::is_cvt(i),
+                    |i| ops::is_sat_cvt(i) && ops::cvt_from(i, &["f32", "f64"]) && ops::cvt_to(i, &["f32", "f64"]),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "FADD/FFMA with .SAT keep the sign of a -0.0 result, and DSETP.MAX orders -0.0 below +0.0 (the simulator's models, which the equivalence rule for saturated zeros also rests on): ptxas's SASS shows the conversion merged or dropped, and its -0.0 differs from what its own code for the conversion gives only under these models",
+        ),
+        expected: "cvt.sat of -0.0 gives +0.0 (0x0), as ptxas's own code for the conversion alone (FADD.SAT R, RZ, x: +0.0 + -0.0 = +0.0; DSETP.MAX with +0.0 for f64) and the interpreter give; on the regression case ptxas converts without the clamp and stores 0x8000000000000000.",
     },
 ];
