@@ -476,6 +476,16 @@ impl Slice<'_> {
         self.sites.iter().map(|i| (i, &self.a.sites[i].inst))
     }
 
+    /// The instructions of the slice.
+    pub fn instructions(&self) -> impl Iterator<Item = &Inst> + '_ {
+        self.insts().map(|(_, i)| i)
+    }
+
+    /// Every instruction of the program, in the slice or not.
+    pub fn program_instructions(&self) -> impl Iterator<Item = &Inst> + '_ {
+        self.a.sites.iter().map(|s| &s.inst)
+    }
+
     /// Whether an instruction of the slice satisfies `f`.
     pub fn has(&self, f: impl Fn(&Inst) -> bool) -> bool {
         self.insts().any(|(_, i)| f(i))

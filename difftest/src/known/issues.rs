@@ -4,8 +4,8 @@
 use super::ops;
 use super::{Component, Evidence, How, Issue, Sign};
 use crate::compare::Kind;
-use crate::program::Inst;
 use crate::program::opcode::{family, float_arith, has, parts};
+use crate::program::{Inst, Operand};
 use crate::slice::Slice;
 
 /// A wrapping 32-bit add or sub of an immediate (`.cc` or not).
@@ -29,6 +29,19 @@ fn sat_s16_into_sat_f16(w: &Slice) -> bool {
         |i| ops::is_sat_cvt(i) && ops::cvt_to(i, &["s16", "u16"]),
         |i| ops::is_sat_cvt(i) && ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]),
     )
+}
+
+/// `ptxas-or-pred-guard-self`: `@p or.pred p, p, q` in the word's slice, and an `and.pred`
+/// of the same two predicates anywhere in the program.
+fn or_pred_guarded_by_itself_after_and(w: &Slice) -> bool {
+    let same =
+        |a: &Inst, b: &Inst| a.srcs.iter().all(|s| b.srcs.contains(s)) && b.srcs.iter().all(|s| a.srcs.contains(s));
+    w.instructions().any(|o| {
+        o.op == "or.pred"
+            && matches!((o.guard, o.dsts.first()), (Some((false, g)), Some(Operand::Reg(d))) if g == *d)
+            && o.srcs.iter().any(|s| o.dsts.first() == Some(&s.op))
+            && w.program_instructions().any(|a| a.op == "and.pred" && same(a, o))
+    })
 }
 
 /// The open issues.
@@ -776,5 +789,24 @@ pub static ISSUES: &[Issue] = &[
             "FADD/FFMA with .SAT keep the sign of a -0.0 result, and DSETP.MAX orders -0.0 below +0.0 (the simulator's models, which the equivalence rule for saturated zeros also rests on): ptxas's SASS shows the conversion merged or dropped, and its -0.0 differs from what its own code for the conversion gives only under these models",
         ),
         expected: "cvt.sat of -0.0 gives +0.0 (0x0), as ptxas's own code for the conversion alone (FADD.SAT R, RZ, x: +0.0 + -0.0 = +0.0; DSETP.MAX with +0.0 for f64) and the interpreter give; on the regression case ptxas converts without the clamp and stores 0x8000000000000000.",
+    },
+    Issue {
+        id: "ptxas-or-pred-guard-self",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 computes `@p or.pred p, p, q` after `and.pred r, q, p` as the constant false\n\
+                  `and.pred %p2, %p0, %p1; @%p1 or.pred %p1, %p1, %p0;` becomes `PLOP3.LUT P1, PT, P0, P2, PT, \
+                  0x0, 0x0` (truth table 0: p1 = false) beside `PLOP3.LUT P0, PT, P0, P2, PT, 0x80, 0xa8` for \
+                  p2: the guarded or leaves p1 unchanged (true stays true, false is not written), ptxas \
+                  clears it. Without the and.pred of the same predicates (or with `@!%p1`, or an unguarded \
+                  or) ptxas is right. Seed 20419 (generator r2, --avoid-open-issues). A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_or_pred_guard_self",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(or_pred_guarded_by_itself_after_and),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "p1 keeps its value: where p1 is true, p1 | p0 is true; where it is false the guard skips the write. ptxas's PLOP3 with truth table 0x0 writes false, so p1 = 0 where it was 1.",
     },
 ];
