@@ -38,7 +38,8 @@ const EXPLAINED: &[(u64, &str)] = &[
     (26108, "ptxas-cvt-sat-zero"),
     (38200, "ptxas-cvt-sat-zero"),
     (39551, "ptxas-cvt-sat-zero"),
-    (20419, "ptxas-or-pred-guard-self"),
+    (20419, "ptxas-pred-pair-guarded"),
+    (31328, "ptxas-pred-pair-guarded"),
 ];
 
 #[test]

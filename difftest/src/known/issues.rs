@@ -31,16 +31,38 @@ fn sat_s16_into_sat_f16(w: &Slice) -> bool {
     )
 }
 
-/// `ptxas-or-pred-guard-self`: `@p or.pred p, p, q` in the word's slice, and an `and.pred`
-/// of the same two predicates anywhere in the program.
-fn or_pred_guarded_by_itself_after_and(w: &Slice) -> bool {
-    let same =
-        |a: &Inst, b: &Inst| a.srcs.iter().all(|s| b.srcs.contains(s)) && b.srcs.iter().all(|s| a.srcs.contains(s));
-    w.instructions().any(|o| {
-        o.op == "or.pred"
-            && matches!((o.guard, o.dsts.first()), (Some((false, g)), Some(Operand::Reg(d))) if g == *d)
-            && o.srcs.iter().any(|s| o.dsts.first() == Some(&s.op))
-            && w.program_instructions().any(|a| a.op == "and.pred" && same(a, o))
+/// A predicate logic instruction (`and`, `or`, `xor`, `not`, `mov` of `.pred`).
+fn pred_logic(i: &Inst) -> bool {
+    i.op.ends_with(".pred") && matches!(family(i), "and" | "or" | "xor" | "not" | "mov")
+}
+
+/// The predicates an instruction reads (its sources, negated or not).
+fn pred_srcs(i: &Inst) -> Vec<crate::program::Reg> {
+    i.srcs
+        .iter()
+        .filter_map(|s| match s.op {
+            Operand::Reg(r) | Operand::NotPred(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `ptxas-pred-pair-guarded`: a predicate logic instruction of the word's slice and another
+/// one of the program read the same two predicates, and one of them is guarded by one of the
+/// two and writes one of them (`and.pred p2, p0, p1; @p1 or.pred p1, p1, p0` or `or.pred p2,
+/// p0, p1; @p1 mov.pred p0, p0`).
+fn pred_pair_guarded(w: &Slice) -> bool {
+    let guarded_in = |i: &Inst, pair: &[crate::program::Reg]| matches!((i.guard, i.dsts.first()), (Some((_, g)), Some(Operand::Reg(d))) if pair.contains(&g) && pair.contains(d));
+    w.instructions().filter(|a| pred_logic(a)).any(|a| {
+        w.program_instructions()
+            .filter(|b| pred_logic(b) && !std::ptr::eq(*b, a))
+            .any(|b| {
+                let mut pair = pred_srcs(a);
+                pair.extend(pred_srcs(b));
+                pair.sort_by_key(|r| r.index);
+                pair.dedup();
+                pair.len() == 2 && (guarded_in(a, &pair) || guarded_in(b, &pair))
+            })
     })
 }
 
@@ -791,22 +813,22 @@ pub static ISSUES: &[Issue] = &[
         expected: "cvt.sat of -0.0 gives +0.0 (0x0), as ptxas's own code for the conversion alone (FADD.SAT R, RZ, x: +0.0 + -0.0 = +0.0; DSETP.MAX with +0.0 for f64) and the interpreter give; on the regression case ptxas converts without the clamp and stores 0x8000000000000000.",
     },
     Issue {
-        id: "ptxas-or-pred-guard-self",
+        id: "ptxas-pred-pair-guarded",
         component: Component::Ptxas,
-        summary: "ptxas 13.5 computes `@p or.pred p, p, q` after `and.pred r, q, p` as the constant false\n\
-                  `and.pred %p2, %p0, %p1; @%p1 or.pred %p1, %p1, %p0;` becomes `PLOP3.LUT P1, PT, P0, P2, PT, \
-                  0x0, 0x0` (truth table 0: p1 = false) beside `PLOP3.LUT P0, PT, P0, P2, PT, 0x80, 0xa8` for \
-                  p2: the guarded or leaves p1 unchanged (true stays true, false is not written), ptxas \
-                  clears it. Without the and.pred of the same predicates (or with `@!%p1`, or an unguarded \
-                  or) ptxas is right. Seed 20419 (generator r2, --avoid-open-issues). A value mismatch \
-                  (M = C != P).",
-        case: "ptxas_or_pred_guard_self",
+        summary: "ptxas 13.5 miscompiles two predicate operations on the same two predicates when one is guarded by one of them\n\
+                  ptxas merges them into two PLOP3s over the pair and gets a truth table wrong: \
+                  `and.pred %p2, %p0, %p1; @%p1 or.pred %p1, %p1, %p0;` gives p1 the table 0x0 (false; \
+                  the guarded or leaves p1 unchanged; seed 20419), and `or.pred %p2, %p0, %p1; @%p1 \
+                  mov.pred %p0, %p0;` gives p2 the table 0x80 (p0 & p1, where the or is p0 | p1; seed \
+                  31328). Without the guard, or with another operation on the pair, ptxas is right. \
+                  Generator r2, --avoid-open-issues. A value mismatch (M = C != P).",
+        case: "ptxas_pred_pair_guarded",
         shows: &[Sign {
             kind: Kind::OracleDiffers,
-            how: How::Word(or_pred_guarded_by_itself_after_and),
+            how: How::Word(pred_pair_guarded),
         }],
         avoid: None,
         evidence: Evidence::Sass,
-        expected: "p1 keeps its value: where p1 is true, p1 | p0 is true; where it is false the guard skips the write. ptxas's PLOP3 with truth table 0x0 writes false, so p1 = 0 where it was 1.",
+        expected: "On the regression case (seed 20419) p1 keeps its value: where p1 is true, p1 | p0 is true; where it is false the guard skips the write. ptxas's `PLOP3.LUT P1, PT, P0, P2, PT, 0x0, 0x0` writes false, so p1 = 0 where it was 1.",
     },
 ];
