@@ -40,6 +40,7 @@ const EXPLAINED: &[(u64, &str)] = &[
     (39551, "ptxas-cvt-sat-zero"),
     (20419, "ptxas-pred-pair-guarded"),
     (31328, "ptxas-pred-pair-guarded"),
+    (28247, "ptxas-s16-stale-high"),
 ];
 
 #[test]

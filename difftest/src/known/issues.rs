@@ -716,20 +716,27 @@ pub static ISSUES: &[Issue] = &[
     Issue {
         id: "ptxas-s16-stale-high",
         component: Component::Ptxas,
-        summary: "ptxas 13.5 computes signed 16-bit max and shr in 32 bits over a register whose upper half is stale\n\
+        summary: "ptxas 13.5 computes signed 16-bit max and shr, and widens 16-bit values, in 32 bits over a register whose upper half is stale\n\
                   `cvt.rzi.s16.f32 h1, f2; ...; shr.s16 h0, h1, r0;` becomes `F2I.S16.TRUNC.NTZ R24, R19; PRMT R29, \
                   R24, 0x7610, R29; SHF.R.S32.HI R22, RZ, R22, R29`: the PRMT keeps R29's upper half (a row size, \
                   0), so h1 = -1 shifts as 0x0000ffff and gives 0 for 16 and more. Likewise `cvt.rzi.sat.s8.f16 h0, \
                   h0; max.s16 h1, h0, 31;` becomes `F2I.S8.F16.TRUNC.NTZ R22, R24; PRMT R28, R22, 0x7610, R28; \
                   IMNMX R30, R28, 0x1f, !PT` over R28's stale upper half: h0 = 0 gives 0, not 31. Seeds 16324 and \
-                  4448 of the issue-25 campaign (--avoid-open-issues). A value mismatch (M = C != P).",
+                  4448 of the issue-25 campaign (--avoid-open-issues). The widening `cvt.u32.u16 r3, h2` of such a \
+                  value is dropped too: `cvt.rni.u16.f32 h2, f0; ...; @!p0 cvt.u32.u16 r3, h2` becomes `F2I.U16.NTZ \
+                  R32, R59; PRMT R25, R32, 0x7610, R25; @!P1 IMAD.MOV.U32 R51, RZ, RZ, R25`, and r3 = 0x7f6c0000 \
+                  (R25's upper half, left by a warp reduction's SHFL) where it is 0 (seed 28247). A value \
+                  mismatch (M = C != P).",
         case: "ptxas_s16_stale_high",
         shows: &[Sign {
             kind: Kind::OracleDiffers,
             how: How::Word(|w| {
                 w.feeds(
                     |i| ops::is_cvt(i) && ops::cvt_to(i, &ops::NARROW_INTS),
-                    |i| matches!(family(i), "max" | "min" | "shr") && has(i, "s16"),
+                    |i| {
+                        (matches!(family(i), "max" | "min" | "shr") && has(i, "s16"))
+                            || (ops::cvt_from(i, &["u16", "s16"]) && ops::cvt_to(i, &["u32", "s32", "u64", "s64"]))
+                    },
                 )
             }),
         }],
