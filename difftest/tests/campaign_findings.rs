@@ -41,6 +41,8 @@ const EXPLAINED: &[(u64, &str)] = &[
     (20419, "ptxas-pred-pair-guarded"),
     (31328, "ptxas-pred-pair-guarded"),
     (28247, "ptxas-s16-stale-high"),
+    (28603, "ptxas-cvt-rz-f16-roundtrip"),
+    (31460, "ptxas-f2i64-narrow-nan"),
 ];
 
 #[test]

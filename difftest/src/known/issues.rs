@@ -838,4 +838,56 @@ pub static ISSUES: &[Issue] = &[
         evidence: Evidence::Sass,
         expected: "On the regression case (seed 20419) p1 keeps its value: where p1 is true, p1 | p0 is true; where it is false the guard skips the write. ptxas's `PLOP3.LUT P1, PT, P0, P2, PT, 0x0, 0x0` writes false, so p1 = 0 where it was 1.",
     },
+    Issue {
+        id: "ptxas-cvt-rz-f16-roundtrip",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops the f16 truncation of cvt.rz.f16.f32 when the f16 is converted back to f32\n\
+                  `cvt.rz.f16.f32 %h0, 0f00000001; ...; cvt.ftz.f32.f16 %f0, %h0;` becomes `IMAD.MOV.U32 R13, \
+                  RZ, RZ, 0x1` for f0 (and h0 is rounded, to nearest, only where it is stored): f0 = \
+                  0x00000001 where the f16 truncation gives +0.0; with 0f3f801fff, f0 = 0x3f801fff where it \
+                  is 1.0. With .rm or .rn ptxas converts the immediate (`F2F.F16.F32.RM R0, 1.00097...`). In \
+                  the unshrunk program the source is a register (`cvt.rz.f16.f32 %h0, %f0; @%p1 cvt.ftz.f32.f16 \
+                  %f1, %h0;` stores f0's value, 0xc906f275 where the truncation gives -65504, 0xc77fe000). \
+                  Seed 28603 (generator r2, --avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_cvt_rz_f16_roundtrip",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::cvt_to(i, &["f16"]) && ops::cvt_from(i, &["f32"]) && has(i, "rz"),
+                    |i| ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "cvt.rz.f16.f32 of 2^-149 truncates to +0.0 (0x0000); cvt.ftz.f32.f16 of it is +0.0 (0x00000000). ptxas stores the f32 immediate, 0x00000001.",
+    },
+    Issue {
+        id: "ptxas-f2i64-narrow-nan",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds a saturating 64-to-32-bit cvt of a float-to-64-bit-integer cvt into one conversion with NaN to zero\n\
+                  `cvt.rzi.s64.f32 rd0, f0; cvt.sat.s32.s64 r0, rd0;` becomes `F2I.S64.TRUNC R6, R3` for rd0 and \
+                  `F2I.TRUNC.NTZ R9, R3` for r0: for a NaN f0, rd0 = 0x8000000000000000 (a NaN converts to \
+                  1 << 63 for a 64-bit destination) saturates to INT_MIN, 0x80000000, where the folded f32-to-s32 \
+                  conversion gives 0. Seed 31460 (generator r2, --avoid-open-issues). A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_f2i64_narrow_nan",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::cvt_from(i, &["f16", "f32"]) && ops::cvt_to(i, &["s64", "u64"]),
+                    |i| {
+                        ops::is_sat_cvt(i)
+                            && ops::cvt_from(i, &["s64", "u64"])
+                            && ops::cvt_to(i, &["s32", "u32", "s16", "u16", "s8", "u8"])
+                    },
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "cvt.rzi.s64.f32 of a NaN is 0x8000000000000000 (PTX ISA 9.0, cvt: a NaN converts to 1 << (w - 1) when the destination is 64-bit; ptxas's own F2I.S64.TRUNC gives it for rd0); cvt.sat.s32.s64 saturates it to 0x80000000. ptxas's folded F2I.TRUNC.NTZ gives 0.",
+    },
 ];
