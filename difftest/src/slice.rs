@@ -151,6 +151,11 @@ pub struct Analysis {
     exit: State,
     /// How many times each pool register has been written so far in the walk.
     versions: HashMap<Reg, u32>,
+    /// Predicate values that are copies of others (`mov.pred`, `not.pred`, `and.pred d, a,
+    /// a`, `or.pred d, a, a`): (predicate, version) to the value it copies, (predicate,
+    /// version, negated), so that branches on a copy and on its original are seen as
+    /// branches on one value.
+    copies: HashMap<(Reg, u32), (Reg, u32, bool)>,
 }
 
 /// Where a statement is: the sites that decide whether it runs, the loops around it, and the
@@ -237,9 +242,18 @@ impl Analysis {
             } = s
                 && usize::from(*level) < ctx.loops.len()
             {
-                let version = self.versions.get(r).copied().unwrap_or(0);
-                ctx.path.push((*r, *neg, version));
+                ctx.path.push(self.cond(*r, *neg));
             }
+        }
+    }
+
+    /// The branch condition "predicate `r` (its current value) is `sense`", as a condition on
+    /// the value `r` copies, if it is a copy.
+    fn cond(&self, r: Reg, sense: bool) -> (Reg, bool, u32) {
+        let version = self.versions.get(&r).copied().unwrap_or(0);
+        match self.copies.get(&(r, version)) {
+            Some(&(root, v, negated)) => (root, sense != negated, v),
+            None => (r, sense, version),
         }
     }
 
@@ -252,14 +266,13 @@ impl Analysis {
                 then_,
                 else_,
             } => {
-                let version = self.versions.get(r).copied().unwrap_or(0);
                 let mut then_ctx = ctx.clone();
                 then_ctx.control.union_with(&deps(st, &Loc::Pool(*r)));
                 let mut else_ctx = then_ctx.clone();
                 // The printer branches around `then` unless the condition holds: `then` runs
                 // when the predicate is !neg.
-                then_ctx.path.push((*r, !neg, version));
-                else_ctx.path.push((*r, *neg, version));
+                then_ctx.path.push(self.cond(*r, !neg));
+                else_ctx.path.push(self.cond(*r, *neg));
                 let mut other = st.clone();
                 self.stmts(p, then_, st, &then_ctx, at);
                 self.stmts(p, else_, &mut other, &else_ctx, at);
@@ -374,6 +387,10 @@ impl Analysis {
         self.inputs[id].union_with(&input);
         let mut out = input;
         out.insert(id);
+        let copied = pred_copy(i).map(|(src, negated)| {
+            let (root, sense, v) = self.cond(src, !negated);
+            (root, v, !sense)
+        });
         let float = opcode::float_arith(i) || ((opcode::moves_bits(i) || store) && float_src);
         let mut written: Vec<(Loc, bool)> = i.dsts.iter().flat_map(locs).map(|l| (l, float)).collect();
         if let Some(mem) = scratch.filter(|_| store) {
@@ -384,7 +401,11 @@ impl Analysis {
         }
         for (loc, float) in written {
             if let Loc::Pool(r) = &loc {
-                *self.versions.entry(*r).or_default() += 1;
+                let v = self.versions.entry(*r).or_default();
+                *v += 1;
+                if let Some(c) = copied {
+                    self.copies.insert((*r, *v), c);
+                }
             }
             let mut f = Flow {
                 deps: out.clone(),
@@ -401,6 +422,24 @@ impl Analysis {
             st.insert(loc, f);
         }
     }
+}
+
+/// The predicate an unguarded predicate instruction copies, and whether it negates it:
+/// `mov.pred d, a`, `not.pred d, a`, `and.pred d, a, a` and `or.pred d, a, a` (a source may
+/// be negated, `!a`).
+fn pred_copy(i: &Inst) -> Option<(Reg, bool)> {
+    let src = |s: &Src| match s.op {
+        Operand::Reg(r) => Some((r, false)),
+        Operand::NotPred(r) => Some((r, true)),
+        _ => None,
+    };
+    let (r, negated) = match (i.op.as_str(), i.srcs.as_slice()) {
+        ("mov.pred", [a]) => src(a)?,
+        ("not.pred", [a]) => src(a).map(|(r, n)| (r, !n))?,
+        ("and.pred" | "or.pred", [a, b]) if a.op == b.op => src(a)?,
+        _ => return None,
+    };
+    (i.guard.is_none() && i.dsts.len() == 1).then_some((r, negated))
 }
 
 /// The scratch space a vector store or load of local or shared memory uses.
@@ -725,6 +764,63 @@ mod tests {
         };
         let a = Analysis::of(&program(vec![rewrite]));
         assert!(!a.whole().has_unreachable(|i| i.op == "not.b32"));
+    }
+
+    #[test]
+    fn branches_on_a_copy_of_a_predicate_are_branches_on_it() {
+        // `and.pred p0, p1, p1; @!p1 bra L5; @p0 bra L7; not.b32 ...; L7: L5:` (difftest seed
+        // 49293, where the unreachable block holds an atomic and ptxas crashes).
+        let (r0, p0, p1, p2) = (
+            r(Class::B32, 0),
+            r(Class::Pred, 0),
+            r(Class::Pred, 1),
+            r(Class::Pred, 2),
+        );
+        let psrc = |p| Src {
+            op: Operand::Reg(p),
+            imm: None,
+        };
+        let not_p = |p| Src {
+            op: Operand::NotPred(p),
+            imm: None,
+        };
+        let nested = |copy: Stmt, inner_neg| {
+            program(vec![
+                copy,
+                Stmt::If {
+                    cond: (false, p1),
+                    then_: vec![Stmt::If {
+                        cond: (inner_neg, p0),
+                        then_: vec![inst("not.b32", r0, vec![reg(r0)])],
+                        else_: Vec::new(),
+                    }],
+                    else_: Vec::new(),
+                },
+            ])
+        };
+        let unreachable = |p: &Program| Analysis::of(p).whole().has_unreachable(|i| i.op == "not.b32");
+        assert!(unreachable(&nested(
+            inst("and.pred", p0, vec![psrc(p1), psrc(p1)]),
+            true
+        )));
+        assert!(unreachable(&nested(
+            inst("or.pred", p0, vec![psrc(p1), psrc(p1)]),
+            true
+        )));
+        assert!(unreachable(&nested(inst("mov.pred", p0, vec![psrc(p1)]), true)));
+        assert!(unreachable(&nested(inst("not.pred", p0, vec![psrc(p1)]), false)));
+        assert!(unreachable(&nested(inst("mov.pred", p0, vec![not_p(p1)]), false)));
+        // Not a copy: another predicate, a guarded copy, or the other sense.
+        assert!(!unreachable(&nested(
+            inst("and.pred", p0, vec![psrc(p1), psrc(p2)]),
+            true
+        )));
+        assert!(!unreachable(&nested(inst("mov.pred", p0, vec![psrc(p1)]), false)));
+        let mut guarded = inst("mov.pred", p0, vec![psrc(p1)]);
+        if let Stmt::Inst(i) = &mut guarded {
+            i.guard = Some((false, p2));
+        }
+        assert!(!unreachable(&nested(guarded, true)));
     }
 
     #[test]

@@ -123,7 +123,9 @@ pub static ISSUES: &[Issue] = &[
                   red.global.max.u64 [a+8], 0;` (tests/difftest/ptxas_crash.ptx). The atomic need not be in the \
                   unreachable block: `@%p0 bra L2; @!%p0 bra L4; shl.b64 rd0, 0, 0; L4: L2: red.shared.max.s64 \
                   [xacc], 0;` crashes too (seed 14542 of the issue-25 campaign, shrunk); the block may also follow \
-                  a guarded `continue` whose predicate contradicts its branch (seeds 9713, 14718). The \
+                  a guarded `continue` whose predicate contradicts its branch (seeds 9713, 14718), or branches on a \
+                  copy of the predicate: `and.pred %p0, %p1, %p1; @!%p1 bra L5; @%p0 bra L7; red.global.add.s32 \
+                  [a], 0; L7: L5:` (seed 49293). The \
                   interpreter and ptxc are still compared.",
         case: "ptxas_crash",
         shows: &[Sign {
