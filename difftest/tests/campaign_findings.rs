@@ -38,6 +38,7 @@ const EXPLAINED: &[(u64, &str)] = &[
     (26108, "ptxas-cvt-sat-zero"),
     (38200, "ptxas-cvt-sat-zero"),
     (39551, "ptxas-cvt-sat-zero"),
+    (50904, "ptxas-cvt-sat-zero"),
     (20419, "ptxas-pred-pair-guarded"),
     (31328, "ptxas-pred-pair-guarded"),
     (28247, "ptxas-s16-stale-high"),

@@ -801,9 +801,10 @@ pub static ISSUES: &[Issue] = &[
                   already; seed 26108), and `fma.rn.f32 f0, 0f00000001, f0, 0f00000000; cvt.sat.f32.f32 \
                   f0, f0;` becomes one `FFMA.SAT R7, R2, 1.4e-45, RZ` (seed 38200). Where the arithmetic \
                   gives -0.0, the conversion as ptxas compiles it alone gives +0.0 (`FADD.SAT R0, RZ, R0` \
-                  for cvt.sat.f32.f32: +0.0 + -0.0 = +0.0; `DSETP.MAX` with +0.0 for cvt.sat.f64.f32), \
-                  as the interpreter and ptxc do; merged or dropped, -0.0 stays. Seeds 26108, 38200 \
-                  (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
+                  for cvt.sat.f32.f32: +0.0 + -0.0 = +0.0; `DSETP.MAX` with +0.0 for cvt.sat.f64.f32; \
+                  `F2F.F16.F32; HADD2.SAT` for cvt.rn.sat.f16.f32, dropped to a bare F2F after FFMA.SAT in \
+                  seed 50904), as the interpreter and ptxc do; merged or dropped, -0.0 stays. Seeds 26108, 38200, \
+                  39551, 50904 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
                   rule for the sign of a saturated zero.",
         case: "ptxas_cvt_sat_zero",
         shows: &[Sign {
@@ -811,13 +812,17 @@ pub static ISSUES: &[Issue] = &[
             how: How::Word(|w| {
                 w.feeds(
                     |i| float_arith(i) && !ops::is_cvt(i),
-                    |i| ops::is_sat_cvt(i) && ops::cvt_from(i, &["f32", "f64"]) && ops::cvt_to(i, &["f32", "f64"]),
+                    |i| {
+                        ops::is_sat_cvt(i)
+                            && ops::cvt_from(i, &["f32", "f64"])
+                            && ops::cvt_to(i, &["f16", "f32", "f64"])
+                    },
                 )
             }),
         }],
         avoid: None,
         evidence: Evidence::Model(
-            "FADD/FFMA with .SAT keep the sign of a -0.0 result, and DSETP.MAX orders -0.0 below +0.0 (the simulator's models, which the equivalence rule for saturated zeros also rests on): ptxas's SASS shows the conversion merged or dropped, and its -0.0 differs from what its own code for the conversion gives only under these models",
+            "FADD/FFMA with .SAT keep the sign of a -0.0 result, DSETP.MAX orders -0.0 below +0.0 and HADD2.SAT gives +0.0 for -0.0 (the simulator's models, which the equivalence rule for saturated zeros also rests on): ptxas's SASS shows the conversion merged or dropped, and its -0.0 differs from what its own code for the conversion gives only under these models",
         ),
         expected: "cvt.sat of -0.0 gives +0.0 (0x0), as ptxas's own code for the conversion alone (FADD.SAT R, RZ, x: +0.0 + -0.0 = +0.0; DSETP.MAX with +0.0 for f64) and the interpreter give; on the regression case ptxas converts without the clamp and stores 0x8000000000000000.",
     },
