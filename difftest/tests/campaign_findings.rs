@@ -39,6 +39,8 @@ const EXPLAINED: &[(u64, &str)] = &[
     (38200, "ptxas-cvt-sat-zero"),
     (39551, "ptxas-cvt-sat-zero"),
     (50904, "ptxas-cvt-sat-zero"),
+    (53629, "ptxas-cvt-sat-zero"),
+    (53457, "ptxas-max-sat-zero"),
     (20419, "ptxas-pred-pair-guarded"),
     (31328, "ptxas-pred-pair-guarded"),
     (28247, "ptxas-s16-stale-high"),

@@ -804,7 +804,7 @@ pub static ISSUES: &[Issue] = &[
                   for cvt.sat.f32.f32: +0.0 + -0.0 = +0.0; `DSETP.MAX` with +0.0 for cvt.sat.f64.f32; \
                   `F2F.F16.F32; HADD2.SAT` for cvt.rn.sat.f16.f32, dropped to a bare F2F after FFMA.SAT in \
                   seed 50904), as the interpreter and ptxc do; merged or dropped, -0.0 stays. Seeds 26108, 38200, \
-                  39551, 50904 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
+                  39551, 50904, 53629 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
                   rule for the sign of a saturated zero.",
         case: "ptxas_cvt_sat_zero",
         shows: &[Sign {
@@ -896,5 +896,30 @@ pub static ISSUES: &[Issue] = &[
         avoid: None,
         evidence: Evidence::Sass,
         expected: "cvt.rzi.s64.f32 of a NaN is 0x8000000000000000 (PTX ISA 9.0, cvt: a NaN converts to 1 << (w - 1) when the destination is 64-bit; ptxas's own F2I.S64.TRUNC gives it for rd0); cvt.sat.s32.s64 saturates it to 0x80000000. ptxas's folded F2I.TRUNC.NTZ gives 0.",
+    },
+    Issue {
+        id: "ptxas-max-sat-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 replaces max.f32 of a saturated result and a negative immediate by an add of +0.0, turning -0.0 into +0.0\n\
+                  `mul.rz.sat.f32 f2, 0f00000000, f0; max.ftz.f32 f1, 0f85F36A8C, f2;` becomes `FMUL.RZ.SAT R7, \
+                  RZ, R3; FADD.FTZ.SAT R9, RZ, R7`: a saturated result is in [0.0, 1.0], so the max is the \
+                  saturated value, but where it is -0.0 the max is -0.0 and +0.0 + -0.0 gives +0.0. ptxc keeps \
+                  the FMNMX. Seed 53457 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by \
+                  the interpreter's rule for the sign of a saturated zero.",
+        case: "ptxas_max_sat_zero",
+        shows: &[Sign {
+            kind: Kind::CompilersDiffer,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::sat_f32(i) && !ops::is_cvt(i),
+                    |i| matches!(family(i), "max" | "min") && i.op.ends_with(".f32") && ops::has_imm(i),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "FADD/FMUL/FFMA with .SAT keep the sign of a -0.0 result (the simulator's model, which the equivalence rule for saturated zeros also rests on): ptxas's SASS shows the max replaced by an add of +0.0, and the stored value is wrong only if the saturating unit returns -0.0",
+        ),
+        expected: "max.ftz.f32 of 0f85F36A8C (-2.29e-35) and -0.0 is -0.0 (0x80000000), the larger input; ptxas's FADD.FTZ.SAT R9, RZ, R7 gives +0.0 + -0.0 = +0.0.",
     },
 ];
