@@ -41,6 +41,7 @@ const EXPLAINED: &[(u64, &str)] = &[
     (50904, "ptxas-cvt-sat-zero"),
     (53629, "ptxas-cvt-sat-zero"),
     (53457, "ptxas-max-sat-zero"),
+    (57659, "ptxas-addsat-unroll"),
     (20419, "ptxas-pred-pair-guarded"),
     (31328, "ptxas-pred-pair-guarded"),
     (28247, "ptxas-s16-stale-high"),

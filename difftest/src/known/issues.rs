@@ -922,4 +922,28 @@ pub static ISSUES: &[Issue] = &[
         ),
         expected: "max.ftz.f32 of 0f85F36A8C (-2.29e-35) and -0.0 is -0.0 (0x80000000), the larger input; ptxas's FADD.FTZ.SAT R9, RZ, R7 gives +0.0 + -0.0 = +0.0.",
     },
+    Issue {
+        id: "ptxas-addsat-unroll",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 merges unrolled iterations of `mul.lo; add.sat.s32 r, x, x` into multiplies by 2n, dropping the saturation\n\
+                  A loop of `mov.u32 %xt2, %nctaid.x; mul.lo.u32 %r0, %r1, %xt2; add.sat.s32 %r1, %r0, %r0;` is \
+                  unrolled four times, and the first three copies become `IMAD R9, R9, R2, RZ` with R2 = 2n: \
+                  only the last copy saturates (`IMAD.IADD; PLOP3 ...SIGN; SEL 0x7fffffff; SEL 0x80000000`), so \
+                  an overflow of r0 + r0 in another copy wraps where the PTX saturates (r1 = 0x7fffffff where it \
+                  is 0x80000000). Seed 57659 (generator r2, --avoid-open-issues). A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_addsat_unroll",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| i.op == "add.sat.s32" && i.srcs.len() == 2 && i.srcs[0] == i.srcs[1],
+                    |i| family(i) == "mul",
+                ) && w.in_loop_with(|i| i.op == "add.sat.s32")
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "Every iteration saturates r0 + r0 to [INT_MIN, INT_MAX]: on the regression case thread 0's r1 = 0x80000000. ptxas multiplies by 2n without saturation in three of four unrolled iterations and stores 0x7fffffff.",
+    },
 ];
