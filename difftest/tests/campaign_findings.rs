@@ -47,6 +47,8 @@ const EXPLAINED: &[(u64, &str)] = &[
     (28247, "ptxas-s16-stale-high"),
     (28603, "ptxas-cvt-rz-f16-roundtrip"),
     (31460, "ptxas-f2i64-narrow-nan"),
+    (60175, "ptxas-f2i64-narrow-nan"),
+    (63170, "ptxas-f2i64-narrow-nan"),
     // A block unreachable through a copy of a predicate (and.pred p0, p1, p1).
     (49293, "ptxas-crash"),
 ];

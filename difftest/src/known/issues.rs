@@ -877,7 +877,8 @@ pub static ISSUES: &[Issue] = &[
                   `cvt.rzi.s64.f32 rd0, f0; cvt.sat.s32.s64 r0, rd0;` becomes `F2I.S64.TRUNC R6, R3` for rd0 and \
                   `F2I.TRUNC.NTZ R9, R3` for r0: for a NaN f0, rd0 = 0x8000000000000000 (a NaN converts to \
                   1 << 63 for a 64-bit destination) saturates to INT_MIN, 0x80000000, where the folded f32-to-s32 \
-                  conversion gives 0. Seed 31460 (generator r2, --avoid-open-issues). A value mismatch \
+                  conversion gives 0. Seed 31460; from f16 too (`cvt.rpi.s64.f16` / `cvt.rmi.s64.f16`, seeds 60175, \
+                  63170; generator r2, --avoid-open-issues). A value mismatch \
                   (M = C != P).",
         case: "ptxas_f2i64_narrow_nan",
         shows: &[Sign {
