@@ -40,6 +40,7 @@ const EXPLAINED: &[(u64, &str)] = &[
     (39551, "ptxas-cvt-sat-zero"),
     (50904, "ptxas-cvt-sat-zero"),
     (53629, "ptxas-cvt-sat-zero"),
+    (67140, "ptxas-cvt-sat-zero"),
     (53457, "ptxas-max-sat-zero"),
     (57659, "ptxas-addsat-unroll"),
     (20419, "ptxas-pred-pair-guarded"),
