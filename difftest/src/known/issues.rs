@@ -804,7 +804,7 @@ pub static ISSUES: &[Issue] = &[
                   for cvt.sat.f32.f32: +0.0 + -0.0 = +0.0; `DSETP.MAX` with +0.0 for cvt.sat.f64.f32; \
                   `F2F.F16.F32; HADD2.SAT` for cvt.rn.sat.f16.f32, dropped to a bare F2F after FFMA.SAT in \
                   seed 50904), as the interpreter and ptxc do; merged or dropped, -0.0 stays. Seeds 26108, 38200, \
-                  39551, 50904, 53629 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
+                  39551, 50904, 53629, 67140 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
                   rule for the sign of a saturated zero.",
         case: "ptxas_cvt_sat_zero",
         shows: &[Sign {
