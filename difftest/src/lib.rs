@@ -5,7 +5,8 @@
 //! [`known`] lists the accepted semantic differences and the open issues that explain
 //! mismatches; [`check`] puts one run together; [`campaign`] checks many programs ([`batch`]: many kernels to a ptxas process); [`shrink`]
 //! reduces a failing program while the same mismatch persists and [`case`] writes it as a
-//! regression case, which [`regress`] checks. [`rng`] is the seeded generator behind it all.
+//! regression case, which [`regress`] checks; [`results`] keeps a campaign's verdicts on disk and
+//! [`recheck`] checks a results file's unexplained programs again with a newer build. [`rng`] is the seeded generator behind it all.
 
 #![warn(missing_docs)]
 
@@ -20,6 +21,7 @@ pub mod generator;
 pub mod inputs;
 pub mod known;
 pub mod program;
+pub mod recheck;
 pub mod regress;
 pub mod report;
 pub mod results;

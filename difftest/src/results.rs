@@ -144,7 +144,8 @@ impl Record {
         }
     }
 
-    fn line(&self) -> String {
+    /// The record's line in a results file.
+    pub(crate) fn line(&self) -> String {
         let list = |v: &[&str]| if v.is_empty() { "-".to_string() } else { v.join(",") };
         let sigs: Vec<String> = self
             .unexplained
@@ -217,6 +218,9 @@ pub struct Results {
     pub records: Vec<Record>,
     /// Wall time of the runs that wrote it.
     pub elapsed: Duration,
+    /// The summaries of the rechecks of its unexplained seeds by later builds
+    /// ([`crate::recheck`]), without their `# recheck ` prefix.
+    pub rechecks: Vec<String>,
 }
 
 impl Results {
@@ -235,8 +239,11 @@ impl Results {
             .ok_or_else(|| format!("{}: no `# campaign` header", path.display()))?;
         let mut records = Vec::new();
         let mut elapsed = Duration::ZERO;
+        let mut rechecks = Vec::new();
         for (n, l) in lines {
-            if let Some(seg) = l.strip_prefix("# segment ") {
+            if let Some(r) = l.strip_prefix("# recheck ") {
+                rechecks.push(r.to_string());
+            } else if let Some(seg) = l.strip_prefix("# segment ") {
                 let secs = seg
                     .split_whitespace()
                     .find_map(|kv| kv.strip_prefix("seconds="))
@@ -251,6 +258,7 @@ impl Results {
             header,
             records,
             elapsed,
+            rechecks,
         })
     }
 }
@@ -392,6 +400,8 @@ pub struct Merged {
     pub missing: Vec<Range<u64>>,
     /// Problems: files of other campaigns, duplicate shards or seeds, seeds outside a shard.
     pub problems: Vec<String>,
+    /// The rechecks of the files' unexplained seeds by later builds: (file, summary).
+    pub rechecks: Vec<(PathBuf, String)>,
 }
 
 impl Merged {
@@ -443,6 +453,9 @@ impl Merged {
             time.as_secs_f64()
         );
         s.push_str(&t.details());
+        for (f, r) in &self.rechecks {
+            let _ = writeln!(s, "  rechecked {}: {r}", f.display());
+        }
         for r in &self.missing {
             let _ = writeln!(s, "  MISSING seeds {}..{}", r.start, r.end);
         }
@@ -474,6 +487,7 @@ pub fn merge(files: &[PathBuf]) -> Result<Merged, String> {
         total: Tally::default(),
         missing: Vec::new(),
         problems: Vec::new(),
+        rechecks: Vec::new(),
     };
     let mut seen: BTreeMap<u64, u64> = BTreeMap::new();
     for (f, r) in files.iter().zip(&all) {
@@ -510,6 +524,7 @@ pub fn merge(files: &[PathBuf]) -> Result<Merged, String> {
             m.total.add(rec);
         }
         m.shards.push((h.clone(), t, r.elapsed));
+        m.rechecks.extend(r.rechecks.iter().map(|x| (f.clone(), x.clone())));
     }
     m.shards.sort_by_key(|(h, _, _)| h.shard.index);
     let mut start = None;

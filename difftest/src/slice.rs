@@ -9,7 +9,7 @@
 //! it may be the result of floating-point arithmetic (whose NaN bits PTX leaves open).
 
 use crate::known::equiv::WordFacts;
-use crate::program::{Dsts, Inst, LoopCount, Operand, Program, Reg, Space, Src, Stmt, opcode};
+use crate::program::{Dsts, ExitKind, Inst, LoopCount, Operand, Program, Reg, Space, Src, Stmt, opcode};
 use std::collections::HashMap;
 
 /// A program with its slices: what the comparison and the explanations of its mismatches
@@ -142,10 +142,20 @@ pub struct Analysis {
     loops: Vec<Sites>,
     /// Per loop: what decides whether its exits (break, continue) are taken.
     exits: Vec<Sites>,
+    /// Per loop: the locations where a `break` to it is taken (they reach its end).
+    breaks: Vec<State>,
+    /// Per loop: the locations where a `continue` to it is taken (they reach its next
+    /// iteration).
+    continues: Vec<State>,
     /// The locations at the end of the body.
     exit: State,
     /// How many times each pool register has been written so far in the walk.
     versions: HashMap<Reg, u32>,
+    /// Predicate values that are copies of others (`mov.pred`, `not.pred`, `and.pred d, a,
+    /// a`, `or.pred d, a, a`): (predicate, version) to the value it copies, (predicate,
+    /// version, negated), so that branches on a copy and on its original are seen as
+    /// branches on one value.
+    copies: HashMap<(Reg, u32), (Reg, u32, bool)>,
 }
 
 /// Where a statement is: the sites that decide whether it runs, the loops around it, and the
@@ -232,9 +242,18 @@ impl Analysis {
             } = s
                 && usize::from(*level) < ctx.loops.len()
             {
-                let version = self.versions.get(r).copied().unwrap_or(0);
-                ctx.path.push((*r, *neg, version));
+                ctx.path.push(self.cond(*r, *neg));
             }
+        }
+    }
+
+    /// The branch condition "predicate `r` (its current value) is `sense`", as a condition on
+    /// the value `r` copies, if it is a copy.
+    fn cond(&self, r: Reg, sense: bool) -> (Reg, bool, u32) {
+        let version = self.versions.get(&r).copied().unwrap_or(0);
+        match self.copies.get(&(r, version)) {
+            Some(&(root, v, negated)) => (root, sense != negated, v),
+            None => (r, sense, version),
         }
     }
 
@@ -247,21 +266,20 @@ impl Analysis {
                 then_,
                 else_,
             } => {
-                let version = self.versions.get(r).copied().unwrap_or(0);
                 let mut then_ctx = ctx.clone();
                 then_ctx.control.union_with(&deps(st, &Loc::Pool(*r)));
                 let mut else_ctx = then_ctx.clone();
                 // The printer branches around `then` unless the condition holds: `then` runs
                 // when the predicate is !neg.
-                then_ctx.path.push((*r, !neg, version));
-                else_ctx.path.push((*r, *neg, version));
+                then_ctx.path.push(self.cond(*r, !neg));
+                else_ctx.path.push(self.cond(*r, *neg));
                 let mut other = st.clone();
                 self.stmts(p, then_, st, &then_ctx, at);
                 self.stmts(p, else_, &mut other, &else_ctx, at);
                 join(st, &other);
             }
             Stmt::Loop { count, body, .. } => self.loop_(p, count, body, st, ctx, at),
-            Stmt::Exit { cond, level, .. } => {
+            Stmt::Exit { cond, level, kind } => {
                 // The loops it leaves (up to and including its target) run fewer statements
                 // where it is taken: their statements depend on the condition.
                 let mut taken = ctx.control.clone();
@@ -269,6 +287,15 @@ impl Analysis {
                 let n = ctx.loops.len();
                 for &l in &ctx.loops[n.saturating_sub(*level as usize + 1)..] {
                     self.exits[l].union_with(&taken);
+                }
+                // Where it is taken, the values it leaves with reach the end (break) or the
+                // next iteration (continue) of its target loop.
+                if let Some(&target) = n.checked_sub(*level as usize + 1).map(|k| &ctx.loops[k]) {
+                    let to = match kind {
+                        ExitKind::Break => &mut self.breaks[target],
+                        ExitKind::Continue => &mut self.continues[target],
+                    };
+                    join(to, st);
                 }
             }
             Stmt::Exchange { src, dst, .. } => {
@@ -312,6 +339,8 @@ impl Analysis {
         if id == self.loops.len() {
             self.loops.push(Sites::default());
             self.exits.push(Sites::default());
+            self.breaks.push(State::new());
+            self.continues.push(State::new());
         }
         inner.loops.push(id);
         let start = *at;
@@ -322,7 +351,9 @@ impl Analysis {
             let mut this = inner.clone();
             this.control.union_with(&self.exits[id]);
             self.stmts(p, body, &mut iter, &this, at);
+            join(&mut iter, &self.continues[id]);
             join(st, &iter);
+            join(st, &self.breaks[id]);
             if *st == before.0 && self.exits[id] == before.1 {
                 return;
             }
@@ -356,6 +387,10 @@ impl Analysis {
         self.inputs[id].union_with(&input);
         let mut out = input;
         out.insert(id);
+        let copied = pred_copy(i).map(|(src, negated)| {
+            let (root, sense, v) = self.cond(src, !negated);
+            (root, v, !sense)
+        });
         let float = opcode::float_arith(i) || ((opcode::moves_bits(i) || store) && float_src);
         let mut written: Vec<(Loc, bool)> = i.dsts.iter().flat_map(locs).map(|l| (l, float)).collect();
         if let Some(mem) = scratch.filter(|_| store) {
@@ -366,7 +401,11 @@ impl Analysis {
         }
         for (loc, float) in written {
             if let Loc::Pool(r) = &loc {
-                *self.versions.entry(*r).or_default() += 1;
+                let v = self.versions.entry(*r).or_default();
+                *v += 1;
+                if let Some(c) = copied {
+                    self.copies.insert((*r, *v), c);
+                }
             }
             let mut f = Flow {
                 deps: out.clone(),
@@ -383,6 +422,24 @@ impl Analysis {
             st.insert(loc, f);
         }
     }
+}
+
+/// The predicate an unguarded predicate instruction copies, and whether it negates it:
+/// `mov.pred d, a`, `not.pred d, a`, `and.pred d, a, a` and `or.pred d, a, a` (a source may
+/// be negated, `!a`).
+fn pred_copy(i: &Inst) -> Option<(Reg, bool)> {
+    let src = |s: &Src| match s.op {
+        Operand::Reg(r) => Some((r, false)),
+        Operand::NotPred(r) => Some((r, true)),
+        _ => None,
+    };
+    let (r, negated) = match (i.op.as_str(), i.srcs.as_slice()) {
+        ("mov.pred", [a]) => src(a)?,
+        ("not.pred", [a]) => src(a).map(|(r, n)| (r, !n))?,
+        ("and.pred" | "or.pred", [a, b]) if a.op == b.op => src(a)?,
+        _ => return None,
+    };
+    (i.guard.is_none() && i.dsts.len() == 1).then_some((r, negated))
 }
 
 /// The scratch space a vector store or load of local or shared memory uses.
@@ -456,6 +513,16 @@ impl Slice<'_> {
 
     fn insts(&self) -> impl Iterator<Item = (usize, &Inst)> + '_ {
         self.sites.iter().map(|i| (i, &self.a.sites[i].inst))
+    }
+
+    /// The instructions of the slice.
+    pub fn instructions(&self) -> impl Iterator<Item = &Inst> + '_ {
+        self.insts().map(|(_, i)| i)
+    }
+
+    /// Every instruction of the program, in the slice or not.
+    pub fn program_instructions(&self) -> impl Iterator<Item = &Inst> + '_ {
+        self.a.sites.iter().map(|s| &s.inst)
     }
 
     /// Whether an instruction of the slice satisfies `f`.
@@ -638,6 +705,39 @@ mod tests {
     }
 
     #[test]
+    fn exits_carry_the_values_they_leave_with() {
+        // `max.f32 f1, f0, f0; @p0 break; ld.global.f32 f1, ...` (difftest seed 29504): where
+        // the break is taken f1 is max's result, so the word f1 is computed by max and is a
+        // float result, though the last statement of the body overwrites it with loaded bits.
+        let (f0, f1, p0) = (r(Class::F32, 0), r(Class::F32, 1), r(Class::Pred, 0));
+        let exit = |kind| Stmt::Exit {
+            cond: (false, p0),
+            level: 0,
+            kind,
+        };
+        let body = |kind| {
+            program(vec![Stmt::Loop {
+                count: LoopCount::Const(2),
+                top_test: false,
+                body: vec![
+                    inst("max.f32", f1, vec![reg(f0), reg(f0)]),
+                    exit(kind),
+                    inst("ld.global.f32", f1, vec![reg(f0)]),
+                ],
+            }])
+        };
+        let p = body(ExitKind::Break);
+        let a = Analysis::of(&p);
+        let w = a.word(&p, p.column(f1));
+        assert!(w.has(|i| i.op == "max.f32") && w.float());
+        // A continue's values reach the next iteration, and the loop's end through it.
+        let p = body(ExitKind::Continue);
+        let a = Analysis::of(&p);
+        let w = a.word(&p, p.column(f1));
+        assert!(w.has(|i| i.op == "max.f32") && w.float());
+    }
+
+    #[test]
     fn contradictory_branches_are_unreachable() {
         let (r0, p0, p1) = (r(Class::B32, 0), r(Class::Pred, 0), r(Class::Pred, 1));
         let inner = |p| Stmt::If {
@@ -664,6 +764,63 @@ mod tests {
         };
         let a = Analysis::of(&program(vec![rewrite]));
         assert!(!a.whole().has_unreachable(|i| i.op == "not.b32"));
+    }
+
+    #[test]
+    fn branches_on_a_copy_of_a_predicate_are_branches_on_it() {
+        // `and.pred p0, p1, p1; @!p1 bra L5; @p0 bra L7; not.b32 ...; L7: L5:` (difftest seed
+        // 49293, where the unreachable block holds an atomic and ptxas crashes).
+        let (r0, p0, p1, p2) = (
+            r(Class::B32, 0),
+            r(Class::Pred, 0),
+            r(Class::Pred, 1),
+            r(Class::Pred, 2),
+        );
+        let psrc = |p| Src {
+            op: Operand::Reg(p),
+            imm: None,
+        };
+        let not_p = |p| Src {
+            op: Operand::NotPred(p),
+            imm: None,
+        };
+        let nested = |copy: Stmt, inner_neg| {
+            program(vec![
+                copy,
+                Stmt::If {
+                    cond: (false, p1),
+                    then_: vec![Stmt::If {
+                        cond: (inner_neg, p0),
+                        then_: vec![inst("not.b32", r0, vec![reg(r0)])],
+                        else_: Vec::new(),
+                    }],
+                    else_: Vec::new(),
+                },
+            ])
+        };
+        let unreachable = |p: &Program| Analysis::of(p).whole().has_unreachable(|i| i.op == "not.b32");
+        assert!(unreachable(&nested(
+            inst("and.pred", p0, vec![psrc(p1), psrc(p1)]),
+            true
+        )));
+        assert!(unreachable(&nested(
+            inst("or.pred", p0, vec![psrc(p1), psrc(p1)]),
+            true
+        )));
+        assert!(unreachable(&nested(inst("mov.pred", p0, vec![psrc(p1)]), true)));
+        assert!(unreachable(&nested(inst("not.pred", p0, vec![psrc(p1)]), false)));
+        assert!(unreachable(&nested(inst("mov.pred", p0, vec![not_p(p1)]), false)));
+        // Not a copy: another predicate, a guarded copy, or the other sense.
+        assert!(!unreachable(&nested(
+            inst("and.pred", p0, vec![psrc(p1), psrc(p2)]),
+            true
+        )));
+        assert!(!unreachable(&nested(inst("mov.pred", p0, vec![psrc(p1)]), false)));
+        let mut guarded = inst("mov.pred", p0, vec![psrc(p1)]);
+        if let Stmt::Inst(i) = &mut guarded {
+            i.guard = Some((false, p2));
+        }
+        assert!(!unreachable(&nested(guarded, true)));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! progress and a summary (exit status 1 on any unexplained mismatch); with `--out`, the first
 //! failures of each kind are shrunk and written there as regression cases. `--shard K/N
 //! --results FILE` runs one shard and appends each verdict to FILE (resuming from it);
-//! `--merge FILE...` merges the shards. `difftest --print SEED` prints the PTX of one
+//! `--merge FILE...` merges the shards; `--recheck FILE...` checks their unexplained programs
+//! again with this build and rewrites their verdicts. `difftest --print SEED` prints the PTX of one
 //! program; `difftest --replay PATH...` checks regression cases (launch specs, or folders of
 //! them); `--report-ptxas DIR` writes the report of ptxas's open issues.
 
@@ -36,6 +37,11 @@ struct Args {
     /// if seeds are missing or a mismatch is unexplained).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     merge: Vec<PathBuf>,
+    /// Check the unexplained programs of these results files again with this build (the
+    /// campaign's generator options, each program alone), replace their verdict lines and
+    /// note the revision that rechecked them; exit status 1 if one is still unexplained.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    recheck: Vec<PathBuf>,
     /// Shrink failures and write them here as regression cases.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -102,6 +108,10 @@ fn main() {
     if !args.merge.is_empty() {
         std::process::exit(merge(&args.merge));
     }
+    if !args.recheck.is_empty() && args.no_ptxas {
+        eprintln!("difftest: --recheck checks programs as the campaign did, with ptxas; it does not take --no-ptxas");
+        std::process::exit(2);
+    }
     let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
         Ok(s) => s.unwrap_or(Shard::ALL),
         Err(e) => {
@@ -123,7 +133,9 @@ fn main() {
         }
     };
     let scratch = std::env::temp_dir().join(format!("ptxc-difftest-{}", std::process::id()));
-    let code = if let Some(dir) = &args.report_ptxas {
+    let code = if !args.recheck.is_empty() {
+        recheck(&args.recheck, ptxas, &scratch, args.jobs)
+    } else if let Some(dir) = &args.report_ptxas {
         report_ptxas(dir, &args.cases, &Engines::new(ptxas, &scratch))
     } else if !args.replay.is_empty() {
         replay(&args.replay, &Engines::new(ptxas, &scratch), args.record_expect)
@@ -174,6 +186,30 @@ fn merge(files: &[PathBuf]) -> i32 {
             2
         }
     }
+}
+
+/// Rechecks the unexplained seeds of results files; returns the exit status.
+fn recheck(files: &[PathBuf], ptxas: Option<PathBuf>, scratch: &Path, jobs: usize) -> i32 {
+    let mut code = 0;
+    for f in files {
+        match ptxc_difftest::recheck::recheck(f, ptxas.clone(), scratch, jobs, &mut |l| eprintln!("{l}")) {
+            Ok(o) => {
+                println!(
+                    "{}: {} unexplained seed(s) rechecked by revision {}, {} still unexplained",
+                    f.display(),
+                    o.seeds.len(),
+                    ptxc_difftest::recheck::REVISION,
+                    o.unexplained()
+                );
+                code = code.max(i32::from(o.unexplained() > 0));
+            }
+            Err(e) => {
+                eprintln!("difftest: {e}");
+                code = 2;
+            }
+        }
+    }
+    code
 }
 
 /// Writes the report of ptxas's open issues; returns the exit status.

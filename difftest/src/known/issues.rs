@@ -4,8 +4,8 @@
 use super::ops;
 use super::{Component, Evidence, How, Issue, Sign};
 use crate::compare::Kind;
-use crate::program::Inst;
-use crate::program::opcode::{family, has, parts};
+use crate::program::opcode::{family, float_arith, has, parts};
+use crate::program::{Inst, Operand};
 use crate::slice::Slice;
 
 /// A wrapping 32-bit add or sub of an immediate (`.cc` or not).
@@ -29,6 +29,41 @@ fn sat_s16_into_sat_f16(w: &Slice) -> bool {
         |i| ops::is_sat_cvt(i) && ops::cvt_to(i, &["s16", "u16"]),
         |i| ops::is_sat_cvt(i) && ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]),
     )
+}
+
+/// A predicate logic instruction (`and`, `or`, `xor`, `not`, `mov` of `.pred`).
+fn pred_logic(i: &Inst) -> bool {
+    i.op.ends_with(".pred") && matches!(family(i), "and" | "or" | "xor" | "not" | "mov")
+}
+
+/// The predicates an instruction reads (its sources, negated or not).
+fn pred_srcs(i: &Inst) -> Vec<crate::program::Reg> {
+    i.srcs
+        .iter()
+        .filter_map(|s| match s.op {
+            Operand::Reg(r) | Operand::NotPred(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `ptxas-pred-pair-guarded`: a predicate logic instruction of the word's slice and another
+/// one of the program read the same two predicates, and one of them is guarded by one of the
+/// two and writes one of them (`and.pred p2, p0, p1; @p1 or.pred p1, p1, p0` or `or.pred p2,
+/// p0, p1; @p1 mov.pred p0, p0`).
+fn pred_pair_guarded(w: &Slice) -> bool {
+    let guarded_in = |i: &Inst, pair: &[crate::program::Reg]| matches!((i.guard, i.dsts.first()), (Some((_, g)), Some(Operand::Reg(d))) if pair.contains(&g) && pair.contains(d));
+    w.instructions().filter(|a| pred_logic(a)).any(|a| {
+        w.program_instructions()
+            .filter(|b| pred_logic(b) && !std::ptr::eq(*b, a))
+            .any(|b| {
+                let mut pair = pred_srcs(a);
+                pair.extend(pred_srcs(b));
+                pair.sort_by_key(|r| r.index);
+                pair.dedup();
+                pair.len() == 2 && (guarded_in(a, &pair) || guarded_in(b, &pair))
+            })
+    })
 }
 
 /// The open issues.
@@ -88,7 +123,9 @@ pub static ISSUES: &[Issue] = &[
                   red.global.max.u64 [a+8], 0;` (tests/difftest/ptxas_crash.ptx). The atomic need not be in the \
                   unreachable block: `@%p0 bra L2; @!%p0 bra L4; shl.b64 rd0, 0, 0; L4: L2: red.shared.max.s64 \
                   [xacc], 0;` crashes too (seed 14542 of the issue-25 campaign, shrunk); the block may also follow \
-                  a guarded `continue` whose predicate contradicts its branch (seeds 9713, 14718). The \
+                  a guarded `continue` whose predicate contradicts its branch (seeds 9713, 14718), or branches on a \
+                  copy of the predicate: `and.pred %p0, %p1, %p1; @!%p1 bra L5; @%p0 bra L7; red.global.add.s32 \
+                  [a], 0; L7: L5:` (seed 49293). The \
                   interpreter and ptxc are still compared.",
         case: "ptxas_crash",
         shows: &[Sign {
@@ -681,20 +718,27 @@ pub static ISSUES: &[Issue] = &[
     Issue {
         id: "ptxas-s16-stale-high",
         component: Component::Ptxas,
-        summary: "ptxas 13.5 computes signed 16-bit max and shr in 32 bits over a register whose upper half is stale\n\
+        summary: "ptxas 13.5 computes signed 16-bit max and shr, and widens 16-bit values, in 32 bits over a register whose upper half is stale\n\
                   `cvt.rzi.s16.f32 h1, f2; ...; shr.s16 h0, h1, r0;` becomes `F2I.S16.TRUNC.NTZ R24, R19; PRMT R29, \
                   R24, 0x7610, R29; SHF.R.S32.HI R22, RZ, R22, R29`: the PRMT keeps R29's upper half (a row size, \
                   0), so h1 = -1 shifts as 0x0000ffff and gives 0 for 16 and more. Likewise `cvt.rzi.sat.s8.f16 h0, \
                   h0; max.s16 h1, h0, 31;` becomes `F2I.S8.F16.TRUNC.NTZ R22, R24; PRMT R28, R22, 0x7610, R28; \
                   IMNMX R30, R28, 0x1f, !PT` over R28's stale upper half: h0 = 0 gives 0, not 31. Seeds 16324 and \
-                  4448 of the issue-25 campaign (--avoid-open-issues). A value mismatch (M = C != P).",
+                  4448 of the issue-25 campaign (--avoid-open-issues). The widening `cvt.u32.u16 r3, h2` of such a \
+                  value is dropped too: `cvt.rni.u16.f32 h2, f0; ...; @!p0 cvt.u32.u16 r3, h2` becomes `F2I.U16.NTZ \
+                  R32, R59; PRMT R25, R32, 0x7610, R25; @!P1 IMAD.MOV.U32 R51, RZ, RZ, R25`, and r3 = 0x7f6c0000 \
+                  (R25's upper half, left by a warp reduction's SHFL) where it is 0 (seed 28247). A value \
+                  mismatch (M = C != P).",
         case: "ptxas_s16_stale_high",
         shows: &[Sign {
             kind: Kind::OracleDiffers,
             how: How::Word(|w| {
                 w.feeds(
                     |i| ops::is_cvt(i) && ops::cvt_to(i, &ops::NARROW_INTS),
-                    |i| matches!(family(i), "max" | "min" | "shr") && has(i, "s16"),
+                    |i| {
+                        (matches!(family(i), "max" | "min" | "shr") && has(i, "s16"))
+                            || (ops::cvt_from(i, &["u16", "s16"]) && ops::cvt_to(i, &["u32", "s32", "u64", "s64"]))
+                    },
                 )
             }),
         }],
@@ -747,5 +791,160 @@ pub static ISSUES: &[Issue] = &[
             "FADD/FFMA with .SAT keep the sign of a -0.0 result (the simulator's model, which the equivalence rule for saturated zeros also rests on); ptxas's SASS shows the abs dropped, and the stored value is wrong only if the hardware's saturating unit returns -0.0",
         ),
         expected: "abs.f32 clears the sign bit (PTX: abs takes the absolute value; |-0.0| = +0.0): f1 = +0.0 (0x00000000) where the saturated difference is -0.0. ptxas stores the saturated value itself, 0x80000000.",
+    },
+    Issue {
+        id: "ptxas-cvt-sat-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 merges or drops a float cvt.sat after float arithmetic, keeping a -0.0 its own conversion turns into +0.0\n\
+                  `add.rp.ftz.sat.f32 f0, f1, f1; cvt.sat.f64.f32 fd0, f0;` becomes `FADD.FTZ.RP.SAT R9, R3, R3; \
+                  F2F.F64.F32 R6, R9` with no clamp (the saturated input is taken to be in [0.0, 1.0] \
+                  already; seed 26108), and `fma.rn.f32 f0, 0f00000001, f0, 0f00000000; cvt.sat.f32.f32 \
+                  f0, f0;` becomes one `FFMA.SAT R7, R2, 1.4e-45, RZ` (seed 38200). Where the arithmetic \
+                  gives -0.0, the conversion as ptxas compiles it alone gives +0.0 (`FADD.SAT R0, RZ, R0` \
+                  for cvt.sat.f32.f32: +0.0 + -0.0 = +0.0; `DSETP.MAX` with +0.0 for cvt.sat.f64.f32; \
+                  `F2F.F16.F32; HADD2.SAT` for cvt.rn.sat.f16.f32, dropped to a bare F2F after FFMA.SAT in \
+                  seed 50904), as the interpreter and ptxc do; merged or dropped, -0.0 stays. Seeds 26108, 38200, \
+                  39551, 50904, 53629, 67140 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by the interpreter's \
+                  rule for the sign of a saturated zero.",
+        case: "ptxas_cvt_sat_zero",
+        shows: &[Sign {
+            kind: Kind::CompilersDiffer,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| float_arith(i) && !ops::is_cvt(i),
+                    |i| {
+                        ops::is_sat_cvt(i)
+                            && ops::cvt_from(i, &["f32", "f64"])
+                            && ops::cvt_to(i, &["f16", "f32", "f64"])
+                    },
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "FADD/FFMA with .SAT keep the sign of a -0.0 result, DSETP.MAX orders -0.0 below +0.0 and HADD2.SAT gives +0.0 for -0.0 (the simulator's models, which the equivalence rule for saturated zeros also rests on): ptxas's SASS shows the conversion merged or dropped, and its -0.0 differs from what its own code for the conversion gives only under these models",
+        ),
+        expected: "cvt.sat of -0.0 gives +0.0 (0x0), as ptxas's own code for the conversion alone (FADD.SAT R, RZ, x: +0.0 + -0.0 = +0.0; DSETP.MAX with +0.0 for f64) and the interpreter give; on the regression case ptxas converts without the clamp and stores 0x8000000000000000.",
+    },
+    Issue {
+        id: "ptxas-pred-pair-guarded",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 miscompiles two predicate operations on the same two predicates when one is guarded by one of them\n\
+                  ptxas merges them into two PLOP3s over the pair and gets a truth table wrong: \
+                  `and.pred %p2, %p0, %p1; @%p1 or.pred %p1, %p1, %p0;` gives p1 the table 0x0 (false; \
+                  the guarded or leaves p1 unchanged; seed 20419), and `or.pred %p2, %p0, %p1; @%p1 \
+                  mov.pred %p0, %p0;` gives p2 the table 0x80 (p0 & p1, where the or is p0 | p1; seed \
+                  31328). Without the guard, or with another operation on the pair, ptxas is right. \
+                  Generator r2, --avoid-open-issues. A value mismatch (M = C != P).",
+        case: "ptxas_pred_pair_guarded",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(pred_pair_guarded),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "On the regression case (seed 20419) p1 keeps its value: where p1 is true, p1 | p0 is true; where it is false the guard skips the write. ptxas's `PLOP3.LUT P1, PT, P0, P2, PT, 0x0, 0x0` writes false, so p1 = 0 where it was 1.",
+    },
+    Issue {
+        id: "ptxas-cvt-rz-f16-roundtrip",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 drops the f16 truncation of cvt.rz.f16.f32 when the f16 is converted back to f32\n\
+                  `cvt.rz.f16.f32 %h0, 0f00000001; ...; cvt.ftz.f32.f16 %f0, %h0;` becomes `IMAD.MOV.U32 R13, \
+                  RZ, RZ, 0x1` for f0 (and h0 is rounded, to nearest, only where it is stored): f0 = \
+                  0x00000001 where the f16 truncation gives +0.0; with 0f3f801fff, f0 = 0x3f801fff where it \
+                  is 1.0. With .rm or .rn ptxas converts the immediate (`F2F.F16.F32.RM R0, 1.00097...`). In \
+                  the unshrunk program the source is a register (`cvt.rz.f16.f32 %h0, %f0; @%p1 cvt.ftz.f32.f16 \
+                  %f1, %h0;` stores f0's value, 0xc906f275 where the truncation gives -65504, 0xc77fe000). \
+                  Seed 28603 (generator r2, --avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_cvt_rz_f16_roundtrip",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::cvt_to(i, &["f16"]) && ops::cvt_from(i, &["f32"]) && has(i, "rz"),
+                    |i| ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "cvt.rz.f16.f32 of 2^-149 truncates to +0.0 (0x0000); cvt.ftz.f32.f16 of it is +0.0 (0x00000000). ptxas stores the f32 immediate, 0x00000001.",
+    },
+    Issue {
+        id: "ptxas-f2i64-narrow-nan",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds a saturating 64-to-32-bit cvt of a float-to-64-bit-integer cvt into one conversion with NaN to zero\n\
+                  `cvt.rzi.s64.f32 rd0, f0; cvt.sat.s32.s64 r0, rd0;` becomes `F2I.S64.TRUNC R6, R3` for rd0 and \
+                  `F2I.TRUNC.NTZ R9, R3` for r0: for a NaN f0, rd0 = 0x8000000000000000 (a NaN converts to \
+                  1 << 63 for a 64-bit destination) saturates to INT_MIN, 0x80000000, where the folded f32-to-s32 \
+                  conversion gives 0. Seed 31460; from f16 too (`cvt.rpi.s64.f16` / `cvt.rmi.s64.f16`, seeds 60175, \
+                  63170; generator r2, --avoid-open-issues). A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_f2i64_narrow_nan",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::cvt_from(i, &["f16", "f32"]) && ops::cvt_to(i, &["s64", "u64"]),
+                    |i| {
+                        ops::is_sat_cvt(i)
+                            && ops::cvt_from(i, &["s64", "u64"])
+                            && ops::cvt_to(i, &["s32", "u32", "s16", "u16", "s8", "u8"])
+                    },
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "cvt.rzi.s64.f32 of a NaN is 0x8000000000000000 (PTX ISA 9.0, cvt: a NaN converts to 1 << (w - 1) when the destination is 64-bit; ptxas's own F2I.S64.TRUNC gives it for rd0); cvt.sat.s32.s64 saturates it to 0x80000000. ptxas's folded F2I.TRUNC.NTZ gives 0.",
+    },
+    Issue {
+        id: "ptxas-max-sat-zero",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 replaces max.f32 of a saturated result and a negative immediate by an add of +0.0, turning -0.0 into +0.0\n\
+                  `mul.rz.sat.f32 f2, 0f00000000, f0; max.ftz.f32 f1, 0f85F36A8C, f2;` becomes `FMUL.RZ.SAT R7, \
+                  RZ, R3; FADD.FTZ.SAT R9, RZ, R7`: a saturated result is in [0.0, 1.0], so the max is the \
+                  saturated value, but where it is -0.0 the max is -0.0 and +0.0 + -0.0 gives +0.0. ptxc keeps \
+                  the FMNMX. Seed 53457 (generator r2, --avoid-open-issues). ptxc != ptxas, both accepted by \
+                  the interpreter's rule for the sign of a saturated zero.",
+        case: "ptxas_max_sat_zero",
+        shows: &[Sign {
+            kind: Kind::CompilersDiffer,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| ops::sat_f32(i) && !ops::is_cvt(i),
+                    |i| matches!(family(i), "max" | "min") && i.op.ends_with(".f32") && ops::has_imm(i),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "FADD/FMUL/FFMA with .SAT keep the sign of a -0.0 result (the simulator's model, which the equivalence rule for saturated zeros also rests on): ptxas's SASS shows the max replaced by an add of +0.0, and the stored value is wrong only if the saturating unit returns -0.0",
+        ),
+        expected: "max.ftz.f32 of 0f85F36A8C (-2.29e-35) and -0.0 is -0.0 (0x80000000), the larger input; ptxas's FADD.FTZ.SAT R9, RZ, R7 gives +0.0 + -0.0 = +0.0.",
+    },
+    Issue {
+        id: "ptxas-addsat-unroll",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 merges unrolled iterations of `mul.lo; add.sat.s32 r, x, x` into multiplies by 2n, dropping the saturation\n\
+                  A loop of `mov.u32 %xt2, %nctaid.x; mul.lo.u32 %r0, %r1, %xt2; add.sat.s32 %r1, %r0, %r0;` is \
+                  unrolled four times, and the first three copies become `IMAD R9, R9, R2, RZ` with R2 = 2n: \
+                  only the last copy saturates (`IMAD.IADD; PLOP3 ...SIGN; SEL 0x7fffffff; SEL 0x80000000`), so \
+                  an overflow of r0 + r0 in another copy wraps where the PTX saturates (r1 = 0x7fffffff where it \
+                  is 0x80000000). Seed 57659 (generator r2, --avoid-open-issues). A value mismatch \
+                  (M = C != P).",
+        case: "ptxas_addsat_unroll",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| i.op == "add.sat.s32" && i.srcs.len() == 2 && i.srcs[0] == i.srcs[1],
+                    |i| family(i) == "mul",
+                ) && w.in_loop_with(|i| i.op == "add.sat.s32")
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Sass,
+        expected: "Every iteration saturates r0 + r0 to [INT_MIN, INT_MAX]: on the regression case thread 0's r1 = 0x80000000. ptxas multiplies by 2n without saturation in three of four unrolled iterations and stores 0x7fffffff.",
     },
 ];
