@@ -100,9 +100,17 @@ fn arm_of(
     mergeable.then_some(Arm { body, join, when })
 }
 
-/// Whether `v` is a constant (a constant branch is folded elsewhere, not guarded).
+/// Whether `v` is a constant or undefined predicate, possibly negated: selection folds it
+/// into an operand (PT), which cannot guard an instruction.
 fn is_constant(func: &Function, v: Value) -> bool {
-    matches!(func.values[v].def, ValueDef::Result(i, _) if func.insts[i].op == Opcode::Const)
+    match func.values[v].def {
+        ValueDef::Result(i, _) => match func.insts[i].op {
+            Opcode::Const | Opcode::Undef => true,
+            Opcode::Not => is_constant(func, func.insts[i].args[0]),
+            _ => false,
+        },
+        ValueDef::Param(..) => false,
+    }
 }
 
 impl Isel<'_> {
