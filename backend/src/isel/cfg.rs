@@ -53,7 +53,7 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     // Reverse post-order: every block after its dominators (regalloc2's heuristics and its
     // checker assume block parameters are mostly defined before they are used).
     let preds = func.predecessors();
-    let mut arms = ifconvert::find(func);
+    let mut arms = ifconvert::find(func, &|b| preds[b].len());
     // A join with tuple parameters keeps its branches (SEL merges single values and pairs).
     arms.retain(|_, arm| !isel.has_tuple_params(arm.join));
     let entry = func.layout.first().copied();
@@ -65,9 +65,10 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
         })
         .map(|(_, arm)| arm.join)
         .collect();
+    let bodies: rustc_hash::FxHashSet<Block> = arms.values().map(|arm| arm.body).collect();
     let order: Vec<Block> = reverse_post_order(func)
         .into_iter()
-        .filter(|b| !arms.values().any(|arm| arm.body == *b) && !continued.contains(b))
+        .filter(|b| !bodies.contains(b) && !continued.contains(b))
         .collect();
     let mut edges = Edges {
         block_of: HashMap::default(),

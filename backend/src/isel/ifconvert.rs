@@ -11,7 +11,7 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
+use crate::vcode::{MInst, MKind, MOp, VClass, VReg};
 use ptxc_mir::ir::{Block, Function, InstData, Opcode, Type, Value, ValueDef};
 use ptxc_sass::isa::{Op, Role};
 use rustc_hash::FxHashMap as HashMap;
@@ -37,10 +37,8 @@ fn predicable(d: &InstData) -> bool {
     d.op.is_pure() || matches!(d.op, Opcode::Load | Opcode::Store)
 }
 
-/// The arms to convert, by branching block.
-pub fn find(func: &Function) -> HashMap<Block, Arm> {
-    let preds = func.predecessors();
-    let count = |b: Block| preds[b].len();
+/// The arms to convert, by branching block (`preds` counts a block's predecessors).
+pub fn find(func: &Function, preds: &dyn Fn(Block) -> usize) -> HashMap<Block, Arm> {
     let mut arms = HashMap::default();
     for &a in &func.layout {
         let Some(t) = func.terminator(a) else { continue };
@@ -54,7 +52,7 @@ pub fn find(func: &Function) -> HashMap<Block, Arm> {
         }
         for (k, when) in [(0, true), (1, false)] {
             let (body, join) = (targets[k].block, targets[1 - k].block);
-            if let Some(arm) = arm_of(func, &count, a, body, join, when) {
+            if let Some(arm) = arm_of(func, preds, a, body, join, when) {
                 arms.insert(a, arm);
                 break;
             }
@@ -159,9 +157,7 @@ impl Isel<'_> {
     fn merge(&mut self, cond: Value, yes: Value, no: Value) -> Result<VReg, IselError> {
         if self.func.ty(yes).bits() > 32 {
             let d = self.vcode.new_vreg(VClass::Pair);
-            let p = self.pred(cond);
-            let (y, n) = (self.wide_reg(yes), self.wide_src(no));
-            self.wide(WideOp::Select, d, &[p, y, n], false);
+            self.select64_into(d, cond, yes, no);
             return Ok(d);
         }
         let d = self.vcode.new_vreg(VClass::Single);

@@ -10,7 +10,7 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
+use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
 use ptxc_sass::isa::values::{HmmaCType, HmmaDType, HmmaStep, ImmaAType, ImmaBType, MmaLayout};
 use ptxc_sass::isa::{Mod, Op, Role};
@@ -157,14 +157,19 @@ impl Isel<'_> {
         {
             return if first == 0 { MOp::Reg(t) } else { MOp::Sub(t, first) };
         }
-        let srcs: Vec<MOp> = values.iter().map(|&v| self.src_op(v)).collect();
+        let srcs = values.iter().map(|&v| self.src_op(v)).collect();
+        MOp::Reg(self.pack_tuple(srcs, class))
+    }
+
+    /// A new tuple of `class` holding `srcs` in order (one move each after allocation).
+    pub(super) fn pack_tuple(&mut self, srcs: smallvec::SmallVec<[MOp; 3]>, class: VClass) -> VReg {
         let d = self.vcode.new_vreg(class);
         self.push(MInst::new(MKind::Wide {
             op: WideOp::Pack,
             d,
-            srcs: srcs.into_iter().collect(),
+            srcs,
             tmp: None,
         }));
-        MOp::Reg(d)
+        d
     }
 }

@@ -6,7 +6,7 @@
 //! before the instruction (wmma_gemm: 214 MOVs, 1.29x ptxas's cycles).
 
 use super::Isel;
-use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
+use crate::vcode::{MOp, VClass, VReg};
 use ptxc_mir::ir::{Block, Function, Opcode, Value, ValueDef};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -193,13 +193,6 @@ impl Isel<'_> {
                 None => self.src_op(v),
             })
             .collect();
-        let d = self.vcode.new_vreg(class);
-        self.push(MInst::new(MKind::Wide {
-            op: WideOp::Pack,
-            d,
-            srcs,
-            tmp: None,
-        }));
-        d
+        self.pack_tuple(srcs, class)
     }
 }

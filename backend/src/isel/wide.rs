@@ -195,10 +195,15 @@ impl Isel<'_> {
     pub fn lower_select64(&mut self, inst: Inst) -> Result<(), IselError> {
         let args = self.func.insts[inst].args.clone();
         let d = self.def_reg(self.func.results[inst][0]);
-        let p = self.pred(args[0]);
-        let (a, b) = (self.wide_reg(args[1]), self.wide_src(args[2]));
-        self.wide(WideOp::Select, d, &[p, a, b], false);
+        self.select64_into(d, args[0], args[1], args[2]);
         Ok(())
+    }
+
+    /// `d = cond ? yes : no` on 64-bit values.
+    pub(super) fn select64_into(&mut self, d: VReg, cond: Value, yes: Value, no: Value) {
+        let p = self.pred(cond);
+        let (a, b) = (self.wide_reg(yes), self.wide_src(no));
+        self.wide(WideOp::Select, d, &[p, a, b], false);
     }
 
     /// A 64-bit add whose operand is a fused 32x32->64 multiply becomes one IMAD.WIDE.

@@ -353,22 +353,22 @@ impl Machine<'_, '_> {
                 buf.copy_from_slice(&mem[r]);
             }
         };
+        // The offset in a windowed space: from the window's base for a generic address.
+        let offset_in = |window: u64| {
+            if space == Space::Generic {
+                addr - window
+            } else {
+                addr & 0xffff_ffff
+            }
+        };
         match resolved {
             Space::Shared => {
-                let off = if space == Space::Generic {
-                    addr - SHARED_WINDOW
-                } else {
-                    addr & 0xffff_ffff
-                };
+                let off = offset_in(SHARED_WINDOW);
                 let r = slice_of(&mut self.shared, off, "shared")?;
                 copy(&mut self.shared, r, buf);
             }
             Space::Local => {
-                let off = if space == Space::Generic {
-                    addr - LOCAL_WINDOW
-                } else {
-                    addr & 0xffff_ffff
-                };
+                let off = offset_in(LOCAL_WINDOW);
                 let r = slice_of(&mut t.local, off, "local")?;
                 copy(&mut t.local, r, buf);
             }
@@ -376,11 +376,7 @@ impl Machine<'_, '_> {
                 if write {
                     return Err("constant memory is read-only".into());
                 }
-                let off = if space == Space::Generic {
-                    addr - CONST_WINDOW
-                } else {
-                    addr & 0xffff_ffff
-                };
+                let off = offset_in(CONST_WINDOW);
                 let r = slice_of(&mut self.layout.constant, off, "constant")?;
                 buf.copy_from_slice(&self.layout.constant[r]);
             }
