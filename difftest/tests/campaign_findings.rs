@@ -52,6 +52,8 @@ const EXPLAINED: &[(u64, &str)] = &[
     (63170, "ptxas-f2i64-narrow-nan"),
     // A block unreachable through a copy of a predicate (and.pred p0, p1, p1).
     (49293, "ptxas-crash"),
+    (72743, "ptxas-abs-sat"),
+    (75721, "ptxas-abs-unsigned"),
 ];
 
 #[test]

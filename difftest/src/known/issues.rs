@@ -66,6 +66,18 @@ fn pred_pair_guarded(w: &Slice) -> bool {
     })
 }
 
+/// The integer types a saturating `cvt` can clamp to.
+const INTEGER_TYPES: &[&str] = &["s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"];
+
+/// `ptxas-abs-unsigned`: a 16- or 32-bit integer abs feeding a conversion of an unsigned
+/// integer to float.
+fn abs_as_unsigned_float(w: &Slice) -> bool {
+    w.feeds(
+        |i| ops::abs_int(i) && !i.op.ends_with("64"),
+        |i| ops::cvt_from(i, &["u32", "u16"]) && ops::cvt_to(i, &["f16", "f32", "f64"]),
+    )
+}
+
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
@@ -183,17 +195,22 @@ pub static ISSUES: &[Issue] = &[
                   `abs.s32 r1, r0; cvt.rm.f32.u32 f0, r1;` becomes `IABS R9, R3; I2F.RM R7, R9` (signed I2F), and \
                   `abs.s16 h1, h0; cvt.rz.f32.u16 f0, h1;` becomes `IABS; PRMT; I2F.S16.RZ`: ptxas assumes |x| >= 0, \
                   but abs(INT_MIN) = INT_MIN, which as u32 is 2^31 (0x4f000000) and ptxas gives -2^31 (0xcf000000). \
-                  Seeds 704806, 706678. A value mismatch (M = C != P).",
+                  Seeds 704806, 706678, 75721 (generator r2). A value mismatch (M = C != P), or ptxc != ptxas \
+                  where the wrong sign reaches a zero whose sign the interpreter leaves open.",
         case: "ptxas_abs_unsigned",
-        shows: &[Sign {
-            kind: Kind::OracleDiffers,
-            how: How::Word(|w| {
-                w.feeds(
-                    |i| ops::abs_int(i) && !i.op.ends_with("64"),
-                    |i| ops::cvt_from(i, &["u32", "u16"]) && ops::cvt_to(i, &["f16", "f32", "f64"]),
-                )
-            }),
-        }],
+        shows: &[
+            Sign {
+                kind: Kind::OracleDiffers,
+                how: How::Word(abs_as_unsigned_float),
+            },
+            // Seed 75721: a zero divided by the wrongly signed float has the wrong sign, and
+            // the interpreter accepts either sign of that zero (its dividend is a saturated
+            // zero), so the word shows as the compilers differing.
+            Sign {
+                kind: Kind::CompilersDiffer,
+                how: How::Word(abs_as_unsigned_float),
+            },
+        ],
         avoid: None,
         evidence: Evidence::Spec(
             "abs.s32 of INT_MIN (and abs.s16 of -32768) is INT_MIN, the two's-complement wrap-around: the PTX specification describes abs as |a| and does not state the result for the most negative value",
@@ -549,18 +566,18 @@ pub static ISSUES: &[Issue] = &[
     Issue {
         id: "ptxas-abs-sat",
         component: Component::Ptxas,
-        summary: "ptxas 13.5 drops a cvt.sat.u32.s32 of an abs.s32 result, assuming |x| >= 0\n\
+        summary: "ptxas 13.5 drops the lower clamp of a saturating integer cvt of an abs result, assuming |x| >= 0\n\
                   `abs.s32 r1, r0; cvt.sat.u32.s32 r1, r1;` becomes a bare `IABS R7, R3`: abs(INT_MIN) is INT_MIN, \
-                  which the saturating conversion to u32 clamps to 0; ptxas stores 0x80000000. Seed 1500294. A \
-                  value mismatch (M = C != P).",
+                  which the saturating conversion to u32 clamps to 0; ptxas stores 0x80000000 (seed 1500294). \
+                  `abs.s16 h0, h0; cvt.sat.s8.s16 r0, h0;` becomes `PRMT R0, R2, 0x9910; IABS R0, R0; \
+                  IMNMX.U32 R0, R0, 0x7f`: the 32-bit IABS of the sign-extended -32768 is +32768, which the \
+                  unsigned clamp takes to 127, while the abs.s16 result ptxas itself stores is 0x8000 (-32768), \
+                  which cvt.sat.s8 clamps to -128 (seed 72743, generator r2, --avoid-open-issues). A value \
+                  mismatch (M = C != P).",
         case: "ptxas_abs_sat",
         shows: &[Sign {
             kind: Kind::OracleDiffers,
-            how: How::Word(|w| {
-                w.feeds(ops::abs_int, |i| {
-                    ops::is_sat_cvt(i) && parts(i).iter().any(|t| t.starts_with('u'))
-                })
-            }),
+            how: How::Word(|w| w.feeds(ops::abs_int, |i| ops::is_sat_cvt(i) && ops::cvt_to(i, INTEGER_TYPES))),
         }],
         avoid: None,
         evidence: Evidence::Spec(
