@@ -54,6 +54,7 @@ const EXPLAINED: &[(u64, &str)] = &[
     (49293, "ptxas-crash"),
     (72743, "ptxas-abs-sat"),
     (75721, "ptxas-abs-unsigned"),
+    (89231, "ptxas-f16-widen-roundtrip"),
 ];
 
 #[test]

@@ -78,6 +78,24 @@ fn abs_as_unsigned_float(w: &Slice) -> bool {
     )
 }
 
+/// `ptxas-f16-widen-roundtrip`: the word reads the bits of an f16 register as an integer
+/// (`cvt.rm.f32.u8 f0, h0`) that f16 arithmetic of the word's slice writes and that the
+/// program also widens to f32 or f64 (`cvt.f32.f16 f1, h0`).
+fn f16_bits_beside_widening(w: &Slice) -> bool {
+    let reads_bits = |i: &Inst| ops::cvt_from(i, &["u8", "s8", "u16", "s16"]);
+    let src_reg = |i: &Inst| match i.srcs.first().map(|s| &s.op) {
+        Some(Operand::Reg(r)) => Some(*r),
+        _ => None,
+    };
+    let writes = |i: &Inst, r: crate::program::Reg| i.dsts.iter().any(|d| matches!(d, Operand::Reg(x) if *x == r));
+    w.instructions().filter(|i| reads_bits(i)).filter_map(src_reg).any(|r| {
+        w.instructions()
+            .any(|i| i.op.ends_with(".f16") && !ops::is_cvt(i) && writes(i, r))
+            && w.program_instructions()
+                .any(|i| ops::cvt_from(i, &["f16"]) && ops::cvt_to(i, &["f32", "f64"]) && src_reg(i) == Some(r))
+    })
+}
+
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
@@ -963,5 +981,26 @@ pub static ISSUES: &[Issue] = &[
         avoid: None,
         evidence: Evidence::Sass,
         expected: "Every iteration saturates r0 + r0 to [INT_MIN, INT_MAX]: on the regression case thread 0's r1 = 0x80000000. ptxas multiplies by 2n without saturation in three of four unrolled iterations and stores 0x7fffffff.",
+    },
+    Issue {
+        id: "ptxas-f16-widen-roundtrip",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 rebuilds an f16 register from its f32 widening, changing a NaN's bits that an integer conversion then reads\n\
+                  `@!p1 sub.rn.f16 h0, h0, h0; ...; cvt.rm.f32.u8 f0, h0; cvt.f32.f16 f1, h0;` becomes `SEL R0, R0, R5, !P0; \
+                  HADD2.F32 R0, R0.H0_H0, -RZ.H0_H0; HADD2 R0, R0.F32, -RZ.H0_H0; ...; I2F.U8.RM R13, R0`: the u8 \
+                  conversion (and the u16 store) read f16(f32(h0)), not h0. The round trip is the identity except \
+                  on NaNs: h0 = 0x7c01 (a signalling NaN from the input, the sub not executed) comes back as the \
+                  canonical 0x7fff, and f0 is 255.0 where the low byte of h0 gives 1.0. Seed 89231 (generator r2, \
+                  --avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_f16_widen_roundtrip",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(f16_bits_beside_widening),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "HADD2 returns the canonical NaN for a NaN operand (0x7fffffff widened, 0x7fff narrowed), the simulator's model of NVIDIA's half-precision arithmetic; ptxas's SASS shows the register rebuilt by the round trip, which changes the stored bits only if the hardware does not keep a NaN's payload through HADD2.F32 and HADD2 .F32",
+        ),
+        expected: "h0 keeps its bits, 0x7c01, where the guarded sub does not execute; cvt.rm.f32.u8 of its low byte, 0x01, gives 1.0 (0x3f800000). ptxas converts the low byte of the round-tripped 0x7fff and stores 255.0 (0x437f0000).",
     },
 ];

@@ -181,6 +181,9 @@ struct Scoreboard {
     ops: Vec<SbOp>,
     /// Operations issued at or before this time have been waited for.
     waited: i64,
+    /// Per pipe, the latest issue of a released operation dropped from `ops` before a wait:
+    /// the next wait still proves its pipe's earlier results back (in-order completion).
+    dropped: [i64; PIPES],
 }
 
 impl Default for Scoreboard {
@@ -188,6 +191,7 @@ impl Default for Scoreboard {
         Scoreboard {
             ops: Vec::new(),
             waited: NEVER,
+            dropped: [NEVER; PIPES],
         }
     }
 }
@@ -244,9 +248,20 @@ impl Scoreboard {
 
     fn push(&mut self, op: SbOp, now: i64) {
         if self.ops.len() >= 16 {
+            for o in self.ops.iter().filter(|o| o.release <= now) {
+                if let Some(d) = self.dropped.get_mut(o.pipe as usize) {
+                    *d = (*d).max(o.issue);
+                }
+            }
             self.ops.retain(|o| o.release > now);
         }
         self.ops.push(op);
+    }
+
+    /// The released operations dropped since the last wait (per pipe, the latest issue),
+    /// forgotten: a wait covers them.
+    fn take_dropped(&mut self) -> [i64; PIPES] {
+        std::mem::replace(&mut self.dropped, [NEVER; PIPES])
     }
 }
 
@@ -410,6 +425,7 @@ impl Timer {
                     }
                 }
                 self.sb[k].wait_all(t);
+                self.note_dropped_waited(k);
             }
         }
         if let Some((k, n)) = depbar_of(d) {
@@ -418,6 +434,15 @@ impl Timer {
                     *p = (*p).max(o.issue);
                 }
             }
+            self.note_dropped_waited(k);
+        }
+    }
+
+    /// A wait on scoreboard `k` also covers its released operations dropped from its list:
+    /// their pipes' earlier results are back.
+    fn note_dropped_waited(&mut self, k: usize) {
+        for (p, d) in self.pipe_waited.iter_mut().zip(self.sb[k].take_dropped()) {
+            *p = (*p).max(d);
         }
     }
 
