@@ -55,6 +55,9 @@ const EXPLAINED: &[(u64, &str)] = &[
     (72743, "ptxas-abs-sat"),
     (75721, "ptxas-abs-unsigned"),
     (89231, "ptxas-f16-widen-roundtrip"),
+    // Seeds of a check of the compiler of 3fa8692 (seeds 700001..703000).
+    (701639, "ptxas-setp-ftz-branch"),
+    (702102, "ptxas-abs-sat-zero"),
 ];
 
 #[test]

@@ -96,6 +96,13 @@ fn f16_bits_beside_widening(w: &Slice) -> bool {
     })
 }
 
+/// `ptxas-setp-ftz-branch`: an f32 `setp` with `.ftz` that combines predicates is in the
+/// word's slice, or one decides a guard of it.
+fn setp_ftz_decides(w: &Slice) -> bool {
+    let setp_ftz = |i: &Inst| family(i) == "setp" && has(i, "ftz") && i.op.ends_with(".f32");
+    w.has(|i| setp_ftz(i) && ["and", "or", "xor"].iter().any(|b| has(i, b))) || w.feeds(setp_ftz, |i| i.guard.is_some())
+}
+
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
@@ -492,13 +499,15 @@ pub static ISSUES: &[Issue] = &[
                   `setp.gtu.and.ftz.f32 p1, 0f00000001, f0, p0; @p1 bra L;` becomes `FSETP.LTU.AND P3, PT, R11, \
                   1.4e-45, PT` (no .FTZ) for the branch `@P0 BRA P3` next to `FSETP.LTU.FTZ.AND P2, PT, R11, \
                   1.4e-45, P0` for the value of p1: for f0 = 0 the stored p1 is false (the denormal flushes to 0) \
-                  but the branch is taken. Seed 1102299. A value mismatch (M = C != P).",
+                  but the branch is taken. Seed 1102299. A plain setp merged into a branch condition loses .FTZ \
+                  the same way: `setp.gtu.ftz.f32 p0, 0f00000001, f0; @p1 bra L; @p0 popc.b64 r0, rd0; L:` becomes \
+                  `FSETP.GE.FTZ.AND P1, PT, R9, 1.4e-45, PT` for p0 and `FSETP.GE.OR P2, PT, R9, 1.4e-45, P0` (no \
+                  .FTZ) for the guard !p0 && !p1 of the popc's result: for f0 = 0 the popc runs (seed 701639, \
+                  generator r2, --avoid-open-issues). A value mismatch (M = C != P).",
         case: "ptxas_setp_ftz_branch",
         shows: &[Sign {
             kind: Kind::OracleDiffers,
-            how: How::Word(|w| {
-                w.has(|i| family(i) == "setp" && has(i, "ftz") && ["and", "or", "xor"].iter().any(|b| has(i, b)))
-            }),
+            how: How::Word(setp_ftz_decides),
         }],
         avoid: None,
         evidence: Evidence::Sass,
@@ -815,12 +824,22 @@ pub static ISSUES: &[Issue] = &[
                   is in that range (x - x rounded toward minus infinity is -0.0) and abs must clear its \
                   sign. Seeds 3942 and 6223 (generator r2, --avoid-open-issues). The interpreter and \
                   ptxc give +0.0, ptxas -0.0 (ptxc != ptxas, both accepted by the interpreter's rule \
-                  for the sign of a saturated zero).",
+                  for the sign of a saturated zero). Where the zero is then divided into, the sign \
+                  decides the infinity: `sub.rm.sat.f32 f2, 0f00000000, f0; abs.f32 f0, f2; div.rn.f32 \
+                  f1, 0f00000001, f0;` becomes `FADD.RM.SAT R7, RZ, -R4; MUFU.RCP R0, R7` (the other \
+                  steps take -|R7|): ptxas gives -inf where |-0.0| gives +inf (seed 702102, a value \
+                  mismatch M = C != P).",
         case: "ptxas_abs_sat_zero",
-        shows: &[Sign {
-            kind: Kind::CompilersDiffer,
-            how: How::Word(|w| w.feeds(ops::sat_f32, ops::abs_f32)),
-        }],
+        shows: &[
+            Sign {
+                kind: Kind::CompilersDiffer,
+                how: How::Word(|w| w.feeds(ops::sat_f32, ops::abs_f32)),
+            },
+            Sign {
+                kind: Kind::OracleDiffers,
+                how: How::Word(|w| w.feeds(ops::sat_f32, ops::abs_f32)),
+            },
+        ],
         avoid: None,
         evidence: Evidence::Model(
             "FADD/FFMA with .SAT keep the sign of a -0.0 result (the simulator's model, which the equivalence rule for saturated zeros also rests on); ptxas's SASS shows the abs dropped, and the stored value is wrong only if the hardware's saturating unit returns -0.0",
