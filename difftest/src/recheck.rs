@@ -61,22 +61,20 @@ impl Outcome {
 /// The generator options a campaign's header names, if this build's generator is the one
 /// that wrote it (another revision would give other programs for the same seeds).
 pub fn options_of(header: &Header) -> Result<generator::Options, String> {
-    [false, true]
-        .into_iter()
-        .map(|avoid_open_issues| generator::Options { avoid_open_issues })
-        .find(|o| o.name() == header.generator)
-        .ok_or_else(|| {
-            format!(
-                "the campaign's generator is `{}`; this build's is revision {} (`{}`, `{}`): its seeds would give other programs",
-                header.generator,
-                generator::REVISION,
-                generator::Options::default().name(),
-                generator::Options {
-                    avoid_open_issues: true
-                }
-                .name()
-            )
+    let all = generator::REVISIONS.into_iter().flat_map(|revision| {
+        [false, true].map(|avoid_open_issues| generator::Options {
+            avoid_open_issues,
+            revision,
         })
+    });
+    let names: Vec<String> = all.clone().map(|o| format!("`{}`", o.name())).collect();
+    all.clone().find(|o| o.name() == header.generator).ok_or_else(|| {
+        format!(
+            "the campaign's generator is `{}`; this build writes {}: its seeds would give other programs",
+            header.generator,
+            names.join(", ")
+        )
+    })
 }
 
 /// Rechecks the unexplained seeds of the results file `path` on `jobs` threads (ptxas
@@ -285,15 +283,13 @@ mod tests {
             generator: "avoid-open-issues-r0".into(),
         };
         assert!(options_of(&h).is_err());
-        h.generator = generator::Options {
-            avoid_open_issues: true,
+        for revision in generator::REVISIONS {
+            let o = generator::Options {
+                avoid_open_issues: true,
+                revision,
+            };
+            h.generator = o.name();
+            assert_eq!(options_of(&h), Ok(o));
         }
-        .name();
-        assert_eq!(
-            options_of(&h),
-            Ok(generator::Options {
-                avoid_open_issues: true
-            })
-        );
     }
 }

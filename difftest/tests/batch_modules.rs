@@ -24,6 +24,7 @@ fn scratch(name: &str) -> PathBuf {
 
 const OPTIONS: generator::Options = generator::Options {
     avoid_open_issues: true,
+    revision: generator::REVISION,
 };
 
 /// The kernels of the cubin ptxas makes of `ptx`. ptxas numbers its internal subroutines

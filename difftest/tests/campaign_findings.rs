@@ -16,6 +16,7 @@ fn engines(name: &str) -> Engines {
 
 const OPTIONS: generator::Options = generator::Options {
     avoid_open_issues: true,
+    revision: 2,
 };
 
 /// Seeds and the open issue that explains each.

@@ -41,6 +41,7 @@ fn fixed_seed_batch_has_no_unexplained_mismatch() {
         scratch: scratch("difftest_ci_batch"),
         generator: generator::Options {
             avoid_open_issues: true,
+            revision: generator::REVISION,
         },
         verbose: false,
     };

@@ -61,6 +61,10 @@ struct Args {
     /// Leave out the instructions of open issues (`known::ISSUES`) from the programs.
     #[arg(long)]
     avoid_open_issues: bool,
+    /// The generator revision whose programs to write (older ones reproduce the seeds of
+    /// older campaigns)
+    #[arg(long, default_value_t = generator::REVISION)]
+    generator_revision: u32,
     /// Also report the programs whose mismatches are all open issues.
     #[arg(long)]
     verbose: bool,
@@ -98,8 +102,17 @@ fn main() {
     let args = Args::parse();
     // Panics inside the stages are caught and reported as mismatches; keep them quiet.
     std::panic::set_hook(Box::new(|_| {}));
+    if !generator::REVISIONS.contains(&args.generator_revision) {
+        eprintln!(
+            "difftest: --generator-revision {} is not one this build writes ({:?})",
+            args.generator_revision,
+            generator::REVISIONS
+        );
+        std::process::exit(2);
+    }
     let options = generator::Options {
         avoid_open_issues: args.avoid_open_issues,
+        revision: args.generator_revision,
     };
     if let Some(seed) = args.print {
         print!("{}", print::to_ptx(&generator::generate_with(seed, options).program));

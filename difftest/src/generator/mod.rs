@@ -11,6 +11,7 @@ mod convert;
 mod float;
 mod int;
 mod memory;
+mod tensor;
 mod types;
 pub mod values;
 mod warp;
@@ -59,17 +60,33 @@ pub struct Gen<'r> {
 }
 
 /// What the generator may write.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Leave out the instructions that run into open issues ([`crate::known::ISSUES`] with an
     /// `avoid` predicate), so that the programs test everything else.
     pub avoid_open_issues: bool,
+    /// The generator revision whose programs to write (one of [`REVISIONS`]).
+    pub revision: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            avoid_open_issues: false,
+            revision: REVISION,
+        }
+    }
 }
 
 /// The generator's revision: a seed gives the same program in every build of one revision
-/// (raise it when a change to the generator changes the programs). Results files name it, so
-/// that shards of different generators are not merged.
-pub const REVISION: u32 = 2;
+/// (raise it when a change to the generator changes the programs, and keep the older ones
+/// reachable through [`Options::revision`]). Results files name it, so that shards of
+/// different generators are not merged. Revision 3 adds the tensor-core `mma.sync` (and so
+/// draws differently from revision 2 wherever a warp-wide operation is drawn).
+pub const REVISION: u32 = 3;
+
+/// The revisions this build writes (the findings of older campaigns stay reproducible).
+pub const REVISIONS: [u32; 2] = [2, 3];
 
 impl Options {
     /// A name for results files: the options and the revision (a campaign's programs depend
@@ -80,7 +97,7 @@ impl Options {
         } else {
             "default"
         };
-        format!("{what}-r{REVISION}")
+        format!("{what}-r{}", self.revision)
     }
 }
 

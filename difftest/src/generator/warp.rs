@@ -1,6 +1,7 @@
 //! Warp-wide operations with the full member mask, only generated where the whole block is
 //! converged: shfl.sync in every mode and segment width (with the lane-valid predicate),
-//! vote.sync, match.sync, activemask and the block-wide bar.red.
+//! vote.sync, match.sync, activemask, the block-wide bar.red and (from revision 3) the
+//! tensor-core `mma.sync`.
 
 use super::Gen;
 use crate::program::{Class, Dsts, Imm, ImmTy, Operand, Src, Stmt};
@@ -9,12 +10,18 @@ const FULL: &str = "0xffffffff";
 
 /// One warp-wide statement.
 pub fn any(g: &mut Gen) -> Stmt {
-    match g.rng.weighted(&[40, 25, 12, 5, 10]) {
+    let tensor = if g.opts.revision >= 3 && g.version_at_least(6, 5) {
+        20
+    } else {
+        0
+    };
+    match g.rng.weighted(&[40, 25, 12, 5, 10, tensor]) {
         0 => shfl(g),
         1 => vote(g),
         2 => match_(g),
         3 => activemask(g),
-        _ => bar_red(g),
+        4 => bar_red(g),
+        _ => super::tensor::mma(g).unwrap_or_else(|| shfl(g)),
     }
 }
 
