@@ -1022,4 +1022,29 @@ pub static ISSUES: &[Issue] = &[
         ),
         expected: "h0 keeps its bits, 0x7c01, where the guarded sub does not execute; cvt.rm.f32.u8 of its low byte, 0x01, gives 1.0 (0x3f800000). ptxas converts the low byte of the round-tripped 0x7fff and stores 255.0 (0x437f0000).",
     },
+    Issue {
+        id: "ptxas-neg32-sat",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 tests a saturating narrowing of a neg.s32 result on the operand, assuming the negation cannot overflow\n\
+                  `neg.s32 r2, r0; cvt.sat.u8.s32 r1, r2;` becomes `ISETP.GT.AND P0, PT, R3, RZ; ISETP.LE.AND P1, PT, \
+                  R3, -0xff; IADD3 R0, RZ, -R3, RZ; SEL R0, R0, RZ, !P0; SEL R7, R0, 0xff, !P1`: -r0 < 0 is tested as \
+                  r0 > 0 and -r0 >= 255 as r0 <= -255. For r0 = INT_MIN the PTX negation wraps to INT_MIN \
+                  (saturated to u8: 0); ptxas's tests give 255. Seed 8192 (generator r3, --avoid-open-issues). \
+                  A value mismatch (M = C != P).",
+        case: "ptxas_neg32_sat",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(|w| {
+                w.feeds(
+                    |i| i.op == "neg.s32",
+                    |i| ops::is_sat_cvt(i) && ops::cvt_to(i, INTEGER_TYPES),
+                )
+            }),
+        }],
+        avoid: None,
+        evidence: Evidence::Spec(
+            "neg.s32 of INT_MIN wraps to INT_MIN (two's complement, as add and sub do): the PTX specification describes neg as -a and does not state the result for the most negative value",
+        ),
+        expected: "neg.s32 of 0x80000000 is 0x80000000 (wrap-around), which cvt.sat.u8.s32 clamps to 0. ptxas's comparisons on the operand (r0 > 0 false, r0 <= -255 true) give 255.",
+    },
 ];
