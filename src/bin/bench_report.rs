@@ -4,8 +4,10 @@
 //! timed engine and their ratio, registers, SASS instruction counts and the simulator's speed.
 //! Compile cost is measured on whole processes (wall time, CPU time, peak memory; medians of
 //! several runs, ptxc and ptxas alternating) for every suite kernel, the largest corpus file
-//! and a 10 MB module made of copies of it. `--modules-only` measures just the corpus file and
-//! the large module and prints their table without writing the document.
+//! and a 10 MB module made of copies of it. `--compile-only` measures just the compile costs
+//! and replaces only that section of the document; `--modules-only` measures just the corpus
+//! file and the large module and prints their table without writing the document; `--help`
+//! lists the options.
 //! NVIDIA's ptxas serves only as the baseline (from the CUDA oracle, `CUDA_ORACLE_BIN`).
 
 use ptxc::bench::compare_compilers;
@@ -192,6 +194,61 @@ struct ModuleCost {
     cost: [ProcessCost; 2],
 }
 
+/// The suite's specifications (`benches/suite/*.toml`), sorted.
+fn suite_specs() -> Result<Vec<PathBuf>, String> {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("benches/suite"))
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    specs.sort();
+    Ok(specs)
+}
+
+/// The whole-process compile costs of every suite kernel, named, in the specifications' order.
+fn suite_compile_costs(bin: &Path, ptxc_exe: &Path, scratch: &Path) -> Result<Vec<(String, [ProcessCost; 2])>, String> {
+    let specs = suite_specs()?;
+    eprint!("compile costs of {} suite kernels ... ", specs.len());
+    let costs = specs
+        .iter()
+        .map(|spec| {
+            let name = spec.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            suite_compile_cost(bin, ptxc_exe, spec, scratch).map(|c| (name, c))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    eprintln!("done");
+    Ok(costs)
+}
+
+/// `doc` with its section under the second-level heading starting with `heading` (up to the
+/// next second-level heading) replaced by `section` (which starts with a blank line and its
+/// own heading); `None` when the document has no such section.
+fn replace_section(doc: &str, heading: &str, section: &str) -> Option<String> {
+    let mut offset = 0;
+    let mut start = None;
+    let mut end = doc.len();
+    for line in doc.split_inclusive('\n') {
+        if line.starts_with("## ") {
+            if start.is_some() {
+                end = offset;
+                break;
+            }
+            if line.starts_with(heading) {
+                start = Some(offset);
+            }
+        }
+        offset += line.len();
+    }
+    let before = doc[..start?].trim_end();
+    let body = section.trim_matches('\n');
+    let after = &doc[end..];
+    Some(if after.is_empty() {
+        format!("{before}\n\n{body}\n")
+    } else {
+        format!("{before}\n\n{body}\n\n{after}")
+    })
+}
+
 /// The largest corpus file.
 fn corpus_file() -> Result<PathBuf, String> {
     let dir = root().join("tests/data/corpus");
@@ -326,13 +383,14 @@ fn render(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
          - hazards reported by the simulator over all runs: {hazards}; warp instructions simulated (ptxc, timed): {warp_instructions}\n",
         rows.len(),
     );
-    s.push_str(&render_compile_costs(rows, modules));
+    let costs: Vec<(String, [ProcessCost; 2])> = rows.iter().map(|r| (r.name.clone(), r.compile)).collect();
+    s.push_str(&render_compile_costs(&costs, modules));
     s
 }
 
 /// The whole-process compile table: every suite kernel, the suite as a whole, the corpus file
 /// and the large module, with ptxc / ptxas ratios.
-fn render_compile_costs(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
+fn render_compile_costs(rows: &[(String, [ProcessCost; 2])], modules: &[ModuleCost; 2]) -> String {
     let mut s = format!(
         "\n## Compile cost, whole processes\n\n\
          Each compiler runs as the process a user runs (`ptxc compile in.ptx -o out.cubin`, \
@@ -344,13 +402,13 @@ fn render_compile_costs(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String
          | input | wall ptxc ms | wall ptxas ms | ratio | CPU ptxc ms | CPU ptxas ms | ratio | peak ptxc MiB | peak ptxas MiB | ratio |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
-    for r in rows {
-        cost_row(&mut s, &format!("`{}`", r.name), &r.compile);
+    for (name, cost) in rows {
+        cost_row(&mut s, &format!("`{name}`"), cost);
     }
     let total = |i: usize| ProcessCost {
-        wall: rows.iter().map(|r| r.compile[i].wall).sum(),
-        cpu: rows.iter().map(|r| r.compile[i].cpu).sum(),
-        peak_rss: rows.iter().map(|r| r.compile[i].peak_rss).max().unwrap_or(0),
+        wall: rows.iter().map(|r| r.1[i].wall).sum(),
+        cpu: rows.iter().map(|r| r.1[i].cpu).sum(),
+        peak_rss: rows.iter().map(|r| r.1[i].peak_rss).max().unwrap_or(0),
     };
     cost_row(
         &mut s,
@@ -412,32 +470,53 @@ fn main() {
     }
 }
 
+/// `--help`.
+const USAGE: &str = "usage: bench-report [--compile-only | --modules-only]\n\
+\n\
+Measures ptxc against ptxas (from CUDA_ORACLE_BIN) and writes docs/BENCHMARKS.md.\n\
+  (no option)      everything: simulated cycles, registers, instructions, simulator speed and\n\
+                   compile costs; rewrites the document (keeping sections it does not write)\n\
+  --compile-only   only the whole-process compile costs (suite kernels, the corpus file, the\n\
+                   10 MB module); replaces just that section of the document\n\
+  --modules-only   only the corpus file and the 10 MB module, printed, the document untouched\n";
+
 fn real_main() -> Result<(), String> {
+    if std::env::args().any(|a| a == "--help" || a == "-h") {
+        print!("{USAGE}");
+        return Ok(());
+    }
     let bin = oracle_bin()?;
     let ptxc_exe = ptxc_executable()?;
     let scratch = std::env::temp_dir().join("ptxc-bench-report");
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+    if std::env::args().any(|a| a == "--compile-only") {
+        // Only the compile-cost section, measured and replaced in the document.
+        let costs = suite_compile_costs(&bin, &ptxc_exe, &scratch)?;
+        let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
+        let section = render_compile_costs(&costs, &modules);
+        let path = root().join("docs/BENCHMARKS.md");
+        let previous = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let doc = replace_section(&previous, "## Compile cost", &section)
+            .ok_or_else(|| format!("{}: no compile-cost section to replace", path.display()))?;
+        std::fs::write(&path, &doc).map_err(|e| format!("{}: {e}", path.display()))?;
+        print!("{section}");
+        eprintln!("wrote the compile-cost section of {}", path.display());
+        return Ok(());
+    }
     if std::env::args().any(|a| a == "--modules-only") {
         // Only the whole-process costs of the corpus file and the large module, printed.
         let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
         print!("{}", render_compile_costs(&[], &modules));
         return Ok(());
     }
-    let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("benches/suite"))
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    specs.sort();
+    let specs = suite_specs()?;
     // Compile costs first, while this process is small: Linux carries the peak resident set of
     // a process across `exec`, so a child spawned by a large process reports at least the
     // parent's size as its own peak.
-    eprint!("compile costs of {} suite kernels ... ", specs.len());
-    let costs = specs
-        .iter()
-        .map(|spec| suite_compile_cost(&bin, &ptxc_exe, spec, &scratch))
-        .collect::<Result<Vec<_>, _>>()?;
-    eprintln!("done");
+    let costs: Vec<[ProcessCost; 2]> = suite_compile_costs(&bin, &ptxc_exe, &scratch)?
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
     let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
     let mut rows = Vec::new();
     for (i, (spec, &compile)) in specs.iter().zip(&costs).enumerate() {
@@ -470,7 +549,23 @@ fn real_main() -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::kept_sections;
+    use super::{kept_sections, replace_section};
+
+    #[test]
+    fn one_section_is_replaced_and_the_rest_kept() {
+        let doc = "# B\n\ntext\n\n## Compile cost, whole processes\n\n| old |\n\n## Ampere\n\nrows\n";
+        let new = "\n## Compile cost, whole processes\n\n| new |\n";
+        assert_eq!(
+            replace_section(doc, "## Compile cost", new).unwrap(),
+            "# B\n\ntext\n\n## Compile cost, whole processes\n\n| new |\n\n## Ampere\n\nrows\n"
+        );
+        let last = "# B\n\n## Compile cost\n\n| old |\n";
+        assert_eq!(
+            replace_section(last, "## Compile cost", "\n## Compile cost\n\n| new |\n").unwrap(),
+            "# B\n\n## Compile cost\n\n| new |\n"
+        );
+        assert_eq!(replace_section("# B\n", "## Compile cost", new), None);
+    }
 
     #[test]
     fn foreign_sections_are_kept_and_own_ones_replaced() {
