@@ -191,7 +191,33 @@ fn machine() -> String {
 /// Compile costs of one module: its description and [ptxc, ptxas].
 struct ModuleCost {
     what: String,
+    /// Size of the PTX in bytes.
+    bytes: usize,
     cost: [ProcessCost; 2],
+}
+
+/// The one-minute load average of the machine (`/proc/loadavg`), if known.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A sentence on the machine's load around the measurement (both compilers share it: the
+/// ratios hold, the absolute times grow with it).
+fn load_note(before: Option<f64>, after: Option<f64>) -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match (before, after) {
+        (Some(a), Some(b)) => format!(
+            "The machine has {cores} cores; its one-minute load average was {a:.1} before the \
+             measurement and {b:.1} after it (other work shares the cores: absolute times grow \
+             with the load, and ptxc's parallel compilation gains less when the cores are busy)."
+        ),
+        _ => format!("The machine has {cores} cores."),
+    }
 }
 
 /// The suite's specifications (`benches/suite/*.toml`), sorted.
@@ -280,6 +306,7 @@ fn module_costs(bin: &Path, ptxc_exe: &Path, scratch: &Path) -> Result<[ModuleCo
     Ok([
         ModuleCost {
             what: format!("{name} ({} KB)", src.len() / 1024),
+            bytes: src.len(),
             cost: corpus,
         },
         ModuleCost {
@@ -287,6 +314,7 @@ fn module_costs(bin: &Path, ptxc_exe: &Path, scratch: &Path) -> Result<[ModuleCo
                 "{copies} renamed copies of it as one module ({:.1} MB, {LARGE_MODULE_RUNS} runs)",
                 large.len() as f64 / 1e6
             ),
+            bytes: large.len(),
             cost: big,
         },
     ])
@@ -324,7 +352,7 @@ fn ptxc_executable() -> Result<PathBuf, String> {
     Ok(exe)
 }
 
-fn render(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
+fn render(rows: &[KernelRow], modules: &[ModuleCost; 2], load: &str) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -384,13 +412,13 @@ fn render(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
         rows.len(),
     );
     let costs: Vec<(String, [ProcessCost; 2])> = rows.iter().map(|r| (r.name.clone(), r.compile)).collect();
-    s.push_str(&render_compile_costs(&costs, modules));
+    s.push_str(&render_compile_costs(&costs, modules, load));
     s
 }
 
 /// The whole-process compile table: every suite kernel, the suite as a whole, the corpus file
 /// and the large module, with ptxc / ptxas ratios.
-fn render_compile_costs(rows: &[(String, [ProcessCost; 2])], modules: &[ModuleCost; 2]) -> String {
+fn render_compile_costs(rows: &[(String, [ProcessCost; 2])], modules: &[ModuleCost; 2], load: &str) -> String {
     let mut s = format!(
         "\n## Compile cost, whole processes\n\n\
          Each compiler runs as the process a user runs (`ptxc compile in.ptx -o out.cubin`, \
@@ -398,7 +426,7 @@ fn render_compile_costs(rows: &[(String, [ProcessCost; 2])], modules: &[ModuleCo
          unless noted; medians of wall time, CPU time (user + system, all threads) and peak \
          resident memory as the kernel accounts them (`wait4`). Ratios are ptxc / ptxas (below 1: \
          ptxc cheaper). The suite row adds the kernels' wall and CPU times and takes the largest \
-         peak.\n\n\
+         peak. {load}\n\n\
          | input | wall ptxc ms | wall ptxas ms | ratio | CPU ptxc ms | CPU ptxas ms | ratio | peak ptxc MiB | peak ptxas MiB | ratio |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
@@ -421,8 +449,9 @@ fn render_compile_costs(rows: &[(String, [ProcessCost; 2])], modules: &[ModuleCo
     let [small, large] = modules;
     let _ = write!(
         s,
-        "\nScaling: the large module takes {:.1}x the 1 MB file's wall time in ptxc \
-         ({:.1}x its CPU time), {:.1}x in ptxas.\n",
+        "\nScaling: the large module, {:.1}x the 1 MB file's size, takes {:.1}x its wall time in \
+         ptxc ({:.1}x its CPU time), {:.1}x in ptxas.\n",
+        large.bytes as f64 / small.bytes.max(1) as f64,
         large.cost[0].wall.as_secs_f64() / small.cost[0].wall.as_secs_f64().max(1e-9),
         large.cost[0].cpu.as_secs_f64() / small.cost[0].cpu.as_secs_f64().max(1e-9),
         large.cost[1].wall.as_secs_f64() / small.cost[1].wall.as_secs_f64().max(1e-9),
@@ -491,9 +520,10 @@ fn real_main() -> Result<(), String> {
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     if std::env::args().any(|a| a == "--compile-only") {
         // Only the compile-cost section, measured and replaced in the document.
+        let before = load_average();
         let costs = suite_compile_costs(&bin, &ptxc_exe, &scratch)?;
         let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
-        let section = render_compile_costs(&costs, &modules);
+        let section = render_compile_costs(&costs, &modules, &load_note(before, load_average()));
         let path = root().join("docs/BENCHMARKS.md");
         let previous = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let doc = replace_section(&previous, "## Compile cost", &section)
@@ -505,19 +535,25 @@ fn real_main() -> Result<(), String> {
     }
     if std::env::args().any(|a| a == "--modules-only") {
         // Only the whole-process costs of the corpus file and the large module, printed.
+        let before = load_average();
         let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
-        print!("{}", render_compile_costs(&[], &modules));
+        print!(
+            "{}",
+            render_compile_costs(&[], &modules, &load_note(before, load_average()))
+        );
         return Ok(());
     }
     let specs = suite_specs()?;
     // Compile costs first, while this process is small: Linux carries the peak resident set of
     // a process across `exec`, so a child spawned by a large process reports at least the
     // parent's size as its own peak.
+    let before = load_average();
     let costs: Vec<[ProcessCost; 2]> = suite_compile_costs(&bin, &ptxc_exe, &scratch)?
         .into_iter()
         .map(|(_, c)| c)
         .collect();
     let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
+    let load = load_note(before, load_average());
     let mut rows = Vec::new();
     for (i, (spec, &compile)) in specs.iter().zip(&costs).enumerate() {
         eprint!(
@@ -538,7 +574,7 @@ fn real_main() -> Result<(), String> {
         rows.push(row);
     }
     let path = root().join("docs/BENCHMARKS.md");
-    let mut doc = render(&rows, &modules);
+    let mut doc = render(&rows, &modules, &load);
     let previous = std::fs::read_to_string(&path).unwrap_or_default();
     doc.push_str(&kept_sections(&previous));
     std::fs::write(&path, &doc).map_err(|e| format!("{}: {e}", path.display()))?;
