@@ -214,21 +214,39 @@ enum DumpArg {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
     if let Some(rest) = ptxas_args(&args) {
-        return ptxas(rest);
+        exit_now(ptxas(rest));
     }
     let cli = Cli::parse();
     if let Command::Ptxas { args } = &cli.command {
-        return ptxas(args);
+        exit_now(ptxas(args));
     }
     if let Command::HwCheck { .. } = &cli.command {
+        // The driver library it loads may have exit handlers of its own: a normal exit.
         return hw_check(cli.command);
     }
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+    exit_now(match run(cli) {
+        Ok(()) => 0,
         Err(msg) => {
             eprintln!("{}", msg.trim_end());
-            ExitCode::FAILURE
+            1
         }
+    })
+}
+
+/// Ends the process with `code` once the output is flushed, without the exit handlers: the
+/// allocator's would return every page to the system one by one (tens of `madvise` calls),
+/// which the kernel does anyway, and at once, when the process ends. A small compilation
+/// spent several per cent of its time there.
+fn exit_now(code: u8) -> ! {
+    use std::io::Write;
+    // As at a normal exit, a failed flush (a closed pipe) is not an error.
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process (every thread) and
+    // returns nothing. No thread of ptxc is running work at this point.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::_exit(i32::from(code))
     }
 }
 
@@ -243,9 +261,8 @@ fn ptxas_args(args: &[String]) -> Option<&[String]> {
     }
 }
 
-fn ptxas(args: &[String]) -> ExitCode {
-    let code = ptxc::ptxas::run(args, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
-    ExitCode::from(code)
+fn ptxas(args: &[String]) -> u8 {
+    ptxc::ptxas::run(args, &mut std::io::stdout().lock(), &mut std::io::stderr().lock())
 }
 
 fn run(cli: Cli) -> Result<(), String> {

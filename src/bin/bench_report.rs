@@ -4,8 +4,10 @@
 //! timed engine and their ratio, registers, SASS instruction counts and the simulator's speed.
 //! Compile cost is measured on whole processes (wall time, CPU time, peak memory; medians of
 //! several runs, ptxc and ptxas alternating) for every suite kernel, the largest corpus file
-//! and a 10 MB module made of copies of it. `--modules-only` measures just the corpus file and
-//! the large module and prints their table without writing the document.
+//! and a 10 MB module made of copies of it. `--compile-only` measures just the compile costs
+//! and replaces only that section of the document; `--modules-only` measures just the corpus
+//! file and the large module and prints their table without writing the document; `--help`
+//! lists the options.
 //! NVIDIA's ptxas serves only as the baseline (from the CUDA oracle, `CUDA_ORACLE_BIN`).
 
 use ptxc::bench::compare_compilers;
@@ -189,7 +191,88 @@ fn machine() -> String {
 /// Compile costs of one module: its description and [ptxc, ptxas].
 struct ModuleCost {
     what: String,
+    /// Size of the PTX in bytes.
+    bytes: usize,
     cost: [ProcessCost; 2],
+}
+
+/// The one-minute load average of the machine (`/proc/loadavg`), if known.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A sentence on the machine's load around the measurement (both compilers share it: the
+/// ratios hold, the absolute times grow with it).
+fn load_note(before: Option<f64>, after: Option<f64>) -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match (before, after) {
+        (Some(a), Some(b)) => format!(
+            "The machine has {cores} cores; its one-minute load average was {a:.1} before the \
+             measurement and {b:.1} after it (other work shares the cores: absolute times grow \
+             with the load, and ptxc's parallel compilation gains less when the cores are busy)."
+        ),
+        _ => format!("The machine has {cores} cores."),
+    }
+}
+
+/// The suite's specifications (`benches/suite/*.toml`), sorted.
+fn suite_specs() -> Result<Vec<PathBuf>, String> {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("benches/suite"))
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    specs.sort();
+    Ok(specs)
+}
+
+/// The whole-process compile costs of every suite kernel, named, in the specifications' order.
+fn suite_compile_costs(bin: &Path, ptxc_exe: &Path, scratch: &Path) -> Result<Vec<(String, [ProcessCost; 2])>, String> {
+    let specs = suite_specs()?;
+    eprint!("compile costs of {} suite kernels ... ", specs.len());
+    let costs = specs
+        .iter()
+        .map(|spec| {
+            let name = spec.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            suite_compile_cost(bin, ptxc_exe, spec, scratch).map(|c| (name, c))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    eprintln!("done");
+    Ok(costs)
+}
+
+/// `doc` with its section under the second-level heading starting with `heading` (up to the
+/// next second-level heading) replaced by `section` (which starts with a blank line and its
+/// own heading); `None` when the document has no such section.
+fn replace_section(doc: &str, heading: &str, section: &str) -> Option<String> {
+    let mut offset = 0;
+    let mut start = None;
+    let mut end = doc.len();
+    for line in doc.split_inclusive('\n') {
+        if line.starts_with("## ") {
+            if start.is_some() {
+                end = offset;
+                break;
+            }
+            if line.starts_with(heading) {
+                start = Some(offset);
+            }
+        }
+        offset += line.len();
+    }
+    let before = doc[..start?].trim_end();
+    let body = section.trim_matches('\n');
+    let after = &doc[end..];
+    Some(if after.is_empty() {
+        format!("{before}\n\n{body}\n")
+    } else {
+        format!("{before}\n\n{body}\n\n{after}")
+    })
 }
 
 /// The largest corpus file.
@@ -223,6 +306,7 @@ fn module_costs(bin: &Path, ptxc_exe: &Path, scratch: &Path) -> Result<[ModuleCo
     Ok([
         ModuleCost {
             what: format!("{name} ({} KB)", src.len() / 1024),
+            bytes: src.len(),
             cost: corpus,
         },
         ModuleCost {
@@ -230,6 +314,7 @@ fn module_costs(bin: &Path, ptxc_exe: &Path, scratch: &Path) -> Result<[ModuleCo
                 "{copies} renamed copies of it as one module ({:.1} MB, {LARGE_MODULE_RUNS} runs)",
                 large.len() as f64 / 1e6
             ),
+            bytes: large.len(),
             cost: big,
         },
     ])
@@ -267,7 +352,7 @@ fn ptxc_executable() -> Result<PathBuf, String> {
     Ok(exe)
 }
 
-fn render(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
+fn render(rows: &[KernelRow], modules: &[ModuleCost; 2], load: &str) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -326,13 +411,14 @@ fn render(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
          - hazards reported by the simulator over all runs: {hazards}; warp instructions simulated (ptxc, timed): {warp_instructions}\n",
         rows.len(),
     );
-    s.push_str(&render_compile_costs(rows, modules));
+    let costs: Vec<(String, [ProcessCost; 2])> = rows.iter().map(|r| (r.name.clone(), r.compile)).collect();
+    s.push_str(&render_compile_costs(&costs, modules, load));
     s
 }
 
 /// The whole-process compile table: every suite kernel, the suite as a whole, the corpus file
 /// and the large module, with ptxc / ptxas ratios.
-fn render_compile_costs(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String {
+fn render_compile_costs(rows: &[(String, [ProcessCost; 2])], modules: &[ModuleCost; 2], load: &str) -> String {
     let mut s = format!(
         "\n## Compile cost, whole processes\n\n\
          Each compiler runs as the process a user runs (`ptxc compile in.ptx -o out.cubin`, \
@@ -340,17 +426,17 @@ fn render_compile_costs(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String
          unless noted; medians of wall time, CPU time (user + system, all threads) and peak \
          resident memory as the kernel accounts them (`wait4`). Ratios are ptxc / ptxas (below 1: \
          ptxc cheaper). The suite row adds the kernels' wall and CPU times and takes the largest \
-         peak.\n\n\
+         peak. {load}\n\n\
          | input | wall ptxc ms | wall ptxas ms | ratio | CPU ptxc ms | CPU ptxas ms | ratio | peak ptxc MiB | peak ptxas MiB | ratio |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
-    for r in rows {
-        cost_row(&mut s, &format!("`{}`", r.name), &r.compile);
+    for (name, cost) in rows {
+        cost_row(&mut s, &format!("`{name}`"), cost);
     }
     let total = |i: usize| ProcessCost {
-        wall: rows.iter().map(|r| r.compile[i].wall).sum(),
-        cpu: rows.iter().map(|r| r.compile[i].cpu).sum(),
-        peak_rss: rows.iter().map(|r| r.compile[i].peak_rss).max().unwrap_or(0),
+        wall: rows.iter().map(|r| r.1[i].wall).sum(),
+        cpu: rows.iter().map(|r| r.1[i].cpu).sum(),
+        peak_rss: rows.iter().map(|r| r.1[i].peak_rss).max().unwrap_or(0),
     };
     cost_row(
         &mut s,
@@ -363,8 +449,9 @@ fn render_compile_costs(rows: &[KernelRow], modules: &[ModuleCost; 2]) -> String
     let [small, large] = modules;
     let _ = write!(
         s,
-        "\nScaling: the large module takes {:.1}x the 1 MB file's wall time in ptxc \
-         ({:.1}x its CPU time), {:.1}x in ptxas.\n",
+        "\nScaling: the large module, {:.1}x the 1 MB file's size, takes {:.1}x its wall time in \
+         ptxc ({:.1}x its CPU time), {:.1}x in ptxas.\n",
+        large.bytes as f64 / small.bytes.max(1) as f64,
         large.cost[0].wall.as_secs_f64() / small.cost[0].wall.as_secs_f64().max(1e-9),
         large.cost[0].cpu.as_secs_f64() / small.cost[0].cpu.as_secs_f64().max(1e-9),
         large.cost[1].wall.as_secs_f64() / small.cost[1].wall.as_secs_f64().max(1e-9),
@@ -412,33 +499,61 @@ fn main() {
     }
 }
 
+/// `--help`.
+const USAGE: &str = "usage: bench-report [--compile-only | --modules-only]\n\
+\n\
+Measures ptxc against ptxas (from CUDA_ORACLE_BIN) and writes docs/BENCHMARKS.md.\n\
+  (no option)      everything: simulated cycles, registers, instructions, simulator speed and\n\
+                   compile costs; rewrites the document (keeping sections it does not write)\n\
+  --compile-only   only the whole-process compile costs (suite kernels, the corpus file, the\n\
+                   10 MB module); replaces just that section of the document\n\
+  --modules-only   only the corpus file and the 10 MB module, printed, the document untouched\n";
+
 fn real_main() -> Result<(), String> {
+    if std::env::args().any(|a| a == "--help" || a == "-h") {
+        print!("{USAGE}");
+        return Ok(());
+    }
     let bin = oracle_bin()?;
     let ptxc_exe = ptxc_executable()?;
     let scratch = std::env::temp_dir().join("ptxc-bench-report");
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
-    if std::env::args().any(|a| a == "--modules-only") {
-        // Only the whole-process costs of the corpus file and the large module, printed.
+    if std::env::args().any(|a| a == "--compile-only") {
+        // Only the compile-cost section, measured and replaced in the document.
+        let before = load_average();
+        let costs = suite_compile_costs(&bin, &ptxc_exe, &scratch)?;
         let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
-        print!("{}", render_compile_costs(&[], &modules));
+        let section = render_compile_costs(&costs, &modules, &load_note(before, load_average()));
+        let path = root().join("docs/BENCHMARKS.md");
+        let previous = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let doc = replace_section(&previous, "## Compile cost", &section)
+            .ok_or_else(|| format!("{}: no compile-cost section to replace", path.display()))?;
+        std::fs::write(&path, &doc).map_err(|e| format!("{}: {e}", path.display()))?;
+        print!("{section}");
+        eprintln!("wrote the compile-cost section of {}", path.display());
         return Ok(());
     }
-    let mut specs: Vec<PathBuf> = std::fs::read_dir(root().join("benches/suite"))
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    specs.sort();
+    if std::env::args().any(|a| a == "--modules-only") {
+        // Only the whole-process costs of the corpus file and the large module, printed.
+        let before = load_average();
+        let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
+        print!(
+            "{}",
+            render_compile_costs(&[], &modules, &load_note(before, load_average()))
+        );
+        return Ok(());
+    }
+    let specs = suite_specs()?;
     // Compile costs first, while this process is small: Linux carries the peak resident set of
     // a process across `exec`, so a child spawned by a large process reports at least the
     // parent's size as its own peak.
-    eprint!("compile costs of {} suite kernels ... ", specs.len());
-    let costs = specs
-        .iter()
-        .map(|spec| suite_compile_cost(&bin, &ptxc_exe, spec, &scratch))
-        .collect::<Result<Vec<_>, _>>()?;
-    eprintln!("done");
+    let before = load_average();
+    let costs: Vec<[ProcessCost; 2]> = suite_compile_costs(&bin, &ptxc_exe, &scratch)?
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
     let modules = module_costs(&bin, &ptxc_exe, &scratch)?;
+    let load = load_note(before, load_average());
     let mut rows = Vec::new();
     for (i, (spec, &compile)) in specs.iter().zip(&costs).enumerate() {
         eprint!(
@@ -459,7 +574,7 @@ fn real_main() -> Result<(), String> {
         rows.push(row);
     }
     let path = root().join("docs/BENCHMARKS.md");
-    let mut doc = render(&rows, &modules);
+    let mut doc = render(&rows, &modules, &load);
     let previous = std::fs::read_to_string(&path).unwrap_or_default();
     doc.push_str(&kept_sections(&previous));
     std::fs::write(&path, &doc).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -470,7 +585,23 @@ fn real_main() -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::kept_sections;
+    use super::{kept_sections, replace_section};
+
+    #[test]
+    fn one_section_is_replaced_and_the_rest_kept() {
+        let doc = "# B\n\ntext\n\n## Compile cost, whole processes\n\n| old |\n\n## Ampere\n\nrows\n";
+        let new = "\n## Compile cost, whole processes\n\n| new |\n";
+        assert_eq!(
+            replace_section(doc, "## Compile cost", new).unwrap(),
+            "# B\n\ntext\n\n## Compile cost, whole processes\n\n| new |\n\n## Ampere\n\nrows\n"
+        );
+        let last = "# B\n\n## Compile cost\n\n| old |\n";
+        assert_eq!(
+            replace_section(last, "## Compile cost", "\n## Compile cost\n\n| new |\n").unwrap(),
+            "# B\n\n## Compile cost\n\n| new |\n"
+        );
+        assert_eq!(replace_section("# B\n", "## Compile cost", new), None);
+    }
 
     #[test]
     fn foreign_sections_are_kept_and_own_ones_replaced() {

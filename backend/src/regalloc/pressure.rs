@@ -73,7 +73,8 @@ impl Pressure {
 /// `pred_lower_bound` measures those), by backward liveness over its blocks.
 pub fn max_live(vcode: &VCode) -> Pressure {
     let num = Numbering::new(vcode, |v| vcode.class(v) != VClass::Pred);
-    let live_out = live_out(vcode, &num);
+    let refs = Refs::new(vcode, &num);
+    let live_out = live_out(vcode, &num, &refs);
     // The class index of each tracked register, by dense number.
     let mut class_of = vec![0u8; num.count];
     for v in 0..vcode.classes.len() as u32 {
@@ -109,14 +110,13 @@ pub fn max_live(vcode: &VCode) -> Pressure {
         }
         raise(&mut p.wanted, &count);
         raise(&mut p.lower, &count);
-        for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
+        for i in (blk.start as usize..blk.end as usize).rev() {
+            let inst = &vcode.insts[i];
             defs.clear();
             uses.clear();
-            inst.for_each_reg(|v, is_def| {
-                if let Some(v) = num.of(v) {
-                    if is_def { defs.push(v) } else { uses.push(v) }
-                }
-            });
+            for &(v, is_def) in refs.of(i) {
+                if is_def { defs.push(v) } else { uses.push(v) }
+            }
             // Definitions and the values live across the instruction coexist; after the
             // instruction, what is live after it and its dead definitions.
             let mut during = count;
@@ -202,22 +202,51 @@ impl Numbering {
     }
 }
 
-fn transfer(vcode: &VCode, b: usize, num: &Numbering) -> Transfer {
+/// The tracked registers each instruction reads and writes (in `for_each_reg`'s order, as
+/// dense numbers), gathered in one walk over the code for the analyses that visit every
+/// instruction several times.
+struct Refs {
+    /// Instruction `i`'s references are `regs[start[i]..start[i + 1]]`.
+    start: Vec<u32>,
+    /// (register, is a definition).
+    regs: Vec<(VReg, bool)>,
+}
+
+impl Refs {
+    fn new(vcode: &VCode, num: &Numbering) -> Refs {
+        let mut start = Vec::with_capacity(vcode.insts.len() + 1);
+        let mut regs = Vec::new();
+        start.push(0);
+        for inst in &vcode.insts {
+            inst.for_each_reg(|v, is_def| {
+                if let Some(v) = num.of(v) {
+                    regs.push((v, is_def));
+                }
+            });
+            start.push(regs.len() as u32);
+        }
+        Refs { start, regs }
+    }
+
+    /// The references of instruction `i`.
+    fn of(&self, i: usize) -> &[(VReg, bool)] {
+        &self.regs[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
+fn transfer(vcode: &VCode, b: usize, num: &Numbering, refs: &Refs) -> Transfer {
     let blk = &vcode.blocks[b];
     let mut kills = VSet::new(num.count);
     let mut exposed = VSet::new(num.count);
-    for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
-        inst.for_each_reg(|v, is_def| {
-            if is_def && let Some(v) = num.of(v) {
-                kills.insert(v);
-                exposed.remove(v);
-            }
-        });
-        inst.for_each_reg(|v, is_def| {
-            if !is_def && let Some(v) = num.of(v) {
-                exposed.insert(v);
-            }
-        });
+    for i in (blk.start as usize..blk.end as usize).rev() {
+        let r = refs.of(i);
+        for &(v, _) in r.iter().filter(|&&(_, is_def)| is_def) {
+            kills.insert(v);
+            exposed.remove(v);
+        }
+        for &(v, _) in r.iter().filter(|&&(_, is_def)| !is_def) {
+            exposed.insert(v);
+        }
     }
     for p in blk.params.iter().filter_map(|&p| num.of(p)) {
         kills.insert(p);
@@ -229,10 +258,10 @@ fn transfer(vcode: &VCode, b: usize, num: &Numbering) -> Transfer {
 /// Live-out sets per block (block parameters are defined at block entry; branch arguments
 /// are used at the end of the predecessor).
 /// (In `num`'s dense numbers.)
-fn live_out(vcode: &VCode, num: &Numbering) -> Vec<VSet> {
+fn live_out(vcode: &VCode, num: &Numbering, refs: &Refs) -> Vec<VSet> {
     let n = vcode.blocks.len();
     let nv = num.count;
-    let transfers: Vec<Transfer> = (0..n).map(|b| transfer(vcode, b, num)).collect();
+    let transfers: Vec<Transfer> = (0..n).map(|b| transfer(vcode, b, num, refs)).collect();
     let mut live_in: Vec<VSet> = vec![VSet::new(nv); n];
     let mut live_out: Vec<VSet> = vec![VSet::new(nv); n];
     let mut out = VSet::new(nv);
@@ -272,21 +301,20 @@ fn live_out(vcode: &VCode, num: &Numbering) -> Vec<VSet> {
 /// late). Above seven, regalloc2 cannot place them in P0..P6 without spilling.
 pub fn pred_lower_bound(vcode: &VCode) -> usize {
     let num = Numbering::new(vcode, |v| vcode.class(v) == VClass::Pred);
-    let live_out = live_out(vcode, &num);
+    let refs = Refs::new(vcode, &num);
+    let live_out = live_out(vcode, &num, &refs);
     let mut bound = 0;
     let (mut defs, mut uses) = (Vec::new(), Vec::new());
     for (b, blk) in vcode.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();
         let mut count = live.iter().count();
         bound = bound.max(count);
-        for inst in vcode.insts[blk.start as usize..blk.end as usize].iter().rev() {
+        for i in (blk.start as usize..blk.end as usize).rev() {
             defs.clear();
             uses.clear();
-            inst.for_each_reg(|v, is_def| {
-                if let Some(v) = num.of(v) {
-                    if is_def { defs.push(v) } else { uses.push(v) }
-                }
-            });
+            for &(v, is_def) in refs.of(i) {
+                if is_def { defs.push(v) } else { uses.push(v) }
+            }
             let dead_defs = defs.iter().filter(|&&d| !live.contains(d)).count();
             bound = bound.max(count + dead_defs);
             for &d in &defs {

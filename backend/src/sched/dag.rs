@@ -87,8 +87,15 @@ impl Dag {
         };
         let acc: Vec<_> = insts.iter().map(|e| accesses(&e.inst)).collect();
         let kinds: Vec<Kind> = insts.iter().map(|e| kind(&e.inst)).collect();
+        // Short blocks test every earlier instruction: indexing them costs more there.
+        let mut earlier = (n > SHORT_BLOCK).then(|| Earlier::new(n));
+        let all: Vec<usize> = (0..n.min(SHORT_BLOCK)).collect();
         for j in 0..n {
-            for i in 0..j {
+            let candidates = match &mut earlier {
+                Some(e) => e.candidates(j, kinds[j], &acc[j]),
+                None => &all[..j],
+            };
+            for &i in candidates {
                 if let Some(l) = dependence(
                     arch,
                     &insts[i].inst,
@@ -100,6 +107,9 @@ impl Dag {
                 ) {
                     dag.add(i, j, l);
                 }
+            }
+            if let Some(e) = &mut earlier {
+                e.record(j, kinds[j], &acc[j]);
             }
         }
         for i in (0..n).rev() {
@@ -115,6 +125,109 @@ impl Dag {
     fn add(&mut self, from: usize, to: usize, latency: u32) {
         self.succs[from].push(Edge { to, latency });
         self.npreds[to] += 1;
+    }
+}
+
+/// The earlier instructions of a block by what they touch, so that each instruction is
+/// tested only against those it may depend on (every barrier, the memory accesses, and the
+/// instructions sharing a register) instead of against all earlier ones: the same edges as
+/// testing every pair, in linear rather than quadratic time on long blocks of arithmetic.
+struct Earlier {
+    barriers: Vec<usize>,
+    loads: Vec<usize>,
+    effects: Vec<usize>,
+    /// By register slot (`slot`): the earlier instructions writing it, and reading it.
+    writers: Vec<Vec<usize>>,
+    readers: Vec<Vec<usize>>,
+    /// The candidates of the current instruction, ascending.
+    list: Vec<usize>,
+    /// `mark[i] == j + 1` when `i` is already a candidate of `j`.
+    mark: Vec<usize>,
+}
+
+/// Blocks of at most this many instructions test every pair of instructions.
+const SHORT_BLOCK: usize = 48;
+
+/// Register slots: R0..R255, then P0..P7.
+const SLOTS: usize = 256 + 8;
+
+fn slot(r: Reg) -> usize {
+    match r {
+        Reg::R(k) => k as usize,
+        Reg::P(k) => 256 + (k as usize & 7),
+    }
+}
+
+impl Earlier {
+    fn new(n: usize) -> Earlier {
+        Earlier {
+            barriers: Vec::new(),
+            loads: Vec::new(),
+            effects: Vec::new(),
+            writers: vec![Vec::new(); SLOTS],
+            readers: vec![Vec::new(); SLOTS],
+            list: Vec::new(),
+            mark: vec![0; n],
+        }
+    }
+
+    /// The earlier instructions `j` (of kind `k`, accessing `a`) may depend on, ascending: a
+    /// superset of those `dependence` finds an edge from.
+    fn candidates(&mut self, j: usize, k: Kind, a: &ptxc_sass::isa::access::Accesses) -> &[usize] {
+        self.list.clear();
+        if k == Kind::Barrier {
+            self.list.extend(0..j);
+            return &self.list;
+        }
+        let stamp = j + 1;
+        let add = |list: &mut Vec<usize>, mark: &mut [usize], ids: &[usize]| {
+            for &i in ids {
+                if mark[i] != stamp {
+                    mark[i] = stamp;
+                    list.push(i);
+                }
+            }
+        };
+        add(&mut self.list, &mut self.mark, &self.barriers);
+        match k {
+            Kind::Load => add(&mut self.list, &mut self.mark, &self.effects),
+            Kind::MemoryEffect => {
+                add(&mut self.list, &mut self.mark, &self.effects);
+                add(&mut self.list, &mut self.mark, &self.loads);
+            }
+            _ => {}
+        }
+        for r in &a.reads {
+            add(&mut self.list, &mut self.mark, &self.writers[slot(r.reg)]);
+        }
+        for w in &a.writes {
+            add(&mut self.list, &mut self.mark, &self.writers[slot(w.reg)]);
+            add(&mut self.list, &mut self.mark, &self.readers[slot(w.reg)]);
+        }
+        self.list.sort_unstable();
+        &self.list
+    }
+
+    /// Notes instruction `j` for the later ones.
+    fn record(&mut self, j: usize, k: Kind, a: &ptxc_sass::isa::access::Accesses) {
+        match k {
+            Kind::Barrier => self.barriers.push(j),
+            Kind::Load => self.loads.push(j),
+            Kind::MemoryEffect => self.effects.push(j),
+            Kind::Compute => {}
+        }
+        for r in &a.reads {
+            let list = &mut self.readers[slot(r.reg)];
+            if list.last() != Some(&j) {
+                list.push(j);
+            }
+        }
+        for w in &a.writes {
+            let list = &mut self.writers[slot(w.reg)];
+            if list.last() != Some(&j) {
+                list.push(j);
+            }
+        }
     }
 }
 

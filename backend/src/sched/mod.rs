@@ -13,7 +13,7 @@ mod state;
 
 use crate::emit::{CodeBlock, Emitted, successors};
 use ptxc_sass::isa::Arch;
-use ptxc_sass::isa::access::{Reg, accesses, needs_write_scoreboard, reads_late};
+use ptxc_sass::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
 use ptxc_sass::isa::make::make;
 use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war, waw};
 use ptxc_sass::isa::{Control, Op};
@@ -38,13 +38,19 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     if n == 0 {
         return;
     }
-    let preds = predecessors(&block_successors(blocks));
+    let succs = block_successors(blocks);
+    let preds = predecessors(&succs);
+    // The registers each instruction touches, computed once for every visit of its block.
+    let accs: Vec<Vec<Accesses>> = blocks
+        .iter()
+        .map(|b| b.insts.iter().map(|e| accesses(&e.inst)).collect())
+        .collect();
     let has_copies = blocks
         .iter()
         .flat_map(|b| &b.insts)
         .any(|e| e.inst.desc().op == Op::Ldgdepbar);
     let reserved = if has_copies { 1 << COPY_SB } else { 0 };
-    let writes = writes_per_block(blocks);
+    let writes = writes_per_block(&accs);
     // A register is overwritten "later" if another block writes it (conservative across the CFG).
     let mut writers: rustc_hash::FxHashMap<Reg, usize> = rustc_hash::FxHashMap::default();
     for (w, _) in writes.iter().flatten() {
@@ -59,7 +65,6 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     };
     let mut entry: Vec<BlockState> = vec![BlockState::default(); n];
     let mut exit: Vec<Option<BlockState>> = vec![None; n];
-    let succs = block_successors(blocks);
     // A worklist to a fixed point. Each new exit state is joined into the old one, so exit
     // states only grow (more pending results) in a finite lattice (times are clamped to the
     // horizon by `rebase`) and the loop ends even where scoreboard choices would oscillate.
@@ -93,7 +98,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
         }
         entry[b] = state.clone();
         let mut insts = blocks[b].insts.clone();
-        let mut out = schedule_block(&mut insts, state, arch, reserved, &|r, own| {
+        let mut out = schedule_block(&mut insts, &accs[b], state, arch, reserved, &|r, own| {
             written_elsewhere(b, r, own)
         });
         // The last visit ran from the final entry state: its code is the result.
@@ -112,9 +117,14 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
         match scheduled[b].take() {
             Some(insts) => blocks[b].insts = insts,
             None => {
-                schedule_block(&mut blocks[b].insts, entry[b].clone(), arch, reserved, &|r, own| {
-                    written_elsewhere(b, r, own)
-                });
+                schedule_block(
+                    &mut blocks[b].insts,
+                    &accs[b],
+                    entry[b].clone(),
+                    arch,
+                    reserved,
+                    &|r, own| written_elsewhere(b, r, own),
+                );
             }
         }
         reuse::set_reuse_flags(&mut blocks[b].insts);
@@ -123,14 +133,13 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
 
 /// Registers written by each block with the number of its instructions that write each (a
 /// late reader needs a read scoreboard only if a source register is written again afterwards).
-fn writes_per_block(blocks: &[CodeBlock]) -> Vec<Vec<(Reg, u32)>> {
-    blocks
-        .iter()
+fn writes_per_block(accs: &[Vec<Accesses>]) -> Vec<Vec<(Reg, u32)>> {
+    accs.iter()
         .map(|b| {
             let mut regs: Vec<Reg> = Vec::new();
-            for e in &b.insts {
+            for a in b {
                 let start = regs.len();
-                for w in accesses(&e.inst).writes {
+                for w in &a.writes {
                     if !regs[start..].contains(&w.reg) {
                         regs.push(w.reg);
                     }
@@ -186,10 +195,11 @@ fn predecessors(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
 }
 
 /// Assigns control codes within one block starting from `state`; returns the state at the
-/// block's end (times relative to the end). `reserved`: scoreboards (a mask) left to
-/// LDGDEPBAR.
+/// block's end (times relative to the end). `accs`: the accesses of `insts`. `reserved`:
+/// scoreboards (a mask) left to LDGDEPBAR.
 fn schedule_block(
     insts: &mut Vec<Emitted>,
+    accs: &[Accesses],
     mut state: BlockState,
     arch: Arch,
     reserved: u8,
@@ -200,9 +210,11 @@ fn schedule_block(
         return state;
     }
     let mut i = 0;
+    // Instructions inserted before the block's own (a waiting NOP).
+    let mut inserted = 0;
     while i < insts.len() {
         let inst = &insts[i].inst;
-        let acc = accesses(inst);
+        let acc = &accs[i - inserted];
         let address_unit = address_unit(inst.desc().op, inst.desc().meta.pipe);
         let mut earliest = i32::MIN;
         let mut wait = 0u8;
@@ -233,6 +245,7 @@ fn schedule_block(
             insts.insert(0, nop(arch, earliest.min(15) as u8));
             state.issued(0);
             i += 1;
+            inserted += 1;
         }
         let t = if i == 0 {
             0
