@@ -239,7 +239,14 @@ fn schedule_block(
         } else {
             // At least the previous instruction's own minimum (1, or 5 after barriers).
             let min_gap = insts[i - 1].inst.ctrl.stall.max(1) as i32;
-            let stall = (earliest.max(state.last_issue + min_gap) - state.last_issue).min(15) as u8;
+            let need = earliest.max(state.last_issue + min_gap) - state.last_issue;
+            if need > 15 {
+                // No stall count reaches that far (an Ampere MMA_2x result read by the next
+                // instruction): a NOP in between carries the rest of the wait.
+                insts.insert(i, nop(arch, 1));
+                continue;
+            }
+            let stall = need as u8;
             set_stall(&mut insts[i - 1].inst.ctrl, stall);
             state.last_issue + stall as i32
         };
