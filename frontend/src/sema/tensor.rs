@@ -158,6 +158,7 @@ fn error<T>(message: impl Into<String>, span: Span) -> Result<T, Diagnostic> {
 fn mma(w: &mut Written<'_>, what: &str) -> Result<MmaOp, Diagnostic> {
     w.need("sync", what)?;
     w.need("aligned", what)?;
+    unsupported_mma(w, what)?;
     let shape = w.shape(what)?;
     let a_layout = w.layout(what)?;
     let b_layout = w.layout(what)?;
@@ -185,6 +186,35 @@ fn mma(w: &mut Written<'_>, what: &str) -> Result<MmaOp, Diagnostic> {
     binary_op(w, shape, what)?;
     check_mma(&op, w.span, what, w.target)?;
     Ok(op)
+}
+
+/// Refuses, naming them, the `mma` shapes and types of the PTX ISA that ptxc does not
+/// compile: f64 (`m8n8k4.f64`, DMMA) and shapes it does not know (`m16n8k4`, `m16n8k64`, ...).
+fn unsupported_mma(w: &Written<'_>, what: &str) -> Result<(), Diagnostic> {
+    let shape_like = |n: &str| {
+        n.starts_with('m') && n.contains('n') && n.contains('k') && n.chars().all(|c| c.is_ascii_alphanumeric())
+    };
+    for m in &w.items {
+        if m.name == "f64" {
+            return error(
+                format!(
+                    "`{what}.m8n8k4.f64` (DMMA) is not supported by ptxc yet (target is sm_{})",
+                    w.target
+                ),
+                m.span,
+            );
+        }
+        if shape_like(&m.name) && MmaShape::from_name(&m.name).is_none() {
+            return error(
+                format!(
+                    "`{what}.{}` is not supported by ptxc (target is sm_{})",
+                    m.name, w.target
+                ),
+                m.span,
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `.xor.popc` goes with the b1 shape alone; `.and.popc` needs sm_80.
