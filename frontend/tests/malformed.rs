@@ -335,6 +335,38 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         1,
     ),
     (
+        Kernel(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%r1, %r2, %r3, %r0}, {%r1, %r2, %r3, %r0}, {%r1, %r2}, {%r1, %r2, %r3, %r0};",
+        ),
+        "`mma.m16n8k16.f32.bf16.bf16.f32` needs sm_80 (target is sm_75)",
+        11,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nmma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%r0, %r1, %r2, %r3}, {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
+        ),
+        "`mma.m16n8k16` does not take these layouts and types (f32.tf32.tf32.f32)",
+        7,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\nret;\n}\n",
+        ),
+        "`mma.m8n8k4.f64` (DMMA) is not supported by ptxc yet (target is sm_80)",
+        7,
+        33,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nmma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r0}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
+        ),
+        "`mma.m16n8k4` is not supported by ptxc (target is sm_80)",
+        7,
+        18,
+    ),
+    (
         Kernel("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2}, {%r1}, {%r3}, {%r1, %r2};"),
         "`mma.and.popc` needs sm_80 (target is sm_75)",
         11,

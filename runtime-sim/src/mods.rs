@@ -191,6 +191,7 @@ pub struct Mods {
     pub hmma_d: HmmaDType,
     pub hmma_c: HmmaCType,
     pub hmma_step: HmmaStep,
+    pub hmma_a: HmmaAType,
     pub imma_a: ImmaAType,
     pub imma_b: ImmaBType,
     /// `.SATFINITE` (HMMA) / `.SAT` (IMMA).
@@ -255,6 +256,7 @@ impl Default for Mods {
             hmma_d: HmmaDType::default(),
             hmma_c: HmmaCType::default(),
             hmma_step: HmmaStep::default(),
+            hmma_a: HmmaAType::default(),
             imma_a: ImmaAType::default(),
             imma_b: ImmaBType::default(),
             sat_finite: false,
@@ -355,6 +357,7 @@ impl Mods {
             Mod::HmmaDType => self.hmma_d = value(code),
             Mod::HmmaCType => self.hmma_c = value(code),
             Mod::HmmaStep => self.hmma_step = value(code),
+            Mod::HmmaAType => self.hmma_a = value(code),
             Mod::ImmaAType => self.imma_a = value(code),
             Mod::ImmaBType => self.imma_b = value(code),
             Mod::SatFinite => self.sat_finite = on,

@@ -120,9 +120,10 @@ fn check_compiled(arch: Arch, c: &Compiled) -> Tally {
 fn round_trip(arch: Arch) {
     oracle_bin();
     assert!(DESCRIBED.contains(&arch), "{arch} is not described");
-    // The tensor-core forms are described for sm_75 only: Ampere and Ada re-encode the
-    // shapes (HMMA.16816, IMMA.16832, ...), which no form describes yet, so the tensor-core
-    // kernels are round-tripped on sm_75 alone. The PTX of `tests/ampere` needs sm_80.
+    // ptxas's sm_80 code for the Turing tensor-core kernels (`tests/tensor`) has IMMA.8816,
+    // IMMA.8832 and BMMA, which no Ampere form describes yet, so they are round-tripped on
+    // sm_75 alone; Ampere's own shapes (HMMA.16816, IMMA.16832, ...) are in `tests/ampere`,
+    // whose PTX needs sm_80.
     let in_dir = |i: &Input, dir: &str| i.ptx.parent().is_some_and(|d| d.ends_with(dir));
     let inputs: Vec<_> = round_trip_inputs()
         .into_iter()

@@ -36,43 +36,99 @@
 //!   infinity. A finite sum whose leading bit lies above the largest exponent becomes
 //!   infinity even under rounding toward zero (the model's rule). An exactly zero sum is +0.
 //!
+//! Ampere and Ada (sm_80, sm_86, sm_89) reuse this model with two changes ([`Dot::ampere`]):
+//!
+//! - **Blocks of eight for f16 and bf16, four for tf32.** Fasi et al. ran their suite on an
+//!   A100 as well and report that its tensor cores fuse eight binary16 or bfloat16 products
+//!   per block and four TensorFloat-32 products (as ptxc reads the paper; the alignment,
+//!   truncation and rounding rules are Turing's, carried over without an Ampere measurement
+//!   of their own).
+//! - **Other multiplicand formats.** bf16 products (8-bit significands) and tf32 products
+//!   (11-bit) are as exact as f16 ones, and their exponents enter the alignment exactly as
+//!   f16's do. A tf32 element is the upper 19 bits of its f32 register (sign, exponent, ten
+//!   fraction bits): the tensor core truncates, which is what [`tf32`] does (PTX ISA: for
+//!   `.tf32` operands the low 13 bits are not used).
+//!
 //! Sources not measured here (there is no GPU on this machine): which operand of a block
 //! comes first does not matter in this model (the sum is exact), and the order of blocks is
 //! the model's.
 
 use crate::class::{Class, Num, classify};
-use crate::format::{F16, F32, Format};
+use crate::format::{F16, F32, Format, TF32};
 use crate::round::{Rounding, round};
 
-/// Products a tensor core adds in one fused block.
+/// Products a Turing tensor core adds in one fused block.
 pub const BLOCK: usize = 4;
+
+/// The most products any modelled tensor core adds in one block (Ampere's f16 and bf16).
+pub const MAX_BLOCK: usize = 8;
+
+/// The multiplicand format and block size of one kind of tensor-core dot product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dot {
+    /// The format of the elements of A and B (f16, bf16, or tf32 as 19-bit patterns).
+    pub input: Format,
+    /// Products per fused block (at most [`MAX_BLOCK`]).
+    pub block: usize,
+}
+
+impl Dot {
+    /// Turing's HMMA: f16 elements, blocks of four.
+    pub const TURING_F16: Dot = Dot {
+        input: F16,
+        block: BLOCK,
+    };
+}
+
+impl Dot {
+    /// Ampere's tensor cores for elements of `input` (f16, bf16 or tf32): blocks of eight,
+    /// four for tf32.
+    pub fn ampere(input: Format) -> Dot {
+        Dot {
+            input,
+            block: if input == TF32 { 4 } else { MAX_BLOCK },
+        }
+    }
+}
+
+/// The tf32 element (a 19-bit pattern) a tensor core reads from the f32 bits `x`: the low 13
+/// fraction bits are dropped.
+pub fn tf32(x: u64) -> u64 {
+    (x & 0xffff_ffff) >> 13
+}
 
 /// `c + Σ a[k] · b[k]` with f16 elements `a`, `b` (bit patterns) and an accumulator `c` in
 /// format `acc` (f16 or f32), which is also the result's format; `a.len()` must equal
-/// `b.len()`.
+/// `b.len()`. Turing's blocks of four.
 pub fn hmma_dot(a: &[u64], b: &[u64], c: u64, acc: Format) -> u64 {
+    mma_dot(Dot::TURING_F16, a, b, c, acc)
+}
+
+/// [`hmma_dot`] with elements in `dot.input` and blocks of `dot.block` products.
+pub fn mma_dot(dot: Dot, a: &[u64], b: &[u64], c: u64, acc: Format) -> u64 {
     debug_assert_eq!(a.len(), b.len());
-    if let Some(special) = special(a, b, c, acc) {
+    debug_assert!(dot.block <= MAX_BLOCK);
+    if let Some(special) = special(dot.input, a, b, c, acc) {
         return special;
     }
     let mut d = c;
-    for (ab, bb) in a.chunks(BLOCK).zip(b.chunks(BLOCK)) {
+    for (ab, bb) in a.chunks(dot.block).zip(b.chunks(dot.block)) {
         if acc.is_inf(d) {
             // A block overflowed: later blocks add finite terms to an infinity.
             break;
         }
-        d = block(ab, bb, d, acc);
+        d = block(dot.input, ab, bb, d, acc);
     }
     d
 }
 
 /// The result when an operand is NaN or a term infinite.
-fn special(a: &[u64], b: &[u64], c: u64, acc: Format) -> Option<u64> {
+fn special(input: Format, a: &[u64], b: &[u64], c: u64, acc: Format) -> Option<u64> {
     let mut pos = false;
     let mut neg = false;
     let mut nan = false;
     for (&x, &y) in a.iter().zip(b) {
-        match (classify(x, F16), classify(y, F16)) {
+        match (classify(x, input), classify(y, input)) {
             (Class::Nan, _) | (_, Class::Nan) => nan = true,
             (Class::Inf(_), Class::Zero(_)) | (Class::Zero(_), Class::Inf(_)) => nan = true,
             (Class::Inf(s), other) | (other, Class::Inf(s)) => {
@@ -107,28 +163,28 @@ fn exponent(n: Num, f: Format) -> i32 {
     top.max(f.emin())
 }
 
-/// One fused block of at most four finite products and a finite addend `c` (format `acc`),
-/// rounded into `acc`.
-fn block(a: &[u64], b: &[u64], c: u64, acc: Format) -> u64 {
+/// One fused block of at most [`MAX_BLOCK`] finite products of `input` elements and a finite
+/// addend `c` (format `acc`), rounded into `acc`.
+fn block(input: Format, a: &[u64], b: &[u64], c: u64, acc: Format) -> u64 {
     // Terms as (negative, exact significand, exponent of its last bit) and their alignment
     // exponents.
-    let mut terms: [(Num, i32); BLOCK + 1] = [(
+    let mut terms: [(Num, i32); MAX_BLOCK + 1] = [(
         Num {
             neg: false,
             mant: 0,
             exp: 0,
         },
         i32::MIN,
-    ); BLOCK + 1];
+    ); MAX_BLOCK + 1];
     let mut n = 0;
     for (&x, &y) in a.iter().zip(b) {
-        if let (Class::Finite(p), Class::Finite(q)) = (classify(x, F16), classify(y, F16)) {
+        if let (Class::Finite(p), Class::Finite(q)) = (classify(x, input), classify(y, input)) {
             let product = Num {
                 neg: p.neg ^ q.neg,
                 mant: p.mant * q.mant,
                 exp: p.exp + q.exp,
             };
-            terms[n] = (product, exponent(p, F16) + exponent(q, F16));
+            terms[n] = (product, exponent(p, input) + exponent(q, input));
             n += 1;
         }
     }
@@ -289,6 +345,42 @@ mod tests {
         let a = [1.0, 1.0, 1.0, 0.0, 2f64.powi(-14), 0.0, 0.0, 0.0];
         let b = [1.0, 2f64.powi(-23), 2f64.powi(-24), 0.0, 2f64.powi(-10), 0.0, 0.0, 0.0];
         assert_eq!(dot32(&a, &b, 0.0), 1.0 + 2f64.powi(-23));
+    }
+
+    #[test]
+    fn ampere_blocks_of_eight_round_once() {
+        // 1 - 1 + 2^-24: in one block of eight every term aligns to the exponent of 1, and
+        // 2^-24 falls below its window (0); in blocks of four the first block cancels to 0
+        // and the second adds 2^-24 on its own.
+        let mut a = vec![h(0.0); 8];
+        let mut b = vec![h(0.0); 8];
+        (a[0], b[0]) = (h(1.0), h(1.0));
+        (a[1], b[1]) = (h(1.0), h(-1.0));
+        (a[5], b[5]) = (h(2f64.powi(-12)), h(2f64.powi(-12)));
+        let eight = to_f64(mma_dot(Dot::ampere(F16), &a, &b, s(0.0), F32), F32);
+        let four = to_f64(hmma_dot(&a, &b, s(0.0), F32), F32);
+        assert_eq!(eight, 0.0);
+        assert_eq!(four, 2f64.powi(-24));
+    }
+
+    #[test]
+    fn bf16_and_tf32_elements() {
+        use crate::format::BF16;
+        let bf = |x: f64| from_f64(x, BF16, Rounding::Rn);
+        // bf16's range: 2^100 * 2^-90 = 2^10, far outside f16's.
+        let r = mma_dot(
+            Dot::ampere(BF16),
+            &[bf(2f64.powi(100))],
+            &[bf(2f64.powi(-90))],
+            s(1.0),
+            F32,
+        );
+        assert_eq!(to_f64(r, F32), 1025.0);
+        // tf32 truncates its f32 register: 1 + 2^-10 + 2^-11 reads as 1 + 2^-10.
+        let x = tf32(s(1.0 + 2f64.powi(-10) + 2f64.powi(-11)));
+        let r = mma_dot(Dot::ampere(TF32), &[x], &[tf32(s(1.0))], s(0.0), F32);
+        assert_eq!(to_f64(r, F32), 1.0 + 2f64.powi(-10));
+        assert_eq!(Dot::ampere(TF32).block, 4);
     }
 
     #[test]

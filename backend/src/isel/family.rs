@@ -137,6 +137,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (Movmatrix, Tensor),
     (MmaInt, Tensor),
     (MmaF16, Tensor),
+    (MmaIntM16n8, Tensor),
     (Mma884, Tensor),
     (Atom, Atomic),
     (Shfl, Warp),

@@ -6,14 +6,19 @@
 //! is two (f16 D) or four (f32 D) HMMA.884 steps, step `n` writing D pair `n` from the C pair
 //! holding its accumulators (C pair `n`, or pair `n / 2` of an f16 C under an f32 D), with A
 //! and B pairs and their layouts as operand suffixes (ptxas 13.5's SASS for
-//! `tests/tensor/mma_sync.ptx`).
+//! `tests/tensor/mma_sync.ptx`). On sm_80, sm_86 and sm_89 `mma.m16n8k16` is one
+//! HMMA.16816 (A a quad, B a pair), bf16 and tf32 multiplicands add `.BF16` / `.TF32` (tf32:
+//! A a quad, B a pair even for k8), and `mma.m16n8k16` / `.m16n8k32` of 8-bit integers is
+//! one IMMA.16816 / IMMA.16832 with C and D quads (ptxas 13.5's SASS for
+//! `tests/ampere/mma_m16n8.ptx`).
 
 use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, VReg, WideOp};
+use ptxc_mir::ir::mma::{MmaF16Flags, MmaInput, MmaIntFlags};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
-use ptxc_sass::isa::values::{HmmaCType, HmmaDType, HmmaStep, ImmaAType, ImmaBType, MmaLayout};
-use ptxc_sass::isa::{Mod, Op, Role};
+use ptxc_sass::isa::values::{HmmaAType, HmmaCType, HmmaDType, HmmaStep, ImmaAType, ImmaBType, MmaLayout};
+use ptxc_sass::isa::{Arch, Mod, Op, Role};
 
 impl Isel<'_> {
     /// Selects a tensor-core instruction.
@@ -22,6 +27,7 @@ impl Isel<'_> {
             Opcode::Movmatrix => self.movmatrix(inst),
             Opcode::MmaInt => self.mma_int(inst),
             Opcode::MmaF16 => self.mma_f16(inst),
+            Opcode::MmaIntM16n8 => self.mma_int_m16n8(inst),
             Opcode::Mma884 => self.mma_884(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
@@ -50,6 +56,18 @@ impl Isel<'_> {
             return Err(self.unsupported("mma without its shape"));
         };
         let (bits, a_signed, b_signed, sat) = (flags & 0xff, flags >> 8 & 1, flags >> 9 & 1, flags >> 10 & 1 == 1);
+        let arch = self.vcode.arch;
+        if arch >= Arch::Sm80 {
+            let shape = match bits {
+                8 => "m8n8k16",
+                4 => "m8n8k32",
+                _ => "m8n8k128",
+            };
+            return Err(self.unsupported(format!(
+                "`mma.{shape}` (or a `wmma` integer shape built on it) on {arch} (Ampere's IMMA.8816, \
+                 IMMA.8832 and BMMA are not described)"
+            )));
+        }
         let a = self.reg(args[0]);
         let b = self.reg(args[1]);
         let c = self.tuple_op(&args[2..4]);
@@ -82,22 +100,85 @@ impl Isel<'_> {
         Ok(())
     }
 
-    /// `mma.m16n8k8`: `HMMA.1688.F32 Rd, Ra, Rb, Rc` (D and C quads) or `HMMA.1688.F16` (pairs),
-    /// A a pair, B one register.
+    /// `mma.m16n8k8` and `mma.m16n8k16`: `HMMA.1688.F32 Rd, Ra, Rb, Rc` (D and C quads) or
+    /// `HMMA.1688.F16` (pairs), A a pair and B one register; on sm_80 also `HMMA.16816` (A a
+    /// quad, B a pair) and the bf16 and tf32 multiplicands (`.BF16`, `.TF32`: A a quad and B a
+    /// pair for tf32).
     fn mma_f16(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
-        let (args, f32) = (data.args.clone(), matches!(data.aux, Aux::Imm(b) if b & 1 == 1));
-        let a = self.tuple_op(&args[0..2]);
-        let b = self.reg(args[2]);
-        let c = self.tuple_op(&args[3..]);
-        let d = self.vcode.new_vreg(if f32 { VClass::Quad } else { VClass::Pair });
-        let srcs = [
-            (Role::A, Arg::op(a)),
-            (Role::B, Arg::op(MOp::Reg(b))),
-            (Role::C, Arg::op(c)),
-        ];
-        let dtype = if f32 { HmmaDType::F32 } else { HmmaDType::F16 };
-        self.emit_sass(Op::Hmma1688, &[(Role::Dst, MOp::Reg(d))], &srcs, &[dtype.set()], None)?;
+        let args = data.args.clone();
+        let flags = match data.aux {
+            Aux::Imm(b) => MmaF16Flags::from_bits(b),
+            _ => return Err(self.unsupported("mma without its types")),
+        };
+        let (na, nb, _) = flags.regs();
+        let ampere_only = flags.k16 || flags.input != MmaInput::F16;
+        let arch = self.vcode.arch;
+        if ampere_only && arch < Arch::Sm80 {
+            let shape = if flags.k16 { "m16n8k16" } else { "m16n8k8" };
+            let ty = ["f16", "bf16", "tf32"][flags.input as usize];
+            return Err(self.unsupported(format!("`mma.{shape}` of {ty} on {arch} (it needs sm_80)")));
+        }
+        let a = self.tuple_op(&args[0..na]);
+        let b = if nb == 1 {
+            MOp::Reg(self.reg(args[na]))
+        } else {
+            self.tuple_op(&args[na..na + nb])
+        };
+        let c = self.tuple_op(&args[na + nb..]);
+        let d = self.vcode.new_vreg(if flags.f32 { VClass::Quad } else { VClass::Pair });
+        let srcs = [(Role::A, Arg::op(a)), (Role::B, Arg::op(b)), (Role::C, Arg::op(c))];
+        let dtype = if flags.f32 { HmmaDType::F32 } else { HmmaDType::F16 };
+        let op = if flags.k16 { Op::Hmma16816 } else { Op::Hmma1688 };
+        let mut mods = vec![dtype.set()];
+        if arch >= Arch::Sm80 {
+            mods.push(
+                match flags.input {
+                    MmaInput::F16 => HmmaAType::F16,
+                    MmaInput::Bf16 => HmmaAType::Bf16,
+                    MmaInput::Tf32 => HmmaAType::Tf32,
+                }
+                .set(),
+            );
+        }
+        self.emit_sass(op, &[(Role::Dst, MOp::Reg(d))], &srcs, &mods, None)?;
+        let results = self.func.results[inst].clone();
+        for (i, &r) in results.iter().enumerate() {
+            self.alias_sub(r, d, i as u8);
+        }
+        Ok(())
+    }
+
+    /// `mma.m16n8k16` and `mma.m16n8k32` of 8-bit integers (sm_80): `IMMA.16816` (A a pair,
+    /// B one register) or `IMMA.16832` (A a quad, B a pair), C and D quads, with the element
+    /// types of A and B and `.SAT`.
+    fn mma_int_m16n8(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let args = data.args.clone();
+        let flags = match data.aux {
+            Aux::Imm(b) => MmaIntFlags::from_bits(b),
+            _ => return Err(self.unsupported("mma without its types")),
+        };
+        let arch = self.vcode.arch;
+        let shape = if flags.k32 { "m16n8k32" } else { "m16n8k16" };
+        if arch < Arch::Sm80 {
+            return Err(self.unsupported(format!("`mma.{shape}` of 8-bit integers on {arch} (it needs sm_80)")));
+        }
+        let (na, nb, _) = flags.regs();
+        let a = self.tuple_op(&args[0..na]);
+        let b = if nb == 1 {
+            MOp::Reg(self.reg(args[na]))
+        } else {
+            self.tuple_op(&args[na..na + nb])
+        };
+        let c = self.tuple_op(&args[na + nb..]);
+        let d = self.vcode.new_vreg(VClass::Quad);
+        let srcs = [(Role::A, Arg::op(a)), (Role::B, Arg::op(b)), (Role::C, Arg::op(c))];
+        let at = if flags.a_signed { ImmaAType::S8 } else { ImmaAType::U8 };
+        let bt = if flags.b_signed { ImmaBType::S8 } else { ImmaBType::U8 };
+        let op = if flags.k32 { Op::Imma16832 } else { Op::Imma16816 };
+        let mods = [at.set(), bt.set(), Mod::SatFinite.flag(flags.sat)];
+        self.emit_sass(op, &[(Role::Dst, MOp::Reg(d))], &srcs, &mods, None)?;
         let results = self.func.results[inst].clone();
         for (i, &r) in results.iter().enumerate() {
             self.alias_sub(r, d, i as u8);
@@ -113,6 +194,13 @@ impl Isel<'_> {
             return Err(self.unsupported("mma without its types"));
         };
         let (d32, c32) = (flags & 1 == 1, flags >> 1 & 1 == 1);
+        let arch = self.vcode.arch;
+        if arch >= Arch::Sm80 {
+            return Err(self.unsupported(format!(
+                "`mma.m8n8k4` of f16 on {arch} (Ampere has no HMMA.884; ptxas emulates the shape \
+                 with scalar code)"
+            )));
+        }
         let layout = |col: bool| SrcMods {
             swizzle: if col { MmaLayout::Col } else { MmaLayout::Row }.code(),
             ..SrcMods::default()

@@ -7,7 +7,8 @@
 
 use super::Isel;
 use crate::vcode::{MOp, VClass, VReg};
-use ptxc_mir::ir::{Block, Function, Opcode, Value, ValueDef};
+use ptxc_mir::ir::mma::{MmaF16Flags, MmaIntFlags};
+use ptxc_mir::ir::{Aux, Block, Function, Opcode, Value, ValueDef};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One VCode parameter of a block with tuple groups.
@@ -35,7 +36,25 @@ pub fn tuple_operands(func: &Function, inst: ptxc_mir::ir::Inst) -> Vec<&[Value]
     let args = &d.args[..];
     match d.op {
         Opcode::MmaInt if args.len() >= 4 => vec![&args[2..4]],
-        Opcode::MmaF16 if args.len() >= 5 => vec![&args[0..2], &args[3..]],
+        Opcode::MmaF16 | Opcode::MmaIntM16n8 => {
+            let Aux::Imm(flags) = d.aux else {
+                return Vec::new();
+            };
+            let (a, b, c) = if d.op == Opcode::MmaF16 {
+                MmaF16Flags::from_bits(flags).regs()
+            } else {
+                MmaIntFlags::from_bits(flags).regs()
+            };
+            if args.len() != a + b + c {
+                return Vec::new();
+            }
+            let mut slices = vec![&args[0..a]];
+            if b > 1 {
+                slices.push(&args[a..a + b]);
+            }
+            slices.push(&args[a + b..]);
+            slices
+        }
         Opcode::Mma884 if args.len() >= 6 => {
             let mut slices = vec![&args[0..2], &args[2..4]];
             slices.extend(args[4..].chunks_exact(2));

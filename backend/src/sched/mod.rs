@@ -252,7 +252,16 @@ fn schedule_block(
         } else {
             // At least the previous instruction's own minimum (1, or 5 after barriers).
             let min_gap = insts[i - 1].inst.ctrl.stall.max(1) as i32;
-            let stall = (earliest.max(state.last_issue + min_gap) - state.last_issue).min(15) as u8;
+            let need = earliest.max(state.last_issue + min_gap) - state.last_issue;
+            if need > 15 && op != Op::Call {
+                // No stall count reaches that far (an Ampere MMA_2x result read by the next
+                // instruction): a NOP in between carries the rest of the wait. (A CALL's
+                // wait for every result to settle stays capped at 15, as before: the callee
+                // does not read its arguments in its first cycles.)
+                insts.insert(i, nop(arch, 1));
+                continue;
+            }
+            let stall = need.min(15) as u8;
             set_stall(&mut insts[i - 1].inst.ctrl, stall);
             state.last_issue + stall as i32
         };

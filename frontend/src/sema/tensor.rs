@@ -158,6 +158,7 @@ fn error<T>(message: impl Into<String>, span: Span) -> Result<T, Diagnostic> {
 fn mma(w: &mut Written<'_>, what: &str) -> Result<MmaOp, Diagnostic> {
     w.need("sync", what)?;
     w.need("aligned", what)?;
+    unsupported_mma(w, what)?;
     let shape = w.shape(what)?;
     let a_layout = w.layout(what)?;
     let b_layout = w.layout(what)?;
@@ -183,8 +184,37 @@ fn mma(w: &mut Written<'_>, what: &str) -> Result<MmaOp, Diagnostic> {
         satfinite,
     };
     binary_op(w, shape, what)?;
-    check_mma(&op, w.span, what)?;
+    check_mma(&op, w.span, what, w.target)?;
     Ok(op)
+}
+
+/// Refuses, naming them, the `mma` shapes and types of the PTX ISA that ptxc does not
+/// compile: f64 (`m8n8k4.f64`, DMMA) and shapes it does not know (`m16n8k4`, `m16n8k64`, ...).
+fn unsupported_mma(w: &Written<'_>, what: &str) -> Result<(), Diagnostic> {
+    let shape_like = |n: &str| {
+        n.starts_with('m') && n.contains('n') && n.contains('k') && n.chars().all(|c| c.is_ascii_alphanumeric())
+    };
+    for m in &w.items {
+        if m.name == "f64" {
+            return error(
+                format!(
+                    "`{what}.m8n8k4.f64` (DMMA) is not supported by ptxc yet (target is sm_{})",
+                    w.target
+                ),
+                m.span,
+            );
+        }
+        if shape_like(&m.name) && MmaShape::from_name(&m.name).is_none() {
+            return error(
+                format!(
+                    "`{what}.{}` is not supported by ptxc (target is sm_{})",
+                    m.name, w.target
+                ),
+                m.span,
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `.xor.popc` goes with the b1 shape alone; `.and.popc` needs sm_80.
@@ -203,43 +233,66 @@ fn binary_op(w: &mut Written<'_>, shape: MmaShape, what: &str) -> Result<(), Dia
     }
 }
 
-/// The shape, layout and type rules of `mma.sync` on sm_75.
-fn check_mma(op: &MmaOp, span: Span, what: &str) -> Result<(), Diagnostic> {
+/// The shape, layout and type rules of `mma.sync` on sm_75 and, for the shapes and types
+/// Ampere adds (m16n8k16, m16n8k32, bf16 and tf32 multiplicands), on sm_80 and later
+/// (`target`: the module's `sm_NN`).
+fn check_mma(op: &MmaOp, span: Span, what: &str, target: u32) -> Result<(), Diagnostic> {
     use MmaShape::*;
     use MmaType::*;
     let t = op.types;
     let row_col = op.a_layout == MmaLayout::Row && op.b_layout == MmaLayout::Col;
-    let ok = match op.shape {
-        M8n8k4 => {
-            t.a == F16 && t.b == F16 && matches!((t.d, t.c), (F16, F16) | (F32, F16) | (F32, F32)) && !op.satfinite
-        }
-        M16n8k8 => row_col && t.a == F16 && t.b == F16 && t.d == t.c && matches!(t.d, F16 | F32) && !op.satfinite,
-        M8n8k16 => row_col && t.d == S32 && t.c == S32 && matches!(t.a, S8 | U8) && matches!(t.b, S8 | U8),
-        M8n8k32 => row_col && t.d == S32 && t.c == S32 && matches!(t.a, S4 | U4) && matches!(t.b, S4 | U4),
-        M8n8k128 => row_col && t.d == S32 && t.c == S32 && t.a == B1 && t.b == B1 && !op.satfinite,
-        M16n16k16 | M32n8k16 | M8n32k16 => {
-            return error(
-                format!("`{what}` has no shape `.{}` (it is a `wmma` shape)", op.shape.name()),
-                span,
-            );
-        }
+    let ints = matches!(t.a, S8 | U8) && matches!(t.b, S8 | U8) && t.d == S32 && t.c == S32;
+    let halves = t.a == F16 && t.b == F16 && t.d == t.c && matches!(t.d, F16 | F32) && !op.satfinite;
+    // bf16 and tf32 multiplicands accumulate in f32 only.
+    let wide = |ty: MmaType| t.a == ty && t.b == ty && t.d == F32 && t.c == F32 && !op.satfinite;
+    let ampere = match op.shape {
+        M16n8k16 => row_col && (halves || wide(Bf16) || ints),
+        M16n8k32 => row_col && ints,
+        M16n8k8 => row_col && (wide(Bf16) || wide(Tf32)),
+        _ => false,
     };
+    if ampere && target < 80 {
+        return error(
+            super::features::needs_sm(&format!("{what}.{}{}", op.shape.name(), type_list(op)), 80, target),
+            span,
+        );
+    }
+    let ok = ampere
+        || match op.shape {
+            M8n8k4 => {
+                t.a == F16 && t.b == F16 && matches!((t.d, t.c), (F16, F16) | (F32, F16) | (F32, F32)) && !op.satfinite
+            }
+            M16n8k8 => row_col && halves,
+            M8n8k16 => row_col && t.d == S32 && t.c == S32 && matches!(t.a, S8 | U8) && matches!(t.b, S8 | U8),
+            M8n8k32 => row_col && t.d == S32 && t.c == S32 && matches!(t.a, S4 | U4) && matches!(t.b, S4 | U4),
+            M8n8k128 => row_col && t.d == S32 && t.c == S32 && t.a == B1 && t.b == B1 && !op.satfinite,
+            M16n8k16 | M16n8k32 => false,
+            M16n16k16 | M32n8k16 | M8n32k16 => {
+                return error(
+                    format!("`{what}` has no shape `.{}` (it is a `wmma` shape)", op.shape.name()),
+                    span,
+                );
+            }
+        };
     if ok {
         Ok(())
     } else {
         error(
             format!(
-                "`{what}.{}` does not take these layouts and types ({}.{}.{}.{}{})",
+                "`{what}.{}` does not take these layouts and types ({}{})",
                 op.shape.name(),
-                t.d.name(),
-                t.a.name(),
-                t.b.name(),
-                t.c.name(),
+                &type_list(op)[1..],
                 if op.satfinite { " with .satfinite" } else { "" }
             ),
             span,
         )
     }
+}
+
+/// `.dtype.atype.btype.ctype` of an `mma`.
+fn type_list(op: &MmaOp) -> String {
+    let t = op.types;
+    format!(".{}.{}.{}.{}", t.d.name(), t.a.name(), t.b.name(), t.c.name())
 }
 
 /// `movmatrix.sync.aligned.m8n8.trans.b16`.
@@ -326,8 +379,11 @@ fn check_wmma_fragment(
     layout: MmaLayout,
     span: Span,
 ) -> Result<(), Diagnostic> {
-    if matches!(shape, MmaShape::M8n8k4 | MmaShape::M16n8k8 | MmaShape::M8n8k16) {
-        return error(format!("`wmma` has no shape `.{}` on sm_75", shape.name()), span);
+    if matches!(
+        shape,
+        MmaShape::M8n8k4 | MmaShape::M16n8k8 | MmaShape::M8n8k16 | MmaShape::M16n8k16 | MmaShape::M16n8k32
+    ) {
+        return error(format!("`wmma` has no shape `.{}`", shape.name()), span);
     }
     if !wmma_type_ok(shape, frag, ty) {
         return error(

@@ -533,10 +533,25 @@ impl Machine<'_, '_> {
                                 .to_vec()
                         }
                         Opcode::MmaF16 => {
-                            let f32 = matches!(data.aux, Aux::Imm(b) if b & 1 == 1);
-                            let regs = |l: u32| lane_of(l).map(|s| [arg(s, 0), arg(s, 1), arg(s, 2)]);
-                            let c: Vec<u64> = (3..data.args.len()).map(|k| arg(t, k)).collect();
-                            super::tensor::mma_f16(f32, t.lane, &regs, &c)
+                            let flags = crate::ir::mma::MmaF16Flags::from_bits(match data.aux {
+                                Aux::Imm(b) => b,
+                                _ => 0,
+                            });
+                            let (a, b, _) = flags.regs();
+                            let regs = |l: u32| lane_of(l).map(|s| (0..a + b).map(|k| arg(s, k)).collect::<Vec<u64>>());
+                            let c: Vec<u64> = (a + b..data.args.len()).map(|k| arg(t, k)).collect();
+                            super::tensor::mma_f16(flags, t.lane, &regs, &c)
+                                .map_err(|e| self.error(Some(t), Some(inst), e))?
+                        }
+                        Opcode::MmaIntM16n8 => {
+                            let flags = crate::ir::mma::MmaIntFlags::from_bits(match data.aux {
+                                Aux::Imm(b) => b,
+                                _ => 0,
+                            });
+                            let (a, b, _) = flags.regs();
+                            let regs = |l: u32| lane_of(l).map(|s| (0..a + b).map(|k| arg(s, k)).collect::<Vec<u64>>());
+                            let c: Vec<u64> = (a + b..data.args.len()).map(|k| arg(t, k)).collect();
+                            super::tensor::mma_int_m16n8(flags, t.lane, &regs, &c)
                                 .map_err(|e| self.error(Some(t), Some(inst), e))?
                         }
                         Opcode::Mma884 => {

@@ -1,5 +1,9 @@
-//! Warp matrix multiply-accumulate of the integer shapes ([`crate::ir::Opcode::MmaInt`]):
-//! exact products and sums, wrapped to 32 bits or saturated (`.satfinite`).
+//! Warp matrix multiply-accumulate: the integer shapes ([`crate::ir::Opcode::MmaInt`],
+//! [`crate::ir::Opcode::MmaIntM16n8`]: exact products and sums, wrapped to 32 bits or
+//! saturated with `.satfinite`) and the f16 family ([`crate::ir::Opcode::MmaF16`],
+//! [`crate::ir::Opcode::Mma884`]: numerics of `ptxc_softfloat::tensor`).
+
+use crate::ir::mma::{MmaF16Flags, MmaInput, MmaIntFlags};
 
 /// One lane's `(d0, d1)` of `mma_int` with `flags` (see the opcode), given the A and B words
 /// of every lane (`None` for lanes that do not take part) and this lane's C.
@@ -42,34 +46,101 @@ fn element(word: u32, e: u32, bits: u32, signed: bool) -> i64 {
     }
 }
 
-/// One lane's D registers of `mma_f16` (m16n8k8): `regs(l)` are lane `l`'s `(a0, a1, b)`
-/// (`None` for lanes that do not take part), `c` this lane's C registers.
-pub fn mma_f16(f32: bool, lane: u32, regs: &dyn Fn(u32) -> Option<[u64; 3]>, c: &[u64]) -> Result<Vec<u64>, String> {
-    use ptxc_softfloat::{F16, F32};
-    let acc = if f32 { F32 } else { F16 };
-    let reg = |l: u32| regs(l).ok_or_else(|| format!("lane {l} does not take part in mma"));
+/// One lane's D registers of `mma_f16` (m16n8k8 or m16n8k16 with `flags`): `regs(l)` are lane
+/// `l`'s A and B registers (`None` for lanes that do not take part), `c` this lane's C
+/// registers. A 16-bit element `x` of a row of A (column of B) is in register `x / 8` (A:
+/// plus `row / 8` first) of lane `4 * (row % 8) + (x % 8) / 2`, half `x % 2`; a tf32
+/// element `x` in register `x / 4` (A: `row / 8` first) of lane `4 * (row % 8) + x % 4`.
+pub fn mma_f16(
+    flags: MmaF16Flags,
+    lane: u32,
+    regs: &dyn Fn(u32) -> Option<Vec<u64>>,
+    c: &[u64],
+) -> Result<Vec<u64>, String> {
+    use ptxc_softfloat::tensor::{Dot, mma_dot, tf32};
+    use ptxc_softfloat::{BF16, F16, F32, TF32};
+    let acc = if flags.f32 { F32 } else { F16 };
+    let input = match flags.input {
+        MmaInput::F16 => F16,
+        MmaInput::Bf16 => BF16,
+        MmaInput::Tf32 => TF32,
+    };
+    let dot = if flags.ampere {
+        Dot::ampere(input)
+    } else {
+        Dot::TURING_F16
+    };
+    let (na, _, _) = flags.regs();
+    let k = if flags.k16 { 16 } else { 8 };
+    let is_tf32 = flags.input == MmaInput::Tf32;
+    let per = if is_tf32 { 4 } else { 8 };
+    let reg = |l: u32, i: usize| {
+        regs(l)
+            .map(|r| r[i])
+            .ok_or_else(|| format!("lane {l} does not take part in mma"))
+    };
+    let lane_of = |row: u32, x: u32| 4 * (row % 8) + if is_tf32 { x % 4 } else { (x % 8) / 2 };
+    let elem = |v: u64, x: u32| if is_tf32 { tf32(v) } else { v >> (16 * (x & 1)) & 0xffff };
     let half = |v: u64, i: u32| v >> (16 * (i & 1)) & 0xffff;
     let (g, t) = (lane / 4, lane % 4);
-    let mut out = vec![0u64; if f32 { 4 } else { 2 }];
+    let mut out = vec![0u64; if flags.f32 { 4 } else { 2 }];
     for j in 0..4u32 {
         let (row, col) = (g + 8 * (j / 2), 2 * t + j % 2);
-        let mut av = [0u64; 8];
-        let mut bv = [0u64; 8];
-        for k in 0..8u32 {
-            av[k as usize] = half(reg(4 * (row % 8) + k / 2)?[(row / 8) as usize], k);
-            bv[k as usize] = half(reg(4 * col + k / 2)?[2], k);
+        let mut av = Vec::with_capacity(k);
+        let mut bv = Vec::with_capacity(k);
+        for x in 0..k as u32 {
+            let ra = (row / 8 + 2 * (x / per)) as usize;
+            av.push(elem(reg(lane_of(row, x), ra)?, x));
+            bv.push(elem(reg(lane_of(col, x), na + (x / per) as usize)?, x));
         }
-        let cv = if f32 {
+        let cv = if flags.f32 {
             c[j as usize]
         } else {
             half(c[(j / 2) as usize], j)
         };
-        let r = ptxc_softfloat::tensor::hmma_dot(&av, &bv, cv, acc);
-        if f32 {
+        let r = mma_dot(dot, &av, &bv, cv, acc);
+        if flags.f32 {
             out[j as usize] = r;
         } else {
             out[(j / 2) as usize] |= r << (16 * (j % 2));
         }
+    }
+    Ok(out)
+}
+
+/// One lane's D registers of `mma_int_m16n8` (m16n8k16 or m16n8k32 of 8-bit elements):
+/// `regs(l)` are lane `l`'s A and B registers, `c` this lane's four C registers. Element
+/// `x` of a row of A (column of B) is byte `x % 4` of register `x / 16` (A: times 2, plus
+/// `row / 8`) of lane `4 * (row % 8) + (x % 16) / 4`.
+pub fn mma_int_m16n8(
+    flags: MmaIntFlags,
+    lane: u32,
+    regs: &dyn Fn(u32) -> Option<Vec<u64>>,
+    c: &[u64],
+) -> Result<Vec<u64>, String> {
+    let (na, _, _) = flags.regs();
+    let k = if flags.k32 { 32 } else { 16 };
+    let reg = |l: u32, i: usize| {
+        regs(l)
+            .map(|r| r[i])
+            .ok_or_else(|| format!("lane {l} does not take part in mma"))
+    };
+    let lane_of = |row: u32, x: u32| 4 * (row % 8) + (x % 16) / 4;
+    let (g, t) = (lane / 4, lane % 4);
+    let mut out = vec![0u64; 4];
+    for (j, o) in out.iter_mut().enumerate() {
+        let (row, col) = (g + 8 * (j as u32 / 2), 2 * t + j as u32 % 2);
+        let mut sum = c[j] as u32 as i32 as i64;
+        for x in 0..k {
+            let a = reg(lane_of(row, x), (2 * (x / 16) + row / 8) as usize)? as u32;
+            let b = reg(lane_of(col, x), na + (x / 16) as usize)? as u32;
+            sum += element(a, x % 4, 8, flags.a_signed) * element(b, x % 4, 8, flags.b_signed);
+        }
+        *o = if flags.sat {
+            sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64
+        } else {
+            sum as i32 as u32 as u64
+        };
     }
     Ok(out)
 }

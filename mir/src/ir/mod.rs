@@ -4,6 +4,7 @@ pub mod driver;
 pub mod entities;
 pub mod function;
 pub mod inst;
+pub mod mma;
 pub mod opcode;
 pub mod parse;
 pub mod print;

@@ -270,11 +270,16 @@ opcodes! {
     /// 4, or 1 for b1 `.xor.popc`) in bits 7..0, A signed (bit 8), B signed (bit 9),
     /// `.satfinite` (bit 10).
     MmaInt = "mma_int", COLLECTIVE, "i i i i", "ii";
-    /// f16 warp matrix multiply-accumulate `mma.sync.aligned.m16n8k8.row.col`
-    /// `(a0, a1, b, c...)` with C and D both f16 (two registers) or both f32 (four), laid out
-    /// as the PTX ISA's m16n8k8 fragments; `Aux::Imm`: f32 accumulator (bit 0). Numerics of
-    /// `ptxc_softfloat::tensor::hmma_dot`.
+    /// f16-family warp matrix multiply-accumulate `mma.sync.aligned.m16n8k{8,16}.row.col`
+    /// `(a..., b..., c...)` with C and D both f16 (two registers) or both f32 (four), laid out
+    /// as the PTX ISA's fragments; `Aux::Imm`: [`crate::ir::mma::MmaF16Flags`] (f32
+    /// accumulator, f16/bf16/tf32 multiplicands, k16, Ampere numerics), which also give the
+    /// register counts. Numerics of `ptxc_softfloat::tensor::mma_dot`.
     MmaF16 = "mma_f16", COLLECTIVE, "i*", "V";
+    /// Integer warp matrix multiply-accumulate `mma.sync.aligned.m16n8k{16,32}.row.col` of
+    /// 8-bit elements `(a..., b..., c0..c3)`, results `(d0..d3)`, in the PTX ISA's fragment
+    /// layouts; `Aux::Imm`: [`crate::ir::mma::MmaIntFlags`].
+    MmaIntM16n8 = "mma_int_m16n8", COLLECTIVE, "i*", "V";
     /// f16 warp matrix multiply-accumulate `mma.sync.aligned.m8n8k4.alayout.blayout`
     /// `(a0, a1, b0, b1, c...)`: four independent 8x8x4 products, one per quad-pair, with the
     /// PTX ISA's m8n8k4 fragments (C four f16 registers or eight f32, D likewise). `Aux::Imm`:

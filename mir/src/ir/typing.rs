@@ -16,6 +16,7 @@ fn vector_len(data: &InstData) -> usize {
     match (&data.op, &data.aux) {
         (Opcode::Ldmatrix, Aux::Imm(bits)) => (bits & 7) as usize,
         (Opcode::MmaF16, Aux::Imm(bits)) => 2 + 2 * (bits & 1) as usize,
+        (Opcode::MmaIntM16n8, _) => 4,
         (Opcode::Mma884, Aux::Imm(bits)) => 4 + 4 * (bits & 1) as usize,
         (_, Aux::Mem(m)) => m.vector.max(1) as usize,
         _ => 1,
@@ -124,8 +125,8 @@ pub enum AuxKind {
 pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
-        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | MmaF16 | Mma884 | Fence
-        | CallDriver | CpAsync | CpAsyncWait => AuxKind::Imm,
+        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | MmaF16 | MmaIntM16n8 | Mma884
+        | Fence | CallDriver | CpAsync | CpAsyncWait => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

@@ -1,9 +1,11 @@
 //! Tensor-core instructions: `mma.sync.aligned` of the integer shapes (m8n8k16 s8/u8,
-//! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], m16n8k8 one
-//! [`Opcode::MmaF16`], m8n8k4 one [`Opcode::Mma884`] (`wmma` is in `wmma.rs`).
+//! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], m16n8k16 and m16n8k32 of
+//! 8-bit integers one [`Opcode::MmaIntM16n8`], m16n8k8 and m16n8k16 of f16, bf16 or tf32
+//! one [`Opcode::MmaF16`], m8n8k4 one [`Opcode::Mma884`] (`wmma` is in `wmma.rs`).
 
 use super::LowerError;
 use super::context::Lowerer;
+use crate::ir::mma::{MmaF16Flags, MmaInput, MmaIntFlags};
 use crate::ir::{Aux, Opcode, Type};
 use ptxc_frontend::checked::CheckedInst;
 use ptxc_frontend::tensor::{MmaLayout, MmaOp, MmaShape, MmaType, TensorOp};
@@ -15,8 +17,28 @@ impl Lowerer<'_> {
         let Some(TensorOp::Mma(m)) = inst.tensor else {
             return Err(LowerError::new("mma without its shape and types", inst.span));
         };
-        if m.shape == MmaShape::M16n8k8 && m.types.c == m.types.d {
-            return self.lower_mma_f16(inst, m.types.d == MmaType::F32);
+        let float = matches!(m.types.a, MmaType::F16 | MmaType::Bf16 | MmaType::Tf32);
+        if matches!(m.shape, MmaShape::M16n8k8 | MmaShape::M16n8k16) && float && m.types.c == m.types.d {
+            let flags = MmaF16Flags {
+                f32: m.types.d == MmaType::F32,
+                input: match m.types.a {
+                    MmaType::Bf16 => MmaInput::Bf16,
+                    MmaType::Tf32 => MmaInput::Tf32,
+                    _ => MmaInput::F16,
+                },
+                k16: m.shape == MmaShape::M16n8k16,
+                ampere: self.module.target_sm >= 80,
+            };
+            return self.lower_mma_f16(inst, flags);
+        }
+        if matches!(m.shape, MmaShape::M16n8k16 | MmaShape::M16n8k32) {
+            let flags = MmaIntFlags {
+                a_signed: m.types.a == MmaType::S8,
+                b_signed: m.types.b == MmaType::S8,
+                sat: m.satfinite,
+                k32: m.shape == MmaShape::M16n8k32,
+            };
+            return self.lower_mma_m16n8_int(inst, flags);
         }
         if m.shape == MmaShape::M8n8k4 {
             return self.lower_mma_884(inst, m);
@@ -53,22 +75,36 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// `mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype {d...}, {a0, a1}, {b}, {c...}`.
-    fn lower_mma_f16(&mut self, inst: &CheckedInst, f32: bool) -> Result<(), LowerError> {
+    /// `mma.sync.aligned.m16n8k{8,16}.row.col.dtype.atype.btype.ctype {d...}, {a...}, {b...},
+    /// {c...}` (f16, bf16 or tf32 multiplicands).
+    fn lower_mma_f16(&mut self, inst: &CheckedInst, flags: MmaF16Flags) -> Result<(), LowerError> {
+        let (a, b, c) = flags.regs();
+        self.lower_mma_regs(inst, Opcode::MmaF16, a + b + c, flags.bits())
+    }
+
+    /// `mma.sync.aligned.m16n8k{16,32}.row.col{.satfinite}.s32.atype.btype.s32 {d0..d3},
+    /// {a...}, {b...}, {c0..c3}` (8-bit elements).
+    fn lower_mma_m16n8_int(&mut self, inst: &CheckedInst, flags: MmaIntFlags) -> Result<(), LowerError> {
+        let (a, b, c) = flags.regs();
+        self.lower_mma_regs(inst, Opcode::MmaIntM16n8, a + b + c, flags.bits())
+    }
+
+    /// One `op` over the registers of operands 1..4 (`count` in all), writing operand 0.
+    fn lower_mma_regs(&mut self, inst: &CheckedInst, op: Opcode, count: usize, flags: u64) -> Result<(), LowerError> {
         let mut args = Vec::new();
         for i in 1..4 {
             for e in self.elements(self.arg(inst, i)?) {
                 args.push(self.operand(&e, Type::I32, false, inst.span)?);
             }
         }
-        if args.len() != if f32 { 7 } else { 5 } {
+        if args.len() != count {
             return Err(LowerError::new(
-                "mma.m16n8k8 has the wrong number of registers",
+                format!("mma has {} source registers, expected {count}", args.len()),
                 inst.span,
             ));
         }
         let d = self.vector_regs(inst, 0)?;
-        let r = self.emit_multi(Opcode::MmaF16, Type::I32, &args, Aux::Imm(f32 as u64));
+        let r = self.emit_multi(op, Type::I32, &args, Aux::Imm(flags));
         for (d, v) in d.into_iter().zip(r) {
             if let Some(d) = d {
                 self.write_reg(d, v, false, inst.span)?;

@@ -565,6 +565,13 @@ impl Lowerer<'_> {
             (m, n, a, b)
         };
         let per = if f32 { 4 } else { 2 };
+        let flags = crate::ir::mma::MmaF16Flags {
+            f32,
+            input: crate::ir::mma::MmaInput::F16,
+            k16: false,
+            ampere: self.module.target_sm >= 80,
+        }
+        .bits();
         let mut d = c.to_vec();
         for mb in 0..(hm / 16) as usize {
             for nb in 0..(hn / 8) as usize {
@@ -574,7 +581,7 @@ impl Lowerer<'_> {
                     let p = kb * (hm / 16) as usize + mb;
                     let mut args = vec![ha[2 * p], ha[2 * p + 1], hb[2 * nb + kb]];
                     args.extend_from_slice(&acc);
-                    acc = self.emit_multi(Opcode::MmaF16, Type::I32, &args, Aux::Imm(f32 as u64));
+                    acc = self.emit_multi(Opcode::MmaF16, Type::I32, &args, Aux::Imm(flags));
                 }
                 d[per * tile..per * (tile + 1)].copy_from_slice(&acc);
             }

@@ -262,6 +262,13 @@ pub enum Op {
     Hmma1688,
     /// `IMMA.8816/.8832.A.B Rd, A, B, C`: 8x8x16 (8-bit) or 8x8x32 (4-bit) integer MMA.
     Imma,
+    /// `HMMA.16816.D.A Rd, A, B, C` (sm_80): the warp's 16x8x16 f16 or bf16 matrix
+    /// multiply-accumulate (see `sm80/mma.rs`).
+    Hmma16816,
+    /// `IMMA.16816.A.B Rd, A, B, C` (sm_80): 16x8x16 8-bit integer MMA.
+    Imma16816,
+    /// `IMMA.16832.A.B Rd, A, B, C` (sm_80): 16x8x32 8-bit integer MMA.
+    Imma16832,
     /// `BMMA.88128.XOR.POPC Rd, A, B, C`: 8x8x128 single-bit MMA, C + popc(A ^ B).
     Bmma,
     /// `MOVM.16.MT88 Rd, A`: transpose of an 8x8 matrix of 16-bit elements across the warp.

@@ -101,7 +101,7 @@ impl Inst {
             return size.registers();
         }
         if let Some(d) = self.get_mod::<HmmaDType>() {
-            // HMMA.1688's C and D: f16 pairs or f32 quads.
+            // HMMA's C and D: f16 pairs or f32 quads.
             return if d == HmmaDType::F32 { 4 } else { 2 };
         }
         match (self.get_mod::<AtomType>(), self.get_mod::<LdsmCount>()) {

@@ -192,6 +192,8 @@ pub enum Mod {
     HmmaCType,
     /// HMMA.884's step ([`HmmaStep`]).
     HmmaStep,
+    /// HMMA's multiplicand type on sm_80 and later ([`HmmaAType`]).
+    HmmaAType,
     /// IMMA's A element type ([`ImmaAType`]).
     ImmaAType,
     /// IMMA's B element type ([`ImmaBType`]).
@@ -309,6 +311,7 @@ impl Mod {
             Mod::HmmaDType => values::<HmmaDType>(self),
             Mod::HmmaCType => values::<HmmaCType>(self),
             Mod::HmmaStep => values::<HmmaStep>(self),
+            Mod::HmmaAType => values::<HmmaAType>(self),
             Mod::ImmaAType => values::<ImmaAType>(self),
             Mod::ImmaBType => values::<ImmaBType>(self),
         }

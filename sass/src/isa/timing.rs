@@ -54,6 +54,14 @@ pub enum LatCat {
     Hmma1688,
     /// IMMA and BMMA (NAK's `IMMA`).
     Imma,
+    /// Ampere's single-pass tensor-core instructions (NVIDIA's `MMA_1x_collect` and
+    /// `IMMA_88` on sm_80/86/89: HMMA.1688 of f16 or bf16, IMMA.16816): fixed latency, no
+    /// scoreboard. Not in the Turing tables ([`ampere_mma_raw`] and friends).
+    Mma1x,
+    /// Ampere's double-pass tensor-core instructions (`MMA_2x_collect`: HMMA.16816,
+    /// HMMA.1688.TF32, IMMA.16832; ptxas waits 23 cycles before a store of their result
+    /// where it waits 15 after the single-pass ones).
+    Mma2x,
 }
 
 /// Number of latency categories.
@@ -61,7 +69,21 @@ const CATS: usize = 17;
 
 impl LatCat {
     fn index(self) -> usize {
+        debug_assert!(
+            !self.is_ampere_mma(),
+            "Ampere's tensor-core categories have no table row"
+        );
         self as usize
+    }
+
+    /// True for Ampere's tensor-core categories ([`LatCat::Mma1x`], [`LatCat::Mma2x`]).
+    pub fn is_ampere_mma(self) -> bool {
+        matches!(self, LatCat::Mma1x | LatCat::Mma2x)
+    }
+
+    /// Extra cycles of a double-pass Ampere tensor-core instruction.
+    fn mma_passes(self) -> u32 {
+        if self == LatCat::Mma2x { 4 } else { 0 }
     }
 
     /// True if results must be waited for through a write scoreboard.
@@ -270,12 +292,42 @@ fn ampere_table(arch: Arch, a: LatCat, b: LatCat) -> bool {
 
 /// Minimum cycles between a writer and a later reader of the same register (sm_75).
 pub fn raw(writer: LatCat, reader: LatCat) -> u32 {
+    if writer.is_ampere_mma() || reader.is_ampere_mma() {
+        return ampere_mma_raw(writer, reader, true);
+    }
     RAW[reader.index()][writer.index()] as u32
+}
+
+/// Register read-after-write when either side is an Ampere tensor-core instruction
+/// (NVIDIA's sm_80 table as NAK's `sm80_instr_latencies.rs` has it): after MMA_1x a
+/// fixed-latency reader waits 13 cycles (IMAD.WIDE's upper C half 11), another tensor-core
+/// instruction 14, a variable-latency reader 11 (12 on the memory pipe); after MMA_2x each
+/// 4 more. A tensor-core reader waits 7 cycles after a fixed-latency writer, 11 after FP64.
+pub fn ampere_mma_raw(writer: LatCat, reader: LatCat, address_unit: bool) -> u32 {
+    use LatCat::*;
+    if writer.is_ampere_mma() {
+        let base = match reader {
+            Mma1x | Mma2x => 14,
+            ImadWideUpper => 11,
+            Decoupled if address_unit => 12,
+            Decoupled | DecoupledOther | BMov => 11,
+            _ => 13,
+        };
+        return base + writer.mma_passes();
+    }
+    match writer {
+        Decoupled | DecoupledOther | BMov | ImadWideAB => 1,
+        Fp64 => 11,
+        _ => 7,
+    }
 }
 
 /// [`raw`] on `arch`; `address_unit`: the reader issues to the memory pipe (on Ampere and
 /// Ada its variable-latency row is a cycle longer than the other variable-latency readers').
 pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) -> u32 {
+    if writer.is_ampere_mma() || reader.is_ampere_mma() {
+        return ampere_mma_raw(writer, reader, address_unit);
+    }
     if !ampere_table(arch, writer, reader) {
         return raw(writer, reader);
     }
@@ -288,7 +340,12 @@ pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) ->
 
 /// [`pred_raw`] on `arch`.
 pub fn pred_raw_on(arch: Arch, writer: LatCat, reader: LatCat, guard: bool) -> u32 {
-    let row = if guard { LatCat::Decoupled } else { reader };
+    // Tensor-core instructions read predicates only as guards.
+    let row = if guard || reader.is_ampere_mma() {
+        LatCat::Decoupled
+    } else {
+        reader
+    };
     if !ampere_table(arch, writer, row) {
         return PRED_RAW[row.index()][writer.index()] as u32;
     }
@@ -298,8 +355,36 @@ pub fn pred_raw_on(arch: Arch, writer: LatCat, reader: LatCat, guard: bool) -> u
 /// Minimum cycles between two writers of the same register (`predicated`: the first
 /// writer has a guard).
 pub fn waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
+    if first.is_ampere_mma() || second.is_ampere_mma() {
+        return ampere_mma_waw(first, second, predicated);
+    }
     let (base, extra) = WAW[second.index()][first.index()];
     (base + if predicated { extra } else { 0 }) as u32
+}
+
+/// Register write-after-write when either writer is an Ampere tensor-core instruction
+/// (NVIDIA's sm_80 table): after MMA_1x, another tensor-core write waits 4 cycles, a
+/// fixed-latency one 8 (FP64 7; IMAD.WIDE's lower half 8, 3 more when the first was
+/// predicated, others 1 more), a variable-latency one 7 (6 more when predicated); after
+/// MMA_2x each 4 more. A tensor-core write after a fixed-latency one waits 2, after a
+/// variable-latency one 1.
+pub fn ampere_mma_waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
+    use LatCat::*;
+    let pick = |base: u32, extra: u32| base + if predicated { extra } else { 0 };
+    if !first.is_ampere_mma() {
+        return match first {
+            Decoupled | DecoupledOther | BMov | ImadWideAB => 1,
+            _ => 2,
+        };
+    }
+    let passes = first.mma_passes();
+    match second {
+        Mma1x | Mma2x => 4 + passes,
+        Fp64 => 7 + passes,
+        Decoupled | DecoupledOther | BMov => pick(7 + passes, 6),
+        ImadWideLower => pick(8 + passes, 3),
+        _ => pick(8 + passes, 1),
+    }
 }
 
 /// Minimum cycles between a reader and a later writer of the same register. HMMA.1688
@@ -307,6 +392,9 @@ pub fn waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
 /// other writers 6.
 pub fn war(reader: LatCat, writer: LatCat) -> u32 {
     use LatCat::*;
+    if reader.is_ampere_mma() || writer.is_ampere_mma() {
+        return ampere_mma_war(reader, writer);
+    }
     let same_or_decoupled = |c: LatCat| reader == c || reader == Decoupled;
     match writer {
         Disp64 | Disp | Alu | Fma | ImadLo | ImadWideLower | ImadWideUpper if reader == Hmma1688 => 5,
@@ -318,9 +406,24 @@ pub fn war(reader: LatCat, writer: LatCat) -> u32 {
     }
 }
 
+/// Register write-after-read when either side is an Ampere tensor-core instruction
+/// (NVIDIA's sm_80 table): a tensor-core writer waits 2 cycles after a fixed-latency ALU,
+/// FMA or IMAD reader, 1 otherwise; any writer after a tensor-core reader 1.
+pub fn ampere_mma_war(reader: LatCat, writer: LatCat) -> u32 {
+    use LatCat::*;
+    let coupled_reader = matches!(
+        reader,
+        Disp64 | Disp | Alu | Fma | ImadLo | ImadWideAB | ImadWideLower | ImadWideUpper
+    );
+    if writer.is_ampere_mma() && coupled_reader { 2 } else { 1 }
+}
+
 /// [`war`] on `arch`.
 pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
     use LatCat::*;
+    if reader.is_ampere_mma() || writer.is_ampere_mma() {
+        return ampere_mma_war(reader, writer);
+    }
     if !ampere_table(arch, reader, writer) {
         return war(reader, writer);
     }
@@ -337,7 +440,11 @@ pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
 /// Minimum cycles between a predicate writer and a later reader; `guard` is true when the
 /// predicate is read as the instruction's guard.
 pub fn pred_raw(writer: LatCat, reader: LatCat, guard: bool) -> u32 {
-    let row = if guard { LatCat::Decoupled } else { reader };
+    let row = if guard || reader.is_ampere_mma() {
+        LatCat::Decoupled
+    } else {
+        reader
+    };
     PRED_RAW[row.index()][writer.index()] as u32
 }
 
@@ -401,10 +508,15 @@ pub fn issue_interval(p: Pipe) -> i64 {
 /// 8-bit and 4x for 4-bit integers (130 and 260 TOPS). HMMA.1688 is 1024 FMAs: 8 cycles; an
 /// HMMA.884 step is a quarter (f16 result: half) of `mma.m8n8k4`'s 1024 FMAs: 2 (4) cycles;
 /// IMMA.8816 (1024 8-bit MACs) and IMMA.8832 (2048 4-bit) 4 cycles; BMMA.88128 (8192 bit
-/// operations) is given the IMMA.8832 rate per bit pair, 4 cycles.
+/// operations) is given the IMMA.8832 rate per bit pair, 4 cycles. Ampere's shapes are
+/// given the same rates (not A100's, which are not measured here): HMMA.16816 (2048 FMAs)
+/// 16 cycles, HMMA.1688 8 whatever its types, IMMA.16816 (2048 MACs) 8 and IMMA.16832 16.
 pub fn tensor_issue_interval(op: Op, f16_result: bool) -> i64 {
     match op {
         Op::Hmma1688 => 8,
+        Op::Hmma16816 => 16,
+        Op::Imma16816 => 8,
+        Op::Imma16832 => 16,
         Op::Hmma884 if f16_result => 4,
         Op::Hmma884 => 2,
         _ => 4,
@@ -438,6 +550,14 @@ mod tests {
         assert_eq!(raw_on(Arch::Sm75, Disp, Decoupled, true), 6);
         assert_eq!(pred_raw_on(Arch::Sm89, Alu, Alu, true), 13);
         assert_eq!(raw_on(Arch::Sm86, Fp64, Alu, false), 10);
+        // Ampere's tensor cores: ptxas's sm_80 code stores an HMMA.1688 result 15 cycles
+        // after it, an HMMA.16816 (or HMMA.1688.TF32, IMMA.16832) result 23 cycles after
+        // (tests/ampere/mma_m16n8.ptx); NVIDIA's distances are 12 and 16.
+        assert_eq!(raw_on(Arch::Sm80, Mma1x, Decoupled, true), 12);
+        assert_eq!(raw_on(Arch::Sm80, Mma2x, Decoupled, true), 16);
+        assert_eq!(raw_on(Arch::Sm80, Alu, Mma2x, false), 7);
+        assert_eq!(waw(Mma2x, Alu, true), 13);
+        assert_eq!(war_on(Arch::Sm80, Alu, Mma1x), 2);
         // ptxas's sm_80 mandelbrot overwrites a register with HFMA2.MMA 1 cycle after a read.
         assert_eq!(war_on(Arch::Sm80, Alu, Fp16), 1);
         assert_eq!(war_on(Arch::Sm75, Alu, Fp16), 2);

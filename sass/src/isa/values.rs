@@ -894,6 +894,19 @@ values! {
 }
 
 values! {
+    /// HMMA's multiplicand (A and B) element type on sm_80 and later (bits 82..83).
+    HmmaAType for HmmaAType, absent F16 {
+        /// f16.
+        F16 = 0,
+        /// bfloat16.
+        Bf16 = 1,
+        /// TensorFloat-32 (f32 registers of which the multiplier reads sign, exponent and
+        /// the upper 10 fraction bits).
+        Tf32 = 2,
+    }
+}
+
+values! {
     /// IMMA's A element type: signedness in the low bit, 4-bit elements in the high bit.
     ImmaAType for ImmaAType, absent U8 {
         /// Unsigned 8-bit.

@@ -1,5 +1,6 @@
-//! Tensor-core instructions: HMMA.1688, the HMMA.884 steps, IMMA.8816/.8832, BMMA.88128 and
-//! MOVM. Each reads the fragments of the whole warp and writes the lanes of `exec`. The
+//! Tensor-core instructions: HMMA.1688, the HMMA.884 steps, IMMA.8816/.8832, BMMA.88128,
+//! MOVM, and Ampere's HMMA.16816, HMMA.1688 with bf16 or tf32 multiplicands and
+//! IMMA.16816/.16832. Each reads the fragments of the whole warp and writes the lanes of `exec`. The
 //! register layouts are PTX's fragment layouts (PTX ISA, "Matrix fragments for mma"), which
 //! ptxas maps onto the instructions register for register (ptxas 13.5 compiles
 //! `mma.m16n8k8 {d0,d1,d2,d3}, {a0,a1}, {b0}, {c0,..,c3}` to `HMMA.1688.F32 R8, R2, R0, R8`
@@ -18,12 +19,22 @@
 //! - IMMA.8816: A holds row g, columns 4t..4t+3 (byte i is column 4t+i), B column g, rows
 //!   4t..4t+3; C/D hold (g, 2t) and (g, 2t+1). IMMA.8832: eight nibbles, columns (rows)
 //!   8t..8t+7. BMMA.88128: 32 bits, columns (rows) 32t..32t+31, bit i first.
+//! - HMMA.16816 (16x16x16, sm_80): A registers 0..3 hold (g, 2t..2t+1), (g+8, 2t..),
+//!   (g, 2t+8..), (g+8, 2t+8..); B registers 0 and 1 rows 2t, 2t+1 and 2t+8, 2t+9 of column
+//!   g; C/D as HMMA.1688. With tf32 multiplicands (HMMA.1688.TF32) each register holds one
+//!   element: A (g, t), (g+8, t), (g, t+4), (g+8, t+4); B rows t and t+4 of column g.
+//! - IMMA.16816 / .16832 (sm_80): A register 0 holds row g, columns 4t..4t+3 (byte i is
+//!   column 4t+i), register 1 row g+8; for k32 registers 2 and 3 the same at columns +16. B
+//!   register 0 holds rows 4t..4t+3 of column g (k32: register 1 rows +16). C/D are quads:
+//!   (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
 //! - MOVM.16.MT88: an 8x8 matrix of halves, lane l holding row g, columns 2t, 2t+1; the
 //!   result holds the transpose in the same layout (PTX `movmatrix`).
 //!
 //! Arithmetic: f16 products accumulate as `ptxc_softfloat::tensor` models Turing's tensor
 //! cores (blocks of four exact products, truncating alignment, f32 accumulators rounded
-//! toward zero, f16 accumulators to nearest); the integer forms are exact (a 64-bit sum,
+//! toward zero, f16 accumulators to nearest); the Ampere forms use its Ampere variant
+//! (`tensor::Dot::ampere`: blocks of eight f16 or bf16 products, four tf32 products, tf32
+//! elements truncated from their f32 registers); the integer forms are exact (a 64-bit sum,
 //! wrapped to 32 bits or, with `.SAT`, clamped to the s32 range). `.SATFINITE` clamps an
 //! infinite HMMA result to the largest finite value of its type (NaN stays NaN).
 
@@ -32,9 +43,9 @@ use crate::decoded::{Decoded, Src, SrcOp};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{Row, WARP, Warp};
-use ptxc_sass::isa::RZ;
-use ptxc_sass::isa::values::{HmmaCType, HmmaDType, ImmaElem, MmaLayout};
-use ptxc_softfloat::{F16, F32, Format, Rounding, convert, tensor};
+use ptxc_sass::isa::values::{HmmaAType, HmmaCType, HmmaDType, ImmaElem, MmaLayout};
+use ptxc_sass::isa::{Arch, Op, RZ};
+use ptxc_softfloat::{BF16, F16, F32, Format, Rounding, TF32, convert, tensor};
 
 type R = Result<(), SimError>;
 
@@ -95,12 +106,55 @@ fn format_of(f32: bool) -> Format {
 
 /// HMMA.1688: D (16x8) = A (16x8) · B (8x8) + C.
 pub fn hmma1688(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    hmma_m16n8(w, d, exec, 8)
+}
+
+/// HMMA.16816 (sm_80): D (16x8) = A (16x16) · B (16x8) + C.
+pub fn hmma16816(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    hmma_m16n8(w, d, exec, 16)
+}
+
+/// Whether `d` is one of the Ampere forms (sm_80 on), which use Ampere's numerics.
+fn ampere_form(d: &Decoded) -> bool {
+    d.inst.as_ref().is_some_and(|i| i.desc().archs.since >= Arch::Sm80)
+}
+
+/// The multiplicand format of an HMMA and its dot-product model: Turing's (f16, blocks of
+/// four) for the sm_75 forms, Ampere's for the sm_80 ones.
+fn hmma_dot_model(d: &Decoded) -> tensor::Dot {
+    if !ampere_form(d) {
+        return tensor::Dot::TURING_F16;
+    }
+    tensor::Dot::ampere(match d.m.hmma_a {
+        HmmaAType::F16 => F16,
+        HmmaAType::Bf16 => BF16,
+        HmmaAType::Tf32 => TF32,
+    })
+}
+
+/// The m16n8k`k` HMMA shapes. Element (row, col) of A, (k, n) of B, by the PTX fragment
+/// layouts: a 16-bit element `x` of a 16-wide row (or column) lives in register
+/// `x / 8` (A: plus `row / 8` first), lane `4 * (row % 8) + (x % 8) / 2`, half `x % 2`; a
+/// tf32 element `x` of an 8-wide row in register `x / 4` (A: `row / 8` first), lane
+/// `4 * (row % 8) + x % 4`, the whole register.
+fn hmma_m16n8(w: &mut Warp, d: &Decoded, exec: u32, k: usize) -> R {
+    let dot = hmma_dot_model(d);
     let wide = d.m.hmma_d == HmmaDType::F32;
     let acc = format_of(wide);
-    let (a, b) = (tuple(w, &d.a, 2), tuple(w, &d.b, 1));
+    let tf32 = dot.input == TF32;
+    let a_regs = if tf32 || k == 16 { 4 } else { 2 };
+    let (a, b) = (tuple(w, &d.a, a_regs), tuple(w, &d.b, a_regs / 2));
     let c = tuple(w, &d.c, if wide { 4 } else { 2 });
-    let a_at = |r: usize, k: usize| elem16(a[r / 8][(r % 8) * 4 + k / 2], k, d.a.neg);
-    let b_at = |k: usize, n: usize| elem16(b[0][n * 4 + k / 2], k, d.b.neg);
+    let sign = |neg: bool| if neg { dot.input.sign_bit() } else { 0 };
+    let elem = |regs: &[Row], reg: usize, lane: usize, x: usize, neg: bool| {
+        let v = regs[reg][lane];
+        let bits = if tf32 { tensor::tf32(v as u64) } else { half(v, x) };
+        bits ^ sign(neg)
+    };
+    let per = if tf32 { 4 } else { 8 };
+    let lane_of = |row: usize, x: usize| 4 * (row % 8) + if tf32 { x % 4 } else { (x % 8) / 2 };
+    let a_at = |r: usize, x: usize| elem(&a, r / 8 + 2 * (x / per), lane_of(r, x), x, d.a.neg);
+    let b_at = |x: usize, n: usize| elem(&b, x / per, lane_of(n, x), x, d.b.neg);
     // (row, column) of accumulator element j (0..4) of lane l.
     let at = |l: usize, j: usize| (l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
     let mut out = vec![[0u32; WARP]; if wide { 4 } else { 2 }];
@@ -108,9 +162,9 @@ pub fn hmma1688(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
         for j in 0..4 {
             let (row, col) = at(l, j);
             let cv = if wide { c[j][l] as u64 } else { half(c[j / 2][l], j) };
-            let av: [u64; 8] = std::array::from_fn(|k| a_at(row, k));
-            let bv: [u64; 8] = std::array::from_fn(|k| b_at(k, col));
-            let r = sat_finite(tensor::hmma_dot(&av, &bv, cv, acc), acc, d.m.sat_finite);
+            let av: Vec<u64> = (0..k).map(|x| a_at(row, x)).collect();
+            let bv: Vec<u64> = (0..k).map(|x| b_at(x, col)).collect();
+            let r = sat_finite(tensor::mma_dot(dot, &av, &bv, cv, acc), acc, d.m.sat_finite);
             if wide {
                 out[j][l] = r as u32;
             } else {
@@ -275,6 +329,31 @@ pub fn bmma(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
             .map(|t| (a[4 * row + t] ^ b[4 * col + t]).count_ones() as i64)
             .sum()
     });
+    Ok(())
+}
+
+/// IMMA.16816 / .16832 (sm_80): D (16x8 s32) = A (16xK) · B (Kx8) + C with 8-bit elements,
+/// exactly. A register `2 * (x / 16) + row / 8` of lane `4 * (row % 8) + (x % 16) / 4`
+/// holds element (row, x) as its byte `x % 4`; B register `x / 16` of lane
+/// `4 * n + (x % 16) / 4` element (x, n); C and D quads as HMMA's f32 accumulators.
+pub fn imma_m16n8(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (ea, eb): (ImmaElem, ImmaElem) = (d.m.imma_a.elem(), d.m.imma_b.elem());
+    let k = if d.op == Op::Imma16832 { 32 } else { 16 };
+    let a = tuple(w, &d.a, (k / 8) as u8);
+    let b = tuple(w, &d.b, (k / 16) as u8);
+    let c = tuple(w, &d.c, 4);
+    let lane_of = |row: usize, x: usize| 4 * (row % 8) + (x % 16) / 4;
+    let a_at = |r: usize, x: usize| packed(a[2 * (x / 16) + r / 8][lane_of(r, x)], x % 4, ea.bits, ea.signed);
+    let b_at = |x: usize, n: usize| packed(b[x / 16][lane_of(n, x)], x % 4, eb.bits, eb.signed);
+    let mut out = [[0u32; WARP]; 4];
+    for l in 0..WARP {
+        for (j, o) in out.iter_mut().enumerate() {
+            let (row, col) = (l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
+            let sum: i64 = (0..k).map(|x| a_at(row, x) * b_at(x, col)).sum();
+            o[l] = s32(c[j][l] as i32 as i64 + sum, d.m.sat_finite);
+        }
+    }
+    write_tuple(w, d, exec, &out);
     Ok(())
 }
 

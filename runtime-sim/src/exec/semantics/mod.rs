@@ -104,6 +104,8 @@ fn of_op(op: Op) -> ExecFn {
         Op::Uldc => mem::uldc,
         Op::Ldsm => mem::ldsm,
         Op::Hmma1688 => mma::hmma1688,
+        Op::Hmma16816 => mma::hmma16816,
+        Op::Imma16816 | Op::Imma16832 => mma::imma_m16n8,
         Op::Hmma884 => mma::hmma884,
         Op::Imma => mma::imma,
         Op::Bmma => mma::bmma,

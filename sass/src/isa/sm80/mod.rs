@@ -14,11 +14,13 @@
 //! * LD and LDS lose their `.ZD` predicate, LDS its `.U`, MEMBAR its `.MMIO`, BRA its `.U`;
 //!   BRA.DIV/.CONV may test a uniform register (`BRA.DIV UR4`); ISETP prints its `.EX`
 //!   predicate only under `.EX`; BPT keeps TRAP and INT.
-//! * New instructions: see [`new`] and [`async_copy`] (LDGSTS, LDGDEPBAR).
+//! * New instructions: see [`new`], [`async_copy`] (LDGSTS, LDGDEPBAR) and [`mma`] (the
+//!   Ampere tensor-core shapes).
 
 mod async_copy;
 mod core;
 mod memory;
+mod mma;
 mod new;
 
 use super::arch::{Arch, Archs};
@@ -29,11 +31,13 @@ use super::desc::Op;
 /// Adds the Ampere and Ada deltas to the core forms.
 pub fn apply(forms: &mut Vec<Form>) {
     // Turing's tensor-core forms end at sm_75: Ampere drops HMMA.884 and re-encodes the
-    // shapes (HMMA.16816, IMMA.16832, ...); its tensor-core forms are not described yet.
+    // shapes; its HMMA.16816, HMMA.1688 and IMMA.16816/.16832 are in [`mma`] (IMMA.8816,
+    // .8832 and BMMA are not described for it yet).
     ended(forms, Arch::Sm80, |f| {
         matches!(f.op, Op::Hmma884 | Op::Hmma1688 | Op::Imma | Op::Bmma)
     });
     new::add(forms);
+    forms.extend(mma::forms());
     forms.extend(async_copy::forms());
     memory::apply(forms);
     core::apply(forms);

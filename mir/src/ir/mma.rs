@@ -1,0 +1,119 @@
+//! The `Aux::Imm` flags of the f16-family and m16n8 integer matrix multiply-accumulate
+//! opcodes ([`crate::ir::Opcode::MmaF16`], [`crate::ir::Opcode::MmaIntM16n8`]), typed, and
+//! how many argument registers each fragment has.
+
+/// The element type of A and B of an [`crate::ir::Opcode::MmaF16`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaInput {
+    /// f16 (two per register).
+    F16 = 0,
+    /// bfloat16 (two per register).
+    Bf16 = 1,
+    /// TensorFloat-32 (one per register, the low 13 fraction bits ignored).
+    Tf32 = 2,
+}
+
+/// The flags of an [`crate::ir::Opcode::MmaF16`]: bit 0 f32 accumulator, bits 2..1 the
+/// multiplicand type, bit 3 k = 16 (else 8), bit 4 Ampere's numerics (sm_80 on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmaF16Flags {
+    /// C and D are f32 (four registers), not f16 pairs (two).
+    pub f32: bool,
+    /// The element type of A and B.
+    pub input: MmaInput,
+    /// m16n8k16 (else m16n8k8).
+    pub k16: bool,
+    /// The target's tensor cores are Ampere's (blocks of eight f16/bf16 products).
+    pub ampere: bool,
+}
+
+impl MmaF16Flags {
+    /// The immediate.
+    pub fn bits(self) -> u64 {
+        self.f32 as u64 | (self.input as u64) << 1 | (self.k16 as u64) << 3 | (self.ampere as u64) << 4
+    }
+
+    /// The flags of an immediate (an unknown multiplicand code reads as f16).
+    pub fn from_bits(b: u64) -> MmaF16Flags {
+        MmaF16Flags {
+            f32: b & 1 == 1,
+            input: match b >> 1 & 3 {
+                1 => MmaInput::Bf16,
+                2 => MmaInput::Tf32,
+                _ => MmaInput::F16,
+            },
+            k16: b >> 3 & 1 == 1,
+            ampere: b >> 4 & 1 == 1,
+        }
+    }
+
+    /// Registers of A, B and C (and D): `(a, b, c)`.
+    pub fn regs(self) -> (usize, usize, usize) {
+        let a = if self.k16 || self.input == MmaInput::Tf32 { 4 } else { 2 };
+        (a, a / 2, if self.f32 { 4 } else { 2 })
+    }
+}
+
+/// The flags of an [`crate::ir::Opcode::MmaIntM16n8`]: bit 8 A signed, bit 9 B signed,
+/// bit 10 `.satfinite`, bit 11 k = 32 (else 16); 8-bit elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmaIntFlags {
+    /// A's elements are s8 (else u8).
+    pub a_signed: bool,
+    /// B's elements are s8 (else u8).
+    pub b_signed: bool,
+    /// Sums clamp to the s32 range.
+    pub sat: bool,
+    /// m16n8k32 (else m16n8k16).
+    pub k32: bool,
+}
+
+impl MmaIntFlags {
+    /// The immediate.
+    pub fn bits(self) -> u64 {
+        (self.a_signed as u64) << 8 | (self.b_signed as u64) << 9 | (self.sat as u64) << 10 | (self.k32 as u64) << 11
+    }
+
+    /// The flags of an immediate.
+    pub fn from_bits(b: u64) -> MmaIntFlags {
+        MmaIntFlags {
+            a_signed: b >> 8 & 1 == 1,
+            b_signed: b >> 9 & 1 == 1,
+            sat: b >> 10 & 1 == 1,
+            k32: b >> 11 & 1 == 1,
+        }
+    }
+
+    /// Registers of A, B and C (and D): `(a, b, 4)`.
+    pub fn regs(self) -> (usize, usize, usize) {
+        if self.k32 { (4, 2, 4) } else { (2, 1, 4) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_round_trip() {
+        for input in [MmaInput::F16, MmaInput::Bf16, MmaInput::Tf32] {
+            for bits in 0..8u64 {
+                let f = MmaF16Flags {
+                    f32: bits & 1 == 1,
+                    input,
+                    k16: bits & 2 != 0,
+                    ampere: bits & 4 != 0,
+                };
+                assert_eq!(MmaF16Flags::from_bits(f.bits()), f);
+            }
+        }
+        let i = MmaIntFlags {
+            a_signed: true,
+            b_signed: false,
+            sat: true,
+            k32: true,
+        };
+        assert_eq!(MmaIntFlags::from_bits(i.bits()), i);
+        assert_eq!(i.regs(), (4, 2, 4));
+    }
+}

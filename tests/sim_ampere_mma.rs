@@ -1,0 +1,446 @@
+//! Ampere's `mma.sync` shapes (`tests/ampere/mma_m16n8.ptx`) on sm_80, sm_86 and sm_89:
+//! m16n8k16 of f16 (f16 and f32 accumulators) and bf16, m16n8k8 of f16, bf16 and tf32,
+//! m16n8k32 and m16n8k16 of s8/u8 (with and without `.satfinite`). Each kernel runs as one
+//! warp five ways per target (ptxas's and ptxc's cubins on the timed and the functional
+//! engine, ptxc's MIR on the interpreter): all runs have zero hazards and agree bit for bit,
+//! and D matches a host reference computed from the matrices: exactly for the integer forms,
+//! and for the float forms within the bound of the tensor-core model
+//! (`ptxc_softfloat::tensor`, Ampere variant: blocks of eight f16/bf16 or four tf32
+//! products, each term truncated to 23 bits below the block's largest exponent, f32 sums
+//! rounded toward zero, f16 to nearest): `|d - exact| <= blocks * (10 * 2^-23 + r) *
+//! (|c| + sum |a_k b_k|)`, `r` the accumulator's unit roundoff. tf32 elements are their f32
+//! registers truncated to 19 bits (the reference multiplies the truncated values).
+//!
+//! The fragments are built on the host from the PTX ISA's fragment tables ("Matrix
+//! Fragments for mma.m16n8k16 / m16n8k8 / m16n8k32"), written here element by element,
+//! independently of the simulator's and the interpreter's register arithmetic.
+//!
+//! Needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
+
+mod common;
+
+use common::*;
+use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::run::{RunOptions, run, run_mir};
+use ptxc_sass::isa::Arch;
+use ptxc_sim::Engine;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.u64() % n
+    }
+}
+
+/// An element type of a fragment.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Ty {
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    S32,
+    S8,
+    U8,
+}
+
+impl Ty {
+    fn bits(self) -> usize {
+        match self {
+            Ty::F16 | Ty::Bf16 => 16,
+            Ty::S8 | Ty::U8 => 8,
+            _ => 32,
+        }
+    }
+    fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::Bf16 | Ty::Tf32 | Ty::F32)
+    }
+    /// A random element's raw bits: floats with a random sign and significand, magnitude in
+    /// [2^-3, 4) (one in 16 zero); tf32 with all 32 bits random below its exponent (the
+    /// kernel must ignore the low 13); integers over their whole range, s32 near its limits
+    /// one time in four.
+    fn random(self, r: &mut Rng) -> u32 {
+        let zero = r.below(16) == 0;
+        let sign = r.below(2) as u32;
+        let e = r.below(5) as u32; // exponent - bias + 3
+        match self {
+            Ty::F16 if zero => 0,
+            Ty::F16 => sign << 15 | (12 + e) << 10 | r.below(1 << 10) as u32,
+            Ty::Bf16 if zero => 0,
+            Ty::Bf16 => sign << 15 | (124 + e) << 7 | r.below(1 << 7) as u32,
+            Ty::Tf32 | Ty::F32 if zero => 0,
+            Ty::Tf32 | Ty::F32 => sign << 31 | (124 + e) << 23 | r.below(1 << 23) as u32,
+            Ty::S32 => match r.below(8) {
+                0 => (i32::MAX - r.below(64) as i32) as u32,
+                1 => (i32::MIN + r.below(64) as i32) as u32,
+                _ => (r.below(20001) as i32 - 10000) as u32,
+            },
+            Ty::S8 | Ty::U8 => r.below(256) as u32,
+        }
+    }
+    /// The value the tensor core multiplies or adds.
+    fn value(self, raw: u32) -> f64 {
+        match self {
+            Ty::F16 => {
+                let (e, m) = ((raw >> 10 & 0x1f) as i32, (raw & 0x3ff) as f64);
+                let v = if e == 0 {
+                    m * 2f64.powi(-24)
+                } else {
+                    (1.0 + m / 1024.0) * 2f64.powi(e - 15)
+                };
+                if raw >> 15 & 1 == 1 { -v } else { v }
+            }
+            Ty::Bf16 => f32::from_bits(raw << 16) as f64,
+            Ty::Tf32 => f32::from_bits(raw & !0x1fff) as f64,
+            Ty::F32 => f32::from_bits(raw) as f64,
+            Ty::S32 => raw as i32 as f64,
+            Ty::S8 => raw as u8 as i8 as f64,
+            Ty::U8 => raw as u8 as f64,
+        }
+    }
+}
+
+/// One kernel of `tests/ampere/mma_m16n8.ptx`: `D (16x8) = A (16xk) B (kx8) + C`.
+struct Kernel {
+    name: &'static str,
+    k: usize,
+    ab: (Ty, Ty),
+    /// C's and D's type.
+    acc: Ty,
+    sat: bool,
+}
+
+const fn kernel(name: &'static str, k: usize, ab: (Ty, Ty), acc: Ty, sat: bool) -> Kernel {
+    Kernel { name, k, ab, acc, sat }
+}
+
+const KERNELS: [Kernel; 11] = [
+    kernel("mma_m16n8k16_f32_f16", 16, (Ty::F16, Ty::F16), Ty::F32, false),
+    kernel("mma_m16n8k16_f16_f16", 16, (Ty::F16, Ty::F16), Ty::F16, false),
+    kernel("mma_m16n8k16_f32_bf16", 16, (Ty::Bf16, Ty::Bf16), Ty::F32, false),
+    kernel("mma_m16n8k8_f32_f16", 8, (Ty::F16, Ty::F16), Ty::F32, false),
+    kernel("mma_m16n8k8_f16_f16", 8, (Ty::F16, Ty::F16), Ty::F16, false),
+    kernel("mma_m16n8k8_f32_bf16", 8, (Ty::Bf16, Ty::Bf16), Ty::F32, false),
+    kernel("mma_m16n8k8_f32_tf32", 8, (Ty::Tf32, Ty::Tf32), Ty::F32, false),
+    kernel("mma_m16n8k32_s8_s8", 32, (Ty::S8, Ty::S8), Ty::S32, false),
+    kernel("mma_m16n8k32_u8_s8_sat", 32, (Ty::U8, Ty::S8), Ty::S32, true),
+    kernel("mma_m16n8k16_s8_u8", 16, (Ty::S8, Ty::U8), Ty::S32, false),
+    kernel("mma_m16n8k16_u8_u8_sat", 16, (Ty::U8, Ty::U8), Ty::S32, true),
+];
+
+// ---------------------------------------------------------------------------------------
+// The PTX ISA's fragment tables: for lane `l` (group `g = l / 4`, `t = l % 4`) and its
+// element `i`, the (row, column) of the matrix it holds. Elements are packed into 32-bit
+// registers low first, `32 / bits` per register.
+
+/// A's element `i` of lane `l` (16 x k).
+fn a_at(ty: Ty, k: usize, l: usize, i: usize) -> (usize, usize) {
+    let (g, t) = (l / 4, l % 4);
+    match (ty.bits(), k) {
+        // a0..a7: rows g (a0,a1,a4,a5) and g+8 (a2,a3,a6,a7), columns 2t+(i%2), +8 for a4..a7.
+        (16, 16) => (g + 8 * (i / 2 % 2), 2 * t + i % 2 + 8 * (i / 4)),
+        // a0..a3: rows g (a0,a1) and g+8 (a2,a3), columns 2t, 2t+1.
+        (16, 8) => (g + 8 * (i / 2), 2 * t + i % 2),
+        // tf32 a0..a3: (g, t), (g+8, t), (g, t+4), (g+8, t+4).
+        (32, 8) => (g + 8 * (i % 2), t + 4 * (i / 2)),
+        // 8-bit a0..a15: rows g (a0..a3, a8..a11) and g+8, columns 4t+(i%4), +16 for a8...
+        (8, 32) => (g + 8 * (i / 4 % 2), 4 * t + i % 4 + 16 * (i / 8)),
+        // 8-bit a0..a7: rows g (a0..a3) and g+8 (a4..a7), columns 4t+(i%4).
+        (8, 16) => (g + 8 * (i / 4), 4 * t + i % 4),
+        _ => unreachable!("no such A fragment"),
+    }
+}
+
+/// B's element `i` of lane `l` (k x 8).
+fn b_at(ty: Ty, k: usize, l: usize, i: usize) -> (usize, usize) {
+    let (g, t) = (l / 4, l % 4);
+    let row = match (ty.bits(), k) {
+        (16, 16) => 2 * t + i % 2 + 8 * (i / 2),
+        (16, 8) => 2 * t + i,
+        (32, 8) => t + 4 * i,
+        (8, 32) => 4 * t + i % 4 + 16 * (i / 4),
+        (8, 16) => 4 * t + i,
+        _ => unreachable!("no such B fragment"),
+    };
+    (row, g)
+}
+
+/// C's and D's element `i` of lane `l` (16 x 8): c0, c1 at row g, c2, c3 at row g+8,
+/// columns 2t, 2t+1.
+fn c_at(l: usize, i: usize) -> (usize, usize) {
+    (l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2)
+}
+
+/// The fragment words (lane-major) of a `rows x cols` matrix of `ty` laid out by `at`.
+fn pack(m: &[Vec<u32>], ty: Ty, count: usize, at: impl Fn(usize, usize) -> (usize, usize)) -> Vec<u32> {
+    let per = 32 / ty.bits();
+    let mask = if ty.bits() == 32 {
+        u32::MAX
+    } else {
+        (1 << ty.bits()) - 1
+    };
+    let mut words = vec![0u32; 32 * count.div_ceil(per)];
+    for l in 0..32 {
+        for i in 0..count {
+            let (r, c) = at(l, i);
+            words[l * count.div_ceil(per) + i / per] |= (m[r][c] & mask) << (ty.bits() * (i % per));
+        }
+    }
+    words
+}
+
+/// The element of the fragment words at `at`'s inverse: D[r][c].
+fn unpack(words: &[u32], ty: Ty, r: usize, c: usize) -> u32 {
+    let per = 32 / ty.bits();
+    let count = 4;
+    for l in 0..32 {
+        for i in 0..count {
+            if c_at(l, i) == (r, c) {
+                let w = words[l * count.div_ceil(per) + i / per];
+                return if ty.bits() == 32 {
+                    w
+                } else {
+                    w >> (16 * (i % 2)) & 0xffff
+                };
+            }
+        }
+    }
+    unreachable!("every element of D is in a lane")
+}
+
+// ---------------------------------------------------------------------------------------
+// Running.
+
+/// What runs a kernel.
+#[derive(Clone, Copy, Debug)]
+enum Via {
+    Ptxas(Engine),
+    Ptxc(Engine),
+    Mir,
+}
+
+const WAYS: [Via; 5] = [
+    Via::Ptxas(Engine::Timed),
+    Via::Ptxas(Engine::Functional),
+    Via::Ptxc(Engine::Timed),
+    Via::Ptxc(Engine::Functional),
+    Via::Mir,
+];
+
+fn ptx_path() -> PathBuf {
+    root().join("tests/ampere/mma_m16n8.ptx")
+}
+
+/// ptxas's cubin for `arch`.
+fn ptxas_cubin(arch: Arch) -> Vec<u8> {
+    let dir = scratch(&format!("sim_ampere_mma_{}", arch.name()));
+    let out = dir.join("ptxas.cubin");
+    ptxas_for(arch.name(), &ptx_path(), &out);
+    std::fs::read(out).unwrap()
+}
+
+/// ptxc's cubin for `arch`.
+fn ptxc_cubin(arch: Arch) -> Vec<u8> {
+    let src = std::fs::read_to_string(ptx_path()).unwrap();
+    let opts = ptxc::pipeline::CompileOptions {
+        arch,
+        ..Default::default()
+    };
+    ptxc::pipeline::compile_ptx(&src, "mma_m16n8", &opts).unwrap_or_else(|e| panic!("ptxc {arch}: {}", e.0))
+}
+
+/// The launch of `kernel` with buffers `a`, `b`, `c` and an output `d` of `d_words`.
+fn spec(dir: &std::path::Path, kernel: &str, inputs: [&[u32]; 3], d_words: usize) -> LaunchSpec {
+    let mut buffers = BTreeMap::new();
+    for (name, words) in ["a", "b", "c"].iter().zip(inputs) {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let path = dir.join(format!("{kernel}_{name}.npy"));
+        ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
+        buffers.insert(name.to_string(), BufferInit::File(path));
+    }
+    buffers.insert(
+        "d".to_string(),
+        BufferInit::Zero {
+            dtype: Scalar::U32,
+            len: d_words,
+        },
+    );
+    LaunchSpec {
+        kernel: kernel.to_string(),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared_bytes: 0,
+        params: ["a", "b", "c", "d"]
+            .iter()
+            .map(|b| ParamSpec::Ptr {
+                buffer: b.to_string(),
+                offset: 0,
+            })
+            .collect(),
+        buffers,
+        symbols: BTreeMap::new(),
+        limits: Default::default(),
+    }
+}
+
+/// D's words after running `spec` `via` on `arch` (zero hazards and stray accesses).
+fn launch(arch: Arch, cubins: &(Vec<u8>, Vec<u8>), spec: &LaunchSpec, via: Via) -> Vec<u32> {
+    let tag = format!("{} {} ({via:?})", arch.name(), spec.kernel);
+    let out = match via {
+        Via::Ptxas(engine) | Via::Ptxc(engine) => {
+            let opts = RunOptions {
+                engine,
+                ..RunOptions::default()
+            };
+            let cubin = if matches!(via, Via::Ptxas(_)) {
+                &cubins.0
+            } else {
+                &cubins.1
+            };
+            run(cubin, spec, &opts)
+        }
+        Via::Mir => {
+            let src = std::fs::read_to_string(ptx_path()).unwrap();
+            let module = ptxc::pipeline::lower_ptx(&src, "mma_m16n8").unwrap_or_else(|e| panic!("{}", e.0));
+            run_mir(&module, spec, RunOptions::default().config)
+        }
+    }
+    .unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let s = &out.stats;
+    assert_eq!(s.hazards, 0, "{tag}: hazards: {:?}", s.hazard_reports.first());
+    assert_eq!(s.stray_accesses, 0, "{tag}: {:?}", s.stray_reports.first());
+    out.buffers["d"]
+        .bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Checks D against the exact product of the matrices.
+fn check_reference(k: &Kernel, a: &[Vec<u32>], b: &[Vec<u32>], c: &[Vec<u32>], d: &[u32]) -> Vec<String> {
+    let mut bad = Vec::new();
+    let (ta, tb) = k.ab;
+    for i in 0..16 {
+        for j in 0..8 {
+            let got_raw = unpack(d, k.acc, i, j);
+            let cv = k.acc.value(c[i][j]);
+            if k.acc.is_float() {
+                let (mut exact, mut mag) = (cv, cv.abs());
+                for x in 0..k.k {
+                    let p = ta.value(a[i][x]) * tb.value(b[x][j]);
+                    exact += p;
+                    mag += p.abs();
+                }
+                let block = if ta == Ty::Tf32 { 4 } else { 8 };
+                let unit = if k.acc == Ty::F16 {
+                    2f64.powi(-11)
+                } else {
+                    2f64.powi(-23)
+                };
+                let bound = k.k.div_ceil(block) as f64 * (10.0 * 2f64.powi(-23) + unit) * mag;
+                let got = k.acc.value(got_raw);
+                if (got - exact).abs() > bound {
+                    bad.push(format!("D[{i}][{j}] = {got}, exact {exact}, bound {bound}"));
+                }
+            } else {
+                let sum: i64 = c[i][j] as i32 as i64
+                    + (0..k.k)
+                        .map(|x| ta.value(a[i][x]) as i64 * tb.value(b[x][j]) as i64)
+                        .sum::<i64>();
+                let want = if k.sat {
+                    sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+                } else {
+                    sum as i32
+                };
+                if got_raw as i32 != want {
+                    bad.push(format!("D[{i}][{j}] = {}, want {want} (sum {sum})", got_raw as i32));
+                }
+            }
+        }
+    }
+    bad
+}
+
+/// Runs every kernel five ways on `arch`.
+fn every_kernel_on(arch: Arch) {
+    let cubins = (ptxas_cubin(arch), ptxc_cubin(arch));
+    let dir = scratch(&format!("sim_ampere_mma_run_{}", arch.name()));
+    let mut failures = Vec::new();
+    for (n, k) in KERNELS.iter().enumerate() {
+        let mut r = Rng(0x5eed_0000 + n as u64);
+        let (ta, tb) = k.ab;
+        let matrix = |rows: usize, cols: usize, ty: Ty, r: &mut Rng| -> Vec<Vec<u32>> {
+            (0..rows).map(|_| (0..cols).map(|_| ty.random(r)).collect()).collect()
+        };
+        let a = matrix(16, k.k, ta, &mut r);
+        let b = matrix(k.k, 8, tb, &mut r);
+        let c = matrix(16, 8, k.acc, &mut r);
+        // Elements per lane: A 16k / 32, B 8k / 32.
+        let aw = pack(&a, ta, k.k / 2, |l, i| a_at(ta, k.k, l, i));
+        let bw = pack(&b, tb, k.k / 4, |l, i| b_at(tb, k.k, l, i));
+        let cw = pack(&c, k.acc, 4, c_at);
+        let d_words = cw.len();
+        let spec = spec(&dir, k.name, [&aw, &bw, &cw], d_words);
+        let first = launch(arch, &cubins, &spec, WAYS[0]);
+        for via in &WAYS[1..] {
+            if launch(arch, &cubins, &spec, *via) != first {
+                failures.push(format!(
+                    "{} {}: {via:?} disagrees with ptxas's cubin on the timed engine",
+                    arch.name(),
+                    k.name
+                ));
+            }
+        }
+        failures.extend(
+            check_reference(k, &a, &b, &c, &first)
+                .into_iter()
+                .take(4)
+                .map(|e| format!("{} {}: {e}", arch.name(), k.name)),
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn sm80_mma_shapes_agree_five_ways_and_match_the_host_reference() {
+    every_kernel_on(Arch::Sm80);
+}
+
+#[test]
+fn sm86_mma_shapes_agree_five_ways_and_match_the_host_reference() {
+    every_kernel_on(Arch::Sm86);
+}
+
+#[test]
+fn sm89_mma_shapes_agree_five_ways_and_match_the_host_reference() {
+    every_kernel_on(Arch::Sm89);
+}
+
+/// The Turing shapes ptxc does not compile for Ampere are refused with an error naming the
+/// form and the target, not a panic.
+#[test]
+fn turing_only_shapes_are_refused_on_sm80_with_the_form_and_target() {
+    for (file, form) in [
+        ("mma_sync", "`mma.m8n8k4` of f16 on sm_80"),
+        ("mma_int", "`mma.m8n8k16`"),
+    ] {
+        let src = std::fs::read_to_string(root().join(format!("tests/tensor/{file}.ptx"))).unwrap();
+        let opts = ptxc::pipeline::CompileOptions {
+            arch: Arch::Sm80,
+            ..Default::default()
+        };
+        let err = ptxc::pipeline::compile_ptx(&src, file, &opts).expect_err("refused").0;
+        assert!(err.contains(form) && err.contains("sm_80"), "{file}: {err}");
+    }
+}
