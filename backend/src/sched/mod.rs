@@ -210,11 +210,15 @@ fn schedule_block(
         return state;
     }
     let mut i = 0;
-    // Instructions inserted before the block's own (a waiting NOP).
+    // NOPs inserted so far (a waiting NOP before the block's first instruction, or one that
+    // carries a wait longer than a stall count); `at_nop`: `insts[i]` is one of them.
     let mut inserted = 0;
+    let mut at_nop = false;
+    let no_accesses = Accesses::default();
     while i < insts.len() {
         let inst = &insts[i].inst;
-        let acc = &accs[i - inserted];
+        let acc = if at_nop { &no_accesses } else { &accs[i - inserted] };
+        at_nop = false;
         let address_unit = address_unit(inst.desc().op, inst.desc().meta.pipe);
         let mut earliest = i32::MIN;
         let mut wait = 0u8;
@@ -259,6 +263,8 @@ fn schedule_block(
                 // wait for every result to settle stays capped at 15, as before: the callee
                 // does not read its arguments in its first cycles.)
                 insts.insert(i, nop(arch, 1));
+                inserted += 1;
+                at_nop = true;
                 continue;
             }
             let stall = need.min(15) as u8;
