@@ -63,7 +63,12 @@ const EXPLAINED: &[(u64, &str)] = &[
 
 /// Seeds of the fourth campaign (generator revision 3, --avoid-open-issues) and the open issue
 /// that explains each.
-const EXPLAINED_R3: &[(u64, &str)] = &[(8192, "ptxas-neg32-sat")];
+const EXPLAINED_R3: &[(u64, &str)] = &[
+    (8192, "ptxas-neg32-sat"),
+    (47235, "ptxas-hmma-const-neg"),
+    (69927, "ptxas-hmma-const-neg"),
+    (50477, "ptxas-s16-stale-high"),
+];
 
 /// The options of the fourth campaign.
 const OPTIONS_R3: generator::Options = generator::Options {

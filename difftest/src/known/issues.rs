@@ -103,6 +103,12 @@ fn setp_ftz_decides(w: &Slice) -> bool {
     w.has(|i| setp_ftz(i) && ["and", "or", "xor"].iter().any(|b| has(i, b))) || w.feeds(setp_ftz, |i| i.guard.is_some())
 }
 
+/// `ptxas-hmma-const-neg`: an `mma` of the word's slice takes a fragment computed from
+/// immediates alone.
+fn mma_of_constant(w: &Slice) -> bool {
+    w.feeds(ops::all_imm, |i| family(i) == "mma")
+}
+
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
@@ -771,8 +777,10 @@ pub static ISSUES: &[Issue] = &[
                   4448 of the issue-25 campaign (--avoid-open-issues). The widening `cvt.u32.u16 r3, h2` of such a \
                   value is dropped too: `cvt.rni.u16.f32 h2, f0; ...; @!p0 cvt.u32.u16 r3, h2` becomes `F2I.U16.NTZ \
                   R32, R59; PRMT R25, R32, 0x7610, R25; @!P1 IMAD.MOV.U32 R51, RZ, RZ, R25`, and r3 = 0x7f6c0000 \
-                  (R25's upper half, left by a warp reduction's SHFL) where it is 0 (seed 28247). A value \
-                  mismatch (M = C != P).",
+                  (R25's upper half, left by a warp reduction's SHFL) where it is 0 (seed 28247). So is the \
+                  widening multiply `mul.wide.u16 r0, h1, 1` of `cvt.rni.u16.f32 h1, f0` in a loop: `F2I.U16.NTZ R8, \
+                  R13; PRMT R9, R8, 0x7610, R9; IMAD.MOV.U32 R11, RZ, RZ, R9` gives r0 = 0xffff0000 where it is 0 \
+                  (seed 50477, generator r3). A value mismatch (M = C != P).",
         case: "ptxas_s16_stale_high",
         shows: &[Sign {
             kind: Kind::OracleDiffers,
@@ -782,6 +790,7 @@ pub static ISSUES: &[Issue] = &[
                     |i| {
                         (matches!(family(i), "max" | "min" | "shr") && has(i, "s16"))
                             || (ops::cvt_from(i, &["u16", "s16"]) && ops::cvt_to(i, &["u32", "s32", "u64", "s64"]))
+                            || (family(i) == "mul" && has(i, "wide") && i.op.ends_with("16"))
                     },
                 )
             }),
@@ -1046,5 +1055,27 @@ pub static ISSUES: &[Issue] = &[
             "neg.s32 of INT_MIN wraps to INT_MIN (two's complement, as add and sub do): the PTX specification describes neg as -a and does not state the result for the most negative value",
         ),
         expected: "neg.s32 of 0x80000000 is 0x80000000 (wrap-around), which cvt.sat.u8.s32 clamps to 0. ptxas's comparisons on the operand (r0 > 0 false, r0 <= -255 true) give 255.",
+    },
+    Issue {
+        id: "ptxas-hmma-const-neg",
+        component: Component::Ptxas,
+        summary: "ptxas 13.5 folds the sign of a constant f16x2 mma fragment into HMMA's operand negation as if it were one f32\n\
+                  `xor.b32 r1, 0xDD00BC62, 0; mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {..}, {..}, {r1}, {..};` \
+                  becomes `MOV R10, 0x5d00bc62; HMMA.1688.F16 R10, R8, -R10, R6`, and a B of 0xad7d21fb (`shf.l.clamp`) \
+                  becomes `MOV R12, 0x2d7d21fb; HMMA.1688.F32 R12, R6, -R12, R8`: the constant's bit 31 (the sign of \
+                  the upper f16 only) is cleared and the whole operand negated. With the negation of an HMMA \
+                  operand negating each f16 element, as the simulator models it, the lower element's sign is \
+                  flipped too and the products change sign. Seeds 47235 and 69927 (generator r3, \
+                  --avoid-open-issues). A value mismatch (M = C != P).",
+        case: "ptxas_hmma_const_neg",
+        shows: &[Sign {
+            kind: Kind::OracleDiffers,
+            how: How::Word(mma_of_constant),
+        }],
+        avoid: None,
+        evidence: Evidence::Model(
+            "the negation bit of an HMMA operand negates each f16 element of the register (the simulator's model, as HADD2 and HFMA2 negate both halves; ptxas compiles neg.f16x2 as HADD2 -R, and never folds it into HMMA); if the hardware's HMMA negation flipped bit 31 alone, ptxas's folding would be right and the simulator wrong. No published measurement of HMMA's operand negation was found",
+        ),
+        expected: "The fragment holds the constant as written, 0xdd00bc62 (elements 0xbc62 and 0xdd00); the mma of the regression case gives 0x75947594 for thread 0's second D register (r3). ptxas's -{0xbc62, 0x5d00} = {0x3c62, 0xdd00} under per-element negation gives 0x76177617.",
     },
 ];
