@@ -93,10 +93,7 @@ impl Isel<'_> {
             _ if bits == 1 => self.emit_sass(Op::Bmma, &dsts, &srcs, &[], None)?,
             _ => return Err(self.unsupported(format!("mma of {bits}-bit elements"))),
         }
-        let results = self.func.results[inst].clone();
-        for (i, &r) in results.iter().enumerate() {
-            self.alias_sub(r, d, i as u8);
-        }
+        self.alias_results(inst, d);
         Ok(())
     }
 
@@ -120,11 +117,7 @@ impl Isel<'_> {
             return Err(self.unsupported(format!("`mma.{shape}` of {ty} on {arch} (it needs sm_80)")));
         }
         let a = self.tuple_op(&args[0..na]);
-        let b = if nb == 1 {
-            MOp::Reg(self.reg(args[na]))
-        } else {
-            self.tuple_op(&args[na..na + nb])
-        };
+        let b = self.fragment_op(&args[na..na + nb]);
         let c = self.tuple_op(&args[na + nb..]);
         let d = self.vcode.new_vreg(if flags.f32 { VClass::Quad } else { VClass::Pair });
         let srcs = [(Role::A, Arg::op(a)), (Role::B, Arg::op(b)), (Role::C, Arg::op(c))];
@@ -142,10 +135,7 @@ impl Isel<'_> {
             );
         }
         self.emit_sass(op, &[(Role::Dst, MOp::Reg(d))], &srcs, &mods, None)?;
-        let results = self.func.results[inst].clone();
-        for (i, &r) in results.iter().enumerate() {
-            self.alias_sub(r, d, i as u8);
-        }
+        self.alias_results(inst, d);
         Ok(())
     }
 
@@ -166,11 +156,7 @@ impl Isel<'_> {
         }
         let (na, nb, _) = flags.regs();
         let a = self.tuple_op(&args[0..na]);
-        let b = if nb == 1 {
-            MOp::Reg(self.reg(args[na]))
-        } else {
-            self.tuple_op(&args[na..na + nb])
-        };
+        let b = self.fragment_op(&args[na..na + nb]);
         let c = self.tuple_op(&args[na + nb..]);
         let d = self.vcode.new_vreg(VClass::Quad);
         let srcs = [(Role::A, Arg::op(a)), (Role::B, Arg::op(b)), (Role::C, Arg::op(c))];
@@ -179,10 +165,7 @@ impl Isel<'_> {
         let op = if flags.k32 { Op::Imma16832 } else { Op::Imma16816 };
         let mods = [at.set(), bt.set(), Mod::SatFinite.flag(flags.sat)];
         self.emit_sass(op, &[(Role::Dst, MOp::Reg(d))], &srcs, &mods, None)?;
-        let results = self.func.results[inst].clone();
-        for (i, &r) in results.iter().enumerate() {
-            self.alias_sub(r, d, i as u8);
-        }
+        self.alias_results(inst, d);
         Ok(())
     }
 
@@ -228,6 +211,22 @@ impl Isel<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The results of `inst` as the registers of the tuple `d`, in order.
+    fn alias_results(&mut self, inst: Inst, d: VReg) {
+        let results = self.func.results[inst].clone();
+        for (i, &r) in results.iter().enumerate() {
+            self.alias_sub(r, d, i as u8);
+        }
+    }
+
+    /// An mma fragment: one register, or the pair or quad of [`Isel::tuple_op`].
+    fn fragment_op(&mut self, values: &[Value]) -> MOp {
+        match values {
+            [v] => MOp::Reg(self.reg(*v)),
+            _ => self.tuple_op(values),
+        }
     }
 
     /// A register pair or quad holding `values` in order: the tuple they already are, the
