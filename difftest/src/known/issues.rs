@@ -109,6 +109,11 @@ fn mma_of_constant(w: &Slice) -> bool {
     w.feeds(ops::all_imm, |i| family(i) == "mma")
 }
 
+/// `ptxas-abs-sat-zero`: a saturated f32 result feeds an `abs.f32`.
+fn sat_into_abs_f32(w: &Slice) -> bool {
+    w.feeds(ops::sat_f32, ops::abs_f32)
+}
+
 /// The open issues.
 pub static ISSUES: &[Issue] = &[
     Issue {
@@ -842,11 +847,11 @@ pub static ISSUES: &[Issue] = &[
         shows: &[
             Sign {
                 kind: Kind::CompilersDiffer,
-                how: How::Word(|w| w.feeds(ops::sat_f32, ops::abs_f32)),
+                how: How::Word(sat_into_abs_f32),
             },
             Sign {
                 kind: Kind::OracleDiffers,
-                how: How::Word(|w| w.feeds(ops::sat_f32, ops::abs_f32)),
+                how: How::Word(sat_into_abs_f32),
             },
         ],
         avoid: None,
