@@ -1,5 +1,6 @@
 //! The simulator turns scheduling mistakes into reported hazards: shortening one stall count
-//! of a correct cubin must be detected (and the unmodified cubin must have none).
+//! of a correct cubin must be detected (and the unmodified cubin must have none), for the
+//! uniform registers as for the others.
 
 mod common;
 
@@ -18,15 +19,21 @@ fn patch(bytes: &[u8], edit: impl Fn(&mut [ptxc_sass::isa::Inst])) -> Vec<u8> {
     cubin::write(&m)
 }
 
-/// Hazard count and console output of a run; a run that faults must blame the hazards.
+/// Hazard count and console output of a run of vector_add; a run that faults must blame the
+/// hazards.
 fn hazards(cubin: &std::path::Path, mode: &str) -> (u64, String) {
+    hazards_of(cubin, &example("vector_add.toml"), mode)
+}
+
+/// Hazard count and console output of a run with `launch`.
+fn hazards_of(cubin: &std::path::Path, launch: &std::path::Path, mode: &str) -> (u64, String) {
     let dir = cubin.parent().unwrap();
     let stats = dir.join(format!("stats_{mode}.json"));
     let o = ptxc(&[
         "run",
         cubin.to_str().unwrap(),
         "--launch",
-        example("vector_add.toml").to_str().unwrap(),
+        launch.to_str().unwrap(),
         "--stats",
         stats.to_str().unwrap(),
         "--mode",
@@ -140,4 +147,58 @@ fn a_wrong_scoreboard_assignment_is_reported_as_a_hazard() {
     std::fs::write(&bad, patched).unwrap();
     let (n, console) = hazards(&bad, "timed");
     assert!(n > 0, "no hazard reported:\n{console}");
+}
+
+/// The uniform register `inst` writes, if it is a ULDC.
+fn uldc_target(inst: &ptxc_sass::isa::Inst) -> Option<ptxc_sass::isa::access::Reg> {
+    use ptxc_sass::isa::access::accesses;
+    (inst.desc().op == Op::Uldc).then(|| accesses(inst).writes[0].reg)
+}
+
+#[test]
+fn a_uniform_register_read_too_early_is_reported_as_a_hazard() {
+    use ptxc_sass::isa::access::accesses;
+    let dir = scratch("hazard_uniform");
+    let ptx = root().join("tests/kernels/daxpy_f64.ptx");
+    let launch = root().join("benches/suite/daxpy_f64.toml");
+    let good = dir.join("good.cubin");
+    let o = oracle(
+        "ptxas",
+        &[
+            "-arch=sm_75",
+            "-O3",
+            ptx.to_str().unwrap(),
+            "-o",
+            good.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        hazards_of(&good, &launch, "timed").0,
+        0,
+        "ptxas's cubin must be hazard-free"
+    );
+    // ptxas: `ULDC.64 UR4; ULDC.64 UR6; LDG [R6.64+UR4]; LDG [R6.64+UR6]`. Move the second
+    // ULDC after the first load (keeping that load's distance from everything before it),
+    // one cycle before the load that reads UR6, where NVIDIA's table asks for two.
+    let bad = dir.join("bad.cubin");
+    let patched = patch(&std::fs::read(&good).unwrap(), |insts| {
+        let w = (0..insts.len() - 2)
+            .find(|&i| {
+                let (Some(a), Some(b)) = (uldc_target(&insts[i]), uldc_target(&insts[i + 1])) else {
+                    return false;
+                };
+                let reads = |k: usize, r| accesses(&insts[k]).reads.iter().any(|x| x.reg == r);
+                reads(i + 2, a) && !reads(i + 2, b) && reads(i + 3, b)
+            })
+            .expect("two ULDCs before the loads reading them");
+        insts[w].ctrl.stall += insts[w + 1].ctrl.stall;
+        insts.swap(w + 1, w + 2);
+        insts[w + 2].ctrl.stall = 1;
+        insts[w + 2].ctrl.yield_ = false;
+    });
+    std::fs::write(&bad, patched).unwrap();
+    let (n, console) = hazards_of(&bad, &launch, "timed");
+    assert!(n > 0, "no hazard reported:\n{console}");
+    assert!(console.contains("UR6"), "the hazard should name UR6: {console}");
 }

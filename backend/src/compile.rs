@@ -241,7 +241,7 @@ pub fn compile_kernel(
         })
         .filter_map(|a| match a.reg {
             Reg::R(r) => Some(r as u32),
-            Reg::P(_) => None,
+            Reg::P(_) | Reg::UR(_) | Reg::UP(_) => None,
         })
         .max();
     let warnings = alloc

@@ -8,6 +8,7 @@ use crate::emit::Emitted;
 use ptxc_sass::isa::access::{Reg, accesses};
 use ptxc_sass::isa::desc::{Pipe, Role};
 use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw};
+use ptxc_sass::isa::uniform_timing::{upred_raw, upred_war, upred_waw, uraw, uwar, uwaw};
 use ptxc_sass::isa::{Arch, Inst, Op};
 
 /// Assumed latency of variable-latency results when ordering (the real wait is a scoreboard).
@@ -148,13 +149,15 @@ struct Earlier {
 /// Blocks of at most this many instructions test every pair of instructions.
 const SHORT_BLOCK: usize = 48;
 
-/// Register slots: R0..R255, then P0..P7.
-const SLOTS: usize = 256 + 8;
+/// Register slots: R0..R255, P0..P7, UR0..UR63, then UP0..UP7.
+const SLOTS: usize = 256 + 8 + 64 + 8;
 
 fn slot(r: Reg) -> usize {
     match r {
         Reg::R(k) => k as usize,
         Reg::P(k) => 256 + (k as usize & 7),
+        Reg::UR(k) => 264 + (k as usize & 63),
+        Reg::UP(k) => 328 + (k as usize & 7),
     }
 }
 
@@ -260,6 +263,8 @@ fn dependence(
                 match w.reg {
                     Reg::R(_) => raw_on(arch, w.cat, r.cat, b_address_unit),
                     Reg::P(_) => pred_raw_on(arch, w.cat, r.cat, r.guard),
+                    Reg::UR(_) => uraw(arch, w.cat, r.cat),
+                    Reg::UP(_) => upred_raw(arch, w.cat, r.cat),
                 }
             });
         }
@@ -267,6 +272,8 @@ fn dependence(
             need(match w.reg {
                 Reg::R(_) => waw(w.cat, w2.cat, a.guard != ptxc_sass::isa::PT),
                 Reg::P(_) => pred_waw(w.cat, w2.cat, a.guard != ptxc_sass::isa::PT),
+                Reg::UR(_) => uwaw(arch, w.cat, w2.cat, a.guard != ptxc_sass::isa::PT),
+                Reg::UP(_) => upred_waw(w.cat, w2.cat),
             });
         }
     }
@@ -275,6 +282,8 @@ fn dependence(
             need(match r.reg {
                 Reg::R(_) => war(r.cat, w.cat),
                 Reg::P(_) => pred_war(r.cat, w.cat),
+                Reg::UR(_) => uwar(arch, r.cat, w.cat),
+                Reg::UP(_) => upred_war(arch, r.cat, w.cat),
             });
         }
     }

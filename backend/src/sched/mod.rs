@@ -16,6 +16,7 @@ use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::access::{Accesses, Reg, accesses, needs_write_scoreboard, reads_late};
 use ptxc_sass::isa::make::make;
 use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war, waw};
+use ptxc_sass::isa::uniform_timing::{upred_raw, upred_war, upred_waw, uraw, uwar, uwaw};
 use ptxc_sass::isa::{Control, Op};
 use state::{BlockState, Pending};
 
@@ -229,7 +230,7 @@ fn schedule_block(
             wait |= state.write_sbs(r.reg);
         }
         for w in &acc.writes {
-            earliest = earliest.max(state.ready_for_write(w.reg, |p: &Pending| write_latency(p, w.reg, w.cat)));
+            earliest = earliest.max(state.ready_for_write(w.reg, |p: &Pending| write_latency(arch, p, w.reg, w.cat)));
             wait |= state.write_sbs(w.reg) | state.read_sbs(w.reg);
         }
         if inst.desc().op == Op::Call {
@@ -333,17 +334,23 @@ fn read_latency(arch: Arch, w: &Pending, reg: Reg, cat: LatCat, guard: bool, add
     match reg {
         Reg::R(_) => raw_on(arch, w.cat, cat, address_unit) as i32,
         Reg::P(_) => pred_raw_on(arch, w.cat, cat, guard) as i32,
+        Reg::UR(_) => uraw(arch, w.cat, cat) as i32,
+        Reg::UP(_) => upred_raw(arch, w.cat, cat) as i32,
     }
 }
 
 /// Cycles after a pending access until `reg` may be written by a writer of category `cat`:
 /// WAW after a write, WAR after a read.
-fn write_latency(p: &Pending, reg: Reg, cat: LatCat) -> i32 {
+fn write_latency(arch: Arch, p: &Pending, reg: Reg, cat: LatCat) -> i32 {
     let v = match (reg, p.is_read) {
         (Reg::R(_), false) => waw(p.cat, cat, p.predicated),
         (Reg::P(_), false) => pred_waw(p.cat, cat, p.predicated),
+        (Reg::UR(_), false) => uwaw(arch, p.cat, cat, p.predicated),
+        (Reg::UP(_), false) => upred_waw(p.cat, cat),
         (Reg::R(_), true) => war(p.cat, cat),
         (Reg::P(_), true) => pred_war(p.cat, cat),
+        (Reg::UR(_), true) => uwar(arch, p.cat, cat),
+        (Reg::UP(_), true) => upred_war(arch, p.cat, cat),
     };
     v as i32
 }

@@ -69,6 +69,7 @@ fn execute_with_old_values(
         match reg {
             Reg::R(r) => w.regs[r as usize] = row,
             Reg::P(p) => w.preds[p as usize & 7] = mask,
+            Reg::UR(_) | Reg::UP(_) => {}
         }
     }
     result

@@ -16,6 +16,7 @@ use ptxc_sass::isa::access::{Access, Reg};
 use ptxc_sass::isa::control::NO_SB;
 use ptxc_sass::isa::desc::Pipe;
 use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war_on, waw};
+use ptxc_sass::isa::uniform_timing::{upred_raw, upred_war, upred_waw, uraw, uwar, uwaw};
 use smallvec::SmallVec;
 
 /// A time before every event.
@@ -278,6 +279,9 @@ pub struct Timer {
     next: i64,
     gpr: Vec<RegTime>,
     pred: [RegTime; 8],
+    /// Uniform registers UR0..UR63 and predicates UP0..UP7 (one value per warp).
+    ugpr: Vec<RegTime>,
+    upred: [RegTime; 8],
     sb: [Scoreboard; 6],
     /// Per pipe: operations issued at or before this time have completed and been waited.
     pipe_waited: [i64; PIPES],
@@ -289,6 +293,16 @@ pub struct Timer {
 const PIPES: usize = 11;
 /// The pipe of read-scoreboard operations (not a result).
 const NO_PIPE: u8 = u8::MAX;
+
+/// The lanes an access to `reg` concerns: a uniform register or predicate holds one value
+/// for the whole warp, so an instruction that runs for any lane touches it for all.
+fn file_lanes(reg: Reg, lanes: u32) -> u32 {
+    if reg.is_uniform() && lanes != 0 {
+        u32::MAX
+    } else {
+        lanes
+    }
+}
 
 /// Index of a pipe for in-order completion.
 fn pipe_index(p: Pipe) -> u8 {
@@ -309,6 +323,8 @@ impl Timer {
             next: 0,
             gpr: vec![RegTime::default(); 256],
             pred: [RegTime::default(); 8],
+            ugpr: vec![RegTime::default(); 64],
+            upred: [RegTime::default(); 8],
             sb: Default::default(),
             pipe_waited: [NEVER; PIPES],
             copies_land: NEVER,
@@ -345,6 +361,8 @@ impl Timer {
         match r {
             Reg::R(i) => &mut self.gpr[i as usize],
             Reg::P(i) => &mut self.pred[i as usize & 7],
+            Reg::UR(i) => &mut self.ugpr[i as usize & 63],
+            Reg::UP(i) => &mut self.upred[i as usize & 7],
         }
     }
 
@@ -380,7 +398,7 @@ impl Timer {
         self.complete_waits(d, t);
         let mut hazards = Hazards::new();
         for a in &d.accesses.reads {
-            let lanes = if a.guard { group } else { exec };
+            let lanes = file_lanes(a.reg, if a.guard { group } else { exec });
             if let Some(h) = self.check_read(a, t, lanes, address_unit(d.op, d.timing.pipe)) {
                 hazards.push(h);
             }
@@ -388,7 +406,7 @@ impl Timer {
         // A variable-latency write completes in order with the earlier ones of its pipe.
         let in_order = d.timing.variable_latency.then(|| pipe_index(d.timing.pipe));
         for a in &d.accesses.writes {
-            if let Some(h) = self.check_write(a, t, exec, in_order) {
+            if let Some(h) = self.check_write(a, t, file_lanes(a.reg, exec), in_order) {
                 hazards.push(h);
             }
         }
@@ -470,6 +488,8 @@ impl Timer {
             let need = match a.reg {
                 Reg::R(_) => raw_on(self.arch, s.write_cat, a.cat, address_unit),
                 Reg::P(_) => pred_raw_on(self.arch, s.write_cat, a.cat, a.guard),
+                Reg::UR(_) => uraw(self.arch, s.write_cat, a.cat),
+                Reg::UP(_) => upred_raw(self.arch, s.write_cat, a.cat),
             } as i64;
             if t < s.write_t + need {
                 return Some(HazardAt {
@@ -509,6 +529,8 @@ impl Timer {
             let need = match a.reg {
                 Reg::R(_) => waw(s.write_cat, a.cat, s.write_predicated),
                 Reg::P(_) => pred_waw(s.write_cat, a.cat, s.write_predicated),
+                Reg::UR(_) => uwaw(self.arch, s.write_cat, a.cat, s.write_predicated),
+                Reg::UP(_) => upred_waw(s.write_cat, a.cat),
             } as i64;
             if t < s.write_t + need {
                 return hazard(HazardKind::WriteTooEarly {
@@ -524,6 +546,8 @@ impl Timer {
             let need = match a.reg {
                 Reg::R(_) => war_on(self.arch, s.read_cat, a.cat),
                 Reg::P(_) => pred_war(s.read_cat, a.cat),
+                Reg::UR(_) => uwar(self.arch, s.read_cat, a.cat),
+                Reg::UP(_) => upred_war(self.arch, s.read_cat, a.cat),
             } as i64;
             if t < s.read_t + need {
                 return hazard(HazardKind::WriteAfterReadTooEarly {
@@ -542,7 +566,7 @@ impl Timer {
             let s = self.state(a.reg);
             s.read_t = t;
             s.read_cat = a.cat;
-            s.read_lanes = if a.guard { group } else { exec };
+            s.read_lanes = file_lanes(a.reg, if a.guard { group } else { exec });
         }
         if timing.reads_late {
             let release = t + LATE_READ;
@@ -577,8 +601,9 @@ impl Timer {
             let sb = d.ctrl.write_sb;
             let pipe = pipe_index(timing.pipe);
             for a in &d.accesses.writes {
+                let lanes = file_lanes(a.reg, exec);
                 let s = self.state(a.reg);
-                s.write_lanes &= !exec;
+                s.write_lanes &= !lanes;
                 if s.write_lanes == 0 {
                     s.write_t = NEVER;
                 }
@@ -592,7 +617,7 @@ impl Timer {
                     issue: t,
                     release: after,
                     pipe,
-                    lanes: exec,
+                    lanes,
                 });
             }
             if (sb as usize) < 6 {
@@ -607,9 +632,10 @@ impl Timer {
             }
         } else {
             for a in &d.accesses.writes {
+                let lanes = file_lanes(a.reg, exec);
                 let s = self.state(a.reg);
                 if let Some(v) = &mut s.var {
-                    v.lanes &= !exec;
+                    v.lanes &= !lanes;
                     if v.lanes == 0 {
                         s.var = None;
                     }
@@ -617,7 +643,7 @@ impl Timer {
                 s.write_t = t;
                 s.write_cat = a.cat;
                 s.write_predicated = predicated;
-                s.write_lanes = exec;
+                s.write_lanes = lanes;
             }
         }
     }
@@ -628,6 +654,8 @@ pub fn reg_name(r: Reg) -> String {
     match r {
         Reg::R(i) => format!("R{i}"),
         Reg::P(i) => format!("P{i}"),
+        Reg::UR(i) => format!("UR{i}"),
+        Reg::UP(i) => format!("UP{i}"),
     }
 }
 

@@ -1,21 +1,38 @@
 //! Which registers and predicates an instruction reads and writes, with the latency
 //! category of each access. The scheduler computes stall counts and scoreboards from this,
 //! and the simulator checks the same accesses for hazards. Uniform registers and uniform
-//! predicates (the uniform datapath) are not tracked here.
+//! predicates (the uniform datapath) are tracked with their own categories
+//! ([`super::uniform_timing`]).
 
 use super::desc::{Op, OpKind, Role};
 use super::inst::{Inst, PT, RZ, Value};
+use super::modifier::Mod;
 use super::timing::LatCat;
+use super::uniform_timing::uniform_cat;
 use smallvec::SmallVec;
 
-/// A register of either file.
+/// A register of one of the four files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reg {
     /// General register R0..R254.
     R(u8),
     /// Predicate P0..P6.
     P(u8),
+    /// Uniform register UR0..UR62.
+    UR(u8),
+    /// Uniform predicate UP0..UP6.
+    UP(u8),
 }
+
+impl Reg {
+    /// True for the uniform files (UR, UP): one value per warp.
+    pub fn is_uniform(self) -> bool {
+        matches!(self, Reg::UR(_) | Reg::UP(_))
+    }
+}
+
+/// URZ, the uniform zero register.
+const URZ: u8 = 63;
 
 /// One access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,12 +59,13 @@ pub fn accesses(inst: &Inst) -> Accesses {
     let form = inst.desc();
     let cat = form.meta.cat;
     let mut acc = Accesses::default();
-    if inst.guard != PT && !form.uniform_guard {
-        acc.reads.push(Access {
-            reg: Reg::P(inst.guard),
-            cat,
-            guard: true,
-        });
+    if inst.guard != PT {
+        let (reg, cat) = if form.uniform_guard {
+            (Reg::UP(inst.guard), uniform_cat(form, false, true))
+        } else {
+            (Reg::P(inst.guard), cat)
+        };
+        acc.reads.push(Access { reg, cat, guard: true });
     }
     for (i, (d, op)) in form.operands.iter().zip(&inst.operands).enumerate() {
         if !inst.has_operand(i) {
@@ -56,7 +74,11 @@ pub fn accesses(inst: &Inst) -> Accesses {
         let width = inst.reg_width(i);
         let is_def = d.is_def;
         let mut add = |reg: Reg, k: u8| {
-            let access_cat = wide_category(form.op, d.role, is_def, k).unwrap_or(cat);
+            let access_cat = if reg.is_uniform() {
+                uniform_cat(form, is_def, false)
+            } else {
+                wide_category(form.op, d.role, is_def, k).unwrap_or(cat)
+            };
             let a = Access {
                 reg,
                 cat: access_cat,
@@ -71,9 +93,25 @@ pub fn accesses(inst: &Inst) -> Accesses {
                 }
             }
             (OpKind::Pred { .. }, Value::Pred { idx, .. }) if idx != PT => add(Reg::P(idx), 0),
-            (OpKind::Mem { .. }, Value::Mem { base, .. }) if base != RZ => {
+            (OpKind::Ugpr { .. }, Value::UReg(r)) if r != URZ => {
                 for k in 0..width {
-                    add(Reg::R(base + k), k);
+                    add(Reg::UR(r + k), k);
+                }
+            }
+            (OpKind::Upred { .. }, Value::Pred { idx, .. }) if idx != PT => add(Reg::UP(idx), 0),
+            (OpKind::Mem { .. }, Value::Mem { base, uniform, .. }) => {
+                if base != RZ {
+                    for k in 0..width {
+                        add(Reg::R(base + k), k);
+                    }
+                }
+                if let Some(u) = uniform.filter(|&u| u != URZ) {
+                    // A global or generic address (or an Ampere memory descriptor) adds a
+                    // 64-bit uniform pair; a shared-memory address a 32-bit one.
+                    let pair = d.swizzle.is_some() || inst.flag(Mod::E);
+                    for k in 0..=(pair as u8) {
+                        add(Reg::UR(u + k), k);
+                    }
                 }
             }
             (OpKind::CBankIndexed { .. }, Value::CBank { reg: Some(r), .. }) if r != RZ => add(Reg::R(r), 0),

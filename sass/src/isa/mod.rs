@@ -20,6 +20,7 @@ pub mod sm80;
 pub mod table;
 pub mod text;
 pub mod timing;
+pub mod uniform_timing;
 pub mod values;
 
 pub use arch::Arch;

@@ -62,6 +62,29 @@ pub enum LatCat {
     /// HMMA.1688.TF32, IMMA.16832; ptxas waits 23 cycles before a store of their result
     /// where it waits 15 after the single-pass ones).
     Mma2x,
+    /// A uniform-register or uniform-predicate read by a vector instruction with a fixed
+    /// latency (the uniform categories follow: [`super::uniform_timing`]; they have no row in
+    /// the vector tables).
+    UCoupled,
+    /// A uniform-register or uniform-predicate read by a vector instruction with a variable
+    /// latency (loads and stores with `[R+UR]`, conversions, FP64).
+    UDecoupled,
+    /// A uniform register or predicate read by a branch (`BRA.DIV UR4`).
+    UBranch,
+    /// An instruction of the uniform datapath (UIADD3, ULOP3, UISETP, USEL, ...).
+    Udp,
+    /// ULDC.
+    Uldc,
+    /// UMOV.
+    Umov,
+    /// VOTEU.
+    VoteU,
+    /// R2UR's uniform result.
+    ToUr,
+    /// A uniform result that comes back through a write scoreboard (S2UR, REDUX).
+    UScoreboarded,
+    /// The uniform predicate guarding a uniform-datapath instruction.
+    UGuard,
 }
 
 /// Number of latency categories.
@@ -70,10 +93,15 @@ const CATS: usize = 17;
 impl LatCat {
     fn index(self) -> usize {
         debug_assert!(
-            !self.is_ampere_mma(),
-            "Ampere's tensor-core categories have no table row"
+            !self.is_ampere_mma() && !self.is_uniform(),
+            "Ampere's tensor-core and the uniform categories have no table row"
         );
         self as usize
+    }
+
+    /// True for the categories of uniform-register and uniform-predicate accesses.
+    pub fn is_uniform(self) -> bool {
+        self >= LatCat::UCoupled
     }
 
     /// True for Ampere's tensor-core categories ([`LatCat::Mma1x`], [`LatCat::Mma2x`]).
@@ -101,7 +129,7 @@ impl LatCat {
 
     /// True if the instruction has a fixed latency that the stall counts must cover.
     pub fn is_coupled(self) -> bool {
-        !matches!(self, LatCat::Decoupled | LatCat::DecoupledOther)
+        !matches!(self, LatCat::Decoupled | LatCat::DecoupledOther | LatCat::UScoreboarded)
     }
 
     /// True for the tensor-core categories.
