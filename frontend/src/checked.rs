@@ -337,6 +337,7 @@ pub enum Opcode {
     Prmt,
     Rcp,
     Red,
+    Redux,
     Rem,
     Ret,
     Rsqrt,

@@ -318,7 +318,7 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Kernel("redux.sync.add.s32 %r1, %r2, -1;"),
-        "`redux` needs sm_80 (target is sm_75)",
+        "`redux.sync` needs sm_80 (target is sm_75)",
         11,
         1,
     ),

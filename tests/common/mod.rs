@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod elem;
+pub mod five_ways;
 pub mod zluda;
 
 use std::collections::BTreeMap;

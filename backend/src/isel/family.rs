@@ -148,6 +148,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (MatchAny, Warp),
     (MatchAll, Warp),
     (Activemask, Warp),
+    (Redux, Warp),
     (BarSync, Barrier),
     (BarArrive, Barrier),
     (BarRedPopc, Barrier),

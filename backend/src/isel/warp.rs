@@ -1,7 +1,7 @@
 //! Warp-level operations as ptxas selects them: SHFL (the PTX `c` operand is SHFL's
 //! clamp/segment-mask operand as it is), VOTE (a full member mask gives VOTE.ALL/ANY/EQ
 //! directly; otherwise the ballot is masked and compared), MATCH, the active mask
-//! (`VOTE.ANY R, PT, PT`) and LDSM for `ldmatrix`.
+//! (`VOTE.ANY R, PT, PT`), REDUX for `redux.sync` and LDSM for `ldmatrix`.
 
 use super::fit::Arg;
 use super::{Isel, IselError};
@@ -13,6 +13,8 @@ use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3 table of `a & b`.
 const AND: u16 = 0xc0;
+/// The uniform register REDUX writes (ptxas's choice too).
+const REDUX_UR: u8 = 4;
 /// PT as a destination.
 const PT_DST: MOp = MOp::Fixed(V::Pred { idx: 7, neg: false });
 
@@ -33,6 +35,7 @@ impl Isel<'_> {
                 self.vote_into(d, PT_DST, VoteMode::Any, MOp::Fixed(V::Pred { idx: 7, neg: false }))
             }
             Opcode::MatchAny | Opcode::MatchAll => self.match_(inst),
+            Opcode::Redux => self.redux(inst),
             Opcode::Ldmatrix => self.ldmatrix(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
@@ -123,6 +126,46 @@ impl Isel<'_> {
         let none = MOp::Pred(self.vcode.new_vreg(VClass::Pred), false);
         self.isetp_u32(none, Arg::op(t), Arg::rz(), IntCmp::Eq, BoolOp::And, pt)?;
         self.isetp_u32(d, Arg::op(t), Arg::op(members), IntCmp::Eq, BoolOp::Or, none)
+    }
+
+    /// `redux.sync.op d, a, mask` as ptxas selects it on sm_80: `REDUX.op UR4, a` (a
+    /// reduction over the active threads into a uniform register; ptxas uses UR4 for every
+    /// REDUX, and ptxc allocates no other uniform register), then `MOV d, UR4`. The active
+    /// threads are the mask's when the mask is a constant (every thread running the
+    /// instruction is a member, and every member runs it); a mask computed at run time may
+    /// differ between threads (ptxas then splits the warp with `WARPSYNC.EXCLUSIVE`), which
+    /// ptxc does not implement and refuses.
+    fn redux(&mut self, inst: Inst) -> Result<(), IselError> {
+        use ptxc_mir::ir::redux::{ReduxFlags, ReduxKind};
+        use ptxc_sass::isa::values::ReduxOp;
+        let data = &self.func.insts[inst];
+        let (args, aux) = (data.args.clone(), data.aux.clone());
+        if !matches!(self.foldable(args[1]), Some(V::Imm(_))) {
+            return Err(self.unsupported("`redux.sync` with a member mask computed at run time"));
+        }
+        let flags = ReduxFlags::from_bits(match aux {
+            Aux::Imm(b) => b,
+            _ => 0,
+        });
+        let op = match flags.kind {
+            ReduxKind::Add => ReduxOp::Sum,
+            ReduxKind::Min => ReduxOp::Min,
+            ReduxKind::Max => ReduxOp::Max,
+            ReduxKind::And => ReduxOp::And,
+            ReduxKind::Or => ReduxOp::Or,
+            ReduxKind::Xor => ReduxOp::Xor,
+        };
+        let signed = flags.signed && matches!(flags.kind, ReduxKind::Min | ReduxKind::Max);
+        let ur = MOp::Fixed(V::UReg(REDUX_UR));
+        self.emit_sass(
+            Op::Redux,
+            &[(Role::Dst, ur)],
+            &[(Role::A, Arg::v(args[0]))],
+            &[op.set(), Mod::Signed.flag(signed)],
+            None,
+        )?;
+        let d = self.dst(inst);
+        self.emit_sass(Op::Mov, &[(Role::Dst, d)], &[(Role::B, Arg::op(ur))], &[], None)
     }
 
     /// `shfl.mode d|p, a, lane, c, mask`.

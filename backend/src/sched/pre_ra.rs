@@ -11,7 +11,7 @@
 //! shared store: a tiled loop's global loads all start before the first shared store
 //! (wmma_gemm: 1.23x to 1.12x ptxas's cycles, mma_gemm 1.03x to 0.90x).
 
-use crate::vcode::{MInst, MKind, VCode, VReg};
+use crate::vcode::{MInst, MKind, MOp, VCode, VReg};
 use ptxc_sass::isa::desc::{Pipe, Role};
 use ptxc_sass::isa::{Op, isa};
 use rustc_hash::FxHashMap as HashMap;
@@ -70,10 +70,18 @@ fn class_of(inst: &MInst, cache: &mut HashMap<Op, Class>) -> Class {
         return Class::Fixed;
     }
     match &inst.kind {
+        // A fixed uniform register (REDUX's UR4) carries a dependence no virtual register
+        // shows: its writer and readers keep their order.
+        MKind::Sass { slots, .. } if slots.iter().any(|s| names_uniform_register(&s.op)) => Class::Fixed,
         MKind::Sass { op, .. } => *cache.entry(*op).or_insert_with(|| class_of_op(*op)),
         MKind::Wide { .. } => Class::Compute,
         _ => Class::Fixed,
     }
+}
+
+/// Whether `op` names a uniform register other than URZ.
+fn names_uniform_register(op: &MOp) -> bool {
+    matches!(op, MOp::Fixed(ptxc_sass::isa::Value::UReg(r)) if *r != 63)
 }
 
 /// The cost of keeping a virtual register live: its width in 32-bit registers, and far more

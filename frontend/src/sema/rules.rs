@@ -547,6 +547,20 @@ pub fn vote(m: &Mods) -> Result<(), RuleError> {
     }
 }
 
+/// `redux.sync`: `.add`, `.min` and `.max` on `.u32` or `.s32`; `.and`, `.or` and `.xor` on
+/// `.b32`.
+pub fn redux(m: &Mods) -> Result<(), RuleError> {
+    let arithmetic = matches!(m.atom_op, Some(AtomOp::Add | AtomOp::Min | AtomOp::Max));
+    match m.ty() {
+        Some(ScalarType::U32 | ScalarType::S32) if arithmetic => Ok(()),
+        Some(ScalarType::B32) if !arithmetic => Ok(()),
+        _ if arithmetic => Err("`redux.sync.add`, `.min` and `.max` are `.u32` or `.s32`"
+            .to_string()
+            .into()),
+        _ => Err("`redux.sync.and`, `.or` and `.xor` are `.b32`".to_string().into()),
+    }
+}
+
 /// `cp.async`: a copy (`.ca` or `.cg`, `.shared.global`, an optional L2 prefetch size) or one
 /// of `.commit_group`, `.wait_group`, `.wait_all`.
 pub fn cp_async(m: &Mods) -> Result<(), RuleError> {

@@ -158,6 +158,7 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { mods: "f4e b4e rc8 ecl ecr rc16", types: &["b32"], min_types: 1, operands: "d:T s:T s:T s:T", rule: Some(rules::prmt), ..spec("prmt", Opcode::Prmt) },
     OpSpec { mods: "approx rn rz rm rp ftz", types: &[float!()], min_types: 1, operands: "d:T s:T", rule: Some(rules::rcp_sqrt), ..spec("rcp", Opcode::Rcp) },
     OpSpec { ctx: Ctx::Atomic, mods: "global shared shared::cta add min max inc dec and or xor relaxed release cta gpu sys noftz", types: &["b32 b64 u32 u64 s32 s64 f32 f64 f16 f16x2 bf16 bf16x2"], min_types: 1, required: "@atom", operands: "a s:T", rule: Some(rules::atomic), ..spec("red", Opcode::Red) },
+    OpSpec { ctx: Ctx::Atomic, mods: "sync add min max and or xor", types: &["u32 s32 b32"], min_types: 1, required: "sync @atom", operands: "d:T s:T s:u32", rule: Some(rules::redux), ..spec("redux", Opcode::Redux) },
     OpSpec { types: &[int!()], min_types: 1, operands: "d:T s:T s:T", ..spec("rem", Opcode::Rem) },
     OpSpec { mods: "uni", ..spec("ret", Opcode::Ret) },
     OpSpec { mods: "approx ftz", types: &[float!()], min_types: 1, required: "approx", operands: "d:T s:T", ..spec("rsqrt", Opcode::Rsqrt) },

@@ -506,6 +506,19 @@ impl Machine<'_, '_> {
                                 _ => ballot,
                             }]
                         }
+                        Opcode::Redux => {
+                            let mask = arg(t, 1) & active;
+                            let flags = crate::ir::redux::ReduxFlags::from_bits(match data.aux {
+                                Aux::Imm(b) => b,
+                                _ => 0,
+                            });
+                            let values = group
+                                .iter()
+                                .map(|&g| &warp[g])
+                                .filter(|g| mask >> g.lane & 1 == 1)
+                                .map(|g| arg(g, 0) as u32);
+                            vec![flags.reduce(values) as u64]
+                        }
                         Opcode::MatchAny | Opcode::MatchAll => {
                             let mask = arg(t, 1) & active;
                             let same: u64 = group

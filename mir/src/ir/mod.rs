@@ -8,6 +8,7 @@ pub mod mma;
 pub mod opcode;
 pub mod parse;
 pub mod print;
+pub mod redux;
 pub mod srcloc;
 pub mod types;
 pub mod typing;

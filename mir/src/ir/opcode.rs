@@ -251,6 +251,9 @@ opcodes! {
     VoteUni = "vote_uni", COLLECTIVE, "p i", "p";
     /// Mask of the participating threads where the predicate holds.
     VoteBallot = "vote_ballot", COLLECTIVE, "p i", "i";
+    /// `redux.sync` `(value, membermask)`: the reduction over the participating threads
+    /// (`Aux::Imm`: [`crate::ir::redux::ReduxFlags`]).
+    Redux = "redux", COLLECTIVE, "i i", "i";
     /// Mask of the threads holding the same value.
     MatchAny = "match_any", COLLECTIVE, "T i", "i";
     /// The member mask if every thread holds the same value (else 0), and whether they do.

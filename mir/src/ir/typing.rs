@@ -125,8 +125,8 @@ pub enum AuxKind {
 pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
-        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Ldmatrix | MmaInt | MmaF16 | MmaIntM16n8 | Mma884
-        | Fence | CallDriver | CpAsync | CpAsyncWait => AuxKind::Imm,
+        Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Redux | Ldmatrix | MmaInt | MmaF16 | MmaIntM16n8
+        | Mma884 | Fence | CallDriver | CpAsync | CpAsyncWait => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

@@ -646,6 +646,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Testp, Lowerer::lower_testp),
         (P::Trap, Lowerer::lower_trap),
         (P::Vote, Lowerer::lower_vote),
+        (P::Redux, Lowerer::lower_redux),
         (P::Vshl, Lowerer::lower_video_shift),
         (P::Vshr, Lowerer::lower_video_shift),
         (P::Wmma, Lowerer::lower_wmma),
@@ -673,6 +674,7 @@ fn has_side_effects(op: P) -> bool {
             | P::Vote
             | P::Match
             | P::Activemask
+            | P::Redux
             | P::Ldmatrix
             | P::Movmatrix
             | P::Mma

@@ -87,6 +87,29 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `redux.sync.op.type d, a, membermask`.
+    pub fn lower_redux(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        use crate::ir::redux::{ReduxFlags, ReduxKind};
+        use ptxc_frontend::checked::AtomOp;
+        let d = self.dst(inst, 0)?;
+        let a = self.operand(self.arg(inst, 1)?, Type::I32, false, inst.span)?;
+        let mask = self.operand(self.arg(inst, 2)?, Type::I32, false, inst.span)?;
+        let kind = match inst.mods.atom_op {
+            Some(AtomOp::Min) => ReduxKind::Min,
+            Some(AtomOp::Max) => ReduxKind::Max,
+            Some(AtomOp::And) => ReduxKind::And,
+            Some(AtomOp::Or) => ReduxKind::Or,
+            Some(AtomOp::Xor) => ReduxKind::Xor,
+            _ => ReduxKind::Add,
+        };
+        let flags = ReduxFlags {
+            kind,
+            signed: inst.mods.ty() == Some(ptxc_frontend::ast::ScalarType::S32),
+        };
+        let v = self.emit_typed(Opcode::Redux, Type::I32, &[a, mask], Aux::Imm(flags.bits()), Type::I32);
+        self.write_reg(d, v, false, inst.span)
+    }
+
     /// `activemask.b32 d`.
     pub fn lower_activemask(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let d = self.dst(inst, 0)?;
