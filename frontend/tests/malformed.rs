@@ -352,11 +352,27 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Whole(
-            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\nret;\n}\n",
+            ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\nret;\n}\n",
         ),
-        "`mma.m8n8k4.f64` (DMMA) is not supported by ptxc yet (target is sm_80)",
+        "`mma.m8n8k4.f64.f64.f64.f64` needs sm_80 (target is sm_75)",
         7,
-        33,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.col.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\nret;\n}\n",
+        ),
+        "`mma.m8n8k4` does not take these layouts and types (f64.f64.f64.f64)",
+        7,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5};\nret;\n}\n",
+        ),
+        "`mma` expects a vector of 2 here, found 1",
+        7,
+        79,
     ),
     (
         Whole(
