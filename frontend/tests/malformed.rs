@@ -383,6 +383,14 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         18,
     ),
     (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<8>;\nmma.sync.aligned.m16n8k32.row.col.s32.s4.u4.s32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r2}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
+        ),
+        "`mma.m16n8k32` of 4-bit integers (`.s4`/`.u4`) is not supported by ptxc (target is sm_80)",
+        7,
+        1,
+    ),
+    (
         Kernel("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2}, {%r1}, {%r3}, {%r1, %r2};"),
         "`mma.and.popc` needs sm_80 (target is sm_75)",
         11,

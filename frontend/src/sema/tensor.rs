@@ -238,6 +238,16 @@ fn check_mma(op: &MmaOp, span: Span, what: &str, target: u32) -> Result<(), Diag
     // bf16 and tf32 multiplicands accumulate in f32 only.
     let wide = |ty: MmaType| t.a == ty && t.b == ty && t.d == F32 && t.c == F32 && !op.satfinite;
     let doubles = t.a == F64 && t.b == F64 && t.c == F64 && t.d == F64 && !op.satfinite;
+    let nibbles = matches!(t.a, S4 | U4) && matches!(t.b, S4 | U4) && t.d == S32 && t.c == S32;
+    if op.shape == M16n8k32 && row_col && nibbles {
+        // PTX ISA 7.0 form (IMMA.16832 with 4-bit elements in ptxas 13.5's SASS).
+        return error(
+            format!(
+                "`{what}.m16n8k32` of 4-bit integers (`.s4`/`.u4`) is not supported by ptxc (target is sm_{target})"
+            ),
+            span,
+        );
+    }
     let ampere = match op.shape {
         M8n8k4 => row_col && doubles,
         M16n8k16 => row_col && (halves || wide(Bf16) || ints),

@@ -382,16 +382,16 @@ fn f64_elem(rows: &[Row], k: usize, l: usize, s: &SrcOp) -> u64 {
 pub fn dmma(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b, c) = (tuple(w, &d.a, 2), tuple(w, &d.b, 2), tuple(w, &d.c, 4));
     let rnd = crate::fp::rnd(d.m.rnd);
+    let element = |l: usize, j: usize| {
+        let (g, n) = (l / 4, 2 * (l % 4) + j);
+        let row: Vec<u64> = (0..4).map(|k| f64_elem(&a, 0, 4 * g + k, &d.a)).collect();
+        let col: Vec<u64> = (0..4).map(|k| f64_elem(&b, 0, 4 * n + k, &d.b)).collect();
+        tensor::dmma_dot(&row, &col, f64_elem(&c, j, l, &d.c), rnd)
+    };
     let mut out = [[0u32; WARP]; 4];
-    for l in 0..WARP {
-        let (g, t) = (l / 4, l % 4);
-        for j in 0..2 {
-            let n = 2 * t + j;
-            let row: Vec<u64> = (0..4).map(|k| f64_elem(&a, 0, 4 * g + k, &d.a)).collect();
-            let col: Vec<u64> = (0..4).map(|k| f64_elem(&b, 0, 4 * n + k, &d.b)).collect();
-            let v = tensor::dmma_dot(&row, &col, f64_elem(&c, j, l, &d.c), rnd);
-            out[2 * j][l] = v as u32;
-            out[2 * j + 1][l] = (v >> 32) as u32;
+    for (r, regs) in out.iter_mut().enumerate() {
+        for (l, x) in regs.iter_mut().enumerate() {
+            *x = (element(l, r / 2) >> (32 * (r % 2))) as u32;
         }
     }
     write_tuple(w, d, exec, &out);
