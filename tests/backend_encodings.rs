@@ -1,7 +1,8 @@
 //! Every instruction the back end emits decodes in nvdisasm to our own text: each kernel of
 //! the conformance set, the CUDA C kernel set (`tests/kernels`), the op tests (`tests/ops`),
 //! the tensor-core kernels (`tests/tensor`) and the examples is compiled by ptxc (and
-//! Ampere's tensor-core kernels, `tests/ampere/mma_m16n8.ptx`, for sm_80, sm_86 and sm_89), and `nvdisasm -c` of the cubin must list exactly
+//! Ampere's tensor-core kernels, `tests/ampere/mma_m16n8.ptx` and `mma_f64.ptx`, for sm_80,
+//! sm_86 and sm_89), and `nvdisasm -c` of the cubin must list exactly
 //! what `ptxc disasm` lists, with and without `--max-registers 16` (forced spills).
 
 mod common;
@@ -116,13 +117,17 @@ fn tensor_core_kernels_decode_to_our_text() {
     check_all("tensor", &ptx_files(&root().join("tests/tensor")));
 }
 
-/// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`). (`cp_async.ptx` is left
+/// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`, and `mma_f64.ptx` with
+/// DMMA.884). (`cp_async.ptx` is left
 /// out: ptxc prints its LDGSTS global address as `[R2.64+URZ]` where nvdisasm prints
 /// `[R2.64]`, a known difference of the LDGSTS text.)
 #[test]
 fn ampere_mma_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
     use ptxc_sass::isa::Arch;
-    let files = [root().join("tests/ampere/mma_m16n8.ptx")];
+    let files = [
+        root().join("tests/ampere/mma_m16n8.ptx"),
+        root().join("tests/ampere/mma_f64.ptx"),
+    ];
     for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
         check_all_for("ampere", &files, arch);
     }

@@ -238,26 +238,31 @@ const WAYS: [Via; 5] = [
     Via::Mir,
 ];
 
-fn ptx_path() -> PathBuf {
-    root().join("tests/ampere/mma_m16n8.ptx")
+/// The m16n8 kernels' module.
+const M16N8: &str = "mma_m16n8";
+/// The f64 kernels' module.
+const F64: &str = "mma_f64";
+
+fn ptx_path(module: &str) -> PathBuf {
+    root().join(format!("tests/ampere/{module}.ptx"))
 }
 
-/// ptxas's cubin for `arch`.
-fn ptxas_cubin(arch: Arch) -> Vec<u8> {
-    let dir = scratch(&format!("sim_ampere_mma_{}", arch.name()));
+/// ptxas's cubin of `module` for `arch`.
+fn ptxas_cubin(arch: Arch, module: &str) -> Vec<u8> {
+    let dir = scratch(&format!("sim_ampere_mma_{}_{module}", arch.name()));
     let out = dir.join("ptxas.cubin");
-    ptxas_for(arch.name(), &ptx_path(), &out);
+    ptxas_for(arch.name(), &ptx_path(module), &out);
     std::fs::read(out).unwrap()
 }
 
-/// ptxc's cubin for `arch`.
-fn ptxc_cubin(arch: Arch) -> Vec<u8> {
-    let src = std::fs::read_to_string(ptx_path()).unwrap();
+/// ptxc's cubin of `module` for `arch`.
+fn ptxc_cubin(arch: Arch, module: &str) -> Vec<u8> {
+    let src = std::fs::read_to_string(ptx_path(module)).unwrap();
     let opts = ptxc::pipeline::CompileOptions {
         arch,
         ..Default::default()
     };
-    ptxc::pipeline::compile_ptx(&src, "mma_m16n8", &opts).unwrap_or_else(|e| panic!("ptxc {arch}: {}", e.0))
+    ptxc::pipeline::compile_ptx(&src, module, &opts).unwrap_or_else(|e| panic!("ptxc {arch}: {}", e.0))
 }
 
 /// The launch of `kernel` with buffers `a`, `b`, `c` and an output `d` of `d_words`.
@@ -294,8 +299,9 @@ fn spec(dir: &std::path::Path, kernel: &str, inputs: [&[u32]; 3], d_words: usize
     }
 }
 
-/// D's words after running `spec` `via` on `arch` (zero hazards and stray accesses).
-fn launch(arch: Arch, cubins: &(Vec<u8>, Vec<u8>), spec: &LaunchSpec, via: Via) -> Vec<u32> {
+/// D's words after running `spec` of `module` `via` on `arch` (zero hazards and stray
+/// accesses).
+fn launch(arch: Arch, module: &str, cubins: &(Vec<u8>, Vec<u8>), spec: &LaunchSpec, via: Via) -> Vec<u32> {
     let tag = format!("{} {} ({via:?})", arch.name(), spec.kernel);
     let out = match via {
         Via::Ptxas(engine) | Via::Ptxc(engine) => {
@@ -311,8 +317,8 @@ fn launch(arch: Arch, cubins: &(Vec<u8>, Vec<u8>), spec: &LaunchSpec, via: Via) 
             run(cubin, spec, &opts)
         }
         Via::Mir => {
-            let src = std::fs::read_to_string(ptx_path()).unwrap();
-            let module = ptxc::pipeline::lower_ptx(&src, "mma_m16n8").unwrap_or_else(|e| panic!("{}", e.0));
+            let src = std::fs::read_to_string(ptx_path(module)).unwrap();
+            let module = ptxc::pipeline::lower_ptx(&src, module).unwrap_or_else(|e| panic!("{}", e.0));
             run_mir(&module, spec, RunOptions::default().config)
         }
     }
@@ -374,7 +380,7 @@ fn check_reference(k: &Kernel, a: &[Vec<u32>], b: &[Vec<u32>], c: &[Vec<u32>], d
 
 /// Runs every kernel five ways on `arch`.
 fn every_kernel_on(arch: Arch) {
-    let cubins = (ptxas_cubin(arch), ptxc_cubin(arch));
+    let cubins = (ptxas_cubin(arch, M16N8), ptxc_cubin(arch, M16N8));
     let dir = scratch(&format!("sim_ampere_mma_run_{}", arch.name()));
     let mut failures = Vec::new();
     for (n, k) in KERNELS.iter().enumerate() {
@@ -392,9 +398,9 @@ fn every_kernel_on(arch: Arch) {
         let cw = pack(&c, k.acc, 4, c_at);
         let d_words = cw.len();
         let spec = spec(&dir, k.name, [&aw, &bw, &cw], d_words);
-        let first = launch(arch, &cubins, &spec, WAYS[0]);
+        let first = launch(arch, M16N8, &cubins, &spec, WAYS[0]);
         for via in &WAYS[1..] {
-            if launch(arch, &cubins, &spec, *via) != first {
+            if launch(arch, M16N8, &cubins, &spec, *via) != first {
                 failures.push(format!(
                     "{} {}: {via:?} disagrees with ptxas's cubin on the timed engine",
                     arch.name(),
@@ -443,4 +449,146 @@ fn turing_only_shapes_are_refused_on_sm80_with_the_form_and_target() {
         let err = ptxc::pipeline::compile_ptx(&src, file, &opts).expect_err("refused").0;
         assert!(err.contains(form) && err.contains("sm_80"), "{file}: {err}");
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// mma.m8n8k4 of f64 (DMMA.884, `tests/ampere/mma_f64.ptx`).
+//
+// The PTX ISA's fragment table ("Matrix Fragments for mma.m8n8k4 with .f64 floating point
+// type"): lane `l` holds one element of A (8x4, row-major) at row `l >> 2`, column `l % 4`;
+// one element of B (4x8, column-major) at row `l % 4`, column `l >> 2`; and two elements
+// of C and D (8x8) at row `l >> 2`, columns `2 (l % 4) + i`. The numerics the reference
+// computes are the model's (`ptxc_softfloat::tensor::dmma_dot`: an f64 fma chain from C in
+// increasing k, rounded to nearest), written here with the host's fused multiply-add; the
+// order is a model, not a measurement (see `dmma_dot`).
+
+/// A's (row, column) held by lane `l`.
+fn f64_a_at(l: usize) -> (usize, usize) {
+    (l >> 2, l % 4)
+}
+
+/// B's (row, column) held by lane `l`.
+fn f64_b_at(l: usize) -> (usize, usize) {
+    (l % 4, l >> 2)
+}
+
+/// C's and D's (row, column) of element `i` of lane `l`.
+fn f64_c_at(l: usize, i: usize) -> (usize, usize) {
+    (l >> 2, 2 * (l % 4) + i)
+}
+
+/// A random f64: random sign and significand, magnitude in [2^-8, 2^8) so that sums
+/// cancel and every fma step rounds; one in 16 zero.
+fn random_f64(r: &mut Rng) -> f64 {
+    if r.below(16) == 0 {
+        return 0.0;
+    }
+    let e = 1023 - 8 + r.below(16);
+    f64::from_bits(r.below(2) << 63 | e << 52 | r.below(1 << 52))
+}
+
+/// The words of the fragment of `m` laid out by `at` (`per` f64 per lane).
+fn f64_words(m: &[Vec<f64>], per: usize, at: impl Fn(usize, usize) -> (usize, usize)) -> Vec<u32> {
+    let mut words = Vec::new();
+    for l in 0..32 {
+        for i in 0..per {
+            let (r, c) = at(l, i);
+            let bits = m[r][c].to_bits();
+            words.extend([bits as u32, (bits >> 32) as u32]);
+        }
+    }
+    words
+}
+
+/// D = A B + C as the reference model computes it.
+fn f64_reference(a: &[Vec<f64>], b: &[Vec<f64>], c: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    (0..8)
+        .map(|i| {
+            (0..8)
+                .map(|j| (0..4).fold(c[i][j], |acc, k| a[i][k].mul_add(b[k][j], acc)))
+                .collect()
+        })
+        .collect()
+}
+
+/// The f64 kernels: one mma, and two chained (D2 = A B + (A B + C)).
+const F64_KERNELS: [(&str, usize); 2] = [("mma_m8n8k4_f64", 1), ("mma_m8n8k4_f64_chain", 2)];
+
+/// Runs the f64 kernels five ways on `arch`.
+fn f64_kernels_on(arch: Arch) {
+    let cubins = (ptxas_cubin(arch, F64), ptxc_cubin(arch, F64));
+    let dir = scratch(&format!("sim_ampere_mma_f64_run_{}", arch.name()));
+    let mut failures = Vec::new();
+    for (n, &(name, steps)) in F64_KERNELS.iter().enumerate() {
+        let mut r = Rng(0xd00b_1e00 + n as u64);
+        let mut matrix = |rows: usize, cols: usize| -> Vec<Vec<f64>> {
+            (0..rows)
+                .map(|_| (0..cols).map(|_| random_f64(&mut r)).collect())
+                .collect()
+        };
+        let (a, b, c) = (matrix(8, 4), matrix(4, 8), matrix(8, 8));
+        let aw = f64_words(&a, 1, |l, _| f64_a_at(l));
+        let bw = f64_words(&b, 1, |l, _| f64_b_at(l));
+        let cw = f64_words(&c, 2, f64_c_at);
+        let spec = spec(&dir, name, [&aw, &bw, &cw], cw.len());
+        let first = launch(arch, F64, &cubins, &spec, WAYS[0]);
+        for via in &WAYS[1..] {
+            if launch(arch, F64, &cubins, &spec, *via) != first {
+                failures.push(format!(
+                    "{} {name}: {via:?} disagrees with ptxas's cubin on the timed engine",
+                    arch.name()
+                ));
+            }
+        }
+        let mut want = c.clone();
+        for _ in 0..steps {
+            want = f64_reference(&a, &b, &want);
+        }
+        let got =
+            |l: usize, i: usize| f64::from_bits(first[4 * l + 2 * i] as u64 | (first[4 * l + 2 * i + 1] as u64) << 32);
+        for l in 0..32 {
+            for i in 0..2 {
+                let (row, col) = f64_c_at(l, i);
+                if got(l, i).to_bits() != want[row][col].to_bits() {
+                    failures.push(format!(
+                        "{} {name}: D[{row}][{col}] = {:e}, reference {:e}",
+                        arch.name(),
+                        got(l, i),
+                        want[row][col]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn sm80_mma_f64_agrees_five_ways_and_matches_the_host_reference() {
+    f64_kernels_on(Arch::Sm80);
+}
+
+#[test]
+fn sm86_mma_f64_agrees_five_ways_and_matches_the_host_reference() {
+    f64_kernels_on(Arch::Sm86);
+}
+
+#[test]
+fn sm89_mma_f64_agrees_five_ways_and_matches_the_host_reference() {
+    f64_kernels_on(Arch::Sm89);
+}
+
+/// `mma.m8n8k4` of f64 needs sm_80: an sm_75 module is refused at the instruction.
+#[test]
+fn mma_f64_is_refused_before_sm80_with_its_location() {
+    let src = std::fs::read_to_string(ptx_path(F64))
+        .unwrap()
+        .replace(".target sm_80", ".target sm_75");
+    let err = ptxc::pipeline::compile_ptx(&src, F64, &Default::default())
+        .expect_err("refused")
+        .0;
+    assert!(
+        err.contains("m8n8k4") && err.contains("sm_80") && err.contains(":45:"),
+        "{err}"
+    );
 }

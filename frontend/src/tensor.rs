@@ -11,6 +11,7 @@ pub enum MmaType {
     Bf16,
     Tf32,
     F32,
+    F64,
     S32,
     S8,
     U8,
@@ -21,11 +22,12 @@ pub enum MmaType {
 
 impl MmaType {
     /// Every type with its spelling.
-    pub const ALL: [(MmaType, &'static str); 10] = [
+    pub const ALL: [(MmaType, &'static str); 11] = [
         (MmaType::F16, "f16"),
         (MmaType::Bf16, "bf16"),
         (MmaType::Tf32, "tf32"),
         (MmaType::F32, "f32"),
+        (MmaType::F64, "f64"),
         (MmaType::S32, "s32"),
         (MmaType::S8, "s8"),
         (MmaType::U8, "u8"),
@@ -47,6 +49,7 @@ impl MmaType {
     /// Bits per element.
     pub fn bits(self) -> u32 {
         match self {
+            MmaType::F64 => 64,
             MmaType::F32 | MmaType::Tf32 | MmaType::S32 => 32,
             MmaType::F16 | MmaType::Bf16 => 16,
             MmaType::S8 | MmaType::U8 => 8,
@@ -222,7 +225,7 @@ pub fn fragment_regs(shape: MmaShape, frag: Fragment, ty: MmaType, wmma: bool) -
     if wmma && ty == MmaType::F16 && matches!(frag, Fragment::A | Fragment::B) {
         return 8;
     }
-    if shape == MmaShape::M8n8k4 {
+    if shape == MmaShape::M8n8k4 && ty != MmaType::F64 {
         // Four 8x8x4 products, one per quad-pair: each lane holds 4 elements of A and B
         // and 8 of C and D.
         let per_lane = if matches!(frag, Fragment::A | Fragment::B) {
@@ -247,6 +250,9 @@ mod tests {
         assert_eq!(fragment_regs(M8n8k4, A, F16, false), 2);
         assert_eq!(fragment_regs(M8n8k4, C, F16, false), 4);
         assert_eq!(fragment_regs(M8n8k4, D, F32, false), 8);
+        assert_eq!(fragment_regs(M8n8k4, A, F64, false), 2);
+        assert_eq!(fragment_regs(M8n8k4, B, F64, false), 2);
+        assert_eq!(fragment_regs(M8n8k4, C, F64, false), 4);
         assert_eq!(fragment_regs(M16n8k8, A, F16, false), 2);
         assert_eq!(fragment_regs(M16n8k8, B, F16, false), 1);
         assert_eq!(fragment_regs(M16n8k8, C, F32, false), 4);

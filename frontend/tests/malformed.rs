@@ -352,11 +352,27 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Whole(
-            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\nret;\n}\n",
+            ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\nret;\n}\n",
         ),
-        "`mma.m8n8k4.f64` (DMMA) is not supported by ptxc yet (target is sm_80)",
+        "`mma.m8n8k4.f64.f64.f64.f64` needs sm_80 (target is sm_75)",
         7,
-        33,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.col.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\nret;\n}\n",
+        ),
+        "`mma.m8n8k4` does not take these layouts and types (f64.f64.f64.f64)",
+        7,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f64 %fd<8>;\nmma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5};\nret;\n}\n",
+        ),
+        "`mma` expects a vector of 2 here, found 1",
+        7,
+        79,
     ),
     (
         Whole(
@@ -365,6 +381,14 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         "`mma.m16n8k4` is not supported by ptxc (target is sm_80)",
         7,
         18,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<8>;\nmma.sync.aligned.m16n8k32.row.col.s32.s4.u4.s32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r2}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
+        ),
+        "`mma.m16n8k32` of 4-bit integers (`.s4`/`.u4`) is not supported by ptxc (target is sm_80)",
+        7,
+        1,
     ),
     (
         Kernel("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2}, {%r1}, {%r3}, {%r1, %r2};"),

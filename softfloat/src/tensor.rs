@@ -224,6 +224,22 @@ fn block(input: Format, a: &[u64], b: &[u64], c: u64, acc: Format) -> u64 {
     round(exact, acc, mode)
 }
 
+/// `c + Σ a[k] · b[k]` of Ampere's double-precision tensor core (DMMA, PTX `mma.m8n8k4` of
+/// f64), bit patterns of f64, as a chain of fused multiply-adds in increasing `k`, each
+/// rounded once with `r`: `fma(a[3], b[3], fma(a[2], b[2], fma(a[1], b[1], fma(a[0], b[0],
+/// c))))`. What this rests on: the PTX ISA defines `mma` of `.f64` as IEEE arithmetic
+/// rounded to nearest (no `.rnd` qualifier on sm_80) and the SASS has DMMA's `.RM`/`.RP`
+/// rounding bits (nvdisasm), as DFMA has; that each step is one IEEE fma and the order is
+/// increasing `k` is the model's, not a measurement (there is no GPU on this machine, and
+/// no published measurement of DMMA's internal order was found). A NaN result is the
+/// canonical NaN, as every NVIDIA float unit's.
+pub fn dmma_dot(a: &[u64], b: &[u64], c: u64, r: Rounding) -> u64 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .fold(c, |acc, (&x, &y)| crate::arith::fma(x, y, acc, crate::format::F64, r))
+}
+
 #[cfg(test)]
 mod tests {
     //! The test vectors of Fasi, Higham, Mikaitis and Pranesh's suite
@@ -401,5 +417,22 @@ mod tests {
         assert_eq!(r, F32.max_finite(false));
         let big = hmma_dot(&[h(65504.0); 4], &[h(65504.0); 4], F32.max_finite(false), F32);
         assert_eq!(big, F32.max_finite(false), "the products are far below the window");
+    }
+
+    #[test]
+    fn dmma_dot_is_an_fma_chain_in_increasing_k() {
+        let f = |x: f64| x.to_bits();
+        // 2^60 + 1 - 2^60: the 1 survives only if it is added after the cancellation.
+        let (big, one) = (2f64.powi(60), 1.0);
+        let a = [f(big), f(one), f(-big), f(0.0)];
+        let b = [f(1.0); 4];
+        assert_eq!(dmma_dot(&a, &b, f(0.0), Rounding::Rn), f(0.0));
+        let a = [f(big), f(-big), f(one), f(0.0)];
+        assert_eq!(dmma_dot(&a, &b, f(0.0), Rounding::Rn), f(1.0));
+        // One rounding per step: (1 + 2^-53) exact product, then + 2^-53 rounds up.
+        let e = 2f64.powi(-53);
+        let a = [f(1.0 + 2.0 * e), f(e), f(0.0), f(0.0)];
+        let b = [f(1.0), f(1.0), f(0.0), f(0.0)];
+        assert_eq!(dmma_dot(&a, &b, f(0.0), Rounding::Rn), f((1.0 + 2.0 * e) + e));
     }
 }

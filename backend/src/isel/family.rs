@@ -139,6 +139,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (MmaF16, Tensor),
     (MmaIntM16n8, Tensor),
     (Mma884, Tensor),
+    (MmaF64, Tensor),
     (Atom, Atomic),
     (Shfl, Warp),
     (VoteAll, Warp),

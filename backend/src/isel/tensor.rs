@@ -10,7 +10,9 @@
 //! HMMA.16816 (A a quad, B a pair), bf16 and tf32 multiplicands add `.BF16` / `.TF32` (tf32:
 //! A a quad, B a pair even for k8), and `mma.m16n8k16` / `.m16n8k32` of 8-bit integers is
 //! one IMMA.16816 / IMMA.16832 with C and D quads (ptxas 13.5's SASS for
-//! `tests/ampere/mma_m16n8.ptx`).
+//! `tests/ampere/mma_m16n8.ptx`). `mma.m8n8k4` of f64 (sm_80 on) is one DMMA.884 reading A
+//! and B from a register pair each and C from a quad, writing D to a quad (ptxas 13.5's SASS
+//! for `tests/ampere/mma_f64.ptx`).
 
 use super::fit::Arg;
 use super::{Isel, IselError};
@@ -29,6 +31,7 @@ impl Isel<'_> {
             Opcode::MmaF16 => self.mma_f16(inst),
             Opcode::MmaIntM16n8 => self.mma_int_m16n8(inst),
             Opcode::Mma884 => self.mma_884(inst),
+            Opcode::MmaF64 => self.mma_f64(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }
@@ -209,6 +212,42 @@ impl Isel<'_> {
             for k in 0..2 {
                 self.alias_sub(results[2 * n + k], d, k as u8);
             }
+        }
+        Ok(())
+    }
+
+    /// `mma.m8n8k4` of f64 (sm_80): `DMMA.884 Rd, Ra, Rb, Rc` with A and B pairs (one f64
+    /// each) and C and D quads (two f64 each).
+    fn mma_f64(&mut self, inst: Inst) -> Result<(), IselError> {
+        let args = self.func.insts[inst].args.clone();
+        let arch = self.vcode.arch;
+        if arch < Arch::Sm80 {
+            return Err(self.unsupported(format!("`mma.m8n8k4` of f64 on {arch} (it needs sm_80)")));
+        }
+        let a = self.reg(args[0]);
+        let b = self.reg(args[1]);
+        let mut halves = smallvec::SmallVec::new();
+        for &v in &args[2..4] {
+            let pair = self.reg(v);
+            halves.extend([MOp::Sub(pair, 0), MOp::Sub(pair, 1)]);
+        }
+        let c = self.pack_tuple(halves, VClass::Quad);
+        let d = self.vcode.new_vreg(VClass::Quad);
+        let srcs = [
+            (Role::A, Arg::op(MOp::Reg(a))),
+            (Role::B, Arg::op(MOp::Reg(b))),
+            (Role::C, Arg::op(MOp::Reg(c))),
+        ];
+        self.emit_sass(Op::Dmma, &[(Role::Dst, MOp::Reg(d))], &srcs, &[], None)?;
+        let results = self.func.results[inst].clone();
+        for (i, &r) in results.iter().enumerate() {
+            let pair = self.def_reg(r);
+            self.push(MInst::new(MKind::Wide {
+                op: WideOp::Mov,
+                d: pair,
+                srcs: smallvec::smallvec![MOp::Sub(d, 2 * i as u8)],
+                tmp: None,
+            }));
         }
         Ok(())
     }

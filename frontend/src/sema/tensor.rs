@@ -4,6 +4,7 @@
 //! rather than through the instruction table. What sm_75 accepts follows the PTX ISA and
 //! ptxas 13.5 (which refuses, for example, `mma.m8n8k4` with an f16 result and an f32
 //! accumulator, `wmma.mma` with different integer types for A and B, and `.and.popc`).
+//! From sm_80 on `mma.m8n8k4.row.col.f64.f64.f64.f64` (DMMA) is accepted as well.
 
 use super::body::Body;
 use super::operands;
@@ -188,22 +189,13 @@ fn mma(w: &mut Written<'_>, what: &str) -> Result<MmaOp, Diagnostic> {
     Ok(op)
 }
 
-/// Refuses, naming them, the `mma` shapes and types of the PTX ISA that ptxc does not
-/// compile: f64 (`m8n8k4.f64`, DMMA) and shapes it does not know (`m16n8k4`, `m16n8k64`, ...).
+/// Refuses, naming them, the `mma` shapes of the PTX ISA that ptxc does not compile
+/// (`m16n8k4`, `m16n8k64`, ...).
 fn unsupported_mma(w: &Written<'_>, what: &str) -> Result<(), Diagnostic> {
     let shape_like = |n: &str| {
         n.starts_with('m') && n.contains('n') && n.contains('k') && n.chars().all(|c| c.is_ascii_alphanumeric())
     };
     for m in &w.items {
-        if m.name == "f64" {
-            return error(
-                format!(
-                    "`{what}.m8n8k4.f64` (DMMA) is not supported by ptxc yet (target is sm_{})",
-                    w.target
-                ),
-                m.span,
-            );
-        }
         if shape_like(&m.name) && MmaShape::from_name(&m.name).is_none() {
             return error(
                 format!(
@@ -234,8 +226,8 @@ fn binary_op(w: &mut Written<'_>, shape: MmaShape, what: &str) -> Result<(), Dia
 }
 
 /// The shape, layout and type rules of `mma.sync` on sm_75 and, for the shapes and types
-/// Ampere adds (m16n8k16, m16n8k32, bf16 and tf32 multiplicands), on sm_80 and later
-/// (`target`: the module's `sm_NN`).
+/// Ampere adds (m16n8k16, m16n8k32, bf16 and tf32 multiplicands, m8n8k4 of f64), on sm_80
+/// and later (`target`: the module's `sm_NN`).
 fn check_mma(op: &MmaOp, span: Span, what: &str, target: u32) -> Result<(), Diagnostic> {
     use MmaShape::*;
     use MmaType::*;
@@ -245,7 +237,19 @@ fn check_mma(op: &MmaOp, span: Span, what: &str, target: u32) -> Result<(), Diag
     let halves = t.a == F16 && t.b == F16 && t.d == t.c && matches!(t.d, F16 | F32) && !op.satfinite;
     // bf16 and tf32 multiplicands accumulate in f32 only.
     let wide = |ty: MmaType| t.a == ty && t.b == ty && t.d == F32 && t.c == F32 && !op.satfinite;
+    let doubles = t.a == F64 && t.b == F64 && t.c == F64 && t.d == F64 && !op.satfinite;
+    let nibbles = matches!(t.a, S4 | U4) && matches!(t.b, S4 | U4) && t.d == S32 && t.c == S32;
+    if op.shape == M16n8k32 && row_col && nibbles {
+        // PTX ISA 7.0 form (IMMA.16832 with 4-bit elements in ptxas 13.5's SASS).
+        return error(
+            format!(
+                "`{what}.m16n8k32` of 4-bit integers (`.s4`/`.u4`) is not supported by ptxc (target is sm_{target})"
+            ),
+            span,
+        );
+    }
     let ampere = match op.shape {
+        M8n8k4 => row_col && doubles,
         M16n8k16 => row_col && (halves || wide(Bf16) || ints),
         M16n8k32 => row_col && ints,
         M16n8k8 => row_col && (wide(Bf16) || wide(Tf32)),
@@ -480,12 +484,18 @@ fn operands_of(
 ) -> Result<Vec<CheckedOperand>, Diagnostic> {
     let frag = |n: usize| ('d', Some(ScalarType::B32), Some(n as u32));
     let src = |n: usize| ('s', Some(ScalarType::B32), Some(n as u32));
+    // f64 fragments (DMMA) are written as f64 registers, one per two 32-bit registers.
+    let f64_frag = |kind: char, n: usize| (kind, Some(ScalarType::F64), Some((n / 2) as u32));
     let stride = ('s', Some(ScalarType::U32), None);
     let addr = ('a', None, None);
     let shape: Vec<_> = match *t {
         TensorOp::Mma(op) | TensorOp::WmmaMma(op) => {
             let [d, a, b, c] = op.operand_regs(matches!(t, TensorOp::WmmaMma(_)));
-            vec![frag(d), src(a), src(b), src(c)]
+            if op.types.a == MmaType::F64 {
+                vec![f64_frag('d', d), f64_frag('s', a), f64_frag('s', b), f64_frag('s', c)]
+            } else {
+                vec![frag(d), src(a), src(b), src(c)]
+            }
         }
         TensorOp::WmmaLoad { frag: f, shape, ty, .. } => {
             vec![frag(fragment_regs(shape, f, ty, true)), addr, stride]

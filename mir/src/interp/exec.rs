@@ -567,6 +567,12 @@ impl Machine<'_, '_> {
                             super::tensor::mma_int_m16n8(flags, t.lane, &regs, &c)
                                 .map_err(|e| self.error(Some(t), Some(inst), e))?
                         }
+                        Opcode::MmaF64 => {
+                            let ab = |l: u32| lane_of(l).map(|s| (arg(s, 0), arg(s, 1)));
+                            super::tensor::mma_f64(t.lane, &ab, [arg(t, 2), arg(t, 3)])
+                                .map_err(|e| self.error(Some(t), Some(inst), e))?
+                                .to_vec()
+                        }
                         Opcode::Mma884 => {
                             let Aux::Imm(flags) = data.aux else {
                                 return Err(self.error(Some(t), Some(inst), "mma without its types".into()));

@@ -1,7 +1,8 @@
 //! Warp matrix multiply-accumulate: the integer shapes ([`crate::ir::Opcode::MmaInt`],
 //! [`crate::ir::Opcode::MmaIntM16n8`]: exact products and sums, wrapped to 32 bits or
 //! saturated with `.satfinite`) and the f16 family ([`crate::ir::Opcode::MmaF16`],
-//! [`crate::ir::Opcode::Mma884`]: numerics of `ptxc_softfloat::tensor`).
+//! [`crate::ir::Opcode::Mma884`]: numerics of `ptxc_softfloat::tensor`) and f64
+//! ([`crate::ir::Opcode::MmaF64`]: `ptxc_softfloat::tensor::dmma_dot`).
 
 use crate::ir::mma::{MmaF16Flags, MmaInput, MmaIntFlags};
 
@@ -32,6 +33,26 @@ pub fn mma_int(flags: u64, lane: u32, ab: &dyn Fn(u32) -> Option<(u64, u64)>, c:
         } else {
             sum as i32 as u32 as u64
         };
+    }
+    Ok(out)
+}
+
+/// One lane's `(d0, d1)` of `mma_f64` (m8n8k4 of f64), given the A and B elements of every
+/// lane (`None` for lanes that do not take part) and this lane's C: lane `4g + t` holds
+/// A (g, t) and B (t, g), C and D (g, 2t) and (g, 2t + 1).
+pub fn mma_f64(lane: u32, ab: &dyn Fn(u32) -> Option<(u64, u64)>, c: [u64; 2]) -> Result<[u64; 2], String> {
+    let elem = |l: u32| ab(l).ok_or_else(|| format!("lane {l} does not take part in mma"));
+    let (g, t) = (lane / 4, lane % 4);
+    let mut out = [0u64; 2];
+    for (j, o) in out.iter_mut().enumerate() {
+        let n = 2 * t + j as u32;
+        let mut row = Vec::with_capacity(4);
+        let mut col = Vec::with_capacity(4);
+        for k in 0..4 {
+            row.push(elem(4 * g + k)?.0);
+            col.push(elem(4 * n + k)?.1);
+        }
+        *o = ptxc_softfloat::tensor::dmma_dot(&row, &col, c[j], ptxc_softfloat::Rounding::Rn);
     }
     Ok(out)
 }

@@ -289,6 +289,11 @@ opcodes! {
     /// f32 D (bit 0), f32 C (bit 1), A column-major (bit 2), B column-major (bit 3).
     /// Numerics of `ptxc_softfloat::tensor::hmma_dot`.
     Mma884 = "mma_884", COLLECTIVE, "i*", "V";
+    /// f64 warp matrix multiply-accumulate `mma.sync.aligned.m8n8k4.row.col.f64`
+    /// `(a0, b0, c0, c1)`, results `(d0, d1)`, in the PTX ISA's m8n8k4 f64 fragments (lane
+    /// `4g + t` holds A (g, t), B (t, g), C and D (g, 2t), (g, 2t + 1)). Numerics of
+    /// `ptxc_softfloat::tensor::dmma_dot` rounded to nearest.
+    MmaF64 = "mma_f64", COLLECTIVE, "T T T T", "TT";
     /// CTA barrier `(id[, thread count])`.
     BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
     /// Arrival at a barrier without waiting.

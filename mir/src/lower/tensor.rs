@@ -1,7 +1,8 @@
 //! Tensor-core instructions: `mma.sync.aligned` of the integer shapes (m8n8k16 s8/u8,
 //! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], m16n8k16 and m16n8k32 of
 //! 8-bit integers one [`Opcode::MmaIntM16n8`], m16n8k8 and m16n8k16 of f16, bf16 or tf32
-//! one [`Opcode::MmaF16`], m8n8k4 one [`Opcode::Mma884`] (`wmma` is in `wmma.rs`).
+//! one [`Opcode::MmaF16`], m8n8k4 one [`Opcode::Mma884`] (f16) or [`Opcode::MmaF64`] (f64;
+//! sm_80) (`wmma` is in `wmma.rs`).
 
 use super::LowerError;
 use super::context::Lowerer;
@@ -39,6 +40,9 @@ impl Lowerer<'_> {
                 k32: m.shape == MmaShape::M16n8k32,
             };
             return self.lower_mma_m16n8_int(inst, flags);
+        }
+        if m.shape == MmaShape::M8n8k4 && m.types.a == MmaType::F64 {
+            return self.lower_mma_f64(inst);
         }
         if m.shape == MmaShape::M8n8k4 {
             return self.lower_mma_884(inst, m);
@@ -105,6 +109,30 @@ impl Lowerer<'_> {
         }
         let d = self.vector_regs(inst, 0)?;
         let r = self.emit_multi(op, Type::I32, &args, Aux::Imm(flags));
+        for (d, v) in d.into_iter().zip(r) {
+            if let Some(d) = d {
+                self.write_reg(d, v, false, inst.span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {d0, d1}, {a0}, {b0}, {c0, c1}`.
+    fn lower_mma_f64(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let mut args = Vec::new();
+        for i in 1..4 {
+            for e in self.elements(self.arg(inst, i)?) {
+                args.push(self.operand(&e, Type::F64, false, inst.span)?);
+            }
+        }
+        if args.len() != 4 {
+            return Err(LowerError::new(
+                "mma.m8n8k4 of f64 needs one A, one B and two C registers",
+                inst.span,
+            ));
+        }
+        let d = self.vector_regs(inst, 0)?;
+        let r = self.emit_multi(Opcode::MmaF64, Type::F64, &args, Aux::None);
         for (d, v) in d.into_iter().zip(r) {
             if let Some(d) = d {
                 self.write_reg(d, v, false, inst.span)?;

@@ -269,6 +269,9 @@ pub enum Op {
     Imma16816,
     /// `IMMA.16832.A.B Rd, A, B, C` (sm_80): 16x8x32 8-bit integer MMA.
     Imma16832,
+    /// `DMMA.884{.RM|.RP} Rd, A, B, C` (sm_80): the warp's 8x8x4 f64 matrix
+    /// multiply-accumulate (PTX `mma.m8n8k4` of f64; see `sm80/mma.rs`).
+    Dmma,
     /// `BMMA.88128.XOR.POPC Rd, A, B, C`: 8x8x128 single-bit MMA, C + popc(A ^ B).
     Bmma,
     /// `MOVM.16.MT88 Rd, A`: transpose of an 8x8 matrix of 16-bit elements across the warp.

@@ -27,6 +27,11 @@
 //!   column 4t+i), register 1 row g+8; for k32 registers 2 and 3 the same at columns +16. B
 //!   register 0 holds rows 4t..4t+3 of column g (k32: register 1 rows +16). C/D are quads:
 //!   (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+//! - DMMA.884 (8x8x4 f64, sm_80): A and B are register pairs holding one f64, C and D quads
+//!   holding two: A holds (g, t), B (t, g), C/D (g, 2t) and (g, 2t+1) (PTX ISA, "Matrix
+//!   Fragments for mma.m8n8k4 with .f64 floating point type"; ptxas 13.5 compiles
+//!   `mma.m8n8k4.f64 {d0, d1}, {a0}, {b0}, {c0, c1}` to `DMMA.884 R12, R2, R4, R8` with d0
+//!   in R12:R13 and c0 in R8:R9).
 //! - MOVM.16.MT88: an 8x8 matrix of halves, lane l holding row g, columns 2t, 2t+1; the
 //!   result holds the transpose in the same layout (PTX `movmatrix`).
 //!
@@ -36,7 +41,9 @@
 //! (`tensor::Dot::ampere`: blocks of eight f16 or bf16 products, four tf32 products, tf32
 //! elements truncated from their f32 registers); the integer forms are exact (a 64-bit sum,
 //! wrapped to 32 bits or, with `.SAT`, clamped to the s32 range). `.SATFINITE` clamps an
-//! infinite HMMA result to the largest finite value of its type (NaN stays NaN).
+//! infinite HMMA result to the largest finite value of its type (NaN stays NaN). DMMA is
+//! `ptxc_softfloat::tensor::dmma_dot`: a chain of f64 fused multiply-adds from C in
+//! increasing k, rounded as the instruction's `.RM`/`.RP` (else to nearest) says.
 
 use super::unsupported;
 use crate::decoded::{Decoded, Src, SrcOp};
@@ -351,6 +358,40 @@ pub fn imma_m16n8(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> 
             let (row, col) = (l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
             let sum: i64 = (0..k).map(|x| a_at(row, x) * b_at(x, col)).sum();
             o[l] = s32(c[j][l] as i32 as i64 + sum, d.m.sat_finite);
+        }
+    }
+    write_tuple(w, d, exec, &out);
+    Ok(())
+}
+
+/// The f64 in registers `2k`, `2k + 1` of the tuple `rows`, lane `l`, with the operand's
+/// `|x|` and `-x`.
+fn f64_elem(rows: &[Row], k: usize, l: usize, s: &SrcOp) -> u64 {
+    let mut x = (rows[2 * k][l] as u64) | (rows[2 * k + 1][l] as u64) << 32;
+    if s.abs {
+        x &= !(1 << 63);
+    }
+    if s.neg {
+        x ^= 1 << 63;
+    }
+    x
+}
+
+/// DMMA.884 (sm_80): D (8x8 f64) = A (8x4) · B (4x8) + C. Lane `4g + t` holds A (g, t),
+/// B (t, g) and C/D (g, 2t), (g, 2t + 1).
+pub fn dmma(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b, c) = (tuple(w, &d.a, 2), tuple(w, &d.b, 2), tuple(w, &d.c, 4));
+    let rnd = crate::fp::rnd(d.m.rnd);
+    let element = |l: usize, j: usize| {
+        let (g, n) = (l / 4, 2 * (l % 4) + j);
+        let row: Vec<u64> = (0..4).map(|k| f64_elem(&a, 0, 4 * g + k, &d.a)).collect();
+        let col: Vec<u64> = (0..4).map(|k| f64_elem(&b, 0, 4 * n + k, &d.b)).collect();
+        tensor::dmma_dot(&row, &col, f64_elem(&c, j, l, &d.c), rnd)
+    };
+    let mut out = [[0u32; WARP]; 4];
+    for (r, regs) in out.iter_mut().enumerate() {
+        for (l, x) in regs.iter_mut().enumerate() {
+            *x = (element(l, r / 2) >> (32 * (r % 2))) as u32;
         }
     }
     write_tuple(w, d, exec, &out);

@@ -110,6 +110,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Imma => mma::imma,
         Op::Bmma => mma::bmma,
         Op::Movm => mma::movm,
+        Op::Dmma => mma::dmma,
         Op::Qspc => mem::qspc,
         Op::Atomg | Op::AtomgCas | Op::Atoms | Op::AtomsCas | Op::Atom | Op::AtomCas => atomic::atom,
         Op::Red => atomic::red,

@@ -15,11 +15,20 @@
 //!   print `INVALID3` and are fixed clear, `.SAT` bit 82, bit 72 the sparse `IMMA.SP`.
 //!   Registers: k16 reads an A pair and one B register, k32 an A quad and a B pair; C and D
 //!   are quads of s32.
+//! * `DMMA.884{.RM|.RP} Rd, Ra, Rb, Rc` (0x23f, also on SM86 and SM89; SM75 has no
+//!   opcode 0x23f): A and B are register pairs (one f64 each), C and D quads (two f64).
+//!   `-` and `|x|` of A are bits 72 and 73, of B 63 and 62, of C 75 and 74; the rounding is
+//!   bits 78..79 (1 `.RM`, 2 `.RP`; 3 prints nothing and is not described), bit 76 the
+//!   shape (set prints `???1`, fixed clear). Bits 77 and 80..90 print nothing (left clear,
+//!   as ptxas leaves them). A and B have reuse flags (slots 0 and 1; slot 2 is an invalid
+//!   `opex` value under DMMA).
 //!
 //! Timing: NVIDIA's sm_80 categories (`timing.rs`): fixed latency without a scoreboard,
 //! single-pass (`MMA_1x_collect`: HMMA.1688 of f16 and bf16, IMMA.16816) or double-pass
 //! (`MMA_2x_collect`: HMMA.16816, HMMA.1688.TF32, IMMA.16832; ptxas waits 23 cycles before
-//! storing their results where it waits 15 after the single-pass ones).
+//! storing their results where it waits 15 after the single-pass ones). DMMA has a write
+//! scoreboard as FP64 has (ptxas 13.5 waits on it before storing D: `tests/ampere/mma_f64.ptx`)
+//! and no read scoreboard.
 
 use crate::flag;
 use crate::isa::build::*;
@@ -44,7 +53,28 @@ pub fn forms() -> Vec<Form> {
         hmma("HMMA.1688", Op::Hmma1688, 0, 4, TF32_TYPE, 2, L::Mma2x),
         imma("IMMA.16816", Op::Imma16816, 0, 2, L::Mma1x),
         imma("IMMA.16832", Op::Imma16832, 1, 4, L::Mma2x),
+        dmma(),
     ]
+}
+
+/// The DMMA roundings (bits 78..79; the value 3 is not described).
+const DMMA_RND: &[(u16, &str)] = &[(0, ""), (1, ".RM"), (2, ".RP")];
+
+/// `DMMA.884{.RM|.RP} Rd, Ra, Rb, Rc`: A and B pairs, C and D quads.
+fn dmma() -> Form {
+    form("DMMA.884", Op::Dmma, 0x23f)
+        .since(Arch::Sm80)
+        .timing(L::Fp64, Pipe::Fp64)
+        .ops([
+            rd().width(4),
+            reg(Role::A, RA).width(2).neg(72).abs(73).reuse(0),
+            reg(Role::B, RB).width(2).neg(63).abs(62).reuse(1),
+            reg(Role::C, RC).width(4).neg(75).abs(74),
+        ])
+        .mods([modifier(Mod::Rnd, 78, 2, DMMA_RND, 0)])
+        .fixed(76, 1, 0)
+        .fixed(77, 1, 0)
+        .build()
 }
 
 /// `HMMA.<shape>.D.A Rd, Ra, Rb, Rc`: bit 75 `k16`, A `a_width` registers, B half that.
