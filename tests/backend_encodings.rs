@@ -1,8 +1,9 @@
 //! Every instruction the back end emits decodes in nvdisasm to our own text: each kernel of
 //! the conformance set, the CUDA C kernel set (`tests/kernels`), the op tests (`tests/ops`),
 //! the tensor-core kernels (`tests/tensor`) and the examples is compiled by ptxc (and
-//! Ampere's tensor-core kernels, `tests/ampere/mma_m16n8.ptx` and `mma_f64.ptx`, for sm_80,
-//! sm_86 and sm_89), and `nvdisasm -c` of the cubin must list exactly
+//! Ampere's tensor-core kernels, `tests/ampere/mma_m16n8.ptx` and `mma_f64.ptx`, and
+//! half-precision kernels, `tests/ampere/half.ptx` and `half86.ptx`, for sm_80, sm_86 and
+//! sm_89), and `nvdisasm -c` of the cubin must list exactly
 //! what `ptxc disasm` lists, with and without `--max-registers 16` (forced spills).
 
 mod common;
@@ -130,6 +131,19 @@ fn ampere_mma_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
     ];
     for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
         check_all_for("ampere", &files, arch);
+    }
+}
+
+/// Ampere's half-precision and bf16 forms (`tests/ampere/half.ptx` on sm_80, sm_86 and
+/// sm_89; `half86.ptx`, `.xorsign`, on sm_86 and sm_89).
+#[test]
+fn ampere_half_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
+    use ptxc_sass::isa::Arch;
+    let half = root().join("tests/ampere/half.ptx");
+    let half86 = root().join("tests/ampere/half86.ptx");
+    check_all_for("ampere_half", std::slice::from_ref(&half), Arch::Sm80);
+    for arch in [Arch::Sm86, Arch::Sm89] {
+        check_all_for("ampere_half", &[half.clone(), half86.clone()], arch);
     }
 }
 

@@ -97,9 +97,9 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Whole(
-            ".version 7.8\n.target sm_86\n.address_size 64\n.visible .entry k()\n{\n.reg .b16 %rs<4>;\nmin.f16 %rs1, %rs2, %rs3;\nret;\n}\n",
+            ".version 7.8\n.target sm_86\n.address_size 64\n.visible .entry k()\n{\n.reg .b16 %rs<4>;\nadd.rn.bf16 %rs1, %rs2, %rs3;\nret;\n}\n",
         ),
-        "`min.f16 or max.f16` (sm_80 on) is not supported by ptxc yet (target is sm_86)",
+        "`add.bf16` needs sm_90 (target is sm_86)",
         7,
         1,
     ),

@@ -160,6 +160,12 @@ pub struct Mods {
     /// bf16 instead of f16 (HFMA2.BF16_V2, F2FP.BF16).
     pub bf16: bool,
     pub relu: bool,
+    /// F2FP's `.MERGE_C`: B alone into the low half.
+    pub merge_c: bool,
+    /// `.NAN` of FMNMX/HMNMX2: a NaN operand gives the canonical NaN.
+    pub nan: bool,
+    /// `.XORSIGN` of FMNMX/HMNMX2: the result's sign is the XOR of the operands' signs.
+    pub xorsign: bool,
     /// Destination type of a conversion.
     pub dst_num: NumType,
     /// Source type of a conversion.
@@ -233,6 +239,9 @@ impl Default for Mods {
             ntz: false,
             bf16: false,
             relu: false,
+            merge_c: false,
+            nan: false,
+            xorsign: false,
             dst_num: NumType::default(),
             src_num: NumType::default(),
             size: MemSize::default(),
@@ -330,6 +339,8 @@ impl Mods {
             Mod::Ntz => self.ntz = on,
             Mod::Bf16 => self.bf16 = on,
             Mod::Relu => self.relu = on,
+            Mod::Nan => self.nan = on,
+            Mod::XorSign => self.xorsign = on,
             Mod::ReduxOp => self.redux = value(code),
             Mod::IntType => types.int = Some(value(code)),
             Mod::FloatType => types.float = Some(value(code)),
@@ -364,8 +375,7 @@ impl Mods {
             // Addressing: read with the operands (`Addr::wide`, the base's width suffix, a
             // uniform register that is a memory descriptor).
             Mod::E | Mod::Desc => {}
-            // F2FP's `.PACK_AB` is its only described code.
-            Mod::MergeC => {}
+            Mod::MergeC => self.merge_c = on,
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.
             Mod::Sem

@@ -32,5 +32,5 @@ pub mod tensor;
 pub use arith::{add, div, fma, mul, rcp, sqrt, sub};
 pub use convert::{IntType, convert, from_f64, from_int, round_to_integral, to_f64, to_int};
 pub use format::{BF16, F16, F32, F64, Format, TF32};
-pub use nvidia::{canonicalize, convert_ftz, div_ftz, flush, flush_if, max, min, saturate};
+pub use nvidia::{MinMaxMode, canonicalize, convert_ftz, div_ftz, flush, flush_if, max, min, min_max_with, saturate};
 pub use round::Rounding;

@@ -94,6 +94,32 @@ fn min_max(a: u64, b: u64, f: Format, max: bool) -> u64 {
     }
 }
 
+/// The modes of PTX's sm_80 `min`/`max` (SASS FMNMX/HMNMX2 `.NAN`, `.XORSIGN`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MinMaxMode {
+    /// The larger value instead of the smaller.
+    pub max: bool,
+    /// `.NaN`: a NaN operand gives the canonical NaN.
+    pub nan: bool,
+    /// `.xorsign.abs`: the result's sign is the XOR of `signs` (the operands' signs before
+    /// their absolute values were taken), unless it is a NaN.
+    pub xorsign: Option<(bool, bool)>,
+}
+
+/// PTX `min`/`max` of `a` and `b` with `mode` (the operands as compared: already absolute
+/// under `.xorsign.abs`).
+pub fn min_max_with(a: u64, b: u64, f: Format, mode: MinMaxMode) -> u64 {
+    let (a, b) = (a & f.mask(), b & f.mask());
+    if mode.nan && (f.is_nan(a) || f.is_nan(b)) {
+        return f.canonical_nan();
+    }
+    let r = min_max(a, b, f, mode.max);
+    match mode.xorsign {
+        Some((sa, sb)) if !f.is_nan(r) => (r & !f.sign_bit()) | if sa != sb { f.sign_bit() } else { 0 },
+        _ => r,
+    }
+}
+
 /// A key whose signed integer order is the numeric order of non-NaN values, with -0 < +0.
 fn order_key(x: u64, f: Format) -> i64 {
     let magnitude = (x & !f.sign_bit()) as i64;

@@ -9,7 +9,7 @@ use super::fit::Arg;
 use super::float::{float_type, neg_rz, rounding};
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, WideOp};
-use ptxc_mir::ir::{Aux, ConvertInfo, Inst, Type, Value};
+use ptxc_mir::ir::{Aux, ConvertInfo, Inst, Opcode, Type, Value};
 use ptxc_sass::isa::values::ShfType;
 use ptxc_sass::isa::values::{self, FloatPair, IntType};
 use ptxc_sass::isa::{Mod, ModValue, Op, Role, Value as V};
@@ -42,6 +42,20 @@ impl Isel<'_> {
         };
         let (to, from, a) = (data.ty, info.from, data.args[0]);
         let result = self.func.results[inst][0];
+        if data.op == Opcode::Fpack {
+            let b = data.args[1];
+            return self.f2fp(result, Arg::v(a), Arg::v(b), &info, to == Type::Bf16x2);
+        }
+        if from == Type::F32 && (to == Type::Bf16 || to == Type::F16 && info.relu) {
+            return self.f2fp(result, Arg::rz(), Arg::v(a), &info, to == Type::Bf16);
+        }
+        if from == Type::Bf16 && to == Type::F32 {
+            // bf16 is the high half of an f32 (ptxas: SHF.L.U32 d, a, 0x10, RZ).
+            let d = MOp::Reg(self.def_reg(result));
+            let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::imm(16)), (Role::C, Arg::rz())];
+            let mods = [Mod::Right.flag(false), ShfType::U32.set(), Mod::Hi.flag(false)];
+            return self.emit_sass(Op::Shf, &[(Role::Dst, d)], &srcs, &mods, None);
+        }
         if let Some((_, x)) = self.upper_half_of(inst) {
             let r = self.reg(x);
             self.alias_sub(result, r, 1);
@@ -53,6 +67,20 @@ impl Isel<'_> {
             (false, true) => self.float_to_int(result, a, &info, to),
             (false, false) => self.float_to_float(result, a, &info, to),
         }
+    }
+
+    /// F2FP.PACK_AB (sm_80): `a` and `b` (f32) rounded (RN or RZ) to f16 or bf16 (`.BF16`),
+    /// `.RELU`, `a` into the high half. A scalar result is the low half, with `a` = RZ (the
+    /// high half then +0), as ptxas writes `cvt.rn.bf16.f32`.
+    fn f2fp(&mut self, result: Value, a: Arg, b: Arg, info: &ConvertInfo, bf16: bool) -> Result<(), IselError> {
+        let d = MOp::Reg(self.def_reg(result));
+        let mut mods = vec![rounding(info.rnd).set()];
+        for (on, id) in [(bf16, Mod::Bf16), (info.relu, Mod::Relu)] {
+            if on {
+                mods.push(id.flag(true));
+            }
+        }
+        self.emit_sass(Op::F2fp, &[(Role::Dst, d)], &[(Role::A, a), (Role::B, b)], &mods, None)
     }
 
     /// I2F (then FADD.SAT for `.sat`).

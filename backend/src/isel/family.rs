@@ -128,6 +128,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (FtanhApprox, Float),
     (FdivCheck, Float),
     (Opcode::Convert, Family::Convert),
+    (Opcode::Fpack, Family::Convert),
     (Load, Memory),
     (Store, Memory),
     (ToGeneric, Memory),

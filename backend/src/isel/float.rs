@@ -104,7 +104,7 @@ impl Isel<'_> {
                 _,
             ) => self.lower_mufu(inst),
             (_, Type::F64) => self.lower_fp64(inst),
-            (_, Type::F16 | Type::F16x2) => self.lower_fp16(inst),
+            (_, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2) => self.lower_fp16(inst),
             (_, Type::F32) => self.lower_float(inst),
             _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }
@@ -170,13 +170,32 @@ impl Isel<'_> {
                 self.emit_sass(Op::Fmul, &dst, &srcs, &[Mod::Ftz.flag(true)], None)
             }
             Opcode::Fmin | Opcode::Fmax => {
-                let (a, b) = self.commuted(args[0], args[1], f);
+                let (a, b) = if m.xorsign {
+                    // `.xorsign.abs`: the registers themselves, with `|x|` (their signs make
+                    // the result's).
+                    let abs = |v| {
+                        let m = SrcMods {
+                            abs: true,
+                            ..SrcMods::default()
+                        };
+                        Arg::Val(v, m)
+                    };
+                    (abs(args[0]), abs(args[1]))
+                } else {
+                    self.commuted(args[0], args[1], f)
+                };
                 let srcs = [
                     (Role::A, a),
                     (Role::B, b),
                     (Role::PredSrc0, Arg::pt(op == Opcode::Fmax)),
                 ];
-                self.emit_sass(Op::Fmnmx, &dst, &srcs, &[Mod::Ftz.flag(f)], None)
+                let mut mods = vec![Mod::Ftz.flag(f)];
+                for (on, id) in [(m.nan, Mod::Nan), (m.xorsign, Mod::XorSign)] {
+                    if on {
+                        mods.push(id.flag(true));
+                    }
+                }
+                self.emit_sass(Op::Fmnmx, &dst, &srcs, &mods, None)
             }
             Opcode::Fcopysign => self.copysign32(&dst, args[0], args[1]),
             _ => Err(self.unsupported(format!("{} on f32", op.name()))),

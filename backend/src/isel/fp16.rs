@@ -1,8 +1,11 @@
 //! Half precision. An `f16` lives in the lower half of a 32-bit register (the upper half is
 //! undefined), an `f16x2` in both halves. Scalars read their sources with the `.H0_H0`
 //! swizzle (both lanes compute the same value); HADD2, HMUL2 and HFMA2 carry `.FTZ` and
-//! `.SAT`; negation and absolute value are HADD2 with `-RZ`; compares are HSETP2 (in
-//! `float.rs`); rounding to integers is FRND.F16.
+//! `.SAT` (HFMA2 also `.RELU`, sm_80); negation and absolute value are HADD2 with `-RZ`;
+//! compares are HSETP2 (in `float.rs`); rounding to integers is FRND.F16; min and max are
+//! HMNMX2 (sm_80; `.NAN`, `.XORSIGN` on `|a|`, `|b|`). bf16 and bf16x2 (sm_80) live like f16
+//! and f16x2: fma is HFMA2.BF16_V2, min/max HMNMX2.BF16_V2, negation and absolute value
+//! HFMA2.BF16_V2 `d, -RZ, RZ, ±x` (ptxas's choice: there is no bf16 HADD2 before sm_90).
 
 use super::fit::Arg;
 use super::float::mode_of;
@@ -25,9 +28,13 @@ impl Isel<'_> {
         }
     }
 
-    /// An f16 or f16x2 source with the lane selection of `ty`.
+    /// An f16 or f16x2 (bf16, bf16x2) source with the lane selection of `ty`.
     fn hsrc(&self, ty: Type, a: Arg) -> Arg {
-        if ty == Type::F16 { self.low_half(a) } else { a }
+        if matches!(ty, Type::F16 | Type::Bf16) {
+            self.low_half(a)
+        } else {
+            a
+        }
     }
 
     /// `-RZ` with the lane selection of `ty`.
@@ -54,11 +61,41 @@ impl Isel<'_> {
         let dst = [(Role::Dst, d)];
         let f = m.ftz;
         let src = |s: &Self, i: usize| s.hsrc(ty, s.fsrc(args[i], f));
+        let bf16 = matches!(ty, Type::Bf16 | Type::Bf16x2);
+        if bf16
+            && !matches!(
+                op,
+                Opcode::Ffma | Opcode::Fmin | Opcode::Fmax | Opcode::Fneg | Opcode::Fabs
+            )
+        {
+            return Err(self.unsupported(format!("{} on {ty}", op.name())));
+        }
         let mut mods = vec![Mod::Ftz.flag(f)];
         if m.sat {
             mods.push(Mod::Sat.flag(true));
         }
+        if bf16 {
+            mods.push(Mod::Bf16.flag(true));
+        }
+        if m.relu {
+            mods.push(Mod::Relu.flag(true));
+        }
         match op {
+            Opcode::Fmin | Opcode::Fmax => self.hmnmx2(inst, op == Opcode::Fmax),
+            Opcode::Fneg | Opcode::Fabs if bf16 => {
+                let mm = SrcMods {
+                    neg: op == Opcode::Fneg,
+                    abs: op == Opcode::Fabs,
+                    ..SrcMods::default()
+                };
+                let rz = Arg::Op(MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)), SrcMods::default());
+                let srcs = [
+                    (Role::A, self.neg_rz_h(ty)),
+                    (Role::B, self.hsrc(ty, rz)),
+                    (Role::C, self.hsrc(ty, Arg::Val(args[0], mm))),
+                ];
+                self.emit_sass(Op::Hfma2, &dst, &srcs, &[Mod::Bf16.flag(true)], None)
+            }
             Opcode::Fadd | Opcode::Fsub => {
                 let b = if op == Opcode::Fsub {
                     match self.fsrc(args[1], f) {
@@ -125,6 +162,45 @@ impl Isel<'_> {
             }
             _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }
+    }
+}
+
+impl Isel<'_> {
+    /// HMNMX2: minimum (PT) or maximum (!PT) of two half pairs; under `.xorsign.abs` the
+    /// sources are the registers with `|x|` (their own signs make the result's).
+    fn hmnmx2(&mut self, inst: Inst, max: bool) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (ty, args) = (data.ty, data.args.clone());
+        let m = mode_of(&data.aux);
+        let d = self.dst(inst);
+        let src = |s: &Self, v| {
+            let a = if m.xorsign {
+                let abs = SrcMods {
+                    abs: true,
+                    ..SrcMods::default()
+                };
+                Arg::Val(v, abs)
+            } else {
+                s.fsrc(v, m.ftz)
+            };
+            s.hsrc(ty, a)
+        };
+        let srcs = [
+            (Role::A, src(self, args[0])),
+            (Role::B, src(self, args[1])),
+            (Role::PredSrc0, Arg::pt(max)),
+        ];
+        let mut mods = vec![Mod::Ftz.flag(m.ftz)];
+        for (on, id) in [
+            (matches!(ty, Type::Bf16 | Type::Bf16x2), Mod::Bf16),
+            (m.nan, Mod::Nan),
+            (m.xorsign, Mod::XorSign),
+        ] {
+            if on {
+                mods.push(id.flag(true));
+            }
+        }
+        self.emit_sass(Op::Hmnmx2, &[(Role::Dst, d)], &srcs, &mods, None)
     }
 }
 

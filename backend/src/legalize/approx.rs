@@ -146,6 +146,9 @@ fn flushing_mul(b: &mut Builder, x: Value, y: Value, ftz: bool) -> Value {
             rnd: Some(Rounding::Rn),
             ftz,
             sat: false,
+            nan: false,
+            relu: false,
+            xorsign: false,
         },
     )
 }

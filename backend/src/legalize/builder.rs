@@ -267,6 +267,7 @@ pub fn int_convert(from: Type) -> ConvertInfo {
         rnd: None,
         sat: false,
         ftz: false,
+        relu: false,
     }
 }
 
@@ -279,5 +280,6 @@ pub fn float_convert(from: Type, rnd: Option<Rounding>, ftz: bool) -> ConvertInf
         rnd,
         sat: false,
         ftz,
+        relu: false,
     }
 }

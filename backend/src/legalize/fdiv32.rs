@@ -65,6 +65,9 @@ fn saturate(b: &mut Builder, m: FloatMode, v: Value) -> Value {
             rnd: Some(Rounding::Rn),
             ftz: m.ftz,
             sat: true,
+            nan: false,
+            relu: false,
+            xorsign: false,
         },
     )
 }
@@ -121,6 +124,9 @@ fn square_root(b: &mut Builder, ftz: bool, x: Value) -> Value {
         rnd: Some(Rounding::Rn),
         ftz: true,
         sat: false,
+        nan: false,
+        relu: false,
+        xorsign: false,
     };
     let s = b.fop(Opcode::Fmul, Type::F32, &[x, y], flush);
     let half = b.f32(0.5);

@@ -43,7 +43,8 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnos
     check_types(spec, &mods, &type_spans, opcode)?;
     check_required(spec, &mods, opcode)?;
     if let Some(rule) = spec.rule {
-        rule(&mods).map_err(|e| Diagnostic::error(e.message(body.module.target_sm), inst.span))?;
+        rule(&mods, body.module.target_sm)
+            .map_err(|e| Diagnostic::error(e.message(body.module.target_sm), inst.span))?;
     }
     check_shape(spec, &mods, inst)?;
     let operands = if spec.operands == "call" {
@@ -77,7 +78,14 @@ fn modifiers_of(spec: &OpSpec, written: &[Ident], target: u32) -> Result<(Mods, 
     let mut type_spans = Vec::new();
     for m in written {
         if let Some(ty) = ScalarType::from_name(&m.name) {
-            if matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32) {
+            // bf16 is sm_80 on (each opcode's rule refuses the sm_90 forms); tf32 only in
+            // `cvt.rna.tf32.f32`.
+            let later = match ty {
+                ScalarType::Bf16 | ScalarType::Bf16x2 => target < 80,
+                ScalarType::Tf32 => target < 80 || spec.op != Opcode::Cvt,
+                _ => false,
+            };
+            if later {
                 let message = features::needs_sm(&format!(".{}", m.name), 80, target);
                 return Err(Diagnostic::error(message, m.span));
             }

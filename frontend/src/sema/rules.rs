@@ -5,8 +5,8 @@
 use crate::ast::ScalarType;
 use crate::checked::*;
 
-/// An extra check on an instruction's modifiers.
-pub type Rule = fn(&Mods) -> Result<(), RuleError>;
+/// An extra check on an instruction's modifiers, for a module whose `.target` is sm_`sm`.
+pub type Rule = fn(&Mods, u32) -> Result<(), RuleError>;
 
 /// Why a rule refuses an instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,24 +74,47 @@ fn no_float_int_rounding(m: &Mods) -> Result<(), RuleError> {
     }
 }
 
-/// Half-precision arithmetic: `.bf16` forms are sm_90; the only rounding is `.rn`.
-fn half_min_sm(m: &Mods, name: &str) -> Result<(), RuleError> {
-    let t = ty(m);
-    let half = matches!(
+fn is_half(t: ScalarType) -> bool {
+    matches!(
         t,
         ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2
-    );
-    if half && m.rounding.is_some_and(|r| r != Rounding::Rn) {
+    )
+}
+
+fn is_bf16(t: ScalarType) -> bool {
+    matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2)
+}
+
+/// Refuses `what` (first in sm_`first`) in a module for sm_`sm` before it.
+fn since(sm: u32, what: &str, first: u32) -> Result<(), RuleError> {
+    if sm < first {
+        return Err(needs_sm(what, first));
+    }
+    Ok(())
+}
+
+/// Half-precision arithmetic rounds only with `.rn`.
+fn half_rounding(m: &Mods, name: &str) -> Result<(), RuleError> {
+    let t = ty(m);
+    if is_half(t) && m.rounding.is_some_and(|r| r != Rounding::Rn) {
         return Err(format!("`{name}.{}` rounds only with `.rn`", t.name()).into());
     }
-    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) {
+    Ok(())
+}
+
+/// Half-precision arithmetic: the only rounding is `.rn`; the `.bf16` forms of `add`, `sub`,
+/// `mul` and `setp` are sm_90.
+fn half_min_sm(m: &Mods, name: &str) -> Result<(), RuleError> {
+    half_rounding(m, name)?;
+    let t = ty(m);
+    if is_bf16(t) {
         return Err(needs_sm(&format!("{name}.{}", t.name()), 90));
     }
     Ok(())
 }
 
 /// `add`/`sub`.
-pub fn arith(m: &Mods) -> Result<(), RuleError> {
+pub fn arith(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     float_only(m, "add")?;
     no_float_int_rounding(m)?;
     half_min_sm(m, "add")?;
@@ -106,7 +129,7 @@ pub fn arith(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `mul`.
-pub fn mul(m: &Mods) -> Result<(), RuleError> {
+pub fn mul(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     float_only(m, "mul")?;
     no_float_int_rounding(m)?;
     half_min_sm(m, "mul")?;
@@ -129,7 +152,7 @@ pub fn mul(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `mad`.
-pub fn mad(m: &Mods) -> Result<(), RuleError> {
+pub fn mad(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     float_only(m, "mad")?;
     no_float_int_rounding(m)?;
     let t = ty(m);
@@ -159,24 +182,35 @@ pub fn mad(m: &Mods) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// `fma`.
-pub fn fma(m: &Mods) -> Result<(), RuleError> {
+/// `fma`. The half forms take `.rn` only; `.relu` (sm_80) is for halves and not with
+/// `.sat`; `.bf16`/`.bf16x2` (sm_80) take neither `.ftz` nor `.sat`.
+pub fn fma(m: &Mods, sm: u32) -> Result<(), RuleError> {
     float_only(m, "fma")?;
     no_float_int_rounding(m)?;
-    half_min_sm(m, "fma")?;
+    half_rounding(m, "fma")?;
     if m.rounding.is_none() {
         return Err("`fma` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)"
             .to_string()
             .into());
     }
+    let t = ty(m);
+    if is_bf16(t) && (m.ftz || m.sat) {
+        return Err(format!("`fma.{}` takes neither `.ftz` nor `.sat`", t.name()).into());
+    }
     if m.has_flag("relu") {
-        return Err(needs_sm("fma.relu", 80));
+        if !is_half(t) {
+            return Err(format!("`.relu` is not allowed with `fma.{}`", t.name()).into());
+        }
+        if m.sat {
+            return Err("`fma` takes `.relu` or `.sat`, not both".to_string().into());
+        }
+        since(sm, "fma.relu", 80)?;
     }
     Ok(())
 }
 
 /// `div`.
-pub fn div(m: &Mods) -> Result<(), RuleError> {
+pub fn div(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     float_only(m, "div")?;
     no_float_int_rounding(m)?;
     let t = ty(m);
@@ -201,17 +235,18 @@ pub fn div(m: &Mods) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// `abs`/`neg`: `.ftz` for `.f32` and halves.
-pub fn sign(m: &Mods) -> Result<(), RuleError> {
+/// `abs`/`neg`: `.ftz` for `.f32` and f16 (not `.bf16`, sm_80).
+pub fn sign(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     float_only(m, "abs")?;
-    if m.ftz && ty(m) == ScalarType::F64 {
-        return Err("`.ftz` is not allowed with `.f64` here".to_string().into());
+    let t = ty(m);
+    if m.ftz && (t == ScalarType::F64 || is_bf16(t)) {
+        return Err(format!("`.ftz` is not allowed with `.{}` here", t.name()).into());
     }
     Ok(())
 }
 
 /// `mad24`: `.sat` only for `mad24.hi.sat.s32`.
-pub fn mad24(m: &Mods) -> Result<(), RuleError> {
+pub fn mad24(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if m.sat && !(m.mul_mode == Some(MulMode::Hi) && ty(m) == ScalarType::S32) {
         return Err("`.sat` is only for `mad24.hi.sat.s32`".to_string().into());
     }
@@ -219,24 +254,27 @@ pub fn mad24(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `slct`: `.ftz` goes with an `.f32` selector.
-pub fn slct(m: &Mods) -> Result<(), RuleError> {
+pub fn slct(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if m.ftz && m.types.get(1) != Some(&ScalarType::F32) {
         return Err("`.ftz` needs an `.f32` selector".to_string().into());
     }
     Ok(())
 }
 
-/// `ex2`: `.ftz` only for `.f32`.
-pub fn ftz_f32_only(m: &Mods) -> Result<(), RuleError> {
+/// `ex2`: `.ftz` only for `.f32`; `.bf16`/`.bf16x2` are sm_90.
+pub fn ftz_f32_only(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let t = ty(m);
-    if m.ftz && t != ScalarType::F32 {
+    if m.ftz && t != ScalarType::F32 && !is_bf16(t) {
         return Err(format!("`.ftz` is not allowed with `.{}` here", t.name()).into());
+    }
+    if is_bf16(t) {
+        return Err(needs_sm(&format!("ex2.{}", t.name()), 90));
     }
     Ok(())
 }
 
 /// `mov`: vectors of 16-, 32- and 64-bit integers, bits and f32/f64 only.
-pub fn mov(m: &Mods) -> Result<(), RuleError> {
+pub fn mov(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     use ScalarType::*;
     let t = ty(m);
     if m.vector.is_some() && matches!(t, Pred | F16 | F16x2 | Bf16 | Bf16x2 | B128) {
@@ -246,7 +284,7 @@ pub fn mov(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `prefetch`: one cache level.
-pub fn prefetch(m: &Mods) -> Result<(), RuleError> {
+pub fn prefetch(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if m.flags.len() > 1 {
         return Err("`prefetch` takes one cache level".to_string().into());
     }
@@ -254,7 +292,7 @@ pub fn prefetch(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `prmt`: at most one mode.
-pub fn prmt(m: &Mods) -> Result<(), RuleError> {
+pub fn prmt(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if m.flags.len() > 1 {
         return Err("`prmt` takes at most one mode".to_string().into());
     }
@@ -263,29 +301,32 @@ pub fn prmt(m: &Mods) -> Result<(), RuleError> {
 
 /// `set`: a half-precision result compares the same half type; the comparison must suit the
 /// source type.
-pub fn set(m: &Mods) -> Result<(), RuleError> {
+pub fn set(m: &Mods, sm: u32) -> Result<(), RuleError> {
     use ScalarType::*;
     let dst = ty(m);
     let src = m.types.get(1).copied().unwrap_or(dst);
     if matches!(dst, F16 | F16x2 | Bf16 | Bf16x2) && dst != src {
         return Err(format!("`set.{}` compares `.{}` values", dst.name(), dst.name()).into());
     }
-    setp(&Mods {
-        types: vec![src],
-        ..m.clone()
-    })
+    setp(
+        &Mods {
+            types: vec![src],
+            ..m.clone()
+        },
+        sm,
+    )
 }
 
 /// `sqrt`: like `rcp`, but no `.approx` for `.f64`.
-pub fn sqrt(m: &Mods) -> Result<(), RuleError> {
+pub fn sqrt(m: &Mods, sm: u32) -> Result<(), RuleError> {
     if m.approx && ty(m) == ScalarType::F64 {
         return Err("`sqrt.f64` needs a rounding modifier, not `.approx`".to_string().into());
     }
-    rcp_sqrt(m)
+    rcp_sqrt(m, sm)
 }
 
 /// `rcp` and `sqrt`.
-pub fn rcp_sqrt(m: &Mods) -> Result<(), RuleError> {
+pub fn rcp_sqrt(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     no_float_int_rounding(m)?;
     let t = ty(m);
     if m.ftz && t == ScalarType::F64 && !m.approx {
@@ -302,26 +343,42 @@ pub fn rcp_sqrt(m: &Mods) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// `min`/`max`.
-pub fn min_max(m: &Mods) -> Result<(), RuleError> {
+/// `min`/`max`: the half types and `.NaN` are sm_80, `.xorsign.abs` (written together) sm_86;
+/// `.ftz` not with `.bf16`, `.NaN` and `.xorsign` only on f32 and halves.
+pub fn min_max(m: &Mods, sm: u32) -> Result<(), RuleError> {
     float_only(m, "min")?;
     let t = ty(m);
-    if matches!(
-        t,
-        ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2
-    ) {
-        return Err(needs_sm(&format!("min.{} or max.{}", t.name(), t.name()), 80));
+    if is_half(t) {
+        since(sm, &format!("min.{} or max.{}", t.name(), t.name()), 80)?;
     }
-    for (flag, sm) in [("relu", 80), ("NaN", 80), ("xorsign", 86), ("abs", 86)] {
-        if m.has_flag(flag) {
-            return Err(needs_sm(&format!("min.{flag} or max.{flag}"), sm));
+    if m.ftz && is_bf16(t) {
+        return Err(format!("`.ftz` is not allowed with `.{}` here", t.name()).into());
+    }
+    if m.has_flag("relu") {
+        return Err(needs_sm("min.relu or max.relu", 80));
+    }
+    let float = t == ScalarType::F32 || is_half(t);
+    if m.has_flag("NaN") {
+        if !float {
+            return Err(format!("`.NaN` is not allowed with `.{}`", t.name()).into());
         }
+        since(sm, "min.NaN or max.NaN", 80)?;
+    }
+    let (xorsign, abs) = (m.has_flag("xorsign"), m.has_flag("abs"));
+    if xorsign || abs {
+        if xorsign != abs {
+            return Err("`.xorsign` and `.abs` are written together".to_string().into());
+        }
+        if !float {
+            return Err(format!("`.xorsign.abs` is not allowed with `.{}`", t.name()).into());
+        }
+        since(sm, "min.xorsign or max.xorsign", 86)?;
     }
     Ok(())
 }
 
 /// `setp`.
-pub fn setp(m: &Mods) -> Result<(), RuleError> {
+pub fn setp(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let t = ty(m);
     if m.ftz && (!t.is_float() || t == ScalarType::F64) {
         return Err(format!("`.ftz` needs a floating-point type, not `.{}`", t.name()).into());
@@ -344,7 +401,7 @@ pub fn setp(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `cvt`.
-pub fn cvt(m: &Mods) -> Result<(), RuleError> {
+pub fn cvt(m: &Mods, sm: u32) -> Result<(), RuleError> {
     if m.has_flag("pack") {
         return if m.types.len() == 3 && m.sat {
             Ok(())
@@ -355,12 +412,9 @@ pub fn cvt(m: &Mods) -> Result<(), RuleError> {
     if m.types.len() != 2 {
         return Err("`cvt` takes a destination and a source type".to_string().into());
     }
-    if m.has_flag("relu") {
-        return Err(needs_sm("cvt.relu", 80));
-    }
     let (dst, src) = (m.types[0], m.types[1]);
-    if matches!(dst, ScalarType::F16x2 | ScalarType::Bf16x2 | ScalarType::Tf32) {
-        return Err(needs_sm(&format!("cvt.{}.{}", dst.name(), src.name()), 80));
+    if let Some(ampere) = cvt_ampere(m, dst, src, sm) {
+        return ampere;
     }
     let int_rounding = matches!(
         m.rounding,
@@ -408,6 +462,48 @@ pub fn cvt(m: &Mods) -> Result<(), RuleError> {
     }
 }
 
+/// The conversions sm_80 adds: f32 to a half pair (`cvt.rn.f16x2.f32 d, a, b`), to bf16 and
+/// from bf16 (only from and to f32; the others are sm_90), `.relu` on f32 to halves, and
+/// `cvt.rna.tf32.f32`. `None` for the other conversions.
+fn cvt_ampere(m: &Mods, dst: ScalarType, src: ScalarType, sm: u32) -> Option<Result<(), RuleError>> {
+    use ScalarType::*;
+    let relu = m.has_flag("relu");
+    let shown = format!("cvt.{}.{}", dst.name(), src.name());
+    let to_half = matches!(dst, F16x2 | Bf16 | Bf16x2) || (dst == F16 && relu);
+    let check = || -> Result<(), RuleError> {
+        if dst == Tf32 || src == Tf32 {
+            if (dst, src) != (Tf32, F32) || m.rounding != Some(Rounding::Rna) {
+                return Err(needs_sm(&shown, 90));
+            }
+            if m.sat || m.ftz || relu || m.has_flag("satfinite") {
+                return Err("`cvt.rna.tf32.f32` takes no other modifier".to_string().into());
+            }
+            return since(sm, &shown, 80);
+        }
+        if (dst, src) == (F32, Bf16) {
+            if m.rounding.is_some() || m.sat || m.ftz || relu {
+                return Err("`cvt.f32.bf16` takes no modifier".to_string().into());
+            }
+            return since(sm, &shown, 80);
+        }
+        if src != F32 || (is_bf16(src) || dst == F16x2) && !to_half || matches!(src, F16x2 | Bf16 | Bf16x2) {
+            return Err(needs_sm(&shown, 90));
+        }
+        if !matches!(m.rounding, Some(Rounding::Rn | Rounding::Rz)) {
+            return Err(format!("`{shown}` rounds with `.rn` or `.rz`").into());
+        }
+        if m.has_flag("satfinite") {
+            return Err(needs_sm(&format!("{shown}.satfinite"), 90));
+        }
+        if m.sat || m.ftz {
+            return Err(format!("`{shown}` takes neither `.sat` nor `.ftz`").into());
+        }
+        since(sm, if relu { "cvt.relu" } else { &shown }, 80)
+    };
+    let ampere = to_half || relu || [dst, src].iter().any(|&t| matches!(t, F16x2 | Bf16 | Bf16x2 | Tf32));
+    ampere.then(check)
+}
+
 fn memory_order(m: &Mods) -> Result<(), RuleError> {
     match m.order {
         Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel) if m.scope.is_none() => Err(
@@ -443,7 +539,7 @@ fn vector_size(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `ld`.
-pub fn load(m: &Mods) -> Result<(), RuleError> {
+pub fn load(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "ld")?;
@@ -459,12 +555,12 @@ pub fn load(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `ldu`.
-pub fn load_uniform(m: &Mods) -> Result<(), RuleError> {
+pub fn load_uniform(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     vector_size(m)
 }
 
 /// `st`.
-pub fn store(m: &Mods) -> Result<(), RuleError> {
+pub fn store(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "st")?;
@@ -477,7 +573,7 @@ pub fn store(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `atom`/`red`.
-pub fn atomic(m: &Mods) -> Result<(), RuleError> {
+pub fn atomic(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     use ScalarType::*;
     let t = ty(m);
     let ok = match m.atom_op {
@@ -507,7 +603,7 @@ pub fn atomic(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `bar`/`barrier`.
-pub fn barrier(m: &Mods) -> Result<(), RuleError> {
+pub fn barrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let kinds = m.sync as u8 + m.has_flag("arrive") as u8 + m.has_flag("red") as u8;
     if kinds != 1 {
         return Err("a barrier is one of `.sync`, `.arrive` or `.red`".to_string().into());
@@ -529,7 +625,7 @@ pub fn barrier(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `fence`.
-pub fn fence(m: &Mods) -> Result<(), RuleError> {
+pub fn fence(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if m.scope.is_none() {
         return Err("`fence` needs a scope (`.cta`, `.gpu` or `.sys`)".to_string().into());
     }
@@ -537,7 +633,7 @@ pub fn fence(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `vote`.
-pub fn vote(m: &Mods) -> Result<(), RuleError> {
+pub fn vote(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let ballot = m.vote_mode == Some(VoteMode::Ballot);
     match m.ty() {
         Some(ScalarType::B32) if ballot => Ok(()),
@@ -563,7 +659,7 @@ pub fn redux(m: &Mods) -> Result<(), RuleError> {
 
 /// `cp.async`: a copy (`.ca` or `.cg`, `.shared.global`, an optional L2 prefetch size) or one
 /// of `.commit_group`, `.wait_group`, `.wait_all`.
-pub fn cp_async(m: &Mods) -> Result<(), RuleError> {
+pub fn cp_async(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let controls = ["commit_group", "wait_group", "wait_all"];
     let control: Vec<&str> = controls.iter().copied().filter(|c| m.has_flag(c)).collect();
     let copy_mods = m.cache.is_some() || m.flags.iter().any(|f| f != "async" && !controls.contains(&f.as_str()));

@@ -1,7 +1,7 @@
 //! Evaluation of the pure MIR operations on bit patterns (a value of type `T` is its bits,
 //! zero-extended to 64). The interpreter and constant folding both use [`eval_pure`].
 
-use super::float::{convert, float_binary, float_ternary, float_unary, fmt_of};
+use super::float::{convert, float_binary, float_ternary, float_unary, fmt_of, pack};
 use crate::ir::{Aux, Cond, Opcode, Type};
 use ptxc_softfloat as sf;
 use smallvec::{SmallVec, smallvec};
@@ -127,6 +127,10 @@ pub fn eval_pure(op: Opcode, ty: Type, aux: &Aux, args: &[u64]) -> Option<Result
         FdivCheck => Some(smallvec![super::float::fdiv_check(a, b, ty) as u64]),
         Convert => match aux {
             Aux::Convert(info) => one(convert(info, ty, a)),
+            _ => None,
+        },
+        Fpack => match aux {
+            Aux::Convert(info) => one(pack(info, ty, a, b)),
             _ => None,
         },
         ToGeneric => one(window(aux).map_or(a, |base| base + (a & (WINDOW_SIZE - 1)))),

@@ -283,6 +283,9 @@ impl Machine<'_, '_> {
                     rnd: None,
                     ftz: global && ty == Type::F32,
                     sat: false,
+                    nan: false,
+                    relu: false,
+                    xorsign: false,
                 };
                 super::float::float_binary(Opcode::Fadd, ty, &Aux::Float(mode), old, b)
             }

@@ -21,11 +21,12 @@ impl From<Rounding> for sf::Rounding {
     }
 }
 
-/// The format of a float type (`f16x2` lanes are f16).
+/// The format of a float type (`f16x2` lanes are f16, `bf16x2` lanes bf16).
 pub fn fmt_of(ty: Type) -> Format {
     match ty {
         Type::F64 => sf::F64,
         Type::F16 | Type::F16x2 => sf::F16,
+        Type::Bf16 | Type::Bf16x2 => sf::BF16,
         _ => sf::F32,
     }
 }
@@ -42,12 +43,12 @@ fn rounding(r: Option<Rounding>, default: Rounding) -> sf::Rounding {
     r.unwrap_or(default).into()
 }
 
-/// Applies `f` to each f16 lane of an `f16x2`, or once to a scalar.
+/// Applies `f` to each lane of an `f16x2` or `bf16x2`, or once to a scalar.
 fn lanes(ty: Type, args: [u64; 3], f: impl Fn(Format, [u64; 3]) -> u64) -> u64 {
-    if ty != Type::F16x2 {
+    if !ty.is_pair() {
         return f(fmt_of(ty), args);
     }
-    let lane = |k: u32| f(sf::F16, args.map(|a| (a >> (16 * k)) & 0xffff)) & 0xffff;
+    let lane = |k: u32| f(fmt_of(ty), args.map(|a| (a >> (16 * k)) & 0xffff)) & 0xffff;
     lane(0) | lane(1) << 16
 }
 
@@ -55,8 +56,13 @@ fn pre(x: u64, f: Format, m: FloatMode) -> u64 {
     sf::flush_if(m.ftz, x, f)
 }
 
+/// `.relu`: a negative result (-0 included) becomes +0; a NaN stays NaN.
+fn relu(x: u64, f: Format, on: bool) -> u64 {
+    if on && f.is_negative(x) && !f.is_nan(x) { 0 } else { x }
+}
+
 fn post(x: u64, f: Format, m: FloatMode) -> u64 {
-    let x = sf::flush_if(m.ftz, x, f);
+    let x = relu(sf::flush_if(m.ftz, x, f), f, m.relu);
     if !m.sat {
         return x;
     }
@@ -73,6 +79,9 @@ pub fn float_binary(op: Opcode, ty: Type, aux: &Aux, a: u64, b: u64) -> u64 {
     let m = mode(aux);
     let r = rounding(m.rnd, Rounding::Rn);
     lanes(ty, [a, b, 0], |f, [a, b, _]| {
+        if matches!(op, Opcode::Fmin | Opcode::Fmax) {
+            return min_max(op == Opcode::Fmax, f, m, a, b);
+        }
         let (a, b) = (pre(a, f, m), pre(b, f, m));
         let v = match op {
             Opcode::Fadd => sf::add(a, b, f, r),
@@ -84,12 +93,29 @@ pub fn float_binary(op: Opcode, ty: Type, aux: &Aux, a: u64, b: u64) -> u64 {
                 let rcp = approx(Opcode::FrcpApprox, b, f);
                 sf::mul(a, pre(rcp, f, m), f, sf::Rounding::Rn)
             }
-            Opcode::Fmin => sf::min(a, b, f),
-            Opcode::Fmax => sf::max(a, b, f),
             _ => f.canonical_nan(),
         };
         post(v, f, m)
     })
+}
+
+/// `fmin`/`fmax` of one lane: operands flushed under `.ftz`; `.NaN` gives the canonical NaN
+/// for a NaN operand; `.xorsign.abs` compares the absolute values and gives the result the
+/// XOR of the operands' signs (unless it is a NaN).
+fn min_max(max: bool, f: Format, m: FloatMode, a: u64, b: u64) -> u64 {
+    let (a, b) = (pre(a, f, m), pre(b, f, m));
+    let signs = (f.is_negative(a), f.is_negative(b));
+    let (a, b) = if m.xorsign {
+        (a & !f.sign_bit(), b & !f.sign_bit())
+    } else {
+        (a, b)
+    };
+    let mode = sf::MinMaxMode {
+        max,
+        nan: m.nan,
+        xorsign: m.xorsign.then_some(signs),
+    };
+    sf::flush_if(m.ftz, sf::min_max_with(a, b, f, mode), f)
 }
 
 /// `fma`.
@@ -179,6 +205,9 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
                 rnd: None,
                 ftz: false,
                 sat: info.sat,
+                nan: false,
+                relu: false,
+                xorsign: false,
             };
             post(x, fmt_of(to), m)
         }
@@ -188,6 +217,9 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
                 rnd: None,
                 ftz: info.ftz,
                 sat: info.sat,
+                nan: false,
+                relu: false,
+                xorsign: false,
             };
             // `.ftz` on a conversion applies to f32 inputs and f32 results only (an f16
             // subnormal converted to f32 is kept).
@@ -196,6 +228,10 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
                 ..m
             };
             let (ff, tf) = (fmt_of(from), fmt_of(to));
+            if from == Type::Bf16 && to == Type::F32 {
+                // bf16 is the high half of an f32: the bits move (NaN payloads too).
+                return (a & 0xffff) << 16;
+            }
             let a = pre(a, ff, f32_only(from));
             let v = if ff == tf {
                 sf::canonicalize(a, ff)
@@ -205,12 +241,19 @@ pub fn convert(info: &ConvertInfo, to: Type, a: u64) -> u64 {
             } else {
                 sf::convert(a, ff, tf, rounding(info.rnd, Rounding::Rn))
             };
-            let v = post(v, tf, f32_only(to));
+            let v = relu(post(v, tf, f32_only(to)), tf, info.relu);
             // A saturating conversion gives +0 for -0 on the hardware (F2F.SAT, HADD2.F32.SAT),
             // unlike f32 arithmetic with .sat (FADD/FMUL/FFMA.SAT keep -0); PTX allows both.
             if info.sat && v == tf.zero(true) { 0 } else { v }
         }
     }
+}
+
+/// `fpack`: two f32 values converted to the lanes of a half pair, the first into the high
+/// half.
+pub fn pack(info: &ConvertInfo, to: Type, a: u64, b: u64) -> u64 {
+    let lane = if to == Type::Bf16x2 { Type::Bf16 } else { Type::F16 };
+    convert(info, lane, a) << 16 | convert(info, lane, b)
 }
 
 fn int_value(a: u64, bits: u32, signed: bool) -> i128 {

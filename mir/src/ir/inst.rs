@@ -119,6 +119,13 @@ pub struct FloatMode {
     pub ftz: bool,
     /// Clamp the result to [0, 1].
     pub sat: bool,
+    /// `.relu`: a negative result becomes +0 (half `fma`, sm_80).
+    pub relu: bool,
+    /// `.NaN`: `fmin`/`fmax` with a NaN operand give the canonical NaN (sm_80).
+    pub nan: bool,
+    /// `.xorsign.abs`: `fmin`/`fmax` of the absolute values, with the XOR of the operands'
+    /// signs (sm_86).
+    pub xorsign: bool,
 }
 
 /// Memory spaces of loads and stores.
@@ -187,6 +194,8 @@ pub struct ConvertInfo {
     pub sat: bool,
     /// Flush subnormals.
     pub ftz: bool,
+    /// `.relu`: a negative result becomes +0 (f32 to f16/bf16, sm_80).
+    pub relu: bool,
 }
 
 /// A branch target with its block arguments.

@@ -228,6 +228,9 @@ opcodes! {
     FdivCheck = "fdiv_check", 0, "T T", "p";
     /// Conversion (`Aux::Convert`).
     Convert = "convert", 0, "x", "T";
+    /// Two f32 values rounded (`Aux::Convert`: rounding, `.relu`) into a half pair (`f16x2`
+    /// or `bf16x2`): the first into the high half (PTX `cvt.rn.f16x2.f32 d, a, b`).
+    Fpack = "fpack", 0, "x x", "T";
     /// Load of `Aux::Mem` vector elements from `args[0] + offset`.
     Load = "load", READS, "a", "V";
     /// Store of the values to `args[0] + offset`.

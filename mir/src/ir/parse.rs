@@ -348,11 +348,13 @@ impl FuncParser {
                 rnd: None,
                 sat: false,
                 ftz: false,
+                relu: false,
             };
             for f in flags {
                 match *f {
                     "sat" => info.sat = true,
                     "ftz" => info.ftz = true,
+                    "relu" => info.relu = true,
                     r => info.rnd = Some(rounding(r)?),
                 }
             }
@@ -500,6 +502,9 @@ fn float_mode(mods: &[&str]) -> Result<FloatMode, String> {
         match *f {
             "ftz" => m.ftz = true,
             "sat" => m.sat = true,
+            "relu" => m.relu = true,
+            "nan" => m.nan = true,
+            "xorsign" => m.xorsign = true,
             r => m.rnd = Some(rounding(r)?),
         }
     }

@@ -138,6 +138,9 @@ fn convert_mods(s: &mut String, c: &ConvertInfo) {
     if c.ftz {
         s.push_str(".ftz");
     }
+    if c.relu {
+        s.push_str(".relu");
+    }
 }
 
 fn aux_mods(s: &mut String, aux: &Aux) {
@@ -166,6 +169,11 @@ fn aux_mods(s: &mut String, aux: &Aux) {
             }
             if m.sat {
                 s.push_str(".sat");
+            }
+            for (on, name) in [(m.relu, ".relu"), (m.nan, ".nan"), (m.xorsign, ".xorsign")] {
+                if on {
+                    s.push_str(name);
+                }
             }
         }
         Aux::Convert(c) => convert_mods(s, c),

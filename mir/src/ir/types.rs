@@ -19,6 +19,10 @@ pub enum Type {
     F16,
     /// Two packed halves.
     F16x2,
+    /// bfloat16 (sm_80 on).
+    Bf16,
+    /// Two packed bfloat16 values.
+    Bf16x2,
     /// IEEE single.
     F32,
     /// IEEE double.
@@ -31,8 +35,8 @@ impl Type {
         match self {
             Type::Pred => 1,
             Type::I8 => 8,
-            Type::I16 | Type::F16 => 16,
-            Type::I32 | Type::F32 | Type::F16x2 => 32,
+            Type::I16 | Type::F16 | Type::Bf16 => 16,
+            Type::I32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 32,
             Type::I64 | Type::F64 => 64,
         }
     }
@@ -49,7 +53,15 @@ impl Type {
 
     /// True for float types.
     pub fn is_float(self) -> bool {
-        matches!(self, Type::F16 | Type::F16x2 | Type::F32 | Type::F64)
+        matches!(
+            self,
+            Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2 | Type::F32 | Type::F64
+        )
+    }
+
+    /// True for the packed pairs (`f16x2`, `bf16x2`).
+    pub fn is_pair(self) -> bool {
+        matches!(self, Type::F16x2 | Type::Bf16x2)
     }
 
     /// The integer type of `bits` bits.
@@ -72,6 +84,8 @@ impl Type {
         Type::I64,
         Type::F16,
         Type::F16x2,
+        Type::Bf16,
+        Type::Bf16x2,
         Type::F32,
         Type::F64,
     ];
@@ -100,6 +114,8 @@ impl Type {
             Type::I64 => "i64",
             Type::F16 => "f16",
             Type::F16x2 => "f16x2",
+            Type::Bf16 => "bf16",
+            Type::Bf16x2 => "bf16x2",
             Type::F32 => "f32",
             Type::F64 => "f64",
         }

@@ -131,7 +131,7 @@ pub fn aux_kind(op: Opcode) -> AuxKind {
         Param => AuxKind::Param,
         Special => AuxKind::Special,
         Addr => AuxKind::Var,
-        Convert => AuxKind::Convert,
+        Convert | Fpack => AuxKind::Convert,
         Load | Store => AuxKind::Mem,
         Atom => AuxKind::Atom,
         ToGeneric | FromGeneric | IsSpace => AuxKind::Space,

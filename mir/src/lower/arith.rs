@@ -17,6 +17,9 @@ pub fn float_mode(inst: &CheckedInst) -> FloatMode {
         rnd: inst.mods.rounding.and_then(float_rounding),
         ftz: inst.mods.ftz,
         sat: inst.mods.sat,
+        relu: inst.mods.has_flag("relu"),
+        nan: inst.mods.has_flag("NaN"),
+        xorsign: inst.mods.has_flag("xorsign"),
     }
 }
 

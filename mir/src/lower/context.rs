@@ -64,9 +64,11 @@ pub fn mir_type(t: ScalarType) -> Type {
     match t {
         Pred => Type::Pred,
         B8 | U8 | S8 => Type::I8,
-        B16 | U16 | S16 | Bf16 => Type::I16,
+        B16 | U16 | S16 => Type::I16,
         F16 => Type::F16,
-        B32 | U32 | S32 | Bf16x2 | Tf32 => Type::I32,
+        Bf16 => Type::Bf16,
+        Bf16x2 => Type::Bf16x2,
+        B32 | U32 | S32 | Tf32 => Type::I32,
         F16x2 => Type::F16x2,
         F32 => Type::F32,
         B64 | U64 | S64 => Type::I64,
@@ -381,6 +383,7 @@ impl<'a> Lowerer<'a> {
             rnd: None,
             sat: false,
             ftz: false,
+            relu: false,
         };
         let c = self.emit(Opcode::Convert, int_to, &[raw], Aux::Convert(info));
         self.coerce(c, ty, signed, span)

@@ -193,6 +193,7 @@ impl Lowerer<'_> {
             rnd: None,
             sat: false,
             ftz: false,
+            relu: false,
         };
         self.emit(Opcode::Convert, wide, &[v], Aux::Convert(info))
     }
@@ -217,6 +218,7 @@ impl Lowerer<'_> {
             rnd: None,
             sat: false,
             ftz: false,
+            relu: false,
         };
         self.emit(Opcode::Convert, to, &[shifted], Aux::Convert(info))
     }

@@ -617,5 +617,6 @@ fn float_convert(from: Type, rnd: Option<Rounding>) -> ConvertInfo {
         rnd,
         sat: false,
         ftz: false,
+        relu: false,
     }
 }

@@ -320,6 +320,14 @@ impl FormBuilder {
         self
     }
 
+    /// Appends operand `o`, printed only when flag `id` (already added) is set and `o` is
+    /// not its default.
+    pub fn op_under(mut self, id: Mod, o: OperandDesc) -> Self {
+        let k = self.form.mod_index(id).expect("the flag is added first") as u8;
+        self.form.operands.push(o.show(Show::IfModAndNotDefault(k)));
+        self
+    }
+
     /// Appends modifiers in printed order.
     pub fn mods(mut self, mods: impl IntoIterator<Item = ModDesc>) -> Self {
         self.form.mods.extend(mods);
@@ -442,6 +450,7 @@ impl FormBuilder {
             o.show = match o.show {
                 Show::IfMod(k) => Show::IfMod(remap(k)),
                 Show::IfModOrNotDefault(k) => Show::IfModOrNotDefault(remap(k)),
+                Show::IfModAndNotDefault(k) => Show::IfModAndNotDefault(remap(k)),
                 s => s,
             };
         }

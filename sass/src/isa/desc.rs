@@ -78,6 +78,8 @@ pub enum Op {
     Hfma2,
     /// `HMUL2`: f16x2 multiply.
     Hmul2,
+    /// `HMNMX2 Rd, A, B, Ps`: f16x2 or bf16x2 minimum (Ps = PT) or maximum (sm_80 on).
+    Hmnmx2,
     /// `I2F`: integer to float.
     I2f,
     /// `F2I`: float to integer.
@@ -463,6 +465,9 @@ pub enum Show {
     IfMod(u8),
     /// When modifier `mod_index` is non-zero or the value differs from the default.
     IfModOrNotDefault(u8),
+    /// When modifier `mod_index` is non-zero and the value differs from the default
+    /// (HFMA2's predicate under `.RELU`).
+    IfModAndNotDefault(u8),
     /// Never printed (an encoding detail that still round-trips).
     Never,
 }

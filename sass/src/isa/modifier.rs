@@ -82,6 +82,10 @@ pub enum Mod {
     SatFinite,
     /// F2FP's `.MERGE_C` (code 1, not described) instead of `.PACK_AB` (code 0).
     MergeC,
+    /// `.NAN`: a min/max with a NaN operand gives the canonical NaN (FMNMX, HMNMX2; sm_80).
+    Nan,
+    /// `.XORSIGN`: a min/max result's sign is the XOR of the operands' signs (sm_86).
+    XorSign,
     /// The integer type of a conversion ([`IntType`]).
     IntType,
     /// The float type of a conversion ([`FloatType`]).
@@ -268,7 +272,7 @@ impl Mod {
             Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,
             Mod::NoInc | Mod::NoDec | Mod::Clear | Mod::Defer | Mod::DepbarLe | Mod::Rand => Flag,
             Mod::SleepWarp | Mod::Wide => Flag,
-            Mod::Bf16 | Mod::Relu | Mod::SatFinite | Mod::MergeC => Flag,
+            Mod::Bf16 | Mod::Relu | Mod::SatFinite | Mod::MergeC | Mod::Nan | Mod::XorSign => Flag,
             Mod::ShfType => values::<ShfType>(self),
             Mod::IntCmp => values::<IntCmp>(self),
             Mod::BoolOp => values::<BoolOp>(self),

@@ -84,6 +84,7 @@ fn shown(d: &OperandDesc, op: &Operand, inst: &Inst) -> bool {
         Show::IfMod(m) => mod_set(m),
         Show::IfNotDefault => raw_value(op) != d.default,
         Show::IfModOrNotDefault(m) => mod_set(m) || raw_value(op) != d.default,
+        Show::IfModAndNotDefault(m) => mod_set(m) && raw_value(op) != d.default,
     }
 }
 

@@ -204,10 +204,11 @@ pub fn i2ip(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 }
 
 /// F2FP.PACK_AB (sm_80): A and B (f32) rounded to f16 or bf16 (`.BF16`), A into the high
-/// half and B into the low. `.RELU` makes negative results +0 (a NaN stays NaN);
+/// half and B into the low; F2FP.MERGE_C: B alone into the low half, the high half +0
+/// (ptxas writes C = RZ; another C faults, its merge not being established). `.RELU` makes negative results +0 (a NaN stays NaN);
 /// `.SATFINITE` clamps infinite results to the largest finite value of their sign (PTX
 /// `cvt.rn.satfinite`).
-pub fn f2fp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+pub fn f2fp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     let to = if d.m.bf16 { sf::BF16 } else { F16 };
     let rnd = fp::rnd(d.m.rnd);
     let half = |v: u32| -> u32 {
@@ -222,10 +223,20 @@ pub fn f2fp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         }
         h as u32
     };
+    if d.m.merge_c && !matches!(d.c.src, Src::Reg(ptxc_sass::isa::RZ) | Src::None) {
+        return Err(SimError::Unsupported {
+            at: ctx.at(w, group.trailing_zeros() as usize, d.pc),
+            what: format!("{} (a C operand other than RZ: the merge is not established)", d.text()),
+        });
+    }
     let mut out = [0u32; WARP];
     for l in lanes(exec) {
-        let (a, b) = (ctx.src32(w, &d.a, l), ctx.src32(w, &d.b, l));
-        out[l] = half(a) << 16 | half(b);
+        let b = half(ctx.src32(w, &d.b, l));
+        out[l] = if d.m.merge_c {
+            b
+        } else {
+            half(ctx.src32(w, &d.a, l)) << 16 | b
+        };
     }
     write_dst(w, &d.dst, exec, &out);
     Ok(())

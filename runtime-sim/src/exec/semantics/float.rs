@@ -8,6 +8,7 @@ use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
 use crate::fp::{self, Rnd};
 use ptxc_sass::isa::values::FmulScale;
+use ptxc_softfloat as sf;
 
 type R = Result<(), SimError>;
 
@@ -194,11 +195,22 @@ pub fn fset(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// FMNMX: minimum when the predicate is true, maximum when false.
+/// FMNMX: minimum when the predicate is true, maximum when false; `.NAN` (sm_80) gives the
+/// canonical NaN for a NaN operand, `.XORSIGN` (sm_86) the XOR of the registers' signs
+/// (before the sources' `|x|`) on a non-NaN result.
 pub fn fmnmx(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (frow(ctx, w, &d.a), frow(ctx, w, &d.b));
+    let (ra, rb) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
     let p = w.pred_mask(d.ps[0], u32::MAX);
-    let out: [u32; WARP] = std::array::from_fn(|l| fp::min_max(a[l], b[l], (p >> l) & 1 == 0, d.m.ftz).to_bits());
+    let out: [u32; WARP] = std::array::from_fn(|l| {
+        let mode = sf::MinMaxMode {
+            max: (p >> l) & 1 == 0,
+            nan: d.m.nan,
+            xorsign: d.m.xorsign.then(|| ((ra[l] >> 31) == 1, (rb[l] >> 31) == 1)),
+        };
+        let [x, y] = [a[l], b[l]].map(|v| sf::flush_if(d.m.ftz, v.to_bits() as u64, sf::F32));
+        sf::min_max_with(x, y, sf::F32, mode) as u32
+    });
     write_dst(w, &d.dst, exec, &out);
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! Packed half precision: HADD2, HMUL2, HFMA2, HSETP2, HSET2, HMNMX2. A 32-bit register
+//! Packed half precision: HADD2, HMUL2, HFMA2, HSETP2, HSET2, HMNMX2 (sm_80). A 32-bit register
 //! holds two f16 values (H0 in the low half); a source swizzle selects `.H1_H0` (as is),
 //! `.H0_H0`, `.H1_H1` or `.F32` (an f32 operand converted to f16 toward zero). `.F32` on the
 //! instruction writes the low lane's f16 result widened to f32 (ptxas folds
@@ -61,7 +61,8 @@ fn f32_result(d: &Decoded) -> bool {
 
 /// Applies `op` to each f16 lane (operands and result flushed under `.FTZ`; the low lane,
 /// widened to f32, under `.F32`) and writes the result. Under `.BF16_V2` (HFMA2, sm_80) the
-/// lanes are bf16.
+/// lanes are bf16; under `.RELU` (HFMA2, sm_80) a negative result (-0 included) becomes +0
+/// and a NaN stays the canonical NaN, as F2FP.RELU does.
 fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64, u64, sf::Format) -> u64) {
     let (a, b, c) = (hrow(ctx, w, &d.a), hrow(ctx, w, &d.b), hrow(ctx, w, &d.c));
     let ftz = d.m.ftz;
@@ -88,10 +89,17 @@ fn binary(ctx: &Ctx, w: &mut Warp, d: &Decoded, exec: u32, op: impl Fn(u64, u64,
             x
         }
     };
+    let relu = |x: u64| -> u64 {
+        if d.m.relu && x & fmt.sign_bit() != 0 && !fmt.is_nan(x) {
+            0
+        } else {
+            x
+        }
+    };
     let out: [u32; WARP] = std::array::from_fn(|l| {
         let lane = |i: usize| {
             let [x, y, z] = [a[l][i], b[l][i], c[l][i]].map(|h| sf::flush_if(ftz, h as u64, fmt));
-            sat(sf::flush_if(ftz, op(x, y, z, fmt), fmt), fmt)
+            relu(sat(sf::flush_if(ftz, op(x, y, z, fmt), fmt), fmt))
         };
         if wide {
             // `.F32`: the low lane's f16 result, widened.
@@ -118,6 +126,37 @@ pub fn hmul2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 /// HFMA2.
 pub fn hfma2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     binary(ctx, w, d, exec, |a, b, c, f| sf::fma(a, b, c, f, Rnd::Rn));
+    Ok(())
+}
+
+/// HMNMX2 (sm_80): the lane-wise minimum (predicate true) or maximum of two f16 (or bf16,
+/// `.BF16_V2`) pairs, operands flushed under `.FTZ`; `.NAN` gives the canonical NaN for a
+/// NaN operand, `.XORSIGN` (sm_86) the XOR of the register lanes' signs (taken before the
+/// sources' `|x|`) on a non-NaN result.
+pub fn hmnmx2(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let (a, b) = (hrow(ctx, w, &d.a), hrow(ctx, w, &d.b));
+    let plain = |s: &SrcOp| SrcOp {
+        abs: false,
+        neg: false,
+        ..*s
+    };
+    let (ra, rb) = (hrow(ctx, w, &plain(&d.a)), hrow(ctx, w, &plain(&d.b)));
+    let p = w.pred_mask(d.ps[0], u32::MAX);
+    let fmt = if d.m.bf16 { BF16 } else { F16 };
+    let sign = |h: u16| h as u64 & fmt.sign_bit() != 0;
+    let out: [u32; WARP] = std::array::from_fn(|l| {
+        let lane = |i: usize| {
+            let mode = sf::MinMaxMode {
+                max: (p >> l) & 1 == 0,
+                nan: d.m.nan,
+                xorsign: d.m.xorsign.then(|| (sign(ra[l][i]), sign(rb[l][i]))),
+            };
+            let [x, y] = [a[l][i], b[l][i]].map(|h| sf::flush_if(d.m.ftz, h as u64, fmt));
+            sf::min_max_with(x, y, fmt, mode) as u32
+        };
+        lane(0) | lane(1) << 16
+    });
+    write_dst(w, &d.dst, exec, &out);
     Ok(())
 }
 

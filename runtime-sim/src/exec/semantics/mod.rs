@@ -84,6 +84,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Hadd2 => half::hadd2,
         Op::Hmul2 => half::hmul2,
         Op::Hfma2 => half::hfma2,
+        Op::Hmnmx2 => half::hmnmx2,
         Op::Hsetp2 => half::hsetp2,
         Op::Hset2 => half::hset2,
         Op::I2f => conv::i2f,

@@ -12,13 +12,13 @@ use crate::isa::desc::{ImmStyle, LatCat as L, OpKind, Pipe, Role, *};
 const SWIZZLE: &[(u16, &str)] = &[(0, ""), (1, ".F32"), (2, ".H0_H0"), (3, ".H1_H1")];
 
 /// Register A: swizzle 74..76, negation 72, absolute value 73.
-fn ha() -> OperandDesc {
+pub(crate) fn ha() -> OperandDesc {
     fa().suffix(suffix(74, 2, SWIZZLE))
 }
 
 /// An operand's modifiers by its slot: bits 32..64 (swizzle 60, abs 62, neg 63) or the Rc
 /// field (swizzle 81, abs 83, neg 84); immediates take none.
-fn slot(o: OperandDesc) -> OperandDesc {
+pub(crate) fn slot(o: OperandDesc) -> OperandDesc {
     match o.kind {
         OpKind::Imm { .. } => o,
         OpKind::Gpr { field, .. } if field.lo == RC => o.suffix(suffix(81, 2, SWIZZLE)).abs(83).neg(84),

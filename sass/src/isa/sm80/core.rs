@@ -1,6 +1,7 @@
 //! Changes of the core's ALU, control and synchronisation forms: ISETP's `.EX` predicate,
 //! MEMBAR without `.MMIO`, BPT's modes, BRA without `.U` and with a uniform-register mask,
-//! BAR.SYNCALL gone on sm_89, HADD2.F32's immediate on sm_86.
+//! BAR.SYNCALL gone on sm_89, HADD2.F32's immediate on sm_86, HFMA2's `.BF16_V2` and `.RELU`
+//! (bit 79; not with `.SAT`).
 
 use super::{changed, ended};
 use crate::flag;
@@ -60,7 +61,12 @@ fn hfma2_bf16(forms: &mut Vec<Form>) {
         .iter()
         .filter(|f| hfma2(f) && immediate(f))
         .map(|f| {
-            let mut b = derive(f).since(Arch::Sm80).replace_mod(Mod::HalfF32, &[BF16_ONLY]);
+            let mut b = derive(f)
+                .since(Arch::Sm80)
+                .replace_mod(Mod::HalfF32, &[BF16_ONLY])
+                .mods([RELU])
+                .op_under(Mod::Relu, relu_predicate())
+                .invalid_when(SAT_WITH_RELU);
             for role in [Role::B, Role::C] {
                 b = b.map_operand(role, |o| match o.kind {
                     OpKind::Imm { field, .. } => OperandDesc {
@@ -83,10 +89,34 @@ fn hfma2_bf16(forms: &mut Vec<Form>) {
         |_, b| {
             b.replace_mod(Mod::HalfF32, &[BF16, HALF_F32])
                 .invalid_when(&[(78, true), (85, true)])
+                .mods([RELU])
+                .op_under(Mod::Relu, relu_predicate())
+                .invalid_when(SAT_WITH_RELU)
+        },
+    );
+    changed(
+        forms,
+        Arch::Sm80,
+        |f| hfma2(f) && immediate(f) && f.archs.since == Arch::Sm75,
+        |_, b| {
+            b.mods([RELU])
+                .op_under(Mod::Relu, relu_predicate())
+                .invalid_when(SAT_WITH_RELU)
         },
     );
     forms.extend(bf16_imm);
 }
+
+/// HFMA2's `.RELU` (bit 79, sm_80 on): negative results and NaN become +0.
+pub(crate) const RELU: ModDesc = flag!(Mod::Relu, 79, ".RELU");
+/// Under `.RELU` nvdisasm prints bits 87..91 as a predicate operand when it is not PT
+/// (ptxas writes PT; what another predicate does is not established).
+pub(crate) fn relu_predicate() -> OperandDesc {
+    crate::isa::sm75::common::ps87()
+}
+
+/// `.SAT` and `.RELU` together are no instruction.
+pub(crate) const SAT_WITH_RELU: &[(u8, bool)] = &[(77, true), (79, true)];
 
 /// HFMA2's `.F32` (bit 78), as in the core.
 const HALF_F32: ModDesc = flag!(Mod::HalfF32, 78, ".F32");

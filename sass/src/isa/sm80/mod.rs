@@ -20,6 +20,7 @@
 mod async_copy;
 mod core;
 mod memory;
+mod minmax;
 mod mma;
 mod new;
 
@@ -37,10 +38,12 @@ pub fn apply(forms: &mut Vec<Form>) {
         matches!(f.op, Op::Hmma884 | Op::Hmma1688 | Op::Imma | Op::Bmma)
     });
     new::add(forms);
+    forms.extend(minmax::forms());
     forms.extend(mma::forms());
     forms.extend(async_copy::forms());
     memory::apply(forms);
     core::apply(forms);
+    minmax::apply(forms);
     new::ada(forms);
 }
 

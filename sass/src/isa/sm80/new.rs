@@ -1,9 +1,12 @@
 //! Instructions Ampere and Ada add to the core (each checked bit by bit with nvdisasm):
 //! * `HFMA2.MMA` (sm_80 on): HFMA2 on the tensor pipe (opcodes 0x?35), without lane
-//!   swizzles or `.F32`; ptxas uses it on sm_80 to spread moves and FMAs over more pipes.
+//!   swizzles or `.F32`, with `.RELU` (79); ptxas uses it on sm_80 to spread moves and FMAs
+//!   over more pipes.
 //! * `F2FP.PACK_AB` (0x23e, 0x83e, 0xa3e): two f32 rounded to f16 or bf16 and packed, A high,
-//!   B low; `.RELU` 75, `.BF16` 76, `.SATFINITE` 77, `.MERGE_C` 78 (not described), rounding
-//!   79..81 (RN or RZ). Ada spells the types `.F16.F32` / `.BF16.F32`.
+//!   B low; `.RELU` 75, `.BF16` 76, `.SATFINITE` 77, rounding 79..81 (RN or RZ). Under
+//!   `.MERGE_C` (78) it converts B alone, into the low half, with C the register merged
+//!   (`F2FP.RELU.BF16.MERGE_C Rd, B, RZ`: ptxas's `cvt.rn.relu.bf16.f32`). Ada spells the
+//!   types `.F16.F32` / `.BF16.F32`.
 //! * `I2FP.F32.S32|U32` (sm_86 on, 0x245, 0x845, 0xa45): I2F to f32 on the FMA pipe; rounding
 //!   RN or RZ.
 //! * `F2IP.U8|S8.F32` (sm_86 on, 0x243): f32 to packed saturated bytes.
@@ -34,7 +37,12 @@ pub fn add(forms: &mut Vec<Form>) {
 
 /// `HFMA2.MMA`: the core HFMA2 form with opcode 0x?35, no swizzles and no `.F32`.
 fn hfma2_mma(f: &Form) -> Form {
-    let mut b = derive(f).since(Arch::Sm80).replace_mod(Mod::HalfF32, &[]);
+    let mut b = derive(f)
+        .since(Arch::Sm80)
+        .replace_mod(Mod::HalfF32, &[])
+        .mods([super::core::RELU])
+        .op_under(Mod::Relu, super::core::relu_predicate())
+        .invalid_when(super::core::SAT_WITH_RELU);
     for role in [Role::A, Role::B, Role::C] {
         if f.operand_index(role).is_some() {
             b = b.map_operand(role, |o| OperandDesc { swizzle: None, ..o });
@@ -72,24 +80,36 @@ fn f2fp() -> Vec<Form> {
         (0x83e, imm32(Role::B, ImmStyle::F32)),
         (0xa3e, cbank(Role::B)),
     ];
-    b_operands
-        .into_iter()
-        .map(|(opc, b)| {
-            form("F2FP", Op::F2fp, opc)
-                .since(Arch::Sm80)
-                .ops([rd(), reg(Role::A, RA).reuse(0), b])
-                .mods([
-                    flag!(Mod::SatFinite, 77, ".SATFINITE"),
-                    flag!(Mod::Relu, 75, ".RELU"),
-                    F2FP_TYPE,
-                    modifier(Mod::MergeC, 78, 1, &[(0, ".PACK_AB")], 0),
-                    rnd,
-                ])
-                .fixed(RC, 8, 0xff)
-                .timing(L::Alu, Pipe::Alu)
-                .build()
-        })
-        .collect()
+    let mods = |merge: ModDesc| {
+        [
+            flag!(Mod::SatFinite, 77, ".SATFINITE"),
+            flag!(Mod::Relu, 75, ".RELU"),
+            F2FP_TYPE,
+            merge,
+            rnd,
+        ]
+    };
+    let pack = b_operands.into_iter().map(|(opc, b)| {
+        form("F2FP", Op::F2fp, opc)
+            .since(Arch::Sm80)
+            .ops([rd(), reg(Role::A, RA).reuse(0), b])
+            .mods(mods(modifier(Mod::MergeC, 78, 1, &[(0, ".PACK_AB")], 0)))
+            .fixed(RC, 8, 0xff)
+            .timing(L::Alu, Pipe::Alu)
+            .build()
+    });
+    // `.MERGE_C`: B alone converted into the low half, C the register merged (ptxas: RZ);
+    // the A field is not printed (ptxas writes RZ).
+    let merge = b_operands.into_iter().map(|(opc, b)| {
+        form("F2FP", Op::F2fp, opc)
+            .since(Arch::Sm80)
+            .ops([rd(), b, reg(Role::C, RC)])
+            .mods(mods(modifier(Mod::MergeC, 78, 1, &[(1, ".MERGE_C")], 1)))
+            .fixed(RA, 8, 0xff)
+            .timing(L::Alu, Pipe::Alu)
+            .build()
+    });
+    pack.chain(merge).collect()
 }
 
 fn i2fp() -> Vec<Form> {
