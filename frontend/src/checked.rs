@@ -296,6 +296,8 @@ pub enum Opcode {
     Cnot,
     Copysign,
     Cos,
+    /// `createpolicy.fractional` (sm_80): an L2 cache eviction policy.
+    Createpolicy,
     /// `cp.async` and its `commit_group`, `wait_group` and `wait_all` (sm_80).
     CpAsync,
     Cvt,
@@ -318,6 +320,8 @@ pub enum Opcode {
     Madc,
     Match,
     Max,
+    /// `mbarrier` on shared memory (sm_80): init, arrivals, test_wait, pending_count, inval.
+    Mbarrier,
     Membar,
     Min,
     /// `mma.sync` (details in [`CheckedInst::tensor`]).

@@ -115,7 +115,7 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         Whole(
             ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nmbarrier.init.b64 [0], 1;\nret;\n}\n",
         ),
-        "`mbarrier.init` (sm_80 on) is not supported by ptxc yet (target is sm_80)",
+        "ptxc implements `mbarrier` on `.shared` addresses only (write `.shared`)",
         6,
         1,
     ),

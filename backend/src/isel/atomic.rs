@@ -21,7 +21,7 @@ fn sass_atom_op(op: AtomOp) -> Option<values::AtomOp> {
         AtomOp::Or => values::AtomOp::Or,
         AtomOp::Xor => values::AtomOp::Xor,
         AtomOp::Exch => values::AtomOp::Exch,
-        AtomOp::Cas => return None,
+        AtomOp::Cas | AtomOp::Arrive => return None,
     })
 }
 
@@ -61,6 +61,19 @@ impl Isel<'_> {
         }
         let addr = self.mem_operand(args[0], offset, space)?;
         let result = self.func.results[inst][0];
+        if op == AtomOp::Arrive {
+            if !shared {
+                return Err(self.unsupported(unsupported()));
+            }
+            let d = MOp::Reg(self.def_reg(result));
+            return self.emit_sass(
+                Op::AtomsArrive,
+                &[(Role::Dst, d)],
+                &[(Role::Addr, Arg::op(addr))],
+                &[AtomType::U64.set()],
+                None,
+            );
+        }
         let used = self.use_count(result) > 0;
         let b = MOp::Reg(self.reg(args[1]));
         let mut mods = vec![atype.set()];

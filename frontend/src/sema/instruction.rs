@@ -239,6 +239,10 @@ fn check_shape(spec: &OpSpec, mods: &Mods, inst: &Instruction) -> Result<(), Dia
             Some("a secondary operation (`.add`, `.min` or `.max`) needs a fourth operand")
         }
         Opcode::Cvt if count == 4 && !mods.has_flag("pack") => Some("only `cvt.pack` takes four operands"),
+        Opcode::Mbarrier if count == 3 && !mods.has_flag("noComplete") => {
+            Some("an `mbarrier` arrival with a count needs `.noComplete` before sm_90")
+        }
+        Opcode::Mbarrier if count == 2 && mods.has_flag("noComplete") => Some("`.noComplete` needs a count operand"),
         Opcode::Match
             if mods.vote_mode == Some(VoteMode::Any)
                 && matches!(inst.operands.first(), Some(crate::ast::Operand::PredPair(..))) =>

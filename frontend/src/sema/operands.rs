@@ -50,7 +50,7 @@ pub fn check_all(
     mods: &Mods,
     inst: &Instruction,
 ) -> Result<Vec<CheckedOperand>, Diagnostic> {
-    let shapes: Vec<&str> = spec.operands.split('|').collect();
+    let shapes: Vec<&str> = spec.operands_of.map_or(spec.operands, |f| f(mods)).split('|').collect();
     let count = inst.operands.len();
     let Some(shape) = shapes.iter().find(|s| s.split_whitespace().count() == count) else {
         let counts: Vec<String> = shapes

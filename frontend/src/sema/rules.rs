@@ -687,3 +687,99 @@ pub fn cp_async(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     }
     Ok(())
 }
+
+/// `mbarrier` (sm_80): one operation; on `.shared` addresses; `.noComplete` on an arrival
+/// with a count (an arrival with a count but without `.noComplete`, and `try_wait`, need
+/// sm_90, as ptxas says); `.parity` on `test_wait`; `.release` on arrivals, `.acquire` on
+/// `test_wait`, both `.cta` only.
+pub fn mbarrier(m: &Mods) -> Result<(), RuleError> {
+    if m.has_flag("try_wait") {
+        let parity = if m.has_flag("parity") { ".parity" } else { "" };
+        return Err(needs_sm(&format!("mbarrier.try_wait{parity}"), 90));
+    }
+    let arrival = m.has_flag("arrive") || m.has_flag("arrive_drop");
+    if m.has_flag("noComplete") && !arrival {
+        return Err("`.noComplete` goes with `mbarrier.arrive` and `.arrive_drop`"
+            .to_string()
+            .into());
+    }
+    if m.has_flag("parity") && !m.has_flag("test_wait") {
+        return Err("`.parity` goes with `mbarrier.test_wait`".to_string().into());
+    }
+    let pending = m.has_flag("pending_count");
+    if pending && m.space.is_some() {
+        return Err("`mbarrier.pending_count` reads a state, it takes no state space"
+            .to_string()
+            .into());
+    }
+    if !pending && m.space != Some(crate::ast::StateSpace::Shared) {
+        return Err(
+            "ptxc implements `mbarrier` on `.shared` addresses only (write `.shared`)"
+                .to_string()
+                .into(),
+        );
+    }
+    let (order_ok, order) = match m.order {
+        None => (true, ""),
+        Some(MemOrder::Release) => (arrival, "release"),
+        Some(MemOrder::Acquire) => (m.has_flag("test_wait"), "acquire"),
+        Some(_) => (false, "this order"),
+    };
+    if !order_ok {
+        return Err(format!("`.{order}` does not go with this `mbarrier` operation").into());
+    }
+    if m.order.is_some() != m.scope.is_some() || m.scope.is_some_and(|s| s != MemScope::Cta) {
+        return Err(
+            "`mbarrier` orders at `.cta` scope: write `.release.cta` or `.acquire.cta`"
+                .to_string()
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The operand shapes of an `mbarrier` operation (an arrival's count and `.noComplete` go
+/// together: `check_shape`).
+pub fn mbarrier_operands(m: &Mods) -> &'static str {
+    if m.has_flag("init") {
+        "a s:u32"
+    } else if m.has_flag("arrive") || m.has_flag("arrive_drop") {
+        "d:b64 a|d:b64 a s:u32"
+    } else if m.has_flag("test_wait") {
+        if m.has_flag("parity") {
+            "d:pred a s:u32"
+        } else {
+            "d:pred a s:b64"
+        }
+    } else if m.has_flag("pending_count") {
+        "d:u32 s:b64"
+    } else {
+        "a"
+    }
+}
+
+/// `createpolicy` (sm_80): `.fractional` with a primary eviction priority and an optional
+/// secondary (`.L2::evict_unchanged` or `.L2::evict_first`); `.range` is not implemented.
+pub fn createpolicy(m: &Mods) -> Result<(), RuleError> {
+    if m.has_flag("range") {
+        return Err("`createpolicy.range` is not supported by ptxc yet".to_string().into());
+    }
+    let priorities: Vec<&str> = m
+        .flags
+        .iter()
+        .map(String::as_str)
+        .filter(|f| f.starts_with("L2::"))
+        .collect();
+    match priorities.as_slice() {
+        [_] => Ok(()),
+        [_, "L2::evict_unchanged" | "L2::evict_first"] => Ok(()),
+        [] => Err("`createpolicy.fractional` needs a primary priority (e.g. `.L2::evict_last`)"
+            .to_string()
+            .into()),
+        _ => Err(
+            "`createpolicy.fractional` takes a primary priority and an optional secondary one, `.L2::evict_unchanged` or `.L2::evict_first`"
+                .to_string()
+                .into(),
+        ),
+    }
+}

@@ -37,6 +37,8 @@ pub struct OpSpec {
     pub operands: &'static str,
     /// Extra checks the columns above cannot express.
     pub rule: Option<Rule>,
+    /// The operand shapes when they depend on the modifiers (instead of `operands`).
+    pub operands_of: Option<fn(&crate::checked::Mods) -> &'static str>,
 }
 
 macro_rules! int {
@@ -95,6 +97,7 @@ pub const fn spec(name: &'static str, op: Opcode) -> OpSpec {
         required: "",
         operands: "",
         rule: None,
+        operands_of: None,
     }
 }
 
@@ -122,6 +125,7 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { types: &[float!()], min_types: 1, operands: "d:T s:T s:T", ..spec("copysign", Opcode::Copysign) },
     OpSpec { mods: "approx ftz", types: &["f32"], min_types: 1, required: "approx", operands: "d:T s:T", ..spec("cos", Opcode::Cos) },
     OpSpec { ctx: Ctx::Copy, mods: "async ca cg shared shared::cta global commit_group wait_group wait_all L2::64B L2::128B L2::256B", required: "async", operands: "a a i|a a i s:u32||i", rule: Some(rules::cp_async), ..spec("cp", Opcode::CpAsync) },
+    OpSpec { mods: "fractional range L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged", types: &["b64"], min_types: 1, required: "fractional|range", operands: "d:b64|d:b64 s:f32", rule: Some(rules::createpolicy), ..spec("createpolicy", Opcode::Createpolicy) },
     OpSpec { mods: "rn rz rm rp rni rzi rmi rpi rna ftz sat satfinite relu pack", types: &[cvt!(), cvt!(), "b32"], min_types: 2, operands: "d:T s:U|d:T s:U s:U|d:V s:U s:U s:V", rule: Some(rules::cvt), ..spec("cvt", Opcode::Cvt) },
     OpSpec { mods: "to global shared shared::cta local const param", types: &["u32 u64"], min_types: 1, required: "@space", operands: "d:T m:T", ..spec("cvta", Opcode::Cvta) },
     OpSpec { mods: "approx full rn rz rm rp ftz", types: &[concat!(int!(), " ", float!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::div), ..spec("div", Opcode::Div) },
@@ -142,6 +146,7 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { ctx: Ctx::Mul, mods: "lo hi cc", types: &[int32_64!()], min_types: 1, required: "@mul", operands: "d:T s:T s:T s:T", ..spec("madc", Opcode::Madc) },
     OpSpec { ctx: Ctx::Vote, mods: "sync any all", types: &["b32 b64"], min_types: 1, required: "sync any|all", operands: "D:b32 s:T s:u32", ..spec("match", Opcode::Match) },
     OpSpec { mods: "ftz relu NaN xorsign abs", types: &[concat!(int!(), " ", float!(), " ", half!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::min_max), ..spec("max", Opcode::Max) },
+    OpSpec { mods: "init arrive arrive_drop test_wait try_wait pending_count inval noComplete parity shared shared::cta release acquire cta", types: &["b64"], min_types: 1, required: "init|arrive|arrive_drop|test_wait|try_wait|pending_count|inval", rule: Some(rules::mbarrier), operands_of: Some(rules::mbarrier_operands), ..spec("mbarrier", Opcode::Mbarrier) },
     OpSpec { mods: "cta gl sys", required: "@scope", operands: "", ..spec("membar", Opcode::Membar) },
     OpSpec { mods: "ftz relu NaN xorsign abs", types: &[concat!(int!(), " ", float!(), " ", half!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::min_max), ..spec("min", Opcode::Min) },
     OpSpec { mods: "v2 v4", types: &["pred b16 b32 b64 b128 u16 u32 u64 s16 s32 s64 f32 f64"], min_types: 1, operands: "d:T m:T", rule: Some(rules::mov), ..spec("mov", Opcode::Mov) },

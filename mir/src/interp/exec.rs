@@ -107,23 +107,28 @@ impl Machine<'_, '_> {
         self.stats.ctas += 1;
         self.stats.warps += n.div_ceil(32) as u64;
         loop {
+            let mut yielded = false;
             for w in 0..n.div_ceil(32) {
                 let end = (w * 32 + 32).min(n);
-                self.run_warp(&mut threads[w * 32..end])?;
+                yielded |= self.run_warp(&mut threads[w * 32..end])?;
             }
             if threads.iter().all(|t| t.state == State::Exited) {
                 return Ok(());
             }
-            self.release_barrier(&mut threads)?;
+            if !yielded {
+                self.release_barrier(&mut threads)?;
+            }
         }
     }
 
-    /// Runs a warp until every thread has exited or waits at a barrier.
-    fn run_warp(&mut self, warp: &mut [Thread]) -> Result<(), InterpError> {
+    /// Runs a warp until every thread has exited or waits at a barrier (false), or until
+    /// it has made a volatile shared-memory load (true): such a load may be polling for
+    /// another warp's store (an `mbarrier.test_wait` loop), so the other warps run first.
+    fn run_warp(&mut self, warp: &mut [Thread]) -> Result<bool, InterpError> {
         loop {
             let pos = |t: &Thread| (self.rpo[t.block], t.idx);
             let Some(first) = warp.iter().filter(|t| t.state == State::Running).map(pos).min() else {
-                return Ok(());
+                return Ok(false);
             };
             let group: Vec<usize> = (0..warp.len())
                 .filter(|&i| warp[i].state == State::Running && pos(&warp[i]) == first)
@@ -141,8 +146,17 @@ impl Machine<'_, '_> {
                     self.step(&mut warp[i], inst)
                         .map_err(|e| self.error(Some(&warp[i]), Some(inst), e))?;
                 }
+                if self.polls(inst) {
+                    return Ok(true);
+                }
             }
         }
+    }
+
+    /// Whether `inst` is a volatile load from shared memory.
+    fn polls(&self, inst: Inst) -> bool {
+        let d = &self.func.insts[inst];
+        matches!((d.op, &d.aux), (Opcode::Load, Aux::Mem(m)) if m.volatile && m.space == Space::Shared)
     }
 
     /// Executes one non-collective instruction for one thread.
@@ -318,6 +332,7 @@ impl Machine<'_, '_> {
                     old
                 }
             }
+            AtomOp::Arrive => mbarrier_arrive(old),
         } & m;
         let mut buf = s(new).to_le_bytes()[..size].to_vec();
         self.access(t, a.space, addr, &mut buf, true)?;
@@ -770,4 +785,17 @@ fn check_align(addr: u64, size: u64) -> Result<(), Fault> {
     } else {
         Ok(())
     }
+}
+
+/// One arrival on the 64-bit `mbarrier` word `old` (`docs/mbarrier.md`, the layout ptxas
+/// gives the barrier): low word `0x40000000 - expected`, high word the phase (bit 31) above
+/// `0x80000000 - pending`. The arrival adds one to the high word; a carry into bit 31
+/// completes the phase and restarts the pending count at the expected count.
+fn mbarrier_arrive(old: u64) -> u64 {
+    let (lo, hi) = (old as u32, (old >> 32) as u32);
+    let mut n = hi.wrapping_add(1);
+    if (n ^ hi) & 0x8000_0000 != 0 {
+        n = (n & 0x8000_0000) | (lo.wrapping_add(0x4000_0000) & 0x7fff_ffff);
+    }
+    (n as u64) << 32 | lo as u64
 }

@@ -257,6 +257,9 @@ pub enum AtomOp {
     Exch,
     /// Compare `args[1]` and swap in `args[2]`.
     Cas,
+    /// One arrival on the 64-bit `mbarrier` at the address (`docs/mbarrier.md`); the
+    /// operand is unused (0). Returns the barrier as it was.
+    Arrive,
 }
 
 /// Names of [`AtomOp`] in the text form.
@@ -274,6 +277,7 @@ pub const ATOM_OPS: &[(AtomOp, &str)] = &[
     (AtomOp::Xor, "xor"),
     (AtomOp::Exch, "exch"),
     (AtomOp::Cas, "cas"),
+    (AtomOp::Arrive, "arrive"),
 ];
 
 impl AtomOp {

@@ -592,6 +592,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Copysign, Lowerer::lower_float_binary),
         (P::Cos, Lowerer::lower_float_unary),
         (P::CpAsync, Lowerer::lower_cp_async),
+        (P::Createpolicy, Lowerer::lower_createpolicy),
         (P::Cvt, Lowerer::lower_cvt),
         (P::Cvta, Lowerer::lower_cvta),
         (P::Div, Lowerer::lower_div_rem),
@@ -611,6 +612,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Madc, Lowerer::lower_carry),
         (P::Match, Lowerer::lower_match),
         (P::Max, Lowerer::lower_binary_family),
+        (P::Mbarrier, Lowerer::lower_mbarrier),
         (P::Membar, Lowerer::lower_fence),
         (P::Min, Lowerer::lower_binary_family),
         (P::Mma, Lowerer::lower_mma),
@@ -682,6 +684,7 @@ fn has_side_effects(op: P) -> bool {
             | P::Movmatrix
             | P::Mma
             | P::CpAsync
+            | P::Mbarrier
             | P::Wmma
     )
 }

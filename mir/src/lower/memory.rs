@@ -365,7 +365,7 @@ impl Lowerer<'_> {
     }
 
     /// The address operand `i` with the instruction's state space.
-    fn address(&mut self, inst: &CheckedInst, i: usize) -> Result<Address, LowerError> {
+    pub(super) fn address(&mut self, inst: &CheckedInst, i: usize) -> Result<Address, LowerError> {
         self.address_in(inst, i, space_of(inst.mods.space))
     }
 

@@ -250,6 +250,9 @@ pub enum Op {
     Redux,
     /// `ATOMS.POPC.INC.32 Rd, [A+URb]` (sm_80): each active lane adds one to the shared word.
     AtomsPopcInc,
+    /// `ATOMS.ARRIVE.64 Rd, [A+URb]` (sm_80, PTX `mbarrier.arrive`): one arrival on the
+    /// 64-bit shared-memory barrier at the address; the old barrier to the register pair Rd.
+    AtomsArrive,
     /// `LDGSTS [shared], [global], Pc` (sm_80, PTX `cp.async`): an asynchronous copy of 4, 8
     /// or 16 bytes from global to shared memory, completed by the next LDGDEPBAR's group.
     Ldgsts,

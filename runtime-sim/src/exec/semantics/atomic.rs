@@ -167,9 +167,58 @@ pub fn atoms_popc_inc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec
     Ok(())
 }
 
+/// One arrival on the 64-bit `mbarrier` word `old` (see `docs/mbarrier.md`): the low word
+/// holds `0x40000000 - expected`, the high word the phase in bit 31 and `0x80000000 -
+/// pending` below it. The arrival adds one to the high word; when that carries into bit 31
+/// (pending reached zero) the phase is complete and the pending count restarts at the
+/// expected count. Returns the new barrier.
+pub fn mbarrier_arrive(old: u64) -> u64 {
+    let (lo, hi) = (old as u32, (old >> 32) as u32);
+    let mut n = hi.wrapping_add(1);
+    if (n ^ hi) & 0x8000_0000 != 0 {
+        n = (n & 0x8000_0000) | (lo.wrapping_add(0x4000_0000) & 0x7fff_ffff);
+    }
+    (n as u64) << 32 | lo as u64
+}
+
+/// ATOMS.ARRIVE.64 (sm_80, ptxas's `mbarrier.arrive`): every active lane, in lane order,
+/// arrives on its barrier ([`mbarrier_arrive`]) and receives the barrier as it was before.
+pub fn atoms_arrive(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let Some(a) = d.addr else { return Ok(()) };
+    let space = space_of(d);
+    let mut old = [0u64; WARP];
+    for l in lanes(exec) {
+        let addr = address_of(w, &a, l);
+        let mut buf = [0u8; 8];
+        read_bytes(ctx, w, d, space, l, addr, &mut buf)?;
+        let o = u64::from_le_bytes(buf);
+        write_bytes(ctx, w, d, space, l, addr, &mbarrier_arrive(o).to_le_bytes())?;
+        old[l] = o;
+    }
+    super::write_dst64(w, &d.dst, exec, &old);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mbarrier_arrivals_complete_a_phase_and_restart_the_count() {
+        // ptxas's init of a barrier of 2: 0x40000000 - 2 and 0x80000000 - 2.
+        let init = 0x7fff_fffe_u64 << 32 | 0x3fff_fffe;
+        let one = mbarrier_arrive(init);
+        assert_eq!(one >> 32, 0x7fff_ffff);
+        let two = mbarrier_arrive(one);
+        assert_eq!(two >> 32, 0xffff_fffe, "phase 1, 2 pending");
+        assert_eq!(
+            mbarrier_arrive(mbarrier_arrive(two)) >> 32,
+            0x7fff_fffe,
+            "phase 0 again"
+        );
+        // After one `arrive_drop` (low word + 1) the next phase expects one arrival.
+        assert_eq!(mbarrier_arrive(two + 1) >> 32, 0xffff_ffff);
+    }
 
     #[test]
     fn atomic_operations() {

@@ -116,6 +116,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Atomg | Op::AtomgCas | Op::Atoms | Op::AtomsCas | Op::Atom | Op::AtomCas => atomic::atom,
         Op::Red => atomic::red,
         Op::AtomsPopcInc => atomic::atoms_popc_inc,
+        Op::AtomsArrive => atomic::atoms_arrive,
         Op::Ldgsts => async_copy::ldgsts,
         Op::Shfl => warp_ops::shfl,
         Op::Vote => warp_ops::vote,

@@ -13,6 +13,8 @@
 //! * `REDUX.op URd, A` (0x3c4): a reduction over the active lanes into a uniform register;
 //!   op 78..81, `.S32` 73.
 //! * `ATOMS.POPC.INC.32 Rd, [A+URb]` (0xf8c): shared-memory increment by the active lanes.
+//! * `ATOMS.ARRIVE.64 Rd, [A+URb]` (0xf8c, bits 87..90 = 0b1001): one arrival on the
+//!   `mbarrier` at the address (ptxas's `mbarrier.arrive`, see `docs/mbarrier.md`).
 
 use crate::flag;
 use crate::isa::arch::{Arch, Archs};
@@ -33,6 +35,7 @@ pub fn add(forms: &mut Vec<Form>) {
     forms.push(f2ip());
     forms.push(redux());
     forms.push(atoms_popc_inc());
+    forms.push(atoms_arrive());
 }
 
 /// `HFMA2.MMA`: the core HFMA2 form with opcode 0x?35, no swizzles and no `.F32`.
@@ -185,6 +188,18 @@ fn atoms_popc_inc() -> Form {
         .ops([rd(), address(UrAt::C, bits(40, 24), false, true)])
         .mods([modifier(Mod::AtomType, 73, 2, &[(0, ".32")], 0)])
         .fixed(87, 4, 0b1010)
+        .fixed(UNIFORM_BIT, 1, 1)
+        .timing(L::Decoupled, Pipe::Lsu)
+        .reads_late()
+        .build()
+}
+
+fn atoms_arrive() -> Form {
+    form("ATOMS.ARRIVE", Op::AtomsArrive, 0xf8c)
+        .archs(Archs::since(Arch::Sm80))
+        .ops([rd().width(2), address(UrAt::C, bits(40, 24), false, true)])
+        .mods([modifier(Mod::AtomType, 73, 2, &[(2, ".64")], 2)])
+        .fixed(87, 4, 0b1001)
         .fixed(UNIFORM_BIT, 1, 1)
         .timing(L::Decoupled, Pipe::Lsu)
         .reads_late()

@@ -1,0 +1,252 @@
+//! `mbarrier` on shared memory (sm_80, `tests/ampere/mbarrier.ptx`), on sm_80, sm_86 and
+//! sm_89: a producer/consumer kernel of 64 threads over three barrier phases (`init`,
+//! `arrive`, `arrive.noComplete` with a count, `arrive_drop`, `arrive_drop.noComplete`,
+//! `test_wait` with a state and with `.parity`, `pending_count`, `inval`). ptxas's cubin and
+//! ptxc's cubin on the simulator (timed engine, zero hazards) and the MIR interpreter must all
+//! write what a host reference computes; both cubins must disassemble with nvdisasm as with
+//! `ptxc disasm`, and ptxc's arrivals must be the ATOMS.ARRIVE.64 ptxas uses.
+//!
+//! The ptxas half needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
+
+mod common;
+
+use common::*;
+use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::run::{RunOptions, run, run_mir};
+use ptxc_sass::isa::Arch;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The targets the kernel runs on.
+const TARGETS: [Arch; 3] = [Arch::Sm80, Arch::Sm86, Arch::Sm89];
+/// Threads of the block.
+const THREADS: usize = 64;
+/// Words of `out`: four per thread and the two sums of pending counts.
+const OUT_WORDS: usize = 4 * THREADS + 2;
+
+/// Deterministic input words.
+fn input() -> Vec<u32> {
+    (0..THREADS as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i << 7) ^ 0x5a5a_0000)
+        .collect()
+}
+
+/// What the kernel writes, computed on the host.
+fn reference(input: &[u32]) -> Vec<u32> {
+    let phase0: Vec<u32> = input.iter().map(|v| v.wrapping_mul(3).wrapping_add(1)).collect();
+    let phase1: Vec<u32> = input.iter().map(|v| v ^ 0x5a5a_5a5a).collect();
+    let read0 = |t: usize| phase0[(t + 33) % THREADS];
+    let phase2: Vec<u32> = (0..32).map(|t| input[t].wrapping_add(read0(t))).collect();
+    let mut out = Vec::with_capacity(OUT_WORDS);
+    for t in 0..THREADS {
+        // The late test_waits: phase 0's state complete (1), parity 1 not (0), parity 0 (4).
+        out.extend([read0(t), phase1[(t + 17) % THREADS], phase2[(t + 5) % 32], 5]);
+    }
+    // Every arrival of a phase sees a different pending count: n, n-1, .., 1.
+    out.extend([(1..=64).sum::<u32>(), (1..=32).sum::<u32>()]);
+    out
+}
+
+/// The launch; the input goes to `dir/in.npy`.
+fn spec(dir: &Path) -> LaunchSpec {
+    let bytes: Vec<u8> = input().iter().flat_map(|v| v.to_le_bytes()).collect();
+    let path = dir.join("in.npy");
+    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
+    let mut buffers = BTreeMap::new();
+    buffers.insert("in".to_string(), BufferInit::File(path));
+    buffers.insert(
+        "out".to_string(),
+        BufferInit::Zero {
+            dtype: Scalar::U32,
+            len: OUT_WORDS,
+        },
+    );
+    LaunchSpec {
+        kernel: "mbarrier".to_string(),
+        grid: [1, 1, 1],
+        block: [THREADS as u32, 1, 1],
+        dynamic_shared_bytes: 0,
+        params: ["in", "out"]
+            .iter()
+            .map(|b| ParamSpec::Ptr {
+                buffer: b.to_string(),
+                offset: 0,
+            })
+            .collect(),
+        buffers,
+        symbols: BTreeMap::new(),
+        limits: Default::default(),
+    }
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Runs a cubin on the timed engine: its output words, or why not.
+fn simulate(cubin: &[u8], spec: &LaunchSpec) -> Result<Vec<u32>, String> {
+    let out = run(cubin, spec, &RunOptions::default())?;
+    if out.stats.hazards > 0 {
+        return Err(format!(
+            "{} hazards, first: {:?}",
+            out.stats.hazards,
+            out.stats.hazard_reports.first()
+        ));
+    }
+    Ok(words(&out.buffers["out"].bytes))
+}
+
+/// The first differences from the reference (word, values).
+fn differences(want: &[u32], got: &[u32]) -> Vec<String> {
+    if want.len() != got.len() {
+        return vec![format!("{} words, want {}", got.len(), want.len())];
+    }
+    want.iter()
+        .zip(got)
+        .enumerate()
+        .filter(|(_, (w, g))| w != g)
+        .take(6)
+        .map(|(i, (w, g))| format!("word {i}: {g:#x}, want {w:#x}"))
+        .collect()
+}
+
+fn ptx_path() -> PathBuf {
+    root().join("tests/ampere/mbarrier.ptx")
+}
+
+/// ptxc's cubin for `arch`.
+fn compile(arch: Arch, max_registers: Option<u32>) -> Result<Vec<u8>, String> {
+    let src = std::fs::read_to_string(ptx_path()).unwrap();
+    let opts = ptxc::pipeline::CompileOptions {
+        arch,
+        max_registers,
+        ..Default::default()
+    };
+    ptxc::pipeline::compile_ptx(&src, "mbarrier", &opts).map_err(|e| format!("compile: {}", e.0))
+}
+
+#[test]
+fn mbarrier_on_the_mir_interpreter_equals_the_host_reference() {
+    let src = std::fs::read_to_string(ptx_path()).unwrap();
+    let dir = scratch("sim_mbarrier_mir");
+    let spec = spec(&dir);
+    let module = ptxc::pipeline::lower_ptx(&src, "mbarrier").unwrap_or_else(|e| panic!("{}", e.0));
+    let mir = run_mir(&module, &spec, Default::default()).unwrap_or_else(|e| panic!("MIR interpreter: {e}"));
+    let diff = differences(&reference(&input()), &words(&mir.buffers["out"].bytes));
+    assert!(diff.is_empty(), "{}", diff.join("\n"));
+}
+
+#[test]
+fn mbarrier_compiled_by_ptxc_equals_the_host_reference_with_zero_hazards() {
+    let want = reference(&input());
+    let mut failures = Vec::new();
+    for arch in TARGETS {
+        let dir = scratch(&format!("sim_mbarrier_ptxc_{}", arch.name()));
+        let spec = spec(&dir);
+        for max_registers in [None, Some(16)] {
+            match compile(arch, max_registers).and_then(|c| simulate(&c, &spec)) {
+                Err(e) => failures.push(format!("{} {max_registers:?}: {e}", arch.name())),
+                Ok(got) => failures.extend(
+                    differences(&want, &got)
+                        .into_iter()
+                        .map(|d| format!("{}: {d}", arch.name())),
+                ),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn mbarrier_compiled_by_ptxas_equals_the_host_reference_with_zero_hazards() {
+    let want = reference(&input());
+    let mut failures = Vec::new();
+    for arch in TARGETS {
+        let dir = scratch(&format!("sim_mbarrier_ptxas_{}", arch.name()));
+        let spec = spec(&dir);
+        let cubin = dir.join("ptxas.cubin");
+        ptxas_for(arch.name(), &ptx_path(), &cubin);
+        match simulate(&std::fs::read(&cubin).unwrap(), &spec) {
+            Err(e) => failures.push(format!("{}: {e}", arch.name())),
+            Ok(got) => failures.extend(
+                differences(&want, &got)
+                    .into_iter()
+                    .map(|d| format!("{}: {d}", arch.name())),
+            ),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// nvdisasm's listing of a cubin and `ptxc disasm`'s.
+fn listings(cubin: &Path) -> (BTreeMap<u64, String>, BTreeMap<u64, String>) {
+    let c = cubin.to_str().unwrap();
+    let want = listing(&text(&oracle("nvdisasm", &["-c", c]).stdout));
+    let got = listing(&text(&ptxc(&["disasm", c]).stdout));
+    (want, got)
+}
+
+#[test]
+fn mbarrier_cubins_disassemble_as_nvdisasm_reads_them() {
+    for arch in TARGETS {
+        let dir = scratch(&format!("sim_mbarrier_disasm_{}", arch.name()));
+        let ours = dir.join("ptxc.cubin");
+        std::fs::write(&ours, compile(arch, None).unwrap()).unwrap();
+        let theirs = dir.join("ptxas.cubin");
+        ptxas_for(arch.name(), &ptx_path(), &theirs);
+        for (who, cubin) in [("ptxc", &ours), ("ptxas", &theirs)] {
+            let (want, got) = listings(cubin);
+            assert!(!want.is_empty(), "{who} {}: nvdisasm listed nothing", arch.name());
+            assert_eq!(got, want, "{who} {}", arch.name());
+            let arrivals = |l: &BTreeMap<u64, String>| l.values().filter(|t| t.contains("ATOMS.ARRIVE.64 ")).count();
+            // Phase 0, phase 2 and the 31 arrive_drops of phase 1: three arrivals in the code.
+            assert_eq!(arrivals(&want), 3, "{who} {}: {want:#?}", arch.name());
+        }
+    }
+}
+
+#[test]
+fn mbarrier_refusals_name_what_is_missing() {
+    let dir = scratch("sim_mbarrier_refusals");
+    let cases = [
+        ("sm_80", "mbarrier.try_wait.shared.b64 %p1, [bar], %rd1;", "needs sm_90"),
+        (
+            "sm_80",
+            "mbarrier.arrive.shared.b64 %rd1, [bar], 2;",
+            "needs `.noComplete` before sm_90",
+        ),
+        (
+            "sm_80",
+            "mbarrier.arrive_drop.shared.b64 %rd1, [bar], 2;",
+            "needs `.noComplete` before sm_90",
+        ),
+        (
+            "sm_80",
+            "mbarrier.arrive.noComplete.shared.b64 %rd1, [bar];",
+            "needs a count",
+        ),
+        ("sm_80", "mbarrier.arrive.b64 %rd1, [%rd1];", "`.shared` addresses only"),
+        ("sm_75", "mbarrier.init.shared.b64 [bar], 1;", "needs sm_80"),
+    ];
+    for (k, (target, line, want)) in cases.iter().enumerate() {
+        let ptx = format!(
+            ".version 8.0\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n.shared .align 8 .b64 bar;\n{line}\nret;\n}}\n"
+        );
+        let path = dir.join(format!("case{k}.ptx"));
+        std::fs::write(&path, ptx).unwrap();
+        let out = dir.join(format!("case{k}.cubin"));
+        let o = ptxc(&[
+            "compile",
+            "--arch",
+            target,
+            path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let err = text(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{line}: {err}");
+    }
+}
