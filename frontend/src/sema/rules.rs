@@ -645,7 +645,7 @@ pub fn vote(m: &Mods, _sm: u32) -> Result<(), RuleError> {
 
 /// `redux.sync`: `.add`, `.min` and `.max` on `.u32` or `.s32`; `.and`, `.or` and `.xor` on
 /// `.b32`.
-pub fn redux(m: &Mods) -> Result<(), RuleError> {
+pub fn redux(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let arithmetic = matches!(m.atom_op, Some(AtomOp::Add | AtomOp::Min | AtomOp::Max));
     match m.ty() {
         Some(ScalarType::U32 | ScalarType::S32) if arithmetic => Ok(()),
@@ -692,7 +692,7 @@ pub fn cp_async(m: &Mods, _sm: u32) -> Result<(), RuleError> {
 /// with a count (an arrival with a count but without `.noComplete`, and `try_wait`, need
 /// sm_90, as ptxas says); `.parity` on `test_wait`; `.release` on arrivals, `.acquire` on
 /// `test_wait`, both `.cta` only.
-pub fn mbarrier(m: &Mods) -> Result<(), RuleError> {
+pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if m.has_flag("try_wait") {
         let parity = if m.has_flag("parity") { ".parity" } else { "" };
         return Err(needs_sm(&format!("mbarrier.try_wait{parity}"), 90));
@@ -760,7 +760,7 @@ pub fn mbarrier_operands(m: &Mods) -> &'static str {
 
 /// `createpolicy` (sm_80): `.fractional` with a primary eviction priority and an optional
 /// secondary (`.L2::evict_unchanged` or `.L2::evict_first`); `.range` is not implemented.
-pub fn createpolicy(m: &Mods) -> Result<(), RuleError> {
+pub fn createpolicy(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if m.has_flag("range") {
         return Err("`createpolicy.range` is not supported by ptxc yet".to_string().into());
     }
