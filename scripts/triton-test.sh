@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Triton through ptxc: installs Triton from PyPI into a virtual environment (once), compiles
-# four Triton kernels for sm_75 with ptxc posing as ptxas (TRITON_PTXAS_PATH -> a symlink named
-# ptxas), runs the cubins on ptxc's simulator and compares the outputs with numpy.
+# Triton kernels for a target (sm_75 unless --arch says otherwise) with ptxc posing as ptxas
+# (TRITON_PTXAS_PATH -> a symlink named ptxas), runs the cubins on ptxc's simulator and
+# compares the outputs with numpy. sm_75 runs vector_add, softmax, matmul and histogram;
+# sm_80, sm_86 and sm_89 add matmul_fp16, matmul_bf16 (tl.dot) and attention.
 #
-#   scripts/triton-test.sh [vector_add|softmax|matmul|histogram ...]
+#   scripts/triton-test.sh [--arch sm_75|sm_80|sm_86|sm_89] [KERNEL ...]
 #
 # PTXC               the ptxc executable (default: `cargo build --bin ptxc`, target/debug/ptxc)
 # PTXC_TRITON_VENV   the virtual environment (default: target/triton-venv; about 1.1 GB,

@@ -1,15 +1,17 @@
 //! Triton with ptxc as its ptxas: `scripts/triton-test.sh` installs Triton from PyPI (once, into
 //! `target/triton-venv`; about 16 s), compiles a vector add, a row softmax, an fp32 matmul and
-//! an atomic histogram for sm_75 through ptxc, runs them on the simulator and checks them with
-//! numpy. Set `PTXC_TRITON=0` to skip (for a machine without PyPI).
+//! an atomic histogram for sm_75 through ptxc, and on sm_80, sm_86 and sm_89 also fp16 and
+//! bf16 matmuls with `tl.dot` and a fused attention forward pass; runs them on the simulator
+//! (each target's default device model) and checks them with numpy. Set `PTXC_TRITON=0` to
+//! skip (for a machine without PyPI).
 
 mod common;
 
 use common::*;
 use std::process::Command;
 
-#[test]
-fn triton_kernels_compile_with_ptxc_and_match_numpy() {
+/// Runs `scripts/triton-test.sh --arch ARCH` and checks that each of `kernels` passed.
+fn triton_on(arch: &str, kernels: &[&str]) {
     if std::env::var("PTXC_TRITON").as_deref() == Ok("0") {
         eprintln!("PTXC_TRITON=0: Triton test skipped");
         return;
@@ -17,17 +19,56 @@ fn triton_kernels_compile_with_ptxc_and_match_numpy() {
     let script = root().join("scripts/triton-test.sh");
     let o = Command::new("bash")
         .arg(&script)
+        .args(["--arch", arch])
         .env("PTXC", env!("CARGO_BIN_EXE_ptxc"))
-        .env("PTXC_TRITON_WORK", scratch("triton"))
+        .env("PTXC_TRITON_WORK", scratch(&format!("triton-{arch}")))
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
     let out = format!("{}{}", text(&o.stdout), text(&o.stderr));
     assert!(
         o.status.success(),
-        "{} failed (PTXC_TRITON=0 skips it where PyPI cannot be reached):\n{out}",
+        "{} --arch {arch} failed (PTXC_TRITON=0 skips it where PyPI cannot be reached):\n{out}",
         script.display()
     );
-    for k in ["vector_add", "softmax", "matmul", "histogram"] {
-        assert!(out.contains(&format!("\n{k}: ok\n")), "{k} did not pass:\n{out}");
+    for k in kernels {
+        assert!(
+            out.contains(&format!("\n{k}: ok\n")),
+            "{k} on {arch} did not pass:\n{out}"
+        );
     }
+}
+
+/// Turing's set: no tensor-core `tl.dot` on fp16 (Triton 3.9 lowers it for sm_80 on).
+const TURING: &[&str] = &["vector_add", "softmax", "matmul", "histogram"];
+
+/// Ampere's and Ada's set: also `tl.dot` on fp16 and bf16 (`mma.sync.m16n8k16`,
+/// `ldmatrix`) and a fused attention forward pass.
+const AMPERE: &[&str] = &[
+    "vector_add",
+    "softmax",
+    "matmul",
+    "histogram",
+    "matmul_fp16",
+    "matmul_bf16",
+    "attention",
+];
+
+#[test]
+fn triton_kernels_compile_with_ptxc_and_match_numpy() {
+    triton_on("sm_75", TURING);
+}
+
+#[test]
+fn triton_kernels_on_sm_80_match_numpy() {
+    triton_on("sm_80", AMPERE);
+}
+
+#[test]
+fn triton_kernels_on_sm_86_match_numpy() {
+    triton_on("sm_86", AMPERE);
+}
+
+#[test]
+fn triton_kernels_on_sm_89_match_numpy() {
+    triton_on("sm_89", AMPERE);
 }

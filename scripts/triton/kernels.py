@@ -1,13 +1,15 @@
 """Triton kernels compiled by ptxc posing as ptxas, run on ptxc's simulator, checked with numpy.
 
-Usage: python kernels.py PTXC WORKDIR [KERNEL...]
+Usage: python kernels.py PTXC WORKDIR [--arch sm_XX] [KERNEL...]
 
 PTXC is the ptxc executable. A symlink named `ptxas` to it goes into WORKDIR/bin and
 TRITON_PTXAS_PATH points at it, so Triton's own ptxas never runs (the script checks that
 Triton picked ours and that each cubin was written by ptxc). Each kernel is compiled for
-sm_75 on this machine (no GPU needed), launched with `ptxc run` from a launch spec (Triton's
-two trailing scratch pointers are null: `{ u64 = 0 }`), and its outputs compared with numpy.
-Prints one line per kernel and `N passed, N failed` at the end; exits 1 if any failed.
+the target (`--arch`, default sm_75) on this machine (no GPU needed), launched with `ptxc run`
+from a launch spec (Triton's two trailing scratch pointers are null: `{ u64 = 0 }`) on the
+target's default device model, and its outputs compared with numpy. Without KERNEL names it
+runs the target's set ([`DEFAULTS`]). Prints one line per kernel and `N passed, N failed` at
+the end; exits 1 if any failed.
 """
 
 import os
@@ -20,7 +22,11 @@ from pathlib import Path
 import numpy as np
 
 PTXC = Path(sys.argv[1]).resolve()
-WORK = Path(sys.argv[2]).resolve()
+ARGS = sys.argv[3:]
+ARCH = "sm_75"
+if ARGS[:1] == ["--arch"] and len(ARGS) > 1:
+    ARCH, ARGS = ARGS[1], ARGS[2:]
+WORK = Path(sys.argv[2]).resolve() / ARCH
 BIN = WORK / "bin"
 BIN.mkdir(parents=True, exist_ok=True)
 LINK = BIN / "ptxas"
@@ -35,9 +41,9 @@ os.environ["TRITON_CACHE_DIR"] = str(WORK / "triton-cache")
 import triton  # noqa: E402  (after TRITON_PTXAS_PATH is set)
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
-from definitions import histogram, matmul, softmax_rows, vector_add  # noqa: E402
+from definitions import attention_fwd, histogram, matmul, matmul_dot, softmax_rows, vector_add  # noqa: E402
 
-TARGET = GPUTarget("cuda", 75, 32)
+TARGET = GPUTarget("cuda", int(ARCH.removeprefix("sm_")), 32)
 
 
 def compile_kernel(fn, signature, constexprs, num_warps=4):
@@ -131,12 +137,86 @@ def test_histogram(rng):
     np.testing.assert_array_equal(out["hist"], np.bincount(x % bins, minlength=bins))
 
 
+def bf16_bits(x):
+    """The bf16 bit patterns (uint16) of f32 `x`, rounded to nearest even (finite inputs)."""
+    u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits):
+    """The f32 values of bf16 bit patterns."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def dot_test(name, ty, rng):
+    """`matmul_dot` on `ty` (fp16 or bf16) inputs: the tensor cores' f32 sums, rounded once."""
+    m, n, kk = 96, 80, 72
+    bm, bn, bk = 64, 64, 32
+    a32 = rng.standard_normal((m, kk)).astype(np.float32)
+    b32 = rng.standard_normal((kk, n)).astype(np.float32)
+    if ty == "fp16":
+        a, b = a32.astype(np.float16), b32.astype(np.float16)
+        a_val, b_val, out_dtype = a.astype(np.float64), b.astype(np.float64), ("f16", m * n)
+    else:
+        a, b = bf16_bits(a32), bf16_bits(b32)
+        a_val, b_val, out_dtype = bf16_value(a).astype(np.float64), bf16_value(b).astype(np.float64), ("u16", m * n)
+    k = compile_kernel(matmul_dot, {"a_ptr": f"*{ty}", "b_ptr": f"*{ty}", "c_ptr": f"*{ty}", "M": "i32",
+                                    "N": "i32", "K": "i32", "BM": "constexpr", "BN": "constexpr",
+                                    "BK": "constexpr"}, {"BM": bm, "BN": bn, "BK": bk})
+    out = run(name, k, [triton.cdiv(m, bm), triton.cdiv(n, bn), 1],
+              ['{ ptr = "a" }', '{ ptr = "b" }', '{ ptr = "c" }', f"{{ i32 = {m} }}", f"{{ i32 = {n} }}",
+               f"{{ i32 = {kk} }}"],
+              {"a": a.ravel(), "b": b.ravel(), "c": out_dtype})
+    got = out["c"].astype(np.float64) if ty == "fp16" else bf16_value(out["c"]).astype(np.float64)
+    want = a_val @ b_val
+    # One rounding of the f32 sum to the output type (2^-11 or 2^-8 relative), plus the f32 sums.
+    tol = 2.0 ** -10 if ty == "fp16" else 2.0 ** -7
+    np.testing.assert_allclose(got.reshape(m, n), want, rtol=tol, atol=tol * np.abs(want).max() / 16)
+
+
+def test_matmul_fp16(rng):
+    dot_test("matmul_fp16", "fp16", rng)
+
+
+def test_matmul_bf16(rng):
+    dot_test("matmul_bf16", "bf16", rng)
+
+
+def test_attention(rng):
+    n_ctx, d, bm, bn = 100, 64, 64, 32
+    scale = float(1.0 / np.sqrt(d))
+    q, kk, v = (rng.standard_normal((n_ctx, d)).astype(np.float16) for _ in range(3))
+    k = compile_kernel(attention_fwd, {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16",
+                                       "n_ctx": "i32", "sm_scale": "fp32", "D": "constexpr", "BM": "constexpr",
+                                       "BN": "constexpr"}, {"D": d, "BM": bm, "BN": bn})
+    out = run("attention", k, [triton.cdiv(n_ctx, bm), 1, 1],
+              ['{ ptr = "q" }', '{ ptr = "k" }', '{ ptr = "v" }', '{ ptr = "o" }', f"{{ i32 = {n_ctx} }}",
+               f"{{ f32 = {scale!r} }}"],
+              {"q": q, "k": kk, "v": v, "o": ("f16", n_ctx * d)})
+    s = q.astype(np.float64) @ kk.astype(np.float64).T * scale
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+    # P is rounded to fp16 before the second product (as FlashAttention does): about 2^-11
+    # relative per term, and O once more at the end.
+    np.testing.assert_allclose(out["o"].astype(np.float64).reshape(n_ctx, d), want, rtol=1e-2, atol=4e-3)
+
+
 TESTS = {
     "vector_add": test_vector_add,
     "softmax": test_softmax,
     "matmul": test_matmul,
     "histogram": test_histogram,
+    "matmul_fp16": test_matmul_fp16,
+    "matmul_bf16": test_matmul_bf16,
+    "attention": test_attention,
 }
+
+# What runs when no kernel is named: Turing's original four; on Ampere and Ada also the
+# tensor-core kernels (`tl.dot` on fp16 and bf16, fused attention).
+DEFAULTS = {
+    "sm_75": ["vector_add", "softmax", "matmul", "histogram"],
+}
+AMPERE = ["vector_add", "softmax", "matmul", "histogram", "matmul_fp16", "matmul_bf16", "attention"]
 
 
 def main():
@@ -144,11 +224,13 @@ def main():
     if Path(tool.path) != LINK:
         print(f"Triton picked {tool.path}, not {LINK}: is `{LINK} --version` broken?")
         return 1
-    print(f"Triton {triton.__version__}, ptxas = {tool.path} (release {tool.version})")
-    wanted = sys.argv[3:] or list(TESTS)
+    print(f"Triton {triton.__version__}, ptxas = {tool.path} (release {tool.version}), target {ARCH}")
+    wanted = ARGS or DEFAULTS.get(ARCH, AMPERE)
     passed = failed = 0
     for name in wanted:
         try:
+            if name not in TESTS:
+                raise KeyError(f"no Triton test named {name!r}; known: {', '.join(TESTS)}")
             TESTS[name](np.random.default_rng(11))
             print(f"{name}: ok")
             passed += 1
