@@ -787,7 +787,7 @@ fn check_align(addr: u64, size: u64) -> Result<(), Fault> {
     }
 }
 
-/// One arrival on the 64-bit `mbarrier` word `old` (`docs/mbarrier.md`, the layout ptxas
+/// One arrival on the 64-bit `mbarrier` word `old` (`docs/MBARRIER.md`, the layout ptxas
 /// gives the barrier): low word `0x40000000 - expected`, high word the phase (bit 31) above
 /// `0x80000000 - pending`. The arrival adds one to the high word; a carry into bit 31
 /// completes the phase and restarts the pending count at the expected count.

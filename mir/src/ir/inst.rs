@@ -257,7 +257,7 @@ pub enum AtomOp {
     Exch,
     /// Compare `args[1]` and swap in `args[2]`.
     Cas,
-    /// One arrival on the 64-bit `mbarrier` at the address (`docs/mbarrier.md`); the
+    /// One arrival on the 64-bit `mbarrier` at the address (`docs/MBARRIER.md`); the
     /// operand is unused (0). Returns the barrier as it was.
     Arrive,
 }

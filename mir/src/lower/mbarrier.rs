@@ -1,5 +1,5 @@
 //! `mbarrier` on shared memory (sm_80), lowered as ptxas lowers it for sm_80..sm_89 (the
-//! barrier layout is in `docs/mbarrier.md`): `init` stores the two words `0x40000000 - n`
+//! barrier layout is in `docs/MBARRIER.md`): `init` stores the two words `0x40000000 - n`
 //! and `0x80000000 - n`; an arrival is a CTA fence and `atom.arrive` (ATOMS.ARRIVE.64); an
 //! arrival with a count (`.noComplete`) adds the count to the high word; `arrive_drop` first
 //! adds one (or the count) to the low word; `test_wait` compares the phase bit of the high

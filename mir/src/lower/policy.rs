@@ -1,6 +1,6 @@
 //! `createpolicy.fractional` (sm_80): the 64-bit L2 cache policy is a constant, the value
 //! ptxas materialises for it (a move of the high word, the low word zero; probed with
-//! ptxas 13.5 for every priority and many fractions, `docs/cache_policy.md`).
+//! ptxas 13.5 for every priority and many fractions, `docs/CACHE-POLICY.md`).
 
 use super::LowerError;
 use super::context::Lowerer;

@@ -167,7 +167,7 @@ pub fn atoms_popc_inc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec
     Ok(())
 }
 
-/// One arrival on the 64-bit `mbarrier` word `old` (see `docs/mbarrier.md`): the low word
+/// One arrival on the 64-bit `mbarrier` word `old` (see `docs/MBARRIER.md`): the low word
 /// holds `0x40000000 - expected`, the high word the phase in bit 31 and `0x80000000 -
 /// pending` below it. The arrival adds one to the high word; when that carries into bit 31
 /// (pending reached zero) the phase is complete and the pending count restarts at the

@@ -14,7 +14,7 @@
 //!   op 78..81, `.S32` 73.
 //! * `ATOMS.POPC.INC.32 Rd, [A+URb]` (0xf8c): shared-memory increment by the active lanes.
 //! * `ATOMS.ARRIVE.64 Rd, [A+URb]` (0xf8c, bits 87..90 = 0b1001): one arrival on the
-//!   `mbarrier` at the address (ptxas's `mbarrier.arrive`, see `docs/mbarrier.md`).
+//!   `mbarrier` at the address (ptxas's `mbarrier.arrive`, see `docs/MBARRIER.md`).
 
 use crate::flag;
 use crate::isa::arch::{Arch, Archs};
