@@ -163,6 +163,12 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
     let mut dump = |kernel: &str, stage: Stage, text: &str| {
         eprintln!("// {kernel} after {:?}\n{text}", as_dump(stage));
     };
-    compile_module(module, &backend_opts, &wanted, &mut dump)
-        .map_err(|e| CompileError(format!("{file_name}: error: {e}")))
+    compile_module(module, &backend_opts, &wanted, &mut dump).map_err(|e| match e.source_offset() {
+        // An instruction the back end cannot select is shown in its source line.
+        Some(at) => render(&[Diagnostic::error(
+            e.to_string(),
+            ptxc_frontend::ast::Span::new(at as usize, at as usize + 1),
+        )]),
+        None => CompileError(format!("{file_name}: error: {e}")),
+    })
 }

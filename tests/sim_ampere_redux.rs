@@ -145,5 +145,7 @@ fn redux_with_a_mask_computed_at_run_time_is_refused_clearly() {
     assert!(!o.status.success());
     let err = text(&o.stderr);
     assert!(err.contains("redux.sync") && err.contains("run time"), "{err}");
+    // The message shows the instruction's line (45) and column.
+    assert!(err.contains("runtime_mask.ptx:45:5"), "{err}");
     assert!(!out.exists(), "no cubin is written");
 }

@@ -35,6 +35,16 @@ pub enum BackendError {
     Layout(#[from] crate::vars::LayoutError),
 }
 
+impl BackendError {
+    /// The byte offset in the PTX source of the instruction the error is about, if known.
+    pub fn source_offset(&self) -> Option<u32> {
+        match self {
+            BackendError::Isel(e) => e.at.offset(),
+            _ => None,
+        }
+    }
+}
+
 /// Stages whose text form can be dumped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {

@@ -47,6 +47,8 @@ pub struct IselError {
     pub kernel: String,
     /// The construct.
     pub what: String,
+    /// Where the PTX instruction being selected is, if known.
+    pub at: ptxc_mir::ir::SrcLoc,
 }
 
 /// The register class of a MIR type.
@@ -282,6 +284,7 @@ impl Isel<'_> {
         IselError {
             kernel: self.func.name.clone(),
             what: what.into(),
+            at: self.srcloc,
         }
     }
 
