@@ -182,3 +182,33 @@ pub fn reads_late(inst: &Inst) -> bool {
     let m = inst.desc().meta;
     m.reads_late || matches!(m.cat, LatCat::Decoupled | LatCat::Fp64 | LatCat::DecoupledOther)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{Arch, decode::decode};
+
+    /// The accesses of one instruction word of `arch`.
+    fn of(arch: Arch, lo: u64, hi: u64) -> Accesses {
+        accesses(&decode(arch, (hi as u128) << 64 | lo as u128, 0).expect("a valid word"))
+    }
+
+    #[test]
+    fn hfma2_reads_no_predicate_without_relu() {
+        // ptxas (sm_80, black_scholes): `HFMA2.MMA R15, -RZ, RZ, 1.5048828125, 33.21875`,
+        // whose bits 87..90 (the predicate `.RELU` shows) hold 0: no read of P0.
+        let a = of(Arch::Sm80, 0x3e05_5027_ff0f_7435, 0x000f_e200_0000_01ff);
+        assert!(a.reads.iter().all(|r| !matches!(r.reg, Reg::P(_))), "{a:?}");
+        assert_eq!(a.writes.iter().map(|w| w.reg).collect::<Vec<_>>(), [Reg::R(15)]);
+    }
+
+    #[test]
+    fn uniform_registers_are_accessed_with_uniform_categories() {
+        // ptxas (sm_80): `REDUX.SUM UR6, R0` writes UR6 through a scoreboard.
+        let a = of(Arch::Sm80, 0x0000_0000_0006_73c4, 0x0000_6200_0000_c000);
+        assert_eq!(a.writes.len(), 1);
+        assert_eq!(a.writes[0].reg, Reg::UR(6));
+        assert_eq!(a.writes[0].cat, LatCat::UScoreboarded);
+        assert!(a.reads.iter().any(|r| r.reg == Reg::R(0) && !r.cat.is_uniform()));
+    }
+}

@@ -62,11 +62,11 @@ impl Inst {
     }
 
     /// Whether operand `i` exists: an operand shown only under a modifier (LD's and LDS's
-    /// `.ZD` predicate, a carry-in without `.X`) is absent while the modifier is off, whatever
-    /// its field holds.
+    /// `.ZD` predicate, a carry-in without `.X`, HFMA2's predicate under `.RELU`) is absent
+    /// while the modifier is off, whatever its field holds.
     pub fn has_operand(&self, i: usize) -> bool {
         match self.desc().operands[i].show {
-            Show::IfMod(k) => self.mods.get(k as usize).is_some_and(|&v| v != 0),
+            Show::IfMod(k) | Show::IfModAndNotDefault(k) => self.mods.get(k as usize).is_some_and(|&v| v != 0),
             _ => true,
         }
     }
