@@ -239,7 +239,11 @@ fn check_shape(spec: &OpSpec, mods: &Mods, inst: &Instruction) -> Result<(), Dia
             Some("a secondary operation (`.add`, `.min` or `.max`) needs a fourth operand")
         }
         Opcode::Cvt if count == 4 && !mods.has_flag("pack") => Some("only `cvt.pack` takes four operands"),
-        Opcode::Mbarrier if count == 3 && !mods.has_flag("noComplete") => {
+        Opcode::Mbarrier
+            if count == 3
+                && (mods.has_flag("arrive") || mods.has_flag("arrive_drop"))
+                && !mods.has_flag("noComplete") =>
+        {
             Some("an `mbarrier` arrival with a count needs `.noComplete` before sm_90")
         }
         Opcode::Mbarrier if count == 2 && mods.has_flag("noComplete") => Some("`.noComplete` needs a count operand"),
