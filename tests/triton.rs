@@ -10,12 +10,16 @@ mod common;
 use common::*;
 use std::process::Command;
 
+/// One target at a time: the first run installs Triton into the shared virtual environment.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Runs `scripts/triton-test.sh --arch ARCH` and checks that each of `kernels` passed.
 fn triton_on(arch: &str, kernels: &[&str]) {
     if std::env::var("PTXC_TRITON").as_deref() == Ok("0") {
         eprintln!("PTXC_TRITON=0: Triton test skipped");
         return;
     }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let script = root().join("scripts/triton-test.sh");
     let o = Command::new("bash")
         .arg(&script)
