@@ -622,7 +622,7 @@ pub enum AliasCond {
     IsRz,
     /// The immediate operand equals the value.
     ImmEq(u32),
-    /// The immediate operand is a power of two.
+    /// The immediate operand is a power of two (nvdisasm excepts 0x10000).
     ImmPow2,
     /// The modifier (the index names a modifier, not an operand) has this value.
     ModIs(u16),
