@@ -24,11 +24,10 @@
 
 mod common;
 
+use common::five_ways::{Cubins, Via, WAYS};
 use common::*;
 use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
-use ptxc::run::{RunOptions, run, run_mir};
 use ptxc_sass::isa::Arch;
-use ptxc_sim::Engine;
 use ptxc_softfloat::{self as sf, BF16, F16, F32, Format, Rounding};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -368,22 +367,6 @@ fn expected(t: usize, k: usize, op: Ref, i: &In) -> u32 {
 // ---------------------------------------------------------------------------------------
 // Running.
 
-/// What runs a kernel.
-#[derive(Clone, Copy, Debug)]
-enum Via {
-    Ptxas(Engine),
-    Ptxc(Engine),
-    Mir,
-}
-
-const WAYS: [Via; 5] = [
-    Via::Ptxas(Engine::Timed),
-    Via::Ptxas(Engine::Functional),
-    Via::Ptxc(Engine::Timed),
-    Via::Ptxc(Engine::Functional),
-    Via::Mir,
-];
-
 /// One of the two modules.
 struct Module {
     file: &'static str,
@@ -404,19 +387,6 @@ const HALF86: Module = Module {
 
 fn ptx_path(m: &Module) -> PathBuf {
     root().join(format!("tests/ampere/{}.ptx", m.file))
-}
-
-fn cubins(m: &Module, arch: Arch) -> (Vec<u8>, Vec<u8>) {
-    let dir = scratch(&format!("sim_ampere_half_{}_{}", m.file, arch.name()));
-    let out = dir.join("ptxas.cubin");
-    ptxas_for(arch.name(), &ptx_path(m), &out);
-    let src = std::fs::read_to_string(ptx_path(m)).unwrap();
-    let opts = ptxc::pipeline::CompileOptions {
-        arch,
-        ..Default::default()
-    };
-    let ours = ptxc::pipeline::compile_ptx(&src, m.file, &opts).unwrap_or_else(|e| panic!("ptxc {arch}: {}", e.0));
-    (std::fs::read(out).unwrap(), ours)
 }
 
 /// One input word of a thread.
@@ -462,34 +432,10 @@ fn spec(dir: &std::path::Path, m: &Module, inputs: &[In]) -> LaunchSpec {
     }
 }
 
-/// d's words after running `spec` `via` on `arch` (zero hazards and stray accesses).
-fn launch(m: &Module, arch: Arch, cubins: &(Vec<u8>, Vec<u8>), spec: &LaunchSpec, via: Via) -> Vec<u32> {
-    let tag = format!("{} {} ({via:?})", arch.name(), m.kernel);
-    let out = match via {
-        Via::Ptxas(engine) | Via::Ptxc(engine) => {
-            let opts = RunOptions {
-                engine,
-                ..RunOptions::default()
-            };
-            let cubin = if matches!(via, Via::Ptxas(_)) {
-                &cubins.0
-            } else {
-                &cubins.1
-            };
-            run(cubin, spec, &opts)
-        }
-        Via::Mir => {
-            let src = std::fs::read_to_string(ptx_path(m)).unwrap();
-            let module = ptxc::pipeline::lower_ptx(&src, m.file).unwrap_or_else(|e| panic!("{}", e.0));
-            run_mir(&module, spec, RunOptions::default().config)
-        }
-    }
-    .unwrap_or_else(|e| panic!("{tag}: {e}"));
-    let s = &out.stats;
-    assert_eq!(s.hazards, 0, "{tag}: hazards: {:?}", s.hazard_reports.first());
-    assert_eq!(s.stray_accesses, 0, "{tag}: {:?}", s.stray_reports.first());
-    out.buffers["d"]
-        .bytes
+/// d's words after running `spec` `via` (zero hazards and stray accesses).
+fn launch(cubins: &Cubins, spec: &LaunchSpec, via: Via) -> Vec<u32> {
+    cubins
+        .run(spec, via, "d")
         .chunks(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
@@ -497,14 +443,14 @@ fn launch(m: &Module, arch: Arch, cubins: &(Vec<u8>, Vec<u8>), spec: &LaunchSpec
 
 /// Runs module `m` five ways on `arch` and checks every result against the reference.
 fn check(m: &Module, arch: Arch) {
-    let cubins = cubins(m, arch);
+    let cubins = Cubins::new(arch, &ptx_path(m), m.file);
     let dir = scratch(&format!("sim_ampere_half_run_{}_{}", m.file, arch.name()));
     let inputs = inputs();
     let spec = spec(&dir, m, &inputs);
-    let first = launch(m, arch, &cubins, &spec, WAYS[0]);
+    let first = launch(&cubins, &spec, WAYS[0]);
     let mut failures = Vec::new();
     for via in &WAYS[1..] {
-        let got = launch(m, arch, &cubins, &spec, *via);
+        let got = launch(&cubins, &spec, *via);
         if let Some(w) = (0..got.len()).find(|&w| got[w] != first[w]) {
             let (t, k) = (w / m.ops.len(), w % m.ops.len());
             failures.push(format!(
