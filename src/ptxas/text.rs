@@ -3,9 +3,9 @@
 
 use super::options::{OPTIONS, Support, ValueKind};
 
-/// The newest PTX ISA version ptxc accepts in ptxas mode: the front end is tested with
-/// `.version 9.5` (the kernels under `tests/` come from CUDA 13.5's nvcc).
-pub const PTX_ISA_VERSION: (u32, u32) = (9, 5);
+/// The newest PTX ISA version ptxc accepts, in ptxas mode as in `ptxc compile`: the front
+/// end's, ptxas 13.5's (the kernels under `tests/` come from CUDA 13.5's nvcc).
+pub const PTX_ISA_VERSION: (u32, u32) = ptxc_frontend::sema::NEWEST_PTX_VERSION;
 
 /// The CUDA release whose ptxas reads PTX ISA [`PTX_ISA_VERSION`] (PTX 9.x is CUDA 13.x),
 /// printed by `--version` so that tools which pick a PTX version from ptxas's release (Triton)

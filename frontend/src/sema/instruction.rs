@@ -5,7 +5,7 @@
 use super::body::{Body, Resolved};
 use super::modifiers;
 use super::table::{self, OpSpec};
-use super::{call, features, operands, tensor};
+use super::{call, features, operands, tensor, versions};
 use crate::ast::{Ident, Instruction, ScalarType, Span};
 use crate::checked::*;
 use crate::diag::Diagnostic;
@@ -13,6 +13,7 @@ use crate::diag::Diagnostic;
 /// Checks `inst` in `body`.
 pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnostic> {
     let opcode = &inst.opcode;
+    check_version(body, inst)?;
     if tensor::handles(&opcode.name) {
         let guard = match &inst.guard {
             Some(g) => Some((predicate(body, &g.pred)?, g.negated)),
@@ -60,6 +61,17 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnos
         span: inst.span,
         tensor: None,
     })
+}
+
+/// Refuses a feature the module's `.version` does not have, at the modifier that asks for it.
+fn check_version(body: &Body<'_>, inst: &Instruction) -> Result<(), Diagnostic> {
+    let written: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    let version = body.module.version;
+    let Some(old) = versions::instruction(&inst.opcode.name, &written, version) else {
+        return Ok(());
+    };
+    let span = old.modifier.map_or(inst.opcode.span, |i| inst.modifiers[i].span);
+    Err(Diagnostic::error(versions::message(&old, version), span))
 }
 
 fn predicate(body: &Body<'_>, name: &Ident) -> Result<RegId, Diagnostic> {

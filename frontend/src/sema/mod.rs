@@ -15,6 +15,9 @@ mod special;
 mod symbols;
 pub mod table;
 mod tensor;
+mod versions;
+
+pub use versions::NEWEST as NEWEST_PTX_VERSION;
 
 use crate::ast::{self, Item, Linkage, StateSpace};
 use crate::checked::{CheckedModule, SourceFile, VarId, VarInfo};
@@ -59,6 +62,9 @@ pub fn check_owned(mut m: ast::Module) -> Result<CheckedModule, Vec<Diagnostic>>
 /// The module-level facts every body is checked against: the target, the functions'
 /// signatures and the module variables.
 fn declarations(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> (u32, ModuleSymbols, Vec<VarInfo>) {
+    if let Some(message) = versions::newest(m.version) {
+        diags.push(Diagnostic::error(message, ast::Span::default()));
+    }
     let target_sm = target(m, diags);
     if m.address_size != 64 {
         diags.push(Diagnostic::error(
@@ -68,6 +74,7 @@ fn declarations(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> (u32, ModuleSym
     }
     let mut symbols = ModuleSymbols {
         target_sm,
+        version: m.version,
         ..ModuleSymbols::default()
     };
     // Functions first: initialisers may take their addresses.
@@ -136,6 +143,9 @@ fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
                     format!("`.target {name}` is not supported: ptxc compiles for sm_89 (Ada) and older targets"),
                     t.span,
                 ));
+            }
+            if let Some(message) = versions::target(value, m.version) {
+                diags.push(Diagnostic::error(message, t.span));
             }
             sm = Some(value.min(TARGET_SM));
         } else if !matches!(

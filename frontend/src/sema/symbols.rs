@@ -65,6 +65,8 @@ pub struct ModuleSymbols {
     pub functions: NameMap<Signature>,
     /// The `sm_NN` of the module's `.target` (what its instructions may use).
     pub target_sm: u32,
+    /// The module's `.version` (which features its instructions may use).
+    pub version: super::versions::Version,
 }
 
 /// The stack of scopes of one function body.
