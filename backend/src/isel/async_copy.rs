@@ -14,11 +14,13 @@ use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
 use ptxc_sass::isa::values::{BoolOp, IntCmp, MemSize, Prefetch};
-use ptxc_sass::isa::{Mod, ModSet, Op, Role, Value as V};
+use ptxc_sass::isa::{Mod, ModSet, Op, Role, URZ, Value as V};
 use smallvec::smallvec;
 
 /// Offsets LDGSTS's shared address holds (signed 20 bits).
 const SHARED_OFFSETS: std::ops::Range<i64> = -(1 << 19)..(1 << 19);
+/// Offsets ARRIVES's address holds (signed 24 bits).
+const ARRIVES_OFFSETS: std::ops::Range<i64> = -(1 << 23)..(1 << 23);
 /// Offsets LDGSTS's global address holds (signed 12 bits).
 const GLOBAL_OFFSETS: std::ops::Range<i64> = -(1 << 11)..(1 << 11);
 
@@ -34,6 +36,7 @@ impl Isel<'_> {
         match op {
             Opcode::CpAsync => self.ldgsts(&args, imm),
             Opcode::CpAsyncCommit => self.emit_sass(Op::Ldgdepbar, &[], &[], &[], None),
+            Opcode::CpAsyncArrive => self.arrives(args[0]),
             Opcode::CpAsyncWait => {
                 let srcs = [
                     (Role::A, Arg::imm(u32::from(crate::sched::COPY_SB))),
@@ -43,6 +46,32 @@ impl Isel<'_> {
             }
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
+    }
+
+    /// `ARRIVES.LDGSTSBAR.64 [URZ+bar]` of `cp_async_arrive (bar)` with a constant barrier
+    /// address, as ptxas writes it. ptxas gives ARRIVES only uniform addresses: a barrier in a
+    /// register takes a loop of `R2UR` over the warp's distinct addresses, which ptxc does not
+    /// implement and refuses.
+    fn arrives(&mut self, bar: Value) -> Result<(), IselError> {
+        let at = self.mem_operand_within(bar, 0, Space::Shared, ARRIVES_OFFSETS)?;
+        let MOp::Fixed(V::Mem { base, offset, .. }) = at else {
+            return Err(self.unsupported(
+                "`cp.async.mbarrier.arrive` on a barrier address in a register (ptxc needs a constant one: a `.shared` variable plus an offset)",
+            ));
+        };
+        let at = MOp::Fixed(V::Mem {
+            base,
+            uniform: Some(URZ),
+            offset,
+            scale: 0,
+        });
+        self.emit_sass(
+            Op::ArrivesLdgstsbar,
+            &[],
+            &[(Role::Addr, Arg::op(at))],
+            &[MemSize::B64.set()],
+            None,
+        )
     }
 
     /// `LDGSTS` of `cp_async (shared, global[, src-size])`.

@@ -93,13 +93,19 @@ impl Isel<'_> {
     }
 
     /// A memory fence at scope 0 (CTA), 1 (GPU) or 2 (system).
-    fn fence(&mut self, scope: u64) -> Result<(), IselError> {
+    fn fence(&mut self, imm: u64) -> Result<(), IselError> {
+        let scope = imm & !ptxc_mir::lower::FENCE_ALL;
         let sass_scope = match scope {
             0 => Scope::Cta,
             1 => Scope::Gpu,
             _ => Scope::Sys,
         };
-        self.emit_sass(Op::Membar, &[], &[], &[MembarSem::Sc.set(), sass_scope.set()], None)?;
+        let sem = if imm & ptxc_mir::lower::FENCE_ALL != 0 {
+            MembarSem::All
+        } else {
+            MembarSem::Sc
+        };
+        self.emit_sass(Op::Membar, &[], &[], &[sem.set(), sass_scope.set()], None)?;
         if scope > 0 {
             self.emit_sass(Op::Errbar, &[], &[], &[], None)?;
             self.emit_sass(Op::Cctl, &[], &[], &[CctlOp::IvAll.set()], None)?;

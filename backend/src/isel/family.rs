@@ -160,6 +160,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (CpAsync, AsyncCopy),
     (CpAsyncCommit, AsyncCopy),
     (CpAsyncWait, AsyncCopy),
+    (CpAsyncArrive, AsyncCopy),
     (Nanosleep, Barrier),
     (Jump, Control),
     (Brif, Control),

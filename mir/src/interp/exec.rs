@@ -256,6 +256,16 @@ impl Machine<'_, '_> {
                 self.cp_async(t, *imm, args)?;
                 smallvec::SmallVec::new()
             }
+            // Copies land at once: the arrival is made at once.
+            (Opcode::CpAsyncArrive, _) => {
+                let arrive = crate::ir::AtomInfo {
+                    op: AtomOp::Arrive,
+                    space: Space::Shared,
+                    offset: 0,
+                };
+                self.atomic(t, Type::I64, &arrive, &[args[0] & 0xffff_ffff, 0])?;
+                smallvec::SmallVec::new()
+            }
             // Copies land at once: nothing is pending at a commit or a wait.
             (Opcode::Fence | Opcode::Nanosleep | Opcode::CpAsyncCommit | Opcode::CpAsyncWait, _) => {
                 smallvec::SmallVec::new()

@@ -317,7 +317,12 @@ opcodes! {
     CpAsyncCommit = "cp_async_commit", EFFECT, "", "";
     /// Waits until at most `Aux::Imm` of the thread's closed groups of copies are pending.
     CpAsyncWait = "cp_async_wait", EFFECT, "", "";
-    /// Memory fence; scope in `Aux::Imm` (0 cta, 1 gpu, 2 sys).
+    /// An arrival on the shared-memory `mbarrier` at `(address)` made when the thread's
+    /// earlier asynchronous copies have landed (`cp.async.mbarrier.arrive.noinc`); the
+    /// interpreter arrives at once.
+    CpAsyncArrive = "cp_async_arrive", EFFECT, "a", "";
+    /// Memory fence; scope in `Aux::Imm` (0 cta, 1 gpu, 2 sys), plus
+    /// [`FENCE_ALL`](crate::lower::FENCE_ALL) for the `mbarrier` arrivals' fence.
     Fence = "fence", EFFECT, "", "";
     /// Suspends the thread for about `args[0]` nanoseconds.
     Nanosleep = "nanosleep", EFFECT, "i", "";

@@ -2,11 +2,16 @@
 //! A copy becomes `cp_async` with its addresses (offsets added), `commit_group` becomes
 //! `cp_async_commit`, `wait_group n` becomes `cp_async_wait n`, and `wait_all` a commit
 //! followed by `cp_async_wait 0` (as ptxas lowers it: LDGDEPBAR, then `DEPBAR.LE SB0, 0x0`).
+//! `cp.async.mbarrier.arrive.noinc [bar]` becomes `cp_async_arrive` of the barrier's shared
+//! address (a generic address converted); without `.noinc` an atomic add of -1 to the
+//! barrier's high word (one more pending arrival, as ptxas's `ATOMS.ADD` of minus the
+//! arriving threads) comes first, so that the asynchronous arrival changes the pending count
+//! by nothing in the current phase (PTX ISA, `cp.async.mbarrier.arrive`).
 
 use super::LowerError;
 use super::context::Lowerer;
 use super::memory::Address;
-use crate::ir::{Aux, Opcode, Space, Type, Value};
+use crate::ir::{AtomInfo, AtomOp, Aux, InstData, Opcode, Space, Type, Value};
 use ptxc_frontend::checked::{CacheOp, CheckedInst, CheckedOperand};
 
 /// `Aux::Imm` bit of `cp_async`: the copy bypasses L1 (`.cg`).
@@ -26,6 +31,9 @@ impl Lowerer<'_> {
             self.emit_effect(Opcode::CpAsyncCommit, &[], Aux::None);
             self.emit_effect(Opcode::CpAsyncWait, &[], Aux::Imm(0));
             return Ok(());
+        }
+        if m.has_flag("mbarrier") {
+            return self.lower_copy_arrive(inst);
         }
         if m.has_flag("wait_group") {
             let n = self.int_arg(inst, 0)?;
@@ -73,6 +81,57 @@ impl Lowerer<'_> {
             .map_or(0, |&(_, v)| v);
         let imm = size as u64 | if cg { CP_ASYNC_CG } else { 0 } | l2 << CP_ASYNC_L2_SHIFT;
         self.emit_effect(Opcode::CpAsync, &args, Aux::Imm(imm));
+        Ok(())
+    }
+
+    /// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [bar]`.
+    fn lower_copy_arrive(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let written = if inst.mods.has_flag("shared") || inst.mods.has_flag("shared::cta") {
+            Space::Shared
+        } else {
+            Space::Generic
+        };
+        let Address::Value(base, space, offset) = self.address_in(inst, 0, written)? else {
+            return Err(LowerError::new(
+                "`cp.async.mbarrier.arrive` arrives on a barrier in shared memory, not a parameter",
+                inst.span,
+            ));
+        };
+        let base = match space {
+            Space::Shared => base,
+            Space::Generic => self.emit(Opcode::FromGeneric, Type::I64, &[base], Aux::Space(Space::Shared)),
+            other => {
+                return Err(LowerError::new(
+                    format!(
+                        "`cp.async.mbarrier.arrive` arrives on a barrier in shared memory, not in `.{}`",
+                        other.name()
+                    ),
+                    inst.span,
+                ));
+            }
+        };
+        let ty = self.func.ty(base);
+        let bar = if offset == 0 {
+            base
+        } else {
+            let k = self.konst(ty, offset as u64 & ty.mask());
+            self.emit(Opcode::Iadd, ty, &[base, k], Aux::None)
+        };
+        if !inst.mods.has_flag("noinc") {
+            let minus_one = self.konst(Type::I32, 0xffff_ffff);
+            let data = InstData {
+                op: Opcode::Atom,
+                ty: Type::I32,
+                args: smallvec::smallvec![bar, minus_one],
+                aux: Aux::Atom(AtomInfo {
+                    op: AtomOp::Add,
+                    space: Space::Shared,
+                    offset: 4,
+                }),
+            };
+            self.func.ins(self.cur, data);
+        }
+        self.emit_effect(Opcode::CpAsyncArrive, &[bar], Aux::None);
         Ok(())
     }
 

@@ -15,6 +15,10 @@ use ptxc_frontend::checked::CheckedInst;
 /// The phase bit of the high word.
 const PHASE: u64 = 0x8000_0000;
 
+/// `Aux::Imm` bit of `fence`: the fence ptxas puts before an `mbarrier` arrival
+/// (`MEMBAR.ALL.CTA`, where `membar.cta` is `MEMBAR.SC.CTA`).
+pub const FENCE_ALL: u64 = 1 << 4;
+
 impl Lowerer<'_> {
     /// `mbarrier.*.shared.b64` and `mbarrier.pending_count.b64`.
     pub fn lower_mbarrier(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
@@ -63,7 +67,7 @@ impl Lowerer<'_> {
             _ => None,
         };
         // The arrival releases at CTA scope (ptxas: MEMBAR.ALL.CTA first).
-        self.emit_multi(Opcode::Fence, Type::I32, &[], Aux::Imm(0));
+        self.emit_multi(Opcode::Fence, Type::I32, &[], Aux::Imm(FENCE_ALL));
         if inst.mods.has_flag("arrive_drop") {
             let one = self.konst(Type::I32, 1);
             self.atom(bar, 0, AtomOp::Add, Type::I32, count.unwrap_or(one));

@@ -20,6 +20,7 @@ mod warp;
 mod wmma;
 
 pub use async_copy::{CP_ASYNC_CG, CP_ASYNC_L2_SHIFT};
+pub use mbarrier::FENCE_ALL;
 
 use crate::ir::{Function, KernelParam, Module};
 use context::Lowerer;

@@ -70,6 +70,8 @@ pub struct CtaShared {
     pub bar_result: (u32, bool),
     /// Threads that have not exited.
     pub live_threads: u32,
+    /// `ARRIVES.LDGSTSBAR` arrivals waiting for their warp's copies to land.
+    pub pending_arrivals: Vec<PendingArrival>,
     /// The SM the CTA runs on.
     pub sm: u32,
 }
@@ -88,6 +90,17 @@ pub struct Ctx<'a, 'm> {
     pub stats: &'a mut Stats,
     /// The current cycle (clock reads).
     pub now: i64,
+    /// When the warp's LDGSTS issued so far have landed (at or before `now`: all have).
+    pub copies_landed: i64,
+}
+
+/// An arrival on a shared-memory `mbarrier` that is made at a later cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingArrival {
+    /// The cycle of the arrival.
+    pub at: i64,
+    /// The barrier's shared-memory offset.
+    pub addr: u32,
 }
 
 impl Ctx<'_, '_> {

@@ -14,7 +14,7 @@ pub mod step;
 pub mod timer;
 pub mod warp;
 
-pub use ctx::{ConstBanks, CtaShared, Ctx, LOCAL_WINDOW, SHARED_WINDOW};
+pub use ctx::{ConstBanks, CtaShared, Ctx, LOCAL_WINDOW, PendingArrival, SHARED_WINDOW};
 pub use timer::{Timer, result_latency};
 pub use warp::{WARP, Warp, lanes};
 
@@ -311,6 +311,9 @@ impl CtaRun {
                     cta: &mut self.cta,
                     stats,
                     now: t,
+                    // The functional engine makes an asynchronous arrival at once, as its
+                    // copies land at issue.
+                    copies_landed: i64::MIN,
                 };
                 step::execute(&mut ctx, w, d, group, &hazards)?;
                 progress = true;
@@ -350,6 +353,7 @@ pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32) -> 
         bar_redop: [Default::default(); 16],
         bar_result: (0, false),
         live_threads: threads,
+        pending_arrivals: Vec::new(),
         sm,
     };
     (shared, warps)

@@ -287,6 +287,9 @@ pub struct Timer {
     pipe_waited: [i64; PIPES],
     /// When the last LDGSTS of the open copy group lands (the next LDGDEPBAR's release).
     copies_land: i64,
+    /// When the last LDGSTS issued so far lands, grouped or not (an `ARRIVES.LDGSTSBAR`'s
+    /// arrival).
+    all_copies_land: i64,
 }
 
 /// Pipes tracked for in-order completion.
@@ -328,6 +331,7 @@ impl Timer {
             sb: Default::default(),
             pipe_waited: [NEVER; PIPES],
             copies_land: NEVER,
+            all_copies_land: NEVER,
         }
     }
 }
@@ -354,6 +358,11 @@ impl Timer {
     #[inline]
     pub fn now(&self) -> i64 {
         self.next
+    }
+
+    /// The cycle at which every LDGSTS the warp has issued has landed (long past if none).
+    pub fn copies_landed(&self) -> i64 {
+        self.all_copies_land
     }
 
     #[inline]
@@ -422,6 +431,7 @@ impl Timer {
         match d.op {
             Op::Ldgsts => {
                 self.copies_land = self.copies_land.max(t + latency);
+                self.all_copies_land = self.all_copies_land.max(t + latency);
                 latency
             }
             Op::Ldgdepbar => {

@@ -181,6 +181,10 @@ impl<'a> SmRun<'a> {
                 self.done = true;
                 return Ok(());
             }
+            // Asynchronous arrivals whose copies have landed by now.
+            for r in st.ctas.iter_mut().flatten() {
+                semantics::apply_arrivals(&mut r.cta, t);
+            }
             let mut issued = false;
             for sp in 0..4 {
                 if let Some(slot) = self.pick(st, sp, t) {
@@ -427,6 +431,7 @@ impl<'a> SmRun<'a> {
             cta: &mut r.cta,
             stats: &mut self.stats,
             now: t,
+            copies_landed: s.timer.copies_landed(),
         };
         step::execute(&mut ctx, &mut s.warp, d, group, &hazards)?;
         let operands = s.reuse.read(d);

@@ -260,6 +260,10 @@ pub enum Op {
     /// issued since the last one; its write scoreboard is released when they have landed
     /// (`DEPBAR.LE SBn, k` waits for all but the last k groups).
     Ldgdepbar,
+    /// `ARRIVES.LDGSTSBAR.64 [A+URb+imm]` (sm_80, PTX `cp.async.mbarrier.arrive`): each
+    /// active lane's arrival on the 64-bit shared-memory barrier at the address, made when
+    /// the lane's earlier LDGSTS have landed.
+    ArrivesLdgstsbar,
     /// `HMMA.884.D.C.STEPn Rd, A, B, C`: one step of the quad-pair f16 matrix multiply (PTX
     /// `mma.m8n8k4`): each step writes one register pair of D (see `sm75/mma.rs`).
     Hmma884,

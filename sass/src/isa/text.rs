@@ -110,8 +110,10 @@ fn alias_applies(when: &[(u8, AliasCond)], inst: &Inst) -> bool {
             (AliasCond::IsRz, Value::Reg(r)) => r == RZ && !op.neg,
             (AliasCond::ImmEq(k), Value::Imm(v)) => v == k as u64,
             // nvdisasm 13.5 prints `IMAD.U32 Rd, Ra, 0x10000, RZ` (ptxas's bf16-to-f32
-            // widening, sm_80/86/89) without `.SHL`, while 0x8, 0x1000 and 0x100000 take it.
-            (AliasCond::ImmPow2, Value::Imm(v)) => v.is_power_of_two() && v != 0x10000,
+            // widening, sm_80/86/89) without `.SHL`, while 0x8, 0x1000 and 0x100000 take it;
+            // and `IMAD.U32 R8, R8, -0x80000000, RZ` (ptxas's `test_wait.parity` with a
+            // register parity, `tests/ampere/cp_async_mbarrier.ptx`).
+            (AliasCond::ImmPow2, Value::Imm(v)) => v.is_power_of_two() && !matches!(v, 0x10000 | 0x8000_0000),
             _ => false,
         }
     })

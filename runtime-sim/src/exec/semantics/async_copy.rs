@@ -6,11 +6,19 @@
 //! alone: for `cp.async ..., cp-size, src-size` ptxas adds `(cp-size - src-size) mod cp-size`
 //! to the global address and passes `src-size != 0` as the predicate operand, so the low
 //! address bits count the trailing bytes to zero-fill and a false predicate zero-fills all.
+//!
+//! `ARRIVES.LDGSTSBAR.64` (PTX `cp.async.mbarrier.arrive`) arrives on a shared-memory
+//! `mbarrier` for each active lane when the copies the warp issued before it have landed
+//! (the PTX ISA: "when all prior cp.async operations initiated by the executing thread
+//! complete"; the simulator tracks copies per warp): at once if they have, otherwise the
+//! arrival waits in the CTA until the timed engine reaches that cycle
+//! ([`apply_arrivals`]).
 
+use super::atomic::mbarrier_arrive;
 use super::mem::{Space, address_row, read_bytes, write_bytes};
 use crate::decoded::Decoded;
 use crate::error::SimError;
-use crate::exec::ctx::Ctx;
+use crate::exec::ctx::{CtaShared, Ctx, PendingArrival};
 use crate::exec::warp::{Warp, lanes};
 
 type R = Result<(), SimError>;
@@ -53,4 +61,93 @@ pub fn ldgsts(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -
         write_bytes(ctx, w, d, Space::Shared, l, dsts[l], data)?;
     }
     Ok(())
+}
+
+/// `ARRIVES.LDGSTSBAR.64 [a]`: each active lane's arrival on the barrier at `a`, now or when
+/// the warp's copies have landed. The barrier is checked to be in shared memory at issue.
+pub fn arrives(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let Some(a) = d.addr else {
+        return super::unsupported(ctx, w, d, group, exec);
+    };
+    let addrs = address_row(w, &a);
+    for l in lanes(exec) {
+        let mut buf = [0u8; 8];
+        read_bytes(ctx, w, d, Space::Shared, l, addrs[l], &mut buf)?;
+        let arrival = PendingArrival {
+            at: ctx.copies_landed,
+            addr: addrs[l] as u32,
+        };
+        if arrival.at <= ctx.now {
+            arrive(ctx.cta, arrival.addr);
+        } else {
+            ctx.cta.pending_arrivals.push(arrival);
+        }
+    }
+    Ok(())
+}
+
+/// Makes the pending arrivals of `cta` due at cycle `t` (or before), in the order of their
+/// cycles; returns whether any was made.
+pub fn apply_arrivals(cta: &mut CtaShared, t: i64) -> bool {
+    if cta.pending_arrivals.iter().all(|p| p.at > t) {
+        return false;
+    }
+    let mut due: Vec<PendingArrival> = Vec::new();
+    cta.pending_arrivals.retain(|p| {
+        let keep = p.at > t;
+        if !keep {
+            due.push(*p);
+        }
+        keep
+    });
+    due.sort_by_key(|p| p.at);
+    for p in due {
+        arrive(cta, p.addr);
+    }
+    true
+}
+
+/// One arrival on the barrier at shared offset `addr` (checked in bounds at issue).
+fn arrive(cta: &mut CtaShared, addr: u32) {
+    let at = addr as usize;
+    if let Some(bytes) = cta.shared.get_mut(at..at + 8) {
+        let old = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
+        bytes.copy_from_slice(&mbarrier_arrive(old).to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cta() -> CtaShared {
+        CtaShared {
+            ctaid: [0; 3],
+            shared: vec![0; 16],
+            bar_arrived: [0; 16],
+            bar_expected: [0; 16],
+            bar_red: [(0, true, false); 16],
+            bar_redop: [Default::default(); 16],
+            bar_result: (0, false),
+            live_threads: 0,
+            pending_arrivals: Vec::new(),
+            sm: 0,
+        }
+    }
+
+    #[test]
+    fn pending_arrivals_are_made_at_their_cycle() {
+        let mut c = cta();
+        // ptxas's init of a barrier of 2 at offset 8.
+        c.shared[8..16].copy_from_slice(&(0x7fff_fffe_u64 << 32 | 0x3fff_fffe).to_le_bytes());
+        c.pending_arrivals = vec![PendingArrival { at: 20, addr: 8 }, PendingArrival { at: 10, addr: 8 }];
+        let high = |c: &CtaShared| u32::from_le_bytes(c.shared[12..16].try_into().unwrap());
+        assert!(!apply_arrivals(&mut c, 9));
+        assert_eq!(high(&c), 0x7fff_fffe, "nothing due before cycle 10");
+        assert!(apply_arrivals(&mut c, 10));
+        assert_eq!((high(&c), c.pending_arrivals.len()), (0x7fff_ffff, 1));
+        assert!(apply_arrivals(&mut c, 25));
+        assert_eq!(high(&c), 0xffff_fffe, "the second arrival completes phase 0");
+        assert!(c.pending_arrivals.is_empty());
+    }
 }

@@ -48,7 +48,14 @@ pub fn space_of(d: &Decoded) -> Space {
 /// The space operation `op` accesses (global for every operation that accesses none).
 pub fn space_of_op(op: Op) -> Space {
     match op {
-        Op::Lds | Op::Sts | Op::Atoms | Op::AtomsCas | Op::AtomsPopcInc | Op::AtomsArrive | Op::Ldsm => Space::Shared,
+        Op::Lds
+        | Op::Sts
+        | Op::Atoms
+        | Op::AtomsCas
+        | Op::AtomsPopcInc
+        | Op::AtomsArrive
+        | Op::ArrivesLdgstsbar
+        | Op::Ldsm => Space::Shared,
         Op::Ldl | Op::Stl => Space::Local,
         Op::Ld | Op::St | Op::Atom | Op::AtomCas => Space::Generic,
         _ => Space::Global,

@@ -19,6 +19,8 @@ mod special;
 mod uniform;
 mod warp_ops;
 
+pub use async_copy::apply_arrivals;
+
 pub use flow::{bar_count, bar_id, release_barriers, release_convergence};
 pub use mem::{Space, address_of, read_bytes, space_of, space_of_op, write_bytes};
 
@@ -118,6 +120,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::AtomsPopcInc => atomic::atoms_popc_inc,
         Op::AtomsArrive => atomic::atoms_arrive,
         Op::Ldgsts => async_copy::ldgsts,
+        Op::ArrivesLdgstsbar => async_copy::arrives,
         Op::Shfl => warp_ops::shfl,
         Op::Vote => warp_ops::vote,
         Op::Voteu => warp_ops::voteu,

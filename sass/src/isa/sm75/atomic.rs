@@ -143,6 +143,15 @@ fn shared() -> Vec<Form> {
             .fixed(RC, 8, 0xff)
             .fixed(UNIFORM_BIT, 1, 0)
             .build(),
+        // The uniform-address form (0x98c, bit 91 set, URb in 64..69): ptxas's warp-aggregated
+        // `ATOMS.ADD.S32 RZ, [UR4+0x4], R5` of `cp.async.mbarrier.arrive`; the same text
+        // under nvdisasm -b SM75..SM89, described from sm_80 on (checked there).
+        lsu(form("ATOMS", Op::Atoms, 0x98c))
+            .since(crate::isa::arch::Arch::Sm80)
+            .ops([rd().width(0), address(UrAt::C, off, false, true), data(Role::Data)])
+            .mods([modifier(Mod::AtomOp, 87, 4, &OPS[..9], 0), types])
+            .fixed(UNIFORM_BIT, 1, 1)
+            .build(),
         lsu(form("ATOMS", Op::AtomsCas, 0x38d))
             .ops([
                 rd().width(0),

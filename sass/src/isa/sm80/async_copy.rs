@@ -9,20 +9,27 @@
 //!   clear (the `.cg` copy), `.ZFILL` 82, cache policy 84..86, predicate Pc 87..89 with its
 //!   negation in 90 (printed when not PT), bit 91 set.
 //! * `LDGDEPBAR` (0x9af): no operands; ptxas gives it write scoreboard SB0.
+//! * `ARRIVES.LDGSTSBAR.64 [Ra+URb+off24]` (0x9b0, PTX `cp.async.mbarrier.arrive`): Ra in
+//!   24..31, a signed 24-bit offset in 40..63, the uniform register in 64..69 (nvdisasm
+//!   prints `[URZ+0x8]`, `[UR4]`, `[R2+UR4+0x8]`); the operation in bit 72 (0:
+//!   `.LDGSTSBAR`, 1 prints `???1`), the size in 73..75 (only 5, `.64`; others print `???n`),
+//!   bit 91 set (clear: "Unrecognized operation"); bits 78, 79 (ATOMS's scale) change
+//!   nothing. ptxas 13.5 always gives it a uniform address (Ra = RZ): `[URZ+imm]` for a
+//!   constant address, otherwise a loop of `R2UR` over the warp's distinct addresses.
 
 use super::memory::DESC76;
 use crate::flag;
 use crate::isa::arch::Arch;
 use crate::isa::build::*;
 use crate::isa::desc::{Form, LatCat as L, Op, OperandDesc, Pipe, Role, Show};
-use crate::isa::sm75::mem::{CACHE, UrAt, address_with_width_bit};
+use crate::isa::sm75::mem::{CACHE, UrAt, address, address_with_width_bit};
 
 /// LDGSTS's copy sizes (4, 8 and 16 bytes).
 const SIZES: &[(u16, &str)] = &[(4, ""), (5, ".64"), (6, ".128")];
 
 /// The LDGSTS and LDGDEPBAR forms.
 pub fn forms() -> Vec<Form> {
-    vec![ldgsts(), ldgdepbar()]
+    vec![ldgsts(), ldgdepbar(), arrives()]
 }
 
 fn ldgsts() -> Form {
@@ -62,5 +69,17 @@ fn ldgdepbar() -> Form {
     form("LDGDEPBAR", Op::Ldgdepbar, 0x9af)
         .since(Arch::Sm80)
         .timing(L::Decoupled, Pipe::Lsu)
+        .build()
+}
+
+fn arrives() -> Form {
+    form("ARRIVES.LDGSTSBAR", Op::ArrivesLdgstsbar, 0x9b0)
+        .since(Arch::Sm80)
+        .ops([address(UrAt::C, bits(40, 24), false, false)])
+        .mods([modifier(Mod::Size, 73, 3, &[(5, ".64")], 5)])
+        .fixed(72, 1, 0)
+        .fixed(UNIFORM_BIT, 1, 1)
+        // ptxas gives it no scoreboard: the arrival is made by the memory system.
+        .timing(L::Disp, Pipe::Lsu)
         .build()
 }

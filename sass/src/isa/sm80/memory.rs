@@ -140,7 +140,7 @@ pub fn apply(forms: &mut Vec<Form>) {
     changed(
         forms,
         sm80,
-        |f| f.op == Op::Atoms,
+        |f| f.op == Op::Atoms && f.opcode == 0x38c,
         |_, b| b.unfix(bits(RC, 8)).fixed(RC, 8, 0),
     );
     changed(

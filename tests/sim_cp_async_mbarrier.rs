@@ -1,0 +1,247 @@
+//! A cp.async pipeline on mbarriers (`tests/ampere/cp_async_mbarrier.ptx`) on sm_80, sm_86
+//! and sm_89: 64 threads copy six stages through a two-slot ring with `cp.async`, arrive
+//! with `cp.async.mbarrier.arrive` (`.noinc` on slot 0; without it, plus an
+//! `mbarrier.arrive`, on slot 1; `.shared`, `.shared::cta` and a generic address), and
+//! consume with `mbarrier.test_wait.parity`. Five ways per target (ptxas's and ptxc's cubins
+//! on the timed and the functional engine, ptxc's MIR on the interpreter): zero hazards, and
+//! every run writes what a host reference computes. Both cubins disassemble with `ptxc
+//! disasm` as with nvdisasm, and ptxc's arrivals are ptxas's `ARRIVES.LDGSTSBAR.64` words.
+//!
+//! Needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
+
+mod common;
+
+use common::five_ways::{Cubins, WAYS};
+use common::*;
+use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc_sass::isa::Arch;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The targets.
+const TARGETS: [Arch; 3] = [Arch::Sm80, Arch::Sm86, Arch::Sm89];
+/// Threads of the block.
+const THREADS: usize = 64;
+/// Stages through the ring.
+const STAGES: usize = 6;
+/// The kernel.
+const KERNEL: &str = "cp_async_mbarrier";
+
+fn ptx_path() -> PathBuf {
+    root().join("tests/ampere/cp_async_mbarrier.ptx")
+}
+
+/// Deterministic input words.
+fn input() -> Vec<u32> {
+    (0..(THREADS * STAGES) as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i << 11) ^ 0x00c0_ffee)
+        .collect()
+}
+
+/// What the kernel writes, computed on the host.
+fn reference(input: &[u32]) -> Vec<u32> {
+    let read = |k: usize, t: usize| input[THREADS * k + (t + 17) % THREADS];
+    let mut out: Vec<u32> = (0..STAGES)
+        .flat_map(|k| (0..THREADS).map(move |t| (k, t)))
+        .map(|(k, t)| read(k, t))
+        .collect();
+    out.extend((0..THREADS).map(|t| (0..STAGES).fold(0u32, |s, k| s.wrapping_mul(31).wrapping_add(read(k, t)))));
+    out
+}
+
+/// The launch; the input goes to `dir/in.npy`.
+fn spec(dir: &Path) -> LaunchSpec {
+    let bytes: Vec<u8> = input().iter().flat_map(|v| v.to_le_bytes()).collect();
+    let path = dir.join("in.npy");
+    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
+    let mut buffers = BTreeMap::new();
+    buffers.insert("in".to_string(), BufferInit::File(path));
+    buffers.insert(
+        "out".to_string(),
+        BufferInit::Zero {
+            dtype: Scalar::U32,
+            len: THREADS * (STAGES + 1),
+        },
+    );
+    LaunchSpec {
+        kernel: KERNEL.to_string(),
+        grid: [1, 1, 1],
+        block: [THREADS as u32, 1, 1],
+        dynamic_shared_bytes: 0,
+        params: ["in", "out"]
+            .iter()
+            .map(|b| ParamSpec::Ptr {
+                buffer: b.to_string(),
+                offset: 0,
+            })
+            .collect(),
+        buffers,
+        symbols: BTreeMap::new(),
+        limits: Default::default(),
+    }
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn cp_async_mbarrier_pipeline_runs_five_ways_as_the_host_reference() {
+    let want = reference(&input());
+    let mut failures = Vec::new();
+    for arch in TARGETS {
+        let cubins = Cubins::new(arch, &ptx_path(), KERNEL);
+        let spec = spec(&scratch(&format!("sim_cp_async_mbarrier_{}", arch.name())));
+        for via in WAYS {
+            let got = words(&cubins.run(&spec, via, "out"));
+            if let Some(w) = (0..want.len()).find(|&w| got.get(w) != Some(&want[w])) {
+                failures.push(format!(
+                    "{} {via:?}: word {w}: {:#x?}, want {:#x}",
+                    arch.name(),
+                    got.get(w),
+                    want[w]
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The encoded words of every `ARRIVES` line of a cubin, with their text.
+fn arrivals(cubin: &Path) -> Vec<(String, String)> {
+    let hex = text(&oracle("nvdisasm", &["-c", "-hex", cubin.to_str().unwrap()]).stdout);
+    let lines: Vec<&str> = hex.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("ARRIVES."))
+        .map(|(i, l)| {
+            let text = l
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .split("*/")
+                .nth(1)
+                .unwrap_or("")
+                .trim();
+            let word = |s: &str| {
+                s.split("/* ")
+                    .nth(1)
+                    .unwrap_or("")
+                    .trim_end_matches(" */")
+                    .trim()
+                    .to_string()
+            };
+            let hi = lines.get(i + 1).map_or(String::new(), |n| word(n.trim()));
+            (
+                text.to_string(),
+                format!("{} {}", word(l.split(';').nth(1).unwrap_or("")), hi),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn cp_async_mbarrier_cubins_disassemble_as_nvdisasm_reads_them() {
+    for arch in TARGETS {
+        let dir = scratch(&format!("sim_cp_async_mbarrier_disasm_{}", arch.name()));
+        let ours = dir.join("ptxc.cubin");
+        let src = std::fs::read_to_string(ptx_path()).unwrap();
+        let opts = ptxc::pipeline::CompileOptions {
+            arch,
+            ..Default::default()
+        };
+        let cubin = ptxc::pipeline::compile_ptx(&src, KERNEL, &opts).unwrap_or_else(|e| panic!("ptxc: {}", e.0));
+        std::fs::write(&ours, cubin).unwrap();
+        let theirs = dir.join("ptxas.cubin");
+        ptxas_for(arch.name(), &ptx_path(), &theirs);
+        for (who, c) in [("ptxc", &ours), ("ptxas", &theirs)] {
+            let want = listing(&text(&oracle("nvdisasm", &["-c", c.to_str().unwrap()]).stdout));
+            // `ptxc disasm` prints the URZ of ptxc's LDGSTS global address (bit 76 clear),
+            // which nvdisasm leaves out (`[R2.64]`): a printing difference of LDGSTS that
+            // predates this test, left out of the comparison here.
+            let mut got = listing(&text(&ptxc(&["disasm", c.to_str().unwrap()]).stdout));
+            for t in got
+                .values_mut()
+                .filter(|t| t.starts_with("LDGSTS") || t.contains(" LDGSTS"))
+            {
+                *t = t.replace(".64+URZ]", ".64]").replace(".64+URZ+", ".64+");
+            }
+            assert!(!want.is_empty(), "{who} {}: nvdisasm listed nothing", arch.name());
+            assert_eq!(got, want, "{who} {}", arch.name());
+        }
+        // Four arrivals in the code, each on a constant address as ptxas writes it: the
+        // words of ptxc's `ARRIVES.LDGSTSBAR.64 [URZ+k]` are ptxas's for the same text.
+        let (ours, theirs) = (arrivals(&ours), arrivals(&theirs));
+        assert_eq!(ours.len(), 4, "{} ptxc: {ours:#?}", arch.name());
+        assert_eq!(theirs.len(), 4, "{} ptxas: {theirs:#?}", arch.name());
+        let same_text = ours
+            .iter()
+            .filter_map(|(t, w)| theirs.iter().find(|(u, _)| u == t).map(|(_, v)| (t, w, v)))
+            .collect::<Vec<_>>();
+        assert!(!same_text.is_empty(), "{}: {ours:#?} {theirs:#?}", arch.name());
+        for (t, w, v) in same_text {
+            // The control bits (the high word's top bits) are each compiler's own.
+            let hi = |s: &str| {
+                let k = u64::from_str_radix(s.split(' ').nth(1).unwrap().trim_start_matches("0x"), 16).unwrap();
+                k & ((1 << 41) - 1)
+            };
+            let lo = |s: &str| s.split(' ').next().unwrap().to_string();
+            assert_eq!((lo(w), hi(w)), (lo(v), hi(v)), "{} `{t}`", arch.name());
+        }
+    }
+}
+
+#[test]
+fn cp_async_mbarrier_refusals_name_what_is_missing() {
+    let dir = scratch("sim_cp_async_mbarrier_refusals");
+    let cases = [
+        (
+            "sm_80",
+            "cp.async.mbarrier.arrive.shared.b64 [%r1];",
+            "barrier address in a register",
+        ),
+        (
+            "sm_80",
+            "cp.async.mbarrier.arrive.noinc.b64 [%rd1];",
+            "barrier address in a register",
+        ),
+        (
+            "sm_80",
+            "cp.async.mbarrier.arrive.shared.b32 [bar];",
+            "not a valid type",
+        ),
+        (
+            "sm_80",
+            "cp.async.mbarrier.arrive.ca.shared.b64 [bar];",
+            "write `cp.async.mbarrier.arrive",
+        ),
+        (
+            "sm_80",
+            "cp.async.ca.shared.global.b64 [bar], [%rd1], 4;",
+            "takes a type",
+        ),
+        ("sm_75", "cp.async.mbarrier.arrive.shared.b64 [bar];", "needs sm_80"),
+    ];
+    for (k, (target, line, want)) in cases.iter().enumerate() {
+        let ptx = format!(
+            ".version 8.0\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n.shared .align 8 .b64 bar;\nld.param.u64 %rd1, [p];\ncvt.u32.u64 %r1, %rd1;\n{line}\nret;\n}}\n"
+        );
+        let path = dir.join(format!("case{k}.ptx"));
+        std::fs::write(&path, ptx).unwrap();
+        let out = dir.join(format!("case{k}.cubin"));
+        let o = ptxc(&[
+            "compile",
+            "--arch",
+            target,
+            path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let err = text(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{line}: {err}");
+    }
+}
