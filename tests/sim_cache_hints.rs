@@ -225,3 +225,80 @@ fn sm75_refuses_l2_256b_and_keeps_the_other_hints() {
     assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
     assert_eq!(sorted_hints(&ours), sorted_hints(&theirs));
 }
+
+/// Host reference of `cache_policy_hint` (`tests/ampere/cache_policy_hint.ptx`).
+fn reference_policy(a: &[u32]) -> Vec<u32> {
+    let mut d = vec![0u32; 256];
+    for t in 0..64 {
+        d[t] = a[t].wrapping_add(a[64 + t]).wrapping_add(a[128 + t]);
+        d[64 + t] = a[192 + t].wrapping_add(1);
+        d[128 + t] = a[256 + t];
+        d[192 + t] = a[t];
+    }
+    d
+}
+
+/// `.L2::cache_hint` on sm_80, sm_86 and sm_89: ptxas puts the policy in a uniform register
+/// pair (`ULDC.64` from a parameter, `UMOV` pairs for a createpolicy constant) that the
+/// access names as its descriptor, `LDG.E R0, desc[UR4][R2.64]`, also on LDG.CONSTANT, STG,
+/// LD, ST and LDGSTS. ptxas's cubin runs on both engines with zero hazards (the hazard
+/// model reads the descriptor pair) and the host's results, and `ptxc disasm` prints every
+/// descriptor as nvdisasm does. ptxc itself refuses the qualifier with its location.
+#[test]
+fn ptxas_cache_policy_hints_run_on_both_engines() {
+    use ptxc::run::{RunOptions, run};
+    let ptx = root().join("tests/ampere/cache_policy_hint.ptx");
+    let a = input(320);
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+        let dir = scratch(&format!("sim_cache_policy_hint_{}", arch.name()));
+        let cubin = dir.join("ptxas.cubin");
+        ptxas_for(arch.name(), &ptx, &cubin);
+        let out = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
+        let theirs = listing_by_section(&text(&out.stdout));
+        let o = ptxc(&["disasm", cubin.to_str().unwrap()]);
+        assert!(o.status.success(), "ptxc disasm: {}", text(&o.stderr));
+        let ours = listing_by_section(&text(&o.stdout));
+        let descs: Vec<&String> = theirs.values().filter(|t| t.contains("desc[UR")).collect();
+        assert!(descs.len() >= 9, "{}: ptxas's descriptors: {descs:?}", arch.name());
+        for t in descs {
+            assert!(
+                ours.values().any(|o| o == t),
+                "{}: ptxc disasm lacks `{t}`",
+                arch.name()
+            );
+        }
+        let mut spec = spec(arch, "cache_policy_hint", &a, 256);
+        spec.params.push(ParamSpec::Scalar {
+            kind: Scalar::U64,
+            bytes: 0x1000_0000_0000_0000u64.to_le_bytes().to_vec(),
+        });
+        let bytes = std::fs::read(&cubin).unwrap();
+        for engine in [ptxc_sim::Engine::Timed, ptxc_sim::Engine::Functional] {
+            let opts = RunOptions {
+                engine,
+                ..RunOptions::default()
+            };
+            let r = run(&bytes, &spec, &opts).unwrap_or_else(|e| panic!("{} {engine:?}: {e}", arch.name()));
+            assert_eq!(
+                r.stats.hazards,
+                0,
+                "{} {engine:?}: {:?}",
+                arch.name(),
+                r.stats.hazard_reports.first()
+            );
+            assert_eq!(
+                words(&r.buffers["d"].bytes),
+                reference_policy(&a),
+                "{} {engine:?}",
+                arch.name()
+            );
+        }
+    }
+    let o = ptxc(&["compile", "--arch", "sm_80", "-o", "/dev/null", ptx.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("cp.async.L2::cache_hint") && err.contains(":32:"),
+        "{err}"
+    );
+    assert!(err.contains("ld.L2::cache_hint") && err.contains(":34:"), "{err}");
+}

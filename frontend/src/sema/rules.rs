@@ -687,6 +687,9 @@ pub fn cp_async(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if !matches!(m.cache, Some(CacheOp::Ca | CacheOp::Cg)) {
         return Err("`cp.async` needs `.ca` or `.cg`".to_string().into());
     }
+    if m.has_flag("L2::cache_hint") {
+        return Err(needs_sm("cp.async.L2::cache_hint", 80));
+    }
     let to_shared = m.has_flag("shared") || m.has_flag("shared::cta");
     if !(to_shared && m.has_flag("global")) {
         return Err(
