@@ -2,8 +2,8 @@
 //! the conformance set, the CUDA C kernel set (`tests/kernels`), the op tests (`tests/ops`),
 //! the tensor-core kernels (`tests/tensor`) and the examples is compiled by ptxc (and
 //! Ampere's tensor-core kernels, `tests/ampere/mma_m16n8.ptx` and `mma_f64.ptx`, and
-//! half-precision kernels, `tests/ampere/half.ptx` and `half86.ptx`, for sm_80, sm_86 and
-//! sm_89), and `nvdisasm -c` of the cubin must list exactly
+//! half-precision kernels, `tests/ampere/half.ptx` and `half86.ptx`, and the cache hints of
+//! `tests/ampere/cache_hints.ptx`, for sm_80, sm_86 and sm_89), and `nvdisasm -c` of the cubin must list exactly
 //! what `ptxc disasm` lists, with and without `--max-registers 16` (forced spills).
 
 mod common;
@@ -144,6 +144,17 @@ fn ampere_half_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
     check_all_for("ampere_half", std::slice::from_ref(&half), Arch::Sm80);
     for arch in [Arch::Sm86, Arch::Sm89] {
         check_all_for("ampere_half", &[half.clone(), half86.clone()], arch);
+    }
+}
+
+/// The cache hints of loads and stores (`tests/ampere/cache_hints.ptx`: `.EF`, `.EL`, `.EU`,
+/// `.NA`, `.LTC64B`..`.LTC256B`) on sm_80, sm_86 and sm_89.
+#[test]
+fn ampere_cache_hint_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
+    use ptxc_sass::isa::Arch;
+    let files = [root().join("tests/ampere/cache_hints.ptx")];
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+        check_all_for("ampere_cache_hints", &files, arch);
     }
 }
 

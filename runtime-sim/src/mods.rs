@@ -374,7 +374,7 @@ impl Mods {
             Mod::SatFinite => self.sat_finite = on,
             // Addressing: read with the operands (`Addr::wide`, the base's width suffix, a
             // uniform register that is a memory descriptor).
-            Mod::E | Mod::Desc => {}
+            Mod::E | Mod::Desc | Mod::PolicyDesc => {}
             Mod::MergeC => self.merge_c = on,
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.

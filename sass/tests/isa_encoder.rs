@@ -132,13 +132,23 @@ fn variants(id: FormId, f: &Form) -> Vec<(String, Inst)> {
             suffixed.operands[k].swizzle = v as u8;
         }
     }
+    // A value that needs another deferred one (the cache-policy flag needs the descriptor
+    // flag) goes on top of every deferred value that is legal there.
+    let mut stacked = suffixed.clone();
+    for &(m, v) in &deferred {
+        let previous = stacked.mods[m];
+        stacked.mods[m] = v;
+        if !legal(&stacked) {
+            stacked.mods[m] = previous;
+        }
+    }
     for (m, v) in deferred {
         let with = |b: &Inst| {
             let mut i = b.clone();
             i.mods[m] = v;
             i
         };
-        let pick = [&all, &suffixed]
+        let pick = [&all, &suffixed, &stacked]
             .into_iter()
             .map(with)
             .find(legal)

@@ -6,9 +6,9 @@
 use super::fit::Arg;
 use super::{Isel, IselError, class_of};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
-use ptxc_mir::ir::{Aux, Inst, MemInfo, Opcode, Space, Type, Value};
-use ptxc_sass::isa::values::{MemSem, MemSize, Scope, ShfType};
-use ptxc_sass::isa::{Mod, ModSet, Op, Role};
+use ptxc_mir::ir::{Aux, CacheHint, Evict, Inst, L2Prefetch, MemInfo, Opcode, Space, Type, Value};
+use ptxc_sass::isa::values::{CachePolicy, MemSem, MemSize, Prefetch, Scope, ShfType};
+use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role};
 use smallvec::SmallVec;
 
 /// The register class holding `bytes` of data.
@@ -33,6 +33,33 @@ fn ops_of(space: Space, generic_is_global: bool) -> (Op, Option<Op>) {
     }
 }
 
+/// The modifiers of an access's cache hints, as ptxas 13.5 spells them on LDG/STG/LD/ST
+/// (`.EF`, `.EL`, `.EU`, `.NA`; `.LTC64B`..`.LTC256B`); none for the defaults. On sm_80
+/// ptxas prefetches 256 bytes for weak loads only: a non-coherent, volatile or strong load
+/// with `.L2::256B` gets `.LTC128B` (`ld.global.nc.L2::256B` is `LDG.E.LTC128B.CONSTANT`
+/// there, `LDG.E.LTC256B.CONSTANT` on sm_86, sm_87 and sm_89): `only_128`.
+fn hint_mods(hint: CacheHint, only_128: bool) -> Vec<ModSet> {
+    let evict = match hint.evict {
+        Evict::Normal => None,
+        Evict::First => Some(CachePolicy::Ef),
+        Evict::Last => Some(CachePolicy::El),
+        Evict::Unchanged => Some(CachePolicy::Eu),
+        Evict::NoAllocate => Some(CachePolicy::Na),
+    };
+    let prefetch = match hint.l2_prefetch {
+        L2Prefetch::None => None,
+        L2Prefetch::B64 => Some(Prefetch::B64),
+        L2Prefetch::B128 => Some(Prefetch::B128),
+        L2Prefetch::B256 if only_128 => Some(Prefetch::B128),
+        L2Prefetch::B256 => Some(Prefetch::B256),
+    };
+    evict
+        .map(|e| e.set())
+        .into_iter()
+        .chain(prefetch.map(|p| p.set()))
+        .collect()
+}
+
 impl Isel<'_> {
     /// True if no generic address of the kernel can point into shared or local memory: no
     /// instruction makes one (PTX cannot put one in an initialiser, and the windows differ
@@ -51,7 +78,10 @@ impl Isel<'_> {
                     (false, true) => MemSem::Strong,
                     _ => MemSem::Weak,
                 };
-                vec![Mod::E.flag(true), size.set(), sem.set(), Scope::Sys.set()]
+                let mut mods = vec![Mod::E.flag(true), size.set(), sem.set(), Scope::Sys.set()];
+                let only_128 = sem != MemSem::Weak && self.vcode.arch == Arch::Sm80;
+                mods.extend(hint_mods(info.hint, only_128));
+                mods
             }
             _ => vec![size.set()],
         })

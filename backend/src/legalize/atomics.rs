@@ -31,6 +31,7 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
         vector: 1,
         non_coherent: false,
         volatile: true,
+        hint: Default::default(),
     };
     let first = b.op(Opcode::Load, ity, &[addr], Aux::Mem(load));
     let (again, done) = (b.new_block(false), b.new_block(false));

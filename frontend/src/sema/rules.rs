@@ -518,14 +518,29 @@ fn memory_order(m: &Mods) -> Result<(), RuleError> {
     }
 }
 
-fn eviction_hints(m: &Mods, name: &str) -> Result<(), RuleError> {
+/// The cache hints of `ld`/`st`: at most one L1 eviction priority and one L2 prefetch size,
+/// both on global or generic addresses only (as ptxas 13.5); `.L2::256B` from sm_80 on;
+/// `.L2::cache_hint` and the L2 eviction priorities (sm_100's `.v8` accesses) are refused.
+fn eviction_hints(m: &Mods, name: &str, sm: u32) -> Result<(), RuleError> {
     for flag in &m.flags {
-        let sm = match flag.as_str() {
-            "L2::256B" | "L2::cache_hint" => 80,
+        let first = match flag.as_str() {
+            "L2::cache_hint" => 80,
             f if f.starts_with("L2::evict") => 100,
             _ => continue,
         };
-        return Err(needs_sm(&format!("{name}.{flag}"), sm));
+        return Err(needs_sm(&format!("{name}.{flag}"), first));
+    }
+    let count = |prefix: &str| m.flags.iter().filter(|f| f.starts_with(prefix)).count();
+    let (evict, prefetch) = (count("L1::"), count("L2::"));
+    if evict > 1 || prefetch > 1 {
+        return Err(format!("`{name}` takes at most one L1 eviction priority and one L2 prefetch size").into());
+    }
+    let space_ok = matches!(m.space, None | Some(crate::ast::StateSpace::Global));
+    if evict + prefetch > 0 && !space_ok {
+        return Err(format!("cache hints of `{name}` apply to `.global` and generic addresses only").into());
+    }
+    if m.has_flag("L2::256B") {
+        since(sm, &format!("{name}.L2::256B"), 80)?;
     }
     Ok(())
 }
@@ -539,10 +554,10 @@ fn vector_size(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// `ld`.
-pub fn load(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+pub fn load(m: &Mods, sm: u32) -> Result<(), RuleError> {
     vector_size(m)?;
     memory_order(m)?;
-    eviction_hints(m, "ld")?;
+    eviction_hints(m, "ld", sm)?;
     if m.cache == Some(CacheOp::Nc) && m.space != Some(crate::ast::StateSpace::Global) {
         return Err("`ld.nc` reads the `.global` space only".to_string().into());
     }
@@ -560,10 +575,10 @@ pub fn load_uniform(m: &Mods, _sm: u32) -> Result<(), RuleError> {
 }
 
 /// `st`.
-pub fn store(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+pub fn store(m: &Mods, sm: u32) -> Result<(), RuleError> {
     vector_size(m)?;
     memory_order(m)?;
-    eviction_hints(m, "st")?;
+    eviction_hints(m, "st", sm)?;
     if m.cache.is_some() && m.order.is_some() {
         return Err("a cache operator cannot be combined with a memory order"
             .to_string()
@@ -680,6 +695,9 @@ pub fn cp_async(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if !matches!(m.cache, Some(CacheOp::Ca | CacheOp::Cg)) {
         return Err("`cp.async` needs `.ca` or `.cg`".to_string().into());
     }
+    if m.has_flag("L2::cache_hint") {
+        return Err(needs_sm("cp.async.L2::cache_hint", 80));
+    }
     let to_shared = m.has_flag("shared") || m.has_flag("shared::cta");
     if !(to_shared && m.has_flag("global")) {
         return Err(
@@ -721,7 +739,7 @@ pub fn cp_async_operands(m: &Mods) -> &'static str {
     if m.has_flag("mbarrier") {
         "a"
     } else {
-        "a a i|a a i s:u32||i"
+        "a a i|a a i s:u32|a a i s:b64|a a i s:u32 s:b64||i"
     }
 }
 

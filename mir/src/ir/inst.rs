@@ -177,6 +177,62 @@ pub struct MemInfo {
     pub non_coherent: bool,
     /// `.volatile` or strong ordering.
     pub volatile: bool,
+    /// Cache hints (`.L1::evict_*`, `.L2::64B`..`.L2::256B`): no effect on the results.
+    pub hint: CacheHint,
+}
+
+/// The L1 eviction priority of an access (`.L1::evict_*`, `.L1::no_allocate`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Evict {
+    /// `.L1::evict_normal` or none.
+    #[default]
+    Normal,
+    /// `.L1::evict_first`.
+    First,
+    /// `.L1::evict_last`.
+    Last,
+    /// `.L1::evict_unchanged`.
+    Unchanged,
+    /// `.L1::no_allocate`.
+    NoAllocate,
+}
+
+/// Text-form names of [`Evict`] (the PTX spellings without `L1::`).
+pub const EVICT_NAMES: &[(Evict, &str)] = &[
+    (Evict::First, "evict_first"),
+    (Evict::Last, "evict_last"),
+    (Evict::Unchanged, "evict_unchanged"),
+    (Evict::NoAllocate, "no_allocate"),
+];
+
+/// The L2 prefetch size of a load (`.L2::64B`, `.L2::128B`, `.L2::256B`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum L2Prefetch {
+    /// None.
+    #[default]
+    None,
+    /// 64 bytes.
+    B64,
+    /// 128 bytes.
+    B128,
+    /// 256 bytes (sm_80 on).
+    B256,
+}
+
+/// Text-form names of [`L2Prefetch`] (the PTX spellings without `L2::`).
+pub const L2_PREFETCH_NAMES: &[(L2Prefetch, &str)] = &[
+    (L2Prefetch::B64, "64B"),
+    (L2Prefetch::B128, "128B"),
+    (L2Prefetch::B256, "256B"),
+];
+
+/// The cache hints of an access; they do not change its results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CacheHint {
+    /// L1 eviction priority.
+    pub evict: Evict,
+    /// L2 prefetch size.
+    pub l2_prefetch: L2Prefetch,
 }
 
 /// How a conversion treats its value.

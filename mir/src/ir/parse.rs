@@ -483,8 +483,17 @@ fn mem_info(mods: &[&str]) -> Result<MemInfo, String> {
         vector: 1,
         non_coherent: false,
         volatile: false,
+        hint: CacheHint::default(),
     };
     for f in flags {
+        if let Some((e, _)) = EVICT_NAMES.iter().find(|(_, n)| n == f) {
+            m.hint.evict = *e;
+            continue;
+        }
+        if let Some((p, _)) = L2_PREFETCH_NAMES.iter().find(|(_, n)| f.strip_prefix("L2_") == Some(n)) {
+            m.hint.l2_prefetch = *p;
+            continue;
+        }
         match *f {
             "v2" => m.vector = 2,
             "v4" => m.vector = 4,

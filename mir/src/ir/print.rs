@@ -143,6 +143,17 @@ fn convert_mods(s: &mut String, c: &ConvertInfo) {
     }
 }
 
+/// The cache hints of a memory access (`.evict_last`, `.L2_128B`).
+fn mem_hint(s: &mut String, h: crate::ir::inst::CacheHint) {
+    use crate::ir::inst::{EVICT_NAMES, L2_PREFETCH_NAMES};
+    if let Some((_, n)) = EVICT_NAMES.iter().find(|(e, _)| *e == h.evict) {
+        let _ = write!(s, ".{n}");
+    }
+    if let Some((_, n)) = L2_PREFETCH_NAMES.iter().find(|(p, _)| *p == h.l2_prefetch) {
+        let _ = write!(s, ".L2_{n}");
+    }
+}
+
 fn aux_mods(s: &mut String, aux: &Aux) {
     match aux {
         Aux::Cond(c) => {
@@ -159,6 +170,7 @@ fn aux_mods(s: &mut String, aux: &Aux) {
             if m.volatile {
                 s.push_str(".volatile");
             }
+            mem_hint(s, m.hint);
         }
         Aux::Float(m) => {
             if let Some(r) = m.rnd {

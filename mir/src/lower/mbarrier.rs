@@ -55,6 +55,7 @@ impl Lowerer<'_> {
             vector: 2,
             non_coherent: false,
             volatile: true,
+            hint: Default::default(),
         };
         self.store(Type::I32, vec![bar.addr, lo, hi], info);
         Ok(())
@@ -103,6 +104,7 @@ impl Lowerer<'_> {
             vector: 1,
             non_coherent: false,
             volatile: true,
+            hint: Default::default(),
         };
         let data = InstData {
             op: Opcode::Load,

@@ -8,7 +8,10 @@
 
 use super::LowerError;
 use super::context::{Lowerer, mir_type};
-use crate::ir::{AtomInfo, AtomOp, Aux, ConvertInfo, InstData, MemInfo, MemVar, Opcode, Space, Type, Value};
+use crate::ir::{
+    AtomInfo, AtomOp, Aux, CacheHint, ConvertInfo, Evict, InstData, L2Prefetch, MemInfo, MemVar, Opcode, Space, Type,
+    Value,
+};
 use ptxc_frontend::ast::{ScalarType, Span, StateSpace};
 use ptxc_frontend::checked::{AddrBase, AtomOp as PAtom, CacheOp, CheckedInst, CheckedOperand, MemOrder, RegId, VarId};
 
@@ -328,6 +331,7 @@ impl Lowerer<'_> {
             vector,
             non_coherent: false,
             volatile: false,
+            hint: Default::default(),
         }
     }
 
@@ -345,6 +349,7 @@ impl Lowerer<'_> {
                         | MemOrder::Sc
                 )
             ),
+            hint: cache_hint(inst),
             ..Self::plain_mem(space, offset, n as u8)
         }
     }
@@ -455,4 +460,37 @@ fn atom_op(inst: &CheckedInst, t: ScalarType) -> Option<AtomOp> {
         PAtom::Exch => AtomOp::Exch,
         PAtom::Cas => AtomOp::Cas,
     })
+}
+
+/// The PTX cache-hint qualifiers of an access and their MIR values.
+const EVICT_FLAGS: &[(&str, Evict)] = &[
+    ("L1::evict_normal", Evict::Normal),
+    ("L1::evict_first", Evict::First),
+    ("L1::evict_last", Evict::Last),
+    ("L1::evict_unchanged", Evict::Unchanged),
+    ("L1::no_allocate", Evict::NoAllocate),
+];
+
+/// The PTX L2 prefetch sizes of a load and their MIR values.
+const L2_PREFETCH_FLAGS: &[(&str, L2Prefetch)] = &[
+    ("L2::64B", L2Prefetch::B64),
+    ("L2::128B", L2Prefetch::B128),
+    ("L2::256B", L2Prefetch::B256),
+];
+
+/// The cache hints of `inst` (sema allows one of each kind).
+fn cache_hint(inst: &CheckedInst) -> CacheHint {
+    let has = |f: &&str| inst.mods.has_flag(f);
+    CacheHint {
+        evict: EVICT_FLAGS
+            .iter()
+            .find(|(f, _)| has(f))
+            .map(|(_, e)| *e)
+            .unwrap_or_default(),
+        l2_prefetch: L2_PREFETCH_FLAGS
+            .iter()
+            .find(|(f, _)| has(f))
+            .map(|(_, p)| *p)
+            .unwrap_or_default(),
+    }
 }

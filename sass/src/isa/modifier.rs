@@ -108,6 +108,9 @@ pub enum Mod {
     /// The access's uniform register is a memory descriptor (sm_80 on), not an address
     /// part; nvdisasm does not print it.
     Desc,
+    /// The memory descriptor carries an L2 cache policy (PTX `.L2::cache_hint`, sm_80 on):
+    /// nvdisasm prints it before the address, `desc[UR4][R2.64]`.
+    PolicyDesc,
     /// Cache eviction policy ([`CachePolicy`]).
     Cache,
     /// L2 prefetch size hint ([`Prefetch`]).
@@ -266,7 +269,7 @@ impl Mod {
             Mod::Signed | Mod::X | Mod::Hi | Mod::Sx32 | Mod::Wrap | Mod::Right | Mod::Pand | Mod::Ex => Flag,
             Mod::ShiftAmount | Mod::ASigned | Mod::BSigned => Flag,
             Mod::Ftz | Mod::Sat | Mod::MufuF16 | Mod::HalfF32 | Mod::BoolFloat | Mod::HalfAnd | Mod::Ntz => Flag,
-            Mod::Desc => Flag,
+            Mod::Desc | Mod::PolicyDesc => Flag,
             Mod::L1Allocate | Mod::Zfill => Flag,
             Mod::E | Mod::Private | Mod::ZeroDst | Mod::UniformAddr | Mod::Mmio | Mod::Match64 => Flag,
             Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,

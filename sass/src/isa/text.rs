@@ -141,15 +141,21 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
             uniform,
             offset,
             scale,
-        } => mem_text(
-            d,
-            base,
-            uniform.filter(|_| !inst.flag(Mod::Desc)),
-            offset,
-            scale,
-            suffix,
-            inst.flag(Mod::Desc),
-        ),
+        } => {
+            let text = mem_text(
+                d,
+                base,
+                uniform.filter(|_| !inst.flag(Mod::Desc)),
+                offset,
+                scale,
+                suffix,
+                inst.flag(Mod::Desc),
+            );
+            match uniform.filter(|_| inst.flag(Mod::PolicyDesc)) {
+                Some(u) => format!("desc[{}]{text}", ureg_name(u)),
+                None => text,
+            }
+        }
         Value::Rel(off) => labels.target_text((addr as i64 + 16 + off) as u64),
         Value::SReg(n) => isa()
             .special_reg_name(n)

@@ -5,7 +5,9 @@
 //!   in 44..63; the global address is Ra (24..31) with a signed 12-bit offset in 32..43, a
 //!   uniform register in 64..69 that is a memory descriptor while bit 76 is set (nvdisasm
 //!   then prints none) and its width suffix in bit 70. Prefetch 71..72 (64, 128 or 256 bytes: PTX `.L2::64B` ...), size 73..75 (4, 8,
-//!   16 bytes), semantics-and-scope 77..80 (ptxas leaves it weak), `.BYPASS` when bit 81 is
+//!   16 bytes), the cache-policy flag 101 (PTX `.L2::cache_hint`: the descriptor holds the
+//!   policy, printed `desc[UR4][R2.64]`; ignored by nvdisasm while bit 76 is clear),
+//!   semantics-and-scope 77..80 (ptxas leaves it weak), `.BYPASS` when bit 81 is
 //!   clear (the `.cg` copy), `.ZFILL` 82, cache policy 84..86, predicate Pc 87..89 with its
 //!   negation in 90 (printed when not PT), bit 91 set.
 //! * `LDGDEPBAR` (0x9af): no operands; ptxas gives it write scoreboard SB0.
@@ -17,7 +19,7 @@
 //!   nothing. ptxas 13.5 always gives it a uniform address (Ra = RZ): `[URZ+imm]` for a
 //!   constant address, otherwise a loop of `R2UR` over the warp's distinct addresses.
 
-use super::memory::DESC76;
+use super::memory::{DESC76, POLICY101};
 use crate::flag;
 use crate::isa::arch::Arch;
 use crate::isa::build::*;
@@ -55,10 +57,12 @@ fn ldgsts() -> Form {
             modifier(Mod::Size, 73, 3, SIZES, 4),
             flag!(Mod::Zfill, 82, ".ZFILL"),
             DESC76,
+            POLICY101,
         ])
         .fixed(77, 4, 0)
         .fixed(UNIFORM_BIT, 1, 1)
         .invalid_when(&[(76, true), (70, false)])
+        .invalid_when(&[(76, false), (101, true)])
         // ptxas gives LDGSTS neither a write nor a read scoreboard: its registers are read
         // at issue, and its completion is tracked by the group's LDGDEPBAR.
         .timing(L::Disp, Pipe::Lsu)

@@ -68,6 +68,10 @@ const STORE: ModDesc = modifier(Mod::Order, 77, 4, STORE_ORDER, 0);
 const ATOMIC: ModDesc = modifier(Mod::Order, 77, 4, STORE_ORDER, 10);
 /// The descriptor flag of the uniform-address loads and stores.
 pub(super) const DESC76: ModDesc = flag!(Mod::Desc, 76, "");
+/// The cache-policy flag of the descriptor of loads and stores (bit 101): `desc[URx]`.
+/// nvdisasm 13.5 ignores the bit while bit 76 is clear (prints `[R2.64+UR8]`), so that
+/// combination is not described.
+pub(super) const POLICY101: ModDesc = flag!(Mod::PolicyDesc, 101, "");
 /// The descriptor flag of the uniform-address atomics and reductions.
 const DESC71: ModDesc = flag!(Mod::Desc, 71, "");
 
@@ -79,10 +83,15 @@ fn uniform_address(f: &Form) -> bool {
 }
 
 /// Semantics, scope and `.PRIVATE` become `order`; a uniform-address form gets the
-/// descriptor flag `desc` (which needs a 64-bit address, suffix bit `wide`).
+/// descriptor flag `desc` (which needs a 64-bit address, suffix bit `wide`) and, for loads
+/// and stores (`desc` at bit 76), the cache-policy flag (which needs the descriptor).
 fn ordered(f: &Form, b: FormBuilder, order: ModDesc, desc: ModDesc, wide: u8) -> FormBuilder {
     let b = b.replace_mod(Mod::Sem, &[order]).replace_mod(Mod::Scope, &[]);
-    if uniform_address(f) {
+    if uniform_address(f) && desc.field.lo == DESC76.field.lo {
+        b.replace_mod(Mod::Private, &[desc, POLICY101])
+            .invalid_when(&[(desc.field.lo, true), (wide, false)])
+            .invalid_when(&[(desc.field.lo, false), (101, true)])
+    } else if uniform_address(f) {
         b.replace_mod(Mod::Private, &[desc])
             .invalid_when(&[(desc.field.lo, true), (wide, false)])
     } else {
@@ -98,7 +107,7 @@ pub fn apply(forms: &mut Vec<Form>) {
         sm80,
         |f| f.op == Op::Ldg,
         |f, b| {
-            ordered(f, sized(b), LOAD, DESC76, 90)
+            ordered(f, prefetch_256(sized(b)), LOAD, DESC76, 90)
                 .map_operand(Role::PredDst0, |o| o.show(Show::IfNotDefault))
                 .replace_mod(Mod::ZeroDst, &[])
         },
@@ -108,7 +117,7 @@ pub fn apply(forms: &mut Vec<Form>) {
         sm80,
         |f| f.op == Op::Ld,
         |f, b| {
-            ordered(f, sized(b), LOAD, DESC76, 90)
+            ordered(f, prefetch_256(sized(b)), LOAD, DESC76, 90)
                 .remove_operand(Role::PredDst0)
                 .replace_mod(Mod::ZeroDst, &[])
         },
@@ -153,6 +162,18 @@ pub fn apply(forms: &mut Vec<Form>) {
                 .replace_mod(Mod::ZeroDst, &[])
         },
     );
+}
+
+/// L2 prefetch sizes of loads from sm_80 on: `.LTC256B` (code 3) is new (nvdisasm 13.5
+/// prints code 3 as `INVALID3` for SM75; ptxas emits it for `ld.global.L2::256B`).
+const LTC_VALUES: &[(u16, &str)] = &[(0, ""), (1, ".LTC64B"), (2, ".LTC128B"), (3, ".LTC256B")];
+
+/// Loads with `.LTC256B`.
+fn prefetch_256(b: FormBuilder) -> FormBuilder {
+    b.map_mod(Mod::Prefetch, |m| ModDesc {
+        values: LTC_VALUES,
+        ..m
+    })
 }
 
 /// Loads and stores without `.U.128`.
