@@ -125,7 +125,7 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { types: &[float!()], min_types: 1, operands: "d:T s:T s:T", ..spec("copysign", Opcode::Copysign) },
     OpSpec { mods: "approx ftz", types: &["f32"], min_types: 1, required: "approx", operands: "d:T s:T", ..spec("cos", Opcode::Cos) },
     OpSpec { ctx: Ctx::Copy, mods: "async ca cg shared shared::cta global commit_group wait_group wait_all L2::64B L2::128B L2::256B", required: "async", operands: "a a i|a a i s:u32||i", rule: Some(rules::cp_async), ..spec("cp", Opcode::CpAsync) },
-    OpSpec { mods: "fractional range L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged", types: &["b64"], min_types: 1, required: "fractional|range", operands: "d:b64|d:b64 s:f32", rule: Some(rules::createpolicy), ..spec("createpolicy", Opcode::Createpolicy) },
+    OpSpec { mods: "fractional range global L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged", types: &["b64"], min_types: 1, required: "fractional|range", rule: Some(rules::createpolicy), operands_of: Some(rules::createpolicy_operands), ..spec("createpolicy", Opcode::Createpolicy) },
     OpSpec { mods: "rn rz rm rp rni rzi rmi rpi rna ftz sat satfinite relu pack", types: &[cvt!(), cvt!(), "b32"], min_types: 2, operands: "d:T s:U|d:T s:U s:U|d:V s:U s:U s:V", rule: Some(rules::cvt), ..spec("cvt", Opcode::Cvt) },
     OpSpec { mods: "to global shared shared::cta local const param", types: &["u32 u64"], min_types: 1, required: "@space", operands: "d:T m:T", ..spec("cvta", Opcode::Cvta) },
     OpSpec { mods: "approx full rn rz rm rp ftz", types: &[concat!(int!(), " ", float!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::div), ..spec("div", Opcode::Div) },
