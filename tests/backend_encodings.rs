@@ -119,15 +119,18 @@ fn tensor_core_kernels_decode_to_our_text() {
 }
 
 /// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`, and `mma_f64.ptx` with
-/// DMMA.884). (`cp_async.ptx` is left
-/// out: ptxc prints its LDGSTS global address as `[R2.64+URZ]` where nvdisasm prints
-/// `[R2.64]`, a known difference of the LDGSTS text.)
+/// DMMA.884), the asynchronous copies of `cp_async.ptx` (ptxc's LDGSTS has no descriptor:
+/// nvdisasm prints its global address `[R2.64]`, without the URZ), and `redux.sync` with
+/// run-time masks (`redux_mask.ptx`: WARPSYNC.EXCLUSIVE).
 #[test]
 fn ampere_mma_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
     use ptxc_sass::isa::Arch;
     let files = [
         root().join("tests/ampere/mma_m16n8.ptx"),
         root().join("tests/ampere/mma_f64.ptx"),
+        root().join("tests/ampere/cp_async.ptx"),
+        root().join("tests/ampere/redux_mask.ptx"),
+        root().join("tests/ampere/createpolicy_range.ptx"),
     ];
     for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
         check_all_for("ampere", &files, arch);

@@ -6,6 +6,13 @@
 //! ways per target (both compilers' cubins on both engines, ptxc's MIR on the interpreter):
 //! zero hazards, the same buffers, equal to a host reference computed here from the inputs.
 //!
+//! `tests/ampere/redux_mask.ptx` gives every reduction a member mask computed at run time
+//! (different masks in one warp: half-warps, groups of eight lanes, odd and even lanes; a
+//! parameter; the ballot of the threads of a branch). ptxas puts `WARPSYNC.EXCLUSIVE mask`
+//! before the REDUX (inline when the warp is converged on the mask, else in a subroutine),
+//! ptxc puts it inline; the simulator's WARPSYNC.EXCLUSIVE lets the lanes of each mask run
+//! the reduction as their own group (a model; `runtime-sim/src/exec/semantics/flow.rs`).
+//!
 //! Needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 
 mod common;
@@ -123,29 +130,136 @@ fn redux_on_sm89_agrees_five_ways_and_matches_the_host() {
     every_case_on(Arch::Sm89);
 }
 
-#[test]
-fn redux_with_a_mask_computed_at_run_time_is_refused_clearly() {
-    let ptx = root().join("tests/ampere/redux.ptx");
-    let src = std::fs::read_to_string(&ptx).unwrap().replace(
-        "redux.sync.add.u32 %r14, %r2, 0x0000ffff;",
-        "redux.sync.add.u32 %r14, %r2, %r2;",
+/// The reductions of `redux_mask.ptx` (`ReduxKind` order of the PTX: add, min.u32, ...).
+#[derive(Clone, Copy)]
+enum R {
+    Add,
+    MinU,
+    MaxU,
+    MinS,
+    MaxS,
+    And,
+    Or,
+    Xor,
+}
+
+/// `op` over the lanes of `mask` in the warp `a`.
+fn reduce(op: R, a: &[u32], mask: u32) -> u32 {
+    let v = (0..32).filter(|l| mask >> l & 1 == 1).map(|l| a[l]);
+    match op {
+        R::Add => v.fold(0, u32::wrapping_add),
+        R::MinU => v.min().unwrap(),
+        R::MaxU => v.max().unwrap(),
+        R::MinS => v.map(|x| x as i32).min().unwrap() as u32,
+        R::MaxS => v.map(|x| x as i32).max().unwrap() as u32,
+        R::And => v.fold(u32::MAX, |x, y| x & y),
+        R::Or => v.fold(0, |x, y| x | y),
+        R::Xor => v.fold(0, |x, y| x ^ y),
+    }
+}
+
+/// The 17 results of each thread of `redux_mask` (`tests/ampere/redux_mask.ptx`) on inputs
+/// `a` (whole warps) with the parameter mask `m`.
+fn masked_reference(a: &[u32], m: u32) -> Vec<u32> {
+    use R::*;
+    let mut out = Vec::new();
+    for warp in a.chunks(32) {
+        let odd: u32 = (0..32).filter(|&l| warp[l] & 1 == 1).fold(0, |b, l| b | 1 << l);
+        for lane in 0..32u32 {
+            let half = if lane < 16 { 0x0000_ffff } else { 0xffff_0000 };
+            let eight = 0xffu32 << (lane & 24);
+            let parity = if lane & 1 == 1 { 0xaaaa_aaaa } else { 0x5555_5555 };
+            out.extend([Add, MinU, MaxU, MinS, MaxS, And, Or, Xor].map(|op| reduce(op, warp, half)));
+            out.extend([Add, MinS, Xor].map(|op| reduce(op, warp, eight)));
+            out.extend([MaxU, And, Or].map(|op| reduce(op, warp, parity)));
+            out.push(reduce(Add, warp, m));
+            if odd >> lane & 1 == 1 {
+                out.extend([reduce(Add, warp, odd), reduce(MinU, warp, odd)]);
+            } else {
+                out.extend([0, 0]);
+            }
+        }
+    }
+    out
+}
+
+/// Threads of the `redux_mask` launch (two warps).
+const MASK_THREADS: usize = 64;
+
+/// The `redux_mask` launch with inputs `a` and the parameter mask `m`.
+fn mask_spec(arch: Arch, case: usize, a: &[u32], m: u32) -> LaunchSpec {
+    let dir = scratch(&format!("sim_ampere_redux_mask_{}_{case}", arch.name()));
+    let path = dir.join("a.npy");
+    let bytes: Vec<u8> = a.iter().flat_map(|w| w.to_le_bytes()).collect();
+    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
+    let mut buffers = BTreeMap::new();
+    buffers.insert("a".to_string(), BufferInit::File(path));
+    buffers.insert(
+        "d".to_string(),
+        BufferInit::Zero {
+            dtype: Scalar::U32,
+            len: 17 * MASK_THREADS,
+        },
     );
-    let dir = scratch("sim_ampere_redux_refusal");
-    let path = dir.join("runtime_mask.ptx");
-    std::fs::write(&path, src).unwrap();
-    let out = dir.join("out.cubin");
-    let o = ptxc(&[
-        "compile",
-        path.to_str().unwrap(),
-        "--arch",
-        "sm_80",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    let err = text(&o.stderr);
-    assert!(err.contains("redux.sync") && err.contains("run time"), "{err}");
-    // The message shows the instruction's line (45) and column.
-    assert!(err.contains("runtime_mask.ptx:45:5"), "{err}");
-    assert!(!out.exists(), "no cubin is written");
+    let ptr = |b: &str| ParamSpec::Ptr {
+        buffer: b.to_string(),
+        offset: 0,
+    };
+    LaunchSpec {
+        kernel: "redux_mask".to_string(),
+        grid: [1, 1, 1],
+        block: [MASK_THREADS as u32, 1, 1],
+        dynamic_shared_bytes: 0,
+        params: vec![
+            ptr("a"),
+            ptr("d"),
+            ParamSpec::Scalar {
+                kind: Scalar::U32,
+                bytes: m.to_le_bytes().to_vec(),
+            },
+        ],
+        buffers,
+        symbols: BTreeMap::new(),
+        limits: Default::default(),
+    }
+}
+
+/// `redux.sync` with member masks computed at run time (`WARPSYNC.EXCLUSIVE` in both
+/// compilers' code): half-warp, eight-lane and odd/even masks, a mask from a parameter
+/// (the full mask, known only at run time), and the ballot of a branch's threads; two warps,
+/// three inputs.
+fn masked_cases_on(arch: Arch) {
+    let cubins = Cubins::new(arch, &root().join("tests/ampere/redux_mask.ptx"), "redux_mask");
+    let warps = inputs();
+    let cases = [
+        ([&warps[0][..], &warps[1][..]].concat(), u32::MAX),
+        ([&warps[1][..], &warps[2][..]].concat(), u32::MAX),
+        ([&warps[2][..], &warps[0][..]].concat(), u32::MAX),
+    ];
+    for (case, (a, m)) in cases.iter().enumerate() {
+        let d = cubins.agree(&mask_spec(arch, case, a, *m), "d");
+        let got: Vec<u32> = d
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let want = masked_reference(a, *m);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{} case {case}: thread {} result {}", arch.name(), i / 17, i % 17);
+        }
+    }
+}
+
+#[test]
+fn redux_with_run_time_masks_on_sm80_agrees_five_ways_and_matches_the_host() {
+    masked_cases_on(Arch::Sm80);
+}
+
+#[test]
+fn redux_with_run_time_masks_on_sm86_agrees_five_ways_and_matches_the_host() {
+    masked_cases_on(Arch::Sm86);
+}
+
+#[test]
+fn redux_with_run_time_masks_on_sm89_agrees_five_ways_and_matches_the_host() {
+    masked_cases_on(Arch::Sm89);
 }

@@ -190,6 +190,8 @@ pub struct Mods {
     // Control flow and synchronisation.
     pub branch: BranchKind,
     pub clear: bool,
+    /// WARPSYNC `.EXCLUSIVE`.
+    pub exclusive: bool,
     pub bar: BarMode,
     pub bar_redop: BarRedOp,
     pub wide: bool,
@@ -259,6 +261,7 @@ impl Default for Mods {
             redux: ReduxOp::default(),
             branch: BranchKind::default(),
             clear: false,
+            exclusive: false,
             bar: BarMode::default(),
             bar_redop: BarRedOp::default(),
             wide: false,
@@ -362,6 +365,7 @@ impl Mods {
             Mod::Match64 => self.match64 = on,
             Mod::BranchKind => self.branch = value(code),
             Mod::Clear => self.clear = on,
+            Mod::Exclusive => self.exclusive = on,
             Mod::BarMode => self.bar = value(code),
             Mod::BarRedOp => self.bar_redop = value(code),
             Mod::Wide => self.wide = on,

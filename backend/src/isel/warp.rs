@@ -132,16 +132,23 @@ impl Isel<'_> {
     /// reduction over the active threads into a uniform register; ptxas uses UR4 for every
     /// REDUX, and ptxc allocates no other uniform register), then `MOV d, UR4`. The active
     /// threads are the mask's when the mask is a constant (every thread running the
-    /// instruction is a member, and every member runs it); a mask computed at run time may
-    /// differ between threads (ptxas then splits the warp with `WARPSYNC.EXCLUSIVE`), which
-    /// ptxc does not implement and refuses.
+    /// instruction is a member, and every member runs it). A mask computed at run time may
+    /// differ between threads: as ptxas does (sm_80, 86, 89; all six operations), a
+    /// `WARPSYNC.EXCLUSIVE mask` first lets the threads of each mask run the reduction as
+    /// their own group.
     fn redux(&mut self, inst: Inst) -> Result<(), IselError> {
         use ptxc_mir::ir::redux::{ReduxFlags, ReduxKind};
         use ptxc_sass::isa::values::ReduxOp;
         let data = &self.func.insts[inst];
         let (args, aux) = (data.args.clone(), data.aux.clone());
         if !matches!(self.foldable(args[1]), Some(V::Imm(_))) {
-            return Err(self.unsupported("`redux.sync` with a member mask computed at run time"));
+            self.emit_sass(
+                Op::Warpsync,
+                &[],
+                &[(Role::PredSrc0, Arg::pt(false)), (Role::B, Arg::v(args[1]))],
+                &[Mod::Exclusive.flag(true)],
+                None,
+            )?;
         }
         let flags = ReduxFlags::from_bits(match aux {
             Aux::Imm(b) => b,

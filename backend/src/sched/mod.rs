@@ -25,7 +25,7 @@ use state::{BlockState, Pending};
 /// LDGDEPBAR uses it.
 pub const COPY_SB: u8 = 0;
 
-/// Stall after branches, EXIT, BSYNC, barriers, memory fences and cache invalidations (as
+/// Stall after branches, EXIT, BSYNC, WARPSYNC, barriers, memory fences and cache invalidations (as
 /// ptxas gives them: docs/TIMING-SM75.md 6.3).
 const BRANCH_STALL: u8 = 5;
 
@@ -294,15 +294,16 @@ fn schedule_block(
         });
         let inst = &mut insts[i].inst;
         // A CALL takes no read scoreboard (nvdisasm rejects one): its target register is
-        // next written after the callee returned.
-        if reads_late(inst) && overwritten && inst.desc().op != Op::Call {
+        // next written after the callee returned. Nor does a WARPSYNC (nvdisasm rejects one
+        // on WARPSYNC.EXCLUSIVE R, ptxas sets none): it settles like a branch instead.
+        if reads_late(inst) && overwritten && !matches!(inst.desc().op, Op::Call | Op::Warpsync) {
             let sb = state.alloc_sb(t, reserved);
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);
         }
         let settles = matches!(
             inst.desc().op,
-            Op::Bra | Op::Exit | Op::Bpt | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl | Op::Call
+            Op::Bra | Op::Exit | Op::Bpt | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl | Op::Call | Op::Warpsync
         );
         set_stall(&mut inst.ctrl, if settles { BRANCH_STALL } else { 1 });
         state.issued(t);

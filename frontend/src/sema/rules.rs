@@ -793,6 +793,16 @@ pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// The operand shapes of `createpolicy`: `d[, fraction]` for `.fractional`, `d, [a],
+/// primary_size, total_size` for `.range`.
+pub fn createpolicy_operands(m: &Mods) -> &'static str {
+    if m.has_flag("range") {
+        "d:b64 a s:u32 s:u32"
+    } else {
+        "d:b64|d:b64 s:f32"
+    }
+}
+
 /// The operand shapes of an `mbarrier` operation (an arrival's count and `.noComplete` go
 /// together: `check_shape`).
 pub fn mbarrier_operands(m: &Mods) -> &'static str {
@@ -813,11 +823,26 @@ pub fn mbarrier_operands(m: &Mods) -> &'static str {
     }
 }
 
-/// `createpolicy` (sm_80): `.fractional` with a primary eviction priority and an optional
-/// secondary (`.L2::evict_unchanged` or `.L2::evict_first`); `.range` is not implemented.
+/// `createpolicy` (sm_80): `.fractional` or `.range` (with an optional `.global`), a primary
+/// eviction priority and an optional secondary (`.L2::evict_unchanged` or `.L2::evict_first`).
 pub fn createpolicy(m: &Mods, _sm: u32) -> Result<(), RuleError> {
-    if m.has_flag("range") {
-        return Err("`createpolicy.range` is not supported by ptxc yet".to_string().into());
+    let mode = if m.has_flag("range") { "range" } else { "fractional" };
+    if m.has_flag("range") && m.has_flag("fractional") {
+        return Err("`createpolicy` is `.fractional` or `.range`, not both"
+            .to_string()
+            .into());
+    }
+    if m.space.is_some() && mode == "fractional" {
+        return Err(
+            "`createpolicy.fractional` takes no state space (`.global` is for `.range`)"
+                .to_string()
+                .into(),
+        );
+    }
+    if m.space.is_some_and(|s| s != crate::ast::StateSpace::Global) {
+        return Err("`createpolicy.range` takes only the `.global` state space"
+            .to_string()
+            .into());
     }
     let priorities: Vec<&str> = m
         .flags
@@ -828,13 +853,10 @@ pub fn createpolicy(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     match priorities.as_slice() {
         [_] => Ok(()),
         [_, "L2::evict_unchanged" | "L2::evict_first"] => Ok(()),
-        [] => Err("`createpolicy.fractional` needs a primary priority (e.g. `.L2::evict_last`)"
-            .to_string()
-            .into()),
-        _ => Err(
-            "`createpolicy.fractional` takes a primary priority and an optional secondary one, `.L2::evict_unchanged` or `.L2::evict_first`"
-                .to_string()
-                .into(),
-        ),
+        [] => Err(format!("`createpolicy.{mode}` needs a primary priority (e.g. `.L2::evict_last`)").into()),
+        _ => Err(format!(
+            "`createpolicy.{mode}` takes a primary priority and an optional secondary one, `.L2::evict_unchanged` or `.L2::evict_first`"
+        )
+        .into()),
     }
 }

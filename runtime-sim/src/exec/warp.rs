@@ -48,6 +48,11 @@ pub struct Warp {
     pub warpsync_wait: u32,
     /// The lanes the waiting WARPSYNC lanes wait for.
     pub warpsync_mask: u32,
+    /// Lanes waiting at a `WARPSYNC.EXCLUSIVE`: `(mask, waiting lanes)`, one entry a mask.
+    pub exclusive_waits: Vec<(u32, u32)>,
+    /// Lanes that run alone after a `WARPSYNC.EXCLUSIVE` (0: no such group): the other lanes
+    /// wait until every one of them has blocked or exited, or lanes reconverge.
+    pub exclusive: u32,
     /// Lanes waiting at each CTA barrier.
     pub bar_wait: [u32; 16],
     /// Thread index of each lane.
@@ -96,6 +101,8 @@ impl Warp {
             conv: ConvBarriers::default(),
             warpsync_wait: 0,
             warpsync_mask: 0,
+            exclusive_waits: Vec::new(),
+            exclusive: 0,
             bar_wait: [0; 16],
             tid,
             local: Vec::new(),
@@ -103,10 +110,18 @@ impl Warp {
         }
     }
 
-    /// Lanes that may run (alive and not blocked).
+    /// Lanes that may run (alive and not blocked; of an exclusive group, if any).
     #[inline]
     pub fn runnable(&self) -> u32 {
-        self.alive & !self.blocked
+        let r = self.alive & !self.blocked;
+        if self.exclusive != 0 { r & self.exclusive } else { r }
+    }
+
+    /// Ends the exclusive group once none of its lanes can run.
+    fn end_exclusive_if_done(&mut self) {
+        if self.exclusive & self.alive & !self.blocked == 0 {
+            self.exclusive = 0;
+        }
     }
 
     /// The lanes to run next: the runnable lanes at the lowest program counter.
@@ -199,14 +214,17 @@ impl Warp {
         if mask != 0 {
             self.materialize();
             self.blocked |= mask;
+            self.end_exclusive_if_done();
         }
     }
 
-    /// Unblocks the lanes of `mask` and moves them past the instruction they waited at.
+    /// Unblocks the lanes of `mask` and moves them past the instruction they waited at (they
+    /// reconverge: an exclusive group ends).
     pub fn release(&mut self, mask: u32) {
         let mask = mask & self.blocked;
         if mask != 0 {
             self.materialize();
+            self.exclusive = 0;
             self.blocked &= !mask;
             for l in lanes(mask) {
                 self.pc[l] += 16;
@@ -219,6 +237,7 @@ impl Warp {
         if mask != 0 {
             self.materialize();
             self.alive &= !mask;
+            self.end_exclusive_if_done();
         }
     }
 

@@ -192,6 +192,9 @@ pub enum Mod {
     SleepWarp,
     /// CS2R: a 64-bit read (clear: `.32`).
     Wide,
+    /// WARPSYNC `.EXCLUSIVE` (sm_80): the lanes of the mask run alone past the WARPSYNC
+    /// (ptxas's `redux.sync` with a register mask).
+    Exclusive,
     // Tensor cores.
     /// HMMA's result type ([`HmmaDType`]).
     HmmaDType,
@@ -274,7 +277,7 @@ impl Mod {
             Mod::E | Mod::Private | Mod::ZeroDst | Mod::UniformAddr | Mod::Mmio | Mod::Match64 => Flag,
             Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,
             Mod::NoInc | Mod::NoDec | Mod::Clear | Mod::Defer | Mod::DepbarLe | Mod::Rand => Flag,
-            Mod::SleepWarp | Mod::Wide => Flag,
+            Mod::SleepWarp | Mod::Wide | Mod::Exclusive => Flag,
             Mod::Bf16 | Mod::Relu | Mod::SatFinite | Mod::MergeC | Mod::Nan | Mod::XorSign => Flag,
             Mod::ShfType => values::<ShfType>(self),
             Mod::IntCmp => values::<IntCmp>(self),

@@ -1,6 +1,6 @@
 //! Disassembly text in nvdisasm's syntax, driven by the form table.
 
-use super::desc::{AliasCond, Form, ImmStyle, OpKind, OperandDesc, Sep, Show};
+use super::desc::{AliasCond, Form, ImmStyle, Op, OpKind, OperandDesc, Sep, Show};
 use super::floatfmt::{f16_text, f32_text, f64_text};
 use super::inst::{Inst, Operand, PT, RZ, URZ, Value};
 use super::modifier::Mod;
@@ -149,7 +149,7 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
                 offset,
                 scale,
                 suffix,
-                inst.flag(Mod::Desc),
+                inst.flag(Mod::Desc) || hides_urz(inst.desc().op, uniform),
             );
             match uniform.filter(|_| inst.flag(Mod::PolicyDesc)) {
                 Some(u) => format!("desc[{}]{text}", ureg_name(u)),
@@ -241,7 +241,15 @@ fn cbank_text(bank: u8, offset: i32, reg: Option<u8>, spaced: bool) -> String {
     }
 }
 
-/// `[Ra+URb+offset]`; a uniform register that is a memory descriptor (`desc`) is not printed.
+/// Whether nvdisasm leaves out the uniform register URZ of `op`'s address: LDGSTS's global
+/// address without a descriptor prints `[R2.64]` (nvdisasm 13.5, `-b SM80`), where LDG's
+/// prints `[R2.64+URZ]`.
+fn hides_urz(op: Op, uniform: Option<u8>) -> bool {
+    op == Op::Ldgsts && uniform.is_none_or(|u| u == URZ)
+}
+
+/// `[Ra+URb+offset]`; a uniform register that is a memory descriptor or hidden (`hide_ur`)
+/// is not printed.
 fn mem_text(
     d: &OperandDesc,
     base: u8,
@@ -249,10 +257,10 @@ fn mem_text(
     offset: i32,
     scale: u8,
     suffix: &str,
-    desc: bool,
+    hide_ur: bool,
 ) -> String {
     let scale = ["", ".X4", ".X8", ".X16"][scale as usize & 3];
-    let uniform_form = matches!(d.kind, OpKind::Mem { uniform: Some(_), .. }) && !desc;
+    let uniform_form = matches!(d.kind, OpKind::Mem { uniform: Some(_), .. }) && !hide_ur;
     let mut parts = Vec::new();
     if base != RZ {
         parts.push(format!("{}{suffix}{scale}", reg_name(base)));

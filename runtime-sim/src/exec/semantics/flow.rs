@@ -142,10 +142,18 @@ pub fn warpsync(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32)
         return Ok(());
     }
     let mask = ctx.src32(w, &d.b, t.trailing_zeros() as usize);
+    if d.m.exclusive {
+        let same = lanes(t)
+            .filter(|&l| ctx.src32(w, &d.b, l) == mask)
+            .fold(0, |m, l| m | 1 << l);
+        warpsync_exclusive(w, d.pc, same, mask);
+        return Ok(());
+    }
     if (mask & w.alive) & !(w.warpsync_wait | t) == 0 {
         // Everyone is here: release the waiting lanes too.
         let waiting = w.warpsync_wait;
         w.warpsync_wait = 0;
+        w.warpsync_mask = 0;
         w.release(waiting);
         w.advance(t, d.pc);
     } else {
@@ -154,6 +162,36 @@ pub fn warpsync(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32)
         w.block(t);
     }
     Ok(())
+}
+
+/// `WARPSYNC.EXCLUSIVE mask` (sm_80; ptxas puts it before every `redux.sync` with a register
+/// mask) for the lanes `t` at `pc` that name `mask`: once every live lane of the mask has
+/// arrived at a `WARPSYNC.EXCLUSIVE` with the same mask, those lanes go on alone, as one
+/// group, until all of them have blocked or exited or lanes reconverge; lanes that name
+/// other masks stay (at this WARPSYNC, or waiting at another) and go on after them.
+///
+/// A model, resting on the PTX ISA (the threads of a `redux.sync` are exactly those of its
+/// mask) and ptxas's SASS: for a mask that differs between threads ptxas runs the same
+/// `WARPSYNC.EXCLUSIVE R; REDUX UR, R; MOV R, UR` as for a uniform one (in a subroutine,
+/// behind a `BRA.CONV`), so the WARPSYNC must split the warp by mask, and the reduction's
+/// uniform register must stay the group's until the move reads it.
+fn warpsync_exclusive(w: &mut Warp, pc: u32, t: u32, mask: u32) {
+    let at = w.exclusive_waits.iter().position(|&(m, _)| m == mask);
+    let waiting = at.map_or(0, |i| w.exclusive_waits[i].1);
+    if (mask & w.alive) & !(waiting | t) == 0 {
+        if let Some(i) = at {
+            w.exclusive_waits.swap_remove(i);
+        }
+        w.release(waiting);
+        w.advance(t, pc);
+        w.exclusive = (waiting | t) & w.alive;
+    } else {
+        match at {
+            Some(i) => w.exclusive_waits[i].1 |= t,
+            None => w.exclusive_waits.push((mask, t)),
+        }
+        w.block(t);
+    }
 }
 
 /// CALL: jumps to the callee (the return address is set up by the caller in registers);
@@ -274,7 +312,8 @@ pub fn nop(_: &mut Ctx, _: &mut Warp, _: &Decoded, _: u32, _: u32) -> R {
 }
 
 /// Releases the lanes waiting at a BSYNC once every live lane of its barrier has arrived,
-/// and the lanes at WARPSYNC once every lane they wait for has arrived or exited.
+/// the lanes at WARPSYNC once every lane they wait for has arrived or exited, and one group
+/// waiting at `WARPSYNC.EXCLUSIVE` once its mask is complete.
 pub fn release_convergence(w: &mut Warp) {
     for b in 0..16 {
         if w.conv.waiting[b] == 0 {
@@ -288,6 +327,17 @@ pub fn release_convergence(w: &mut Warp) {
         w.warpsync_wait = 0;
         w.warpsync_mask = 0;
         w.release(waiting);
+    }
+    // One exclusive group at a time (the others follow when it has blocked or exited).
+    let alive = w.alive;
+    if let Some(i) = w
+        .exclusive_waits
+        .iter()
+        .position(|&(m, waiting)| (m & alive) & !waiting == 0)
+    {
+        let (_, waiting) = w.exclusive_waits.swap_remove(i);
+        w.release(waiting);
+        w.exclusive = waiting & w.alive;
     }
 }
 

@@ -1,7 +1,7 @@
 //! Changes of the core's ALU, control and synchronisation forms: ISETP's `.EX` predicate,
 //! MEMBAR without `.MMIO`, BPT's modes, BRA without `.U` and with a uniform-register mask,
 //! BAR.SYNCALL gone on sm_89, HADD2.F32's immediate on sm_86, HFMA2's `.BF16_V2` and `.RELU`
-//! (bit 79; not with `.SAT`).
+//! (bit 79; not with `.SAT`), WARPSYNC's `.EXCLUSIVE` (bit 86).
 
 use super::{changed, ended};
 use crate::flag;
@@ -50,6 +50,14 @@ pub fn apply(forms: &mut Vec<Form>) {
     });
     hadd2_f32_immediate(forms);
     hfma2_bf16(forms);
+    // WARPSYNC's register form gains `.EXCLUSIVE` (bit 86; nvdisasm -b SM75 ignores the bit,
+    // -b SM80/86/89 print it; the immediate and constant forms ignore it).
+    changed(
+        forms,
+        sm80,
+        |f| f.op == Op::Warpsync && f.opcode == 0x348,
+        |_, b| b.mods([flag!(Mod::Exclusive, 86, ".EXCLUSIVE")]),
+    );
 }
 
 /// HFMA2 computes on bf16 pairs under `.BF16_V2` (bit 85; not with `.F32`). An immediate
