@@ -118,8 +118,9 @@ fn tensor_core_kernels_decode_to_our_text() {
     check_all("tensor", &ptx_files(&root().join("tests/tensor")));
 }
 
-/// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`, and `mma_f64.ptx` with
-/// DMMA.884). (`cp_async.ptx` is left
+/// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`, `mma_f64.ptx` with
+/// DMMA.884, `mma_more.ptx` with HMMA.1684, the 4-bit IMMA and BMMA shapes, and Turing's
+/// integer kernels `tests/tensor/mma_int.ptx`). (`cp_async.ptx` is left
 /// out: ptxc prints its LDGSTS global address as `[R2.64+URZ]` where nvdisasm prints
 /// `[R2.64]`, a known difference of the LDGSTS text.)
 #[test]
@@ -128,6 +129,8 @@ fn ampere_mma_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
     let files = [
         root().join("tests/ampere/mma_m16n8.ptx"),
         root().join("tests/ampere/mma_f64.ptx"),
+        root().join("tests/ampere/mma_more.ptx"),
+        root().join("tests/tensor/mma_int.ptx"),
     ];
     for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
         check_all_for("ampere", &files, arch);
