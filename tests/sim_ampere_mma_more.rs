@@ -26,7 +26,7 @@
 
 mod common;
 
-use common::five_ways::{Cubins, WAYS};
+use common::five_ways::Cubins;
 use common::*;
 use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
 use ptxc_sass::isa::Arch;
@@ -350,7 +350,6 @@ fn every_kernel_on(arch: Arch) {
                 .map(|e| format!("{} {}: {e}", arch.name(), k.name)),
         );
     }
-    assert_eq!(WAYS.len(), 5);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
