@@ -118,10 +118,11 @@ fn tensor_core_kernels_decode_to_our_text() {
     check_all("tensor", &ptx_files(&root().join("tests/tensor")));
 }
 
-/// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`, and `mma_f64.ptx` with
-/// DMMA.884), the asynchronous copies of `cp_async.ptx` (ptxc's LDGSTS has no descriptor:
-/// nvdisasm prints its global address `[R2.64]`, without the URZ), and `redux.sync` with
-/// run-time masks (`redux_mask.ptx`: WARPSYNC.EXCLUSIVE).
+/// Ampere's tensor-core kernels (`tests/ampere/mma_m16n8.ptx`, `mma_f64.ptx` with DMMA.884,
+/// `mma_more.ptx` with HMMA.1684, the 4-bit IMMA and BMMA shapes, and Turing's integer kernels
+/// `tests/tensor/mma_int.ptx`), the asynchronous copies of `cp_async.ptx` (ptxc's LDGSTS has no
+/// descriptor: nvdisasm prints its global address `[R2.64]`, without the URZ), `redux.sync`
+/// with run-time masks (`redux_mask.ptx`: WARPSYNC.EXCLUSIVE) and `createpolicy.range`.
 #[test]
 fn ampere_mma_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
     use ptxc_sass::isa::Arch;
@@ -131,6 +132,8 @@ fn ampere_mma_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
         root().join("tests/ampere/cp_async.ptx"),
         root().join("tests/ampere/redux_mask.ptx"),
         root().join("tests/ampere/createpolicy_range.ptx"),
+        root().join("tests/ampere/mma_more.ptx"),
+        root().join("tests/tensor/mma_int.ptx"),
     ];
     for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
         check_all_for("ampere", &files, arch);

@@ -69,9 +69,13 @@ impl MmaType {
 #[allow(missing_docs)]
 pub enum MmaShape {
     M8n8k4,
+    M16n8k4,
     M16n8k8,
     M16n8k16,
     M16n8k32,
+    M16n8k64,
+    M16n8k128,
+    M16n8k256,
     M8n8k16,
     M8n8k32,
     M8n8k128,
@@ -82,8 +86,12 @@ pub enum MmaShape {
 
 impl MmaShape {
     /// Every shape with its spelling.
-    pub const ALL: [(MmaShape, &'static str); 10] = [
+    pub const ALL: [(MmaShape, &'static str); 14] = [
         (MmaShape::M8n8k4, "m8n8k4"),
+        (MmaShape::M16n8k4, "m16n8k4"),
+        (MmaShape::M16n8k64, "m16n8k64"),
+        (MmaShape::M16n8k128, "m16n8k128"),
+        (MmaShape::M16n8k256, "m16n8k256"),
         (MmaShape::M16n8k8, "m16n8k8"),
         (MmaShape::M16n8k16, "m16n8k16"),
         (MmaShape::M16n8k32, "m16n8k32"),
@@ -109,6 +117,10 @@ impl MmaShape {
     pub fn dims(self) -> (u32, u32, u32) {
         match self {
             MmaShape::M8n8k4 => (8, 8, 4),
+            MmaShape::M16n8k4 => (16, 8, 4),
+            MmaShape::M16n8k64 => (16, 8, 64),
+            MmaShape::M16n8k128 => (16, 8, 128),
+            MmaShape::M16n8k256 => (16, 8, 256),
             MmaShape::M16n8k8 => (16, 8, 8),
             MmaShape::M16n8k16 => (16, 8, 16),
             MmaShape::M16n8k32 => (16, 8, 32),
@@ -167,6 +179,8 @@ pub struct MmaOp {
     pub types: MmaTypes,
     /// `.satfinite`.
     pub satfinite: bool,
+    /// `.and.popc` (single-bit shapes, sm_80 on; else `.xor.popc`).
+    pub and_popc: bool,
 }
 
 impl MmaOp {
@@ -279,5 +293,17 @@ mod tests {
         assert_eq!(fragment_regs(M32n8k16, B, S8, true), 1);
         assert_eq!(fragment_regs(M8n32k16, B, S8, true), 4);
         assert_eq!(fragment_regs(M8n8k32, C, S32, true), 2);
+        assert_eq!(fragment_regs(M16n8k4, A, Tf32, false), 2);
+        assert_eq!(fragment_regs(M16n8k4, B, Tf32, false), 1);
+        assert_eq!(fragment_regs(M16n8k4, C, F32, false), 4);
+        assert_eq!(fragment_regs(M16n8k32, A, S4, false), 2);
+        assert_eq!(fragment_regs(M16n8k32, B, U4, false), 1);
+        assert_eq!(fragment_regs(M16n8k64, A, U4, false), 4);
+        assert_eq!(fragment_regs(M16n8k64, B, S4, false), 2);
+        assert_eq!(fragment_regs(M16n8k128, A, B1, false), 2);
+        assert_eq!(fragment_regs(M16n8k128, B, B1, false), 1);
+        assert_eq!(fragment_regs(M16n8k256, A, B1, false), 4);
+        assert_eq!(fragment_regs(M16n8k256, B, B1, false), 2);
+        assert_eq!(fragment_regs(M16n8k256, D, S32, false), 4);
     }
 }

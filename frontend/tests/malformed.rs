@@ -376,17 +376,17 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Whole(
-            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nmma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r0}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
+            ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nmma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r0}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
         ),
-        "`mma.m16n8k4` is not supported by ptxc (target is sm_80)",
+        "`mma.m16n8k4.f32.tf32.tf32.f32` needs sm_80 (target is sm_75)",
         7,
-        18,
+        1,
     ),
     (
         Whole(
-            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<8>;\nmma.sync.aligned.m16n8k32.row.col.s32.s4.u4.s32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r2}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<8>;\nmma.sync.aligned.m16n8k64.row.row.s32.s4.u4.s32 {%r0, %r1, %r2, %r3}, {%r0, %r1, %r2, %r3}, {%r2, %r3}, {%r0, %r1, %r2, %r3};\nret;\n}\n",
         ),
-        "`mma.m16n8k32` of 4-bit integers (`.s4`/`.u4`) is not supported by ptxc (target is sm_80)",
+        "`mma.m16n8k64` does not take these layouts and types (s32.s4.u4.s32)",
         7,
         1,
     ),

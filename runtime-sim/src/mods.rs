@@ -201,6 +201,8 @@ pub struct Mods {
     pub hmma_step: HmmaStep,
     pub hmma_a: HmmaAType,
     pub imma_a: ImmaAType,
+    /// BMMA's bit operation.
+    pub bmma_op: BmmaOp,
     pub imma_b: ImmaBType,
     /// `.SATFINITE` (HMMA) / `.SAT` (IMMA).
     pub sat_finite: bool,
@@ -270,6 +272,7 @@ impl Default for Mods {
             hmma_step: HmmaStep::default(),
             hmma_a: HmmaAType::default(),
             imma_a: ImmaAType::default(),
+            bmma_op: BmmaOp::default(),
             imma_b: ImmaBType::default(),
             sat_finite: false,
         }
@@ -374,6 +377,7 @@ impl Mods {
             Mod::HmmaStep => self.hmma_step = value(code),
             Mod::HmmaAType => self.hmma_a = value(code),
             Mod::ImmaAType => self.imma_a = value(code),
+            Mod::BmmaOp => self.bmma_op = value(code),
             Mod::ImmaBType => self.imma_b = value(code),
             Mod::SatFinite => self.sat_finite = on,
             // Addressing: read with the operands (`Addr::wide`, the base's width suffix, a

@@ -12,14 +12,18 @@
 //! one IMMA.16816 / IMMA.16832 with C and D quads (ptxas 13.5's SASS for
 //! `tests/ampere/mma_m16n8.ptx`). `mma.m8n8k4` of f64 (sm_80 on) is one DMMA.884 reading A
 //! and B from a register pair each and C from a quad, writing D to a quad (ptxas 13.5's SASS
-//! for `tests/ampere/mma_f64.ptx`).
+//! for `tests/ampere/mma_f64.ptx`). From sm_80 on, too, `mma.m16n8k4` of tf32 is one
+//! HMMA.1684.F32.TF32 (A a pair, B one register), the 4-bit m16n8 shapes IMMA.16832 (k32)
+//! and IMMA.16864 (k64), the single-bit ones BMMA.168128 / .168256 with `.XOR.POPC` or
+//! `.AND.POPC`, and Turing's m8n8 integer shapes the Ampere encodings of IMMA.8816,
+//! IMMA.8832 and BMMA.88128 (ptxas 13.5's SASS for `tests/ampere/mma_more.ptx`).
 
 use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, VReg, WideOp};
 use ptxc_mir::ir::mma::{MmaF16Flags, MmaInput, MmaIntFlags};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Value};
-use ptxc_sass::isa::values::{HmmaAType, HmmaCType, HmmaDType, HmmaStep, ImmaAType, ImmaBType, MmaLayout};
+use ptxc_sass::isa::values::{BmmaOp, HmmaAType, HmmaCType, HmmaDType, HmmaStep, ImmaAType, ImmaBType, MmaLayout};
 use ptxc_sass::isa::{Arch, Mod, Op, Role};
 
 impl Isel<'_> {
@@ -59,18 +63,8 @@ impl Isel<'_> {
             return Err(self.unsupported("mma without its shape"));
         };
         let (bits, a_signed, b_signed, sat) = (flags & 0xff, flags >> 8 & 1, flags >> 9 & 1, flags >> 10 & 1 == 1);
+        let and = flags >> 11 & 1 == 1;
         let arch = self.vcode.arch;
-        if arch >= Arch::Sm80 {
-            let shape = match bits {
-                8 => "m8n8k16",
-                4 => "m8n8k32",
-                _ => "m8n8k128",
-            };
-            return Err(self.unsupported(format!(
-                "`mma.{shape}` (or a `wmma` integer shape built on it) on {arch} (Ampere's IMMA.8816, \
-                 IMMA.8832 and BMMA are not described)"
-            )));
-        }
         let a = self.reg(args[0]);
         let b = self.reg(args[1]);
         let c = self.tuple_op(&args[2..4]);
@@ -93,7 +87,11 @@ impl Isel<'_> {
                 let mods = [at.set(), bt.set(), Mod::SatFinite.flag(sat)];
                 self.emit_sass(Op::Imma, &dsts, &srcs, &mods, None)?;
             }
-            _ if bits == 1 => self.emit_sass(Op::Bmma, &dsts, &srcs, &[], None)?,
+            _ if bits == 1 && arch >= Arch::Sm80 => {
+                let op = if and { BmmaOp::And } else { BmmaOp::Xor };
+                self.emit_sass(Op::Bmma, &dsts, &srcs, &[op.set()], None)?
+            }
+            _ if bits == 1 && !and => self.emit_sass(Op::Bmma, &dsts, &srcs, &[], None)?,
             _ => return Err(self.unsupported(format!("mma of {bits}-bit elements"))),
         }
         self.alias_results(inst, d);
@@ -112,10 +110,14 @@ impl Isel<'_> {
             _ => return Err(self.unsupported("mma without its types")),
         };
         let (na, nb, _) = flags.regs();
-        let ampere_only = flags.k16 || flags.input != MmaInput::F16;
+        let ampere_only = flags.k4 || flags.k16 || flags.input != MmaInput::F16;
         let arch = self.vcode.arch;
         if ampere_only && arch < Arch::Sm80 {
-            let shape = if flags.k16 { "m16n8k16" } else { "m16n8k8" };
+            let shape = match (flags.k4, flags.k16) {
+                (true, _) => "m16n8k4",
+                (_, true) => "m16n8k16",
+                _ => "m16n8k8",
+            };
             let ty = ["f16", "bf16", "tf32"][flags.input as usize];
             return Err(self.unsupported(format!("`mma.{shape}` of {ty} on {arch} (it needs sm_80)")));
         }
@@ -125,7 +127,11 @@ impl Isel<'_> {
         let d = self.vcode.new_vreg(if flags.f32 { VClass::Quad } else { VClass::Pair });
         let srcs = [(Role::A, Arg::op(a)), (Role::B, Arg::op(b)), (Role::C, Arg::op(c))];
         let dtype = if flags.f32 { HmmaDType::F32 } else { HmmaDType::F16 };
-        let op = if flags.k16 { Op::Hmma16816 } else { Op::Hmma1688 };
+        let op = match (flags.k4, flags.k16) {
+            (true, _) => Op::Hmma1684,
+            (_, true) => Op::Hmma16816,
+            _ => Op::Hmma1688,
+        };
         let mut mods = vec![dtype.set()];
         if arch >= Arch::Sm80 {
             mods.push(
@@ -142,9 +148,10 @@ impl Isel<'_> {
         Ok(())
     }
 
-    /// `mma.m16n8k16` and `mma.m16n8k32` of 8-bit integers (sm_80): `IMMA.16816` (A a pair,
-    /// B one register) or `IMMA.16832` (A a quad, B a pair), C and D quads, with the element
-    /// types of A and B and `.SAT`.
+    /// The m16n8 integer shapes (sm_80): 8-bit `IMMA.16816` / `.16832`, 4-bit `IMMA.16832` /
+    /// `.16864`, single-bit `BMMA.168128` / `.168256` (A a pair or a quad, B one register or a
+    /// pair, C and D quads) with the element types of A and B and `.SAT`, or the bit
+    /// operation.
     fn mma_int_m16n8(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let args = data.args.clone();
@@ -153,9 +160,12 @@ impl Isel<'_> {
             _ => return Err(self.unsupported("mma without its types")),
         };
         let arch = self.vcode.arch;
-        let shape = if flags.k32 { "m16n8k32" } else { "m16n8k16" };
         if arch < Arch::Sm80 {
-            return Err(self.unsupported(format!("`mma.{shape}` of 8-bit integers on {arch} (it needs sm_80)")));
+            return Err(self.unsupported(format!(
+                "`mma.m16n8k{}` of {}-bit integers on {arch} (it needs sm_80)",
+                flags.k(),
+                flags.bits
+            )));
         }
         let (na, nb, _) = flags.regs();
         let a = self.tuple_op(&args[0..na]);
@@ -163,10 +173,32 @@ impl Isel<'_> {
         let c = self.tuple_op(&args[na + nb..]);
         let d = self.vcode.new_vreg(VClass::Quad);
         let srcs = [(Role::A, Arg::op(a)), (Role::B, Arg::op(b)), (Role::C, Arg::op(c))];
-        let at = if flags.a_signed { ImmaAType::S8 } else { ImmaAType::U8 };
-        let bt = if flags.b_signed { ImmaBType::S8 } else { ImmaBType::U8 };
-        let op = if flags.k32 { Op::Imma16832 } else { Op::Imma16816 };
-        let mods = [at.set(), bt.set(), Mod::SatFinite.flag(flags.sat)];
+        let (op, mods) = match (flags.bits, flags.long_k) {
+            (1, long) => {
+                let bop = if flags.and { BmmaOp::And } else { BmmaOp::Xor };
+                let op = if long { Op::Bmma168256 } else { Op::Bmma168128 };
+                (op, vec![bop.set()])
+            }
+            (bits, long) => {
+                let nibbles = bits == 4;
+                let (at, bt) = match (nibbles, flags.a_signed, flags.b_signed) {
+                    (false, a, b) => (
+                        if a { ImmaAType::S8 } else { ImmaAType::U8 },
+                        if b { ImmaBType::S8 } else { ImmaBType::U8 },
+                    ),
+                    (true, a, b) => (
+                        if a { ImmaAType::S4 } else { ImmaAType::U4 },
+                        if b { ImmaBType::S4 } else { ImmaBType::U4 },
+                    ),
+                };
+                let op = match (nibbles, long) {
+                    (false, false) => Op::Imma16816,
+                    (false, true) | (true, false) => Op::Imma16832,
+                    (true, true) => Op::Imma16864,
+                };
+                (op, vec![at.set(), bt.set(), Mod::SatFinite.flag(flags.sat)])
+            }
+        };
         self.emit_sass(op, &[(Role::Dst, MOp::Reg(d))], &srcs, &mods, None)?;
         self.alias_results(inst, d);
         Ok(())

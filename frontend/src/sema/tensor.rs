@@ -4,7 +4,9 @@
 //! rather than through the instruction table. What sm_75 accepts follows the PTX ISA and
 //! ptxas 13.5 (which refuses, for example, `mma.m8n8k4` with an f16 result and an f32
 //! accumulator, `wmma.mma` with different integer types for A and B, and `.and.popc`).
-//! From sm_80 on `mma.m8n8k4.row.col.f64.f64.f64.f64` (DMMA) is accepted as well.
+//! From sm_80 on `mma.m8n8k4.row.col.f64.f64.f64.f64` (DMMA), the m16n8 shapes (k4 of tf32,
+//! k8/k16 of f16, bf16 and tf32, k16/k32 of 8-bit, k32/k64 of 4-bit and k128/k256 of
+//! single-bit integers) and `.and.popc` are accepted as well.
 
 use super::body::Body;
 use super::operands;
@@ -177,14 +179,15 @@ fn mma(w: &mut Written<'_>, what: &str) -> Result<MmaOp, Diagnostic> {
         b: b.0,
         c: c.0,
     };
+    let and_popc = binary_op(w, shape, what, true)?;
     let op = MmaOp {
         shape,
         a_layout,
         b_layout,
         types: t,
         satfinite,
+        and_popc,
     };
-    binary_op(w, shape, what)?;
     check_mma(&op, w.span, what, w.target)?;
     Ok(op)
 }
@@ -209,19 +212,27 @@ fn unsupported_mma(w: &Written<'_>, what: &str) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// `.xor.popc` goes with the b1 shape alone; `.and.popc` needs sm_80.
-fn binary_op(w: &mut Written<'_>, shape: MmaShape, what: &str) -> Result<(), Diagnostic> {
-    if w.take("and") {
+/// `.xor.popc` or `.and.popc` go with the b1 shapes alone, and one of them is required
+/// there; `.and.popc` needs sm_80 and is taken by `mma` only (`allow_and`). True for
+/// `.and.popc`.
+fn binary_op(w: &mut Written<'_>, shape: MmaShape, what: &str, allow_and: bool) -> Result<bool, Diagnostic> {
+    let and = w.take("and");
+    if and && (!allow_and || w.target < 80) {
         return error(
             super::features::needs_sm(&format!("{what}.and.popc"), 80, w.target),
             w.span,
         );
     }
-    let popc = w.take("xor") & w.take("popc");
-    match (shape == MmaShape::M8n8k128, popc) {
-        (true, false) => error(format!("`{what}.m8n8k128` needs `.xor.popc`"), w.span),
-        (false, true) => error("`.xor.popc` goes with `.m8n8k128`", w.span),
-        _ => Ok(()),
+    let xor = w.take("xor");
+    let popc = (and || xor) & w.take("popc");
+    let b1 = matches!(shape, MmaShape::M8n8k128 | MmaShape::M16n8k128 | MmaShape::M16n8k256);
+    match (b1, popc) {
+        (true, false) => error(
+            format!("`{what}.{}` needs `.xor.popc` or `.and.popc`", shape.name()),
+            w.span,
+        ),
+        (false, true) => error("`.xor.popc` and `.and.popc` go with the b1 shapes", w.span),
+        _ => Ok(and),
     }
 }
 
@@ -239,19 +250,14 @@ fn check_mma(op: &MmaOp, span: Span, what: &str, target: u32) -> Result<(), Diag
     let wide = |ty: MmaType| t.a == ty && t.b == ty && t.d == F32 && t.c == F32 && !op.satfinite;
     let doubles = t.a == F64 && t.b == F64 && t.c == F64 && t.d == F64 && !op.satfinite;
     let nibbles = matches!(t.a, S4 | U4) && matches!(t.b, S4 | U4) && t.d == S32 && t.c == S32;
-    if op.shape == M16n8k32 && row_col && nibbles {
-        // PTX ISA 7.0 form (IMMA.16832 with 4-bit elements in ptxas 13.5's SASS).
-        return error(
-            format!(
-                "`{what}.m16n8k32` of 4-bit integers (`.s4`/`.u4`) is not supported by ptxc (target is sm_{target})"
-            ),
-            span,
-        );
-    }
+    let bits = t.a == B1 && t.b == B1 && t.d == S32 && t.c == S32 && !op.satfinite;
     let ampere = match op.shape {
         M8n8k4 => row_col && doubles,
+        M16n8k4 => row_col && wide(Tf32),
         M16n8k16 => row_col && (halves || wide(Bf16) || ints),
-        M16n8k32 => row_col && ints,
+        M16n8k32 => row_col && (ints || nibbles),
+        M16n8k64 => row_col && nibbles,
+        M16n8k128 | M16n8k256 => row_col && bits,
         M16n8k8 => row_col && (wide(Bf16) || wide(Tf32)),
         _ => false,
     };
@@ -270,7 +276,7 @@ fn check_mma(op: &MmaOp, span: Span, what: &str, target: u32) -> Result<(), Diag
             M8n8k16 => row_col && t.d == S32 && t.c == S32 && matches!(t.a, S8 | U8) && matches!(t.b, S8 | U8),
             M8n8k32 => row_col && t.d == S32 && t.c == S32 && matches!(t.a, S4 | U4) && matches!(t.b, S4 | U4),
             M8n8k128 => row_col && t.d == S32 && t.c == S32 && t.a == B1 && t.b == B1 && !op.satfinite,
-            M16n8k16 | M16n8k32 => false,
+            M16n8k4 | M16n8k16 | M16n8k32 | M16n8k64 | M16n8k128 | M16n8k256 => false,
             M16n16k16 | M32n8k16 | M8n32k16 => {
                 return error(
                     format!("`{what}` has no shape `.{}` (it is a `wmma` shape)", op.shape.name()),
@@ -385,7 +391,15 @@ fn check_wmma_fragment(
 ) -> Result<(), Diagnostic> {
     if matches!(
         shape,
-        MmaShape::M8n8k4 | MmaShape::M16n8k8 | MmaShape::M8n8k16 | MmaShape::M16n8k16 | MmaShape::M16n8k32
+        MmaShape::M8n8k4
+            | MmaShape::M16n8k4
+            | MmaShape::M16n8k8
+            | MmaShape::M8n8k16
+            | MmaShape::M16n8k16
+            | MmaShape::M16n8k32
+            | MmaShape::M16n8k64
+            | MmaShape::M16n8k128
+            | MmaShape::M16n8k256
     ) {
         return error(format!("`wmma` has no shape `.{}`", shape.name()), span);
     }
@@ -439,7 +453,7 @@ fn wmma_mma(w: &mut Written<'_>) -> Result<TensorOp, Diagnostic> {
             );
         }
     };
-    binary_op(w, shape, what)?;
+    binary_op(w, shape, what, false)?;
     let span = w.span;
     for (frag, ty, layout) in [
         (Fragment::A, t.a, a_layout),
@@ -471,6 +485,7 @@ fn wmma_mma(w: &mut Written<'_>) -> Result<TensorOp, Diagnostic> {
         b_layout,
         types: t,
         satfinite,
+        and_popc: false,
     }))
 }
 

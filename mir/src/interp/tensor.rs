@@ -11,6 +11,7 @@ use crate::ir::mma::{MmaF16Flags, MmaInput, MmaIntFlags};
 pub fn mma_int(flags: u64, lane: u32, ab: &dyn Fn(u32) -> Option<(u64, u64)>, c: [u64; 2]) -> Result<[u64; 2], String> {
     let bits = (flags & 0xff) as u32;
     let (a_signed, b_signed, sat) = (flags >> 8 & 1 == 1, flags >> 9 & 1 == 1, flags >> 10 & 1 == 1);
+    let and = flags >> 11 & 1 == 1;
     let word = |l: u32| ab(l).ok_or_else(|| format!("lane {l} does not take part in mma"));
     let (g, t) = (lane / 4, lane % 4);
     let mut out = [0u64; 2];
@@ -21,7 +22,7 @@ pub fn mma_int(flags: u64, lane: u32, ab: &dyn Fn(u32) -> Option<(u64, u64)>, c:
             let a = word(4 * g + w)?.0 as u32;
             let b = word(4 * n + w)?.1 as u32;
             sum += if bits == 1 {
-                (a ^ b).count_ones() as i64
+                (if and { a & b } else { a ^ b }).count_ones() as i64
             } else {
                 (0..32 / bits)
                     .map(|e| element(a, e, bits, a_signed) * element(b, e, bits, b_signed))
@@ -92,7 +93,13 @@ pub fn mma_f16(
         Dot::TURING_F16
     };
     let (na, _, _) = flags.regs();
-    let k = if flags.k16 { 16 } else { 8 };
+    let k = if flags.k4 {
+        4
+    } else if flags.k16 {
+        16
+    } else {
+        8
+    };
     let is_tf32 = flags.input == MmaInput::Tf32;
     let per = if is_tf32 { 4 } else { 8 };
     let reg = |l: u32, i: usize| {
@@ -129,10 +136,12 @@ pub fn mma_f16(
     Ok(out)
 }
 
-/// One lane's D registers of `mma_int_m16n8` (m16n8k16 or m16n8k32 of 8-bit elements):
-/// `regs(l)` are lane `l`'s A and B registers, `c` this lane's four C registers. Element
-/// `x` of a row of A (column of B) is byte `x % 4` of register `x / 16` (A: times 2, plus
-/// `row / 8`) of lane `4 * (row % 8) + (x % 16) / 4`.
+/// One lane's D registers of `mma_int_m16n8` (m16n8k16 / k32 of 8-bit, k32 / k64 of 4-bit,
+/// k128 / k256 of single-bit elements): `regs(l)` are lane `l`'s A and B registers, `c` this
+/// lane's four C registers. With `per` elements to a register and `span = 4 * per`, element
+/// `x` of a row of A (column of B) is element `x % per` of register `x / span` (A: times 2,
+/// plus `row / 8`) of lane `4 * (row % 8) + (x % span) / per`. Single bits sum
+/// `popc(a & b)` or `popc(a ^ b)` over the register words.
 pub fn mma_int_m16n8(
     flags: MmaIntFlags,
     lane: u32,
@@ -140,22 +149,30 @@ pub fn mma_int_m16n8(
     c: &[u64],
 ) -> Result<Vec<u64>, String> {
     let (na, _, _) = flags.regs();
-    let k = if flags.k32 { 32 } else { 16 };
+    let (per, k) = (flags.per_reg(), flags.k());
+    let span = 4 * per;
     let reg = |l: u32, i: usize| {
         regs(l)
             .map(|r| r[i])
             .ok_or_else(|| format!("lane {l} does not take part in mma"))
     };
-    let lane_of = |row: u32, x: u32| 4 * (row % 8) + (x % 16) / 4;
+    let lane_of = |row: u32, x: u32| 4 * (row % 8) + (x % span) / per;
     let (g, t) = (lane / 4, lane % 4);
     let mut out = vec![0u64; 4];
     for (j, o) in out.iter_mut().enumerate() {
         let (row, col) = (g + 8 * (j as u32 / 2), 2 * t + j as u32 % 2);
         let mut sum = c[j] as u32 as i32 as i64;
-        for x in 0..k {
-            let a = reg(lane_of(row, x), (2 * (x / 16) + row / 8) as usize)? as u32;
-            let b = reg(lane_of(col, x), na + (x / 16) as usize)? as u32;
-            sum += element(a, x % 4, 8, flags.a_signed) * element(b, x % 4, 8, flags.b_signed);
+        // One register word (`per` elements) at a time.
+        for x in (0..k).step_by(per as usize) {
+            let a = reg(lane_of(row, x), (2 * (x / span) + row / 8) as usize)? as u32;
+            let b = reg(lane_of(col, x), na + (x / span) as usize)? as u32;
+            sum += match (flags.bits, flags.and) {
+                (1, true) => (a & b).count_ones() as i64,
+                (1, false) => (a ^ b).count_ones() as i64,
+                (bits, _) => (0..per)
+                    .map(|e| element(a, e, bits, flags.a_signed) * element(b, e, bits, flags.b_signed))
+                    .sum(),
+            };
         }
         *o = if flags.sat {
             sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64

@@ -14,7 +14,8 @@ pub enum MmaInput {
 }
 
 /// The flags of an [`crate::ir::Opcode::MmaF16`]: bit 0 f32 accumulator, bits 2..1 the
-/// multiplicand type, bit 3 k = 16 (else 8), bit 4 Ampere's numerics (sm_80 on).
+/// multiplicand type, bit 3 k = 16 (else 8), bit 4 Ampere's numerics (sm_80 on), bit 5
+/// k = 4 (tf32 only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmaF16Flags {
     /// C and D are f32 (four registers), not f16 pairs (two).
@@ -25,12 +26,18 @@ pub struct MmaF16Flags {
     pub k16: bool,
     /// The target's tensor cores are Ampere's (blocks of eight f16/bf16 products).
     pub ampere: bool,
+    /// m16n8k4 (tf32; overrides `k16`).
+    pub k4: bool,
 }
 
 impl MmaF16Flags {
     /// The immediate.
     pub fn bits(self) -> u64 {
-        self.f32 as u64 | (self.input as u64) << 1 | (self.k16 as u64) << 3 | (self.ampere as u64) << 4
+        self.f32 as u64
+            | (self.input as u64) << 1
+            | (self.k16 as u64) << 3
+            | (self.ampere as u64) << 4
+            | (self.k4 as u64) << 5
     }
 
     /// The flags of an immediate (an unknown multiplicand code reads as f16).
@@ -44,34 +51,55 @@ impl MmaF16Flags {
             },
             k16: b >> 3 & 1 == 1,
             ampere: b >> 4 & 1 == 1,
+            k4: b >> 5 & 1 == 1,
         }
     }
 
     /// Registers of A, B and C (and D): `(a, b, c)`.
     pub fn regs(self) -> (usize, usize, usize) {
-        let a = if self.k16 || self.input == MmaInput::Tf32 { 4 } else { 2 };
+        let a = if !self.k4 && (self.k16 || self.input == MmaInput::Tf32) {
+            4
+        } else {
+            2
+        };
         (a, a / 2, if self.f32 { 4 } else { 2 })
     }
 }
 
 /// The flags of an [`crate::ir::Opcode::MmaIntM16n8`]: bit 8 A signed, bit 9 B signed,
-/// bit 10 `.satfinite`, bit 11 k = 32 (else 16); 8-bit elements.
+/// bit 10 `.satfinite`, bit 11 the longer shape of the element size, bits 12..13 the
+/// element size (0 8-bit, 1 4-bit, 2 single bits), bit 14 `.and.popc` (else `.xor.popc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmaIntFlags {
-    /// A's elements are s8 (else u8).
+    /// A's elements are signed.
     pub a_signed: bool,
-    /// B's elements are s8 (else u8).
+    /// B's elements are signed.
     pub b_signed: bool,
     /// Sums clamp to the s32 range.
     pub sat: bool,
-    /// m16n8k32 (else m16n8k16).
-    pub k32: bool,
+    /// The longer of the element size's two shapes: m16n8k32 of 8-bit (else m16n8k16),
+    /// m16n8k64 of 4-bit (else m16n8k32), m16n8k256 of single bits (else m16n8k128).
+    pub long_k: bool,
+    /// Bits per element: 8, 4 or 1.
+    pub bits: u32,
+    /// Single bits combine by AND (else XOR) before the population count.
+    pub and: bool,
 }
 
 impl MmaIntFlags {
     /// The immediate.
     pub fn bits(self) -> u64 {
-        (self.a_signed as u64) << 8 | (self.b_signed as u64) << 9 | (self.sat as u64) << 10 | (self.k32 as u64) << 11
+        let size = match self.bits {
+            4 => 1,
+            1 => 2,
+            _ => 0,
+        };
+        (self.a_signed as u64) << 8
+            | (self.b_signed as u64) << 9
+            | (self.sat as u64) << 10
+            | (self.long_k as u64) << 11
+            | size << 12
+            | (self.and as u64) << 14
     }
 
     /// The flags of an immediate.
@@ -80,13 +108,25 @@ impl MmaIntFlags {
             a_signed: b >> 8 & 1 == 1,
             b_signed: b >> 9 & 1 == 1,
             sat: b >> 10 & 1 == 1,
-            k32: b >> 11 & 1 == 1,
+            long_k: b >> 11 & 1 == 1,
+            bits: [8, 4, 1, 8][(b >> 12 & 3) as usize],
+            and: b >> 14 & 1 == 1,
         }
+    }
+
+    /// Elements to a 32-bit register.
+    pub fn per_reg(self) -> u32 {
+        32 / self.bits
+    }
+
+    /// The depth K of the product.
+    pub fn k(self) -> u32 {
+        4 * self.per_reg() * if self.long_k { 2 } else { 1 }
     }
 
     /// Registers of A, B and C (and D): `(a, b, 4)`.
     pub fn regs(self) -> (usize, usize, usize) {
-        if self.k32 { (4, 2, 4) } else { (2, 1, 4) }
+        if self.long_k { (4, 2, 4) } else { (2, 1, 4) }
     }
 }
 
@@ -103,17 +143,32 @@ mod tests {
                     input,
                     k16: bits & 2 != 0,
                     ampere: bits & 4 != 0,
+                    k4: false,
                 };
                 assert_eq!(MmaF16Flags::from_bits(f.bits()), f);
             }
         }
-        let i = MmaIntFlags {
-            a_signed: true,
-            b_signed: false,
-            sat: true,
-            k32: true,
+        for (bits, and) in [(8, false), (4, false), (1, true), (1, false)] {
+            let i = MmaIntFlags {
+                a_signed: true,
+                b_signed: false,
+                sat: bits != 1,
+                long_k: true,
+                bits,
+                and,
+            };
+            assert_eq!(MmaIntFlags::from_bits(i.bits()), i);
+            assert_eq!(i.regs(), (4, 2, 4));
+            assert_eq!(i.k(), [256, 64, 32][[1, 4, 8].iter().position(|&b| b == bits).unwrap()]);
+        }
+        let tf32 = MmaF16Flags {
+            f32: true,
+            input: MmaInput::Tf32,
+            k16: false,
+            ampere: true,
+            k4: true,
         };
-        assert_eq!(MmaIntFlags::from_bits(i.bits()), i);
-        assert_eq!(i.regs(), (4, 2, 4));
+        assert_eq!(MmaF16Flags::from_bits(tf32.bits()), tf32);
+        assert_eq!(tf32.regs(), (2, 1, 4));
     }
 }

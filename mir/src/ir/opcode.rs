@@ -274,16 +274,16 @@ opcodes! {
     /// `4g + t` holds word `t` of A's row `g` and of B's column `g`, and C and D at row `g`,
     /// columns `2t`, `2t + 1`). `Aux::Imm` ([`crate::interp`]'s `mma_int`): element bits (8,
     /// 4, or 1 for b1 `.xor.popc`) in bits 7..0, A signed (bit 8), B signed (bit 9),
-    /// `.satfinite` (bit 10).
+    /// `.satfinite` (bit 10), b1 `.and.popc` (bit 11, sm_80 on).
     MmaInt = "mma_int", COLLECTIVE, "i i i i", "ii";
-    /// f16-family warp matrix multiply-accumulate `mma.sync.aligned.m16n8k{8,16}.row.col`
+    /// f16-family warp matrix multiply-accumulate `mma.sync.aligned.m16n8k{4,8,16}.row.col`
     /// `(a..., b..., c...)` with C and D both f16 (two registers) or both f32 (four), laid out
     /// as the PTX ISA's fragments; `Aux::Imm`: [`crate::ir::mma::MmaF16Flags`] (f32
     /// accumulator, f16/bf16/tf32 multiplicands, k16, Ampere numerics), which also give the
     /// register counts. Numerics of `ptxc_softfloat::tensor::mma_dot`.
     MmaF16 = "mma_f16", COLLECTIVE, "i*", "V";
-    /// Integer warp matrix multiply-accumulate `mma.sync.aligned.m16n8k{16,32}.row.col` of
-    /// 8-bit elements `(a..., b..., c0..c3)`, results `(d0..d3)`, in the PTX ISA's fragment
+    /// Integer warp matrix multiply-accumulate `mma.sync.aligned.m16n8k{16,32,64,128,256}.row.col`
+    /// of 8-bit, 4-bit or single-bit elements `(a..., b..., c0..c3)`, results `(d0..d3)`, in the PTX ISA's fragment
     /// layouts; `Aux::Imm`: [`crate::ir::mma::MmaIntFlags`].
     MmaIntM16n8 = "mma_int_m16n8", COLLECTIVE, "i*", "V";
     /// f16 warp matrix multiply-accumulate `mma.sync.aligned.m8n8k4.alayout.blayout`

@@ -1,6 +1,7 @@
 //! Tensor-core instructions: `mma.sync.aligned` of the integer shapes (m8n8k16 s8/u8,
-//! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], m16n8k16 and m16n8k32 of
-//! 8-bit integers one [`Opcode::MmaIntM16n8`], m16n8k8 and m16n8k16 of f16, bf16 or tf32
+//! m8n8k32 s4/u4, m8n8k128 b1) becomes one [`Opcode::MmaInt`], the m16n8 integer shapes
+//! (k16/k32 of 8-bit, k32/k64 of 4-bit, k128/k256 of single-bit elements) one
+//! [`Opcode::MmaIntM16n8`], m16n8k4 of tf32 and m16n8k8 and m16n8k16 of f16, bf16 or tf32
 //! one [`Opcode::MmaF16`], m8n8k4 one [`Opcode::Mma884`] (f16) or [`Opcode::MmaF64`] (f64;
 //! sm_80) (`wmma` is in `wmma.rs`).
 
@@ -19,7 +20,10 @@ impl Lowerer<'_> {
             return Err(LowerError::new("mma without its shape and types", inst.span));
         };
         let float = matches!(m.types.a, MmaType::F16 | MmaType::Bf16 | MmaType::Tf32);
-        if matches!(m.shape, MmaShape::M16n8k8 | MmaShape::M16n8k16) && float && m.types.c == m.types.d {
+        if matches!(m.shape, MmaShape::M16n8k4 | MmaShape::M16n8k8 | MmaShape::M16n8k16)
+            && float
+            && m.types.c == m.types.d
+        {
             let flags = MmaF16Flags {
                 f32: m.types.d == MmaType::F32,
                 input: match m.types.a {
@@ -29,15 +33,20 @@ impl Lowerer<'_> {
                 },
                 k16: m.shape == MmaShape::M16n8k16,
                 ampere: self.module.target_sm >= 80,
+                k4: m.shape == MmaShape::M16n8k4,
             };
             return self.lower_mma_f16(inst, flags);
         }
-        if matches!(m.shape, MmaShape::M16n8k16 | MmaShape::M16n8k32) {
+        if m.shape.dims().0 == 16 {
+            let bits = m.types.a.bits();
             let flags = MmaIntFlags {
-                a_signed: m.types.a == MmaType::S8,
-                b_signed: m.types.b == MmaType::S8,
+                a_signed: m.types.a.is_signed(),
+                b_signed: m.types.b.is_signed(),
                 sat: m.satfinite,
-                k32: m.shape == MmaShape::M16n8k32,
+                // The longer shape of each element size: 256 bits of A's row per register.
+                long_k: m.shape.dims().2 * bits == 256,
+                bits,
+                and: m.and_popc,
             };
             return self.lower_mma_m16n8_int(inst, flags);
         }
@@ -59,7 +68,11 @@ impl Lowerer<'_> {
             }
         };
         let signed = |t: MmaType| matches!(t, MmaType::S8 | MmaType::S4) as u64;
-        let flags = bits | signed(m.types.a) << 8 | signed(m.types.b) << 9 | (m.satfinite as u64) << 10;
+        let flags = bits
+            | signed(m.types.a) << 8
+            | signed(m.types.b) << 9
+            | (m.satfinite as u64) << 10
+            | (m.and_popc as u64) << 11;
         let mut args = Vec::new();
         for i in 1..4 {
             for e in self.elements(self.arg(inst, i)?) {
@@ -86,8 +99,8 @@ impl Lowerer<'_> {
         self.lower_mma_regs(inst, Opcode::MmaF16, a + b + c, flags.bits())
     }
 
-    /// `mma.sync.aligned.m16n8k{16,32}.row.col{.satfinite}.s32.atype.btype.s32 {d0..d3},
-    /// {a...}, {b...}, {c0..c3}` (8-bit elements).
+    /// `mma.sync.aligned.m16n8kK.row.col{.satfinite}.s32.atype.btype.s32 {d0..d3},
+    /// {a...}, {b...}, {c0..c3}` (8-bit, 4-bit or single-bit elements).
     fn lower_mma_m16n8_int(&mut self, inst: &CheckedInst, flags: MmaIntFlags) -> Result<(), LowerError> {
         let (a, b, c) = flags.regs();
         self.lower_mma_regs(inst, Opcode::MmaIntM16n8, a + b + c, flags.bits())

@@ -570,6 +570,7 @@ impl Lowerer<'_> {
             input: crate::ir::mma::MmaInput::F16,
             k16: false,
             ampere: self.module.target_sm >= 80,
+            k4: false,
         }
         .bits();
         let mut d = c.to_vec();

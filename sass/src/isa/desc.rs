@@ -276,12 +276,22 @@ pub enum Op {
     Hmma16816,
     /// `IMMA.16816.A.B Rd, A, B, C` (sm_80): 16x8x16 8-bit integer MMA.
     Imma16816,
-    /// `IMMA.16832.A.B Rd, A, B, C` (sm_80): 16x8x32 8-bit integer MMA.
+    /// `IMMA.16832.A.B Rd, A, B, C` (sm_80): 16x8x32 8-bit or 4-bit integer MMA.
     Imma16832,
+    /// `IMMA.16864.A.B Rd, A, B, C` (sm_80): 16x8x64 4-bit integer MMA.
+    Imma16864,
+    /// `HMMA.1684.D.TF32 Rd, A, B, C` (sm_80): the warp's 16x8x4 tf32 matrix
+    /// multiply-accumulate.
+    Hmma1684,
+    /// `BMMA.168128.{XOR|AND}.POPC Rd, A, B, C` (sm_80): 16x8x128 single-bit MMA.
+    Bmma168128,
+    /// `BMMA.168256.{XOR|AND}.POPC Rd, A, B, C` (sm_80): 16x8x256 single-bit MMA.
+    Bmma168256,
     /// `DMMA.884{.RM|.RP} Rd, A, B, C` (sm_80): the warp's 8x8x4 f64 matrix
     /// multiply-accumulate (PTX `mma.m8n8k4` of f64; see `sm80/mma.rs`).
     Dmma,
-    /// `BMMA.88128.XOR.POPC Rd, A, B, C`: 8x8x128 single-bit MMA, C + popc(A ^ B).
+    /// `BMMA.88128.XOR.POPC Rd, A, B, C`: 8x8x128 single-bit MMA, C + popc(A ^ B) (from
+    /// sm_80 also `.AND.POPC`, C + popc(A & B)).
     Bmma,
     /// `MOVM.16.MT88 Rd, A`: transpose of an 8x8 matrix of 16-bit elements across the warp.
     Movm,

@@ -208,6 +208,8 @@ pub enum Mod {
     ImmaAType,
     /// IMMA's B element type ([`ImmaBType`]).
     ImmaBType,
+    /// BMMA's bit operation ([`BmmaOp`], sm_80 on).
+    BmmaOp,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -324,6 +326,7 @@ impl Mod {
             Mod::HmmaAType => values::<HmmaAType>(self),
             Mod::ImmaAType => values::<ImmaAType>(self),
             Mod::ImmaBType => values::<ImmaBType>(self),
+            Mod::BmmaOp => values::<BmmaOp>(self),
         }
     }
 }

@@ -538,13 +538,19 @@ pub fn issue_interval(p: Pipe) -> i64 {
 /// IMMA.8816 (1024 8-bit MACs) and IMMA.8832 (2048 4-bit) 4 cycles; BMMA.88128 (8192 bit
 /// operations) is given the IMMA.8832 rate per bit pair, 4 cycles. Ampere's shapes are
 /// given the same rates (not A100's, which are not measured here): HMMA.16816 (2048 FMAs)
-/// 16 cycles, HMMA.1688 8 whatever its types, IMMA.16816 (2048 MACs) 8 and IMMA.16832 16.
+/// 16 cycles, HMMA.1688 8 whatever its types, HMMA.1684 4, IMMA.16816 (2048 MACs) 8,
+/// IMMA.16832 16 whatever its element size (4-bit: an upper bound), IMMA.16864 16,
+/// BMMA.168128 8 and BMMA.168256 16 (twice and four times BMMA.88128's work at its rate).
 pub fn tensor_issue_interval(op: Op, f16_result: bool) -> i64 {
     match op {
         Op::Hmma1688 => 8,
         Op::Hmma16816 => 16,
         Op::Imma16816 => 8,
         Op::Imma16832 => 16,
+        Op::Imma16864 => 16,
+        Op::Hmma1684 => 4,
+        Op::Bmma168128 => 8,
+        Op::Bmma168256 => 16,
         Op::Hmma884 if f16_result => 4,
         Op::Hmma884 => 2,
         _ => 4,

@@ -934,6 +934,17 @@ values! {
     }
 }
 
+values! {
+    /// BMMA's bit operation before the population count (sm_80 bits 77..78; 1 prints
+    /// `INVALID1`): `.XOR.POPC` or `.AND.POPC`.
+    BmmaOp for BmmaOp, absent Xor {
+        /// `popc(a ^ b)`.
+        Xor = 0,
+        /// `popc(a & b)`.
+        And = 2,
+    }
+}
+
 /// Element type of an IMMA operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ImmaElem {

@@ -26,7 +26,12 @@
 //! - IMMA.16816 / .16832 (sm_80): A register 0 holds row g, columns 4t..4t+3 (byte i is
 //!   column 4t+i), register 1 row g+8; for k32 registers 2 and 3 the same at columns +16. B
 //!   register 0 holds rows 4t..4t+3 of column g (k32: register 1 rows +16). C/D are quads:
-//!   (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+//!   (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1). With 4-bit elements (IMMA.16832 and
+//!   .16864) a register holds eight nibbles, columns (rows) 8t..8t+7, and the second
+//!   register pair of A (of B: register 1) starts at column (row) 32.
+//! - HMMA.1684 (tf32, sm_80): A registers 0 and 1 hold (g, t) and (g+8, t), B (t, g).
+//! - BMMA.88128 (from sm_80 also `.AND.POPC`), BMMA.168128 / .168256 (sm_80): 32 bits to a
+//!   register in the layout of the 8-bit shapes (a register word is four bytes' span).
 //! - DMMA.884 (8x8x4 f64, sm_80): A and B are register pairs holding one f64, C and D quads
 //!   holding two: A holds (g, t), B (t, g), C/D (g, 2t) and (g, 2t+1) (PTX ISA, "Matrix
 //!   Fragments for mma.m8n8k4 with .f64 floating point type"; ptxas 13.5 compiles
@@ -50,7 +55,7 @@ use crate::decoded::{Decoded, Src, SrcOp};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
 use crate::exec::warp::{Row, WARP, Warp};
-use ptxc_sass::isa::values::{HmmaAType, HmmaCType, HmmaDType, ImmaElem, MmaLayout};
+use ptxc_sass::isa::values::{BmmaOp, HmmaAType, HmmaCType, HmmaDType, ImmaElem, MmaLayout};
 use ptxc_sass::isa::{Arch, Op, RZ};
 use ptxc_softfloat::{BF16, F16, F32, Format, Rounding, TF32, convert, tensor};
 
@@ -116,6 +121,11 @@ pub fn hmma1688(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
     hmma_m16n8(w, d, exec, 8)
 }
 
+/// HMMA.1684 (sm_80, tf32 only): D (16x8) = A (16x4) · B (4x8) + C.
+pub fn hmma1684(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    hmma_m16n8(w, d, exec, 4)
+}
+
 /// HMMA.16816 (sm_80): D (16x8) = A (16x16) · B (16x8) + C.
 pub fn hmma16816(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     hmma_m16n8(w, d, exec, 16)
@@ -149,7 +159,7 @@ fn hmma_m16n8(w: &mut Warp, d: &Decoded, exec: u32, k: usize) -> R {
     let wide = d.m.hmma_d == HmmaDType::F32;
     let acc = format_of(wide);
     let tf32 = dot.input == TF32;
-    let a_regs = if tf32 || k == 16 { 4 } else { 2 };
+    let a_regs = if k > 4 && (tf32 || k == 16) { 4 } else { 2 };
     let (a, b) = (tuple(w, &d.a, a_regs), tuple(w, &d.b, a_regs / 2));
     let c = tuple(w, &d.c, if wide { 4 } else { 2 });
     let sign = |neg: bool| if neg { dot.input.sign_bit() } else { 0 };
@@ -329,29 +339,75 @@ pub fn imma(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// BMMA.88128.XOR.POPC: D = C + popc(A_row XOR B_col) over the 128 bits.
+/// The bit operation of a BMMA (`.XOR` or, from sm_80 on, `.AND`) before its population
+/// count.
+fn bit_op(d: &Decoded) -> fn(u32, u32) -> u32 {
+    match d.m.bmma_op {
+        BmmaOp::Xor => |a, b| a ^ b,
+        BmmaOp::And => |a, b| a & b,
+    }
+}
+
+/// BMMA.88128.{XOR|AND}.POPC: D = C + popc(A_row op B_col) over the 128 bits.
 pub fn bmma(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let op = bit_op(d);
     int_mma(w, d, exec, |a, b, row, col| {
         (0..4)
-            .map(|t| (a[4 * row + t] ^ b[4 * col + t]).count_ones() as i64)
+            .map(|t| op(a[4 * row + t], b[4 * col + t]).count_ones() as i64)
             .sum()
     });
     Ok(())
 }
 
-/// IMMA.16816 / .16832 (sm_80): D (16x8 s32) = A (16xK) · B (Kx8) + C with 8-bit elements,
-/// exactly. A register `2 * (x / 16) + row / 8` of lane `4 * (row % 8) + (x % 16) / 4`
-/// holds element (row, x) as its byte `x % 4`; B register `x / 16` of lane
-/// `4 * n + (x % 16) / 4` element (x, n); C and D quads as HMMA's f32 accumulators.
+/// BMMA.168128 / .168256 (sm_80): D (16x8 s32) = C + popc(A_row op B_col) over K = 128 or
+/// 256 bits (PTX ISA, "Matrix Fragments for mma.m16n8k128 / m16n8k256" of `.b1`): word `w`
+/// (32 bits, bit i first) of row `r` of A is register `2 * (w / 4) + r / 8` of lane
+/// `4 * (r % 8) + w % 4`, word `w` of column `n` of B register `w / 4` of lane
+/// `4 * n + w % 4`; C and D quads as HMMA's f32 accumulators.
+pub fn bmma_m16n8(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    let words = if d.op == Op::Bmma168256 { 8 } else { 4 };
+    let (a, b, c) = (tuple(w, &d.a, words / 2), tuple(w, &d.b, words / 4), tuple(w, &d.c, 4));
+    let op = bit_op(d);
+    let mut out = [[0u32; WARP]; 4];
+    for l in 0..WARP {
+        for (j, o) in out.iter_mut().enumerate() {
+            let (row, col) = (l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
+            let sum: i64 = (0..words as usize)
+                .map(|x| {
+                    let av = a[2 * (x / 4) + row / 8][4 * (row % 8) + x % 4];
+                    let bv = b[x / 4][4 * col + x % 4];
+                    op(av, bv).count_ones() as i64
+                })
+                .sum();
+            o[l] = s32(c[j][l] as i32 as i64 + sum, d.m.sat_finite);
+        }
+    }
+    write_tuple(w, d, exec, &out);
+    Ok(())
+}
+
+/// IMMA.16816 / .16832 / .16864 (sm_80): D (16x8 s32) = A (16xK) · B (Kx8) + C with 8-bit
+/// or 4-bit elements, exactly. With `per` elements to a register (4 or 8) and `span = 4 *
+/// per` (the K one register row of a quad of lanes covers), A register
+/// `2 * (x / span) + row / 8` of lane `4 * (row % 8) + (x % span) / per` holds element
+/// (row, x) as its element `x % per`; B register `x / span` of lane `4 * n + (x % span) / per`
+/// element (x, n); C and D quads as HMMA's f32 accumulators (PTX ISA, "Matrix Fragments for
+/// mma.m16n8k16 / m16n8k32 / m16n8k64").
 pub fn imma_m16n8(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (ea, eb): (ImmaElem, ImmaElem) = (d.m.imma_a.elem(), d.m.imma_b.elem());
-    let k = if d.op == Op::Imma16832 { 32 } else { 16 };
-    let a = tuple(w, &d.a, (k / 8) as u8);
-    let b = tuple(w, &d.b, (k / 16) as u8);
+    let k: usize = match d.op {
+        Op::Imma16864 => 64,
+        Op::Imma16832 => 32,
+        _ => 16,
+    };
+    let per = (32 / ea.bits) as usize;
+    let span = 4 * per;
+    let a = tuple(w, &d.a, (2 * k / span) as u8);
+    let b = tuple(w, &d.b, (k / span) as u8);
     let c = tuple(w, &d.c, 4);
-    let lane_of = |row: usize, x: usize| 4 * (row % 8) + (x % 16) / 4;
-    let a_at = |r: usize, x: usize| packed(a[2 * (x / 16) + r / 8][lane_of(r, x)], x % 4, ea.bits, ea.signed);
-    let b_at = |x: usize, n: usize| packed(b[x / 16][lane_of(n, x)], x % 4, eb.bits, eb.signed);
+    let lane_of = |row: usize, x: usize| 4 * (row % 8) + (x % span) / per;
+    let a_at = |r: usize, x: usize| packed(a[2 * (x / span) + r / 8][lane_of(r, x)], x % per, ea.bits, ea.signed);
+    let b_at = |x: usize, n: usize| packed(b[x / span][lane_of(n, x)], x % per, eb.bits, eb.signed);
     let mut out = [[0u32; WARP]; 4];
     for l in 0..WARP {
         for (j, o) in out.iter_mut().enumerate() {

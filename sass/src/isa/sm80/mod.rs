@@ -32,8 +32,8 @@ use super::desc::Op;
 /// Adds the Ampere and Ada deltas to the core forms.
 pub fn apply(forms: &mut Vec<Form>) {
     // Turing's tensor-core forms end at sm_75: Ampere drops HMMA.884 and re-encodes the
-    // shapes; its HMMA.16816, HMMA.1688 and IMMA.16816/.16832 are in [`mma`] (IMMA.8816,
-    // .8832 and BMMA are not described for it yet).
+    // shapes (the IMMA shape field grows bit 86, BMMA gains `.AND` and the m16n8 shapes);
+    // all of its forms, Turing's shapes included, are in [`mma`].
     ended(forms, Arch::Sm80, |f| {
         matches!(f.op, Op::Hmma884 | Op::Hmma1688 | Op::Imma | Op::Bmma)
     });
