@@ -113,11 +113,11 @@ const CASES: &[(Src, &str, u32, u32)] = &[
     ),
     (
         Whole(
-            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nmbarrier.init.b64 [0], 1;\nret;\n}\n",
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nmbarrier.init.global.b64 [0], 1;\nret;\n}\n",
         ),
-        "ptxc implements `mbarrier` on `.shared` addresses only (write `.shared`)",
+        "`mbarrier` does not take `.global`",
         6,
-        1,
+        15,
     ),
     (
         Kernel("cvt.rn.bf16.f32 %rs1, %f1;"),

@@ -743,7 +743,7 @@ pub fn cp_async_operands(m: &Mods) -> &'static str {
     }
 }
 
-/// `mbarrier` (sm_80): one operation; on `.shared` addresses; `.noComplete` on an arrival
+/// `mbarrier` (sm_80): one operation; on `.shared` or generic addresses; `.noComplete` on an arrival
 /// with a count (an arrival with a count but without `.noComplete`, and `try_wait`, need
 /// sm_90, as ptxas says); `.parity` on `test_wait`; `.release` on arrivals, `.acquire` on
 /// `test_wait`, both `.cta` only.
@@ -766,13 +766,6 @@ pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
         return Err("`mbarrier.pending_count` reads a state, it takes no state space"
             .to_string()
             .into());
-    }
-    if !pending && m.space != Some(crate::ast::StateSpace::Shared) {
-        return Err(
-            "ptxc implements `mbarrier` on `.shared` addresses only (write `.shared`)"
-                .to_string()
-                .into(),
-        );
     }
     let (order_ok, order) = match m.order {
         None => (true, ""),

@@ -1,4 +1,4 @@
-//! `mbarrier` on shared memory (sm_80), lowered as ptxas lowers it for sm_80..sm_89 (the
+//! `mbarrier` on shared memory (sm_80), named by a shared or a generic address, lowered as ptxas lowers it for sm_80..sm_89 (the
 //! barrier layout is in `docs/MBARRIER.md`): `init` stores the two words `0x40000000 - n`
 //! and `0x80000000 - n`; an arrival is a CTA fence and `atom.arrive` (ATOMS.ARRIVE.64); an
 //! arrival with a count (`.noComplete`) adds the count to the high word; `arrive_drop` first
@@ -33,7 +33,21 @@ impl Lowerer<'_> {
         let Address::Value(addr, space, offset) = self.address(inst, at)? else {
             return Err(LowerError::new("`mbarrier` needs a shared-memory address", inst.span));
         };
-        let bar = Barrier { addr, space, offset };
+        let bar = match space {
+            // A generic address of a barrier is one in the shared window (the PTX ISA asks
+            // for a shared-memory barrier): converted, the shared operations follow. ptxas
+            // uses generic memory operations instead (docs/MBARRIER.md); the result is the same.
+            Space::Generic => {
+                let ty = self.func.ty(addr);
+                let addr = self.emit(Opcode::FromGeneric, ty, &[addr], Aux::Space(Space::Shared));
+                Barrier {
+                    addr,
+                    space: Space::Shared,
+                    offset,
+                }
+            }
+            _ => Barrier { addr, space, offset },
+        };
         if m.has_flag("init") {
             return self.mbarrier_init(inst, bar);
         }
