@@ -120,6 +120,30 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         15,
     ),
     (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\ncreatepolicy.fractional.global.L2::evict_last.b64 %rd1, 1.0;\nret;\n}\n",
+        ),
+        "`createpolicy.fractional` takes no state space (`.global` is for `.range`)",
+        6,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\ncreatepolicy.range.fractional.L2::evict_last.b64 %rd1, [%rd2], 1, 2;\nret;\n}\n",
+        ),
+        "`createpolicy` takes only one of `.fractional` or `.range`",
+        6,
+        1,
+    ),
+    (
+        Whole(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\ncreatepolicy.range.b64 %rd1, [%rd2], 1, 2;\nret;\n}\n",
+        ),
+        "`createpolicy.range` needs a primary priority (e.g. `.L2::evict_last`)",
+        6,
+        1,
+    ),
+    (
         Kernel("cvt.rn.bf16.f32 %rs1, %f1;"),
         "`.bf16` needs sm_80 (target is sm_75)",
         11,

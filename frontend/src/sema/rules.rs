@@ -820,11 +820,6 @@ pub fn mbarrier_operands(m: &Mods) -> &'static str {
 /// eviction priority and an optional secondary (`.L2::evict_unchanged` or `.L2::evict_first`).
 pub fn createpolicy(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let mode = if m.has_flag("range") { "range" } else { "fractional" };
-    if m.has_flag("range") && m.has_flag("fractional") {
-        return Err("`createpolicy` is `.fractional` or `.range`, not both"
-            .to_string()
-            .into());
-    }
     if m.space.is_some() && mode == "fractional" {
         return Err(
             "`createpolicy.fractional` takes no state space (`.global` is for `.range`)"
