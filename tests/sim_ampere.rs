@@ -92,13 +92,6 @@ fn spec(dir: &Path) -> LaunchSpec {
     }
 }
 
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
 /// Runs a cubin on the timed engine: its output words, or why not.
 fn simulate(cubin: &[u8], spec: &LaunchSpec) -> Result<Vec<u32>, String> {
     let out = run(cubin, spec, &RunOptions::default())?;

@@ -54,29 +54,7 @@ fn spec(arch: Arch, kernel: &str, a: &[u32], d_len: usize) -> LaunchSpec {
             len: d_len,
         },
     );
-    LaunchSpec {
-        kernel: kernel.to_string(),
-        grid: [1, 1, 1],
-        block: [64, 1, 1],
-        dynamic_shared_bytes: 0,
-        params: ["a", "d"]
-            .iter()
-            .map(|b| ParamSpec::Ptr {
-                buffer: b.to_string(),
-                offset: 0,
-            })
-            .collect(),
-        buffers,
-        symbols: BTreeMap::new(),
-        limits: Default::default(),
-    }
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    one_block_spec(kernel, 64, buffers, &["a", "d"])
 }
 
 /// Host reference of `cache_hints`: `d[k * 64 + t] = a[k * 64 + t] + k + 1`.

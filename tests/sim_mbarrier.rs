@@ -12,7 +12,7 @@
 mod common;
 
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
 use ptxc::run::{RunOptions, run, run_mir};
 use ptxc_sass::isa::Arch;
 use std::collections::BTreeMap;
@@ -62,29 +62,7 @@ fn spec(dir: &Path) -> LaunchSpec {
             len: OUT_WORDS,
         },
     );
-    LaunchSpec {
-        kernel: "mbarrier".to_string(),
-        grid: [1, 1, 1],
-        block: [THREADS as u32, 1, 1],
-        dynamic_shared_bytes: 0,
-        params: ["in", "out"]
-            .iter()
-            .map(|b| ParamSpec::Ptr {
-                buffer: b.to_string(),
-                offset: 0,
-            })
-            .collect(),
-        buffers,
-        symbols: BTreeMap::new(),
-        limits: Default::default(),
-    }
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    one_block_spec("mbarrier", THREADS as u32, buffers, &["in", "out"])
 }
 
 /// Runs a cubin on the timed engine: its output words, or why not.

@@ -132,13 +132,6 @@ fn simulate(cubin: &[u8], spec: &LaunchSpec) -> Result<Vec<u32>, String> {
     Ok(words(&out.buffers["out"].bytes))
 }
 
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
 /// The differences between two output arrays (thread, output index, values), at most 6.
 fn differences(n_out: usize, want: &[u32], got: &[u32]) -> Vec<String> {
     want.iter()

@@ -5,6 +5,7 @@ pub mod elem;
 pub mod five_ways;
 pub mod zluda;
 
+use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -134,4 +135,38 @@ pub fn ptxas_for(arch: &str, ptx: &Path, out: &Path) {
         &[&flag, "-O3", ptx.to_str().unwrap(), "-o", out.to_str().unwrap()],
     );
     assert!(o.status.success(), "ptxas failed: {}", text(&o.stderr));
+}
+
+/// A launch of `kernel` as one block of `threads` threads, whose parameters are pointers to
+/// the start of the named `buffers`, in the order of `params`.
+pub fn one_block_spec(
+    kernel: &str,
+    threads: u32,
+    buffers: BTreeMap<String, BufferInit>,
+    params: &[&str],
+) -> LaunchSpec {
+    LaunchSpec {
+        kernel: kernel.to_string(),
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        dynamic_shared_bytes: 0,
+        params: params
+            .iter()
+            .map(|b| ParamSpec::Ptr {
+                buffer: b.to_string(),
+                offset: 0,
+            })
+            .collect(),
+        buffers,
+        symbols: BTreeMap::new(),
+        limits: Default::default(),
+    }
+}
+
+/// Little-endian 32-bit words of `bytes`.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
