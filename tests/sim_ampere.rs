@@ -11,7 +11,7 @@
 mod common;
 
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
 use ptxc::run::{RunOptions, run, run_mir};
 use ptxc_sass::isa::Arch;
 use std::collections::BTreeMap;
@@ -74,22 +74,7 @@ fn spec(dir: &Path) -> LaunchSpec {
             len: THREADS * OUT_PER_THREAD,
         },
     );
-    LaunchSpec {
-        kernel: "cp_async".to_string(),
-        grid: [1, 1, 1],
-        block: [THREADS as u32, 1, 1],
-        dynamic_shared_bytes: 0,
-        params: ["in", "out"]
-            .iter()
-            .map(|b| ParamSpec::Ptr {
-                buffer: b.to_string(),
-                offset: 0,
-            })
-            .collect(),
-        buffers,
-        symbols: BTreeMap::new(),
-        limits: Default::default(),
-    }
+    one_block_spec("cp_async", THREADS as u32, buffers, &["in", "out"])
 }
 
 /// Runs a cubin on the timed engine: its output words, or why not.

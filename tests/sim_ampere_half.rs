@@ -26,7 +26,7 @@ mod common;
 
 use common::five_ways::{Cubins, Via, WAYS};
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
 use ptxc_sass::isa::Arch;
 use ptxc_softfloat::{self as sf, BF16, F16, F32, Format, Rounding};
 use std::collections::BTreeMap;
@@ -414,22 +414,7 @@ fn spec(dir: &std::path::Path, m: &Module, inputs: &[In]) -> LaunchSpec {
             len: THREADS * m.ops.len(),
         },
     );
-    LaunchSpec {
-        kernel: m.kernel.to_string(),
-        grid: [1, 1, 1],
-        block: [THREADS as u32, 1, 1],
-        dynamic_shared_bytes: 0,
-        params: ["a", "b", "c", "x", "y", "d"]
-            .iter()
-            .map(|b| ParamSpec::Ptr {
-                buffer: b.to_string(),
-                offset: 0,
-            })
-            .collect(),
-        buffers,
-        symbols: BTreeMap::new(),
-        limits: Default::default(),
-    }
+    one_block_spec(m.kernel, THREADS as u32, buffers, &["a", "b", "c", "x", "y", "d"])
 }
 
 /// d's words after running `spec` `via` (zero hazards and stray accesses).

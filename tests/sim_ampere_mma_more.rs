@@ -28,7 +28,7 @@ mod common;
 
 use common::five_ways::Cubins;
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
 use ptxc_sass::isa::Arch;
 use std::collections::BTreeMap;
 
@@ -253,22 +253,7 @@ fn spec(dir: &std::path::Path, kernel: &str, inputs: [&[u32]; 3], d_words: usize
             len: d_words,
         },
     );
-    LaunchSpec {
-        kernel: kernel.to_string(),
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
-        dynamic_shared_bytes: 0,
-        params: ["a", "b", "c", "d"]
-            .iter()
-            .map(|b| ParamSpec::Ptr {
-                buffer: b.to_string(),
-                offset: 0,
-            })
-            .collect(),
-        buffers,
-        symbols: BTreeMap::new(),
-        limits: Default::default(),
-    }
+    one_block_spec(kernel, 32, buffers, &["a", "b", "c", "d"])
 }
 
 /// One product term of the reference.

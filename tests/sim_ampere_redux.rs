@@ -66,22 +66,7 @@ fn spec(arch: Arch, case: usize, a: &[u32; 32]) -> LaunchSpec {
             len: 320,
         },
     );
-    LaunchSpec {
-        kernel: "redux_all".to_string(),
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
-        dynamic_shared_bytes: 0,
-        params: ["a", "d"]
-            .iter()
-            .map(|b| ParamSpec::Ptr {
-                buffer: b.to_string(),
-                offset: 0,
-            })
-            .collect(),
-        buffers,
-        symbols: BTreeMap::new(),
-        limits: Default::default(),
-    }
+    one_block_spec("redux_all", 32, buffers, &["a", "d"])
 }
 
 /// Inputs: small and large values of both signs, and a pseudo-random warp.

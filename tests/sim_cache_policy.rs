@@ -205,22 +205,7 @@ fn range_spec(arch: Arch, inputs: &[(u64, u32, u32)]) -> LaunchSpec {
             len: 8 * inputs.len(),
         },
     );
-    LaunchSpec {
-        kernel: "createpolicy_range".to_string(),
-        grid: [1, 1, 1],
-        block: [inputs.len() as u32, 1, 1],
-        dynamic_shared_bytes: 0,
-        params: ["a", "s", "d"]
-            .iter()
-            .map(|b| ParamSpec::Ptr {
-                buffer: b.to_string(),
-                offset: 0,
-            })
-            .collect(),
-        buffers,
-        symbols: BTreeMap::new(),
-        limits: Default::default(),
-    }
+    one_block_spec("createpolicy_range", inputs.len() as u32, buffers, &["a", "s", "d"])
 }
 
 /// `createpolicy.range` (`tests/ampere/createpolicy_range.ptx`): ptxas's and ptxc's cubins on
