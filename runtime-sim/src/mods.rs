@@ -383,6 +383,8 @@ impl Mods {
             // Addressing: read with the operands (`Addr::wide`, the base's width suffix, a
             // uniform register that is a memory descriptor).
             Mod::E | Mod::Desc | Mod::PolicyDesc => {}
+            // The operation of generic mbarrier ATOMs is their Op (one form each).
+            Mod::MbarrierOp => {}
             Mod::MergeC => self.merge_c = on,
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.

@@ -253,6 +253,12 @@ pub enum Op {
     /// `ATOMS.ARRIVE.64 Rd, [A+URb]` (sm_80, PTX `mbarrier.arrive`): one arrival on the
     /// 64-bit shared-memory barrier at the address; the old barrier to the register pair Rd.
     AtomsArrive,
+    /// `ATOM.E.ARRIVE.64 Pd, Rd, [A+URc]` (sm_80, ptxas's `mbarrier.arrive` on a generic
+    /// address): [`Op::AtomsArrive`] through a generic address.
+    AtomArrive,
+    /// `ATOM.E.POPC.INC.32 Pd, Rd, [A+URc]` (sm_80, ptxas's `mbarrier.arrive_drop` on a
+    /// generic address): [`Op::AtomsPopcInc`] through a generic address.
+    AtomPopcInc,
     /// `LDGSTS [shared], [global], Pc` (sm_80, PTX `cp.async`): an asynchronous copy of 4, 8
     /// or 16 bytes from global to shared memory, completed by the next LDGDEPBAR's group.
     Ldgsts,

@@ -210,6 +210,8 @@ pub enum Mod {
     ImmaBType,
     /// BMMA's bit operation ([`BmmaOp`], sm_80 on).
     BmmaOp,
+    /// The mbarrier operation of generic ATOM ([`MbarrierOp`], sm_80 on).
+    MbarrierOp,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -327,6 +329,7 @@ impl Mod {
             Mod::ImmaAType => values::<ImmaAType>(self),
             Mod::ImmaBType => values::<ImmaBType>(self),
             Mod::BmmaOp => values::<BmmaOp>(self),
+            Mod::MbarrierOp => values::<MbarrierOp>(self),
         }
     }
 }

@@ -945,6 +945,17 @@ values! {
     }
 }
 
+values! {
+    /// The mbarrier operation of generic `ATOM` (sm_80 bits 87..90, where the ordinary
+    /// atomics keep their operation; other codes are illegal under nvdisasm).
+    MbarrierOp for MbarrierOp, absent Arrive {
+        /// `.ARRIVE`: one arrival on a 64-bit barrier.
+        Arrive = 9,
+        /// `.POPC.INC`: each active lane adds one to a 32-bit word.
+        PopcInc = 10,
+    }
+}
+
 /// Element type of an IMMA operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ImmaElem {

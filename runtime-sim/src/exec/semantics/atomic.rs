@@ -145,7 +145,7 @@ pub fn red(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     run(ctx, w, d, exec).map(|_| ())
 }
 
-/// ATOMS.POPC.INC.32 (sm_80): every active lane adds one to its shared word (ptxas's
+/// ATOMS.POPC.INC.32 and generic ATOM.E.POPC.INC.32 (sm_80): every active lane adds one to its shared word (ptxas's
 /// `atom.shared.add.u32 [a], 1` whose result is unused). ptxas writes RZ as the destination;
 /// what a lane would receive is not established, so a destination register faults.
 pub fn atoms_popc_inc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
@@ -181,7 +181,7 @@ pub fn mbarrier_arrive(old: u64) -> u64 {
     (n as u64) << 32 | lo as u64
 }
 
-/// ATOMS.ARRIVE.64 (sm_80, ptxas's `mbarrier.arrive`): every active lane, in lane order,
+/// ATOMS.ARRIVE.64 and generic ATOM.E.ARRIVE.64 (sm_80, ptxas's `mbarrier.arrive`): every active lane, in lane order,
 /// arrives on its barrier ([`mbarrier_arrive`]) and receives the barrier as it was before.
 pub fn atoms_arrive(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let Some(a) = d.addr else { return Ok(()) };

@@ -57,7 +57,7 @@ pub fn space_of_op(op: Op) -> Space {
         | Op::ArrivesLdgstsbar
         | Op::Ldsm => Space::Shared,
         Op::Ldl | Op::Stl => Space::Local,
-        Op::Ld | Op::St | Op::Atom | Op::AtomCas => Space::Generic,
+        Op::Ld | Op::St | Op::Atom | Op::AtomCas | Op::AtomArrive | Op::AtomPopcInc => Space::Generic,
         _ => Space::Global,
     }
 }

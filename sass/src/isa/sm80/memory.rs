@@ -65,7 +65,7 @@ const LOAD: ModDesc = modifier(Mod::Order, 77, 4, LOAD_ORDER, 0);
 /// Semantics and scope of stores (default weak).
 const STORE: ModDesc = modifier(Mod::Order, 77, 4, STORE_ORDER, 0);
 /// Semantics and scope of atomics and reductions (default `.STRONG.SYS`, as sm_75's).
-const ATOMIC: ModDesc = modifier(Mod::Order, 77, 4, STORE_ORDER, 10);
+pub(super) const ATOMIC: ModDesc = modifier(Mod::Order, 77, 4, STORE_ORDER, 10);
 /// The descriptor flag of the uniform-address loads and stores.
 pub(super) const DESC76: ModDesc = flag!(Mod::Desc, 76, "");
 /// The cache-policy flag of the descriptor of loads and stores (bit 101): `desc[URx]`.

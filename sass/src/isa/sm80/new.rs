@@ -15,12 +15,16 @@
 //! * `ATOMS.POPC.INC.32 Rd, [A+URb]` (0xf8c): shared-memory increment by the active lanes.
 //! * `ATOMS.ARRIVE.64 Rd, [A+URb]` (0xf8c, bits 87..90 = 0b1001): one arrival on the
 //!   `mbarrier` at the address (ptxas's `mbarrier.arrive`, see `docs/MBARRIER.md`).
+//! * `ATOM.E.ARRIVE.64` / `ATOM.E.POPC.INC.32 Pd, Rd, [A+URc]` (0xf8a, bit 91 set; operation
+//!   87..90 = 0b1001 / 0b1010): the same two on a generic address (ptxas's `mbarrier` on a
+//!   generic address); order, cache and type fields as the uniform-address ATOM's.
 
 use crate::flag;
 use crate::isa::arch::{Arch, Archs};
 use crate::isa::build::*;
 use crate::isa::desc::{Form, ImmStyle, LatCat as L, ModDesc, Op, OperandDesc, Pipe, Role};
-use crate::isa::sm75::mem::{UrAt, address};
+use crate::isa::sm75::mem::{CACHE, E, UrAt, address, address_with_width_bit};
+use crate::isa::values::MbarrierOp;
 
 /// Adds the new forms (HFMA2.MMA is derived from the core's HFMA2).
 pub fn add(forms: &mut Vec<Form>) {
@@ -36,6 +40,8 @@ pub fn add(forms: &mut Vec<Form>) {
     forms.push(redux());
     forms.push(atoms_popc_inc());
     forms.push(atoms_arrive());
+    forms.push(atom_mbarrier(MbarrierOp::Arrive));
+    forms.push(atom_mbarrier(MbarrierOp::PopcInc));
 }
 
 /// `HFMA2.MMA`: the core HFMA2 form with opcode 0x?35, no swizzles and no `.F32`.
@@ -201,6 +207,41 @@ fn atoms_arrive() -> Form {
         .mods([modifier(Mod::AtomType, 73, 2, &[(2, ".64")], 2)])
         .fixed(87, 4, 0b1001)
         .fixed(UNIFORM_BIT, 1, 1)
+        .timing(L::Decoupled, Pipe::Lsu)
+        .reads_late()
+        .build()
+}
+
+/// Generic `ATOM.E.ARRIVE.64` / `ATOM.E.POPC.INC.32` (0xf8a): Pd 81..83, Rd, the address
+/// `[Ra+URc+offset]` with its width in bit 70; type 73..76, order 77..80 as the other
+/// sm_80 atomics (ptxas writes `.STRONG.SM`), cache 84..86. Bits 71 and 101..103 print
+/// nothing under nvdisasm and stay clear.
+fn atom_mbarrier(op: MbarrierOp) -> Form {
+    const ARRIVE: &[(u16, &str)] = &[(9, ".ARRIVE")];
+    const POPC_INC: &[(u16, &str)] = &[(10, ".POPC.INC")];
+    const B64: &[(u16, &str)] = &[(2, ".64")];
+    const B32: &[(u16, &str)] = &[(0, ".32")];
+    let (kind, ops, types, width) = match op {
+        MbarrierOp::Arrive => (Op::AtomArrive, ARRIVE, B64, 2),
+        MbarrierOp::PopcInc => (Op::AtomPopcInc, POPC_INC, B32, 1),
+    };
+    form("ATOM", kind, 0xf8a)
+        .archs(Archs::since(Arch::Sm80))
+        .ops([
+            pred(Role::PredDst0, 81, None, false),
+            rd().width(width),
+            address_with_width_bit(UrAt::C, bits(40, 24), Some(70), false),
+        ])
+        .mods([
+            E,
+            modifier(Mod::MbarrierOp, 87, 4, ops, ops[0].0),
+            CACHE,
+            modifier(Mod::AtomType, 73, 4, types, types[0].0),
+            super::memory::ATOMIC,
+        ])
+        .fixed(71, 1, 0)
+        .fixed(UNIFORM_BIT, 1, 1)
+        .invalid_when(&[(72, false), (70, true)])
         .timing(L::Decoupled, Pipe::Lsu)
         .reads_late()
         .build()
