@@ -8,6 +8,10 @@
 //! `.NA`, `.LTC64B`, `.LTC128B`, `.LTC256B`), access by access, so a hint dropped or
 //! misplaced fails even though the results cannot show it.
 //!
+//! `.L2::cache_hint` (`tests/ampere/cache_policy_hint.ptx`, `cache_policy_computed.ptx`): both
+//! compilers' cubins name the policy pair as the access's descriptor (`desc[UR4]`) on the same
+//! accesses, and all five ways equal the host reference.
+//!
 //! Needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 
 mod common;
@@ -221,7 +225,7 @@ fn reference_policy(a: &[u32]) -> Vec<u32> {
 /// access names as its descriptor, `LDG.E R0, desc[UR4][R2.64]`, also on LDG.CONSTANT, STG,
 /// LD, ST and LDGSTS. ptxas's cubin runs on both engines with zero hazards (the hazard
 /// model reads the descriptor pair) and the host's results, and `ptxc disasm` prints every
-/// descriptor as nvdisasm does. ptxc itself refuses the qualifier with its location.
+/// descriptor as nvdisasm does.
 #[test]
 fn ptxas_cache_policy_hints_run_on_both_engines() {
     use ptxc::run::{RunOptions, run};
@@ -272,11 +276,100 @@ fn ptxas_cache_policy_hints_run_on_both_engines() {
             );
         }
     }
-    let o = ptxc(&["compile", "--arch", "sm_80", "-o", "/dev/null", ptx.to_str().unwrap()]);
-    let err = text(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("cp.async.L2::cache_hint") && err.contains(":32:"),
-        "{err}"
+}
+
+/// The opcodes of the accesses in `cubin`'s nvdisasm listing that name a cache-policy
+/// descriptor (`desc[URx]`), sorted, generic accesses read as global ones (ptxc selects
+/// LDG/STG where no generic pointer can leave global memory, ptxas keeps LD/ST):
+/// `LDG.E.EL`, `LDGSTS.E.BYPASS.128`, `STG.E.64`.
+fn policy_accesses(cubin: &Path) -> Vec<String> {
+    let out = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
+    assert!(out.status.success(), "nvdisasm: {}", text(&out.stderr));
+    let mut v: Vec<String> = listing_by_section(&text(&out.stdout))
+        .values()
+        .filter(|i| i.contains("desc[UR"))
+        .filter_map(|i| i.split_whitespace().next())
+        .map(|op| {
+            let op = op.to_string();
+            match op.split_once('.') {
+                Some(("LD", rest)) => format!("LDG.{rest}"),
+                Some(("ST", rest)) => format!("STG.{rest}"),
+                _ => op,
+            }
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs `kernel` of `tests/ampere/{kernel}.ptx` five ways on `arch` (ptxc's cubin too, with
+/// zero hazards; `params` after `a` and `d`) and checks that ptxc's cubin names a cache-policy
+/// descriptor on the same accesses as ptxas's (at least `min` of them): a dropped hint fails.
+fn policy_five_ways(arch: Arch, kernel: &str, a: &[u32], params: Vec<ParamSpec>, min: usize) -> Vec<u32> {
+    let ptx = root().join(format!("tests/ampere/{kernel}.ptx"));
+    let cubins = Cubins::new(arch, &ptx, kernel);
+    let mut spec = spec(arch, kernel, a, 256);
+    spec.params.extend(params);
+    let d = words(&cubins.agree(&spec, "d"));
+    let dir = scratch(&format!("sim_{kernel}_listing_{}", arch.name()));
+    let (theirs, ours) = (dir.join("ptxas.cubin"), dir.join("ptxc.cubin"));
+    ptxas_for(arch.name(), &ptx, &theirs);
+    let o = ptxc(&[
+        "compile",
+        "--arch",
+        arch.name(),
+        "-o",
+        ours.to_str().unwrap(),
+        ptx.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
+    let (theirs, ours) = (policy_accesses(&theirs), policy_accesses(&ours));
+    assert!(theirs.len() >= min, "{}: ptxas's descriptors: {theirs:?}", arch.name());
+    assert_eq!(
+        ours,
+        theirs,
+        "{} {kernel}: ptxc's cache-policy accesses differ from ptxas's",
+        arch.name()
     );
-    assert!(err.contains("ld.L2::cache_hint") && err.contains(":34:"), "{err}");
+    d
+}
+
+/// ptxc compiles `.L2::cache_hint` (`tests/ampere/cache_policy_hint.ptx`: the policy from a
+/// parameter and from createpolicy.fractional) on sm_80, sm_86 and sm_89: five ways equal to
+/// the host reference, and `desc[UR4]` on every access ptxas gives a descriptor.
+#[test]
+fn ptxc_cache_policy_hints_agree_five_ways_and_match_ptxas() {
+    let a = input(320);
+    let pol = ParamSpec::Scalar {
+        kind: Scalar::U64,
+        bytes: 0x1000_0000_0000_0000u64.to_le_bytes().to_vec(),
+    };
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+        let d = policy_five_ways(arch, "cache_policy_hint", &a, vec![pol.clone()], 9);
+        assert_eq!(d, reference_policy(&a), "{}", arch.name());
+    }
+}
+
+/// Host reference of `cache_policy_computed` (`tests/ampere/cache_policy_computed.ptx`).
+fn reference_computed(a: &[u32]) -> Vec<u32> {
+    let mut d = vec![0u32; 256];
+    for t in 0..64 {
+        d[t] = (0..4).fold(0u32, |s, k| s.wrapping_add(a[4 * t + k]));
+        d[64 + t] = a[256 + 2 * t].wrapping_add(5);
+        d[128 + 2 * t] = a[256 + 2 * t] ^ a[257 + 2 * t];
+        d[129 + 2 * t] = a[257 + 2 * t];
+    }
+    d
+}
+
+/// A policy computed at run time (`tests/ampere/cache_policy_computed.ptx`): ptxc moves it
+/// into UR4:UR5 with two R2UR, as ptxas does; cp.async.cg, cp.async.ca with a src-size, a
+/// vector load and vector and scalar stores, on sm_80, sm_86 and sm_89.
+#[test]
+fn ptxc_computed_cache_policy_agrees_five_ways_and_matches_ptxas() {
+    let a = input(400);
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+        let d = policy_five_ways(arch, "cache_policy_computed", &a, vec![], 6);
+        assert_eq!(d, reference_computed(&a), "{}", arch.name());
+    }
 }

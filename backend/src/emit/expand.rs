@@ -79,9 +79,9 @@ impl Expander<'_> {
                 offset,
                 reg: Some(self.phys(self.loc(locs, base)?)?),
             },
-            MOp::Mem { base, offset } => V::Mem {
+            MOp::Mem { base, offset, uniform } => V::Mem {
                 base: self.phys(self.loc(locs, base)?)?,
-                uniform: None,
+                uniform,
                 offset,
                 scale: 0,
             },

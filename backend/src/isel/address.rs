@@ -181,7 +181,11 @@ impl Isel<'_> {
                 offset,
                 reg: Some(RZ),
             }),
-            (_, Some(base)) => MOp::Mem { base, offset },
+            (_, Some(base)) => MOp::Mem {
+                base,
+                offset,
+                uniform: None,
+            },
             (_, None) => MOp::Fixed(V::Mem {
                 base: RZ,
                 uniform: None,

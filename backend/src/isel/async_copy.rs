@@ -87,6 +87,11 @@ impl Isel<'_> {
             _ => Prefetch::None,
         };
         let cached = imm & ptxc_mir::lower::CP_ASYNC_CG == 0;
+        // `.L2::cache_hint`: the policy is the last argument.
+        let (args, policy) = match imm & ptxc_mir::lower::CP_ASYNC_POLICY {
+            0 => (args, None),
+            _ => (&args[..args.len() - 1], args.last().copied()),
+        };
         let to = self.mem_operand_within(args[0], 0, Space::Shared, SHARED_OFFSETS)?;
         let (from, guard) = match args.get(2) {
             None => (
@@ -98,21 +103,27 @@ impl Isel<'_> {
                 (from, Some(p))
             }
         };
-        let wide = SrcMods {
-            swizzle: 1,
-            ..SrcMods::default()
-        };
-        let mut srcs: Vec<(Role, Arg)> = vec![(Role::Addr, Arg::op(to)), (Role::SrcAddr, Arg::Op(from, wide))];
-        if let Some(p) = guard {
-            srcs.push((Role::PredSrc0, Arg::op(p)));
-        }
-        let mods: [ModSet; 5] = [
+        let mut mods: Vec<ModSet> = vec![
             size.set(),
             Mod::L1Allocate.flag(cached),
             prefetch.set(),
             Mod::Zfill.flag(guard.is_some()),
-            Mod::Desc.flag(false),
         ];
+        let from = match policy {
+            Some(p) => self.policy_descriptor(p, from, &mut mods)?,
+            None => {
+                mods.push(Mod::Desc.flag(false));
+                let wide = SrcMods {
+                    swizzle: 1,
+                    ..SrcMods::default()
+                };
+                Arg::Op(from, wide)
+            }
+        };
+        let mut srcs: Vec<(Role, Arg)> = vec![(Role::Addr, Arg::op(to)), (Role::SrcAddr, from)];
+        if let Some(p) = guard {
+            srcs.push((Role::PredSrc0, Arg::op(p)));
+        }
         self.emit_sass(Op::Ldgsts, &[], &srcs, &mods, None)
     }
 
@@ -162,6 +173,7 @@ impl Isel<'_> {
             MOp::Mem {
                 base: addr,
                 offset: k as i32,
+                uniform: None,
             },
             MOp::Pred(p, false),
         ))

@@ -77,9 +77,9 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
             offset,
             reg: Some(0),
         },
-        MOp::Mem { offset, .. } => V::Mem {
+        MOp::Mem { offset, uniform, .. } => V::Mem {
             base: 0,
-            uniform: None,
+            uniform,
             offset,
             scale: 0,
         },

@@ -97,7 +97,14 @@ impl Isel<'_> {
                 (Role::PredDst0, MOp::Pred(p, false)),
                 (Role::Dst, MOp::Fixed(V::Reg(RZ))),
             ],
-            &[(Role::Addr, Arg::op(MOp::Mem { base, offset: 0 }))],
+            &[(
+                Role::Addr,
+                Arg::op(MOp::Mem {
+                    base,
+                    offset: 0,
+                    uniform: None,
+                }),
+            )],
             &[Mod::E.flag(true), code.set()],
             None,
         )

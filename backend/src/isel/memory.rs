@@ -128,21 +128,20 @@ impl Isel<'_> {
             results = results[first..first + n].iter().copied().collect();
         }
         let bytes = self.access_shape(ty, results.len())?;
-        let mods = self.mem_mods(&info, bytes)?;
+        let mut mods = self.mem_mods(&info, bytes)?;
+        let policy = info.hint.policy.then(|| data.args[data.args.len() - 1]);
         let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
+        let addr = match policy {
+            Some(p) => self.policy_descriptor(p, addr, &mut mods)?,
+            None => Arg::op(addr),
+        };
         let d = if results.len() == 1 {
             self.def_reg(results[0])
         } else {
             self.vcode.new_vreg(tuple_class(bytes))
         };
         let (op, _) = ops_of(info.space, self.generic_is_global());
-        self.emit_sass(
-            op,
-            &[(Role::Dst, MOp::Reg(d))],
-            &[(Role::Addr, Arg::op(addr))],
-            &mods,
-            None,
-        )?;
+        self.emit_sass(op, &[(Role::Dst, MOp::Reg(d))], &[(Role::Addr, addr)], &mods, None)?;
         self.note_partly_used(&results, ty, bytes);
         if results.len() > 1 && ty.bytes() < 4 {
             self.split_narrow(&results, ty, d, bytes)?;
@@ -300,18 +299,18 @@ impl Isel<'_> {
             return Err(self.unsupported(format!("stores to {}-space memory", info.space.name())));
         };
         let data = &self.func.insts[inst];
-        let (ty, values) = (data.ty, data.args[1..].to_vec());
+        // `.L2::cache_hint`: the policy follows the values.
+        let n = data.args.len() - usize::from(info.hint.policy);
+        let (ty, values, policy) = (data.ty, data.args[1..n].to_vec(), data.args.get(n).copied());
         let bytes = self.access_shape(ty, values.len())?;
-        let mods = self.mem_mods(&info, bytes)?;
+        let mut mods = self.mem_mods(&info, bytes)?;
         let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
         let v = self.store_data(ty, &values, bytes)?;
-        self.emit_sass(
-            op,
-            &[],
-            &[(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(v))],
-            &mods,
-            None,
-        )
+        let addr = match policy {
+            Some(p) => self.policy_descriptor(p, addr, &mut mods)?,
+            None => Arg::op(addr),
+        };
+        self.emit_sass(op, &[], &[(Role::Addr, addr), (Role::Data, Arg::op(v))], &mods, None)
     }
 
     /// The register (or tuple) holding the data of a store.

@@ -25,6 +25,7 @@ mod ifconvert;
 mod mathfn;
 mod memory;
 mod operand;
+mod policy;
 mod reconverge;
 mod subword;
 mod tensor;

@@ -79,9 +79,13 @@ fn class_of(inst: &MInst, cache: &mut HashMap<Op, Class>) -> Class {
     }
 }
 
-/// Whether `op` names a uniform register other than URZ.
+/// Whether `op` names a uniform register other than URZ (REDUX's, or the cache-policy pair
+/// of an access's memory descriptor).
 fn names_uniform_register(op: &MOp) -> bool {
-    matches!(op, MOp::Fixed(ptxc_sass::isa::Value::UReg(r)) if *r != 63)
+    matches!(
+        op,
+        MOp::Fixed(ptxc_sass::isa::Value::UReg(r)) | MOp::Mem { uniform: Some(r), .. } if *r != 63
+    )
 }
 
 /// The cost of keeping a virtual register live: its width in 32-bit registers, and far more

@@ -61,6 +61,9 @@ pub enum MOp {
         base: VReg,
         /// Byte offset.
         offset: i32,
+        /// A fixed uniform register added to the address or, with `Mod::Desc`, naming the
+        /// memory descriptor (the `.L2::cache_hint` policy pair `desc[UR4]`).
+        uniform: Option<u8>,
     },
     /// A constant-bank operand indexed by a register: `c[bank][base + offset]`.
     CMem {

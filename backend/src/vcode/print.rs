@@ -19,7 +19,16 @@ impl VCode {
             MOp::Reg(v) => self.reg(*v),
             MOp::Sub(v, i) => format!("{}.{i}", self.reg(*v)),
             MOp::Pred(v, neg) => format!("{}{}", if *neg { "!" } else { "" }, self.reg(*v)),
-            MOp::Mem { base, offset } => format!("[{}{offset:+#x}]", self.reg(*base)),
+            MOp::Mem {
+                base,
+                offset,
+                uniform: None,
+            } => format!("[{}{offset:+#x}]", self.reg(*base)),
+            MOp::Mem {
+                base,
+                offset,
+                uniform: Some(u),
+            } => format!("[{}+UR{u}{offset:+#x}]", self.reg(*base)),
             MOp::CMem { bank, base, offset } => format!("c[{bank:#x}][{}{offset:+#x}]", self.reg(*base)),
             MOp::Sp => "SP".to_string(),
             MOp::SpMem { offset } => format!("[SP{offset:+#x}]"),

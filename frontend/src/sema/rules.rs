@@ -519,24 +519,33 @@ fn memory_order(m: &Mods) -> Result<(), RuleError> {
 }
 
 /// The cache hints of `ld`/`st`: at most one L1 eviction priority and one L2 prefetch size,
-/// both on global or generic addresses only (as ptxas 13.5); `.L2::256B` from sm_80 on;
-/// `.L2::cache_hint` and the L2 eviction priorities (sm_100's `.v8` accesses) are refused.
+/// both on global or generic addresses only (as ptxas 13.5); `.L2::256B` and
+/// `.L2::cache_hint` (an extra 64-bit cache-policy operand) from sm_80 on, the latter not on
+/// `.volatile` accesses (PTX ISA: `ld.volatile` takes no cache hint); the L2 eviction
+/// priorities (sm_100's `.v8` accesses) are refused.
 fn eviction_hints(m: &Mods, name: &str, sm: u32) -> Result<(), RuleError> {
-    for flag in &m.flags {
-        let first = match flag.as_str() {
-            "L2::cache_hint" => 80,
-            f if f.starts_with("L2::evict") => 100,
-            _ => continue,
-        };
-        return Err(needs_sm(&format!("{name}.{flag}"), first));
+    if let Some(flag) = m.flags.iter().find(|f| f.starts_with("L2::evict")) {
+        return Err(needs_sm(&format!("{name}.{flag}"), 100));
     }
-    let count = |prefix: &str| m.flags.iter().filter(|f| f.starts_with(prefix)).count();
+    let policy = m.has_flag("L2::cache_hint");
+    if policy {
+        since(sm, &format!("{name}.L2::cache_hint"), 80)?;
+        if m.order == Some(MemOrder::Volatile) {
+            return Err(format!("`{name}.volatile` takes no `.L2::cache_hint`").into());
+        }
+    }
+    let count = |prefix: &str| {
+        m.flags
+            .iter()
+            .filter(|f| f.starts_with(prefix) && f.as_str() != "L2::cache_hint")
+            .count()
+    };
     let (evict, prefetch) = (count("L1::"), count("L2::"));
     if evict > 1 || prefetch > 1 {
         return Err(format!("`{name}` takes at most one L1 eviction priority and one L2 prefetch size").into());
     }
     let space_ok = matches!(m.space, None | Some(crate::ast::StateSpace::Global));
-    if evict + prefetch > 0 && !space_ok {
+    if evict + prefetch + usize::from(policy) > 0 && !space_ok {
         return Err(format!("cache hints of `{name}` apply to `.global` and generic addresses only").into());
     }
     if m.has_flag("L2::256B") {
@@ -695,9 +704,6 @@ pub fn cp_async(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     if !matches!(m.cache, Some(CacheOp::Ca | CacheOp::Cg)) {
         return Err("`cp.async` needs `.ca` or `.cg`".to_string().into());
     }
-    if m.has_flag("L2::cache_hint") {
-        return Err(needs_sm("cp.async.L2::cache_hint", 80));
-    }
     let to_shared = m.has_flag("shared") || m.has_flag("shared::cta");
     if !(to_shared && m.has_flag("global")) {
         return Err(
@@ -738,8 +744,28 @@ fn cp_async_mbarrier(m: &Mods) -> Result<(), RuleError> {
 pub fn cp_async_operands(m: &Mods) -> &'static str {
     if m.has_flag("mbarrier") {
         "a"
+    } else if m.has_flag("L2::cache_hint") {
+        "a a i s:b64|a a i s:u32 s:b64"
     } else {
-        "a a i|a a i s:u32|a a i s:b64|a a i s:u32 s:b64||i"
+        "a a i|a a i s:u32||i"
+    }
+}
+
+/// Operand shapes of `ld`: `.L2::cache_hint` adds the 64-bit cache policy.
+pub fn load_operands(m: &Mods) -> &'static str {
+    if m.has_flag("L2::cache_hint") {
+        "d:T a s:b64"
+    } else {
+        "d:T a"
+    }
+}
+
+/// Operand shapes of `st`: `.L2::cache_hint` adds the 64-bit cache policy.
+pub fn store_operands(m: &Mods) -> &'static str {
+    if m.has_flag("L2::cache_hint") {
+        "a s:T s:b64"
+    } else {
+        "a s:T"
     }
 }
 

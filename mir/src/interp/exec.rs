@@ -244,8 +244,10 @@ impl Machine<'_, '_> {
             (Opcode::Store, Aux::Mem(m)) => {
                 let size = ty.bytes() as u64;
                 let base = args[0].wrapping_add(m.offset as u64);
-                check_align(base, size * (args.len() as u64 - 1).min(4))?;
-                for (k, v) in args[1..].iter().enumerate() {
+                // `.L2::cache_hint`'s policy (the last argument) changes no value.
+                let values = &args[1..args.len() - usize::from(m.hint.policy)];
+                check_align(base, size * (values.len() as u64).min(4))?;
+                for (k, v) in values.iter().enumerate() {
                     let mut buf = v.to_le_bytes()[..size as usize].to_vec();
                     self.access(t, m.space, base + k as u64 * size, &mut buf, true)?;
                 }
@@ -281,6 +283,8 @@ impl Machine<'_, '_> {
         let (to, from) = (args[0] & 0xffff_ffff, args[1]);
         check_align(to, size)?;
         check_align(from, size)?;
+        // `.L2::cache_hint`'s policy (the last argument) changes no value.
+        let args = &args[..args.len() - usize::from(imm & crate::lower::CP_ASYNC_POLICY != 0)];
         let valid = args.get(2).map_or(size, |&n| (n & 0xffff_ffff).min(size));
         let mut buf = vec![0u8; size as usize];
         if valid > 0 {

@@ -233,6 +233,9 @@ pub struct CacheHint {
     pub evict: Evict,
     /// L2 prefetch size.
     pub l2_prefetch: L2Prefetch,
+    /// `.L2::cache_hint`: the access's last argument is a 64-bit L2 cache policy (an `i64`
+    /// after the address of a load, after the values of a store).
+    pub policy: bool,
 }
 
 /// How a conversion treats its value.

@@ -232,9 +232,9 @@ opcodes! {
     /// or `bf16x2`): the first into the high half (PTX `cvt.rn.f16x2.f32 d, a, b`).
     Fpack = "fpack", 0, "x x", "T";
     /// Load of `Aux::Mem` vector elements from `args[0] + offset`.
-    Load = "load", READS, "a", "V";
+    Load = "load", READS, "a l?", "V";
     /// Store of the values to `args[0] + offset`.
-    Store = "store", EFFECT, "a T*", "";
+    Store = "store", EFFECT, "a T* l?", "";
     /// Atomic read-modify-write (`Aux::Atom`): returns the old value; `cas` takes two values.
     Atom = "atom", EFFECT, "a T T?", "T";
     /// Address in a state space (`Aux::Space`) to a generic address.
@@ -311,8 +311,10 @@ opcodes! {
     /// memory. `Aux::Imm`: the bytes copied (4, 8 or 16) in bits 7..0, `.cg` (L1 bypassed)
     /// in bit 8, the L2 prefetch size (0 none, 1 64 B, 2 128 B, 3 256 B) in bits 10..9.
     /// Bytes at and past src-size are zero. It lands in its group's time (see
-    /// `CpAsyncWait`); the interpreter copies at once.
-    CpAsync = "cp_async", EFFECT, "a a i?", "";
+    /// `CpAsyncWait`); the interpreter copies at once. With
+    /// [`CP_ASYNC_POLICY`](crate::lower::CP_ASYNC_POLICY) (bit 11) the last argument is a
+    /// 64-bit L2 cache policy (`.L2::cache_hint`).
+    CpAsync = "cp_async", EFFECT, "a a i? l?", "";
     /// Closes the thread's group of asynchronous copies issued since the last one.
     CpAsyncCommit = "cp_async_commit", EFFECT, "", "";
     /// Waits until at most `Aux::Imm` of the thread's closed groups of copies are pending.

@@ -495,6 +495,7 @@ fn mem_info(mods: &[&str]) -> Result<MemInfo, String> {
             continue;
         }
         match *f {
+            "policy" => m.hint.policy = true,
             "v2" => m.vector = 2,
             "v4" => m.vector = 4,
             "nc" => m.non_coherent = true,

@@ -152,6 +152,9 @@ fn mem_hint(s: &mut String, h: crate::ir::inst::CacheHint) {
     if let Some((_, n)) = L2_PREFETCH_NAMES.iter().find(|(p, _)| *p == h.l2_prefetch) {
         let _ = write!(s, ".L2_{n}");
     }
+    if h.policy {
+        s.push_str(".policy");
+    }
 }
 
 fn aux_mods(s: &mut String, aux: &Aux) {

@@ -18,6 +18,9 @@ use ptxc_frontend::checked::{CacheOp, CheckedInst, CheckedOperand};
 pub const CP_ASYNC_CG: u64 = 1 << 8;
 /// `Aux::Imm` shift of `cp_async`'s L2 prefetch size (1 64 B, 2 128 B, 3 256 B).
 pub const CP_ASYNC_L2_SHIFT: u32 = 9;
+/// `Aux::Imm` bit of `cp_async`: the last argument is a 64-bit L2 cache policy
+/// (`.L2::cache_hint`).
+pub const CP_ASYNC_POLICY: u64 = 1 << 11;
 
 impl Lowerer<'_> {
     /// `cp.async.*`.
@@ -72,14 +75,19 @@ impl Lowerer<'_> {
         let to = self.copy_address(inst, 0, Space::Shared)?;
         let from = self.copy_address(inst, 1, Space::Global)?;
         let mut args = vec![to, from];
-        if inst.operands.len() == 4 {
+        let policy = inst.mods.has_flag("L2::cache_hint");
+        if inst.operands.len() == 4 + usize::from(policy) {
             args.push(self.operand(self.arg(inst, 3)?, Type::I32, false, inst.span)?);
         }
+        args.extend(self.policy(inst, inst.operands.len() - 1)?);
         let l2 = [("L2::64B", 1u64), ("L2::128B", 2), ("L2::256B", 3)]
             .iter()
             .find(|(f, _)| inst.mods.has_flag(f))
             .map_or(0, |&(_, v)| v);
-        let imm = size as u64 | if cg { CP_ASYNC_CG } else { 0 } | l2 << CP_ASYNC_L2_SHIFT;
+        let imm = size as u64
+            | if cg { CP_ASYNC_CG } else { 0 }
+            | l2 << CP_ASYNC_L2_SHIFT
+            | if policy { CP_ASYNC_POLICY } else { 0 };
         self.emit_effect(Opcode::CpAsync, &args, Aux::Imm(imm));
         Ok(())
     }

@@ -277,10 +277,12 @@ impl Lowerer<'_> {
                 .collect(),
             Address::Value(addr, space, offset) => {
                 let info = self.mem_info(inst, space, offset, dsts.len());
+                let mut args = smallvec::smallvec![addr];
+                args.extend(self.policy(inst, 2)?);
                 let data = InstData {
                     op: Opcode::Load,
                     ty,
-                    args: smallvec::smallvec![addr],
+                    args,
                     aux: Aux::Mem(info),
                 };
                 let i = self.func.ins(self.cur, data);
@@ -307,9 +309,19 @@ impl Lowerer<'_> {
         for s in &srcs {
             args.push(self.operand(s, ty, t.is_signed(), inst.span)?);
         }
+        args.extend(self.policy(inst, 2)?);
         let info = self.mem_info(inst, space, offset, srcs.len());
         self.store(ty, args, info);
         Ok(())
+    }
+
+    /// The 64-bit cache-policy operand `i` of an access with `.L2::cache_hint` (none without).
+    pub(super) fn policy(&mut self, inst: &CheckedInst, i: usize) -> Result<Option<Value>, LowerError> {
+        if !inst.mods.has_flag("L2::cache_hint") {
+            return Ok(None);
+        }
+        let op = self.arg(inst, i)?;
+        self.operand(op, Type::I64, false, inst.span).map(Some)
     }
 
     /// Appends a store.
@@ -492,5 +504,6 @@ fn cache_hint(inst: &CheckedInst) -> CacheHint {
             .find(|(f, _)| has(f))
             .map(|(_, p)| *p)
             .unwrap_or_default(),
+        policy: inst.mods.has_flag("L2::cache_hint"),
     }
 }

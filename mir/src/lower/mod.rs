@@ -19,7 +19,7 @@ mod tensor;
 mod warp;
 mod wmma;
 
-pub use async_copy::{CP_ASYNC_CG, CP_ASYNC_L2_SHIFT};
+pub use async_copy::{CP_ASYNC_CG, CP_ASYNC_L2_SHIFT, CP_ASYNC_POLICY};
 pub use mbarrier::FENCE_ALL;
 
 use crate::ir::{Function, KernelParam, Module};
