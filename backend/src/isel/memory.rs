@@ -7,7 +7,7 @@ use super::fit::Arg;
 use super::{Isel, IselError, class_of};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, CacheHint, Evict, Inst, L2Prefetch, MemInfo, Opcode, Space, Type, Value};
-use ptxc_sass::isa::values::{CachePolicy, MemSem, MemSize, Prefetch, Scope, ShfType};
+use ptxc_sass::isa::values::{CachePolicy, CctlOp, MemSem, MemSize, Prefetch, Scope, ShfType};
 use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role};
 use smallvec::SmallVec;
 
@@ -101,6 +101,7 @@ impl Isel<'_> {
         match self.func.insts[inst].op {
             Opcode::Load => self.lower_load(inst),
             Opcode::Store => self.lower_store(inst),
+            Opcode::PrefetchL1 | Opcode::PrefetchL2 | Opcode::PrefetchL2Last => self.lower_prefetch(inst),
             Opcode::ToGeneric | Opcode::FromGeneric => self.lower_generic_conversion(inst),
             Opcode::IsSpace => self.lower_is_space(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
@@ -311,6 +312,30 @@ impl Isel<'_> {
             None => Arg::op(addr),
         };
         self.emit_sass(op, &[], &[(Role::Addr, addr), (Role::Data, Arg::op(v))], &mods, None)
+    }
+
+    /// A prefetch as ptxas 13.5 compiles it: `CCTL.E.PF1|PF2|PML2 [R+off]` for global and
+    /// generic addresses (ptxas prefetches a generic address as a global one), `CCTLL.PF1|PF2`
+    /// for local ones; `.L2::evict_last` (sm_80 on) is `.PML2`. Other spaces have none.
+    fn lower_prefetch(&mut self, inst: Inst) -> Result<(), IselError> {
+        let info = self.mem_info(inst)?;
+        let data = &self.func.insts[inst];
+        let level = match data.op {
+            Opcode::PrefetchL1 => CctlOp::Pf1,
+            Opcode::PrefetchL2 => CctlOp::Pf2,
+            _ => CctlOp::Pml2,
+        };
+        let (op, mut mods) = match info.space {
+            Space::Global | Space::Generic => (Op::Cctl, vec![Mod::E.flag(true)]),
+            Space::Local => (Op::Cctll, vec![]),
+            s => return Err(self.unsupported(format!("prefetches of {}-space memory", s.name()))),
+        };
+        if op == Op::Cctll && level == CctlOp::Pml2 {
+            return Err(self.unsupported("an evict-last prefetch of local memory"));
+        }
+        mods.push(level.set());
+        let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
+        self.emit_sass(op, &[], &[(Role::Addr, Arg::op(addr))], &mods, None)
     }
 
     /// The register (or tuple) holding the data of a store.

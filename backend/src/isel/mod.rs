@@ -175,7 +175,10 @@ impl Isel<'_> {
                         }
                         None
                     }
-                    (Opcode::Load | Opcode::Store, Aux::Mem(m)) => Some((m.space, m.offset)),
+                    (
+                        Opcode::Load | Opcode::Store | Opcode::PrefetchL1 | Opcode::PrefetchL2 | Opcode::PrefetchL2Last,
+                        Aux::Mem(m),
+                    ) => Some((m.space, m.offset)),
                     (Opcode::Atom, Aux::Atom(a)) => Some((a.space, a.offset)),
                     (Opcode::Ldmatrix, _) => Some((ptxc_mir::ir::Space::Shared, 0)),
                     _ => None,

@@ -303,7 +303,16 @@ fn schedule_block(
         }
         let settles = matches!(
             inst.desc().op,
-            Op::Bra | Op::Exit | Op::Bpt | Op::Bsync | Op::Bar | Op::Membar | Op::Cctl | Op::Call | Op::Warpsync
+            Op::Bra
+                | Op::Exit
+                | Op::Bpt
+                | Op::Bsync
+                | Op::Bar
+                | Op::Membar
+                | Op::Cctl
+                | Op::Cctll
+                | Op::Call
+                | Op::Warpsync
         );
         set_stall(&mut inst.ctrl, if settles { BRANCH_STALL } else { 1 });
         state.issued(t);

@@ -2,7 +2,7 @@
 //! types (`.rn` with floats, `.lo` with integers), mandatory rounding of `cvt`, atomic
 //! operation/type pairs, and features of later GPUs written on otherwise valid opcodes.
 
-use crate::ast::ScalarType;
+use crate::ast::{ScalarType, StateSpace};
 use crate::checked::*;
 
 /// An extra check on an instruction's modifiers, for a module whose `.target` is sm_`sm`.
@@ -283,10 +283,23 @@ pub fn mov(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     vector_size(m)
 }
 
-/// `prefetch`: one cache level.
-pub fn prefetch(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+/// `prefetch`: one cache level; an L2 eviction priority (`.L2::evict_last`,
+/// `.L2::evict_normal`) needs sm_80 (ptxas 13.5 for sm_75: "Modifier 'cache eviction
+/// priority' on 'prefetch' requires .target sm_80 or higher") and a global or generic
+/// address.
+pub fn prefetch(m: &Mods, sm: u32) -> Result<(), RuleError> {
     if m.flags.len() > 1 {
         return Err("`prefetch` takes one cache level".to_string().into());
+    }
+    let evict = m.flags.iter().find(|f| f.starts_with("L2::"));
+    if let Some(f) = evict {
+        if sm < 80 {
+            return Err(needs_sm(&format!("prefetch.{f} (cache eviction priority)"), 80));
+        }
+        if m.space == Some(StateSpace::Local) {
+            // ptxas 13.5: "State space incorrect for feature 'cache eviction priority'".
+            return Err(format!("`prefetch.local` does not take `.{f}`").into());
+        }
     }
     Ok(())
 }

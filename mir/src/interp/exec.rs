@@ -269,9 +269,17 @@ impl Machine<'_, '_> {
                 smallvec::SmallVec::new()
             }
             // Copies land at once: nothing is pending at a commit or a wait.
-            (Opcode::Fence | Opcode::Nanosleep | Opcode::CpAsyncCommit | Opcode::CpAsyncWait, _) => {
-                smallvec::SmallVec::new()
-            }
+            // A prefetch changes no value.
+            (
+                Opcode::Fence
+                | Opcode::Nanosleep
+                | Opcode::CpAsyncCommit
+                | Opcode::CpAsyncWait
+                | Opcode::PrefetchL1
+                | Opcode::PrefetchL2
+                | Opcode::PrefetchL2Last,
+                _,
+            ) => smallvec::SmallVec::new(),
             (op, _) => return Err(format!("`{}` cannot be interpreted here", op.name())),
         })
     }

@@ -235,6 +235,14 @@ opcodes! {
     Load = "load", READS, "a l?", "V";
     /// Store of the values to `args[0] + offset`.
     Store = "store", EFFECT, "a T* l?", "";
+    /// Prefetch of the line at `args[0] + offset` (`Aux::Mem`: space and offset) into L1
+    /// (`prefetch.L1`, `prefetchu.L1`); no effect on any result.
+    PrefetchL1 = "prefetch_l1", EFFECT, "a", "";
+    /// Prefetch into L2 (`prefetch.L2`, `.L2::evict_normal`); no effect on any result.
+    PrefetchL2 = "prefetch_l2", EFFECT, "a", "";
+    /// Prefetch into L2 with the evict-last priority (`prefetch.global.L2::evict_last`,
+    /// sm_80 on); no effect on any result.
+    PrefetchL2Last = "prefetch_l2_last", EFFECT, "a", "";
     /// Atomic read-modify-write (`Aux::Atom`): returns the old value; `cas` takes two values.
     Atom = "atom", EFFECT, "a T T?", "T";
     /// Address in a state space (`Aux::Space`) to a generic address.

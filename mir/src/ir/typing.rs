@@ -132,7 +132,7 @@ pub fn aux_kind(op: Opcode) -> AuxKind {
         Special => AuxKind::Special,
         Addr => AuxKind::Var,
         Convert | Fpack => AuxKind::Convert,
-        Load | Store => AuxKind::Mem,
+        Load | Store | PrefetchL1 | PrefetchL2 | PrefetchL2Last => AuxKind::Mem,
         Atom => AuxKind::Atom,
         ToGeneric | FromGeneric | IsSpace => AuxKind::Space,
         Jump | Brif => AuxKind::Branch,

@@ -626,7 +626,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Or, Lowerer::lower_binary_family),
         (P::Pmevent, Lowerer::lower_nothing),
         (P::Popc, Lowerer::lower_bit_unary),
-        (P::Prefetch, Lowerer::lower_nothing),
+        (P::Prefetch, Lowerer::lower_prefetch),
         (P::Prmt, Lowerer::lower_prmt),
         (P::Rcp, Lowerer::lower_float_unary),
         (P::Red, Lowerer::lower_atom),

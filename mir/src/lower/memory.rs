@@ -324,6 +324,29 @@ impl Lowerer<'_> {
         self.operand(op, Type::I64, false, inst.span).map(Some)
     }
 
+    /// `prefetch{.space}.level [a]` and `prefetchu.L1 [a]`: a prefetch of the address's line
+    /// (`.L2::evict_normal` is `.L2`).
+    pub fn lower_prefetch(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let op = if inst.mods.has_flag("L1") {
+            Opcode::PrefetchL1
+        } else if inst.mods.has_flag("L2::evict_last") {
+            Opcode::PrefetchL2Last
+        } else {
+            Opcode::PrefetchL2
+        };
+        let Address::Value(addr, space, offset) = self.address(inst, 0)? else {
+            return Err(LowerError::new("a kernel parameter cannot be prefetched", inst.span));
+        };
+        let data = InstData {
+            op,
+            ty: Type::I32,
+            args: smallvec::smallvec![addr],
+            aux: Aux::Mem(Self::plain_mem(space, offset, 1)),
+        };
+        self.func.ins(self.cur, data);
+        Ok(())
+    }
+
     /// Appends a store.
     pub fn store(&mut self, ty: Type, args: Vec<Value>, info: MemInfo) {
         let data = InstData {

@@ -1,6 +1,6 @@
 //! Warp and CTA collectives and synchronisation: shfl.sync, vote.sync, match.sync,
 //! activemask, ldmatrix, movmatrix, bar/barrier, membar/fence, nanosleep, trap; and the instructions
-//! that lower to nothing (prefetch, pmevent, brkpt, `bar.warp.sync`).
+//! that lower to nothing (pmevent, brkpt, `bar.warp.sync`).
 
 use super::LowerError;
 use super::context::Lowerer;
@@ -221,7 +221,7 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// Instructions without an effect on the results (prefetch, pmevent, brkpt).
+    /// Instructions without an effect on the results (pmevent, brkpt).
     pub fn lower_nothing(&mut self, _inst: &CheckedInst) -> Result<(), LowerError> {
         Ok(())
     }

@@ -23,7 +23,10 @@ pub fn run(func: &mut Function) -> bool {
 
 fn fold_once(func: &mut Function, i: crate::ir::Inst) -> bool {
     let d = &func.insts[i];
-    if !matches!(d.op, Opcode::Load | Opcode::Store | Opcode::Atom) {
+    if !matches!(
+        d.op,
+        Opcode::Load | Opcode::Store | Opcode::Atom | Opcode::PrefetchL1 | Opcode::PrefetchL2 | Opcode::PrefetchL2Last
+    ) {
         return false;
     }
     let addr = d.args[0];

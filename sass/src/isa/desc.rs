@@ -126,6 +126,8 @@ pub enum Op {
     Errbar,
     /// `CCTL`: cache control.
     Cctl,
+    /// `CCTLL`: cache control of local memory by address (`CCTLL.PF1 [R1+0x4]`).
+    Cctll,
     /// `BAR`: CTA barrier (SYNC, ARV, RED, SCAN, SYNCALL).
     Bar,
     /// `SHFL.mode Pd, Rd, A, lane, clamp`: warp shuffle.

@@ -742,6 +742,12 @@ values! {
         WbAll = 7,
         /// Write back all, persisting.
         WbAllP = 8,
+        /// `.PML2`: prefetch to L2 and mark the line evict-last (sm_80 on).
+        Pml2 = 9,
+        /// `.DML2` (sm_80 on; printed by nvdisasm 13.5, not seen from ptxas).
+        Dml2 = 10,
+        /// `.RML2` (sm_80 on; printed by nvdisasm 13.5, not seen from ptxas).
+        Rml2 = 11,
     }
 }
 

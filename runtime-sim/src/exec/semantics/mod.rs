@@ -169,6 +169,7 @@ fn of_op(op: Op) -> ExecFn {
         | Op::Membar
         | Op::Errbar
         | Op::Cctl
+        | Op::Cctll
         | Op::Yield
         | Op::Nanosleep
         | Op::Pmtrig => flow::nop,

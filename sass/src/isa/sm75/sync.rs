@@ -1,4 +1,4 @@
-//! Synchronisation and memory ordering: BAR, MEMBAR, ERRBAR, CCTL, DEPBAR.
+//! Synchronisation and memory ordering: BAR, MEMBAR, ERRBAR, CCTL, CCTLL, DEPBAR.
 
 use super::common::*;
 use super::mem::E;
@@ -31,6 +31,7 @@ pub fn forms() -> Vec<Form> {
             .build(),
     );
     v.extend(cctl());
+    v.push(cctll());
     v.extend(depbar());
     v
 }
@@ -110,6 +111,25 @@ fn cctl() -> Vec<Form> {
             .timing(L::DecoupledOther, Pipe::Lsu)
             .build(),
     ]
+}
+
+/// CCTLL: cache control of local memory by address (`CCTLL.PF1 [R1+0x4]`, ptxas's
+/// `prefetch.local.L1`; `.PF2` for `.L2`): the address register in bits 24..31, a signed
+/// 24-bit offset in 40..63, the operation in 87..90 (nvdisasm 13.5 -b SM75 and SM80 print
+/// codes 0, 1, 2, 3 and 5 and reject 4 and 6..15).
+fn cctll() -> Form {
+    const OP: ModDesc = modifier(
+        Mod::CctlOp,
+        87,
+        4,
+        &[(0, ".PF1"), (1, ".PF2"), (2, ".WB"), (3, ".IV"), (5, ".RS")],
+        0,
+    );
+    form("CCTLL", Op::Cctll, 0x990)
+        .ops([mem(RA)])
+        .mods([OP])
+        .timing(L::DecoupledOther, Pipe::Lsu)
+        .build()
 }
 
 /// `DEPBAR.LE SBn, count{, {set}}`: wait until scoreboard n is at most `count` (and the

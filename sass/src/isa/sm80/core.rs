@@ -1,6 +1,6 @@
 //! Changes of the core's ALU, control and synchronisation forms: ISETP's `.EX` predicate,
 //! MEMBAR without `.MMIO`, BPT's modes, BRA without `.U` and with a uniform-register mask,
-//! BAR.SYNCALL gone on sm_89, HADD2.F32's immediate on sm_86, HFMA2's `.BF16_V2` and `.RELU`
+//! CCTL's sm_80 operations (`.PML2`, `.DML2`, `.RML2`), BAR.SYNCALL gone on sm_89, HADD2.F32's immediate on sm_86, HFMA2's `.BF16_V2` and `.RELU`
 //! (bit 79; not with `.SAT`), WARPSYNC's `.EXCLUSIVE` (bit 86).
 
 use super::{changed, ended};
@@ -41,6 +41,29 @@ pub fn apply(forms: &mut Vec<Form>) {
         },
     );
     bra(forms);
+    // CCTL by address gains `.PML2`, `.DML2` and `.RML2` (codes 9..11; nvdisasm 13.5 -b SM75
+    // rejects them, -b SM80 prints them; ptxas emits `.PML2` for
+    // `prefetch.global.L2::evict_last`).
+    changed(
+        forms,
+        sm80,
+        |f| f.op == Op::Cctl && f.operands.iter().any(|o| o.role == Role::Addr),
+        |_, b| {
+            b.map_mod(Mod::CctlOp, |m| ModDesc {
+                values: &[
+                    (0, ".PF1"),
+                    (1, ".PF2"),
+                    (2, ".WB"),
+                    (3, ".IV"),
+                    (5, ".RS"),
+                    (9, ".PML2"),
+                    (10, ".DML2"),
+                    (11, ".RML2"),
+                ],
+                ..m
+            })
+        },
+    );
     // BAR.SYNCALL: nvdisasm -b SM89 prints nothing for it.
     ended(forms, Arch::Sm89, |f| {
         f.op == Op::Bar
