@@ -154,11 +154,22 @@ fn ampere_half_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
 }
 
 /// The cache hints of loads and stores (`tests/ampere/cache_hints.ptx`: `.EF`, `.EL`, `.EU`,
-/// `.NA`, `.LTC64B`..`.LTC256B`) on sm_80, sm_86 and sm_89.
+/// `.NA`, `.LTC64B`..`.LTC256B`), `.L2::cache_hint` policies (`desc[UR4][Ra.64]` from a
+/// parameter, a constant and a computed policy), prefetches (CCTL, CCTLL) and the mbarrier
+/// kernels on shared and generic addresses, on sm_80, sm_86 and sm_89.
 #[test]
 fn ampere_cache_hint_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
     use ptxc_sass::isa::Arch;
-    let files = [root().join("tests/ampere/cache_hints.ptx")];
+    let files = [
+        "cache_hints.ptx",
+        "cache_policy_hint.ptx",
+        "cache_policy_computed.ptx",
+        "prefetch.ptx",
+        "mbarrier.ptx",
+        "mbarrier_generic.ptx",
+        "cp_async_mbarrier.ptx",
+    ]
+    .map(|f| root().join("tests/ampere").join(f));
     for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
         check_all_for("ampere_cache_hints", &files, arch);
     }
