@@ -1,4 +1,4 @@
-//! `prefetch` and `prefetchu` (`tests/ops/prefetch.ptx` for sm_75, `tests/ampere/prefetch.ptx`
+//! `prefetch` and `prefetchu` (`tests/data/prefetch_sm75.ptx` for sm_75, `tests/ampere/prefetch.ptx`
 //! for sm_80, sm_86 and sm_89): every level, on global, generic and local addresses, with the
 //! L2 eviction priorities from sm_80 on. Each kernel runs five ways per target (both
 //! compilers' cubins on both engines, ptxc's MIR on the interpreter): zero hazards, the same
@@ -24,8 +24,12 @@ const THREADS: usize = 64;
 
 /// The test kernel for `arch`.
 fn ptx(arch: Arch) -> PathBuf {
-    let dir = if arch == Arch::Sm75 { "ops" } else { "ampere" };
-    root().join(format!("tests/{dir}/prefetch.ptx"))
+    let file = if arch == Arch::Sm75 {
+        "data/prefetch_sm75.ptx"
+    } else {
+        "ampere/prefetch.ptx"
+    };
+    root().join("tests").join(file)
 }
 
 /// Pseudo-random input words.
