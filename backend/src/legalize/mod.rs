@@ -20,6 +20,9 @@
 //! - `bitfield64`: 64-bit bit-field extract and insert;
 //! - `subnormal` (shared by the f64 slow paths): exact scaling of a result computed in a
 //!   safe exponent range, with the rounding of subnormal results done on the integers.
+//!
+//! Last, `loop_entry` gives a loop header that several blocks outside the loop enter an
+//! entry block of its own (where a branch before the loop reconverges).
 
 mod approx;
 mod atomics;
@@ -32,6 +35,7 @@ mod fdiv32;
 mod fp64;
 mod intdiv;
 mod intsat;
+mod loop_entry;
 mod subnormal;
 
 pub use builder::Builder;
@@ -87,6 +91,7 @@ pub fn legalize(func: &mut Function, opts: &LegalizeOptions) {
         }
         bi += 1;
     }
+    loop_entry::run(func);
 }
 
 /// Tries every expansion on the instruction at index `at` of `block`; on success the
