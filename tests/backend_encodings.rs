@@ -107,9 +107,10 @@ fn kernel_set_decodes_to_our_text() {
 }
 
 #[test]
-fn op_tests_and_examples_decode_to_our_text() {
+fn op_tests_examples_and_sm75_prefetches_decode_to_our_text() {
     let mut files = ptx_files(&root().join("tests/ops"));
     files.extend(ptx_files(&root().join("examples")));
+    files.push(root().join("tests/data/prefetch_sm75.ptx"));
     check_all("ops", &files);
 }
 
@@ -168,6 +169,7 @@ fn ampere_cache_hint_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
         "mbarrier.ptx",
         "mbarrier_generic.ptx",
         "cp_async_mbarrier.ptx",
+        "cp_async_mbarrier_lanes.ptx",
     ]
     .map(|f| root().join("tests/ampere").join(f));
     for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {

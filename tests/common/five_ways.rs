@@ -8,6 +8,9 @@ use ptxc_sass::isa::Arch;
 use ptxc_sim::Engine;
 use std::path::Path;
 
+/// Warp instructions a run may take (the test kernels take far fewer).
+const INSTRUCTION_LIMIT: u64 = 1 << 24;
+
 /// What runs a kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
@@ -61,10 +64,12 @@ impl Cubins {
         let tag = format!("{} ({via:?})", spec.kernel);
         let out = match via {
             Via::Ptxas(engine) | Via::Ptxc(engine) => {
-                let opts = RunOptions {
+                let mut opts = RunOptions {
                     engine,
                     ..RunOptions::default()
                 };
+                // A kernel that no longer terminates fails in seconds, not hours.
+                opts.config.instruction_limit = INSTRUCTION_LIMIT;
                 let cubin = if matches!(via, Via::Ptxas(_)) {
                     &self.ptxas
                 } else {

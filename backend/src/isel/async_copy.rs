@@ -21,6 +21,9 @@ use smallvec::smallvec;
 const SHARED_OFFSETS: std::ops::Range<i64> = -(1 << 19)..(1 << 19);
 /// Offsets ARRIVES's address holds (signed 24 bits).
 const ARRIVES_OFFSETS: std::ops::Range<i64> = -(1 << 23)..(1 << 23);
+/// The uniform register of an arrival on a barrier address held in a register (fixed, as
+/// the cache-policy pair and REDUX's: ptxc allocates no uniform registers).
+const ARRIVES_UR: u8 = 4;
 /// Offsets LDGSTS's global address holds (signed 12 bits).
 const GLOBAL_OFFSETS: std::ops::Range<i64> = -(1 << 11)..(1 << 11);
 
@@ -48,20 +51,30 @@ impl Isel<'_> {
         }
     }
 
-    /// `ARRIVES.LDGSTSBAR.64 [URZ+bar]` of `cp_async_arrive (bar)` with a constant barrier
-    /// address, as ptxas writes it. ptxas gives ARRIVES only uniform addresses: a barrier in a
-    /// register takes a loop of `R2UR` over the warp's distinct addresses, which ptxc does not
-    /// implement and refuses.
+    /// `ARRIVES.LDGSTSBAR.64` of `cp_async_arrive (bar)`, as ptxas writes it: `[URZ+bar]`
+    /// for a constant barrier address; a barrier in a register (which the MIR lowering makes
+    /// the same in every thread that executes the arrival, see `mir/src/lower/async_copy.rs`)
+    /// goes to UR4 first: `R2UR UR4, Rbar; ARRIVES.LDGSTSBAR.64 [UR4+k]`.
     fn arrives(&mut self, bar: Value) -> Result<(), IselError> {
         let at = self.mem_operand_within(bar, 0, Space::Shared, ARRIVES_OFFSETS)?;
-        let MOp::Fixed(V::Mem { base, offset, .. }) = at else {
-            return Err(self.unsupported(
-                "`cp.async.mbarrier.arrive` on a barrier address in a register (ptxc needs a constant one: a `.shared` variable plus an offset)",
-            ));
+        let (base, uniform, offset) = match at {
+            MOp::Fixed(V::Mem { base, offset, .. }) => (base, URZ, offset),
+            MOp::Mem { base, offset, .. } => {
+                let srcs = [(Role::A, Arg::op(MOp::Reg(base)))];
+                self.emit_sass(
+                    Op::R2ur,
+                    &[(Role::Dst, MOp::Fixed(V::UReg(ARRIVES_UR)))],
+                    &srcs,
+                    &[],
+                    None,
+                )?;
+                (ptxc_sass::isa::RZ, ARRIVES_UR, offset)
+            }
+            other => return Err(self.unsupported(format!("`cp.async.mbarrier.arrive` on the address {other:?}"))),
         };
         let at = MOp::Fixed(V::Mem {
             base,
-            uniform: Some(URZ),
+            uniform: Some(uniform),
             offset,
             scale: 0,
         });

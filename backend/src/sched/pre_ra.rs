@@ -79,12 +79,14 @@ fn class_of(inst: &MInst, cache: &mut HashMap<Op, Class>) -> Class {
     }
 }
 
-/// Whether `op` names a uniform register other than URZ (REDUX's, or the cache-policy pair
-/// of an access's memory descriptor).
+/// Whether `op` names a uniform register other than URZ (REDUX's, the cache-policy pair of
+/// an access's memory descriptor, or the barrier address of an arrival).
 fn names_uniform_register(op: &MOp) -> bool {
+    use ptxc_sass::isa::Value as V;
     matches!(
         op,
-        MOp::Fixed(ptxc_sass::isa::Value::UReg(r)) | MOp::Mem { uniform: Some(r), .. } if *r != 63
+        MOp::Fixed(V::UReg(r)) | MOp::Mem { uniform: Some(r), .. } | MOp::Fixed(V::Mem { uniform: Some(r), .. })
+            if *r != 63
     )
 }
 

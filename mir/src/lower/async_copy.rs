@@ -6,12 +6,16 @@
 //! address (a generic address converted); without `.noinc` an atomic add of -1 to the
 //! barrier's high word (one more pending arrival, as ptxas's `ATOMS.ADD` of minus the
 //! arriving threads) comes first, so that the asynchronous arrival changes the pending count
-//! by nothing in the current phase (PTX ISA, `cp.async.mbarrier.arrive`).
+//! by nothing in the current phase (PTX ISA, `cp.async.mbarrier.arrive`). A barrier address
+//! that is not a shared variable's (plus a constant) is served one distinct address at a
+//! time by a loop, so that every `cp_async_arrive` names one address for all the threads
+//! executing it (ptxas's `R2UR` loop; the back end moves the address to a uniform register).
 
 use super::LowerError;
 use super::context::Lowerer;
 use super::memory::Address;
-use crate::ir::{AtomInfo, AtomOp, Aux, InstData, Opcode, Space, Type, Value};
+use crate::ir::{AtomInfo, AtomOp, Aux, Cond, InstData, Opcode, Space, Type, Value};
+use ptxc_frontend::ast::Span;
 use ptxc_frontend::checked::{CacheOp, CheckedInst, CheckedOperand};
 
 /// `Aux::Imm` bit of `cp_async`: the copy bypasses L1 (`.cg`).
@@ -139,7 +143,66 @@ impl Lowerer<'_> {
             };
             self.func.ins(self.cur, data);
         }
-        self.emit_effect(Opcode::CpAsyncArrive, &[bar], Aux::None);
+        if self.is_symbol_address(bar) {
+            self.emit_effect(Opcode::CpAsyncArrive, &[bar], Aux::None);
+        } else {
+            self.arrive_per_distinct_address(bar, inst.span)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `v` is a shared variable's address, possibly plus a constant (what the back end
+    /// folds into `[URZ+k]`).
+    fn is_symbol_address(&self, v: Value) -> bool {
+        let Some(def) = self.func.def_inst(v) else { return false };
+        let data = &self.func.insts[def];
+        match data.op {
+            Opcode::Addr | Opcode::Const => true,
+            Opcode::Iadd => data.args.iter().all(|&a| self.is_symbol_address(a)),
+            _ => false,
+        }
+    }
+
+    /// `cp_async_arrive` of a barrier address held in a register, one distinct address at a
+    /// time, as ptxas does (its `R2UR` loop): the arrival names one address for all the
+    /// threads that execute it. Each pass takes the least address of the threads still
+    /// waiting (`redux.sync.min` over `activemask`); those holding it arrive (in a block of
+    /// its own, which the threads leave before the loop's branch) and leave the loop.
+    fn arrive_per_distinct_address(&mut self, bar: Value, span: Span) -> Result<(), LowerError> {
+        use crate::ir::redux::{ReduxFlags, ReduxKind};
+        let bar = self.coerce(bar, Type::I32, false, span)?;
+        let (head, arrive, join, cont) = (
+            self.func.add_block(),
+            self.func.add_block(),
+            self.func.add_block(),
+            self.func.add_block(),
+        );
+        self.jump(head);
+        self.cur = head;
+        let waiting = self.emit_typed(Opcode::Activemask, Type::I32, &[], Aux::None, Type::I32);
+        let least = ReduxFlags {
+            kind: ReduxKind::Min,
+            signed: false,
+        };
+        let lead = self.emit_typed(
+            Opcode::Redux,
+            Type::I32,
+            &[bar, waiting],
+            Aux::Imm(least.bits()),
+            Type::I32,
+        );
+        let mine = self.emit_typed(Opcode::Icmp, Type::I32, &[bar, lead], Aux::Cond(Cond::Eq), Type::Pred);
+        self.brif(mine, arrive, join);
+        self.ssa.seal(&mut self.func, arrive);
+        self.cur = arrive;
+        self.emit_effect(Opcode::CpAsyncArrive, &[lead], Aux::None);
+        self.jump(join);
+        self.ssa.seal(&mut self.func, join);
+        self.cur = join;
+        self.brif(mine, cont, head);
+        self.ssa.seal(&mut self.func, head);
+        self.ssa.seal(&mut self.func, cont);
+        self.cur = cont;
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use super::int::{funnel, icmp, icmp_ex, ineg, lut3};
 use crate::decoded::{Decoded, PredOp, SrcOp};
 use crate::error::SimError;
 use crate::exec::ctx::Ctx;
-use crate::exec::warp::Warp;
+use crate::exec::warp::{Warp, lanes};
 
 type R = Result<(), SimError>;
 
@@ -249,7 +249,12 @@ pub fn uplop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
     })
 }
 
-/// R2UR: the first executing lane's register into a uniform register.
+/// R2UR: the first executing lane's register into a uniform register. The predicate
+/// destination (`R2UR P1, UR6, R7`) is set in the lanes whose register differs from the value
+/// taken and cleared in the others. This rests on ptxas's SASS alone: its loop for
+/// `cp.async.mbarrier.arrive` on a per-lane barrier address (`@P0 R2UR P1, UR6, R7; @!P1
+/// ARRIVES.LDGSTSBAR.64 [UR6]; @P0 PLOP3.LUT P0, PT, P1, ...; @P1 BRA loop`) arrives once per
+/// lane only if the lanes holding the value taken see the predicate clear.
 pub fn r2ur(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     if exec == 0 {
         return Ok(());
@@ -257,6 +262,10 @@ pub fn r2ur(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let lane = exec.trailing_zeros() as usize;
     let s = if d.a.present() { &d.a } else { &d.b };
     let v = ctx.src32(w, s, lane);
+    let differs = lanes(exec)
+        .filter(|&l| ctx.src32(w, s, l) != v)
+        .fold(0u32, |m, l| m | 1 << l);
     w.set_ureg(d.dst.reg, v);
+    w.set_pred(d.pd[0].idx, exec, differs);
     Ok(())
 }
