@@ -373,3 +373,65 @@ fn ptxc_computed_cache_policy_agrees_five_ways_and_matches_ptxas() {
         assert_eq!(d, reference_computed(&a), "{}", arch.name());
     }
 }
+
+/// Every global or generic access of `cubin` as `NAME:hints:strength`, sorted (generic
+/// accesses read as global ones, as [`sorted_hints`] does). The strength is `wide` for
+/// `.STRONG.GPU` and `.STRONG.SYS` (ordered for other CTAs; ptxc's strong accesses are all
+/// system-scope where ptxas writes `.GPU` for `.cg`), else `local` (weak, or ptxas's
+/// `.STRONG.CTA`/`.STRONG.SM` of `.ca` and `.wb`, which order nothing for other CTAs).
+fn hints_and_strength(cubin: &Path) -> Vec<String> {
+    let out = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
+    assert!(out.status.success(), "nvdisasm: {}", text(&out.stderr));
+    let is_hint = |m: &&str| matches!(*m, "EF" | "EL" | "EU" | "NA" | "LU") || m.starts_with("LTC");
+    let mut v: Vec<String> = listing_by_section(&text(&out.stdout))
+        .values()
+        .filter_map(|inst| {
+            let opcode = inst.split_whitespace().find(|w| !w.starts_with('@'))?;
+            let mut parts = opcode.split('.');
+            let name = match parts.next()? {
+                "LDG" | "LD" => "LDG",
+                "STG" | "ST" => "STG",
+                _ => return None,
+            };
+            let wide = opcode.contains(".STRONG.GPU") || opcode.contains(".STRONG.SYS");
+            let hints: Vec<&str> = parts.filter(is_hint).collect();
+            Some(format!(
+                "{name}:{}:{}",
+                hints.join("."),
+                if wide { "wide" } else { "local" }
+            ))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The cache operators (`tests/ops/cache_operators.ptx`: `.ca`, `.cg`, `.cs`, `.lu`, `.cv`
+/// loads, `.wb`, `.cg`, `.cs`, `.wt` stores, global and generic) on sm_75, sm_80, sm_86 and
+/// sm_89: ptxc's accesses carry ptxas's hints (`.EF`, `.LU`) and are strong for other CTAs
+/// exactly where ptxas's are. Their values run in `tests/sim_ops.rs`.
+#[test]
+fn cache_operators_carry_ptxas_hints_and_strength() {
+    let ptx = root().join("tests/ops/cache_operators.ptx");
+    for arch in [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+        let dir = scratch(&format!("sim_cache_operators_{}", arch.name()));
+        let (theirs, ours) = (dir.join("ptxas.cubin"), dir.join("ptxc.cubin"));
+        ptxas_for(arch.name(), &ptx, &theirs);
+        let o = ptxc(&[
+            "compile",
+            "--arch",
+            arch.name(),
+            "-o",
+            ours.to_str().unwrap(),
+            ptx.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
+        let want = hints_and_strength(&theirs);
+        assert_eq!(hints_and_strength(&ours), want, "{}", arch.name());
+        assert!(
+            want.iter().filter(|h| h.ends_with("wide")).count() >= 6 && want.iter().any(|h| h.contains("LU")),
+            "{}: {want:?}",
+            arch.name()
+        );
+    }
+}

@@ -45,6 +45,7 @@ fn hint_mods(hint: CacheHint, only_128: bool) -> Vec<ModSet> {
         Evict::Last => Some(CachePolicy::El),
         Evict::Unchanged => Some(CachePolicy::Eu),
         Evict::NoAllocate => Some(CachePolicy::Na),
+        Evict::LastUse => Some(CachePolicy::Lu),
     };
     let prefetch = match hint.l2_prefetch {
         L2Prefetch::None => None,

@@ -195,6 +195,8 @@ pub enum Evict {
     Unchanged,
     /// `.L1::no_allocate`.
     NoAllocate,
+    /// Last use (the `.lu` cache operator): the line may be evicted after this access.
+    LastUse,
 }
 
 /// Text-form names of [`Evict`] (the PTX spellings without `L1::`).
@@ -203,6 +205,7 @@ pub const EVICT_NAMES: &[(Evict, &str)] = &[
     (Evict::Last, "evict_last"),
     (Evict::Unchanged, "evict_unchanged"),
     (Evict::NoAllocate, "no_allocate"),
+    (Evict::LastUse, "last_use"),
 ];
 
 /// The L2 prefetch size of a load (`.L2::64B`, `.L2::128B`, `.L2::256B`).

@@ -370,9 +370,22 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The access's memory info. The cache operators map as ptxas 13.5 maps them (sm_75 to
+    /// sm_89, checked one access at a time): `.cg` and `.cv` loads and `.cg` and `.wt` stores
+    /// are strong (ptxas: `.STRONG.GPU` for `.cg`, `.STRONG.SYS` for the others; ptxc's strong
+    /// accesses are all system-scope), `.cs` evicts first (`.EF`), `.lu` is a last use
+    /// (`.LU`). `.ca` and `.wb` stay weak: ptxas makes them `.STRONG.CTA` (sm_75) or
+    /// `.STRONG.SM`, a strength that orders nothing for other CTAs.
     fn mem_info(&self, inst: &CheckedInst, space: Space, offset: i64, n: usize) -> MemInfo {
+        let cache = inst.mods.cache;
+        let mut hint = cache_hint(inst);
+        match cache {
+            Some(CacheOp::Cs) => hint.evict = Evict::First,
+            Some(CacheOp::Lu) => hint.evict = Evict::LastUse,
+            _ => {}
+        }
         MemInfo {
-            non_coherent: inst.mods.cache == Some(CacheOp::Nc),
+            non_coherent: cache == Some(CacheOp::Nc),
             volatile: matches!(
                 inst.mods.order,
                 Some(
@@ -383,8 +396,8 @@ impl Lowerer<'_> {
                         | MemOrder::AcqRel
                         | MemOrder::Sc
                 )
-            ),
-            hint: cache_hint(inst),
+            ) || matches!(cache, Some(CacheOp::Cg | CacheOp::Cv | CacheOp::Wt)),
+            hint,
             ..Self::plain_mem(space, offset, n as u8)
         }
     }
