@@ -23,7 +23,7 @@ use crate::flag;
 use crate::isa::arch::{Arch, Archs};
 use crate::isa::build::*;
 use crate::isa::desc::{Form, ImmStyle, LatCat as L, ModDesc, Op, OperandDesc, Pipe, Role};
-use crate::isa::sm75::mem::{CACHE, E, UrAt, address, address_with_width_bit};
+use crate::isa::sm75::mem::{CACHE, UrAt, address, address_with_width_bit};
 use crate::isa::values::MbarrierOp;
 
 /// Adds the new forms (HFMA2.MMA is derived from the core's HFMA2).
@@ -233,7 +233,8 @@ fn atom_mbarrier(op: MbarrierOp) -> Form {
             address_with_width_bit(UrAt::C, bits(40, 24), Some(70), false),
         ])
         .mods([
-            E,
+            // `.E` only: nvdisasm prints `ATOM.???0.ARRIVE` with bit 72 clear.
+            modifier(Mod::E, 72, 1, &[(1, ".E")], 1),
             modifier(Mod::MbarrierOp, 87, 4, ops, ops[0].0),
             CACHE,
             modifier(Mod::AtomType, 73, 4, types, types[0].0),
@@ -241,7 +242,6 @@ fn atom_mbarrier(op: MbarrierOp) -> Form {
         ])
         .fixed(71, 1, 0)
         .fixed(UNIFORM_BIT, 1, 1)
-        .invalid_when(&[(72, false), (70, true)])
         .timing(L::Decoupled, Pipe::Lsu)
         .reads_late()
         .build()
