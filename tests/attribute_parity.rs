@@ -1,5 +1,6 @@
-//! Attribute parity with ptxas: for every kernel of the conformance set, the CUDA C kernel
-//! set (`tests/kernels`) and the corpus that both compilers accept, the attributes of
+//! Attribute parity with ptxas, on sm_75 and on sm_80, sm_86 and sm_89 (each target
+//! compiled by both compilers for that target): for every kernel of the conformance set, the
+//! CUDA C kernel set (`tests/kernels`) and the corpus that both compilers accept, the attributes of
 //! `.nv.info` and of each `.nv.info.<kernel>` (as `cuobjdump -elf` names them) are the same
 //! set in ptxc's cubin as in ptxas's, except for the differences listed in [`KNOWN`], which
 //! must match exactly (a fixed gap fails the test until it is removed from the list). The
@@ -28,13 +29,15 @@ const WARP_WIDE: &str = "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS";
 
 /// The image of `kernel` in `cubin` and its decoded code.
 fn kernel_image(cubin: &Path, kernel: &str) -> (ptxc_sass::cubin::KernelImage, Vec<ptxc_sass::isa::Inst>) {
+    let bytes = std::fs::read(cubin).unwrap();
+    let arch = ptxc_sim::module::cubin_arch(&bytes).unwrap_or_else(|e| panic!("{cubin:?}: {e}"));
     let m = ptxc_sass::cubin::read(&std::fs::read(cubin).unwrap()).unwrap();
     let k = m
         .kernels
         .into_iter()
         .find(|k| k.name == kernel)
         .unwrap_or_else(|| panic!("{kernel} in {cubin:?}"));
-    let code = ptxc_sass::isa::decode::decode_all(ptxc_sass::isa::Arch::Sm75, &k.code).unwrap();
+    let code = ptxc_sass::isa::decode::decode_all(arch, &k.code).unwrap();
     (k, code)
 }
 
@@ -63,8 +66,9 @@ fn check_crs_rule(theirs: &Path, ours: &Path, kernel: &str, ptxas_crs: bool, ptx
 }
 
 /// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` lists the warp-wide instructions a compiler inserts
-/// itself (`docs/CUBIN.md`, section 4): every offset in ptxas's names a `VOTE`, `VOTEU` or
-/// `SHFL` that implements no PTX warp operation (is not in `COOP_GROUP_INSTR_OFFSETS`).
+/// itself (`docs/CUBIN.md`, section 4): every offset in ptxas's names a `VOTE`, `VOTEU`,
+/// `SHFL` or (sm_80 on, its warp-aggregated atomics) `REDUX` that implements no PTX warp
+/// operation (is not in `COOP_GROUP_INSTR_OFFSETS`).
 /// ptxc inserts none: it writes no such list, and each of its `VOTE`, `VOTEU`, `SHFL` and
 /// `MATCH` implements a PTX warp operation (is in its `COOP_GROUP_INSTR_OFFSETS`) or is
 /// the `VOTE.ANY R, PT, PT` of `activemask`.
@@ -75,7 +79,7 @@ fn check_warp_wide_rule(theirs: &Path, ours: &Path, kernel: &str) {
     for off in &k.int_warp_wide_offsets {
         let op = code[*off as usize / 16].desc().op;
         assert!(
-            matches!(op, Op::Vote | Op::Voteu | Op::Shfl) && !k.coop_group_offsets.contains(off),
+            matches!(op, Op::Vote | Op::Voteu | Op::Shfl | Op::Redux) && !k.coop_group_offsets.contains(off),
             "ptxas: {kernel}: {WARP_WIDE} names {op:?} at {off:#x}"
         );
     }
@@ -160,7 +164,28 @@ fn inputs() -> Vec<PathBuf> {
 
 #[test]
 fn attribute_sets_equal_ptxas_on_the_three_kernel_sets() {
-    let dir = scratch("attribute_parity");
+    parity_on("sm_75");
+}
+
+#[test]
+fn attribute_sets_equal_ptxas_on_sm80() {
+    parity_on("sm_80");
+}
+
+#[test]
+fn attribute_sets_equal_ptxas_on_sm86() {
+    parity_on("sm_86");
+}
+
+#[test]
+fn attribute_sets_equal_ptxas_on_sm89() {
+    parity_on("sm_89");
+}
+
+/// Compiles the three kernel sets for `arch` with both compilers and compares the attribute
+/// sets section by section.
+fn parity_on(arch: &str) {
+    let dir = scratch(&format!("attribute_parity_{arch}"));
     let mut seen = Vec::new();
     let mut compared = 0;
     for ptx in inputs() {
@@ -170,7 +195,7 @@ fn attribute_sets_equal_ptxas_on_the_three_kernel_sets() {
         let o = oracle(
             "ptxas",
             &[
-                "-arch=sm_75",
+                &format!("-arch={arch}"),
                 "-O3",
                 ptx.to_str().unwrap(),
                 "-o",
@@ -180,7 +205,14 @@ fn attribute_sets_equal_ptxas_on_the_three_kernel_sets() {
         if !o.status.success() {
             continue; // ptxas refuses two corpus files (documented in the corpus README).
         }
-        let o = ptxc(&["compile", ptx.to_str().unwrap(), "-o", ours.to_str().unwrap()]);
+        let o = ptxc(&[
+            "compile",
+            "--arch",
+            arch,
+            ptx.to_str().unwrap(),
+            "-o",
+            ours.to_str().unwrap(),
+        ]);
         if !o.status.success() {
             let first = text(&o.stderr).lines().next().unwrap_or_default().to_string();
             seen.push((stem.clone(), "(compile)".into(), vec![first], Vec::new()));
@@ -226,7 +258,7 @@ fn attribute_sets_equal_ptxas_on_the_three_kernel_sets() {
     assert_eq!(
         seen,
         known,
-        "{} of {compared} sections differ:\n{}",
+        "{arch}: {} of {compared} sections differ:\n{}",
         seen.len(),
         report.join("\n")
     );
