@@ -1,0 +1,121 @@
+//! Synchronisation rules: `bar`/`barrier`, `fence`, `vote`, `redux.sync` and `mbarrier`.
+
+use super::*;
+
+/// `bar`/`barrier`.
+pub fn barrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+    let kinds = m.sync as u8 + m.has_flag("arrive") as u8 + m.has_flag("red") as u8;
+    if kinds != 1 {
+        return Err("a barrier is one of `.sync`, `.arrive` or `.red`".to_string().into());
+    }
+    if m.has_flag("red") {
+        return match (m.bool_op, m.ty()) {
+            (Some(BoolOp::Popc), Some(ScalarType::U32)) => Ok(()),
+            (Some(BoolOp::And | BoolOp::Or), Some(ScalarType::Pred)) => Ok(()),
+            _ => Err("`bar.red` is `.popc.u32`, `.and.pred` or `.or.pred`".to_string().into()),
+        };
+    }
+    if m.bool_op.is_some() || m.ty().is_some() {
+        return Err("only `bar.red` takes a reduction and a type".to_string().into());
+    }
+    if m.has_flag("warp") && !m.sync {
+        return Err("`bar.warp` is written `bar.warp.sync`".to_string().into());
+    }
+    Ok(())
+}
+
+/// `fence`.
+pub fn fence(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+    if m.scope.is_none() {
+        return Err("`fence` needs a scope (`.cta`, `.gpu` or `.sys`)".to_string().into());
+    }
+    Ok(())
+}
+
+/// `vote`.
+pub fn vote(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+    let ballot = m.vote_mode == Some(VoteMode::Ballot);
+    match m.ty() {
+        Some(ScalarType::B32) if ballot => Ok(()),
+        Some(ScalarType::Pred) if !ballot => Ok(()),
+        _ if ballot => Err("`vote.ballot` is `.b32`".to_string().into()),
+        _ => Err("`vote.all`, `.any` and `.uni` are `.pred`".to_string().into()),
+    }
+}
+
+/// `redux.sync`: `.add`, `.min` and `.max` on `.u32` or `.s32`; `.and`, `.or` and `.xor` on
+/// `.b32`.
+pub fn redux(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+    let arithmetic = matches!(m.atom_op, Some(AtomOp::Add | AtomOp::Min | AtomOp::Max));
+    match m.ty() {
+        Some(ScalarType::U32 | ScalarType::S32) if arithmetic => Ok(()),
+        Some(ScalarType::B32) if !arithmetic => Ok(()),
+        _ if arithmetic => Err("`redux.sync.add`, `.min` and `.max` are `.u32` or `.s32`"
+            .to_string()
+            .into()),
+        _ => Err("`redux.sync.and`, `.or` and `.xor` are `.b32`".to_string().into()),
+    }
+}
+
+/// `mbarrier` (sm_80): one operation; on `.shared` or generic addresses; `.noComplete` on an arrival
+/// with a count (an arrival with a count but without `.noComplete`, and `try_wait`, need
+/// sm_90, as ptxas says); `.parity` on `test_wait`; `.release` on arrivals, `.acquire` on
+/// `test_wait`, both `.cta` only.
+pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+    if m.has_flag("try_wait") {
+        let parity = if m.has_flag("parity") { ".parity" } else { "" };
+        return Err(needs_sm(&format!("mbarrier.try_wait{parity}"), 90));
+    }
+    let arrival = m.has_flag("arrive") || m.has_flag("arrive_drop");
+    if m.has_flag("noComplete") && !arrival {
+        return Err("`.noComplete` goes with `mbarrier.arrive` and `.arrive_drop`"
+            .to_string()
+            .into());
+    }
+    if m.has_flag("parity") && !m.has_flag("test_wait") {
+        return Err("`.parity` goes with `mbarrier.test_wait`".to_string().into());
+    }
+    let pending = m.has_flag("pending_count");
+    if pending && m.space.is_some() {
+        return Err("`mbarrier.pending_count` reads a state, it takes no state space"
+            .to_string()
+            .into());
+    }
+    let (order_ok, order) = match m.order {
+        None => (true, ""),
+        Some(MemOrder::Release) => (arrival, "release"),
+        Some(MemOrder::Acquire) => (m.has_flag("test_wait"), "acquire"),
+        Some(_) => (false, "this order"),
+    };
+    if !order_ok {
+        return Err(format!("`.{order}` does not go with this `mbarrier` operation").into());
+    }
+    if m.order.is_some() != m.scope.is_some() || m.scope.is_some_and(|s| s != MemScope::Cta) {
+        return Err(
+            "`mbarrier` orders at `.cta` scope: write `.release.cta` or `.acquire.cta`"
+                .to_string()
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The operand shapes of an `mbarrier` operation (an arrival's count and `.noComplete` go
+/// together: `check_shape`).
+pub fn mbarrier_operands(m: &Mods) -> &'static str {
+    if m.has_flag("init") {
+        "a s:u32"
+    } else if m.has_flag("arrive") || m.has_flag("arrive_drop") {
+        "d:b64 a|d:b64 a s:u32"
+    } else if m.has_flag("test_wait") {
+        if m.has_flag("parity") {
+            "d:pred a s:u32"
+        } else {
+            "d:pred a s:b64"
+        }
+    } else if m.has_flag("pending_count") {
+        "d:u32 s:b64"
+    } else {
+        "a"
+    }
+}
