@@ -19,29 +19,13 @@
 
 mod common;
 
+use common::mma::{Rng, c_at, pack, spec};
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
+use ptxc::launch::LaunchSpec;
 use ptxc::run::{RunOptions, run, run_mir};
 use ptxc_sass::isa::Arch;
 use ptxc_sim::Engine;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// A deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.u64() % n
-    }
-}
 
 /// An element type of a fragment.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -176,30 +160,6 @@ fn b_at(ty: Ty, k: usize, l: usize, i: usize) -> (usize, usize) {
     (row, g)
 }
 
-/// C's and D's element `i` of lane `l` (16 x 8): c0, c1 at row g, c2, c3 at row g+8,
-/// columns 2t, 2t+1.
-fn c_at(l: usize, i: usize) -> (usize, usize) {
-    (l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2)
-}
-
-/// The fragment words (lane-major) of a `rows x cols` matrix of `ty` laid out by `at`.
-fn pack(m: &[Vec<u32>], ty: Ty, count: usize, at: impl Fn(usize, usize) -> (usize, usize)) -> Vec<u32> {
-    let per = 32 / ty.bits();
-    let mask = if ty.bits() == 32 {
-        u32::MAX
-    } else {
-        (1 << ty.bits()) - 1
-    };
-    let mut words = vec![0u32; 32 * count.div_ceil(per)];
-    for l in 0..32 {
-        for i in 0..count {
-            let (r, c) = at(l, i);
-            words[l * count.div_ceil(per) + i / per] |= (m[r][c] & mask) << (ty.bits() * (i % per));
-        }
-    }
-    words
-}
-
 /// The element of the fragment words at `at`'s inverse: D[r][c].
 fn unpack(words: &[u32], ty: Ty, r: usize, c: usize) -> u32 {
     let per = 32 / ty.bits();
@@ -263,25 +223,6 @@ fn ptxc_cubin(arch: Arch, module: &str) -> Vec<u8> {
         ..Default::default()
     };
     ptxc::pipeline::compile_ptx(&src, module, &opts).unwrap_or_else(|e| panic!("ptxc {arch}: {}", e.0))
-}
-
-/// The launch of `kernel` with buffers `a`, `b`, `c` and an output `d` of `d_words`.
-fn spec(dir: &std::path::Path, kernel: &str, inputs: [&[u32]; 3], d_words: usize) -> LaunchSpec {
-    let mut buffers = BTreeMap::new();
-    for (name, words) in ["a", "b", "c"].iter().zip(inputs) {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let path = dir.join(format!("{kernel}_{name}.npy"));
-        ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-        buffers.insert(name.to_string(), BufferInit::File(path));
-    }
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: d_words,
-        },
-    );
-    one_block_spec(kernel, 32, buffers, &["a", "b", "c", "d"])
 }
 
 /// D's words after running `spec` of `module` `via` on `arch` (zero hazards and stray
@@ -378,9 +319,9 @@ fn every_kernel_on(arch: Arch) {
         let b = matrix(k.k, 8, tb, &mut r);
         let c = matrix(16, 8, k.acc, &mut r);
         // Elements per lane: A 16k / 32, B 8k / 32.
-        let aw = pack(&a, ta, k.k / 2, |l, i| a_at(ta, k.k, l, i));
-        let bw = pack(&b, tb, k.k / 4, |l, i| b_at(tb, k.k, l, i));
-        let cw = pack(&c, k.acc, 4, c_at);
+        let aw = pack(&a, ta.bits(), k.k / 2, |l, i| a_at(ta, k.k, l, i));
+        let bw = pack(&b, tb.bits(), k.k / 4, |l, i| b_at(tb, k.k, l, i));
+        let cw = pack(&c, k.acc.bits(), 4, c_at);
         let d_words = cw.len();
         let spec = spec(&dir, k.name, [&aw, &bw, &cw], d_words);
         let first = launch(arch, M16N8, &cubins, &spec, WAYS[0]);

@@ -27,26 +27,9 @@
 mod common;
 
 use common::five_ways::Cubins;
+use common::mma::{Rng, c_at, pack, spec};
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
 use ptxc_sass::isa::Arch;
-use std::collections::BTreeMap;
-
-/// A deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.u64() % n
-    }
-}
 
 /// An element type of a fragment.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -211,51 +194,6 @@ fn b_at(ty: Ty, k: usize, l: usize, i: usize) -> (usize, usize) {
     (row, g)
 }
 
-/// C's and D's element `i` of lane `l`: c0, c1 at row g, (m16n8) c2, c3 at row g+8,
-/// columns 2t, 2t+1.
-fn c_at(l: usize, i: usize) -> (usize, usize) {
-    (l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2)
-}
-
-/// The fragment words (lane-major) of a matrix of `ty`, `count` elements per lane laid out
-/// by `at`.
-fn pack(m: &[Vec<u32>], ty: Ty, count: usize, at: impl Fn(usize, usize) -> (usize, usize)) -> Vec<u32> {
-    let per = 32 / ty.bits();
-    let mask = if ty.bits() == 32 {
-        u32::MAX
-    } else {
-        (1 << ty.bits()) - 1
-    };
-    let regs = count.div_ceil(per);
-    let mut words = vec![0u32; 32 * regs];
-    for l in 0..32 {
-        for i in 0..count {
-            let (r, c) = at(l, i);
-            words[l * regs + i / per] |= (m[r][c] & mask) << (ty.bits() * (i % per));
-        }
-    }
-    words
-}
-
-/// The launch of `kernel` with buffers `a`, `b`, `c` and an output `d` of `d_words`.
-fn spec(dir: &std::path::Path, kernel: &str, inputs: [&[u32]; 3], d_words: usize) -> LaunchSpec {
-    let mut buffers = BTreeMap::new();
-    for (name, words) in ["a", "b", "c"].iter().zip(inputs) {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let path = dir.join(format!("{kernel}_{name}.npy"));
-        ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-        buffers.insert(name.to_string(), BufferInit::File(path));
-    }
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: d_words,
-        },
-    );
-    one_block_spec(kernel, 32, buffers, &["a", "b", "c", "d"])
-}
-
 /// One product term of the reference.
 fn term(k: &Kernel, a: u32, b: u32) -> f64 {
     let (ta, tb) = k.ab;
@@ -319,9 +257,9 @@ fn every_kernel_on(arch: Arch) {
         let b = matrix(k.k, 8, tb, &mut r);
         let c = matrix(k.m, 8, k.acc(), &mut r);
         // Elements per lane: A m k / 32, B 8 k / 32, C m 8 / 32.
-        let aw = pack(&a, ta, k.m * k.k / 32, |l, i| a_at(ta, k.m, k.k, l, i));
-        let bw = pack(&b, tb, k.k / 4, |l, i| b_at(tb, k.k, l, i));
-        let cw = pack(&c, k.acc(), k.m / 4, c_at);
+        let aw = pack(&a, ta.bits(), k.m * k.k / 32, |l, i| a_at(ta, k.m, k.k, l, i));
+        let bw = pack(&b, tb.bits(), k.k / 4, |l, i| b_at(tb, k.k, l, i));
+        let cw = pack(&c, k.acc().bits(), k.m / 4, c_at);
         let spec = spec(&dir, k.name, [&aw, &bw, &cw], cw.len());
         let bytes = cubins.agree(&spec, "d");
         let d: Vec<u32> = bytes

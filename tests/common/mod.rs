@@ -3,6 +3,7 @@
 
 pub mod elem;
 pub mod five_ways;
+pub mod mma;
 pub mod zluda;
 
 use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec};
