@@ -11,10 +11,9 @@
 mod common;
 
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
+use ptxc::launch::LaunchSpec;
 use ptxc::run::{RunOptions, run, run_mir};
 use ptxc_sass::isa::Arch;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The targets the kernels run on.
@@ -38,10 +37,7 @@ fn zero_filled(input: &[u32], at: usize, words: usize, valid: usize) -> Vec<u32>
     let bytes: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut piece = bytes[at..at + 4 * words].to_vec();
     piece[valid..].fill(0);
-    piece
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    common::words(&piece)
 }
 
 /// What `cp_async` writes, computed on the host.
@@ -62,18 +58,7 @@ fn cp_async_reference(input: &[u32]) -> Vec<u32> {
 
 /// The launch of `cp_async`; the input goes to `dir/in.npy`.
 fn spec(dir: &Path) -> LaunchSpec {
-    let bytes: Vec<u8> = input().iter().flat_map(|v| v.to_le_bytes()).collect();
-    let path = dir.join("in.npy");
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
-    let mut buffers = BTreeMap::new();
-    buffers.insert("in".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "out".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: THREADS * OUT_PER_THREAD,
-        },
-    );
+    let buffers = in_out_buffers(dir, ("in", &input()), ("out", THREADS * OUT_PER_THREAD));
     one_block_spec("cp_async", THREADS as u32, buffers, &["in", "out"])
 }
 

@@ -26,7 +26,7 @@ mod common;
 
 use common::five_ways::{Cubins, Via, WAYS};
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
+use ptxc::launch::LaunchSpec;
 use ptxc_sass::isa::Arch;
 use ptxc_softfloat::{self as sf, BF16, F16, F32, Format, Rounding};
 use std::collections::BTreeMap;
@@ -402,28 +402,17 @@ fn spec(dir: &std::path::Path, m: &Module, inputs: &[In]) -> LaunchSpec {
         ("y", |i| i.y),
     ];
     for (name, get) in fields {
-        let bytes: Vec<u8> = inputs.iter().flat_map(|i| get(i).to_le_bytes()).collect();
+        let words: Vec<u32> = inputs.iter().map(get).collect();
         let path = dir.join(format!("{}_{name}.npy", m.kernel));
-        ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-        buffers.insert(name.to_string(), BufferInit::File(path));
+        buffers.insert(name.to_string(), u32_file(path, &words));
     }
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: THREADS * m.ops.len(),
-        },
-    );
+    buffers.insert("d".to_string(), u32_zeros(THREADS * m.ops.len()));
     one_block_spec(m.kernel, THREADS as u32, buffers, &["a", "b", "c", "x", "y", "d"])
 }
 
 /// d's words after running `spec` `via` (zero hazards and stray accesses).
 fn launch(cubins: &Cubins, spec: &LaunchSpec, via: Via) -> Vec<u32> {
-    cubins
-        .run(spec, via, "d")
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    words(&cubins.run(spec, via, "d"))
 }
 
 /// Runs module `m` five ways on `arch` and checks every result against the reference.

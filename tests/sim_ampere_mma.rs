@@ -252,11 +252,7 @@ fn launch(arch: Arch, module: &str, cubins: &(Vec<u8>, Vec<u8>), spec: &LaunchSp
     let s = &out.stats;
     assert_eq!(s.hazards, 0, "{tag}: hazards: {:?}", s.hazard_reports.first());
     assert_eq!(s.stray_accesses, 0, "{tag}: {:?}", s.stray_reports.first());
-    out.buffers["d"]
-        .bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    words(&out.buffers["d"].bytes)
 }
 
 /// Checks D against the exact product of the matrices.

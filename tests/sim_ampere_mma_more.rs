@@ -262,10 +262,7 @@ fn every_kernel_on(arch: Arch) {
         let cw = pack(&c, k.acc().bits(), k.m / 4, c_at);
         let spec = spec(&dir, k.name, [&aw, &bw, &cw], cw.len());
         let bytes = cubins.agree(&spec, "d");
-        let d: Vec<u32> = bytes
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let d = words(&bytes);
         failures.extend(
             check_reference(k, &a, &b, &c, &d)
                 .into_iter()

@@ -19,7 +19,7 @@ mod common;
 
 use common::five_ways::Cubins;
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{LaunchSpec, ParamSpec, Scalar};
 use ptxc_sass::isa::Arch;
 use std::collections::BTreeMap;
 
@@ -54,18 +54,10 @@ fn reference(a: &[u32; 32]) -> Vec<u32> {
 /// The launch with inputs `a`.
 fn spec(arch: Arch, case: usize, a: &[u32; 32]) -> LaunchSpec {
     let dir = scratch(&format!("sim_ampere_redux_{}", arch.name()));
-    let path = dir.join(format!("a{case}.npy"));
-    let bytes: Vec<u8> = a.iter().flat_map(|w| w.to_le_bytes()).collect();
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-    let mut buffers = BTreeMap::new();
-    buffers.insert("a".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: 320,
-        },
-    );
+    let buffers = BTreeMap::from([
+        ("a".to_string(), u32_file(dir.join(format!("a{case}.npy")), a)),
+        ("d".to_string(), u32_zeros(320)),
+    ]);
     one_block_spec("redux_all", 32, buffers, &["a", "d"])
 }
 
@@ -92,10 +84,7 @@ fn every_case_on(arch: Arch) {
     let cubins = Cubins::new(arch, &root().join("tests/ampere/redux.ptx"), "redux");
     for (case, a) in inputs().iter().enumerate() {
         let d = cubins.agree(&spec(arch, case, a), "d");
-        let got: Vec<u32> = d
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let got = words(&d);
         assert_eq!(got, reference(a), "{} case {case}", arch.name());
     }
 }
@@ -174,18 +163,7 @@ const MASK_THREADS: usize = 64;
 /// The `redux_mask` launch with inputs `a` and the parameter mask `m`.
 fn mask_spec(arch: Arch, case: usize, a: &[u32], m: u32) -> LaunchSpec {
     let dir = scratch(&format!("sim_ampere_redux_mask_{}_{case}", arch.name()));
-    let path = dir.join("a.npy");
-    let bytes: Vec<u8> = a.iter().flat_map(|w| w.to_le_bytes()).collect();
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-    let mut buffers = BTreeMap::new();
-    buffers.insert("a".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: 17 * MASK_THREADS,
-        },
-    );
+    let buffers = in_out_buffers(&dir, ("a", a), ("d", 17 * MASK_THREADS));
     let ptr = |b: &str| ParamSpec::Ptr {
         buffer: b.to_string(),
         offset: 0,
@@ -223,10 +201,7 @@ fn masked_cases_on(arch: Arch) {
     ];
     for (case, (a, m)) in cases.iter().enumerate() {
         let d = cubins.agree(&mask_spec(arch, case, a, *m), "d");
-        let got: Vec<u32> = d
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let got = words(&d);
         let want = masked_reference(a, *m);
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(g, w, "{} case {case}: thread {} result {}", arch.name(), i / 17, i % 17);

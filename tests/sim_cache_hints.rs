@@ -18,9 +18,8 @@ mod common;
 
 use common::five_ways::Cubins;
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{LaunchSpec, ParamSpec, Scalar};
 use ptxc_sass::isa::Arch;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Loads in the `cache_hints` kernel (each 64 threads wide).
@@ -46,18 +45,7 @@ fn input(n: usize) -> Vec<u32> {
 /// The launch of `kernel` (64 threads) on input `a` and a zeroed `d` of `d_len` words.
 fn spec(arch: Arch, kernel: &str, a: &[u32], d_len: usize) -> LaunchSpec {
     let dir = scratch(&format!("sim_cache_hints_{kernel}_{}", arch.name()));
-    let path = dir.join("a.npy");
-    let bytes: Vec<u8> = a.iter().flat_map(|w| w.to_le_bytes()).collect();
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-    let mut buffers = BTreeMap::new();
-    buffers.insert("a".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: d_len,
-        },
-    );
+    let buffers = in_out_buffers(&dir, ("a", a), ("d", d_len));
     one_block_spec(kernel, 64, buffers, &["a", "d"])
 }
 
@@ -74,31 +62,35 @@ fn reference_generic(a: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// The cache-hint modifiers of every global or generic access in `cubin`'s listing, kernel
-/// by kernel: `LDG.E.EL.LTC128B.CONSTANT` gives `LDG:EL.LTC128B`.
-fn hints(cubin: &Path) -> Vec<String> {
+/// The cache-hint modifiers of every global or generic access in `cubin`'s listing, sorted
+/// (the schedules differ): `LDG.E.EL.LTC128B.CONSTANT` gives `LDG:EL.LTC128B`. Generic
+/// accesses read as global ones: ptxc selects LDG/STG for generic accesses no generic pointer
+/// of the kernel can leave global memory for, where ptxas keeps LD/ST. With `strength`, each
+/// also says `wide` for `.STRONG.GPU` and `.STRONG.SYS` (ordered for other CTAs; ptxc's
+/// strong accesses are all system-scope where ptxas writes `.GPU` for `.cg`), else `local`
+/// (weak, or ptxas's `.STRONG.CTA`/`.STRONG.SM` of `.ca` and `.wb`, which order nothing for
+/// other CTAs).
+fn accesses(cubin: &Path, strength: bool) -> Vec<String> {
     let out = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
     assert!(out.status.success(), "nvdisasm: {}", text(&out.stderr));
     let is_hint = |m: &&str| matches!(*m, "EF" | "EL" | "EU" | "NA" | "LU") || m.starts_with("LTC");
-    listing_by_section(&text(&out.stdout))
+    let mut v: Vec<String> = listing_by_section(&text(&out.stdout))
         .values()
         .filter_map(|inst| {
-            let opcode = inst.split_whitespace().next()?;
+            let opcode = inst.split_whitespace().find(|w| !w.starts_with('@'))?;
             let mut parts = opcode.split('.');
-            let name = parts.next()?;
-            matches!(name, "LDG" | "STG" | "LD" | "ST")
-                .then(|| format!("{name}:{}", parts.filter(is_hint).collect::<Vec<_>>().join(".")))
+            let name = match parts.next()? {
+                "LDG" | "LD" => "LDG",
+                "STG" | "ST" => "STG",
+                _ => return None,
+            };
+            let hints = parts.filter(is_hint).collect::<Vec<_>>().join(".");
+            if !strength {
+                return Some(format!("{name}:{hints}"));
+            }
+            let wide = opcode.contains(".STRONG.GPU") || opcode.contains(".STRONG.SYS");
+            Some(format!("{name}:{hints}:{}", if wide { "wide" } else { "local" }))
         })
-        .collect()
-}
-
-/// `hints` sorted (the schedules differ), generic accesses read as global ones: ptxc
-/// selects LDG/STG for generic accesses no generic pointer of the kernel can leave global
-/// memory for, where ptxas keeps LD/ST.
-fn sorted_hints(cubin: &Path) -> Vec<String> {
-    let mut v: Vec<String> = hints(cubin)
-        .into_iter()
-        .map(|h| h.replacen("LD:", "LDG:", 1).replacen("ST:", "STG:", 1))
         .collect();
     v.sort();
     v
@@ -107,18 +99,8 @@ fn sorted_hints(cubin: &Path) -> Vec<String> {
 /// The sorted hints of both compilers' cubins for `arch`: (ptxas's, ptxc's).
 fn both_hints(arch: Arch) -> (Vec<String>, Vec<String>) {
     let dir = scratch(&format!("sim_cache_hints_listing_{}", arch.name()));
-    let (theirs, ours) = (dir.join("ptxas.cubin"), dir.join("ptxc.cubin"));
-    ptxas_for(arch.name(), &ptx(), &theirs);
-    let o = ptxc(&[
-        "compile",
-        "--arch",
-        arch.name(),
-        "-o",
-        ours.to_str().unwrap(),
-        ptx().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
-    (sorted_hints(&theirs), sorted_hints(&ours))
+    let (theirs, ours) = both_cubins(arch.name(), &ptx(), &dir);
+    (accesses(&theirs, false), accesses(&ours, false))
 }
 
 fn every_way_on(arch: Arch) {
@@ -205,7 +187,7 @@ fn sm75_refuses_l2_256b_and_keeps_the_other_hints() {
         turing.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
-    assert_eq!(sorted_hints(&ours), sorted_hints(&theirs));
+    assert_eq!(accesses(&ours, false), accesses(&theirs, false));
 }
 
 /// Host reference of `cache_policy_hint` (`tests/ampere/cache_policy_hint.ptx`).
@@ -312,17 +294,7 @@ fn policy_five_ways(arch: Arch, kernel: &str, a: &[u32], params: Vec<ParamSpec>,
     spec.params.extend(params);
     let d = words(&cubins.agree(&spec, "d"));
     let dir = scratch(&format!("sim_{kernel}_listing_{}", arch.name()));
-    let (theirs, ours) = (dir.join("ptxas.cubin"), dir.join("ptxc.cubin"));
-    ptxas_for(arch.name(), &ptx, &theirs);
-    let o = ptxc(&[
-        "compile",
-        "--arch",
-        arch.name(),
-        "-o",
-        ours.to_str().unwrap(),
-        ptx.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
+    let (theirs, ours) = both_cubins(arch.name(), &ptx, &dir);
     let (theirs, ours) = (policy_accesses(&theirs), policy_accesses(&ours));
     assert!(theirs.len() >= min, "{}: ptxas's descriptors: {theirs:?}", arch.name());
     assert_eq!(
@@ -374,38 +346,6 @@ fn ptxc_computed_cache_policy_agrees_five_ways_and_matches_ptxas() {
     }
 }
 
-/// Every global or generic access of `cubin` as `NAME:hints:strength`, sorted (generic
-/// accesses read as global ones, as [`sorted_hints`] does). The strength is `wide` for
-/// `.STRONG.GPU` and `.STRONG.SYS` (ordered for other CTAs; ptxc's strong accesses are all
-/// system-scope where ptxas writes `.GPU` for `.cg`), else `local` (weak, or ptxas's
-/// `.STRONG.CTA`/`.STRONG.SM` of `.ca` and `.wb`, which order nothing for other CTAs).
-fn hints_and_strength(cubin: &Path) -> Vec<String> {
-    let out = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
-    assert!(out.status.success(), "nvdisasm: {}", text(&out.stderr));
-    let is_hint = |m: &&str| matches!(*m, "EF" | "EL" | "EU" | "NA" | "LU") || m.starts_with("LTC");
-    let mut v: Vec<String> = listing_by_section(&text(&out.stdout))
-        .values()
-        .filter_map(|inst| {
-            let opcode = inst.split_whitespace().find(|w| !w.starts_with('@'))?;
-            let mut parts = opcode.split('.');
-            let name = match parts.next()? {
-                "LDG" | "LD" => "LDG",
-                "STG" | "ST" => "STG",
-                _ => return None,
-            };
-            let wide = opcode.contains(".STRONG.GPU") || opcode.contains(".STRONG.SYS");
-            let hints: Vec<&str> = parts.filter(is_hint).collect();
-            Some(format!(
-                "{name}:{}:{}",
-                hints.join("."),
-                if wide { "wide" } else { "local" }
-            ))
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 /// The cache operators (`tests/ops/cache_operators.ptx`: `.ca`, `.cg`, `.cs`, `.lu`, `.cv`
 /// loads, `.wb`, `.cg`, `.cs`, `.wt` stores, global and generic) on sm_75, sm_80, sm_86 and
 /// sm_89: ptxc's accesses carry ptxas's hints (`.EF`, `.LU`) and are strong for other CTAs
@@ -415,19 +355,9 @@ fn cache_operators_carry_ptxas_hints_and_strength() {
     let ptx = root().join("tests/ops/cache_operators.ptx");
     for arch in [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89] {
         let dir = scratch(&format!("sim_cache_operators_{}", arch.name()));
-        let (theirs, ours) = (dir.join("ptxas.cubin"), dir.join("ptxc.cubin"));
-        ptxas_for(arch.name(), &ptx, &theirs);
-        let o = ptxc(&[
-            "compile",
-            "--arch",
-            arch.name(),
-            "-o",
-            ours.to_str().unwrap(),
-            ptx.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
-        let want = hints_and_strength(&theirs);
-        assert_eq!(hints_and_strength(&ours), want, "{}", arch.name());
+        let (theirs, ours) = both_cubins(arch.name(), &ptx, &dir);
+        let want = accesses(&theirs, true);
+        assert_eq!(accesses(&ours, true), want, "{}", arch.name());
         assert!(
             want.iter().filter(|h| h.ends_with("wide")).count() >= 6 && want.iter().any(|h| h.contains("LU")),
             "{}: {want:?}",

@@ -18,9 +18,8 @@ mod common;
 
 use common::five_ways::{Cubins, Via, WAYS};
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
+use ptxc::launch::LaunchSpec;
 use ptxc_sass::isa::Arch;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The targets.
@@ -56,18 +55,7 @@ fn reference(input: &[u32]) -> Vec<u32> {
 
 /// The launch; the input goes to `dir/in.npy`.
 fn spec(dir: &Path) -> LaunchSpec {
-    let bytes: Vec<u8> = input().iter().flat_map(|v| v.to_le_bytes()).collect();
-    let path = dir.join("in.npy");
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
-    let mut buffers = BTreeMap::new();
-    buffers.insert("in".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "out".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: THREADS * (STAGES + 1),
-        },
-    );
+    let buffers = in_out_buffers(dir, ("in", &input()), ("out", THREADS * (STAGES + 1)));
     one_block_spec(KERNEL, THREADS as u32, buffers, &["in", "out"])
 }
 
@@ -105,18 +93,7 @@ fn lanes_reference(input: &[u32]) -> Vec<u32> {
 
 /// The launch of per-thread-barrier kernel `kernel`; the input goes to `dir/in.npy`.
 fn lanes_spec(dir: &Path, kernel: &str) -> LaunchSpec {
-    let bytes: Vec<u8> = input()[..LANE_THREADS].iter().flat_map(|v| v.to_le_bytes()).collect();
-    let path = dir.join("in.npy");
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
-    let mut buffers = BTreeMap::new();
-    buffers.insert("in".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "out".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: LANE_THREADS,
-        },
-    );
+    let buffers = in_out_buffers(dir, ("in", &input()[..LANE_THREADS]), ("out", LANE_THREADS));
     one_block_spec(kernel, LANE_THREADS as u32, buffers, &["in", "out"])
 }
 
@@ -258,15 +235,7 @@ fn cp_async_mbarrier_refusals_name_what_is_missing() {
         );
         let path = dir.join(format!("case{k}.ptx"));
         std::fs::write(&path, ptx).unwrap();
-        let out = dir.join(format!("case{k}.cubin"));
-        let o = ptxc(&[
-            "compile",
-            "--arch",
-            target,
-            path.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        let o = ptxc_compile(target, &path, &dir.join(format!("case{k}.cubin")));
         let err = text(&o.stderr);
         assert!(!o.status.success() && err.contains(want), "{line}: {err}");
     }

@@ -13,7 +13,7 @@
 mod common;
 
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
+use ptxc::launch::LaunchSpec;
 use ptxc::run::{RunOptions, run, run_mir};
 use ptxc_sass::isa::Arch;
 use std::collections::BTreeMap;
@@ -51,18 +51,7 @@ fn reference(input: &[u32]) -> Vec<u32> {
 
 /// The launch; the input goes to `dir/in.npy`.
 fn spec(dir: &Path) -> LaunchSpec {
-    let bytes: Vec<u8> = input().iter().flat_map(|v| v.to_le_bytes()).collect();
-    let path = dir.join("in.npy");
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
-    let mut buffers = BTreeMap::new();
-    buffers.insert("in".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "out".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: OUT_WORDS,
-        },
-    );
+    let buffers = in_out_buffers(dir, ("in", &input()), ("out", OUT_WORDS));
     one_block_spec("mbarrier", THREADS as u32, buffers, &["in", "out"])
 }
 
@@ -240,15 +229,7 @@ fn mbarrier_refusals_name_what_is_missing() {
         );
         let path = dir.join(format!("case{k}.ptx"));
         std::fs::write(&path, ptx).unwrap();
-        let out = dir.join(format!("case{k}.cubin"));
-        let o = ptxc(&[
-            "compile",
-            "--arch",
-            target,
-            path.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        let o = ptxc_compile(target, &path, &dir.join(format!("case{k}.cubin")));
         let err = text(&o.stderr);
         assert!(!o.status.success() && err.contains(want), "{line}: {err}");
     }

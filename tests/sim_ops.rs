@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{LaunchSpec, ParamSpec};
 use ptxc::run::{RunOptions, run, run_mir};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,18 +82,7 @@ pub fn inputs() -> Vec<u32> {
 
 /// The launch spec of an op test; the input goes to `dir/in.npy`.
 fn spec(kernel: &str, n_out: usize, dir: &Path) -> LaunchSpec {
-    let bytes: Vec<u8> = inputs().iter().flat_map(|v| v.to_le_bytes()).collect();
-    let path = dir.join("in.npy");
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
-    let mut buffers = BTreeMap::new();
-    buffers.insert("in".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "out".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: n_out * (GRID * BLOCK) as usize,
-        },
-    );
+    let buffers = in_out_buffers(dir, ("in", &inputs()), ("out", n_out * (GRID * BLOCK) as usize));
     LaunchSpec {
         kernel: kernel.to_string(),
         grid: [GRID, 1, 1],

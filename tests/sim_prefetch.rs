@@ -14,7 +14,7 @@ mod common;
 
 use common::five_ways::Cubins;
 use common::*;
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
+use ptxc::launch::{LaunchSpec, ParamSpec};
 use ptxc_sass::isa::Arch;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,18 +48,7 @@ fn input(n: usize) -> Vec<u32> {
 /// The launch of `prefetch` (64 threads) on input `a` and a zeroed `d`.
 fn spec(arch: Arch, a: &[u32]) -> LaunchSpec {
     let dir = scratch(&format!("sim_prefetch_{}", arch.name()));
-    let path = dir.join("a.npy");
-    let bytes: Vec<u8> = a.iter().flat_map(|w| w.to_le_bytes()).collect();
-    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-    let mut buffers = BTreeMap::new();
-    buffers.insert("a".to_string(), BufferInit::File(path));
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: THREADS,
-        },
-    );
+    let buffers = in_out_buffers(&dir, ("a", a), ("d", THREADS));
     LaunchSpec {
         kernel: "prefetch".to_string(),
         grid: [1, 1, 1],
@@ -104,32 +93,14 @@ fn cache_controls(cubin: &Path) -> Vec<String> {
     v
 }
 
-/// ptxc's compilation of `src` for `arch` into `out`.
-fn ptxc_compile(arch: &str, src: &Path, out: &Path) -> std::process::Output {
-    ptxc(&[
-        "compile",
-        "--arch",
-        arch,
-        "-o",
-        out.to_str().unwrap(),
-        src.to_str().unwrap(),
-    ])
-}
-
 fn every_way_on(arch: Arch) {
     let cubins = Cubins::new(arch, &ptx(arch), "prefetch");
     let a = input(2 * THREADS + 256);
     let d = cubins.agree(&spec(arch, &a), "d");
-    let got: Vec<u32> = d
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let got = words(&d);
     assert_eq!(got, reference(&a), "{} prefetch", arch.name());
     let dir = scratch(&format!("sim_prefetch_listing_{}", arch.name()));
-    let (theirs, ours) = (dir.join("ptxas.cubin"), dir.join("ptxc.cubin"));
-    ptxas_for(arch.name(), &ptx(arch), &theirs);
-    let o = ptxc_compile(arch.name(), &ptx(arch), &ours);
-    assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
+    let (theirs, ours) = both_cubins(arch.name(), &ptx(arch), &dir);
     let (theirs, ours) = (cache_controls(&theirs), cache_controls(&ours));
     assert_eq!(ours, theirs, "{}: ptxc's CCTL/CCTLL differ from ptxas's", arch.name());
     let expected = if arch == Arch::Sm75 { 8 } else { 12 };

@@ -2,7 +2,7 @@
 //! deterministic generator, the C/D fragment layout of the PTX ISA, the packing of matrix
 //! elements into lane-major fragment words, and the launch of a kernel `(a, b, c, d)`.
 
-use ptxc::launch::{BufferInit, LaunchSpec, Scalar};
+use ptxc::launch::{BufferInit, LaunchSpec};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -51,19 +51,16 @@ pub fn pack(m: &[Vec<u32>], bits: usize, count: usize, at: impl Fn(usize, usize)
 /// The one-warp launch of `kernel` with input buffers `a`, `b`, `c` (written to `dir`) and a
 /// zeroed output `d` of `d_words`.
 pub fn spec(dir: &Path, kernel: &str, inputs: [&[u32]; 3], d_words: usize) -> LaunchSpec {
-    let mut buffers = BTreeMap::new();
-    for (name, words) in ["a", "b", "c"].iter().zip(inputs) {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let path = dir.join(format!("{kernel}_{name}.npy"));
-        ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).unwrap();
-        buffers.insert(name.to_string(), BufferInit::File(path));
-    }
-    buffers.insert(
-        "d".to_string(),
-        BufferInit::Zero {
-            dtype: Scalar::U32,
-            len: d_words,
-        },
-    );
+    let mut buffers: BTreeMap<String, BufferInit> = ["a", "b", "c"]
+        .iter()
+        .zip(inputs)
+        .map(|(name, words)| {
+            (
+                name.to_string(),
+                super::u32_file(dir.join(format!("{kernel}_{name}.npy")), words),
+            )
+        })
+        .collect();
+    buffers.insert("d".to_string(), super::u32_zeros(d_words));
     super::one_block_spec(kernel, 32, buffers, &["a", "b", "c", "d"])
 }

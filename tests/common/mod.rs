@@ -6,7 +6,7 @@ pub mod five_ways;
 pub mod mma;
 pub mod zluda;
 
-use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec};
+use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -138,6 +138,28 @@ pub fn ptxas_for(arch: &str, ptx: &Path, out: &Path) {
     assert!(o.status.success(), "ptxas failed: {}", text(&o.stderr));
 }
 
+/// ptxas's and ptxc's cubins of `ptx` for `arch`, compiled into `dir/ptxas.cubin` and
+/// `dir/ptxc.cubin` (both must succeed): (ptxas's, ptxc's).
+pub fn both_cubins(arch: &str, ptx: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    let (theirs, ours) = (dir.join("ptxas.cubin"), dir.join("ptxc.cubin"));
+    ptxas_for(arch, ptx, &theirs);
+    let o = ptxc_compile(arch, ptx, &ours);
+    assert!(o.status.success(), "ptxc: {}", text(&o.stderr));
+    (theirs, ours)
+}
+
+/// `ptxc compile --arch <arch> -o <out> <ptx>`.
+pub fn ptxc_compile(arch: &str, ptx: &Path, out: &Path) -> Output {
+    ptxc(&[
+        "compile",
+        "--arch",
+        arch,
+        "-o",
+        out.to_str().unwrap(),
+        ptx.to_str().unwrap(),
+    ])
+}
+
 /// A launch of `kernel` as one block of `threads` threads, whose parameters are pointers to
 /// the start of the named `buffers`, in the order of `params`.
 pub fn one_block_spec(
@@ -162,6 +184,34 @@ pub fn one_block_spec(
         symbols: BTreeMap::new(),
         limits: Default::default(),
     }
+}
+
+/// A buffer of the 32-bit `words`, written to the `.npy` file `path` it is loaded from.
+pub fn u32_file(path: PathBuf, words: &[u32]) -> BufferInit {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    ptxc::npy::write(&path, &ptxc::npy::Array::new(Scalar::U32, bytes)).expect("write the input");
+    BufferInit::File(path)
+}
+
+/// A zero-filled buffer of `len` 32-bit words.
+pub fn u32_zeros(len: usize) -> BufferInit {
+    BufferInit::Zero {
+        dtype: Scalar::U32,
+        len,
+    }
+}
+
+/// The buffers of a launch with one input and one output: `input` (written to
+/// `dir/<name>.npy`) and a zero-filled output of `len` words.
+pub fn in_out_buffers(
+    dir: &Path,
+    (name, input): (&str, &[u32]),
+    (out, len): (&str, usize),
+) -> BTreeMap<String, BufferInit> {
+    BTreeMap::from([
+        (name.to_string(), u32_file(dir.join(format!("{name}.npy")), input)),
+        (out.to_string(), u32_zeros(len)),
+    ])
 }
 
 /// Little-endian 32-bit words of `bytes`.
