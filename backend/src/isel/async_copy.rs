@@ -21,9 +21,6 @@ use smallvec::smallvec;
 const SHARED_OFFSETS: std::ops::Range<i64> = -(1 << 19)..(1 << 19);
 /// Offsets ARRIVES's address holds (signed 24 bits).
 const ARRIVES_OFFSETS: std::ops::Range<i64> = -(1 << 23)..(1 << 23);
-/// The uniform register of an arrival on a barrier address held in a register (fixed, as
-/// the cache-policy pair and REDUX's: ptxc allocates no uniform registers).
-const ARRIVES_UR: u8 = 4;
 /// Offsets LDGSTS's global address holds (signed 12 bits).
 const GLOBAL_OFFSETS: std::ops::Range<i64> = -(1 << 11)..(1 << 11);
 
@@ -63,12 +60,12 @@ impl Isel<'_> {
                 let srcs = [(Role::A, Arg::op(MOp::Reg(base)))];
                 self.emit_sass(
                     Op::R2ur,
-                    &[(Role::Dst, MOp::Fixed(V::UReg(ARRIVES_UR)))],
+                    &[(Role::Dst, MOp::Fixed(V::UReg(super::FIXED_UR)))],
                     &srcs,
                     &[],
                     None,
                 )?;
-                (ptxc_sass::isa::RZ, ARRIVES_UR, offset)
+                (ptxc_sass::isa::RZ, super::FIXED_UR, offset)
             }
             other => return Err(self.unsupported(format!("`cp.async.mbarrier.arrive` on the address {other:?}"))),
         };

@@ -34,6 +34,11 @@ mod values;
 mod warp;
 mod wide;
 
+/// The one uniform register ptxc names (it allocates none): REDUX's result, the cache-policy
+/// pair UR4:UR5 of an access's descriptor, and the barrier address of an arrival; the pre-RA
+/// scheduler keeps every instruction naming it in order (`sched/pre_ra.rs`).
+pub(crate) const FIXED_UR: u8 = 4;
+
 use crate::vars::KernelVars;
 use crate::vcode::{BlockId, MInst, VClass, VCode, VReg};
 use ptxc_mir::ir::{Function, Inst, Type, Value};

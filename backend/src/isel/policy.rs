@@ -17,9 +17,6 @@ use ptxc_mir::ir::Value;
 use ptxc_sass::isa::values::MemSize;
 use ptxc_sass::isa::{Mod, ModSet, Op, Role, Value as V};
 
-/// The first register of the uniform pair holding the cache policy.
-const POLICY_UR: u8 = 4;
-
 impl Isel<'_> {
     /// Moves `policy` into UR4:UR5, makes `addr` name the pair as its memory descriptor and
     /// adds the descriptor modifiers to `mods`. The address operand is 64 bits wide (`.64`).
@@ -34,13 +31,13 @@ impl Isel<'_> {
             MOp::Mem { base, offset, .. } => MOp::Mem {
                 base,
                 offset,
-                uniform: Some(POLICY_UR),
+                uniform: Some(super::FIXED_UR),
             },
             MOp::Fixed(V::Mem {
                 base, offset, scale, ..
             }) => MOp::Fixed(V::Mem {
                 base,
-                uniform: Some(POLICY_UR),
+                uniform: Some(super::FIXED_UR),
                 offset,
                 scale,
             }),
@@ -56,7 +53,7 @@ impl Isel<'_> {
 
     /// `ULDC.64`, two `UMOV`s or two `R2UR`s of `policy` into UR4:UR5.
     fn policy_pair(&mut self, policy: Value) -> Result<(), IselError> {
-        let ur = |k: u8| MOp::Fixed(V::UReg(POLICY_UR + k));
+        let ur = |k: u8| MOp::Fixed(V::UReg(super::FIXED_UR + k));
         if let Some(bank @ V::CBank { .. }) = self.foldable64(policy) {
             let srcs = [(Role::B, Arg::op(MOp::Fixed(bank)))];
             return self.emit_sass(Op::Uldc, &[(Role::Dst, ur(0))], &srcs, &[MemSize::B64.set()], None);

@@ -13,8 +13,6 @@ use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3 table of `a & b`.
 const AND: u16 = 0xc0;
-/// The uniform register REDUX writes (ptxas's choice too).
-const REDUX_UR: u8 = 4;
 /// PT as a destination.
 const PT_DST: MOp = MOp::Fixed(V::Pred { idx: 7, neg: false });
 
@@ -163,7 +161,7 @@ impl Isel<'_> {
             ReduxKind::Xor => ReduxOp::Xor,
         };
         let signed = flags.signed && matches!(flags.kind, ReduxKind::Min | ReduxKind::Max);
-        let ur = MOp::Fixed(V::UReg(REDUX_UR));
+        let ur = MOp::Fixed(V::UReg(super::FIXED_UR));
         self.emit_sass(
             Op::Redux,
             &[(Role::Dst, ur)],
