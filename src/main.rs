@@ -65,6 +65,11 @@ enum Command {
         /// the PTX lines), as ptxas's `-lineinfo`.
         #[arg(long)]
         lineinfo: bool,
+        /// Switch an optimisation off (repeatable): if-convert (short branch arms as
+        /// guarded code), uniform-branches (no convergence barrier for branches on
+        /// warp-uniform conditions).
+        #[arg(long, value_enum, value_name = "OPT")]
+        disable: Vec<OptArg>,
     },
     /// List the SASS of every kernel of a cubin (ours or ptxas's).
     Disasm {
@@ -204,6 +209,22 @@ enum Mode {
     Timed,
 }
 
+/// `--disable` values.
+#[derive(Clone, Copy, ValueEnum)]
+enum OptArg {
+    IfConvert,
+    UniformBranches,
+}
+
+impl From<OptArg> for ptxc_backend::compile::Optimisation {
+    fn from(o: OptArg) -> Self {
+        match o {
+            OptArg::IfConvert => Self::IfConvert,
+            OptArg::UniformBranches => Self::UniformBranches,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum DumpArg {
     Mir,
@@ -280,6 +301,7 @@ fn run(cli: Cli) -> Result<(), String> {
             max_registers,
             fmad,
             lineinfo,
+            disable,
         } => {
             let arch = target_arch(&arch)?;
             let opts = CompileOptions {
@@ -303,6 +325,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 max_registers,
                 fmad,
                 line_info: lineinfo,
+                disabled: disable.into_iter().map(Into::into).collect(),
             };
             let cubin = compile_file(&input, &opts)?;
             write_atomically(&output, &cubin)

@@ -43,6 +43,8 @@ pub struct CompileOptions {
     /// Write line tables mapping the SASS to the `.loc` lines and to the PTX lines
     /// (`--lineinfo`, ptxas's `-lineinfo`).
     pub line_info: bool,
+    /// Optimisations switched off (`--disable`).
+    pub disabled: Vec<ptxc_backend::compile::Optimisation>,
 }
 
 impl Default for CompileOptions {
@@ -58,6 +60,7 @@ impl Default for CompileOptions {
             max_registers: None,
             fmad: true,
             line_info: false,
+            disabled: Vec::new(),
         }
     }
 }
@@ -153,6 +156,7 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
         pre_sched: opts.pre_sched.clone(),
         max_registers: opts.max_registers,
         fmad: opts.fmad,
+        disabled: opts.disabled.clone(),
         line_map,
     };
     let as_dump = |stage: Stage| match stage {

@@ -46,14 +46,21 @@ fn kernel_code(cubin: &Path, kernel: &str) -> Vec<ptxc_sass::isa::Inst> {
     kernel_image(cubin, kernel).1
 }
 
-/// `EIATTR_CRS_STACK_SIZE` follows the code (`ptxc_backend::attrs::crs_stack_size`): ptxc's
-/// attribute is the rule applied to its own code; ptxas writes it for every kernel whose
-/// code has `BSSY`, `WARPSYNC` or `CALL.REL`, and beyond those only for kernels with a loop
-/// latch that branches conditionally (its divergent loops; ptxas's uniform loops get none).
+/// `EIATTR_CRS_STACK_SIZE` follows the code (`ptxc_backend::attrs::crs_stack_size`): each
+/// compiler writes it for every kernel whose code has `BSSY`, `WARPSYNC` or `CALL.REL`, and
+/// beyond those only for kernels with a divergent loop, which branches conditionally (ptxc
+/// knows it from its divergence analysis; uniform loops get none).
 fn check_crs_rule(theirs: &Path, ours: &Path, kernel: &str, ptxas_crs: bool, ptxc_crs: bool) {
-    use ptxc_backend::attrs::{converges, crs_stack_size, loops_conditionally};
+    use ptxc_backend::attrs::{converges, loops_conditionally};
     let code = kernel_code(ours, kernel);
-    assert_eq!(ptxc_crs, crs_stack_size(&code).is_some(), "ptxc: {kernel}");
+    let branches_conditionally = code
+        .iter()
+        .any(|i| i.desc().op == ptxc_sass::isa::Op::Bra && !i.unguarded());
+    assert!(!converges(&code) || ptxc_crs, "ptxc: {kernel} converges without {CRS}");
+    assert!(
+        !ptxc_crs || converges(&code) || branches_conditionally,
+        "ptxc: {kernel} has {CRS} without a cause"
+    );
     let code = kernel_code(theirs, kernel);
     assert!(
         !converges(&code) || ptxas_crs,

@@ -7,11 +7,11 @@
 
 mod common;
 
+use common::suite::{buffers_differ, compile_and_run, suite};
 use common::zluda;
 use common::*;
 use ptxc::launch::LaunchSpec;
-use ptxc::pipeline::{CompileOptions, compile_ptx_module};
-use ptxc::run::{RunOptions, RunOutput, run};
+use ptxc::pipeline::CompileOptions;
 use ptxc::sched_report::variants;
 use rayon::prelude::*;
 use std::path::Path;
@@ -26,19 +26,6 @@ fn options(pre: &str, post: &Option<String>) -> CompileOptions {
         sched: post.clone(),
         ..CompileOptions::default()
     }
-}
-
-fn compile_and_run(src: &str, name: &str, spec: &LaunchSpec, opts: &CompileOptions) -> Result<RunOutput, String> {
-    let cubin = compile_ptx_module(src, name, opts).map_err(|e| e.0)?.cubin;
-    let out = run(&cubin, spec, &RunOptions::default())?;
-    if out.stats.hazards > 0 {
-        return Err(format!(
-            "{} hazard(s): {:?}",
-            out.stats.hazards,
-            out.stats.hazard_reports.first()
-        ));
-    }
-    Ok(out)
 }
 
 #[test]
@@ -67,26 +54,6 @@ fn conformance_kernels_under_every_heuristic() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn suite_specs() -> Vec<(String, std::path::PathBuf)> {
-    let mut v: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(root().join("benches/suite"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .map(|p| {
-            let spec = ptxc::launch::load(&p).unwrap();
-            let plain = root().join(format!("tests/kernels/{}.ptx", spec.kernel));
-            let ptx = if plain.exists() {
-                plain
-            } else {
-                root().join(format!("tests/tensor/{}.ptx", spec.kernel))
-            };
-            (spec.kernel.clone(), ptx)
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 fn check_same_under_every_heuristic(name: &str, ptx: &Path, spec: &LaunchSpec) -> Vec<String> {
     let src = std::fs::read_to_string(ptx).unwrap();
     let reference = match compile_and_run(&src, name, spec, &CompileOptions::default()) {
@@ -100,11 +67,7 @@ fn check_same_under_every_heuristic(name: &str, ptx: &Path, spec: &LaunchSpec) -
                 Ok(o) => o,
                 Err(e) => return Some(format!("{pre}/{post:?} {name}: {e}")),
             };
-            let differs = !ORDER_DEPENDENT.contains(&name)
-                && out
-                    .buffers
-                    .iter()
-                    .any(|(k, a)| reference.buffers.get(k).map(|b| &b.bytes) != Some(&a.bytes));
+            let differs = !ORDER_DEPENDENT.contains(&name) && buffers_differ(&out, &reference);
             differs.then(|| format!("{pre}/{post:?} {name}: buffers differ from the default schedule's"))
         })
         .collect()
@@ -112,13 +75,7 @@ fn check_same_under_every_heuristic(name: &str, ptx: &Path, spec: &LaunchSpec) -
 
 #[test]
 fn benchmark_suite_and_examples_under_every_heuristic() {
-    let mut jobs: Vec<(String, std::path::PathBuf, LaunchSpec)> = suite_specs()
-        .into_iter()
-        .map(|(name, ptx)| {
-            let spec = ptxc::launch::load(&root().join(format!("benches/suite/{name}.toml"))).unwrap();
-            (name, ptx, spec)
-        })
-        .collect();
+    let mut jobs = suite();
     for ex in ["vector_add", "saxpy"] {
         let spec = ptxc::launch::load(&example(&format!("{ex}.toml"))).unwrap();
         jobs.push((spec.kernel.clone(), example(&format!("{ex}.ptx")), spec));

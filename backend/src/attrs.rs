@@ -64,12 +64,11 @@ pub fn coop_group_offsets(f: &MirFacts, insts: &[Inst]) -> Vec<u32> {
 /// `EIATTR_CRS_STACK_SIZE` (always 0): ptxas 13.5 writes it for a kernel whose code has a
 /// convergence barrier (`BSSY`), a `WARPSYNC` or a call of a subroutine (`CALL.REL`; a
 /// `CALL.ABS` of a driver function such as `vprintf` does not count), and for a divergent
-/// loop, whose barrier ptxas drops when the loop's join is the exit (`docs/CUBIN.md`,
-/// section 4). The rule applies to the code ptxc emits: ptxc inlines device functions
-/// (no `CALL.REL`) and treats every conditional branch as divergent, so a conditional
-/// backward branch is such a loop.
-pub fn crs_stack_size(insts: &[Inst]) -> Option<u32> {
-    (converges(insts) || loops_conditionally(insts)).then_some(0)
+/// loop (one a divergent branch leaves), whose barrier ptxas drops when the loop's join is
+/// the exit (`docs/CUBIN.md`, section 4). `divergent_loop`: the divergence analysis found
+/// such a loop in the kernel.
+pub fn crs_stack_size(insts: &[Inst], divergent_loop: bool) -> Option<u32> {
+    (converges(insts) || divergent_loop).then_some(0)
 }
 
 /// Whether the code has a convergence barrier (`BSSY`), a `WARPSYNC` or a subroutine call
@@ -82,8 +81,8 @@ pub fn converges(insts: &[Inst]) -> bool {
     })
 }
 
-/// Whether the code has a loop whose latch is a conditional backward branch: a divergent
-/// loop unless its condition is uniform (which ptxas knows and ptxc does not ask).
+/// Whether the code has a loop whose latch is a conditional backward branch: what every
+/// divergent loop of ptxas's code has (tests check ptxas's attribute against it).
 pub fn loops_conditionally(insts: &[Inst]) -> bool {
     insts
         .iter()

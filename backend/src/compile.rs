@@ -77,6 +77,20 @@ pub struct Options {
     pub fmad: bool,
     /// Write line tables from these PTX lines (ptxas's `-lineinfo`).
     pub line_map: Option<std::sync::Arc<crate::lines::LineMap>>,
+    /// Optimisations switched off (`ptxc compile --disable`).
+    pub disabled: Vec<Optimisation>,
+}
+
+/// An optimisation that `ptxc compile --disable NAME` switches off, to measure what it
+/// brings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Optimisation {
+    /// Short branch arms as guarded code: selected so at the end of the branching block
+    /// (`isel/ifconvert.rs`), and after allocation (`emit/predicate.rs`).
+    IfConvert,
+    /// No convergence barrier for a branch whose condition is the same in every thread of
+    /// the warp (`mir/src/analysis/divergence.rs`); off, every conditional branch gets one.
+    UniformBranches,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -94,6 +108,7 @@ impl Default for Options {
             max_registers: None,
             fmad: true,
             line_map: None,
+            disabled: Vec::new(),
         }
     }
 }
@@ -168,6 +183,8 @@ pub struct CompiledKernel {
     /// `EIATTR_UNUSED_LOAD_BYTE_OFFSET`: (byte offset, used-byte mask) of each load that
     /// the code does not read in full.
     pub unused_load_bytes: Vec<[u32; 2]>,
+    /// Some loop is left by a divergent branch (`EIATTR_CRS_STACK_SIZE`).
+    pub divergent_loop: bool,
 }
 
 /// Fewest registers `--max-registers` accepts (ptxas' minimum for `-maxrregcount`).
@@ -196,7 +213,7 @@ pub fn compile_kernel(
 ) -> Result<CompiledKernel, BackendError> {
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     let f = &f;
-    let mut vcode = select(f, vars, opts.arch)?;
+    let mut vcode = select(f, vars, opts.arch, &opts.disabled)?;
     let hard_limit = [opts.max_registers, f.max_nreg].into_iter().flatten().min();
     let shape = crate::sched::budget::KernelShape {
         threads: f.req_ntid.or(f.max_ntid).map(|d| d.iter().product()),
@@ -221,7 +238,8 @@ pub fn compile_kernel(
     }
     let alloc = allocate(&mut vcode, limit)?;
     let calls = vcode.insts.iter().any(|i| i.is_call());
-    let emission = emit(&vcode, &alloc)?;
+    let if_convert = !opts.disabled.contains(&Optimisation::IfConvert);
+    let emission = emit(&vcode, &alloc, if_convert)?;
     let mut blocks = emission.blocks;
     if !calls {
         // Renaming registers would move the ABI's fixed registers of a call sequence.
@@ -273,6 +291,7 @@ pub fn compile_kernel(
         assembled,
         highest_gpr,
         unused_load_bytes,
+        divergent_loop: vcode.divergent_loop,
     })
 }
 
@@ -398,7 +417,7 @@ fn finish_kernel(
     image.reg_count = cubin::register_count(k.highest_gpr);
     image.coop_group_offsets = crate::attrs::coop_group_offsets(&facts, &k.assembled.insts);
     image.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; image.coop_group_offsets.len()];
-    image.crs_stack_size = crate::attrs::crs_stack_size(&k.assembled.insts);
+    image.crs_stack_size = crate::attrs::crs_stack_size(&k.assembled.insts, k.divergent_loop);
     image.ctaid_z_used = crate::attrs::ctaid_z_used(&k.assembled.insts);
     image.unused_load_bytes = k.unused_load_bytes;
     image.externs = facts.driver_calls.iter().map(|d| d.name().to_string()).collect();

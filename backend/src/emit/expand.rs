@@ -137,6 +137,7 @@ impl Expander<'_> {
                 neg,
                 taken,
                 not_taken,
+                ..
             } => {
                 let p = self.pred_index(self.loc(locs, *cond)?)?;
                 self.branch(p, *neg, taken.0 as usize)?;

@@ -52,8 +52,9 @@ pub struct CodeBlock {
 /// The physical locations of one instruction's register operands.
 pub type Locations = HashMap<crate::vcode::VReg, ra::Allocation>;
 
-/// Emits the allocated function as blocks of SASS.
-pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Emission, EmitError> {
+/// Emits the allocated function as blocks of SASS; `predicate`: short branches become
+/// guarded code (`predicate.rs`).
+pub fn emit(vcode: &VCode, alloc: &Allocation, predicate: bool) -> Result<Emission, EmitError> {
     let gpr_view = View::new(vcode, File::Gpr);
     let pred_view = View::new(vcode, File::Pred);
     let mut ex = expand::Expander {
@@ -89,7 +90,9 @@ pub fn emit(vcode: &VCode, alloc: &Allocation) -> Result<Emission, EmitError> {
         blocks.push(CodeBlock { insts });
     }
     branches::simplify(&mut blocks);
-    predicate::predicate_short_branches(&mut blocks);
+    if predicate {
+        predicate::predicate_short_branches(&mut blocks);
+    }
     Ok(Emission {
         blocks,
         spill_stores: ex.spill_bytes.0,

@@ -54,6 +54,9 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     // checker assume block parameters are mostly defined before they are used).
     let preds = func.predecessors();
     let mut arms = ifconvert::find(func, &|b| preds[b].len());
+    if !isel.if_convert {
+        arms.clear();
+    }
     // A join with tuple parameters keeps its branches (SEL merges single values and pairs).
     arms.retain(|_, arm| !isel.has_tuple_params(arm.join));
     let entry = func.layout.first().copied();
@@ -184,6 +187,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
                 neg,
                 taken: succs[0],
                 not_taken: succs[1],
+                uniform: isel.uniform_branches && isel.divergence.is_uniform(data.args[0]),
             },
             _ => {
                 // A constant condition lives in a predicate register like any other.
@@ -193,6 +197,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
                     neg: false,
                     taken: succs[0],
                     not_taken: succs[1],
+                    uniform: isel.uniform_branches,
                 }
             }
         },

@@ -86,14 +86,27 @@ pub struct Isel<'a> {
     fused: HashMap<Inst, ()>,
     /// Where the function's variables live.
     vars: &'a KernelVars,
+    /// Which values and branches are uniform across a warp.
+    pub divergence: ptxc_mir::analysis::divergence::Divergence,
+    /// Select small branch arms as guarded code.
+    pub if_convert: bool,
+    /// Leave the convergence barrier out of branches on uniform conditions.
+    pub uniform_branches: bool,
     /// The source position of the MIR instruction being selected.
     pub srcloc: ptxc_mir::ir::SrcLoc,
     /// Blocks whose parameters travel partly as register tuples.
     tuple_params: HashMap<ptxc_mir::ir::Block, tuple_params::TupleParams>,
 }
 
-/// Selects VCode of `arch` for `func`, whose variables live where `vars` says.
-pub fn select(func: &Function, vars: &KernelVars, arch: Arch) -> Result<VCode, IselError> {
+/// Selects VCode of `arch` for `func`, whose variables live where `vars` says, without the
+/// `disabled` optimisations.
+pub fn select(
+    func: &Function,
+    vars: &KernelVars,
+    arch: Arch,
+    disabled: &[crate::compile::Optimisation],
+) -> Result<VCode, IselError> {
+    use crate::compile::Optimisation;
     let mut isel = Isel {
         func,
         vcode: VCode {
@@ -108,6 +121,9 @@ pub fn select(func: &Function, vars: &KernelVars, arch: Arch) -> Result<VCode, I
         uses: HashMap::default(),
         fused: HashMap::default(),
         vars,
+        divergence: ptxc_mir::analysis::divergence::Divergence::new(func),
+        if_convert: !disabled.contains(&Optimisation::IfConvert),
+        uniform_branches: !disabled.contains(&Optimisation::UniformBranches),
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
         tuple_params: HashMap::default(),
     };
@@ -117,6 +133,7 @@ pub fn select(func: &Function, vars: &KernelVars, arch: Arch) -> Result<VCode, I
     isel.find_fusions();
     isel.assign_tuple_params();
     cfg::build(&mut isel)?;
+    isel.vcode.divergent_loop = isel.divergence.has_divergent_loop();
     reconverge::insert_reconvergence(&mut isel.vcode);
     Ok(isel.vcode)
 }

@@ -1,6 +1,7 @@
-//! Reconvergence of divergent control flow: every conditional branch whose immediate
-//! post-dominator is a real block (that does more than exit) gets a convergence barrier, as
-//! ptxas does:
+//! Reconvergence of divergent control flow: every conditional branch on a condition that
+//! may differ between the threads of a warp (not marked uniform by the divergence analysis)
+//! whose immediate post-dominator is a real block (that does more than exit) gets a
+//! convergence barrier, as ptxas does:
 //! `BMOV.32.CLEAR RZ, Bn; BSSY Bn, <join>` where the region starts and `BSYNC Bn` at the join.
 //! A region whose branch sits inside a loop that does not contain the join starts before the
 //! loop; a region whose join other paths reach too (nested branches sharing one join) starts
@@ -82,7 +83,7 @@ fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
         let divergent = vcode
             .block_insts(BlockId(b as u32))
             .last()
-            .is_some_and(|i| matches!(i.kind, MKind::CondJump { .. }));
+            .is_some_and(|i| matches!(i.kind, MKind::CondJump { uniform: false, .. }));
         // No barrier where the paths only meet to exit.
         let only_exits = |j: usize| {
             vcode
@@ -231,6 +232,7 @@ fn break_on_edge(b: u8, term: &MInst, to: usize) -> Option<MInst> {
             neg,
             taken,
             not_taken,
+            ..
         } => match (taken == to, not_taken == to) {
             (true, true) => None,
             (true, false) => Some((cond, neg)),

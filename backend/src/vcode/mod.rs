@@ -162,6 +162,9 @@ pub enum MKind {
         taken: BlockId,
         /// Target when false.
         not_taken: BlockId,
+        /// Every thread of the warp branches the same way (the condition is uniform): no
+        /// convergence barrier.
+        uniform: bool,
     },
     /// End of the thread.
     Exit,
@@ -344,6 +347,8 @@ pub struct VCode {
     /// instruction and the mask of the bytes it reads (4 bits per register, first register
     /// lowest), for `EIATTR_UNUSED_LOAD_BYTE_OFFSET`.
     pub partly_used_loads: Vec<(SrcLoc, u32)>,
+    /// Some loop is left by a divergent branch (its threads leave in different iterations).
+    pub divergent_loop: bool,
 }
 
 impl VCode {

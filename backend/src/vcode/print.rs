@@ -77,9 +77,11 @@ impl VCode {
                 neg,
                 taken,
                 not_taken,
+                uniform,
             } => {
                 let c = format!("{}{}", if *neg { "!" } else { "" }, self.reg(*cond));
-                let _ = write!(s, "brif {c}, b{}, b{}", taken.0, not_taken.0);
+                let u = if *uniform { ".uniform" } else { "" };
+                let _ = write!(s, "brif{u} {c}, b{}, b{}", taken.0, not_taken.0);
             }
             MKind::Exit => s.push_str("exit"),
             MKind::Trap => s.push_str("trap"),

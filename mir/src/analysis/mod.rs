@@ -1,3 +1,5 @@
 //! Analyses over MIR functions.
 
+pub mod divergence;
 pub mod dom;
+pub mod postdom;
