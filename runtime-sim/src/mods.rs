@@ -192,6 +192,8 @@ pub struct Mods {
     pub clear: bool,
     /// WARPSYNC `.EXCLUSIVE`.
     pub exclusive: bool,
+    /// R2UR `.OR` (sm_90).
+    pub or_pred: bool,
     pub bar: BarMode,
     pub bar_redop: BarRedOp,
     pub wide: bool,
@@ -264,6 +266,7 @@ impl Default for Mods {
             branch: BranchKind::default(),
             clear: false,
             exclusive: false,
+            or_pred: false,
             bar: BarMode::default(),
             bar_redop: BarRedOp::default(),
             wide: false,
@@ -369,6 +372,7 @@ impl Mods {
             Mod::BranchKind => self.branch = value(code),
             Mod::Clear => self.clear = on,
             Mod::Exclusive => self.exclusive = on,
+            Mod::OrPred => self.or_pred = on,
             Mod::BarMode => self.bar = value(code),
             Mod::BarRedOp => self.bar_redop = value(code),
             Mod::Wide => self.wide = on,

@@ -133,6 +133,60 @@ fn target_sm(ptx: &std::path::Path) -> u32 {
 
 /// Compiles every input for `arch` with ptxas and checks every instruction.
 fn round_trip(arch: Arch) {
+    round_trip_except(arch, &[]);
+}
+
+/// The instructions of ptxas's sm_90 code whose Hopper encoding or printing is not described
+/// yet, as the failure keys name them (opcode bits, then the mnemonic with its modifiers).
+/// Each must still fail, and no other may: a key that starts to pass is removed from here.
+const SM90_UNDESCRIBED: &[&str] = &[
+    "21f PLOP3.LUT",
+    "235 HFMA2.MMA.BF16_V2",
+    "239 I2IP.S8.S32.SAT",
+    "239 I2IP.U8.S32.SAT",
+    "23f DMMA.8x8x4",
+    "248 VIMNMX",
+    "248 VIMNMX.U16x2",
+    "248 VIMNMX.U32",
+    "348 WARPSYNC.COLLECTIVE",
+    "348 WARPSYNC.EXCLUSIVE",
+    "3aa QSPC.E.D",
+    "3c6 FENCE.VIEW.ASYNC.S",
+    "446 VIADDMNMX",
+    "5a7 SYNCS.PHASECHK.TRANS64",
+    "5ab CGAERRBAR",
+    "5b2 SYNCS.EXCH.64",
+    "848 VIMNMX",
+    "848 VIMNMX.U32",
+    "886 VOTEU.ALL",
+    "91b ENDCOLLECTIVE",
+    "947 BRA.U.ANY",
+    "94e LEPC",
+    "98e REDG.E.MAX.S64.STRONG.GPU",
+    "9a2 ATOM.E.ADD.F64.RN.STRONG.GPU",
+    "9a3 ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU",
+    "9a3 ATOMG.E.ADD.F64.RN.STRONG.GPU",
+    "9a6 REDG.E.ADD.F32.FTZ.RN.STRONG.GPU",
+    "9a6 REDG.E.ADD.F64.RN.STRONG.GPU",
+    "9a7 SYNCS.ARRIVE.TRANS64.A1T0",
+    "9a7 SYNCS.ARRIVE.TRANS64.ART0",
+    "9a7 SYNCS.ARRIVE.TRANS64.OPTOUT.A1T0",
+    "9a7 SYNCS.ARRIVE.TRANS64.OPTOUT.ART0",
+    "9a7 SYNCS.ARRIVE.TRANS64.RED.A0T1",
+    "9a7 SYNCS.ARRIVE.TRANS64.RED.ART0",
+    "9a7 SYNCS.ARRIVE.TRANS64.RED.OPTOUT.A1T0",
+    "9a7 SYNCS.ARRIVE.TRANS64.RED.OPTOUT.ART0",
+    "9b0 ARRIVES.LDGSTSBAR.64.ARVCNT",
+    "9b0 ARRIVES.LDGSTSBAR.64.TRANSCNT",
+    "9b1 SYNCS.CCTL.IV",
+    "c1f PLOP3.LUT",
+    "c45 I2FP.F32.U32",
+    "f8c ATOMS.POPC.INC.32",
+];
+
+/// [`round_trip`], except that the instructions whose failure keys `undescribed` lists must
+/// fail (and are not reported).
+fn round_trip_except(arch: Arch, undescribed: &[&str]) {
     oracle_bin();
     assert!(DESCRIBED.contains(&arch), "{arch} is not described");
     // The Turing tensor-core kernels (`tests/tensor`) round-trip on every architecture
@@ -168,14 +222,20 @@ fn round_trip(arch: Arch) {
     for (k, m) in &total.failures {
         by_key.entry(k).or_default().push(m);
     }
+    let described: Vec<&&str> = undescribed.iter().filter(|k| !by_key.contains_key(**k)).collect();
+    assert!(
+        described.is_empty(),
+        "{arch}: these now round-trip; remove them from the undescribed list: {described:?}"
+    );
+    by_key.retain(|k, _| !undescribed.contains(k));
     let report: Vec<String> = by_key
         .iter()
         .map(|(k, ms)| format!("[{k}] x{}: {}", ms.len(), ms[0]))
         .collect();
     assert!(
-        total.failures.is_empty(),
+        by_key.is_empty(),
         "{arch}: {} failures in {} groups:\n{}",
-        total.failures.len(),
+        by_key.values().map(Vec::len).sum::<usize>(),
         by_key.len(),
         report.join("\n")
     );
@@ -199,4 +259,9 @@ fn sm86_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
 #[test]
 fn sm89_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
     round_trip(Arch::Sm89);
+}
+
+#[test]
+fn sm90_every_described_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+    round_trip_except(Arch::Sm90, SM90_UNDESCRIBED);
 }

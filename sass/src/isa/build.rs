@@ -147,7 +147,11 @@ pub fn rel(field: BitField) -> OperandDesc {
 /// A branch target counting units of `1 << shift` bytes.
 pub fn rel_scaled(field: BitField, shift: u8) -> OperandDesc {
     OperandDesc {
-        kind: OpKind::Rel { field, shift },
+        kind: OpKind::Rel {
+            field,
+            shift,
+            low: None,
+        },
         ..reg(Role::Target, 0)
     }
 }
@@ -292,6 +296,7 @@ pub fn form(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
             aliases: Vec::new(),
             fixed: Vec::new(),
             uniform_guard: false,
+            desc_printed: false,
             not_under: None,
             invalid: Vec::new(),
             meta: Meta {
@@ -427,6 +432,24 @@ pub fn derive(f: &Form) -> FormBuilder {
 }
 
 impl FormBuilder {
+    /// Has opcode `opcode` (bits 0..12).
+    pub fn opcode(mut self, opcode: u16) -> Self {
+        self.form.opcode = opcode;
+        self
+    }
+
+    /// Prints as `mnemonic`.
+    pub fn mnemonic(mut self, mnemonic: &'static str) -> Self {
+        self.form.mnemonic = mnemonic;
+        self
+    }
+
+    /// nvdisasm prints the memory descriptor whenever the descriptor flag is set.
+    pub fn desc_printed(mut self) -> Self {
+        self.form.desc_printed = true;
+        self
+    }
+
     /// The form exists from `arch` on.
     pub fn since(self, arch: Arch) -> Self {
         self.archs(Archs::since(arch))
@@ -540,11 +563,11 @@ pub fn operand_mask(o: &OperandDesc) -> u128 {
         OpKind::Gpr { field, .. }
         | OpKind::Ugpr { field, .. }
         | OpKind::Imm { field, .. }
-        | OpKind::Rel { field, .. }
-        | OpKind::SReg { field }
+        | OpKind::SReg { field, .. }
         | OpKind::Barrier { field } => field.mask(),
         OpKind::Pred { field, neg } | OpKind::Upred { field, neg } => field.mask() | bit(neg),
         OpKind::ImmSplit { lo, hi, .. } => lo.mask() | hi.mask(),
+        OpKind::Rel { field, low, .. } => field.mask() | low.map_or(0, |l| l.mask()),
         OpKind::CBank { bank, offset, .. } => bank.mask() | offset.mask(),
         OpKind::CBankIndexed { bank, offset, reg } => bank.mask() | offset.mask() | reg.mask(),
         OpKind::Mem {

@@ -165,8 +165,14 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
             offset: offset.get_signed(word) as i32,
             scale: scale.map_or(0, |f| f.get(word) as u8),
         },
-        OpKind::Rel { field, shift } => Value::Rel(field.get_signed(word) << shift),
-        OpKind::SReg { field } => Value::SReg(field.get(word) as u8),
+        OpKind::Rel { field, shift, low } => {
+            let units = match low {
+                None => field.get_signed(word),
+                Some(l) => field.get_signed(word) << l.len | l.get(word) as i64,
+            };
+            Value::Rel(units << shift)
+        }
+        OpKind::SReg { field, .. } => Value::SReg(field.get(word) as u8),
         OpKind::Barrier { field } => Value::Barrier(field.get(word) as u8),
         OpKind::Literal(_) => Value::Fixed,
     };

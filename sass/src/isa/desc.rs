@@ -16,6 +16,8 @@ pub enum Op {
     Mov,
     /// `IADD3 Rd, Pd0, Pd1, A, B, C`: A + B + C with carry-outs; `.X` adds the carry-ins Ps0, Ps1.
     Iadd3,
+    /// `VIADD Rd, A, B` (sm_90): A + B (B negated where its bit 63 says).
+    Viadd,
     /// `IMAD Rd, A, B, C`: low word of A * B + C.
     Imad,
     /// `IMAD.WIDE Rd:Rd+1, A, B, C:C+1`: 64-bit A * B + C.
@@ -460,15 +462,20 @@ pub enum OpKind {
     /// A code target: signed offset relative to the next instruction, in units of
     /// `1 << shift` bytes (the bits below are modifiers or zero).
     Rel {
-        /// Where it is.
+        /// Where it is (its high bits, when `low` holds the low ones).
         field: BitField,
         /// log2 of the unit of the offset, in bytes.
         shift: u8,
+        /// Where the offset's low bits are when it is split (sm_90's branches and calls:
+        /// the low 8 bits of the unit count in bits 16..23, the rest in `field`).
+        low: Option<BitField>,
     },
     /// A special register number (`SR_TID.X`).
     SReg {
         /// Where it is.
         field: BitField,
+        /// The names nvdisasm prints for the numbers.
+        names: &'static SRegNames,
     },
     /// A convergence barrier register `B0..B15`.
     Barrier {
@@ -650,6 +657,24 @@ pub enum AliasCond {
     ModIs(u16),
 }
 
+/// The names nvdisasm prints for special-register numbers: an architecture's own, then
+/// those of the architecture it extends; other numbers print as `SR<n>`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SRegNames {
+    /// Names this architecture adds or renames.
+    pub own: &'static [(u8, &'static str)],
+    /// The names it keeps from an older architecture.
+    pub base: Option<&'static SRegNames>,
+}
+
+impl SRegNames {
+    /// The name of special register `n`, if it has one.
+    pub fn name(&self, n: u8) -> Option<&'static str> {
+        let own = self.own.iter().find(|(k, _)| *k == n).map(|(_, s)| *s);
+        own.or_else(|| self.base.and_then(|b| b.name(n)))
+    }
+}
+
 /// One encoding of one SASS instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Form {
@@ -669,6 +694,9 @@ pub struct Form {
     pub fixed: Vec<(BitField, u64)>,
     /// The guard is a uniform predicate (`@UP0`), as in the uniform-datapath instructions.
     pub uniform_guard: bool,
+    /// nvdisasm prints the memory descriptor (`desc[UR4][R2.64]`) whenever the descriptor
+    /// flag is set (sm_90 on); before, only with the cache-policy flag.
+    pub desc_printed: bool,
     /// Index of the modifier (`.X`) under which negation bits mean bitwise NOT (`~R4`).
     pub not_under: Option<u8>,
     /// Illegal combinations of fields: an encoding with `word & mask == value` is rejected

@@ -142,7 +142,7 @@ fn encode_operand(
     match (desc.kind, op.value) {
         (OpKind::Gpr { field, .. }, Value::Reg(r))
         | (OpKind::Ugpr { field, .. }, Value::UReg(r))
-        | (OpKind::SReg { field }, Value::SReg(r))
+        | (OpKind::SReg { field, .. }, Value::SReg(r))
         | (OpKind::Barrier { field }, Value::Barrier(r)) => {
             if !field.fits_unsigned(r as u64) {
                 return Err(range_err(r as i64));
@@ -237,12 +237,16 @@ fn encode_operand(
             }
         }
         (OpKind::Literal(_), Value::Fixed) => {}
-        (OpKind::Rel { field, shift }, Value::Rel(off)) => {
+        (OpKind::Rel { field, shift, low }, Value::Rel(off)) => {
             let units = off >> shift;
-            if units << shift != off || !field.fits_signed(units) {
+            let high = low.map_or(units, |l| units >> l.len);
+            if units << shift != off || !field.fits_signed(high) {
                 return Err(range_err(off));
             }
-            field.set(word, units as u64);
+            if let Some(l) = low {
+                l.set(word, units as u64);
+            }
+            field.set(word, high as u64);
         }
         (kind, _) => return Err(kind_err(kind_name(kind))),
     }

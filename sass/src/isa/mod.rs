@@ -17,6 +17,7 @@ pub mod make;
 pub mod modifier;
 pub mod sm75;
 pub mod sm80;
+pub mod sm90;
 pub mod table;
 pub mod text;
 pub mod timing;

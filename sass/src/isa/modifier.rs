@@ -46,6 +46,9 @@ pub enum Mod {
     BSigned,
     /// IDP's shape ([`IdpKind`]).
     IdpKind,
+    /// `.OR` of R2UR (sm_90): the predicate output is ORed into the predicate (not yet
+    /// simulated: ptxc's simulator runs no sm_90 code).
+    OrPred,
     // Floating point.
     /// `.FTZ`: subnormal inputs and results flush to zero.
     Ftz,
@@ -281,7 +284,7 @@ impl Mod {
             Mod::E | Mod::Private | Mod::ZeroDst | Mod::UniformAddr | Mod::Mmio | Mod::Match64 => Flag,
             Mod::BranchInc | Mod::BranchDec | Mod::KeepRefCount | Mod::Preempted | Mod::NoAtExit => Flag,
             Mod::NoInc | Mod::NoDec | Mod::Clear | Mod::Defer | Mod::DepbarLe | Mod::Rand => Flag,
-            Mod::SleepWarp | Mod::Wide | Mod::Exclusive => Flag,
+            Mod::SleepWarp | Mod::Wide | Mod::Exclusive | Mod::OrPred => Flag,
             Mod::Bf16 | Mod::Relu | Mod::SatFinite | Mod::MergeC | Mod::Nan | Mod::XorSign => Flag,
             Mod::ShfType => values::<ShfType>(self),
             Mod::IntCmp => values::<IntCmp>(self),

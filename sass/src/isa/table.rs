@@ -5,11 +5,11 @@
 use super::arch::Arch;
 use super::desc::{Form, Op};
 use super::inst::FormId;
-use super::{sm75, sm80};
+use super::{sm75, sm80, sm90};
 use std::sync::OnceLock;
 
 /// Architectures whose instruction set is described and checked against nvdisasm.
-pub const DESCRIBED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
+pub const DESCRIBED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
 
 /// The whole table with one view per described architecture (each built when first asked
 /// for: a compilation needs one).
@@ -76,6 +76,7 @@ impl Isa {
     fn new() -> Isa {
         let mut forms = sm75::forms();
         sm80::apply(&mut forms);
+        sm90::apply(&mut forms);
         Isa {
             forms,
             views: [const { OnceLock::new() }; DESCRIBED.len()],
@@ -96,11 +97,6 @@ impl Isa {
     pub fn for_arch(&self, arch: Arch) -> Result<&ArchView, NotDescribed> {
         let i = DESCRIBED.iter().position(|&a| a == arch).ok_or(NotDescribed(arch))?;
         Ok(self.views[i].get_or_init(|| ArchView::new(arch, &self.forms)))
-    }
-
-    /// The name nvdisasm prints for special register `n`.
-    pub fn special_reg_name(&self, n: u8) -> Option<&'static str> {
-        sm75::SPECIAL_REGS.iter().find(|(k, _)| *k == n).map(|(_, s)| *s)
     }
 }
 

@@ -151,15 +151,18 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
                 suffix,
                 inst.flag(Mod::Desc) || hides_urz(inst.desc().op, uniform),
             );
-            match uniform.filter(|_| inst.flag(Mod::PolicyDesc)) {
+            let desc = inst.flag(Mod::PolicyDesc) || form.desc_printed && inst.flag(Mod::Desc);
+            match uniform.filter(|_| desc) {
                 Some(u) => format!("desc[{}]{text}", ureg_name(u)),
                 None => text,
             }
         }
         Value::Rel(off) => labels.target_text((addr as i64 + 16 + off) as u64),
-        Value::SReg(n) => isa()
-            .special_reg_name(n)
-            .map_or_else(|| format!("SR{n}"), str::to_string),
+        Value::SReg(n) => match d.kind {
+            OpKind::SReg { names, .. } => names.name(n),
+            _ => None,
+        }
+        .map_or_else(|| format!("SR{n}"), str::to_string),
         Value::Barrier(b) => format!("B{b}"),
         Value::Fixed => match d.kind {
             OpKind::Literal(t) => t.to_string(),

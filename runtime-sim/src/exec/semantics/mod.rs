@@ -48,7 +48,8 @@ pub fn select(d: &Decoded) -> (ExecFn, bool) {
 fn of_op(op: Op) -> ExecFn {
     match op {
         Op::Mov => int::mov,
-        Op::Iadd3 => int::iadd3,
+        // VIADD is IADD3 without C, carries or predicate outputs.
+        Op::Iadd3 | Op::Viadd => int::iadd3,
         Op::Imad => int::imad,
         Op::ImadWide => int::imad_wide,
         Op::ImadHi => int::imad_hi,

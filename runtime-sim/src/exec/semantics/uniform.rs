@@ -259,6 +259,12 @@ pub fn r2ur(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     if exec == 0 {
         return Ok(());
     }
+    if d.m.or_pred {
+        return Err(SimError::Unsupported {
+            at: ctx.at(w, exec.trailing_zeros() as usize, d.pc),
+            what: format!("{} (`.OR`: semantics not established)", d.text()),
+        });
+    }
     let lane = exec.trailing_zeros() as usize;
     let s = if d.a.present() { &d.a } else { &d.b };
     let v = ctx.src32(w, s, lane);

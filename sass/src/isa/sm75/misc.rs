@@ -7,7 +7,10 @@ use crate::isa::desc::{LatCat as L, Pipe, Role, Show, *};
 /// Special-register operand in bits 72..80.
 pub fn sreg() -> OperandDesc {
     OperandDesc {
-        kind: OpKind::SReg { field: bits(72, 8) },
+        kind: OpKind::SReg {
+            field: bits(72, 8),
+            names: &TURING_SREGS,
+        },
         ..reg(Role::A, 72)
     }
 }
@@ -37,6 +40,12 @@ pub fn forms() -> Vec<Form> {
             .build(),
     ]
 }
+
+/// Turing's special-register names.
+pub static TURING_SREGS: SRegNames = SRegNames {
+    own: SPECIAL_REGS,
+    base: None,
+};
 
 /// Names of special registers as nvdisasm prints them; other numbers print as `SR<n>`.
 pub const SPECIAL_REGS: &[(u8, &str)] = &[
