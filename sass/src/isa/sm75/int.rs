@@ -252,7 +252,7 @@ fn plop3() -> Vec<Form> {
         form("PLOP3.LUT", Op::Plop3, opc).ops([
             pred(Role::PredDst0, 81, None, false),
             pred(Role::PredDst1, 84, None, false),
-            reg(Role::A, RA).suffix(SIGN),
+            reg(Role::A, RA).reuse(0).suffix(SIGN),
             b.suffix(SIGN),
             c.suffix(SIGN),
             imm(Role::Other, bits(72, 8), ImmStyle::Hex),

@@ -24,7 +24,13 @@ pub fn forms() -> Vec<Form> {
     );
     v.push(
         form("VOTEU", Op::Voteu, 0x886)
-            .ops([urd(), upred(Role::PredDst0, 81, None, false), ps87()])
+            // nvdisasm leaves out a destination of URZ (`VOTEU.ALL UP0, P0`, on every
+            // architecture from sm_75 to sm_90).
+            .ops([
+                urd().default(63).show(Show::IfNotDefault),
+                upred(Role::PredDst0, 81, None, false),
+                ps87(),
+            ])
             .mods([VOTE_MODE])
             .timing(L::Disp, Pipe::Uniform)
             .build(),
