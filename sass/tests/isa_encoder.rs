@@ -277,7 +277,6 @@ const SM90_UNDESCRIBED: &[(&str, u16)] = &[
     ("MUFU", 0xd08),
     ("RED", 0x98e),
     ("REDG", 0x98e),
-    ("WARPSYNC", 0x348),
     ("WARPSYNC", 0xb48),
 ];
 

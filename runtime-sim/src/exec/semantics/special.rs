@@ -78,8 +78,11 @@ pub fn s2ur(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
-/// LEPC: the address of the instruction (kernel-relative, 64-bit).
+/// LEPC: the address of the instruction (kernel-relative, 64-bit); sm_90's form names a
+/// label and gives the label's address (ptxas's return addresses: `LEPC R20, .L_x_0`, where
+/// its sm_75 code adds the offset to the program counter).
 pub fn lepc(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
-    super::write_dst64(w, &d.dst, exec, &[d.pc as u64; WARP]);
+    let at = d.target.unwrap_or(d.pc);
+    super::write_dst64(w, &d.dst, exec, &[at as u64; WARP]);
     Ok(())
 }

@@ -7,7 +7,7 @@
 //!   `.MERGE_C` (78) it converts B alone, into the low half, with C the register merged
 //!   (`F2FP.RELU.BF16.MERGE_C Rd, B, RZ`: ptxas's `cvt.rn.relu.bf16.f32`). Ada spells the
 //!   types `.F16.F32` / `.BF16.F32`.
-//! * `I2FP.F32.S32|U32` (sm_86 on, 0x245, 0x845, 0xa45): I2F to f32 on the FMA pipe; rounding
+//! * `I2FP.F32.S32|U32` (sm_86 on, 0x245, 0x845, 0xa45, 0xc45): I2F to f32 on the FMA pipe; rounding
 //!   RN or RZ.
 //! * `F2IP.U8|S8.F32` (sm_86 on, 0x243): f32 to packed saturated bytes.
 //! * `REDUX.op URd, A` (0x3c4): a reduction over the active lanes into a uniform register;
@@ -137,12 +137,15 @@ fn i2fp() -> Vec<Form> {
         (0x845, imm32(Role::B, ImmStyle::Hex), &[(4, ".U32")][..]),
         (0x845, imm32(Role::B, ImmStyle::SignedHex), &[(5, ".S32")][..]),
         (0xa45, cbank(Role::B), both),
+        (0xc45, ureg(Role::B, RB), both),
     ];
     b_operands
         .into_iter()
         .map(|(opc, b, types)| {
+            let uniform = u64::from(opc == 0xc45);
             form("I2FP", Op::I2f, opc)
                 .since(Arch::Sm86)
+                .fixed(UNIFORM_BIT, 1, uniform)
                 .ops([rd(), b])
                 .mods([
                     modifier(Mod::FloatType, 75, 3, &[(2, ".F32")], 2),

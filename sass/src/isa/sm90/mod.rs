@@ -15,14 +15,28 @@
 //! * `WARPSYNC.ALL` (0x948) has no mask (bits 32..63 print nothing); the register form
 //!   (0x348) takes its mask from Ra (bits 24..31) instead of Rb.
 //! * Special registers 0x41, 0x86..0x89 and 0x8b get names (`SR_CgaCtaId`, ...).
+//! * WARPSYNC's `.EXCLUSIVE` moves from bit 86 to bit 85 (bit 86 is `.COLLECTIVE`, with a
+//!   target: not described).
+//! * New: `LEPC Rd, target` (0x94e): the address of a code label (a byte offset in bits
+//!   24..81 from the next instruction), where sm_75's LEPC gives the program counter.
+//! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: signed unless bit 72 is clear
+//!   (`.U32`); `.S16x2`/`.U16x2` (bit 73), `.RELU` (bit 76) and its two predicate outputs
+//!   (which ptxas leaves PT) are not described.
+//! * WARPSYNC's `.EXCLUSIVE` moves from bit 86 to bit 85 (bit 86 is `.COLLECTIVE`, with a
+//!   target: not described).
+//! * New: `LEPC Rd, target` (0x94e): the address of a code label (a byte offset in bits
+//!   24..81 from the next instruction), where sm_75's LEPC gives the program counter.
+//! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: signed unless bit 72 is clear
+//!   (`.U32`); `.S16x2`/`.U16x2` (bit 73), `.RELU` (bit 76) and its two predicate outputs
+//!   (which ptxas leaves PT) are not described.
 
 use super::sm80::changed;
 use crate::flag;
 use crate::isa::arch::Arch;
 use crate::isa::build::*;
-use crate::isa::desc::{Form, ImmStyle, LatCat as L, Op, OpKind, OperandDesc, Pipe, Role, SRegNames};
+use crate::isa::desc::{Form, ImmStyle, LatCat as L, ModDesc, Op, OpKind, OperandDesc, Pipe, Role, SRegNames};
 use crate::isa::sm75::TURING_SREGS;
-use crate::isa::sm75::common::neg63;
+use crate::isa::sm75::common::{neg63, ps87};
 
 /// Adds the Hopper deltas.
 pub fn apply(forms: &mut Vec<Form>) {
@@ -59,9 +73,39 @@ pub fn apply(forms: &mut Vec<Form>) {
         forms,
         Arch::Sm90,
         |f| f.op == Op::Warpsync && f.opcode == 0x348,
-        |_, b| b.map_operand(Role::B, |_| reg(Role::B, RA)),
+        |_, b| {
+            b.map_operand(Role::B, |_| reg(Role::B, RA))
+                .replace_mod(Mod::Exclusive, &[flag!(Mod::Exclusive, 85, ".EXCLUSIVE")])
+        },
     );
+    forms.push(lepc());
+    forms.extend(vimnmx());
     changed(forms, Arch::Sm90, has_sreg, |_, b| b.map_operand(Role::A, hopper_sregs));
+}
+
+/// LEPC with a code label: Rd = the label's address.
+fn lepc() -> Form {
+    form("LEPC", Op::Lepc, 0x94e)
+        .since(Arch::Sm90)
+        .ops([rd(), rel(bits(24, 58))])
+        .timing(L::Alu, Pipe::Alu)
+        .build()
+}
+
+/// VIMNMX with B a register, an immediate, a constant or a uniform register.
+fn vimnmx() -> Vec<Form> {
+    const SIGNED72: ModDesc = modifier(Mod::Signed, 72, 1, &[(0, ".U32"), (1, "")], 1);
+    src2_family(0x048, &SRC2_RICU, ImmStyle::SignedHex, |opc, b| {
+        form("VIMNMX", Op::Imnmx, opc)
+            .since(Arch::Sm90)
+            .ops([rd(), reg(Role::A, RA).reuse(0), b, ps87()])
+            .mods([SIGNED72])
+            // Two predicate outputs (81..83, 84..86) whose meaning is not established:
+            // ptxas leaves them PT.
+            .fixed(81, 3, 7)
+            .fixed(84, 3, 7)
+            .timing(L::Alu, Pipe::Alu)
+    })
 }
 
 /// VIADD with B a register, an immediate, a constant or a uniform register.
