@@ -14,10 +14,10 @@
 //! uniform address (one instruction reads one location for all its threads).
 
 use super::dom::DomTree;
+use super::loops::{Loop, natural_loops};
 use super::postdom::PostDomTree;
 use crate::ir::{Aux, Block, Function, InstData, Opcode, Space, SpecialReg, Value, ValueDef};
 use cranelift_entity::SecondaryMap;
-use rustc_hash::FxHashSet as HashSet;
 
 /// The divergence facts of one function.
 pub struct Divergence {
@@ -272,40 +272,6 @@ fn reach(
         }
     }
     seen
-}
-
-/// A natural loop: its blocks, as a set and in order.
-struct Loop {
-    body: HashSet<Block>,
-    blocks: Vec<Block>,
-}
-
-/// The natural loops of `func`, one per header (back edges `latch -> header` where the
-/// header dominates the latch).
-fn natural_loops(func: &Function, dom: &DomTree) -> Vec<Loop> {
-    let preds = func.predecessors();
-    let mut out = Vec::new();
-    for &header in dom.rpo() {
-        let latches: Vec<Block> = preds[header]
-            .iter()
-            .copied()
-            .filter(|&p| dom.dominates(header, p))
-            .collect();
-        if latches.is_empty() {
-            continue;
-        }
-        let mut body: HashSet<Block> = [header].into_iter().collect();
-        let mut blocks = vec![header];
-        let mut work = latches;
-        while let Some(b) = work.pop() {
-            if body.insert(b) {
-                blocks.push(b);
-                work.extend(preds[b].iter().copied());
-            }
-        }
-        out.push(Loop { body, blocks });
-    }
-    out
 }
 
 #[cfg(test)]

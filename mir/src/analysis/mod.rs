@@ -2,4 +2,5 @@
 
 pub mod divergence;
 pub mod dom;
+pub mod loops;
 pub mod postdom;

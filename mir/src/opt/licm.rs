@@ -4,6 +4,7 @@
 //! outside the loop). MIR's pure operations never fault, so hoisting is always safe.
 
 use crate::analysis::dom::DomTree;
+use crate::analysis::loops::natural_loops;
 use crate::ir::{Block, Function, Inst, ValueDef};
 use rustc_hash::FxHashSet as HashSet;
 
@@ -12,41 +13,19 @@ pub fn run(func: &mut Function) -> bool {
     let mut changed = false;
     let dom = DomTree::new(func);
     let preds = func.predecessors();
-    for &header in dom.rpo() {
-        let latches: Vec<Block> = preds[header]
+    for l in natural_loops(func, &dom) {
+        let outside: Vec<Block> = preds[l.header]
             .iter()
             .copied()
-            .filter(|&p| dom.dominates(header, p))
+            .filter(|p| !l.body.contains(p))
             .collect();
-        if latches.is_empty() {
-            continue;
-        }
-        let body = loop_body(func, header, &latches, &preds);
-        let outside: Vec<Block> = preds[header].iter().copied().filter(|p| !body.contains(p)).collect();
         let [pre] = outside[..] else { continue };
         if func.successors(pre).len() != 1 {
             continue;
         }
-        changed |= hoist(func, &dom, &body, pre);
+        changed |= hoist(func, &dom, &l.body, pre);
     }
     changed
-}
-
-fn loop_body(
-    func: &Function,
-    header: Block,
-    latches: &[Block],
-    preds: &cranelift_entity::SecondaryMap<Block, smallvec::SmallVec<[Block; 2]>>,
-) -> HashSet<Block> {
-    let mut body: HashSet<Block> = [header].into_iter().collect();
-    let mut work: Vec<Block> = latches.to_vec();
-    while let Some(b) = work.pop() {
-        if body.insert(b) {
-            work.extend(preds[b].iter().copied());
-        }
-    }
-    let _ = func;
-    body
 }
 
 fn hoist(func: &mut Function, dom: &DomTree, body: &HashSet<Block>, pre: Block) -> bool {
