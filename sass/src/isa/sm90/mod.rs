@@ -22,13 +22,6 @@
 //! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: signed unless bit 72 is clear
 //!   (`.U32`); `.S16x2`/`.U16x2` (bit 73), `.RELU` (bit 76) and its two predicate outputs
 //!   (which ptxas leaves PT) are not described.
-//! * WARPSYNC's `.EXCLUSIVE` moves from bit 86 to bit 85 (bit 86 is `.COLLECTIVE`, with a
-//!   target: not described).
-//! * New: `LEPC Rd, target` (0x94e): the address of a code label (a byte offset in bits
-//!   24..81 from the next instruction), where sm_75's LEPC gives the program counter.
-//! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: signed unless bit 72 is clear
-//!   (`.U32`); `.S16x2`/`.U16x2` (bit 73), `.RELU` (bit 76) and its two predicate outputs
-//!   (which ptxas leaves PT) are not described.
 
 use super::sm80::changed;
 use crate::flag;
