@@ -94,32 +94,28 @@ fn count(listing: &str, mnemonic: &str) -> usize {
     listing.lines().filter(|l| l.contains(mnemonic)).count()
 }
 
+/// `ptx` compiled with `--disable switch` has more `mnemonic` lines than by default.
+fn switch_adds(ptx: &str, switch: &str, mnemonic: &str) {
+    let stem = std::path::Path::new(ptx).file_stem().unwrap().to_str().unwrap();
+    let default = listing_with(ptx, &[], &format!("{stem}_default.cubin"));
+    let off = listing_with(ptx, &["--disable", switch], &format!("{stem}_off.cubin"));
+    let (n_off, n_default) = (count(&off, mnemonic), count(&default, mnemonic));
+    assert!(
+        n_off > n_default,
+        "{mnemonic}: {n_off} with the switch off, {n_default} by default"
+    );
+}
+
 #[test]
 fn disabling_uniform_branches_brings_the_barriers_of_uniform_loops_back() {
     // matmul_tiled's tile loop runs a parameter's number of times: a uniform loop.
-    let ptx = "tests/kernels/matmul_tiled.ptx";
-    let default = listing_with(ptx, &[], "matmul_default.cubin");
-    let off = listing_with(ptx, &["--disable", "uniform-branches"], "matmul_off.cubin");
-    assert!(
-        count(&off, "BSSY") > count(&default, "BSSY"),
-        "BSSY: {} with the switch off, {} by default",
-        count(&off, "BSSY"),
-        count(&default, "BSSY")
-    );
+    switch_adds("tests/kernels/matmul_tiled.ptx", "uniform-branches", "BSSY");
 }
 
 #[test]
 fn disabling_if_conversion_branches_around_guarded_code() {
     // transpose_tiled guards its loads and stores with a bounds check per thread.
-    let ptx = "tests/kernels/transpose_tiled.ptx";
-    let default = listing_with(ptx, &[], "transpose_default.cubin");
-    let off = listing_with(ptx, &["--disable", "if-convert"], "transpose_off.cubin");
-    assert!(
-        count(&off, "BRA") > count(&default, "BRA"),
-        "BRA: {} with the switch off, {} by default",
-        count(&off, "BRA"),
-        count(&default, "BRA")
-    );
+    switch_adds("tests/kernels/transpose_tiled.ptx", "if-convert", "BRA");
 }
 
 #[test]
