@@ -25,6 +25,7 @@
 mod common;
 
 use common::five_ways::{Cubins, Via, WAYS};
+use common::rng::Rng;
 use common::*;
 use ptxc::launch::LaunchSpec;
 use ptxc_sass::isa::Arch;
@@ -34,19 +35,6 @@ use std::path::PathBuf;
 
 /// Threads of the launch (one block).
 const THREADS: usize = 128;
-
-/// A deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
 
 /// 16-bit patterns of interest, as f16 and as bf16.
 const HALVES: &[u32] = &[

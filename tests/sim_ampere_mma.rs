@@ -19,7 +19,8 @@
 
 mod common;
 
-use common::mma::{Rng, c_at, pack, spec};
+use common::mma::{c_at, pack, spec};
+use common::rng::Rng;
 use common::*;
 use ptxc::launch::LaunchSpec;
 use ptxc::run::{RunOptions, run, run_mir};

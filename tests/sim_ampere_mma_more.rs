@@ -27,7 +27,8 @@
 mod common;
 
 use common::five_ways::Cubins;
-use common::mma::{Rng, c_at, pack, spec};
+use common::mma::{c_at, pack, spec};
+use common::rng::Rng;
 use common::*;
 use ptxc_sass::isa::Arch;
 

@@ -18,6 +18,7 @@
 mod common;
 
 use common::five_ways::Cubins;
+use common::rng::xorshift64;
 use common::*;
 use ptxc::launch::{LaunchSpec, ParamSpec, Scalar};
 use ptxc_sass::isa::Arch;
@@ -63,13 +64,8 @@ fn spec(arch: Arch, case: usize, a: &[u32; 32]) -> LaunchSpec {
 
 /// Inputs: small and large values of both signs, and a pseudo-random warp.
 fn inputs() -> Vec<[u32; 32]> {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let random: [u32; 32] = std::array::from_fn(|_| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x as u32
-    });
+    let mut x = xorshift64();
+    let random: [u32; 32] = std::array::from_fn(|_| x.next().expect("an endless stream") as u32);
     let extremes: [u32; 32] = std::array::from_fn(|l| match l % 4 {
         0 => 0x8000_0000 + l as u32,
         1 => 0x7fff_ffff - l as u32,

@@ -9,6 +9,7 @@
 mod common;
 
 use common::elem::*;
+use common::rng::Rng;
 use common::*;
 use ptxc::launch;
 use ptxc::npy::Array;
@@ -16,37 +17,6 @@ use ptxc::run::{RunOptions, run};
 use ptxc_sim::Engine;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-// ---------------------------------------------------------------------------------------
-// Inputs.
-
-/// A deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    fn u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn u32(&mut self) -> u32 {
-        (self.u64() >> 32) as u32
-    }
-    fn i32_in(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + (self.u64() % (hi as i64 - lo as i64 + 1) as u64) as i32
-    }
-    fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.u64() >> 40) as f32 / (1u64 << 24) as f32)
-    }
-    fn f64_in(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.u64() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // Running a kernel.
@@ -267,7 +237,7 @@ fn f32_to_f16_bits(x: f32, dir: Dir) -> u16 {
 
 #[test]
 fn vec_add_f32() {
-    let mut r = Rng::new(1);
+    let mut r = Rng(1);
     let n = 10000;
     let a: Vec<f32> = (0..n).map(|_| r.f32_in(-1e3, 1e3)).collect();
     let b: Vec<f32> = (0..n).map(|_| r.f32_in(-1e3, 1e3)).collect();
@@ -279,7 +249,7 @@ fn vec_add_f32() {
 
 #[test]
 fn daxpy_f64() {
-    let mut r = Rng::new(2);
+    let mut r = Rng(2);
     let n = 3000;
     let x: Vec<f64> = (0..n).map(|_| r.f64_in(-10.0, 10.0)).collect();
     let y: Vec<f64> = (0..n).map(|_| r.f64_in(-10.0, 10.0)).collect();
@@ -305,7 +275,7 @@ fn special_f32(r: &mut Rng, i: usize) -> f32 {
 
 #[test]
 fn div_sqrt_f32() {
-    let mut r = Rng::new(3);
+    let mut r = Rng(3);
     let n = 2048;
     let x: Vec<f32> = (0..n)
         .map(|i| special_f32(&mut r, i).abs() + if i % 3 == 0 { 0.0 } else { 1.0 })
@@ -333,7 +303,7 @@ fn div_sqrt_f32() {
 
 #[test]
 fn div_sqrt_f64() {
-    let mut r = Rng::new(4);
+    let mut r = Rng(4);
     let n = 1024;
     let special = |r: &mut Rng, i: usize| match i % 11 {
         0 => 0.0,
@@ -357,7 +327,7 @@ fn div_sqrt_f64() {
 
 #[test]
 fn int_divmod() {
-    let mut r = Rng::new(5);
+    let mut r = Rng(5);
     let n = 2048;
     let a: Vec<i32> = (0..n).map(|_| r.u32() as i32).collect();
     let b: Vec<i32> = (0..n)
@@ -396,7 +366,7 @@ fn int_divmod() {
 
 #[test]
 fn conversions() {
-    let mut r = Rng::new(6);
+    let mut r = Rng(6);
     let n = 1024;
     let f: Vec<f32> = (0..n)
         .map(|i| match i % 8 {
@@ -534,7 +504,7 @@ fn atomics_global() {
 
 #[test]
 fn atomics_shared() {
-    let mut r = Rng::new(8);
+    let mut r = Rng(8);
     let n = 4096;
     let data: Vec<u8> = (0..n).map(|_| r.u32() as u8).collect();
     let extrema = vec![i32::MAX, i32::MIN, 0];
@@ -606,7 +576,7 @@ fn bfi(a: u32, b: u32, pos: u32, len: u32) -> u32 {
 
 #[test]
 fn bit_ops() {
-    let mut r = Rng::new(9);
+    let mut r = Rng(9);
     let n = 1024;
     let x: Vec<u32> = (0..n)
         .map(|i| if i % 17 == 0 { 0 } else { r.u32() >> (i % 29) })
@@ -642,7 +612,7 @@ fn bit_ops() {
 
 #[test]
 fn const_lookup() {
-    let mut r = Rng::new(10);
+    let mut r = Rng(10);
     let n = 1000;
     let coeff: Vec<f32> = (0..64).map(|_| r.f32_in(-1.0, 1.0)).collect();
     let offsets: Vec<i32> = (0..16).map(|_| r.i32_in(-40, 100)).collect();
@@ -671,7 +641,7 @@ fn const_lookup() {
 
 #[test]
 fn device_calls() {
-    let mut r = Rng::new(11);
+    let mut r = Rng(11);
     let n = 512;
     let x: Vec<f32> = (0..n).map(|_| r.f32_in(-2.0, 2.0)).collect();
     let a: Vec<i32> = (0..n).map(|_| r.i32_in(-5000, 5000) * r.i32_in(1, 12)).collect();
@@ -696,7 +666,7 @@ fn device_calls() {
 
 #[test]
 fn divergent_loops() {
-    let mut r = Rng::new(12);
+    let mut r = Rng(12);
     let n = 1000usize;
     let trips: Vec<i32> = (0..n).map(|_| r.i32_in(0, 40)).collect();
     let x: Vec<f32> = (0..n).map(|_| r.f32_in(-0.3, 30.0)).collect();
@@ -747,7 +717,7 @@ fn divergent_loops() {
 
 #[test]
 fn dynamic_shared() {
-    let mut r = Rng::new(13);
+    let mut r = Rng(13);
     let (n, block, blocks) = (1000usize, 128usize, 8usize);
     let input: Vec<u8> = (0..4 * n).map(|_| r.u32() as u8).collect();
     let d: Vec<f64> = (0..2 * n).map(|_| r.f64_in(-4.0, 4.0)).collect();
@@ -840,7 +810,7 @@ fn sat_h(b: u16) -> u16 {
 
 #[test]
 fn half2_math() {
-    let mut r = Rng::new(14);
+    let mut r = Rng(14);
     let n = 1024;
     let rh = |r: &mut Rng| h(r.f64_in(-3.0, 3.0));
     let a: Vec<u32> = (0..n).map(|_| h2(rh(&mut r), rh(&mut r))).collect();
@@ -896,7 +866,7 @@ fn half2_math() {
 
 #[test]
 fn int64_math() {
-    let mut r = Rng::new(15);
+    let mut r = Rng(15);
     let n = 1024;
     let a: Vec<u64> = (0..n).map(|i| r.u64() >> (i % 64)).collect();
     let b: Vec<i64> = (0..n).map(|i| (r.u64() as i64) >> (i % 64)).collect();
@@ -925,7 +895,7 @@ fn int64_math() {
 }
 
 fn local_array_case(extra: &[&str]) {
-    let mut r = Rng::new(16);
+    let mut r = Rng(16);
     let n = 512;
     let keys: Vec<i32> = (0..n).map(|_| r.u32() as i32).collect();
     let picks: Vec<i32> = (0..n).map(|_| r.i32_in(-1000, 1000)).collect();
@@ -986,7 +956,7 @@ fn mandelbrot() {
 }
 
 fn matmul_case(extra: &[&str]) {
-    let mut r = Rng::new(17);
+    let mut r = Rng(17);
     let n = 40;
     let a: Vec<f32> = (0..n * n).map(|_| r.f32_in(-1.0, 1.0)).collect();
     let b: Vec<f32> = (0..n * n).map(|_| r.f32_in(-1.0, 1.0)).collect();
@@ -1043,7 +1013,7 @@ fn fmax32(a: f32, b: f32) -> f32 {
 
 #[test]
 fn minmax_abs() {
-    let mut r = Rng::new(18);
+    let mut r = Rng(18);
     let n = 512;
     let a: Vec<i32> = (0..n)
         .map(|i| if i % 9 == 0 { i32::MIN } else { r.i32_in(-1000, 1000) })
@@ -1091,7 +1061,7 @@ fn minmax_abs() {
 
 #[test]
 fn nbody_f32() {
-    let mut r = Rng::new(19);
+    let mut r = Rng(19);
     let n = 256;
     let pos: Vec<f32> = (0..4 * n)
         .map(|k| {
@@ -1125,7 +1095,7 @@ fn nbody_f32() {
 
 #[test]
 fn reduce_block() {
-    let mut r = Rng::new(20);
+    let mut r = Rng(20);
     let n = 8192;
     let x: Vec<f32> = (0..n).map(|_| r.i32_in(-100, 100) as f32).collect();
     let sum: f32 = x.iter().sum();
@@ -1136,7 +1106,7 @@ fn reduce_block() {
 
 #[test]
 fn scan_block() {
-    let mut r = Rng::new(21);
+    let mut r = Rng(21);
     let n = 1000;
     let input: Vec<i32> = (0..n).map(|_| r.i32_in(-1000, 1000)).collect();
     let mut want = vec![0i32; n];
@@ -1174,7 +1144,7 @@ fn special_regs() {
 }
 
 fn spill_case(extra: &[&str]) {
-    let mut r = Rng::new(22);
+    let mut r = Rng(22);
     let n = 528;
     let x: Vec<f64> = (0..n).map(|_| r.f64_in(-2.0, 2.0)).collect();
     let w: Vec<i32> = (0..n).map(|_| r.i32_in(-5, 5)).collect();
@@ -1217,7 +1187,7 @@ fn spill_pressure_spilled() {
 
 #[test]
 fn stencil_2d() {
-    let mut r = Rng::new(23);
+    let mut r = Rng(23);
     let (pitch, w, hgt, alpha) = (72usize, 64usize, 40usize, 0.2f32);
     let input: Vec<f32> = (0..pitch * hgt).map(|_| r.f32_in(0.0, 10.0)).collect();
     let mut want = vec![0f32; pitch * hgt];
@@ -1237,7 +1207,7 @@ fn stencil_2d() {
 
 #[test]
 fn transcendental() {
-    let mut r = Rng::new(24);
+    let mut r = Rng(24);
     let n = 512;
     let x: Vec<f32> = (0..n).map(|_| r.f32_in(0.1, 4.0)).collect();
     let d: Vec<f64> = (0..n).map(|_| r.f64_in(0.1, 20.0)).collect();
@@ -1274,7 +1244,7 @@ fn transcendental() {
 
 #[test]
 fn uniform_params() {
-    let mut r = Rng::new(25);
+    let mut r = Rng(25);
     let (rows, cols, stride, seed) = (8usize, 16usize, 20usize, 12345u32);
     let table: Vec<f32> = (0..rows * stride).map(|_| r.f32_in(-1.0, 1.0)).collect();
     let mut acc = 0f32;
@@ -1293,7 +1263,7 @@ fn uniform_params() {
 
 #[test]
 fn warp_shuffle_reduce() {
-    let mut r = Rng::new(26);
+    let mut r = Rng(26);
     let n = 1024;
     let x: Vec<f32> = (0..n).map(|_| r.f32_in(-1.0, 1.0)).collect();
     let d: Vec<f64> = (0..n).map(|_| r.f64_in(-1.0, 1.0)).collect();
@@ -1334,7 +1304,7 @@ fn warp_shuffle_reduce() {
 
 #[test]
 fn warp_vote() {
-    let mut r = Rng::new(27);
+    let mut r = Rng(27);
     let n = 1000;
     let x: Vec<i32> = (0..n).map(|i| if i % 5 == 0 { 0 } else { r.i32_in(-8, 40) }).collect();
     let mut want = vec![0u32; 4 * n];

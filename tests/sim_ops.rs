@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::rng::xorshift64;
 use common::*;
 use ptxc::launch::{LaunchSpec, ParamSpec};
 use ptxc::run::{RunOptions, run, run_mir};
@@ -51,7 +52,6 @@ fn kernel_name(ptx: &str) -> String {
 
 /// Deterministic inputs: small and large values, signs, powers of two, and floats.
 pub fn inputs() -> Vec<u32> {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
     let edges = [
         0u32,
         1,
@@ -66,16 +66,13 @@ pub fn inputs() -> Vec<u32> {
         0x7f80_0000,
         0x7fc0_0000,
     ];
-    (0..(GRID * BLOCK * 4) as usize)
-        .map(|i| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            match i % 5 {
-                0 => edges[(x % edges.len() as u64) as usize],
-                1 => (x >> 40) as u32 & 0xff,
-                _ => (x >> 16) as u32,
-            }
+    xorshift64()
+        .take((GRID * BLOCK * 4) as usize)
+        .enumerate()
+        .map(|(i, x)| match i % 5 {
+            0 => edges[(x % edges.len() as u64) as usize],
+            1 => (x >> 40) as u32 & 0xff,
+            _ => (x >> 16) as u32,
         })
         .collect()
 }

@@ -13,6 +13,7 @@
 mod common;
 
 use common::five_ways::Cubins;
+use common::rng::xorshift64;
 use common::*;
 use ptxc::launch::{LaunchSpec, ParamSpec};
 use ptxc_sass::isa::Arch;
@@ -34,15 +35,7 @@ fn ptx(arch: Arch) -> PathBuf {
 
 /// Pseudo-random input words.
 fn input(n: usize) -> Vec<u32> {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u32
-        })
-        .collect()
+    xorshift64().take(n).map(|x| x as u32).collect()
 }
 
 /// The launch of `prefetch` (64 threads) on input `a` and a zeroed `d`.

@@ -15,6 +15,7 @@
 mod common;
 
 use common::elem::*;
+use common::rng::Rng;
 use common::*;
 use ptxc::launch::{BufferInit, LaunchSpec, ParamSpec, Scalar};
 use ptxc::npy::Array;
@@ -27,29 +28,14 @@ use std::sync::OnceLock;
 // ---------------------------------------------------------------------------------------
 // Inputs.
 
-/// A deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+/// An f16 with a random sign and significand, magnitude in [2^-3, 4); one in 16 zero.
+fn random_f16(r: &mut Rng) -> u16 {
+    if r.below(16) == 0 {
+        return 0;
     }
-    fn below(&mut self, n: u64) -> u64 {
-        self.u64() % n
-    }
-    /// An f16 with a random sign and significand, magnitude in [2^-3, 4); one in 16 zero.
-    fn f16(&mut self) -> u16 {
-        if self.below(16) == 0 {
-            return 0;
-        }
-        let sign = (self.below(2) as u16) << 15;
-        let exp = 12 + self.below(5) as u16;
-        sign | exp << 10 | self.below(1024) as u16
-    }
+    let sign = (r.below(2) as u16) << 15;
+    let exp = 12 + r.below(5) as u16;
+    sign | exp << 10 | r.below(1024) as u16
 }
 
 /// The value of f16 bits (finite inputs only).
@@ -248,8 +234,8 @@ impl Ty {
     /// A random element's raw bits.
     fn random(self, r: &mut Rng) -> u32 {
         match self {
-            Ty::F16 => r.f16() as u32,
-            Ty::F32 => (f16_value(r.f16()) as f32 * 4.0).to_bits(),
+            Ty::F16 => random_f16(r) as u32,
+            Ty::F32 => (f16_value(random_f16(r)) as f32 * 4.0).to_bits(),
             // Mostly small, some near the s32 limits (saturation).
             Ty::S32 => match r.below(8) {
                 0 => (i32::MAX - r.below(64) as i32) as u32,

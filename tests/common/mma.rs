@@ -1,29 +1,10 @@
-//! Shared pieces of the `mma.sync` tests (`sim_ampere_mma`, `sim_ampere_mma_more`): a
-//! deterministic generator, the C/D fragment layout of the PTX ISA, the packing of matrix
-//! elements into lane-major fragment words, and the launch of a kernel `(a, b, c, d)`.
+//! Shared pieces of the `mma.sync` tests (`sim_ampere_mma`, `sim_ampere_mma_more`): the C/D
+//! fragment layout of the PTX ISA, the packing of matrix elements into lane-major fragment
+//! words, and the launch of a kernel `(a, b, c, d)`.
 
 use ptxc::launch::{BufferInit, LaunchSpec};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// A deterministic generator (SplitMix64).
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// The next 64 random bits.
-    pub fn u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.u64() % n
-    }
-}
 
 /// C's and D's element `i` of lane `l` (group `g = l / 4`, `t = l % 4`): c0, c1 at row g,
 /// (m16n8) c2, c3 at row g+8, columns 2t, 2t+1.

@@ -4,6 +4,7 @@
 pub mod elem;
 pub mod five_ways;
 pub mod mma;
+pub mod rng;
 pub mod suite;
 pub mod zluda;
 
