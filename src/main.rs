@@ -567,11 +567,15 @@ fn target_arch(name: &str) -> Result<Arch, String> {
 /// The newest architecture ptxc compiles for that the `.target` of `src` allows (sm_75 for
 /// older targets, and when the module does not check: its compilation reports why).
 fn ptx_target_arch(src: &str) -> Arch {
-    let sm = ptxc_frontend::parse_and_check(src).map_or(0, |m| m.target_sm);
+    let checked = ptxc_frontend::parse_and_check(src).ok();
+    if checked.as_ref().is_some_and(|m| m.arch_specific) {
+        return Arch::Sm90a;
+    }
+    let sm = checked.map_or(0, |m| m.target_sm);
     TARGETS
         .iter()
         .copied()
-        .filter(|a| a.sm() <= sm)
+        .filter(|a| a.sm() <= sm && *a != Arch::Sm90a)
         .max_by_key(|a| a.sm())
         .unwrap_or(Arch::Sm75)
 }

@@ -108,6 +108,14 @@ pub fn compile_ptx(src: &str, file_name: &str, opts: &CompileOptions) -> Result<
 pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
     let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
+    if checked.arch_specific && opts.arch != Arch::Sm90a {
+        return Err(CompileError(format!(
+            "{file_name}: error: PTX with .target sm_{}a can only be compiled for sm_{}a, not {}",
+            checked.target_sm,
+            checked.target_sm,
+            opts.arch.name()
+        )));
+    }
     if checked.target_sm > opts.arch.sm() {
         return Err(CompileError(format!(
             "{file_name}: error: target sm_{} is newer than {}",

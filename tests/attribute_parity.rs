@@ -189,6 +189,11 @@ fn attribute_sets_equal_ptxas_on_sm89() {
     parity_on("sm_89");
 }
 
+#[test]
+fn attribute_sets_equal_ptxas_on_sm90() {
+    parity_on("sm_90");
+}
+
 /// Compiles the three kernel sets for `arch` with both compilers and compares the attribute
 /// sets section by section.
 fn parity_on(arch: &str) {

@@ -180,3 +180,43 @@ fn ampere_cache_hint_kernels_decode_to_our_text_on_sm80_sm86_sm89() {
 fn zluda_dir() -> PathBuf {
     common::zluda::dir()
 }
+
+/// Files ptxc refuses for sm_90, with the message's gist: Hopper has no HMMA.884, no 4-bit
+/// IMMA and no XOR single-bit BMMA (ptxas emulates them; `isel/tensor.rs`).
+const HOPPER_REFUSED: &[(&str, &str)] = &[
+    ("mma_sync", "`mma.m8n8k4` of f16 on sm_90"),
+    ("mma_int", "`mma` of 4-bit integers on sm_90"),
+    ("wmma", "`mma` of 4-bit integers on sm_90"),
+    ("mma_more", "`mma` of 4-bit integers on sm_90"),
+];
+
+/// Hopper (sm_90): the conformance set, the kernel set, the op tests, the examples, the
+/// tensor-core kernels and Ampere's kernels (tensor cores, asynchronous copies, half
+/// precision, cache hints, mbarriers) decode in `nvdisasm` to ptxc's text; the files in
+/// [`HOPPER_REFUSED`] are refused with their message.
+#[test]
+fn every_kernel_decodes_to_our_text_on_sm90() {
+    use ptxc_sass::isa::Arch;
+    let mut files = ptx_files(&zluda_dir());
+    for dir in ["tests/kernels", "tests/ops", "examples", "tests/tensor", "tests/ampere"] {
+        files.extend(ptx_files(&root().join(dir)));
+    }
+    let refused = |p: &Path| {
+        HOPPER_REFUSED
+            .iter()
+            .find(|(n, _)| p.file_stem().is_some_and(|s| s == *n))
+    };
+    for (path, (name, gist)) in files.iter().filter_map(|p| refused(p).map(|r| (p, r))) {
+        let src = std::fs::read_to_string(path).unwrap();
+        let opts = CompileOptions {
+            arch: Arch::Sm90,
+            ..CompileOptions::default()
+        };
+        match compile_ptx(&src, name, &opts) {
+            Ok(_) => panic!("{name} compiles for sm_90: remove it from HOPPER_REFUSED"),
+            Err(e) => assert!(e.0.contains(gist), "{name}: {}", e.0),
+        }
+    }
+    files.retain(|p| refused(p).is_none());
+    check_all_for("hopper", &files, Arch::Sm90);
+}

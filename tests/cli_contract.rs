@@ -36,10 +36,10 @@ fn unsupported_architecture_is_refused() {
         "-o",
         out.to_str().unwrap(),
         "--arch",
-        "sm_90",
+        "sm_100",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o.stderr).contains("sm_90"));
+    assert!(text(&o.stderr).contains("sm_100"));
     assert!(!out.exists());
 }
 

@@ -215,8 +215,8 @@ fn other_targets_and_refused_options_are_clear_errors() {
     let k = ptx.to_str().unwrap();
     for (args, expected) in [
         (
-            vec!["-arch=sm_90", k],
-            "ptxas fatal   : ptxc generates code for sm_75, sm_80, sm_86, sm_89; 'sm_90' is not supported\n",
+            vec!["-arch=sm_100", k],
+            "ptxas fatal   : ptxc generates code for sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a; 'sm_100' is not supported\n",
         ),
         (
             vec!["--sanitize", "memcheck", k],

@@ -17,7 +17,7 @@ use ptxc_sass::isa::Arch;
 use std::path::Path;
 
 /// The targets the kernels run on.
-const TARGETS: [Arch; 3] = [Arch::Sm80, Arch::Sm86, Arch::Sm89];
+const TARGETS: [Arch; 4] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
 /// Threads of the `cp_async` block.
 const THREADS: usize = 64;
 /// Words of `in` the `cp_async` kernel reads (up to byte 5120).

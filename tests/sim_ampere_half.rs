@@ -459,6 +459,12 @@ fn sm89_half_forms_agree_five_ways_and_match_the_host_reference() {
     check(&HALF86, Arch::Sm89);
 }
 
+#[test]
+fn sm90_half_forms_agree_five_ways_and_match_the_host_reference() {
+    check(&HALF80, Arch::Sm90);
+    check(&HALF86, Arch::Sm90);
+}
+
 /// What needs a later target is refused with the form and the target: bf16 before sm_80,
 /// `.xorsign` before sm_86, and the sm_90 bf16 arithmetic.
 #[test]

@@ -356,6 +356,11 @@ fn sm89_mma_shapes_agree_five_ways_and_match_the_host_reference() {
     every_kernel_on(Arch::Sm89);
 }
 
+#[test]
+fn sm90_mma_shapes_agree_five_ways_and_match_the_host_reference() {
+    every_kernel_on(Arch::Sm90);
+}
+
 /// The Turing shape ptxc does not compile for Ampere (m8n8k4 of f16, which ptxas 13.5
 /// emulates with HFMA2 code on sm_80) is refused with an error naming the form and the
 /// target, not a panic.
@@ -497,6 +502,11 @@ fn sm86_mma_f64_agrees_five_ways_and_matches_the_host_reference() {
 #[test]
 fn sm89_mma_f64_agrees_five_ways_and_matches_the_host_reference() {
     f64_kernels_on(Arch::Sm89);
+}
+
+#[test]
+fn sm90_mma_f64_agrees_five_ways_and_matches_the_host_reference() {
+    f64_kernels_on(Arch::Sm90);
 }
 
 /// `mma.m8n8k4` of f64 needs sm_80: an sm_75 module is refused at the instruction.

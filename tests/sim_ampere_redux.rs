@@ -100,6 +100,11 @@ fn redux_on_sm89_agrees_five_ways_and_matches_the_host() {
     every_case_on(Arch::Sm89);
 }
 
+#[test]
+fn redux_on_sm90_agrees_five_ways_and_matches_the_host() {
+    every_case_on(Arch::Sm90);
+}
+
 /// The reductions of `redux_mask.ptx` (`ReduxKind` order of the PTX: add, min.u32, ...).
 #[derive(Clone, Copy)]
 enum R {

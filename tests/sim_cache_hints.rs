@@ -140,6 +140,11 @@ fn cache_hints_on_sm89_agree_five_ways_and_match_ptxas() {
     every_way_on(Arch::Sm89);
 }
 
+#[test]
+fn cache_hints_on_sm90_agree_five_ways_and_match_ptxas() {
+    every_way_on(Arch::Sm90);
+}
+
 /// On sm_75 ptxas refuses `.L2::256B` ("requires .target sm_80 or higher") and ptxc too, with
 /// the location; the priorities and the smaller prefetch sizes are Turing's and compile
 /// (ptxas: `LDG.E.EL.SYS`), as do the same modifiers in ptxc's cubin.
@@ -213,7 +218,7 @@ fn ptxas_cache_policy_hints_run_on_both_engines() {
     use ptxc::run::{RunOptions, run};
     let ptx = root().join("tests/ampere/cache_policy_hint.ptx");
     let a = input(320);
-    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90] {
         let dir = scratch(&format!("sim_cache_policy_hint_{}", arch.name()));
         let cubin = dir.join("ptxas.cubin");
         ptxas_for(arch.name(), &ptx, &cubin);
@@ -316,7 +321,7 @@ fn ptxc_cache_policy_hints_agree_five_ways_and_match_ptxas() {
         kind: Scalar::U64,
         bytes: 0x1000_0000_0000_0000u64.to_le_bytes().to_vec(),
     };
-    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90] {
         let d = policy_five_ways(arch, "cache_policy_hint", &a, vec![pol.clone()], 9);
         assert_eq!(d, reference_policy(&a), "{}", arch.name());
     }
@@ -353,7 +358,7 @@ fn ptxc_computed_cache_policy_agrees_five_ways_and_matches_ptxas() {
 #[test]
 fn cache_operators_carry_ptxas_hints_and_strength() {
     let ptx = root().join("tests/ops/cache_operators.ptx");
-    for arch in [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+    for arch in [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90] {
         let dir = scratch(&format!("sim_cache_operators_{}", arch.name()));
         let (theirs, ours) = both_cubins(arch.name(), &ptx, &dir);
         let want = accesses(&theirs, true);

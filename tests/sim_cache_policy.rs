@@ -54,7 +54,7 @@ fn createpolicy_values_equal_ptxas_s() {
     let module = ptxc::pipeline::lower_ptx(&src, "createpolicy").unwrap_or_else(|e| panic!("{}", e.0));
     let mir = run_mir(&module, &spec, Default::default()).unwrap_or_else(|e| panic!("MIR interpreter: {e}"));
     let mir = policies(&mir.buffers["out"].bytes);
-    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+    for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90] {
         let dir = scratch(&format!("sim_cache_policy_{}", arch.name()));
         let cubin = dir.join("ptxas.cubin");
         ptxas_for(arch.name(), &path, &cubin);

@@ -126,6 +126,11 @@ fn prefetch_on_sm89_agrees_five_ways_and_matches_ptxas() {
     every_way_on(Arch::Sm89);
 }
 
+#[test]
+fn prefetch_on_sm90_agrees_five_ways_and_matches_ptxas() {
+    every_way_on(Arch::Sm90);
+}
+
 /// On sm_75 ptxas refuses `prefetch.global.L2::evict_last` and `.L2::evict_normal`
 /// ("Modifier 'cache eviction priority' on 'prefetch' requires .target sm_80 or higher"),
 /// and ptxc too, naming the line; on sm_80 both refuse the priority on a local address.

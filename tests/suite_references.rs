@@ -49,7 +49,7 @@ impl Runs {
 }
 
 /// The targets every suite kernel is compiled for (each runs on its default device model).
-const TARGETS: [Arch; 4] = [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
+const TARGETS: [Arch; 5] = [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
 
 /// Compiles `name` with ptxc and ptxas for every target and runs each cubin with the suite's
 /// launch spec.

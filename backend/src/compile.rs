@@ -56,7 +56,7 @@ pub enum Stage {
 
 /// The architectures the back end generates code for (a subset of the described ones,
 /// `ptxc_sass::isa::table::DESCRIBED`).
-pub const TARGETS: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
+pub const TARGETS: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm90a];
 
 /// Options of the back end.
 #[derive(Clone, Debug)]
@@ -345,10 +345,10 @@ pub fn compile_module(
     dump: &mut dyn FnMut(&str, Stage, &str),
 ) -> Result<Compiled, BackendError> {
     use rayon::prelude::*;
-    let mut module = CubinModule::new(opts.arch.sm());
+    let mut module = CubinModule::for_arch(opts.arch);
     module.flavour = opts.flavour;
     module.tool.tool_options = format!("-arch {} ", opts.arch.name());
-    let module_vars = ModuleVars::new(&m)?;
+    let module_vars = ModuleVars::new(&m, opts.arch.reserved_shared())?;
     let finish = |f: Function| finish_kernel(f, &module_vars, opts, wanted);
     // A lone kernel compiles on this thread: starting rayon's pool costs more than a small
     // kernel.
@@ -411,7 +411,7 @@ fn finish_kernel(
         Vec::new()
     };
     let mut code = k.assembled.code;
-    cubin::pad_text(&mut code);
+    cubin::pad_text_for(&mut code, opts.arch.sm());
     code.shrink_to_fit();
     image.code = code;
     image.reg_count = cubin::register_count(k.highest_gpr);
@@ -432,7 +432,7 @@ fn finish_kernel(
         name: image.name.clone(),
         registers: image.reg_count,
         barriers: image.num_barriers,
-        cmem0: 0x160 + image.param_size,
+        cmem0: opts.arch.param_base() + image.param_size,
         smem: image.shared_size,
         stack_frame: image.frame_size,
         spill_stores: k.spill_stores,
@@ -461,6 +461,7 @@ fn kernel_shell(f: &Function, vars: &KernelVars) -> KernelImage {
     img.shared_size = vars.shared_size;
     img.shared_align = vars.shared_align;
     img.uses_dynamic_shared = vars.dynamic_shared;
+    img.uses_shared_memory = vars.shared_size > 0;
     img.req_ntid = f.req_ntid;
     img.max_ntid = f.max_ntid;
     if let Some(n) = f.max_nreg {

@@ -102,6 +102,8 @@ pub struct ModuleVars {
     bank4_relocs: Vec<Reloc>,
     init_relocs: Vec<Reloc>,
     drivers: Vec<(DriverFn, u32)>,
+    /// Shared bytes the system reserves before a kernel's variables (`Arch::reserved_shared`).
+    reserved_shared: u32,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -112,9 +114,13 @@ fn align_up(x: u64, a: u64) -> u64 {
 const BANK_BYTES: u64 = 0x1_0000;
 
 impl ModuleVars {
-    /// Lays out the module variables that the kernels of `m` name (each name once).
-    pub fn new(m: &Module) -> Result<ModuleVars, LayoutError> {
-        let mut mv = ModuleVars::default();
+    /// Lays out the module variables that the kernels of `m` name (each name once), for a
+    /// target that reserves `reserved_shared` bytes before a kernel's shared variables.
+    pub fn new(m: &Module, reserved_shared: u32) -> Result<ModuleVars, LayoutError> {
+        let mut mv = ModuleVars {
+            reserved_shared,
+            ..ModuleVars::default()
+        };
         for f in &m.functions {
             for d in driver_calls(f) {
                 if mv.drivers.iter().all(|(g, _)| *g != d) {
@@ -196,7 +202,7 @@ impl ModuleVars {
         let Some(&place) = self.by_name.get(&v.name) else {
             return Ok(());
         };
-        let kernel = Self::kernel_local_places(f);
+        let kernel = self.kernel_local_places(f);
         for &(off, target) in &v.relocs {
             let t = &f.vars[target as usize];
             let value = match (self.by_name.get(&t.name), kernel.get(target as usize)) {
@@ -252,18 +258,21 @@ impl ModuleVars {
     }
 
     /// Shared and local places of `f`'s variables (module variables give `None`).
-    fn kernel_local_places(f: &Function) -> Vec<Option<Place>> {
-        let k = Self::lay_out_kernel(f, |_| None);
+    fn kernel_local_places(&self, f: &Function) -> Vec<Option<Place>> {
+        let k = self.lay_out_kernel(f, |_| None);
         k.places.into_iter().map(Some).collect()
     }
 
-    fn lay_out_kernel(f: &Function, module: impl Fn(&MemVar) -> Option<Place>) -> KernelVars {
+    /// Shared variables start after the reserved bytes, when the kernel has any.
+    fn lay_out_kernel(&self, f: &Function, module: impl Fn(&MemVar) -> Option<Place>) -> KernelVars {
         let mut k = KernelVars {
             shared_align: 1,
             frame_align: 8,
             ..KernelVars::default()
         };
-        let (mut shared, mut local) = (0u64, 0u64);
+        let has_shared = f.vars.iter().any(|v| v.space == Space::Shared);
+        let mut shared = if has_shared { u64::from(self.reserved_shared) } else { 0 };
+        let mut local = 0u64;
         let mut dynamic = Vec::new();
         for (i, v) in f.vars.iter().enumerate() {
             let a = u64::from(v.align.max(1));
@@ -306,7 +315,7 @@ impl ModuleVars {
 
     /// The places of `f`'s variables.
     pub fn kernel(&self, f: &Function) -> KernelVars {
-        let mut k = Self::lay_out_kernel(f, |v| self.by_name.get(&v.name).copied());
+        let mut k = self.lay_out_kernel(f, |v| self.by_name.get(&v.name).copied());
         k.driver_slots = self.drivers.clone();
         k
     }

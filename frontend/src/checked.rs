@@ -21,8 +21,10 @@ pub struct LabelId(pub u32);
 pub struct CheckedModule {
     /// `.version`.
     pub version: (u32, u32),
-    /// The `sm_NN` target number (75 for `sm_75`).
+    /// The `sm_NN` target number (75 for `sm_75`, 90 for `sm_90a`).
     pub target_sm: u32,
+    /// The target is architecture-specific (`sm_90a`): only that architecture runs it.
+    pub arch_specific: bool,
     /// Module-scope variables (`.global`, `.const`, `.shared` incl. `.extern .shared`).
     pub globals: Vec<VarInfo>,
     /// Functions with bodies, in source order (kernels and device functions).

@@ -90,8 +90,14 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         1,
     ),
     (
-        Whole(".version 7.8\n.target sm_90\n.address_size 64\n"),
-        "`.target sm_90` is not supported: ptxc compiles for sm_89 (Ada) and older targets",
+        Whole(".version 8.6\n.target sm_100\n.address_size 64\n"),
+        "`.target sm_100` is not supported: ptxc compiles for sm_90a, sm_90 and older targets",
+        2,
+        9,
+    ),
+    (
+        Whole(".version 7.8\n.target sm_90a\n.address_size 64\n"),
+        "PTX .version 7.8 does not support .target sm_90a (it needs .version 8.0 or later)",
         2,
         9,
     ),

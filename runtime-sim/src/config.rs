@@ -3,7 +3,8 @@
 //! Guide's table of compute capabilities (8.0, 8.6, 8.9) and their SM counts, L2 sizes and
 //! FP64 rates from NVIDIA's product whitepapers (A100: "NVIDIA A100 Tensor Core GPU
 //! Architecture"; RTX 3090: "NVIDIA Ampere GA102 GPU Architecture"; RTX 4090 and L4: "NVIDIA
-//! Ada GPU Architecture").
+//! Ada GPU Architecture"); the Hopper model (H100 SXM) likewise from compute capability 9.0
+//! and "NVIDIA H100 Tensor Core GPU Architecture".
 
 use ptxc_sass::isa::Arch;
 
@@ -186,6 +187,23 @@ impl Config {
         }
     }
 
+    /// H100 SXM5 (GH100, sm_90): 132 SMs, 64 warps and 32 CTAs per SM, 228 KB of shared
+    /// memory per SM (of 256 KB L1), 50 MB L2, FP64 at half the FP32 rate (64 FP64 units per
+    /// SM, as A100's 2 cycles per warp instruction on an SMSP). Limits from the CUDA C++
+    /// Programming Guide (compute capability 9.0), SM count, caches and FP64 units from
+    /// "NVIDIA H100 Tensor Core GPU Architecture". No cycle-level measurement of its memory
+    /// latencies is used: the model takes Ampere's (a modelling choice, not a measurement).
+    pub fn h100() -> Config {
+        Config {
+            name: "H100 SXM",
+            arch: Arch::Sm90,
+            sms: 132,
+            shared_per_sm: 228 * 1024,
+            memory: MemoryTiming::ampere((256 - 228) * 1024 / 128, 50 * 1024 * 1024 / 128),
+            ..Config::a100()
+        }
+    }
+
     /// Looks a configuration up by name (see [`DEVICES`]).
     pub fn by_name(name: &str) -> Option<Config> {
         let name = name.to_ascii_lowercase();
@@ -195,16 +213,22 @@ impl Config {
             .map(|d| (d.make)())
     }
 
+    /// Whether the device runs cubins for `arch`: its own architecture, and on Hopper also
+    /// the architecture-specific sm_90a (an H100 runs both; `Arch::from_sm`).
+    pub fn runs(&self, arch: Arch) -> bool {
+        self.arch == arch || self.arch == Arch::Sm90 && arch == Arch::Sm90a
+    }
+
     /// The device a cubin for `arch` runs on when none is named (the first listed for it).
     pub fn for_arch(arch: Arch) -> Option<Config> {
-        DEVICES.iter().map(|d| (d.make)()).find(|c| c.arch == arch)
+        DEVICES.iter().map(|d| (d.make)()).find(|c| c.runs(arch))
     }
 
     /// The names of the devices that run `arch` (`a100`), or of all devices.
     pub fn device_names(arch: Option<Arch>) -> String {
         DEVICES
             .iter()
-            .filter(|d| arch.is_none_or(|a| (d.make)().arch == a))
+            .filter(|d| arch.is_none_or(|a| (d.make)().runs(a)))
             .map(|d| format!("{} ({})", d.names[0], (d.make)().arch.name()))
             .collect::<Vec<_>>()
             .join(", ")
@@ -249,6 +273,10 @@ pub const DEVICES: &[DeviceModel] = &[
         names: &["l4"],
         make: Config::l4,
     },
+    DeviceModel {
+        names: &["h100", "h100-sxm"],
+        make: Config::h100,
+    },
 ];
 
 impl Default for Config {
@@ -263,10 +291,12 @@ mod tests {
 
     #[test]
     fn every_modelled_architecture_has_a_default_device() {
-        for arch in [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89] {
+        for arch in [Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90] {
             assert_eq!(Config::for_arch(arch).map(|c| c.arch), Some(arch));
         }
-        assert_eq!(Config::for_arch(Arch::Sm90), None);
+        assert_eq!(Config::for_arch(Arch::Sm90a).map(|c| c.name), Some("H100 SXM"));
+        assert!(Config::device_names(Some(Arch::Sm90a)).contains("h100 (sm_90)"));
+        assert_eq!(Config::by_name("H100").map(|c| c.sms), Some(132));
         assert_eq!(Config::by_name("RTX3090").map(|c| c.sms), Some(82));
         assert!(Config::device_names(Some(Arch::Sm89)).contains("l4 (sm_89)"));
     }

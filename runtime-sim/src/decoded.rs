@@ -233,7 +233,10 @@ fn pred_of(inst: &Inst, role: Role) -> PredOp {
     let Some(i) = form.operand_index(role) else {
         return PredOp::TRUE;
     };
-    let uniform = matches!(form.operands[i].kind, OpKind::Upred { .. });
+    let uniform = matches!(
+        form.operands[i].kind,
+        OpKind::Upred { .. } | OpKind::UpredInverted { .. }
+    );
     match inst.operands[i].value {
         Value::Pred { idx, neg } => PredOp { idx, neg, uniform },
         _ => PredOp::TRUE,

@@ -131,10 +131,10 @@ impl Device {
     }
 
     /// Loads a cubin: decodes its kernels and places its module variables in global memory.
-    /// A cubin for another architecture than the device's is refused, naming both.
+    /// A cubin for an architecture the device does not run is refused, naming both.
     pub fn load(&mut self, cubin: &[u8]) -> Result<Module, SimError> {
         let arch = crate::module::cubin_arch(cubin)?;
-        if arch != self.config.arch {
+        if !self.config.runs(arch) {
             return Err(SimError::WrongDevice {
                 cubin: arch.name().into(),
                 device: self.config.name.into(),

@@ -1,4 +1,4 @@
-//! ptxc's SM simulator: loads sm_75, sm_80, sm_86 and sm_89 cubins (ptxc's and ptxas's),
+//! ptxc's SM simulator: loads sm_75, sm_80, sm_86, sm_89, sm_90 and sm_90a cubins (ptxc's and ptxas's),
 //! decodes them with the back end's ISA description, and runs kernels warp by warp on a device
 //! model of the cubin's architecture ([`config`]). Every instruction's control code is checked
 //! against NVIDIA's latency rules for that architecture, so schedules that would give wrong

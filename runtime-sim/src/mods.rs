@@ -357,6 +357,8 @@ impl Mods {
             Mod::Size => self.size = value(code),
             Mod::AtomOp => self.atom_op = value::<AtomOp>(code).into(),
             Mod::AtomType => self.atom_type = value::<AtomType>(code).into(),
+            Mod::HopperAtomType => self.atom_type = value::<HopperAtomType>(code).semantic().into(),
+            Mod::FloatAtomType => self.atom_type = value::<FloatAtomType>(code).semantic().into(),
             Mod::CasKind => {
                 self.atom_op = AtomicOp::Cas;
                 self.cas_try = value::<CasKind>(code) != CasKind::Cas;

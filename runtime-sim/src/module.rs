@@ -43,6 +43,9 @@ pub struct Kernel {
     /// CTAs may communicate through global memory: the kernel has global or generic
     /// atomics, GPU- or system-scope fences, or strong (volatile) global accesses.
     pub communicates: bool,
+    /// The kernel reads shared memory through the async proxy (HGMMA): its CTAs track which
+    /// warps wrote shared memory since their last `FENCE.VIEW.ASYNC.S`.
+    pub async_proxy: bool,
 }
 
 /// A loaded module.
@@ -259,7 +262,7 @@ fn communicates(d: &Decoded) -> bool {
 }
 
 /// The architectures the simulator models (each has a device model in [`crate::config`]).
-pub const MODELLED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89];
+pub const MODELLED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm90a];
 
 /// The architecture of the cubin `bytes`, if the simulator models it.
 pub fn cubin_arch(bytes: &[u8]) -> Result<Arch, SimError> {
@@ -323,6 +326,7 @@ impl Module {
             params.sort();
             let used = insts.iter().map(|d| d.regs_used as usize).max().unwrap_or(0);
             let communicates = insts.iter().any(communicates);
+            let async_proxy = insts.iter().any(|d| d.op == Op::Hgmma);
             let local_bytes = (k.frame_size + STACK_BYTES).next_multiple_of(16);
             kernels.push(Kernel {
                 name: k.name.clone(),
@@ -337,6 +341,7 @@ impl Module {
                 local_bytes,
                 const_bank2: k.const_bank2.clone(),
                 communicates,
+                async_proxy,
             });
         }
         Ok(Module {

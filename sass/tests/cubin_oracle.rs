@@ -11,8 +11,9 @@ mod cubin_support;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use cubin_support::checks::{check_relocatable, compare_with_ptxas};
 use cubin_support::*;
-use ptxc_sass::cubin::{self, CubinModule, ElfFlavour, ObjectKind};
+use ptxc_sass::cubin::{self, CubinModule, ElfFlavour};
 
 /// Files whose module-scope data ptxas creates in an order the writer's canonical layout does
 /// not reproduce (they round-trip exactly with the recorded layout).
@@ -86,35 +87,8 @@ fn check_file(c: &Compiled, dir: &std::path::Path) -> Report {
     r.v8_problems = compare_with_ptxas(c, &path("v8"), &v8_disasm, r.v8_identical);
     r.v7_problems = check_v7(&m, &path("v7"), &v8_disasm.stdout);
     check_canonical(c, &m, &path("canonical"), &v8_disasm.stdout, &mut r);
-    r.relocatable_problems = check_relocatable(c, &m, &path("rel"));
+    r.relocatable_problems = check_relocatable("sm_75", c, &m, &path("rel"));
     r
-}
-
-/// The rewritten V8 file must be accepted silently and print exactly what ptxas' file prints.
-/// (When the bytes are identical the disassemblies are too, so the original is disassembled
-/// only when they differ: nvdisasm takes 0.2 s per file.)
-fn compare_with_ptxas(c: &Compiled, rewritten: &std::path::Path, disasm: &ToolRun, identical: bool) -> Vec<String> {
-    let mut problems = Vec::new();
-    let elf = cuobjdump_elf(rewritten);
-    let ptxas_elf = cuobjdump_elf(&c.cubin);
-    if !disasm.ok || !disasm.stderr.is_empty() {
-        problems.push(format!("nvdisasm on the rewritten file: {}", disasm.stderr.trim()));
-    }
-    // cuobjdump notes "Skipping .debug_frame section, as length was 0" for ptxas' own
-    // kernel-less modules too: the rewritten file must say what ptxas' says.
-    if !elf.ok || elf.stderr != ptxas_elf.stderr {
-        problems.push(format!("cuobjdump -elf on the rewritten file: {}", elf.stderr.trim()));
-    }
-    if elf.stdout != ptxas_elf.stdout {
-        problems.push("cuobjdump -elf output differs".into());
-    }
-    if !identical {
-        problems.push("rewritten bytes differ from ptxas'".into());
-        if nvdisasm(&c.cubin).stdout != disasm.stdout {
-            problems.push("nvdisasm -hex output differs".into());
-        }
-    }
-    problems
 }
 
 /// Written as V7, the module must disassemble to the same instructions, with only the two
@@ -164,39 +138,6 @@ fn check_canonical(c: &Compiled, m: &CubinModule, path: &std::path::Path, v8_dis
     }
     if instruction_lines(&disasm.stdout) != instruction_lines(v8_disasm) {
         r.canonical_problems.push("instructions differ".into());
-    }
-}
-
-/// `ptxas -c` output (ET_REL) must read, with the same kernels, parameters and attributes.
-fn check_relocatable(c: &Compiled, exec: &CubinModule, path: &std::path::Path) -> Vec<String> {
-    let run = ptxas(&c.ptx, path, &["-c"]);
-    if !run.ok && run.stderr.contains("requires ABI") {
-        // ptxas cannot compile without its calling ABI (multiple return values) with -c.
-        return Vec::new();
-    }
-    if !run.ok {
-        return vec![format!("ptxas -c: {}", run.stderr.trim())];
-    }
-    match cubin::read(&std::fs::read(path).unwrap()) {
-        Ok(rel) if rel.kind != ObjectKind::Relocatable => vec!["not read as ET_REL".into()],
-        Ok(rel) => {
-            let entries = |m: &CubinModule| -> Vec<(String, Vec<cubin::KernelParam>, u32)> {
-                let mut v: Vec<_> = m
-                    .kernels
-                    .iter()
-                    .filter(|k| k.entry)
-                    .map(|k| (k.name.clone(), k.params.clone(), k.param_size))
-                    .collect();
-                v.sort_by(|a, b| a.0.cmp(&b.0));
-                v
-            };
-            if entries(&rel) == entries(exec) {
-                Vec::new()
-            } else {
-                vec!["kernels or parameters differ from the ET_EXEC file".into()]
-            }
-        }
-        Err(e) => vec![format!("read: {e}")],
     }
 }
 

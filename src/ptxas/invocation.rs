@@ -292,11 +292,13 @@ mod tests {
     fn targets_and_line_info() {
         assert_eq!(parse_str("-arch compute_75").unwrap().target, Target::CheckOnly);
         assert_eq!(parse_str("-arch=sm_86").unwrap().target, Target::Sass(Arch::Sm86));
+        assert_eq!(parse_str("-arch=sm_90").unwrap().target, Target::Sass(Arch::Sm90));
+        assert_eq!(parse_str("-arch=sm_90a").unwrap().target, Target::Sass(Arch::Sm90a));
         assert!(
-            parse_str("-arch=sm_90")
+            parse_str("-arch=sm_100")
                 .unwrap_err()
                 .0
-                .contains("'sm_90' is not supported")
+                .contains("'sm_100' is not supported")
         );
         assert!(parse_str("-lineinfo").unwrap().line_info);
         assert!(parse_str("-g").unwrap().line_info);

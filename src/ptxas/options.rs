@@ -314,7 +314,7 @@ pub const OPTIONS: &[OptSpec] = &[
         "arch",
         Choice(GPU_NAMES),
         Supported,
-        "sm_75, sm_80, sm_86 and sm_89 compile; their compute_ and lto_ targets only check the PTX; other targets are refused",
+        "sm_75, sm_80, sm_86, sm_89, sm_90 and sm_90a compile; their compute_ and lto_ targets only check the PTX; other targets are refused",
     ),
     opt("help", "h", Flag, Supported, "prints this list"),
     opt(

@@ -10,9 +10,6 @@ use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Opcode, Space, Type, Value};
 use ptxc_sass::isa::{RZ, Value as V};
 
-/// Offset of the kernel parameters in constant bank 0.
-const PARAM_BASE: i64 = 0x160;
-
 /// What an address is relative to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Base {
@@ -37,9 +34,10 @@ fn offset_range(space: Space) -> std::ops::Range<i64> {
     }
 }
 
-/// The constant-bank offset that a parameter-space address `k` reads.
-fn bank_offset(space: Space, k: i64) -> i64 {
-    if space == Space::Param { PARAM_BASE + k } else { k }
+/// The constant-bank offset that a parameter-space address `k` reads (`param_base`: the
+/// target's offset of the parameters in bank 0).
+fn bank_offset(space: Space, k: i64, param_base: i64) -> i64 {
+    if space == Space::Param { param_base + k } else { k }
 }
 
 impl Isel<'_> {
@@ -108,7 +106,8 @@ impl Isel<'_> {
         range: std::ops::Range<i64>,
     ) -> Option<(Base, i64)> {
         let narrow = is_narrow(space);
-        let fits = |k: i64| range.contains(&bank_offset(space, k));
+        let param_base = i64::from(self.param_base());
+        let fits = |k: i64| range.contains(&bank_offset(space, k, param_base));
         let (mut v, mut k) = (addr, offset);
         let mut best = fits(offset).then_some((Base::Value(addr), offset));
         loop {
@@ -169,7 +168,7 @@ impl Isel<'_> {
             Base::Sp => return Ok(MOp::SpMem { offset: k as i32 }),
             Base::Value(v) => Some(self.reg(v)),
         };
-        let offset = bank_offset(space, k) as i32;
+        let offset = bank_offset(space, k, i64::from(self.param_base())) as i32;
         Ok(match (space, base_reg) {
             (Space::Const | Space::Param, Some(base)) => MOp::CMem {
                 bank: if space == Space::Const { 3 } else { 0 },

@@ -3,24 +3,34 @@
 //! `c[0x0][0x20]` local, `c[0x0][0x50]` the copy of constant bank 3 in global memory, 64 bits
 //! each, as the driver sets them; ptxas reads `c[0x0][0x50]` for `cvta.const`) and back by
 //! subtracting it; `isspacep` is QSPC. Global addresses are generic as they are.
+//!
+//! Hopper moves the constant window to `c[0x0][0xd0]` and takes the shared window's high
+//! word from `SR_SWINHI` (`Arch::shared_window_in_sreg`): a shared address `a` is generic as
+//! `{a, SR_SWINHI}` and a generic one is shared as its low word, as ptxas 13.5 writes
+//! `cvta.shared` and `cvta.to.shared` for sm_90. (ptxas also puts the CTA's rank in its
+//! cluster, `SR_CgaCtaId`, into bits 24.. of every shared address; ptxc launches no
+//! clusters, where the rank is 0, and leaves it out.)
 
 use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, VClass, WideOp};
-use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Type};
-use ptxc_sass::isa::Mod;
+use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Type, Value};
 use ptxc_sass::isa::values::QspcSpace;
+use ptxc_sass::isa::{Arch, Mod};
 use ptxc_sass::isa::{Op, RZ, Role, Value as V};
 
-/// The constant-bank-0 offset of a space's generic window base.
-fn window(space: Space) -> Option<i32> {
+/// The constant-bank-0 offset of a space's generic window base on `arch`.
+fn window(space: Space, arch: Arch) -> Option<i32> {
     match space {
         Space::Shared => Some(0x18),
         Space::Local => Some(0x20),
-        Space::Const => Some(0x50),
+        Space::Const => Some(arch.const_window() as i32),
         _ => None,
     }
 }
+
+/// `SR_SWINHI`: the high word of the shared window.
+const SR_SWINHI: u8 = 0x2f;
 
 /// QSPC's space code.
 fn qspc_space(space: Space) -> Option<QspcSpace> {
@@ -45,8 +55,11 @@ impl Isel<'_> {
         let space = self.space_of(inst)?;
         let data = &self.func.insts[inst];
         let (a, ty, to) = (data.args[0], data.ty, data.op == Opcode::ToGeneric);
-        let offset =
-            window(space).ok_or_else(|| self.unsupported(format!("generic addresses of {}-space", space.name())))?;
+        if space == Space::Shared && self.vcode.arch.shared_window_in_sreg() {
+            return self.lower_shared_window_sreg(inst, a, ty, to);
+        }
+        let offset = window(space, self.vcode.arch)
+            .ok_or_else(|| self.unsupported(format!("generic addresses of {}-space", space.name())))?;
         let base = MOp::Fixed(V::CBank {
             bank: 0,
             offset,
@@ -78,6 +91,37 @@ impl Isel<'_> {
             &[],
             None,
         )
+    }
+
+    /// Hopper's shared window: to generic `{lo(a), SR_SWINHI}`, from generic `{lo(a), 0}`
+    /// (32-bit results keep the low word).
+    fn lower_shared_window_sreg(&mut self, inst: Inst, a: Value, ty: Type, to: bool) -> Result<(), IselError> {
+        let src = self.reg(a);
+        let lo = if self.func.ty(a) == Type::I64 {
+            MOp::Sub(src, 0)
+        } else {
+            MOp::Reg(src)
+        };
+        let result = self.func.results[inst][0];
+        if ty != Type::I64 {
+            return self.bind(result, lo);
+        }
+        let hi = if to {
+            let hi = self.vcode.new_vreg(VClass::Single);
+            let sreg = Arg::op(MOp::Fixed(V::SReg(SR_SWINHI)));
+            self.emit_sass(Op::S2r, &[(Role::Dst, MOp::Reg(hi))], &[(Role::A, sreg)], &[], None)?;
+            MOp::Reg(hi)
+        } else {
+            MOp::Fixed(V::Reg(RZ))
+        };
+        let d = self.def_reg(result);
+        self.push(crate::vcode::MInst::new(crate::vcode::MKind::Wide {
+            op: WideOp::Pack,
+            d,
+            srcs: smallvec::smallvec![lo, hi],
+            tmp: None,
+        }));
+        Ok(())
     }
 
     /// `is_space`: `QSPC.E.<space> P, RZ, [a]`.

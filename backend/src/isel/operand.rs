@@ -8,10 +8,12 @@ use ptxc_mir::ir::{Aux, Opcode, SpecialReg, Type, Value, ValueDef};
 use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::smallvec;
 
-/// Byte offset of the kernel parameters in constant bank 0.
-pub const PARAM_BASE: i32 = 0x160;
-
 impl Isel<'_> {
+    /// Byte offset of the kernel parameters in constant bank 0 on the target.
+    pub fn param_base(&self) -> i32 {
+        self.vcode.arch.param_base() as i32
+    }
+
     /// The defining opcode and data of `v`, if it is an instruction result.
     pub fn def_of(&self, v: Value) -> Option<&ptxc_mir::ir::InstData> {
         match self.func.values[v].def {
@@ -37,7 +39,7 @@ impl Isel<'_> {
             // (a `.u8` or `.u16` after a narrower one) is loaded by LDC (`lower_value`).
             (Opcode::Param, Aux::Param(off)) if ty.bits() <= 32 && off % 4 == 0 => Some(V::CBank {
                 bank: 0,
-                offset: PARAM_BASE + *off as i32,
+                offset: self.param_base() + *off as i32,
                 reg: None,
             }),
             // ptxas' values: 32 warp slots per SM, 32 lanes per warp.
@@ -67,7 +69,7 @@ impl Isel<'_> {
             (Opcode::Copy | Opcode::Bitcast, _) => self.foldable64(d.args[0]),
             (Opcode::Param, Aux::Param(off)) if self.func.ty(v).bits() == 64 => Some(V::CBank {
                 bank: 0,
-                offset: PARAM_BASE + *off as i32,
+                offset: self.param_base() + *off as i32,
                 reg: None,
             }),
             // The grid id is a 64-bit driver constant.

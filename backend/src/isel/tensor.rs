@@ -65,6 +65,7 @@ impl Isel<'_> {
         let (bits, a_signed, b_signed, sat) = (flags & 0xff, flags >> 8 & 1, flags >> 9 & 1, flags >> 10 & 1 == 1);
         let and = flags >> 11 & 1 == 1;
         let arch = self.vcode.arch;
+        self.check_hopper_int_mma(bits, and)?;
         let a = self.reg(args[0]);
         let b = self.reg(args[1]);
         let c = self.tuple_op(&args[2..4]);
@@ -167,6 +168,7 @@ impl Isel<'_> {
                 flags.bits
             )));
         }
+        self.check_hopper_int_mma(u64::from(flags.bits), flags.and)?;
         let (na, nb, _) = flags.regs();
         let a = self.tuple_op(&args[0..na]);
         let b = self.fragment_op(&args[na..na + nb]);
@@ -202,6 +204,26 @@ impl Isel<'_> {
         self.emit_sass(op, &[(Role::Dst, MOp::Reg(d))], &srcs, &mods, None)?;
         self.alias_results(inst, d);
         Ok(())
+    }
+
+    /// Hopper's tensor cores have no 4-bit integer and no XOR single-bit products: ptxas 13.5
+    /// emulates the 4-bit shapes with a subroutine (`__cuda_sm_9x_mma_sub_byte_internal`) and
+    /// `.xor.popc` with `BMMA.AND.POPC` and population counts (its sm_90 SASS), which ptxc does
+    /// not do.
+    fn check_hopper_int_mma(&self, bits: u64, and: bool) -> Result<(), IselError> {
+        let arch = self.vcode.arch;
+        if arch < Arch::Sm90 {
+            return Ok(());
+        }
+        match bits {
+            4 => Err(self.unsupported(format!(
+                "`mma` of 4-bit integers on {arch} (Hopper has no 4-bit IMMA; ptxas emulates it with a subroutine)"
+            ))),
+            1 if !and => Err(self.unsupported(format!(
+                "`mma` of single bits with `.xor.popc` on {arch} (Hopper's BMMA has only `.and.popc`; ptxas emulates the XOR)"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// `mma.m8n8k4`: `HMMA.884.D.C.STEPn Rd, Ra.L, Rb.L, Rc` per step.

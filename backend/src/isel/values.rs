@@ -2,7 +2,7 @@
 //! arithmetic: constants, parameters, special registers, copies, bitcasts, conversions.
 
 use super::fit::Arg;
-use super::operand::{PARAM_BASE, driver_constant};
+use super::operand::driver_constant;
 use super::{Isel, IselError};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Inst, Opcode, SpecialReg, Type};
@@ -74,7 +74,7 @@ impl Isel<'_> {
         let size = if data.ty.bits() <= 8 { MemSize::U8 } else { MemSize::U16 };
         let operand = MOp::Fixed(V::CBank {
             bank: 0,
-            offset: PARAM_BASE + off as i32,
+            offset: self.param_base() + off as i32,
             reg: Some(ptxc_sass::isa::RZ),
         });
         let d = MOp::Reg(self.def_reg(self.func.results[inst][0]));

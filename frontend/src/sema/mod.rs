@@ -24,8 +24,8 @@ use crate::checked::{CheckedModule, SourceFile, VarId, VarInfo};
 use crate::diag::Diagnostic;
 use symbols::{ModuleSymbols, Signature};
 
-/// The newest GPU ptxc compiles for (sm_75, sm_80, sm_86 and sm_89).
-pub const TARGET_SM: u32 = 89;
+/// The newest GPU ptxc compiles for (sm_75, sm_80, sm_86, sm_89 and sm_90).
+pub const TARGET_SM: u32 = 90;
 
 /// Checks a parsed module.
 pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
@@ -124,13 +124,15 @@ fn finish(
     Ok(CheckedModule {
         version: m.version,
         target_sm,
+        arch_specific: arch_specific(m),
         globals,
         functions,
         files,
     })
 }
 
-/// The `sm_NN` of `.target`; an error when it is missing or above sm_89.
+/// The `sm_NN` of `.target`; an error when it is missing, above sm_90, or architecture-specific
+/// other than `sm_90a`.
 fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
     let mut sm = None;
     for t in &m.target {
@@ -138,11 +140,16 @@ fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
         if let Some(n) = name.strip_prefix("sm_") {
             let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
             let value: u32 = digits.parse().unwrap_or(u32::MAX);
-            if value > TARGET_SM || digits.len() != n.len() {
+            let suffix = &n[digits.len()..];
+            let supported = value <= TARGET_SM && (suffix.is_empty() || (value == 90 && suffix == "a"));
+            if !supported {
                 diags.push(Diagnostic::error(
-                    format!("`.target {name}` is not supported: ptxc compiles for sm_89 (Ada) and older targets"),
+                    format!("`.target {name}` is not supported: ptxc compiles for sm_90a, sm_90 and older targets"),
                     t.span,
                 ));
+            }
+            if let Some(message) = versions::arch_specific_target(name, m.version) {
+                diags.push(Diagnostic::error(message, t.span));
             }
             if let Some(message) = versions::target(value, m.version) {
                 diags.push(Diagnostic::error(message, t.span));
@@ -160,6 +167,13 @@ fn target(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> u32 {
         diags.push(Diagnostic::error("`.target` names no `sm_NN`", span));
         TARGET_SM
     })
+}
+
+/// Whether the module's `.target` is architecture-specific (`sm_90a`).
+fn arch_specific(m: &ast::Module) -> bool {
+    m.target
+        .iter()
+        .any(|t| t.name.starts_with("sm_") && t.name.ends_with('a'))
 }
 
 fn module_variables(m: &ast::Module, symbols: &mut ModuleSymbols, diags: &mut Vec<Diagnostic>) -> Vec<VarInfo> {

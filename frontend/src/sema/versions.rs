@@ -29,6 +29,7 @@ const TARGETS: &[(u32, Version)] = &[
     (86, (7, 1)),
     (87, (7, 4)),
     (89, (7, 8)),
+    (90, (7, 8)),
 ];
 
 /// The opcodes a row applies to.
@@ -232,6 +233,21 @@ pub fn target(sm: u32, version: Version) -> Option<String> {
     (version < *needs).then(|| {
         format!(
             "PTX .version {}.{} does not support .target sm_{sm} (it needs .version {}.{} or later)",
+            version.0, version.1, needs.0, needs.1
+        )
+    })
+}
+
+/// The first `.version` that allows each architecture-specific `.target` (ptxas 13.5:
+/// "PTX .version 7.8 does not support .target sm_90a").
+const ARCH_SPECIFIC: &[(&str, Version)] = &[("sm_90a", (8, 0))];
+
+/// The message refusing an architecture-specific `.target` (`sm_90a`) at `version`.
+pub fn arch_specific_target(name: &str, version: Version) -> Option<String> {
+    let (_, needs) = ARCH_SPECIFIC.iter().find(|(t, _)| *t == name)?;
+    (version < *needs).then(|| {
+        format!(
+            "PTX .version {}.{} does not support .target {name} (it needs .version {}.{} or later)",
             version.0, version.1, needs.0, needs.1
         )
     })

@@ -74,6 +74,46 @@ pub struct CtaShared {
     pub pending_arrivals: Vec<PendingArrival>,
     /// The SM the CTA runs on.
     pub sm: u32,
+    /// Kernels with HGMMA: per 16-byte chunk of shared memory, the warps (bit per warp index)
+    /// whose generic-proxy writes there are not yet made visible to the async proxy by a
+    /// `FENCE.VIEW.ASYNC.S` (empty for other kernels).
+    pub unfenced: Vec<u32>,
+}
+
+/// Bytes of shared memory per entry of [`CtaShared::unfenced`].
+pub const FENCE_CHUNK: usize = 16;
+
+impl CtaShared {
+    /// Notes a generic-proxy write of `len` bytes at shared offset `at` by warp `warp`.
+    #[inline]
+    pub fn note_generic_write(&mut self, at: usize, len: usize, warp: u32) {
+        if self.unfenced.is_empty() || len == 0 {
+            return;
+        }
+        let bit = 1u32 << (warp % 32);
+        for chunk in &mut self.unfenced[at / FENCE_CHUNK..=(at + len - 1) / FENCE_CHUNK] {
+            *chunk |= bit;
+        }
+    }
+
+    /// `FENCE.VIEW.ASYNC.S` by warp `warp`: its writes so far are visible to the async proxy.
+    pub fn fence_async(&mut self, warp: u32) {
+        let keep = !(1u32 << (warp % 32));
+        for chunk in &mut self.unfenced {
+            *chunk &= keep;
+        }
+    }
+
+    /// The warps whose unfenced writes touch `len` bytes at shared offset `at`.
+    pub fn unfenced_writers(&self, at: usize, len: usize) -> u32 {
+        if self.unfenced.is_empty() || len == 0 {
+            return 0;
+        }
+        let last = ((at + len - 1) / FENCE_CHUNK).min(self.unfenced.len() - 1);
+        self.unfenced
+            .get(at / FENCE_CHUNK..=last)
+            .map_or(0, |c| c.iter().fold(0, |m, &w| m | w))
+    }
 }
 
 /// What an instruction sees besides its warp.

@@ -45,14 +45,13 @@ pub struct LaunchDims {
 /// Byte offset of `%nsmid` (the number of SMs) in constant bank 0.
 pub const NSMID_OFFSET: usize = 0x10c;
 
-/// Byte offset in constant bank 0 of the generic address of the module's constant bank 3.
-pub const CONST_WINDOW_OFFSET: usize = 0x50;
-
 /// Builds constant bank 0 as the driver does: ntid, nctaid, the shared and local windows,
 /// the stack size, dynamic shared memory, the address of the constant data in global memory
-/// (`const_base`), `%nsmid`, parameters at 0x160.
+/// (`const_base`, at the kernel architecture's `Arch::const_window`), `%nsmid`, and the
+/// parameters at `Arch::param_base` (0x160, or 0x210 on Hopper).
 pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32, const_base: u64) -> Vec<u8> {
-    let mut b = vec![0u8; 0x160 + kernel.param_size.max(params.len() as u32) as usize];
+    let base = kernel.arch.param_base() as usize;
+    let mut b = vec![0u8; base + kernel.param_size.max(params.len() as u32) as usize];
     let mut put = |off: usize, v: u32| b[off..off + 4].copy_from_slice(&v.to_le_bytes());
     for i in 0..3 {
         put(4 * i, dims.block[i]);
@@ -64,10 +63,11 @@ pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32, const_
     put(0x24, (LOCAL_WINDOW >> 32) as u32);
     put(0x28, kernel.local_bytes);
     put(0x2c, dims.dynamic_shared);
-    put(CONST_WINDOW_OFFSET, const_base as u32);
-    put(CONST_WINDOW_OFFSET + 4, (const_base >> 32) as u32);
+    let window = kernel.arch.const_window() as usize;
+    put(window, const_base as u32);
+    put(window + 4, (const_base >> 32) as u32);
     put(NSMID_OFFSET, sms);
-    b[0x160..0x160 + params.len()].copy_from_slice(params);
+    b[base..base + params.len()].copy_from_slice(params);
     b
 }
 
@@ -344,9 +344,10 @@ pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32) -> 
     let warps = (0..nwarps)
         .map(|i| Warp::new(i, dims.block, kernel.reg_rows, kernel.local_bytes))
         .collect();
+    let shared_len = (kernel.shared_size + dims.dynamic_shared) as usize;
     let shared = CtaShared {
         ctaid,
-        shared: vec![0; (kernel.shared_size + dims.dynamic_shared) as usize],
+        shared: vec![0; shared_len],
         bar_arrived: [0; 16],
         bar_expected: [0; 16],
         bar_red: [(0, true, false); 16],
@@ -355,6 +356,11 @@ pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32) -> 
         live_threads: threads,
         pending_arrivals: Vec::new(),
         sm,
+        unfenced: if kernel.async_proxy {
+            vec![0; shared_len.div_ceil(ctx::FENCE_CHUNK)]
+        } else {
+            Vec::new()
+        },
     };
     (shared, warps)
 }

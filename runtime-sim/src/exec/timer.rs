@@ -30,6 +30,9 @@ pub const SB_VISIBLE: i64 = 2;
 /// timed engine computes memory latencies from its cache model).
 pub fn result_latency(d: &Decoded) -> i64 {
     let (op, pipe) = (d.op, d.timing.pipe);
+    if op == Op::Hgmma {
+        return hgmma_occupancy(d) + HGMMA_PIPELINE;
+    }
     if pipe == Pipe::Tensor {
         return tensor_latency(d.timing.cat);
     }
@@ -56,6 +59,31 @@ fn tensor_latency(cat: LatCat) -> i64 {
     }
 }
 
+/// Hopper's tensor cores: an SM does 2048 dense f16 or bf16 multiply-adds per cycle, 512 per
+/// sub-partition's tensor core (H100 SXM5: 989.4 dense f16 TFLOPS = 132 SMs x 1830 MHz x
+/// 2048 FMAs x 2; "NVIDIA H100 Tensor Core GPU Architecture": four tensor cores per SM, twice
+/// A100's per-SM rate, whose 1024 FMAs per cycle give its 312 TFLOPS). Each warp of the
+/// warpgroup computes its 16 rows of `HGMMA.64xNx16` on its own sub-partition: 16 N 16
+/// multiply-adds, N/2 cycles at that rate, whatever the accumulator type.
+pub const HGMMA_FMAS_PER_CYCLE: i64 = 512;
+
+/// Cycles from the end of an HGMMA's tensor-core work to its results being readable. No
+/// measurement of Hopper is used: Ampere's tensor-core result distance (`tensor_latency`),
+/// a modelling choice.
+pub const HGMMA_PIPELINE: i64 = 14;
+
+/// Cycles the warp's tensor core works on the HGMMA `d` (its share: 16 x N x 16).
+pub fn hgmma_occupancy(d: &Decoded) -> i64 {
+    use ptxc_sass::isa::values::HmmaDType;
+    let per_register = if d.m.hmma_d == HmmaDType::F32 { 2 } else { 4 };
+    let n = d.dst.width as i64 * per_register;
+    16 * n * 16 / HGMMA_FMAS_PER_CYCLE
+}
+
+/// The scoreboard number of HGMMA results (group scoreboard 0, which WARPGROUP.DEPBAR waits
+/// on); the six ordinary scoreboards are 0..5.
+pub const GSB: u8 = 6;
+
 /// Cycles after issue until a late reader (store data, atomics) has read its sources.
 pub const LATE_READ: i64 = 4;
 
@@ -74,6 +102,9 @@ pub enum HazardKind {
     WriteBeforeLateRead { sb: u8 },
     /// Overwritten `distance` cycles after a read that needs `need`.
     WriteAfterReadTooEarly { distance: i64, need: i64 },
+    /// Used by an HGMMA after another instruction accessed it, with no `WARPGROUP.ARRIVE`
+    /// (PTX `wgmma.fence`) between.
+    NotFenced,
 }
 
 /// One hazard of an instruction.
@@ -113,6 +144,10 @@ impl HazardAt {
             HazardKind::WriteAfterReadTooEarly { distance, need } => {
                 format!("{r} overwritten {distance} cycles after a read, {need} needed")
             }
+            HazardKind::NotFenced => format!(
+                "{r} used by an HGMMA after another instruction accessed it, without a WARPGROUP.ARRIVE \
+                 (wgmma.fence) between"
+            ),
         }
     }
 }
@@ -147,6 +182,8 @@ struct RegTime {
     read_t: i64,
     read_cat: LatCat,
     read_lanes: u32,
+    /// The last access by an instruction other than HGMMA (the `wgmma.fence` rule).
+    plain_t: i64,
 }
 
 impl Default for RegTime {
@@ -163,6 +200,7 @@ impl Default for RegTime {
             read_t: NEVER,
             read_cat: LatCat::Alu,
             read_lanes: 0,
+            plain_t: NEVER,
         }
     }
 }
@@ -266,6 +304,67 @@ impl Scoreboard {
     }
 }
 
+/// The warp's asynchronous HGMMAs (Hopper, PTX `wgmma.mma_async`): its tensor core works on
+/// them one after another while the warp issues on; an HGMMA with `gsb0` closes a commit
+/// group (PTX `wgmma.commit_group`), and `WARPGROUP.DEPBAR.LE gsb0, n` waits until at most
+/// `n` committed groups are in flight. Results are written at issue and tracked as
+/// outstanding writes on [`GSB`] until a DEPBAR retires their group: an earlier read is a
+/// hazard and sees the old value if the HGMMA has not completed.
+#[derive(Clone, Debug)]
+struct GmmaState {
+    /// When the tensor core has finished the HGMMAs issued so far.
+    busy_until: i64,
+    /// The open group: the issue of its last HGMMA and when all of its HGMMAs complete.
+    open: Option<(i64, i64)>,
+    /// Committed groups, oldest first: (issue of the last HGMMA, completion).
+    committed: SmallVec<[(i64, i64); 4]>,
+    /// HGMMAs issued at or before this cycle have been waited for.
+    waited: i64,
+    /// The last `WARPGROUP.ARRIVE`.
+    arrive: i64,
+}
+
+impl Default for GmmaState {
+    fn default() -> Self {
+        GmmaState {
+            busy_until: NEVER,
+            open: None,
+            committed: SmallVec::new(),
+            waited: NEVER,
+            arrive: NEVER,
+        }
+    }
+}
+
+impl GmmaState {
+    /// Queues an HGMMA issued at `t` that keeps the tensor core busy `work` cycles; `commit`:
+    /// it closes its group. Returns when its results are readable.
+    fn issue(&mut self, t: i64, work: i64, commit: bool) -> i64 {
+        self.busy_until = self.busy_until.max(t) + work;
+        let release = self.busy_until + HGMMA_PIPELINE;
+        let group_release = self.open.map_or(release, |(_, r)| r.max(release));
+        self.open = Some((t, group_release));
+        if commit {
+            self.committed.extend(self.open.take());
+        }
+        release
+    }
+
+    /// The first cycle at or after `t` at which at most `n` committed groups are in flight.
+    fn ready_le(&self, t: i64, n: usize) -> i64 {
+        let done = self.committed.len().saturating_sub(n);
+        self.committed[..done].iter().map(|&(_, r)| r).fold(t, i64::max)
+    }
+
+    /// `WARPGROUP.DEPBAR.LE gsb0, n`: the groups beyond the newest `n` are retired.
+    fn wait_le(&mut self, n: usize) {
+        let done = self.committed.len().saturating_sub(n);
+        for (issue, _) in self.committed.drain(..done) {
+            self.waited = self.waited.max(issue);
+        }
+    }
+}
+
 /// The timeline and hazard state of one warp.
 ///
 /// Variable-latency units complete in order: a result written without a scoreboard is
@@ -290,6 +389,8 @@ pub struct Timer {
     /// When the last LDGSTS issued so far lands, grouped or not (an `ARRIVES.LDGSTSBAR`'s
     /// arrival).
     all_copies_land: i64,
+    /// Asynchronous HGMMAs.
+    gmma: GmmaState,
 }
 
 /// Pipes tracked for in-order completion.
@@ -332,6 +433,7 @@ impl Timer {
             pipe_waited: [NEVER; PIPES],
             copies_land: NEVER,
             all_copies_land: NEVER,
+            gmma: GmmaState::default(),
         }
     }
 }
@@ -344,6 +446,15 @@ pub fn depbar_of(d: &Decoded) -> Option<(usize, usize)> {
     }
     match (d.a.src, d.b.src) {
         (Src::Imm(sb), Src::Imm(n)) if sb < 6 => Some((sb as usize, n as usize)),
+        _ => None,
+    }
+}
+
+/// `WARPGROUP.DEPBAR.LE gsb0, n`: the number of committed HGMMA groups it allows in flight.
+pub fn warpgroup_depbar_of(d: &Decoded) -> Option<usize> {
+    use crate::decoded::Src;
+    match (d.op, d.b.src) {
+        (Op::WarpgroupDepbar, Src::Imm(n)) => Some(n as usize),
         _ => None,
     }
 }
@@ -396,6 +507,9 @@ impl Timer {
         if let Some((k, n)) = depbar_of(d) {
             t = self.sb[k].ready_le(t, n);
         }
+        if let Some(n) = warpgroup_depbar_of(d) {
+            t = self.gmma.ready_le(t, n);
+        }
         t
     }
 
@@ -406,7 +520,11 @@ impl Timer {
         let latency = self.copy_group(d, t, latency);
         self.complete_waits(d, t);
         let mut hazards = Hazards::new();
+        let hgmma = d.op == Op::Hgmma;
         for a in &d.accesses.reads {
+            if hgmma && self.in_flight_gmma(a.reg) && d.accesses.writes.iter().any(|w| w.reg == a.reg) {
+                continue;
+            }
             let lanes = file_lanes(a.reg, if a.guard { group } else { exec });
             if let Some(h) = self.check_read(a, t, lanes, address_unit(d.op, d.timing.pipe)) {
                 hazards.push(h);
@@ -415,13 +533,59 @@ impl Timer {
         // A variable-latency write completes in order with the earlier ones of its pipe.
         let in_order = d.timing.variable_latency.then(|| pipe_index(d.timing.pipe));
         for a in &d.accesses.writes {
+            if hgmma && self.in_flight_gmma(a.reg) {
+                continue;
+            }
             if let Some(h) = self.check_write(a, t, file_lanes(a.reg, exec), in_order) {
                 hazards.push(h);
             }
         }
+        if hgmma {
+            hazards.extend(self.unfenced_registers(d));
+        }
+        self.warpgroup(d, t);
         self.record(d, t, latency, group, exec);
         self.next = t + d.ctrl.stall as i64;
         hazards
+    }
+
+    /// Whether an earlier HGMMA still computes `reg`. HGMMAs order their accesses to the
+    /// accumulators among themselves, without a fence or a wait (PTX ISA, `wgmma.fence`): a
+    /// later HGMMA may write them, and read them as its own accumulator (C and D).
+    fn in_flight_gmma(&mut self, reg: Reg) -> bool {
+        self.state(reg).var.is_some_and(|v| v.sb == GSB)
+    }
+
+    /// The general registers the HGMMA `d` uses that another instruction accessed since the
+    /// last `WARPGROUP.ARRIVE`.
+    fn unfenced_registers(&mut self, d: &Decoded) -> Hazards {
+        let arrive = self.gmma.arrive;
+        let accesses = d.accesses.reads.iter().chain(&d.accesses.writes);
+        let regs: SmallVec<[Reg; 8]> = accesses
+            .filter(|a| matches!(a.reg, Reg::R(_)))
+            .map(|a| a.reg)
+            .filter(|&r| self.state(r).plain_t > arrive)
+            .collect();
+        regs.into_iter()
+            .map(|reg| HazardAt {
+                reg,
+                kind: HazardKind::NotFenced,
+                sees_old_value: false,
+            })
+            .collect()
+    }
+
+    /// The warpgroup bookkeeping of `d` issued at `t`: `WARPGROUP.ARRIVE` and `DEPBAR`.
+    fn warpgroup(&mut self, d: &Decoded, t: i64) {
+        match d.op {
+            Op::WarpgroupArrive => self.gmma.arrive = t,
+            Op::WarpgroupDepbar => {
+                if let Some(n) = warpgroup_depbar_of(d) {
+                    self.gmma.wait_le(n);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Asynchronous copies: an LDGSTS lands `latency` cycles after issue; an LDGDEPBAR
@@ -475,7 +639,9 @@ impl Timer {
     }
 
     fn var_waited(&self, v: &VarWrite) -> bool {
-        if v.sb == NO_SB {
+        if v.sb == GSB {
+            v.issue <= self.gmma.waited
+        } else if v.sb == NO_SB {
             v.issue < self.pipe_waited[v.pipe as usize]
         } else {
             v.issue <= self.sb[v.sb as usize].waited
@@ -572,11 +738,22 @@ impl Timer {
     fn record(&mut self, d: &Decoded, t: i64, latency: i64, group: u32, exec: u32) {
         let timing = d.timing;
         let predicated = d.guard.idx != ptxc_sass::isa::PT;
+        let hgmma = d.op == Op::Hgmma;
         for a in &d.accesses.reads {
             let s = self.state(a.reg);
             s.read_t = t;
             s.read_cat = a.cat;
             s.read_lanes = file_lanes(a.reg, if a.guard { group } else { exec });
+            if !hgmma {
+                s.plain_t = t;
+            }
+        }
+        if hgmma {
+            self.record_hgmma(d, t, exec);
+            return;
+        }
+        for a in &d.accesses.writes {
+            self.state(a.reg).plain_t = t;
         }
         if timing.reads_late {
             let release = t + LATE_READ;
@@ -659,6 +836,29 @@ impl Timer {
     }
 }
 
+impl Timer {
+    /// An HGMMA issued at `t`: its results are outstanding writes on [`GSB`] until its group
+    /// is waited for.
+    fn record_hgmma(&mut self, d: &Decoded, t: i64, exec: u32) {
+        // The gsb operand (bits 84..86) is 0 for `gsb0`, 7 for none.
+        let release = self.gmma.issue(t, hgmma_occupancy(d), d.other == 0);
+        let pipe = pipe_index(d.timing.pipe);
+        for a in &d.accesses.writes {
+            let lanes = file_lanes(a.reg, exec);
+            let s = self.state(a.reg);
+            s.write_t = NEVER;
+            s.write_lanes = 0;
+            s.var = Some(VarWrite {
+                sb: GSB,
+                issue: t,
+                release,
+                pipe,
+                lanes,
+            });
+        }
+    }
+}
+
 /// `R4` / `P0`.
 pub fn reg_name(r: Reg) -> String {
     match r {
@@ -670,5 +870,61 @@ pub fn reg_name(r: Reg) -> String {
 }
 
 fn sb_name(sb: u8) -> String {
-    if sb == NO_SB { "none".into() } else { format!("SB{sb}") }
+    match sb {
+        NO_SB => "none".into(),
+        GSB => "gsb0".into(),
+        _ => format!("SB{sb}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxc_sass::isa::decode;
+
+    /// ptxas 13.5's sm_90a instruction `(lo, hi)` at `pc`.
+    fn inst(lo: u64, hi: u64, pc: u32) -> Decoded {
+        let word = (hi as u128) << 64 | lo as u128;
+        Decoded::new(decode(Arch::Sm90a, word, pc as u64).expect("a valid word"), pc)
+    }
+
+    /// `HGMMA.64x64x16.F32 R24, gdesc[UR8], RZ, !UPT` (open group) and the same with `gsb0`.
+    fn hgmma(commit: bool) -> Decoded {
+        if commit {
+            inst(0x00e0_0000_0418_79f0, 0x000f_e200_0c00_08ff, 0x10)
+        } else {
+            inst(0x00e0_0000_0818_79f0, 0x000f_e200_0c70_08ff, 0x10)
+        }
+    }
+
+    #[test]
+    fn warpgroup_depbar_waits_for_the_committed_hgmmas() {
+        let arrive = inst(0x0000_0000_0000_79c5, 0x000f_e200_0000_0000, 0);
+        let depbar = inst(0x0000_8000_0000_79c5, 0x000f_c800_0001_0000, 0x30);
+        // F2FP.F16.F32.PACK_AB R24, R26, R24: reads two accumulators.
+        let reader = inst(0x0000_0018_1a18_723e, 0x000f_e200_0000_00ff, 0x40);
+        let mut t = Timer::new(Arch::Sm90a);
+        assert!(t.issue(0, &arrive, 0, u32::MAX, u32::MAX).is_empty());
+        // Two HGMMA.64x64x16 of one commit group: 32 cycles of tensor-core work each, one
+        // after the other, then the pipeline: the group completes at 1 + 32 + 32 + 14.
+        assert!(t.issue(1, &hgmma(false), 0, u32::MAX, u32::MAX).is_empty());
+        assert!(t.issue(2, &hgmma(true), 0, u32::MAX, u32::MAX).is_empty());
+        assert_eq!(t.ready(&depbar, 3), 1 + 32 + 32 + HGMMA_PIPELINE);
+        // A read before the wait is a hazard and sees the old value.
+        let early = t.clone().issue(5, &reader, 0, u32::MAX, u32::MAX);
+        assert_eq!(early[0].kind, HazardKind::ReadUnwaited { sb: GSB });
+        assert!(early[0].sees_old_value);
+        t.issue(79, &depbar, 0, u32::MAX, u32::MAX);
+        assert!(t.issue(80, &reader, 0, u32::MAX, u32::MAX).is_empty());
+    }
+
+    #[test]
+    fn an_hgmma_after_other_accesses_needs_a_fence() {
+        let reader = inst(0x0000_0018_1a18_723e, 0x000f_e200_0000_00ff, 0x40);
+        let mut t = Timer::new(Arch::Sm90a);
+        t.issue(0, &reader, 0, u32::MAX, u32::MAX);
+        let hazards = t.issue(20, &hgmma(true), 0, u32::MAX, u32::MAX);
+        assert!(hazards.iter().all(|h| h.kind == HazardKind::NotFenced));
+        assert_eq!(hazards.len(), 2, "R24 and R26: {hazards:?}");
+    }
 }

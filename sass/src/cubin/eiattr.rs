@@ -41,6 +41,8 @@ pub mod id {
     pub const REQNTID: u8 = 0x10;
     pub const FRAME_SIZE: u8 = 0x11;
     pub const MIN_STACK_SIZE: u8 = 0x12;
+    pub const BINDLESS_TEXTURE_BANK: u8 = 0x15;
+    pub const BINDLESS_SURFACE_BANK: u8 = 0x16;
     pub const KPARAM_INFO: u8 = 0x17;
     pub const CBANK_PARAM_SIZE: u8 = 0x19;
     pub const MAXREG_COUNT: u8 = 0x1b;
@@ -51,20 +53,31 @@ pub mod id {
     pub const COOP_GROUP_MASK_REGIDS: u8 = 0x29;
     pub const REGCOUNT: u8 = 0x2f;
     pub const INT_WARP_WIDE_INSTR_OFFSETS: u8 = 0x31;
+    pub const WMMA_USED: u8 = 0x2b;
+    pub const INDIRECT_BRANCH_TARGETS: u8 = 0x34;
     pub const SW_WAR: u8 = 0x36;
     pub const CUDA_API_VERSION: u8 = 0x37;
+    pub const NUM_MBARRIERS: u8 = 0x38;
+    pub const MBARRIER_INSTR_OFFSETS: u8 = 0x39;
+    pub const CTA_PER_CLUSTER: u8 = 0x3d;
+    pub const EXPLICIT_CLUSTER: u8 = 0x3e;
+    pub const MAX_CLUSTER_RANK: u8 = 0x3f;
     pub const SYSCALL_OFFSETS: u8 = 0x46;
     pub const UNUSED_LOAD_BYTE_OFFSET: u8 = 0x44;
     pub const NUM_BARRIERS: u8 = 0x4c;
-    /// Unnamed by cuobjdump 13.5 ("unknown Attribute"); ptxas 13.5 writes it as HVAL 0 in
-    /// every V8 kernel, and in `.nv.info` of modules without kernels.
+    pub const SPARSE_MMA_MASK: u8 = 0x50;
+    /// Unnamed by cuobjdump 13.5 ("unknown Attribute"); ptxas 13.5 writes it as HVAL in
+    /// every V8 kernel, and in `.nv.info` of modules without kernels: 0 for sm_75..sm_89,
+    /// 0x101 for sm_90.
     pub const UNNAMED_5F: u8 = 0x5f;
     pub const LANGUAGE: u8 = 0x66;
+    pub const NVSAL_SW_WAR: u8 = 0x6b;
+    pub const PREEXIT_USED: u8 = 0x6d;
 }
 
 /// The table of attribute ids and names known to `cuobjdump` 13.5 (ids it calls
 /// "unknown Attribute" are missing). Formats are filled in for the attributes ptxas writes
-/// for sm_75.
+/// for sm_75 and sm_90 that the writer knows.
 pub const EIATTRS: &[EiAttr] = &[
     row(0x00, "EIATTR_ERROR", None),
     row(0x01, "EIATTR_PAD", None),
@@ -108,7 +121,7 @@ pub const EIATTRS: &[EiAttr] = &[
     row(0x27, "EIATTR_ATOM_SYS_INSTR_OFFSETS", None),
     row(0x28, "EIATTR_COOP_GROUP_INSTR_OFFSETS", Some(Sval)),
     row(0x29, "EIATTR_COOP_GROUP_MASK_REGIDS", Some(Sval)),
-    row(0x2b, "EIATTR_WMMA_USED", None),
+    row(0x2b, "EIATTR_WMMA_USED", Some(Nval)),
     row(0x2c, "EIATTR_HAS_PRE_V10_OBJECT", None),
     row(0x2d, "EIATTR_ATOMF16_EMUL_INSTR_OFFSETS", None),
     row(0x2e, "EIATTR_ATOM16_EMUL_INSTR_REG_MAP", None),
@@ -116,17 +129,17 @@ pub const EIATTRS: &[EiAttr] = &[
     row(0x31, "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS", Some(Sval)),
     row(0x32, "EIATTR_SHARED_SCRATCH", None),
     row(0x33, "EIATTR_STATISTICS", None),
-    row(0x34, "EIATTR_INDIRECT_BRANCH_TARGETS", None),
+    row(0x34, "EIATTR_INDIRECT_BRANCH_TARGETS", Some(Sval)),
     row(0x36, "EIATTR_SW_WAR", Some(Sval)),
     row(0x37, "EIATTR_CUDA_API_VERSION", Some(Sval)),
-    row(0x38, "EIATTR_NUM_MBARRIERS", None),
-    row(0x39, "EIATTR_MBARRIER_INSTR_OFFSETS", None),
+    row(0x38, "EIATTR_NUM_MBARRIERS", Some(Hval)),
+    row(0x39, "EIATTR_MBARRIER_INSTR_OFFSETS", Some(Sval)),
     row(0x3a, "EIATTR_COROUTINE_RESUME_ID_OFFSETS", None),
     row(0x3b, "EIATTR_SAM_REGION_STACK_SIZE", None),
     row(0x3c, "EIATTR_PER_REG_TARGET_PERF_STATS", None),
-    row(0x3d, "EIATTR_CTA_PER_CLUSTER", None),
-    row(0x3e, "EIATTR_EXPLICIT_CLUSTER", None),
-    row(0x3f, "EIATTR_MAX_CLUSTER_RANK", None),
+    row(0x3d, "EIATTR_CTA_PER_CLUSTER", Some(Sval)),
+    row(0x3e, "EIATTR_EXPLICIT_CLUSTER", Some(Nval)),
+    row(0x3f, "EIATTR_MAX_CLUSTER_RANK", Some(Sval)),
     row(0x40, "EIATTR_INSTR_REG_MAP", None),
     row(0x41, "EIATTR_RESERVED_SMEM_USED", None),
     row(0x42, "EIATTR_RESERVED_SMEM_0_SIZE", None),
@@ -142,7 +155,7 @@ pub const EIATTRS: &[EiAttr] = &[
     row(0x4d, "EIATTR_TEXMODE_INDEPENDENT", None),
     row(0x4e, "EIATTR_PERF_STATISTICS", None),
     row(0x4f, "EIATTR_AT_ENTRY_FRAGMENTS", None),
-    row(0x50, "EIATTR_SPARSE_MMA_MASK", None),
+    row(0x50, "EIATTR_SPARSE_MMA_MASK", Some(Hval)),
     row(0x51, "EIATTR_TCGEN05_1CTA_USED", None),
     row(0x52, "EIATTR_TCGEN05_2CTA_USED", None),
     row(0x53, "EIATTR_GEN_ERRBAR_AT_EXIT", None),
@@ -163,9 +176,9 @@ pub const EIATTRS: &[EiAttr] = &[
     row(0x68, "EIATTR_GRID_ATTRIBUTES", None),
     row(0x69, "EIATTR_STACK_OFFSET", None),
     row(0x6a, "EIATTR_RT_LIVESTATE_SASS_MAP", None),
-    row(0x6b, "EIATTR_NVSAL_SW_WAR", None),
+    row(0x6b, "EIATTR_NVSAL_SW_WAR", Some(Hval)),
     row(0x6c, "EIATTR_INSTR_OFFSETS", None),
-    row(0x6d, "EIATTR_PREEXIT_USED", None),
+    row(0x6d, "EIATTR_PREEXIT_USED", Some(Bval)),
 ];
 
 const fn row(id: u8, name: &'static str, format: Option<Format>) -> EiAttr {

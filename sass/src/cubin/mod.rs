@@ -1,17 +1,21 @@
-//! Cubin (CUDA ELF) reading and writing for sm_75.
+//! Cubin (CUDA ELF) reading and writing for sm_75 to sm_90.
 //!
 //! [`read()`] turns a cubin written by ptxas (either ELF flavour, `ET_EXEC` or `ET_REL`) or by
 //! [`write()`] into a [`CubinModule`]; [`write()`] turns a module into a loadable (`ET_EXEC`)
 //! cubin with the sections, flags, alignments, symbols, program headers and `.nv.info`
 //! attributes ptxas 13.5 writes for the same kernels. A module read from a file keeps the
 //! file's section, symbol and string order ([`LayoutHints`]), so writing it back in the same
-//! flavour reproduces the file.
+//! flavour reproduces the file. What differs between architectures (sm_90's parameter base,
+//! reserved shared memory, `.nv.compat`, record order, RELA relocations, ...) is data in
+//! `family.rs`.
 //!
 //! Format facts: `docs/CUBIN.md`.
 #![warn(missing_docs)]
 
+mod compat;
 mod eiattr;
 mod error;
+mod family;
 mod lines;
 mod model;
 mod names;
@@ -25,12 +29,15 @@ pub use eiattr::{EIATTRS, EiAttr, Format, eiattr, eiattr_name};
 pub use error::CubinError;
 pub use lines::{LineFile, LineRow, LineSequence, line_section};
 pub use model::{
-    Binding, CubinModule, DEFAULT_TOOLKIT_VERSION, DeviceFunction, ElfFlavour, ExternSymbol, GlobalSpace, GlobalVar,
-    KernelImage, KernelParam, LayoutHints, NvInfoAttr, ObjectKind, PARAM_BASE, PTXAS_RELOC_ACTIONS, RawSection,
-    SymbolKind, ToolInfo,
+    Binding, CompatInfo, CubinModule, DEFAULT_TOOLKIT_VERSION, DeviceFunction, ElfFlavour, ExternSymbol, GlobalSpace,
+    GlobalVar, KernelImage, KernelParam, LayoutHints, NvInfoAttr, ObjectKind, PARAM_BASE, PTXAS_RELOC_ACTIONS,
+    RawSection, SymbolKind, ToolInfo, param_base, reserved_shared,
 };
 pub use reloc::{CodeReloc, Reloc, RelocKind};
-pub use text::{BRA_SELF, EXTRA_REGISTERS, MIN_REGISTER_COUNT, NOP, TEXT_ALIGN, pad_text, register_count};
+pub use text::{
+    BRA_SELF, BRA_SELF_SM90, EXTRA_REGISTERS, MIN_REGISTER_COUNT, NOP, TEXT_ALIGN, bra_self, pad_text, pad_text_for,
+    register_count,
+};
 pub use write::try_write;
 
 /// Reads a cubin. Malformed or truncated input gives a [`CubinError`] naming the problem and

@@ -4,13 +4,28 @@
 //! (documented on the writer). Orders matter: kernels, globals, functions and relocations are
 //! written in `Vec` order.
 
+use super::family::family;
 use super::reloc::Reloc;
 
 /// Default toolkit version written into cubins: 13.5, the ptxas release whose output we mirror.
 pub const DEFAULT_TOOLKIT_VERSION: u32 = 135;
 
-/// Byte offset of the first kernel parameter in constant bank 0 (`c[0x0][0x160]`).
+/// Byte offset of the first kernel parameter in constant bank 0 for sm_75..sm_89
+/// (`c[0x0][0x160]`); [`param_base`] gives it for every SM.
 pub const PARAM_BASE: u32 = 0x160;
+
+/// Byte offset of the first kernel parameter in constant bank 0 on `sm`, as ptxas 13.5 lays
+/// out `.nv.constant0.<k>` and `EIATTR_PARAM_CBANK`: 0x160 up to sm_89, 0x210 from sm_90.
+pub fn param_base(sm: u32) -> u32 {
+    family(sm).param_base
+}
+
+/// Bytes of shared memory ptxas 13.5 reserves at the start of every kernel's shared window
+/// on `sm`: 0 up to sm_89, 0x400 (1 KiB) from sm_90, where user variables start at 0x400.
+/// [`KernelImage::shared_size`] includes them; the writer adds nothing.
+pub fn reserved_shared(sm: u32) -> u32 {
+    family(sm).reserved_shared
+}
 
 /// The two CUDA ELF layouts.
 ///
@@ -83,8 +98,12 @@ impl Default for ToolInfo {
 /// A whole cubin.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CubinModule {
-    /// Target SM, e.g. 75.
+    /// Target SM, e.g. 75 (90 for sm_90 and sm_90a).
     pub sm: u32,
+    /// The architecture-specific target (sm_90a). ptxas 13.5 marks it only in `.nv.compat`
+    /// (`EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET` 1) and in the tool options of
+    /// `.note.nv.tkinfo`; `e_flags` are those of sm_90.
+    pub arch_specific: bool,
     /// The PTX `.target` the code was compiled from (e.g. 30 for `.target sm_30`): written in
     /// `.note.nv.cuinfo` (V8) and in `e_flags` bits 16–23 (V7).
     pub virtual_sm: u32,
@@ -100,6 +119,8 @@ pub struct CubinModule {
     pub toolkit_version: u32,
     /// `.note.nv.tkinfo` (V8).
     pub tool: ToolInfo,
+    /// `.nv.compat` (sm_90 on): what the code needs from the driver.
+    pub compat: CompatInfo,
     /// Kernels (and, in relocatable files, device functions with their own section), in
     /// section order. ptxas lists them in reverse PTX order.
     pub kernels: Vec<KernelImage>,
@@ -116,6 +137,9 @@ pub struct CubinModule {
     pub const_bank4_relocs: Vec<Reloc>,
     /// `.rel.nv.global.init`: addresses patched into `.global` initialisers.
     pub global_init_relocs: Vec<Reloc>,
+    /// ptxas resolved relocations in `.nv.global.init` itself (addresses of the module's
+    /// functions in initialisers): for sm_90 it keeps an empty `.rela.nv.global.init`.
+    pub resolved_global_init_relocs: bool,
     /// Undefined symbols (`vprintf`, `__assertfail`, texture references, ...).
     pub externs: Vec<ExternSymbol>,
     /// `.debug_frame` and its relocations; `None` makes the writer generate one FDE per
@@ -124,7 +148,8 @@ pub struct CubinModule {
     /// Other sections kept verbatim, with their relocations: line tables (`.debug_line`,
     /// `.nv_debug_line_sass`, `.nv_debug_ptx_txt`) and anything the reader does not model.
     pub extra_sections: Vec<RawSection>,
-    /// `.nv.rel.action` contents (relocation action table).
+    /// `.nv.rel.action` contents (relocation action table). Up to sm_89 the section is always
+    /// written; from sm_90 on (where ptxas writes none) only when this is not empty.
     pub reloc_actions: Vec<u8>,
     /// `.nv.info` records the model has no field for, written after the known ones.
     pub other_module_attrs: Vec<NvInfoAttr>,
@@ -137,7 +162,14 @@ pub struct CubinModule {
 impl CubinModule {
     /// The architecture of the code, if ptxc knows its SM number.
     pub fn arch(&self) -> Option<crate::isa::Arch> {
-        crate::isa::Arch::from_sm(self.sm, false)
+        crate::isa::Arch::from_sm(self.sm, self.arch_specific)
+    }
+
+    /// An empty module for `arch` (sm_90a sets [`CubinModule::arch_specific`]).
+    pub fn for_arch(arch: crate::isa::Arch) -> Self {
+        let mut m = CubinModule::new(arch.sm());
+        m.arch_specific = arch == crate::isa::Arch::Sm90a;
+        m
     }
 }
 
@@ -145,16 +177,24 @@ impl CubinModule {
 pub const PTXAS_RELOC_ACTIONS: [u8; 16] = [0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0x00, 0x05, 0x36];
 
 impl CubinModule {
-    /// An empty module for `sm`, in the default flavour, with ptxas 13.5 conventions.
+    /// An empty module for `sm`, in the default flavour, with ptxas 13.5 conventions (no
+    /// `.nv.rel.action` table from sm_90 on).
     pub fn new(sm: u32) -> Self {
+        let reloc_actions = if family(sm).rel_action_always {
+            PTXAS_RELOC_ACTIONS.to_vec()
+        } else {
+            Vec::new()
+        };
         CubinModule {
             sm,
+            arch_specific: false,
             virtual_sm: sm,
             flavour: ElfFlavour::default(),
             kind: ObjectKind::Executable,
             abi_version: None,
             toolkit_version: DEFAULT_TOOLKIT_VERSION,
             tool: ToolInfo::default(),
+            compat: CompatInfo::default(),
             kernels: Vec::new(),
             globals: Vec::new(),
             const_bank3: Vec::new(),
@@ -162,10 +202,11 @@ impl CubinModule {
             const_bank4: Vec::new(),
             const_bank4_relocs: Vec::new(),
             global_init_relocs: Vec::new(),
+            resolved_global_init_relocs: false,
             externs: Vec::new(),
             debug_frame: None,
             extra_sections: Vec::new(),
-            reloc_actions: PTXAS_RELOC_ACTIONS.to_vec(),
+            reloc_actions,
             other_module_attrs: Vec::new(),
             layout: None,
         }
@@ -198,12 +239,18 @@ pub struct KernelImage {
     pub params: Vec<KernelParam>,
     /// Bytes of parameters (`EIATTR_CBANK_PARAM_SIZE`).
     pub param_size: u32,
-    /// Size of `.nv.constant0.<name>` when it is not `0x160 + param_size` (CUDA 11 put
-    /// texture and surface descriptors after the parameters).
+    /// Size of `.nv.constant0.<name>` when it is not `param_base(sm) + param_size` (CUDA 11
+    /// put texture and surface descriptors after the parameters).
     pub const_bank0_size: Option<u32>,
-    /// Registers per thread, as stored (`.text` `sh_info` bits 24–31 and `EIATTR_REGCOUNT`).
+    /// Registers per thread, as stored (`.text` `sh_info` bits 24–31 up to sm_89, and
+    /// `EIATTR_REGCOUNT`).
     pub reg_count: u32,
-    /// Bytes of static shared memory (`.nv.shared.<name>` size).
+    /// Bytes of static shared memory (`.nv.shared.<name>` size), as the producer lays it out.
+    /// From sm_90 on this includes the [`reserved_shared`] bytes ptxas reserves at the start
+    /// of the window (user variables start at 0x400), and ptxas writes the section, of at
+    /// least 0x400 bytes, for every kernel with static or dynamic shared memory (a
+    /// module-scope `.extern .shared` gives every kernel one): a kernel with only dynamic
+    /// shared memory has `shared_size` 0x400.
     pub shared_size: u32,
     /// Alignment of `.nv.shared.<name>` (16 when the module declares `.extern .shared`).
     pub shared_align: u32,
@@ -241,8 +288,21 @@ pub struct KernelImage {
     /// (`EIATTR_UNUSED_LOAD_BYTE_OFFSET`): byte offset and mask of the used bytes, 4 bits per
     /// register.
     pub unused_load_bytes: Vec<[u32; 2]>,
-    /// `SR_CTAID.Z` is read (`EIATTR_CTAIDZ_USED`).
+    /// `SR_CTAID.Z` is read (`EIATTR_CTAIDZ_USED`; ptxas 13.5 writes the record up to sm_89
+    /// only).
     pub ctaid_z_used: bool,
+    /// The code addresses shared memory. For sm_90 ptxas resolves the relocations of these
+    /// accesses itself: it keeps an empty `.rela.text.<name>` (as for kernels with
+    /// functions), and after the first such kernel's symbol a nameless local symbol (its
+    /// dropped `.nv.reservedSmem.cap`). Not written before sm_90, and read from sm_90 files
+    /// only.
+    pub uses_shared_memory: bool,
+    /// `.reqnctapercluster` (`EIATTR_CTA_PER_CLUSTER`, sm_90).
+    pub cluster_dims: Option<[u32; 3]>,
+    /// `.maxclusterrank` (`EIATTR_MAX_CLUSTER_RANK`, sm_90).
+    pub max_cluster_rank: Option<u32>,
+    /// `.explicitcluster` (`EIATTR_EXPLICIT_CLUSTER`, sm_90).
+    pub explicit_cluster: bool,
     /// `EIATTR_CRS_STACK_SIZE` (0 when the code has a convergence barrier, `WARPSYNC`, a
     /// subroutine call or a divergent loop).
     pub crs_stack_size: Option<u32>,
@@ -259,7 +319,11 @@ pub struct KernelImage {
     pub const_bank2_relocs: Vec<Reloc>,
     /// Other function symbols inside this section (called device functions), symbol order.
     pub functions: Vec<DeviceFunction>,
-    /// `.nv.info.<name>` records the model has no field for, written after the known ones.
+    /// `.nv.info.<name>` records the model has no field for, placed by the family's record
+    /// order (unlisted ones last). A record with the id of one the family writes with a
+    /// fixed value (e.g. sm_90's `EIATTR_PREEXIT_USED` 0, which is 1 when the code uses
+    /// `griddepcontrol.launch_dependents`, or `EIATTR_SPARSE_MMA_MASK` 0, 0x10 with
+    /// `mma.sp`) replaces that record.
     pub other_attrs: Vec<NvInfoAttr>,
 }
 
@@ -292,6 +356,10 @@ impl KernelImage {
             syscall_offsets: Vec::new(),
             unused_load_bytes: Vec::new(),
             ctaid_z_used: false,
+            uses_shared_memory: false,
+            cluster_dims: None,
+            max_cluster_rank: None,
+            explicit_cluster: false,
             crs_stack_size: None,
             externs: Vec::new(),
             relocs: Vec::new(),
@@ -314,7 +382,7 @@ impl KernelImage {
 pub struct KernelParam {
     /// Position in the PTX parameter list.
     pub ordinal: u32,
-    /// Byte offset from the start of the parameters (`c[0x0][0x160]`).
+    /// Byte offset from the start of the parameters (`c[0x0][param_base(sm)]`).
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
@@ -452,6 +520,33 @@ impl RawSection {
             entsize: 0,
             data,
             relocs: Vec::new(),
+        }
+    }
+}
+
+/// `.nv.compat` (sm_90 on): `EICOMPAT` records in the `.nv.info` record format. The writer
+/// derives the accelerator target from [`CubinModule::arch_specific`] and writes ptxas 13.5's
+/// constants for the others (internal target 0, unnamed attribute 13 = 0x101, fast-path
+/// finalisation 0 0, finalizer version 1.1.0).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CompatInfo {
+    /// `EICOMPAT_ATTR_ISA_CLASS`: 1, or 2 when the code uses bulk asynchronous copies
+    /// (`cp.async.bulk*`, tensor copies included).
+    pub isa_class: u8,
+    /// `EICOMPAT_ATTR_INST_TENSORMAP_V1`: 0; 1 when the code uses tensor maps
+    /// (`cp.async.bulk.tensor`, `prefetch.tensormap`); 2 with `tensormap.replace` (sm_90a).
+    pub tensormap: u8,
+    /// Records kept verbatim: one with the id of a record the writer derives replaces it,
+    /// others go last. The reader keeps here what differs from the derived records.
+    pub other: Vec<NvInfoAttr>,
+}
+
+impl Default for CompatInfo {
+    fn default() -> Self {
+        CompatInfo {
+            isa_class: 1,
+            tensormap: 0,
+            other: Vec::new(),
         }
     }
 }

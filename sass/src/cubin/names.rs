@@ -22,6 +22,16 @@ pub const CONSTANT4: &str = ".nv.constant4";
 pub const GLOBAL_INIT: &str = ".nv.global.init";
 /// Zero-initialised `.global` data (NOBITS).
 pub const GLOBAL: &str = ".nv.global";
+/// The shared memory ptxas reserves in every kernel's window (sm_90; NOBITS, size 0).
+pub const RESERVED_SHARED: &str = ".nv.shared.reserved.0";
+/// Undefined weak object (size 4) naming the reserved shared memory's offset (sm_90).
+pub const RESERVED_SMEM_OFFSET: &str = ".nv.reservedSmem.offset0";
+/// Weak symbol in [`RESERVED_SHARED`] (sm_90).
+pub const RESERVED_SMEM_ALIAS: &str = "__nv_reservedSMEM_offset_0_alias";
+/// The name ptxas leaves in `.strtab` for the nameless local symbol that follows the first
+/// kernel addressing shared memory (sm_90; the symbol's `st_name` is 0, `st_other`
+/// `STV_INTERNAL`). The reader gives that symbol this name.
+pub const RESERVED_SMEM_CAP: &str = ".nv.reservedSmem.cap";
 
 /// Prefix of kernel code sections.
 pub const TEXT_PREFIX: &str = ".text.";
@@ -48,6 +58,10 @@ pub const TKINFO_FLAGS: u64 = 0x200_0000;
 pub const CUINFO_FLAGS: u64 = 0x100_0000;
 /// `STO_CUDA_ENTRY`: `st_other` flag of kernel symbols.
 pub const STO_CUDA_ENTRY: u8 = 0x10;
+/// `st_other` of [`RESERVED_SMEM_ALIAS`] (cuobjdump: `RESERVED_SHARED`).
+pub const STO_RESERVED_SHARED: u8 = 0xa0;
+/// `STV_INTERNAL`: `st_other` of the [`RESERVED_SMEM_CAP`] symbol.
+pub const STV_INTERNAL: u8 = 1;
 
 /// `<prefix><kernel>`.
 pub fn kernel_section(prefix: &str, kernel: &str) -> String {

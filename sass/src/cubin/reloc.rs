@@ -7,8 +7,12 @@ use std::fmt;
 pub struct RelocKind(pub u32);
 
 impl RelocKind {
+    /// `R_CUDA_32`: a 32-bit address.
+    pub const R_CUDA_32: RelocKind = RelocKind(1);
     /// `R_CUDA_64`: a 64-bit address (`.nv.constant4` slots, `.debug_frame` FDEs).
     pub const R_CUDA_64: RelocKind = RelocKind(2);
+    /// `R_CUDA_G32`: a 32-bit generic address.
+    pub const R_CUDA_G32: RelocKind = RelocKind(3);
     /// `R_CUDA_G64`: a 64-bit generic address (in `.const`/`.global` initialisers).
     pub const R_CUDA_G64: RelocKind = RelocKind(4);
     /// `R_CUDA_ABS32_LO_32`: low 32 bits of an address in an instruction's immediate.
@@ -31,7 +35,7 @@ impl fmt::Display for RelocKind {
 }
 
 /// One relocation. Written to `.rel<section>` when `addend` is `None`, to `.rela<section>`
-/// otherwise.
+/// otherwise; from sm_90 on always to `.rela<section>` (see [`Reloc::explicit_addend`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Reloc {
     /// Byte offset in the relocated section.
@@ -53,6 +57,33 @@ impl Reloc {
             kind,
             symbol: symbol.into(),
             addend: None,
+        }
+    }
+}
+
+impl Reloc {
+    /// The addend as an `Elf64_Rela` holds it: the explicit one, else the value stored at
+    /// the relocated place for the data relocations (`R_CUDA_32`, `R_CUDA_G32`, `R_CUDA_64`,
+    /// `R_CUDA_G64`) in `section` (the relocated section's bytes), else 0.
+    pub fn explicit_addend(&self, section: &[u8]) -> i64 {
+        if let Some(addend) = self.addend {
+            return addend;
+        }
+        let width = match self.kind {
+            RelocKind::R_CUDA_32 | RelocKind::R_CUDA_G32 => 4,
+            RelocKind::R_CUDA_64 | RelocKind::R_CUDA_G64 => 8,
+            _ => return 0,
+        };
+        let start = usize::try_from(self.offset).unwrap_or(usize::MAX);
+        let Some(bytes) = section.get(start..start.saturating_add(width)) else {
+            return 0;
+        };
+        let mut word = [0u8; 8];
+        word[..width].copy_from_slice(bytes);
+        if width == 4 {
+            i64::from(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+        } else {
+            i64::from_le_bytes(word)
         }
     }
 }

@@ -98,7 +98,15 @@ pub fn accesses(inst: &Inst) -> Accesses {
                     add(Reg::UR(r + k), k);
                 }
             }
-            (OpKind::Upred { .. }, Value::Pred { idx, .. }) if idx != PT => add(Reg::UP(idx), 0),
+            (OpKind::Upred { .. } | OpKind::UpredInverted { .. }, Value::Pred { idx, .. }) if idx != PT => {
+                add(Reg::UP(idx), 0)
+            }
+            // HGMMA's descriptors: A's pair (when it has one) and B's.
+            (OpKind::Gdesc { a, .. }, Value::UReg(r)) if r != URZ => {
+                for k in if a { 0..4 } else { 2..4 } {
+                    add(Reg::UR(r + k), k);
+                }
+            }
             (OpKind::Mem { .. }, Value::Mem { base, uniform, .. }) => {
                 if base != RZ {
                     for k in 0..width {

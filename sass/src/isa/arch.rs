@@ -68,6 +68,33 @@ impl Arch {
         i.checked_sub(1).map(|j| Arch::ALL[j])
     }
 
+    /// Byte offset of the first kernel parameter in constant bank 0, as ptxas addresses
+    /// it: `c[0x0][0x160]` up to Ada, `c[0x0][0x210]` on Hopper (ptxas 13.5's SASS).
+    pub fn param_base(self) -> u32 {
+        crate::cubin::param_base(self.sm())
+    }
+
+    /// Byte offset in constant bank 0 of the 64-bit generic address of the module's
+    /// constant bank 3, which `cvta.const` adds (ptxas 13.5 reads `c[0x0][0x50]` up to Ada,
+    /// `c[0x0][0xd0]` on Hopper).
+    pub fn const_window(self) -> u32 {
+        if self.sm() >= 90 { 0xd0 } else { 0x50 }
+    }
+
+    /// Bytes of shared memory reserved for the system at the start of a kernel's shared
+    /// window, before its variables: on Hopper ptxas 13.5 places the first variable at 0x400
+    /// and counts the reserved KiB in `.nv.shared.<kernel>` (none before).
+    pub fn reserved_shared(self) -> u32 {
+        crate::cubin::reserved_shared(self.sm())
+    }
+
+    /// Shared addresses become generic through the `SR_SWINHI` special register (the high
+    /// word of the shared window) rather than the 64-bit window base in `c[0x0][0x18]`:
+    /// Hopper on, as ptxas 13.5 writes `cvta.shared`.
+    pub fn shared_window_in_sreg(self) -> bool {
+        self.sm() >= 90
+    }
+
     /// nvdisasm's name of the architecture (`SM75`), for `nvdisasm -b`.
     pub fn nvdisasm_name(self) -> &'static str {
         match self {
@@ -136,6 +163,13 @@ mod tests {
         assert_eq!(Arch::from_sm(86, true), None);
         assert_eq!(Arch::Sm75.previous(), None);
         assert_eq!(Arch::Sm86.previous(), Some(Arch::Sm80));
+    }
+
+    #[test]
+    fn hopper_moves_the_driver_constants() {
+        assert_eq!((Arch::Sm89.param_base(), Arch::Sm90.param_base()), (0x160, 0x210));
+        assert_eq!((Arch::Sm86.const_window(), Arch::Sm90a.const_window()), (0x50, 0xd0));
+        assert_eq!((Arch::Sm80.reserved_shared(), Arch::Sm90.reserved_shared()), (0, 0x400));
     }
 
     #[test]

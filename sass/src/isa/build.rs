@@ -565,7 +565,10 @@ pub fn operand_mask(o: &OperandDesc) -> u128 {
         | OpKind::Imm { field, .. }
         | OpKind::SReg { field, .. }
         | OpKind::Barrier { field } => field.mask(),
-        OpKind::Pred { field, neg } | OpKind::Upred { field, neg } => field.mask() | bit(neg),
+        OpKind::Pred { field, neg } | OpKind::Upred { field, neg } | OpKind::UpredInverted { field, neg } => {
+            field.mask() | bit(neg)
+        }
+        OpKind::Gdesc { ureg, flags, .. } => flags.iter().fold(ureg.mask(), |m, &(b, _)| m | bits(b, 1).mask()),
         OpKind::ImmSplit { lo, hi, .. } => lo.mask() | hi.mask(),
         OpKind::Rel { field, low, .. } => field.mask() | low.map_or(0, |l| l.mask()),
         OpKind::CBank { bank, offset, .. } => bank.mask() | offset.mask(),
@@ -585,6 +588,12 @@ fn set_operand_default(o: &OperandDesc, template: &mut u128) {
     match o.kind {
         OpKind::Pred { field, neg } | OpKind::Upred { field, neg } => {
             field.set(template, o.default & 7);
+            if let Some(n) = neg {
+                bits(n, 1).set(template, o.default >> 3);
+            }
+        }
+        OpKind::UpredInverted { field, neg } => {
+            field.set(template, o.default & 7 ^ 7);
             if let Some(n) = neg {
                 bits(n, 1).set(template, o.default >> 3);
             }

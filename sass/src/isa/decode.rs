@@ -142,6 +142,11 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
             idx: field.get(word) as u8,
             neg: neg.is_some_and(|b| bits(b, 1).get(word) == 1),
         },
+        OpKind::UpredInverted { field, neg } => Value::Pred {
+            idx: field.get(word) as u8 ^ 7,
+            neg: neg.is_some_and(|b| bits(b, 1).get(word) == 1),
+        },
+        OpKind::Gdesc { ureg, .. } => Value::UReg(ureg.get(word) as u8),
         OpKind::Imm { field, .. } => Value::Imm(field.get(word)),
         OpKind::ImmSplit { lo, hi, .. } => Value::Imm(lo.get(word) | hi.get(word) << lo.len),
         OpKind::CBank { bank, offset, shift } => Value::CBank {
@@ -176,9 +181,14 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
         OpKind::Barrier { field } => Value::Barrier(field.get(word) as u8),
         OpKind::Literal(_) => Value::Fixed,
     };
-    let swizzle = match d.swizzle {
-        None => 0,
-        Some(s) => {
+    let swizzle = match (d.swizzle, d.kind) {
+        // HGMMA's descriptor flags: bit i is flag i.
+        (_, OpKind::Gdesc { flags, .. }) => flags
+            .iter()
+            .enumerate()
+            .fold(0, |v, (i, &(b, _))| v | (bits(b, 1).get(word) as u8) << i),
+        (None, _) => 0,
+        (Some(s), _) => {
             let v = s.field.get(word) as u16;
             if !s.values.iter().any(|(k, _)| *k == v) {
                 return Err(format!("operand suffix has unknown value {v}"));

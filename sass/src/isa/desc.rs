@@ -38,6 +38,9 @@ pub enum Op {
     Sel,
     /// `IMNMX Rd, A, B, Ps`: minimum (Ps = PT) or maximum (Ps = !PT).
     Imnmx,
+    /// `VIADDMNMX Rd, A, B, C, Ps` (Hopper's DPX): the minimum (Ps = PT) or maximum (Ps = !PT)
+    /// of the wrapping sum `A + B` and C.
+    Viaddmnmx,
     /// `IABS Rd, B`: absolute value.
     Iabs,
     /// `PRMT Rd, A, sel, C`: byte permute of {C:A}.
@@ -126,6 +129,9 @@ pub enum Op {
     Membar,
     /// `ERRBAR`: error barrier.
     Errbar,
+    /// `CGAERRBAR`: error barrier of the CTA's cluster (Hopper; ptxas puts it after
+    /// `MEMBAR.SC.SYS` and `ERRBAR`).
+    Cgaerrbar,
     /// `CCTL`: cache control.
     Cctl,
     /// `CCTLL`: cache control of local memory by address (`CCTLL.PF1 [R1+0x4]`).
@@ -140,6 +146,9 @@ pub enum Op {
     Voteu,
     /// `UIADD3`: uniform IADD3.
     Uiadd3,
+    /// `UIADD3.64 URd, URa, B, URc` (sm_90): the 64-bit sum of uniform register pairs (B an
+    /// immediate is sign-extended).
+    Uiadd3Wide,
     /// `ULOP3.LUT`: uniform LOP3.
     Ulop3,
     /// `BRA`: branch.
@@ -305,6 +314,23 @@ pub enum Op {
     Bmma,
     /// `MOVM.16.MT88 Rd, A`: transpose of an 8x8 matrix of 16-bit elements across the warp.
     Movm,
+    /// `STSM.16.MT88.4 [Ra], Rb` (sm_90, PTX `stmatrix`): stores 8x8 matrices of 16-bit
+    /// elements to shared memory, the inverse of LDSM.
+    Stsm,
+    /// `HGMMA.64xNx16.D Rd, [Ra,] gdesc[URn], Rc, UPp, gsb0` (sm_90a, PTX
+    /// `wgmma.mma_async`): the warpgroup's asynchronous 64xNx16 matrix multiply-accumulate,
+    /// A and B from shared memory through matrix descriptors (or A from registers); see
+    /// `sm90/gmma.rs`.
+    Hgmma,
+    /// `WARPGROUP.ARRIVE` (sm_90a, PTX `wgmma.fence`): orders the warp's earlier register and
+    /// shared-memory accesses before the HGMMAs that follow.
+    WarpgroupArrive,
+    /// `WARPGROUP.DEPBAR.LE gsb0, n` (sm_90a, PTX `wgmma.wait_group n`): waits until at most
+    /// `n` committed HGMMA groups are in flight.
+    WarpgroupDepbar,
+    /// `FENCE.VIEW.ASYNC.S` (sm_90, PTX `fence.proxy.async.shared::cta`): makes the warp's
+    /// generic-proxy writes to shared memory visible to the async proxy (HGMMA's reads).
+    FenceViewAsync,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
@@ -375,6 +401,8 @@ pub enum ImmStyle {
     Scoreboard,
     /// A set of scoreboards, highest first (`{5,1,0}`).
     ScoreboardSet,
+    /// A warpgroup group scoreboard (`gsb0`, Hopper's HGMMA and WARPGROUP.DEPBAR).
+    GroupScoreboard,
 }
 
 /// Where and how an operand is encoded.
@@ -408,6 +436,27 @@ pub enum OpKind {
         field: BitField,
         /// Negation bit, if any.
         neg: Option<u8>,
+    },
+    /// A uniform predicate whose 3-bit field holds the index XOR 7 (zero bits are UPT), with
+    /// an optional negation bit: HGMMA's scale-d input (sm_90a).
+    UpredInverted {
+        /// Where it is.
+        field: BitField,
+        /// Negation bit, if any.
+        neg: Option<u8>,
+    },
+    /// HGMMA's warpgroup matrix descriptors `gdesc[URn]` (sm_90a): uniform registers
+    /// URn, URn+1 hold A's 64-bit shared-memory descriptor (read only when `a` is set; else A
+    /// comes from registers) and URn+2, URn+3 B's. `flags` are one-bit fields printed after
+    /// the bracket, in their order, when set (`.negA.negB.tnspA.tnspB`); bit `i` of the
+    /// operand's suffix value ([`super::inst::Operand::swizzle`]) holds flag `i`.
+    Gdesc {
+        /// The first uniform register.
+        ureg: BitField,
+        /// A's descriptor is read too.
+        a: bool,
+        /// `(bit, spelling)` of each flag.
+        flags: &'static [(u8, &'static str)],
     },
     /// An immediate in `field`.
     Imm {

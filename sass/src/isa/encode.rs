@@ -161,6 +161,29 @@ fn encode_operand(
                 None => {}
             }
         }
+        (OpKind::UpredInverted { field, neg }, Value::Pred { idx, neg: n }) => {
+            if idx > 7 {
+                return Err(range_err(idx as i64));
+            }
+            field.set(word, idx as u64 ^ 7);
+            match neg {
+                Some(bit) => bits(bit, 1).set(word, u64::from(n)),
+                None if n => return Err(kind_err("non-negatable predicate")),
+                None => {}
+            }
+        }
+        (OpKind::Gdesc { ureg, flags, .. }, Value::UReg(r)) => {
+            if !ureg.fits_unsigned(r as u64) {
+                return Err(range_err(r as i64));
+            }
+            if op.swizzle >> flags.len() != 0 {
+                return Err(flag_err(mnemonic, index, "given these flags"));
+            }
+            ureg.set(word, r as u64);
+            for (i, &(b, _)) in flags.iter().enumerate() {
+                bits(b, 1).set(word, u64::from(op.swizzle >> i & 1));
+            }
+        }
         (OpKind::Imm { field, .. }, Value::Imm(v)) => {
             if !field.fits_unsigned(v) {
                 return Err(range_err(v as i64));
@@ -254,6 +277,8 @@ fn encode_operand(
     encode_flag(desc.abs, op.abs, word).map_err(|_| flag_err(mnemonic, index, "absolute"))?;
     encode_flag(desc.not, op.not, word).map_err(|_| flag_err(mnemonic, index, "complemented"))?;
     match desc.swizzle {
+        // HGMMA's descriptor flags are the suffix value (set above).
+        None if matches!(desc.kind, OpKind::Gdesc { .. }) => {}
         Some(s) if s.values.iter().any(|(v, _)| *v == op.swizzle as u16) => s.field.set(word, op.swizzle as u64),
         Some(_) => return Err(flag_err(mnemonic, index, "given this suffix")),
         None if op.swizzle != 0 => return Err(flag_err(mnemonic, index, "given a suffix")),
@@ -286,7 +311,8 @@ pub fn kind_name(kind: OpKind) -> &'static str {
         OpKind::Gpr { .. } => "register",
         OpKind::Ugpr { .. } => "uniform register",
         OpKind::Pred { .. } => "predicate",
-        OpKind::Upred { .. } => "uniform predicate",
+        OpKind::Upred { .. } | OpKind::UpredInverted { .. } => "uniform predicate",
+        OpKind::Gdesc { .. } => "warpgroup matrix descriptors",
         OpKind::Imm { .. } | OpKind::ImmSplit { .. } => "immediate",
         OpKind::CBank { .. } => "constant operand",
         OpKind::CBankIndexed { .. } => "indexed constant operand",

@@ -8,7 +8,7 @@ use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role, Show};
 use super::inst::{FormId, Inst, Operand, Value};
 use super::modifier::{Mod, ModSet, ModValue};
 use super::table::{NotDescribed, isa};
-use super::values::{AtomType, HmmaDType, LdsmCount, MemOrder, MemSem, MemSize, Scope};
+use super::values::{AtomType, FloatAtomType, HmmaDType, HopperAtomType, LdsmCount, MemOrder, MemSem, MemSize, Scope};
 use smallvec::SmallVec;
 
 /// Why no form fits.
@@ -71,6 +71,14 @@ impl Inst {
         }
     }
 
+    /// An atomic's data type, however the architecture spells it ([`AtomType`], or Hopper's
+    /// [`HopperAtomType`] and [`FloatAtomType`]).
+    pub fn atom_type(&self) -> Option<AtomType> {
+        self.get_mod::<AtomType>()
+            .or_else(|| self.get_mod::<HopperAtomType>().map(HopperAtomType::semantic))
+            .or_else(|| self.get_mod::<FloatAtomType>().map(FloatAtomType::semantic))
+    }
+
     /// True if flag `id` is present and set.
     pub fn flag(&self, id: Mod) -> bool {
         self.mod_code(id) == Some(1)
@@ -104,7 +112,7 @@ impl Inst {
             // HMMA's C and D: f16 pairs or f32 quads.
             return if d == HmmaDType::F32 { 4 } else { 2 };
         }
-        match (self.get_mod::<AtomType>(), self.get_mod::<LdsmCount>()) {
+        match (self.atom_type(), self.get_mod::<LdsmCount>()) {
             (Some(AtomType::U64 | AtomType::S64 | AtomType::F64), _) | (_, Some(LdsmCount::X2)) => 2,
             (_, Some(LdsmCount::X4)) => 4,
             _ => 1,
@@ -115,8 +123,8 @@ impl Inst {
 fn default_operand(d: &OperandDesc) -> Operand {
     let value = match d.kind {
         OpKind::Gpr { .. } => Value::Reg(d.default as u8),
-        OpKind::Ugpr { .. } => Value::UReg(d.default as u8),
-        OpKind::Pred { .. } | OpKind::Upred { .. } => Value::Pred {
+        OpKind::Ugpr { .. } | OpKind::Gdesc { .. } => Value::UReg(d.default as u8),
+        OpKind::Pred { .. } | OpKind::Upred { .. } | OpKind::UpredInverted { .. } => Value::Pred {
             idx: (d.default & 7) as u8,
             neg: d.default >> 3 == 1,
         },
@@ -150,8 +158,11 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
     matches!(
         (kind, value),
         (OpKind::Gpr { .. }, Value::Reg(_))
-            | (OpKind::Ugpr { .. }, Value::UReg(_))
-            | (OpKind::Pred { .. } | OpKind::Upred { .. }, Value::Pred { .. })
+            | (OpKind::Ugpr { .. } | OpKind::Gdesc { .. }, Value::UReg(_))
+            | (
+                OpKind::Pred { .. } | OpKind::Upred { .. } | OpKind::UpredInverted { .. },
+                Value::Pred { .. }
+            )
             | (OpKind::Imm { .. } | OpKind::ImmSplit { .. }, Value::Imm(_))
             | (OpKind::CBank { .. }, Value::CBank { reg: None, .. })
             | (OpKind::CBankIndexed { .. }, Value::CBank { reg: Some(_), .. })
@@ -170,7 +181,7 @@ pub fn fits(form: &Form, operands: &[(Role, Operand)], mods: &[ModSet]) -> bool 
             accepts(d.kind, &o.value)
                 && (!o.neg || d.neg.is_some() || matches!(d.kind, OpKind::Pred { neg: Some(_), .. }))
                 && (!o.abs || d.abs.is_some())
-                && (o.swizzle == 0 || d.swizzle.is_some())
+                && (o.swizzle == 0 || d.swizzle.is_some() || matches!(d.kind, OpKind::Gdesc { .. }))
                 && imm_fits(d.kind, &o.value)
         })
     }) && mods.iter().all(|set| {
@@ -197,15 +208,17 @@ fn imm_fits(kind: OpKind, value: &Value) -> bool {
     }
 }
 
-/// The modifiers as `arch` spells them: from sm_80 on, the semantics and scope of a global
-/// or generic access (`Mod::Sem`, `Mod::Scope`, sm_75's pair) are one `Mod::Order` code.
-pub fn for_arch(arch: Arch, mods: &[ModSet]) -> SmallVec<[ModSet; 8]> {
+/// The modifiers of `op` as `arch` spells them: from sm_80 on, the semantics and scope of a
+/// global or generic access (`Mod::Sem`, `Mod::Scope`, sm_75's pair) are one `Mod::Order`
+/// code; from sm_90 on, the data type of RED, ATOMG and ATOM is [`AtomType::on_hopper`].
+pub fn for_arch(arch: Arch, op: Op, mods: &[ModSet]) -> SmallVec<[ModSet; 8]> {
+    let mods = hopper_atom_type(arch, op, mods);
     let code = |id: Mod| mods.iter().find(|m| m.id == id).map(|m| m.code);
     let Some(sem) = code(Mod::Sem) else {
-        return mods.iter().copied().collect();
+        return mods;
     };
     if arch < Arch::Sm80 {
-        return mods.iter().copied().collect();
+        return mods;
     }
     let sem = MemSem::from_code(sem).unwrap_or_default();
     let scope = code(Mod::Scope).and_then(Scope::from_code).unwrap_or_default();
@@ -213,6 +226,17 @@ pub fn for_arch(arch: Arch, mods: &[ModSet]) -> SmallVec<[ModSet; 8]> {
         .filter(|m| !matches!(m.id, Mod::Sem | Mod::Scope | Mod::Private))
         .copied()
         .chain([MemOrder::of(sem, scope).set()])
+        .collect()
+}
+
+/// Hopper's RED, ATOMG and ATOM spell their data type in their own codes.
+fn hopper_atom_type(arch: Arch, op: Op, mods: &[ModSet]) -> SmallVec<[ModSet; 8]> {
+    let hopper = arch >= Arch::Sm90 && matches!(op, Op::Red | Op::Atomg | Op::Atom);
+    mods.iter()
+        .map(|&m| match AtomType::from_code(m.code) {
+            Some(t) if hopper && m.id == Mod::AtomType => t.on_hopper(),
+            _ => m,
+        })
         .collect()
 }
 
@@ -224,7 +248,7 @@ pub fn find_form(
     operands: &[(Role, Operand)],
     mods: &[ModSet],
 ) -> Result<Option<FormId>, NotDescribed> {
-    let mods = &for_arch(arch, mods)[..];
+    let mods = &for_arch(arch, op, mods)[..];
     Ok(isa()
         .for_arch(arch)?
         .of_op(op)
@@ -236,7 +260,7 @@ pub fn find_form(
 /// Builds an instruction of `op` for `arch`: operands by role (the first slot with that role), modifiers
 /// by [`Mod`]; everything else at its default. The first form that accepts them is used.
 pub fn make(arch: Arch, op: Op, operands: &[(Role, Operand)], mods: &[ModSet]) -> Result<Inst, MakeError> {
-    let mods = &for_arch(arch, mods)[..];
+    let mods = &for_arch(arch, op, mods)[..];
     let id = find_form(arch, op, operands, mods)?.ok_or_else(|| MakeError::NoForm {
         op,
         what: format!(

@@ -137,6 +137,10 @@ pub enum Mod {
     AtomOp,
     /// An atomic's data type ([`AtomType`]).
     AtomType,
+    /// An integer atomic's data type on Hopper ([`HopperAtomType`]).
+    HopperAtomType,
+    /// A floating-point atomic's data type on Hopper ([`FloatAtomType`]).
+    FloatAtomType,
     /// Compare-and-swap flavour ([`CasKind`]).
     CasKind,
     /// QSPC's space ([`QspcSpace`]).
@@ -312,6 +316,8 @@ impl Mod {
             Mod::LdsmShape => values::<LdsmShape>(self),
             Mod::AtomOp => values::<AtomOp>(self),
             Mod::AtomType => values::<AtomType>(self),
+            Mod::HopperAtomType => values::<HopperAtomType>(self),
+            Mod::FloatAtomType => values::<FloatAtomType>(self),
             Mod::CasKind => values::<CasKind>(self),
             Mod::QspcSpace => values::<QspcSpace>(self),
             Mod::MembarSem => values::<MembarSem>(self),

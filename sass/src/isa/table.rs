@@ -9,7 +9,7 @@ use super::{sm75, sm80, sm90};
 use std::sync::OnceLock;
 
 /// Architectures whose instruction set is described and checked against nvdisasm.
-pub const DESCRIBED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
+pub const DESCRIBED: &[Arch] = &[Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm90a];
 
 /// The whole table with one view per described architecture (each built when first asked
 /// for: a compilation needs one).

@@ -126,10 +126,13 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
         .map_or("", |(_, t)| *t);
     let core = match op.value {
         Value::Reg(r) => reg_name(r),
-        Value::UReg(r) => ureg_name(r),
+        Value::UReg(r) => match d.kind {
+            OpKind::Gdesc { flags, .. } => gdesc_text(r, flags, op.swizzle),
+            _ => ureg_name(r),
+        },
         Value::Pred { idx, neg } => {
             let name = match d.kind {
-                OpKind::Upred { .. } => upred_name(idx),
+                OpKind::Upred { .. } | OpKind::UpredInverted { .. } => upred_name(idx),
                 _ => pred_name(idx),
             };
             format!("{}{name}", if neg { "!" } else { "" })
@@ -193,6 +196,17 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
     s
 }
 
+/// `gdesc[UR4].tnspB`: HGMMA's descriptors and the flags set in `value` (bit i: flag i).
+fn gdesc_text(r: u8, flags: &[(u8, &str)], value: u8) -> String {
+    let mut s = format!("gdesc[{}]", ureg_name(r));
+    for (i, (_, spelling)) in flags.iter().enumerate() {
+        if value >> i & 1 == 1 {
+            s.push_str(spelling);
+        }
+    }
+    s
+}
+
 /// In `.X` forms of IADD3, LEA and IMAD the negation bits mean bitwise NOT.
 fn negation_is_not(form: &Form, inst: &Inst) -> bool {
     form.not_under
@@ -224,6 +238,7 @@ fn imm_text(d: &OperandDesc, v: u64) -> String {
             signed_hex((((v << shift) as i64) >> shift) * 4)
         }
         ImmStyle::Scoreboard => format!("SB{v}"),
+        ImmStyle::GroupScoreboard => format!("gsb{v}"),
         ImmStyle::ScoreboardSet => {
             let members: Vec<String> = (0..6)
                 .rev()

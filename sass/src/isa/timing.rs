@@ -62,6 +62,13 @@ pub enum LatCat {
     /// HMMA.1688.TF32, IMMA.16832; ptxas waits 23 cycles before a store of their result
     /// where it waits 15 after the single-pass ones).
     Mma2x,
+    /// Hopper's double precision: fixed latency without a scoreboard. ptxas 13.5 sets no
+    /// write scoreboard on sm_90's DFMA, DMUL, DADD and DSETP and covers their results with
+    /// stall counts alone. Timed with the Ampere table's [`LatCat::Fp64`] row and column,
+    /// except that another FP64 instruction reads the result 8 cycles later, not 6: the least
+    /// distance in ptxas's sm_90 code (109 DFMA/DMUL pairs of the conformance, kernel and op
+    /// sets, none closer; the SASS alone, no hardware measurement).
+    Fp64Coupled,
     /// A uniform-register or uniform-predicate read by a vector instruction with a fixed
     /// latency (the uniform categories follow: [`super::uniform_timing`]; they have no row in
     /// the vector tables).
@@ -96,7 +103,23 @@ impl LatCat {
             !self.is_ampere_mma() && !self.is_uniform(),
             "Ampere's tensor-core and the uniform categories have no table row"
         );
-        self as usize
+        match self {
+            LatCat::Fp64Coupled => LatCat::Fp64 as usize,
+            c => c as usize,
+        }
+    }
+
+    /// Double precision, with or without a scoreboard.
+    pub fn is_fp64(self) -> bool {
+        matches!(self, LatCat::Fp64 | LatCat::Fp64Coupled)
+    }
+
+    /// The category whose table entries this one shares (Hopper's FP64 times as Fp64).
+    fn tabled(self) -> LatCat {
+        match self {
+            LatCat::Fp64Coupled => LatCat::Fp64,
+            c => c,
+        }
     }
 
     /// True for the categories of uniform-register and uniform-predicate accesses.
@@ -332,6 +355,7 @@ pub fn raw(writer: LatCat, reader: LatCat) -> u32 {
 /// instruction 14, a variable-latency reader 11 (12 on the memory pipe); after MMA_2x each
 /// 4 more. A tensor-core reader waits 7 cycles after a fixed-latency writer, 11 after FP64.
 pub fn ampere_mma_raw(writer: LatCat, reader: LatCat, address_unit: bool) -> u32 {
+    let (writer, reader) = (writer.tabled(), reader.tabled());
     use LatCat::*;
     if writer.is_ampere_mma() {
         let base = match reader {
@@ -363,8 +387,14 @@ pub fn raw_on(arch: Arch, writer: LatCat, reader: LatCat, address_unit: bool) ->
         LatCat::Decoupled if !address_unit => LatCat::BMov,
         r => r,
     };
+    if writer == LatCat::Fp64Coupled && reader == LatCat::Fp64Coupled {
+        return HOPPER_FP64_RAW;
+    }
     RAW_SM80[row.index()][writer.index()] as u32
 }
+
+/// Hopper: cycles before one FP64 instruction reads another's result ([`LatCat::Fp64Coupled`]).
+const HOPPER_FP64_RAW: u32 = 8;
 
 /// [`pred_raw`] on `arch`.
 pub fn pred_raw_on(arch: Arch, writer: LatCat, reader: LatCat, guard: bool) -> u32 {
@@ -383,6 +413,7 @@ pub fn pred_raw_on(arch: Arch, writer: LatCat, reader: LatCat, guard: bool) -> u
 /// Minimum cycles between two writers of the same register (`predicated`: the first
 /// writer has a guard).
 pub fn waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
+    let (first, second) = (first.tabled(), second.tabled());
     if first.is_ampere_mma() || second.is_ampere_mma() {
         return ampere_mma_waw(first, second, predicated);
     }
@@ -397,6 +428,7 @@ pub fn waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
 /// MMA_2x each 4 more. A tensor-core write after a fixed-latency one waits 2, after a
 /// variable-latency one 1.
 pub fn ampere_mma_waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
+    let (first, second) = (first.tabled(), second.tabled());
     use LatCat::*;
     let pick = |base: u32, extra: u32| base + if predicated { extra } else { 0 };
     if !first.is_ampere_mma() {
@@ -419,6 +451,7 @@ pub fn ampere_mma_waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
 /// reads its sources over several cycles: a fixed-latency writer waits 5 cycles after it,
 /// other writers 6.
 pub fn war(reader: LatCat, writer: LatCat) -> u32 {
+    let (reader, writer) = (reader.tabled(), writer.tabled());
     use LatCat::*;
     if reader.is_ampere_mma() || writer.is_ampere_mma() {
         return ampere_mma_war(reader, writer);
@@ -448,6 +481,7 @@ pub fn ampere_mma_war(reader: LatCat, writer: LatCat) -> u32 {
 
 /// [`war`] on `arch`.
 pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
+    let (reader, writer) = (reader.tabled(), writer.tabled());
     use LatCat::*;
     if reader.is_ampere_mma() || writer.is_ampere_mma() {
         return ampere_mma_war(reader, writer);
@@ -468,6 +502,7 @@ pub fn war_on(arch: Arch, reader: LatCat, writer: LatCat) -> u32 {
 /// Minimum cycles between a predicate writer and a later reader; `guard` is true when the
 /// predicate is read as the instruction's guard.
 pub fn pred_raw(writer: LatCat, reader: LatCat, guard: bool) -> u32 {
+    let (writer, reader) = (writer.tabled(), reader.tabled());
     let row = if guard || reader.is_ampere_mma() {
         LatCat::Decoupled
     } else {
@@ -478,6 +513,7 @@ pub fn pred_raw(writer: LatCat, reader: LatCat, guard: bool) -> u32 {
 
 /// Minimum cycles between two writers of the same predicate.
 pub fn pred_waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
+    let (first, second) = (first.tabled(), second.tabled());
     use LatCat::*;
     let pick = |base: u32, extra: u32| base + if predicated { extra } else { 0 };
     let wide = |c: LatCat| matches!(c, ImadWideLower | ImadWideUpper);
@@ -505,6 +541,7 @@ pub fn pred_waw(first: LatCat, second: LatCat, predicated: bool) -> u32 {
 /// times in 2000 random difftest programs), where NAK's table asks for 2; only the FP16
 /// writers keep the table's 2 (no ptxas code shows otherwise).
 pub fn pred_war(reader: LatCat, writer: LatCat) -> u32 {
+    let (reader, writer) = (reader.tabled(), writer.tabled());
     use LatCat::*;
     let coupled_reader = matches!(reader, Alu | Fma | ImadLo | ImadWideLower | ImadWideUpper);
     match writer {

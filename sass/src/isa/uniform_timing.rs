@@ -38,11 +38,19 @@ pub fn uniform_cat(form: &Form, write: bool, guard: bool) -> LatCat {
     }
 }
 
+/// Hopper's R2UR has a fixed latency and no write scoreboard (ptxas 13.5 sets none on sm_90):
+/// a reader of its uniform register waits 13 cycles, the least distance in ptxas's sm_90
+/// code over 1,400 R2UR results and their first readers (uniform-datapath instructions,
+/// `SYNCS`, and the second register of a load's or store's `desc[URx]` pair; the SASS alone,
+/// not a hardware measurement).
+const HOPPER_R2UR_RAW: u32 = 13;
+
 /// Minimum cycles between a uniform-register writer and a later reader.
 pub fn uraw(arch: Arch, writer: LatCat, reader: LatCat) -> u32 {
     use LatCat::*;
     let fixed = matches!(writer, Uldc | Umov | VoteU);
     match writer {
+        ToUr if arch >= Arch::Sm90 => return HOPPER_R2UR_RAW,
         ToUr => return if arch >= Arch::Sm80 { 1 } else { 2 },
         Udp | Uldc | Umov | VoteU => {}
         _ => return 1,

@@ -672,6 +672,75 @@ values! {
 }
 
 values! {
+    /// An integer atomic's data type on Hopper (RED, ATOMG and ATOM, bits 73..75): `.S64` moves
+    /// to code 3 (nvdisasm SM90 prints 4 as `.128` and 5..7 as `INVALID`), and the float types
+    /// leave for their own forms ([`FloatAtomType`]).
+    HopperAtomType for HopperAtomType, absent U32 {
+        /// u32.
+        U32 = 0,
+        /// s32.
+        S32 = 1,
+        /// 64-bit integer.
+        U64 = 2,
+        /// s64.
+        S64 = 3,
+    }
+}
+
+values! {
+    /// A floating-point atomic's data type on Hopper (RED 0x9a6, ATOMG 0x9a3 and ATOM 0x9a2,
+    /// bits 73..76, bit 87 clear): the types ptxc compiles and simulates. nvdisasm SM90 also
+    /// prints `.F16x4`, `.F16x8`, `.BF16x2`..`.BF16x8`, `.F32x2`, `.F32x4` and `.F32.RN`
+    /// (without FTZ) for codes 1..5 and 10..14; those are not described.
+    FloatAtomType for FloatAtomType, absent F16x2 {
+        /// Two f16 (`.F16x2.RN`).
+        F16x2 = 0,
+        /// f32 flushing subnormals (`.F32.FTZ.RN`).
+        F32 = 9,
+        /// f64 (`.F64.RN`).
+        F64 = 15,
+    }
+}
+
+impl HopperAtomType {
+    /// The type as [`AtomType`] names it.
+    pub fn semantic(self) -> AtomType {
+        match self {
+            HopperAtomType::U32 => AtomType::U32,
+            HopperAtomType::S32 => AtomType::S32,
+            HopperAtomType::U64 => AtomType::U64,
+            HopperAtomType::S64 => AtomType::S64,
+        }
+    }
+}
+
+impl FloatAtomType {
+    /// The type as [`AtomType`] names it.
+    pub fn semantic(self) -> AtomType {
+        match self {
+            FloatAtomType::F16x2 => AtomType::F16x2,
+            FloatAtomType::F32 => AtomType::F32,
+            FloatAtomType::F64 => AtomType::F64,
+        }
+    }
+}
+
+impl AtomType {
+    /// The type as Hopper's RED, ATOMG and ATOM spell it: an integer type or a float type.
+    pub fn on_hopper(self) -> ModSet {
+        match self {
+            AtomType::U32 => HopperAtomType::U32.set(),
+            AtomType::S32 => HopperAtomType::S32.set(),
+            AtomType::U64 => HopperAtomType::U64.set(),
+            AtomType::S64 => HopperAtomType::S64.set(),
+            AtomType::F16x2 => FloatAtomType::F16x2.set(),
+            AtomType::F32 => FloatAtomType::F32.set(),
+            AtomType::F64 => FloatAtomType::F64.set(),
+        }
+    }
+}
+
+values! {
     /// Compare-and-swap flavour.
     CasKind for CasKind, absent Cas {
         /// Returns the old value.
@@ -692,6 +761,8 @@ values! {
         Local = 1,
         /// Shared.
         Shared = 2,
+        /// The shared memory of the CTA's cluster (`.D`, Hopper).
+        Cluster = 3,
     }
 }
 

@@ -1,6 +1,10 @@
 //! Helpers shared by the cubin tests: the CUDA oracle tools, the shared test PTX, scratch
-//! directories and a small parallel map.
+//! directories, a small parallel map, and the checks of a rewritten cubin against ptxas'
+//! (`checks`).
 #![allow(dead_code)]
+
+pub mod checks;
+pub mod sm90_probes;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,8 +64,14 @@ pub fn run_tool(tool: &str, args: &[&str]) -> ToolRun {
 
 /// `ptxas -arch=sm_75 -O3 <ptx> -o <cubin>` (plus `extra` flags).
 pub fn ptxas(ptx: &Path, cubin: &Path, extra: &[&str]) -> ToolRun {
+    ptxas_for("sm_75", ptx, cubin, extra)
+}
+
+/// `ptxas -arch=<arch> -O3 <ptx> -o <cubin>` (plus `extra` flags).
+pub fn ptxas_for(arch: &str, ptx: &Path, cubin: &Path, extra: &[&str]) -> ToolRun {
     let (ptx, cubin) = (ptx.to_str().unwrap(), cubin.to_str().unwrap());
-    let mut args = vec!["-arch=sm_75", "-O3"];
+    let arch = format!("-arch={arch}");
+    let mut args = vec![arch.as_str(), "-O3"];
     args.extend_from_slice(extra);
     args.extend_from_slice(&[ptx, "-o", cubin]);
     run_tool("ptxas", &args)
@@ -70,6 +80,16 @@ pub fn ptxas(ptx: &Path, cubin: &Path, extra: &[&str]) -> ToolRun {
 /// `nvdisasm -hex <cubin>`.
 pub fn nvdisasm(cubin: &Path) -> ToolRun {
     run_tool("nvdisasm", &["-hex", cubin.to_str().unwrap()])
+}
+
+/// `nvdisasm -c <cubin>` (code only).
+pub fn nvdisasm_code(cubin: &Path) -> ToolRun {
+    run_tool("nvdisasm", &["-c", cubin.to_str().unwrap()])
+}
+
+/// `cuobjdump -sass <cubin>`.
+pub fn cuobjdump_sass(cubin: &Path) -> ToolRun {
+    run_tool("cuobjdump", &["-sass", cubin.to_str().unwrap()])
 }
 
 /// `cuobjdump -elf <cubin>`.
@@ -124,9 +144,21 @@ pub struct Compiled {
     pub bytes: Vec<u8>,
 }
 
+/// The repository's test kernels (`tests/kernels`).
+pub fn kernels_dir() -> PathBuf {
+    ptxc_testkit::repo_root().join("tests/kernels")
+}
+
 /// Compiles every zluda conformance kernel (all must compile) and every corpus file ptxas
-/// accepts with `-O3` into `dir`; returns them and the names of rejected corpus files.
+/// accepts with `-O3` into `dir` for sm_75; returns them and the names of rejected corpus
+/// files.
 pub fn compile_test_ptx(dir: &Path) -> (Vec<Compiled>, Vec<String>) {
+    compile_for("sm_75", dir, false)
+}
+
+/// As [`compile_test_ptx`] for `arch`, with the test kernels (all must compile) when
+/// `with_kernels`.
+pub fn compile_for(arch: &str, dir: &Path, with_kernels: bool) -> (Vec<Compiled>, Vec<String>) {
     std::fs::create_dir_all(dir).expect("create output directory");
     let zluda = ptx_files(&ptxc_testkit::conformance_dir());
     let corpus = ptx_files(&ptxc_testkit::corpus_dir());
@@ -135,15 +167,25 @@ pub fn compile_test_ptx(dir: &Path) -> (Vec<Compiled>, Vec<String>) {
         "expected the zluda conformance kernels, found {}",
         zluda.len()
     );
+    let kernels = if with_kernels {
+        ptx_files(&kernels_dir())
+    } else {
+        Vec::new()
+    };
     let all: Vec<(PathBuf, bool)> = zluda
         .into_iter()
+        .chain(kernels)
         .map(|p| (p, true))
         .chain(corpus.into_iter().map(|p| (p, false)))
         .collect();
+    let mut stems: Vec<_> = all.iter().map(|(p, _)| p.file_stem().unwrap().to_owned()).collect();
+    stems.sort();
+    stems.dedup();
+    assert_eq!(stems.len(), all.len(), "test PTX file names must be unique");
     let results = par_map(&all, |(ptx, required)| {
         let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
         let cubin = dir.join(format!("{name}.cubin"));
-        let run = ptxas(ptx, &cubin, &[]);
+        let run = ptxas_for(arch, ptx, &cubin, &[]);
         if !run.ok {
             assert!(!required, "ptxas rejected {}: {}", ptx.display(), run.stderr);
             return Err(name);

@@ -132,6 +132,7 @@ mod tests {
             live_threads: 0,
             pending_arrivals: Vec::new(),
             sm: 0,
+            unfenced: Vec::new(),
         }
     }
 

@@ -35,9 +35,13 @@ fn target_of(ctx: &Ctx, w: &Warp, d: &Decoded, group: u32) -> Result<u32, SimErr
 /// through to the BSSY (difftest seed 1700115, a SHFL after such a region).
 ///
 /// From sm_80 on, `.DIV` and `.CONV` may name the lanes that must be converged in a uniform
-/// register: `BRA.DIV UR4` is taken when the lanes here are not exactly those (ptxas's jump
-/// to the slow path of `vote.sync` with member mask UR4), `BRA.CONV ~URZ` when they are (its
-/// jump to the fast path).
+/// register: `BRA.DIV UR4` is taken when the lanes that execute it (its guard true) are not
+/// exactly those (ptxas's jump to the slow path of `vote.sync` with member mask UR4),
+/// `BRA.CONV ~URZ` when they are (its jump to the fast path). The guard counts: ptxas 13.5's
+/// sm_90 `redux.sync` with a run-time mask is `REDUX.OR UR4, Rm; R2UR P0, URZ, Rm; @!P0
+/// BRA.DIV UR4, slow`, which gives each half-warp its own sum only if the lanes whose mask
+/// equals the first lane's take the branch when they are not the whole of UR4 (SASS of
+/// `tests/ampere/redux_mask.ptx`).
 pub fn bra(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     let t = taken(w, d, exec);
     let t = match (d.m.branch, d.a.src) {
@@ -45,7 +49,7 @@ pub fn bra(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R
         (BranchKind::Div | BranchKind::Conv, Src::UReg(_)) => {
             let mask = ctx.src32(w, &d.a, group.trailing_zeros() as usize % WARP);
             let mask = if d.a.not { !mask } else { mask };
-            let converged = group == mask;
+            let converged = t == mask;
             if converged == (d.m.branch == BranchKind::Conv) {
                 t
             } else {

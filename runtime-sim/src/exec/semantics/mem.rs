@@ -225,6 +225,7 @@ fn write_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, d
         }
         Loc::Shared(a) => {
             ctx.cta.shared.get_mut(a..a + data.len())?.copy_from_slice(data);
+            ctx.cta.note_generic_write(a, data.len(), w.index);
             Some(())
         }
         Loc::Local(a) => {
@@ -496,6 +497,44 @@ pub fn ldsm(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
     Ok(())
 }
 
+/// STSM (sm_90): stores 8x8 matrices of 16-bit elements to shared memory, LDSM's inverse:
+/// lanes 8i..8i+7 give the row addresses of matrix i, whose row l/4, elements 2(l%4) and
+/// 2(l%4)+1 (transposed: column l/4) are register i of lane l. Every lane of the warp takes
+/// part (PTX `stmatrix.sync.aligned`).
+pub fn stsm(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    let (Some(a), Some((data, _))) = (d.addr, d.data) else {
+        return super::unsupported(ctx, w, d, group, exec);
+    };
+    if exec == 0 {
+        return Ok(());
+    }
+    let count = match d.m.ldsm_count {
+        LdsmCount::X1 => 1,
+        LdsmCount::X2 => 2,
+        LdsmCount::X4 => 4,
+    };
+    let transposed = d.m.ldsm_shape == LdsmShape::Mt88;
+    for m in 0..count {
+        let regs = w.row(data.wrapping_add(m as u8));
+        let mut matrix = [[0u16; 8]; 8];
+        for (l, &v) in regs.iter().enumerate() {
+            let (i, j) = (l / 4, 2 * (l % 4));
+            let (x, y) = (v as u16, (v >> 16) as u16);
+            if transposed {
+                (matrix[j][i], matrix[j + 1][i]) = (x, y);
+            } else {
+                (matrix[i][j], matrix[i][j + 1]) = (x, y);
+            }
+        }
+        for (r, row) in matrix.iter().enumerate() {
+            let lane = 8 * m + r;
+            let bytes: Vec<u8> = row.iter().flat_map(|x| x.to_le_bytes()).collect();
+            write_bytes(ctx, w, d, Space::Shared, lane, address_of(w, &a, lane), &bytes)?;
+        }
+    }
+    Ok(())
+}
+
 /// QSPC: whether generic addresses fall in the queried window (`.S` shared, `.L` local,
 /// `.G` global), into the predicate destination.
 pub fn qspc(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
@@ -508,7 +547,8 @@ pub fn qspc(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
         let shared = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr);
         let local = (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr);
         let hit = match d.m.qspc {
-            QspcSpace::Shared => shared,
+            // Launches have no clusters: a CTA's cluster holds its own shared memory only.
+            QspcSpace::Shared | QspcSpace::Cluster => shared,
             QspcSpace::Local => local,
             QspcSpace::Global => !shared && !local,
         };

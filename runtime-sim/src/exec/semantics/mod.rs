@@ -10,8 +10,10 @@ mod fchk;
 mod float;
 mod flow;
 mod fp64;
+mod gmma;
 mod half;
 mod int;
+mod matrix_desc;
 mod mem;
 mod mma;
 mod mufu;
@@ -59,6 +61,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Isetp => int::isetp,
         Op::Sel => int::sel,
         Op::Imnmx => int::imnmx,
+        Op::Viaddmnmx => int::viaddmnmx,
         Op::Iabs => int::iabs,
         Op::Plop3 => int::plop3,
         Op::P2r => int::p2r,
@@ -107,6 +110,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Ldc => mem::ldc,
         Op::Uldc => mem::uldc,
         Op::Ldsm => mem::ldsm,
+        Op::Stsm => mem::stsm,
         Op::Hmma1688 => mma::hmma1688,
         Op::Hmma16816 => mma::hmma16816,
         Op::Imma16816 | Op::Imma16832 | Op::Imma16864 => mma::imma_m16n8,
@@ -132,6 +136,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Redux => warp_ops::redux,
         Op::Umov => uniform::umov,
         Op::Uiadd3 => uniform::uiadd3,
+        Op::Uiadd3Wide => uniform::uiadd3_64,
         Op::Ulop3 => uniform::ulop3,
         Op::Ushf => uniform::ushf,
         Op::Usel => uniform::usel,
@@ -169,11 +174,17 @@ fn of_op(op: Op) -> ExecFn {
         | Op::Depbar
         | Op::Membar
         | Op::Errbar
+        | Op::Cgaerrbar
         | Op::Cctl
         | Op::Cctll
         | Op::Yield
         | Op::Nanosleep
         | Op::Pmtrig => flow::nop,
+        Op::Hgmma => gmma::hgmma,
+        Op::FenceViewAsync => gmma::fence_view_async,
+        // The fence and the wait order and time HGMMAs (the warp's timer); their results
+        // are written at issue.
+        Op::WarpgroupArrive | Op::WarpgroupDepbar => flow::nop,
     }
 }
 

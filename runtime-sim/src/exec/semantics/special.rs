@@ -22,6 +22,8 @@ pub fn special_value(ctx: &Ctx, w: &Warp, sr: u8, lane: usize, now: i64) -> u64 
         0x20 => (tid[0] | tid[1] << 16 | tid[2] << 26) as u64,
         0x21..=0x23 => tid[(sr - 0x21) as usize] as u64,
         0x25..=0x27 => ctx.cta.ctaid[(sr - 0x25) as usize] as u64,
+        // SR_SWINHI: the high word of the shared window (Hopper's `cvta.shared`).
+        0x2f => crate::exec::SHARED_WINDOW >> 32,
         0x32 => ctx.cta.shared.len() as u64,
         // SR_VIRTUALSMID: %smid (%nsmid comes from c[0x0][0x10c]).
         0x43 => ctx.cta.sm as u64,
@@ -32,6 +34,8 @@ pub fn special_value(ctx: &Ctx, w: &Warp, sr: u8, lane: usize, now: i64) -> u64 
         0x3c => (u32::MAX as u64) << lane & 0xffff_ffff,
         // Clock and global timer (nanoseconds at a nominal 1 GHz): 64-bit values whose
         // high words are registers 0x51 and 0x53.
+        // SR_CgaCtaId (Hopper): the CTA's rank in its cluster; launches have no clusters
+        // (every CTA is alone in its own), so 0, and other special registers read 0 likewise.
         0x50 | 0x52 => now,
         0x51 | 0x53 => now >> 32,
         _ => 0,

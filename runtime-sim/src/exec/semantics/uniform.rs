@@ -72,6 +72,29 @@ pub fn uiadd3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
     })
 }
 
+/// UIADD3.64 (sm_90): the 64-bit sum of register pairs (an immediate B sign-extended), each
+/// negated where its `-` says. ptxas leaves the predicate outputs UPT; their carry semantics
+/// are not modelled.
+pub fn uiadd3_64(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
+    if d.pd.iter().any(|p| p.idx != ptxc_sass::isa::PT) {
+        return super::unsupported(ctx, w, d, group, exec);
+    }
+    let value = |s: &SrcOp| {
+        let v = match s.src {
+            crate::decoded::Src::Imm(i) => i as u32 as i32 as i64 as u64,
+            _ => ctx.src64(w, s, 0),
+        };
+        if s.neg { v.wrapping_neg() } else { v }
+    };
+    let sum = value(&d.a).wrapping_add(value(&d.b)).wrapping_add(value(&d.c));
+    once(exec, || {
+        w.set_ureg(d.dst.reg, sum as u32);
+        if d.dst.reg != ptxc_sass::isa::URZ {
+            w.set_ureg(d.dst.reg + 1, (sum >> 32) as u32);
+        }
+    })
+}
+
 /// ULOP3.LUT.
 pub fn ulop3(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let r = lut3(d.other as u8, u(ctx, w, &d.a), u(ctx, w, &d.b), u(ctx, w, &d.c));
@@ -259,18 +282,18 @@ pub fn r2ur(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     if exec == 0 {
         return Ok(());
     }
-    if d.m.or_pred {
-        return Err(SimError::Unsupported {
-            at: ctx.at(w, exec.trailing_zeros() as usize, d.pc),
-            what: format!("{} (`.OR`: semantics not established)", d.text()),
-        });
-    }
     let lane = exec.trailing_zeros() as usize;
     let s = if d.a.present() { &d.a } else { &d.b };
     let v = ctx.src32(w, s, lane);
-    let differs = lanes(exec)
+    let mut differs = lanes(exec)
         .filter(|&l| ctx.src32(w, s, l) != v)
         .fold(0u32, |m, l| m | 1 << l);
+    // `.OR` (Hopper) accumulates: ptxas 13.5 chains `R2UR P2, UR6, R0; R2UR.OR P2, UR7, R12;
+    // R2UR.OR P2, UR8, R9` to ask whether any of several values differs between the lanes
+    // (`createpolicy_range` on sm_90); the reading of `.OR` as "or into Pd" rests on that SASS.
+    if d.m.or_pred {
+        differs |= w.pred_mask(d.pd[0], exec);
+    }
     w.set_ureg(d.dst.reg, v);
     w.set_pred(d.pd[0].idx, exec, differs);
     Ok(())

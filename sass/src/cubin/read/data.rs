@@ -3,7 +3,9 @@
 
 use super::elf::{ElfView, Section, Symbol};
 use super::kernel::binding;
+use crate::cubin::compat::COMPAT;
 use crate::cubin::error::CubinError;
+use crate::cubin::family::family;
 use crate::cubin::model::{CubinModule, ExternSymbol, GlobalSpace, GlobalVar, RawSection, SymbolKind};
 use crate::cubin::names::*;
 use crate::cubin::notes;
@@ -24,7 +26,11 @@ pub fn read_module_data(elf: &ElfView<'_>, m: &mut CubinModule) -> Result<(), Cu
     if let Some(s) = elf.section_named(CONSTANT4) {
         m.const_bank4 = s.data.to_vec();
     }
+    let reserved_smem = family(m.sm).reserved_smem;
     for (index, sym) in elf.symbols.iter().enumerate().skip(1) {
+        if sym.shndx == 0 && reserved_smem && is_reserved_symbol(&sym.name) {
+            continue;
+        }
         if sym.shndx == 0 {
             m.externs.push(extern_symbol(sym));
         } else if matches!(sym.kind(), STT_OBJECT | STT_CUDA_OBJECT)
@@ -44,6 +50,11 @@ pub fn read_module_data(elf: &ElfView<'_>, m: &mut CubinModule) -> Result<(), Cu
         .map(raw_section)
         .collect();
     Ok(())
+}
+
+/// sm_90's undefined reserved shared-memory symbols, which the writer makes itself.
+fn is_reserved_symbol(name: &str) -> bool {
+    name == RESERVED_SMEM_OFFSET || name == RESERVED_SMEM_CAP
 }
 
 fn extern_symbol(sym: &Symbol) -> ExternSymbol {
@@ -124,7 +135,7 @@ fn raw_section(s: &Section<'_>) -> RawSection {
 
 /// Whether the model has fields for section `s` (everything else is kept verbatim).
 fn is_modelled(s: &Section<'_>) -> bool {
-    const NAMES: [&str; 12] = [
+    const NAMES: [&str; 13] = [
         SHSTRTAB,
         STRTAB,
         SYMTAB,
@@ -132,6 +143,7 @@ fn is_modelled(s: &Section<'_>) -> bool {
         notes::TKINFO,
         notes::CUINFO,
         NV_INFO,
+        COMPAT,
         CALLGRAPH,
         REL_ACTION,
         CONSTANT3,

@@ -7,6 +7,7 @@ use object::read::elf::{FileHeader, SectionHeader, Sym};
 
 use crate::cubin::error::CubinError;
 use crate::cubin::model::{ElfFlavour, ObjectKind};
+use crate::cubin::names::{RESERVED_SMEM_CAP, STV_INTERNAL};
 
 const EM_CUDA: u16 = 190;
 const OSABI_V7: u8 = 0x33;
@@ -14,6 +15,9 @@ const OSABI_V8: u8 = 0x41;
 const SHT_RELA: u32 = 4;
 const SHT_REL: u32 = 9;
 const STT_SECTION: u8 = 3;
+/// `SHT_CUDA_SHARED`: shared memory in relocatable files, which, like `SHT_NOBITS`, has no
+/// bytes in the file.
+const SHT_CUDA_SHARED: u32 = 0x7000_000a;
 
 /// One section header with its name and contents.
 #[derive(Debug, Clone)]
@@ -36,7 +40,7 @@ pub struct Section<'a> {
     pub entsize: u64,
     /// `sh_size` (also for NOBITS).
     pub size: u64,
-    /// Contents (empty for NOBITS).
+    /// Contents (empty for NOBITS and `SHT_CUDA_SHARED`).
     pub data: &'a [u8],
 }
 
@@ -147,6 +151,9 @@ impl<'a> ElfView<'a> {
             if name.is_empty() && sym.st_type().0 == STT_SECTION {
                 name = sections.get(shndx).map(|s| s.name.clone()).unwrap_or_default();
             }
+            if name.is_empty() && i != 0 && is_reserved_cap(sym.st_info().0, sym.st_other().0, shndx) {
+                name = RESERVED_SMEM_CAP.into();
+            }
             if i == 0 {
                 name.clear();
             }
@@ -197,6 +204,12 @@ impl<'a> ElfView<'a> {
     }
 }
 
+/// Whether a nameless symbol is sm_90's dropped `.nv.reservedSmem.cap`: local, no type,
+/// `STV_INTERNAL`, undefined.
+fn is_reserved_cap(info: u8, other: u8, shndx: usize) -> bool {
+    info == 0 && other == STV_INTERNAL && shndx == 0
+}
+
 fn section<'a>(
     index: usize,
     sh: &SectionHeader64<LE>,
@@ -204,9 +217,12 @@ fn section<'a>(
     bytes: &'a [u8],
 ) -> Result<Section<'a>, CubinError> {
     let name = String::from_utf8_lossy(name).into_owned();
-    let data = sh
-        .data(LE, bytes)
-        .map_err(|e| CubinError::at(&name, 0, format!("contents: {e}")))?;
+    let data = if sh.sh_type(LE).0 == SHT_CUDA_SHARED {
+        &[][..]
+    } else {
+        sh.data(LE, bytes)
+            .map_err(|e| CubinError::at(&name, 0, format!("contents: {e}")))?
+    };
     Ok(Section {
         index,
         sh_type: sh.sh_type(LE).0,

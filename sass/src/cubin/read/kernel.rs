@@ -4,7 +4,7 @@
 use super::elf::{ElfView, Section};
 use super::nvinfo::apply_kernel_info;
 use crate::cubin::error::CubinError;
-use crate::cubin::model::{Binding, DeviceFunction, ElfFlavour, KernelImage, PARAM_BASE};
+use crate::cubin::model::{Binding, DeviceFunction, ElfFlavour, KernelImage, param_base};
 use crate::cubin::names::*;
 
 const STT_FUNC: u8 = 2;
@@ -12,8 +12,8 @@ const STT_FUNC: u8 = 2;
 const BARRIER_SHIFT: u32 = 20;
 const BARRIER_MASK: u64 = 0x7f;
 
-/// The kernel whose code is `text`.
-pub fn read_kernel(elf: &ElfView<'_>, text: &Section<'_>) -> Result<KernelImage, CubinError> {
+/// The kernel of an `sm` module whose code is `text`.
+pub fn read_kernel(elf: &ElfView<'_>, text: &Section<'_>, sm: u32) -> Result<KernelImage, CubinError> {
     let sym_index = (text.info & 0x00ff_ffff) as usize;
     let sym = elf.symbol(sym_index, &text.name)?;
     let suffix = text.name.strip_prefix(TEXT_PREFIX).unwrap_or(&text.name);
@@ -30,9 +30,9 @@ pub fn read_kernel(elf: &ElfView<'_>, text: &Section<'_>) -> Result<KernelImage,
     read_banks(elf, text, suffix, &mut k);
     read_shared(elf, text, suffix, &mut k);
     if let Some(info) = attached(elf, text, INFO_PREFIX, suffix, |s| s.sh_type == SHT_CUDA_INFO) {
-        apply_kernel_info(elf, info, &mut k)?;
+        apply_kernel_info(elf, info, &mut k, sm)?;
     }
-    settle_bank0_size(&mut k);
+    settle_bank0_size(&mut k, param_base(sm));
     Ok(k)
 }
 
@@ -61,14 +61,14 @@ fn read_banks(elf: &ElfView<'_>, text: &Section<'_>, suffix: &str, k: &mut Kerne
     }
 }
 
-/// Without `EIATTR_CBANK_PARAM_SIZE` the parameters fill bank 0 after 0x160; the bank size is
-/// kept only when the usual rule does not give it.
-fn settle_bank0_size(k: &mut KernelImage) {
+/// Without `EIATTR_CBANK_PARAM_SIZE` the parameters fill bank 0 after `base`; the bank size
+/// is kept only when the usual rule does not give it.
+fn settle_bank0_size(k: &mut KernelImage, base: u32) {
     if let Some(size) = k.const_bank0_size {
         if k.params.is_empty() && k.param_size == 0 {
-            k.param_size = size.saturating_sub(PARAM_BASE);
+            k.param_size = size.saturating_sub(base);
         }
-        if size == PARAM_BASE + k.param_size {
+        if size == base + k.param_size {
             k.const_bank0_size = None;
         }
     }

@@ -1,14 +1,18 @@
-//! The cubin reader: ELF view → kernels → module data → relocations → layout hints.
+//! The cubin reader: ELF view → kernels → module data → relocations → sm_90's resolved
+//! relocations → layout hints.
 
 mod data;
 mod elf;
 mod kernel;
 mod nvinfo;
 mod relocs;
+mod resolved;
 
 use elf::ElfView;
 
+use super::compat;
 use super::error::CubinError;
+use super::family::family;
 use super::model::{CubinModule, ElfFlavour, LayoutHints};
 use super::names::*;
 use super::notes;
@@ -23,13 +27,16 @@ pub fn read(bytes: &[u8]) -> Result<CubinModule, CubinError> {
     m.reloc_actions.clear();
     read_notes(&elf, &mut m)?;
     for text in elf.sections.iter().filter(|s| s.name.starts_with(TEXT_PREFIX)) {
-        m.kernels.push(kernel::read_kernel(&elf, text)?);
+        m.kernels.push(kernel::read_kernel(&elf, text, m.sm)?);
     }
     if let Some(info) = elf.section_named(NV_INFO) {
         nvinfo::apply_module_info(&elf, info, &mut m)?;
     }
     data::read_module_data(&elf, &mut m)?;
     relocs::read_relocations(&elf, &mut m)?;
+    if family(m.sm).reserved_smem {
+        resolved::read_resolved(&elf, &mut m);
+    }
     m.layout = Some(layout_hints(&elf));
     Ok(m)
 }
@@ -55,6 +62,9 @@ fn read_notes(elf: &ElfView<'_>, m: &mut CubinModule) -> Result<(), CubinError> 
     }
     if let Some(s) = elf.section_named(REL_ACTION) {
         m.reloc_actions = s.data.to_vec();
+    }
+    if let Some(s) = elf.section_named(compat::COMPAT) {
+        compat::decode(s.data, m)?;
     }
     Ok(())
 }

@@ -1,24 +1,37 @@
 //! Reading `.nv.info` and `.nv.info.<kernel>` records into the model. Records whose value
-//! the writer derives (`LANGUAGE`, `SW_WAR`, `CUDA_API_VERSION`, `PARAM_CBANK`, the unnamed
-//! 0x5f) are checked for shape only; unknown records, and known ones in an unexpected
-//! format, are kept verbatim.
+//! the writer derives (`CUDA_API_VERSION`, `PARAM_CBANK`) are checked for shape only, the
+//! family's fixed-value records (`LANGUAGE`, `SW_WAR`, the unnamed 0x5f, ...) dropped when
+//! they have the family's value; unknown records, known ones in an unexpected format,
+//! fixed-value ones with another value and ones the family does not write are kept
+//! verbatim.
 
 use super::elf::{ElfView, Section};
 use crate::cubin::eiattr::{decode_records, eiattr_name, has_expected_format, id};
 use crate::cubin::error::CubinError;
+use crate::cubin::family::family;
 use crate::cubin::model::{CubinModule, KernelImage, KernelParam, NvInfoAttr};
 
-/// Applies the records of `.nv.info.<kernel>` to `k`.
-pub fn apply_kernel_info(elf: &ElfView<'_>, section: &Section<'_>, k: &mut KernelImage) -> Result<(), CubinError> {
+/// Applies the records of `.nv.info.<kernel>` of an `sm` module to `k`.
+pub fn apply_kernel_info(
+    elf: &ElfView<'_>,
+    section: &Section<'_>,
+    k: &mut KernelImage,
+    sm: u32,
+) -> Result<(), CubinError> {
+    let fam = family(sm);
     for (at, r) in decode_records(&section.name, section.data)? {
-        if !has_expected_format(&r) {
+        if fam.is_constant(&r) {
+            continue;
+        }
+        let verbatim = fam.constant(r.id).is_some() || !fam.kernel_attr_order.contains(&r.id);
+        if verbatim || !has_expected_format(&r) {
             k.other_attrs.push(r);
             continue;
         }
         let words = r.payload_words();
         let need = |n: usize| expect_words(section, at, &r, &words, n);
         match r.id {
-            id::LANGUAGE | id::SW_WAR | id::CUDA_API_VERSION | id::PARAM_CBANK | id::UNNAMED_5F => {}
+            id::CUDA_API_VERSION | id::PARAM_CBANK => {}
             id::CBANK_PARAM_SIZE => k.param_size = u32::from(r.value),
             id::KPARAM_INFO => {
                 need(3)?;
@@ -52,6 +65,15 @@ pub fn apply_kernel_info(elf: &ElfView<'_>, section: &Section<'_>, k: &mut Kerne
                 need(3)?;
                 k.max_ntid = Some([words[0], words[1], words[2]]);
             }
+            id::CTA_PER_CLUSTER => {
+                need(3)?;
+                k.cluster_dims = Some([words[0], words[1], words[2]]);
+            }
+            id::MAX_CLUSTER_RANK => {
+                need(1)?;
+                k.max_cluster_rank = Some(words[0]);
+            }
+            id::EXPLICIT_CLUSTER => k.explicit_cluster = true,
             _ => k.other_attrs.push(r),
         }
     }

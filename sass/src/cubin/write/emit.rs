@@ -22,10 +22,14 @@ use crate::cubin::reloc::Reloc;
 const SHT_NOBITS: u32 = 8;
 const SHF_WRITE: u64 = 0x1;
 const SHF_ALLOC: u64 = 0x2;
+const SHF_EXECINSTR: u64 = 0x4;
 const PT_LOAD: u32 = 1;
 const PT_PHDR: u32 = 6;
-const PF_RX: u32 = 0x5;
-const PF_RW: u32 = 0x6;
+const PF_X: u32 = 0x1;
+const PF_W: u32 = 0x2;
+const PF_R: u32 = 0x4;
+const PF_RX: u32 = PF_R | PF_X;
+const PF_RW: u32 = PF_R | PF_W;
 const EHDR_SIZE: u64 = 64;
 const SHDR_SIZE: u64 = 64;
 const PHDR_SIZE: u64 = 56;
@@ -78,6 +82,11 @@ pub struct Header {
     pub flags: u32,
     /// `e_shstrndx`.
     pub shstrndx: u16,
+    /// sm_90's program headers: one LOAD per run of allocated sections with equal
+    /// permissions (see [`run_program_headers`]).
+    pub segments_by_run: bool,
+    /// Alignment of the section header table.
+    pub header_table_align: u64,
 }
 
 /// Serialises the file.
@@ -88,12 +97,12 @@ pub fn emit(header: Header, sections: &[FinalSection]) -> Vec<u8> {
         .zip(&offsets)
         .map(|(s, &o)| if s.sh_type == SHT_NOBITS { o } else { o + s.size() })
         .fold(EHDR_SIZE, u64::max);
-    let shoff = end.next_multiple_of(8);
+    let shoff = end.next_multiple_of(header.header_table_align);
     let phoff = shoff + SHDR_SIZE * (sections.len() as u64 + 1);
-    let phdrs = if header.e_type == elf::ET_EXEC.0 {
-        program_headers(header.flavour, sections, &offsets, phoff)
-    } else {
-        Vec::new()
+    let phdrs = match (header.e_type == elf::ET_EXEC.0, header.segments_by_run) {
+        (false, _) => Vec::new(),
+        (true, false) => program_headers(header.flavour, sections, &offsets, phoff),
+        (true, true) => run_program_headers(sections, &offsets, phoff),
     };
     let mut out = Vec::with_capacity((phoff + PHDR_SIZE * phdrs.len() as u64) as usize);
     out.extend_from_slice(bytes_of(&file_header(header, sections.len(), shoff, &phdrs, phoff)));
@@ -204,6 +213,47 @@ fn program_headers(
     out
 }
 
+/// sm_90: PHDR (R); LOAD (R) over the header table; then in section order one LOAD per run of
+/// consecutive allocated sections with the same permissions (R for the banks, R+X for the
+/// code, R+W for data and shared memory, R for the `.nv.constant0.<k>` sections at the end).
+fn run_program_headers(sections: &[FinalSection], offsets: &[u64], phoff: u64) -> Vec<ProgramHeader64<LE>> {
+    let runs = permission_runs(sections, offsets);
+    let table_size = PHDR_SIZE * (2 + runs.len() as u64);
+    let mut out = vec![
+        phdr(PT_PHDR, PF_R, phoff, table_size, table_size),
+        phdr(PT_LOAD, PF_R, phoff, table_size, table_size),
+    ];
+    for (flags, run) in runs {
+        if let Some((start, filesz, memsz)) = extent(&run, true) {
+            out.push(phdr(PT_LOAD, flags, start, filesz, memsz));
+        }
+    }
+    out
+}
+
+/// Segment permissions of an allocated section.
+fn permissions(s: &FinalSection) -> u32 {
+    let write = if s.flags & SHF_WRITE != 0 { PF_W } else { 0 };
+    let exec = if s.flags & SHF_EXECINSTR != 0 { PF_X } else { 0 };
+    PF_R | write | exec
+}
+
+/// The allocated sections with their offsets, grouped into runs of equal permissions.
+fn permission_runs<'s>(sections: &'s [FinalSection], offsets: &[u64]) -> Vec<(u32, Vec<(&'s FinalSection, u64)>)> {
+    let mut runs: Vec<(u32, Vec<(&FinalSection, u64)>)> = Vec::new();
+    for (s, &offset) in sections.iter().zip(offsets) {
+        if s.flags & SHF_ALLOC == 0 {
+            continue;
+        }
+        let flags = permissions(s);
+        match runs.last_mut() {
+            Some((last, run)) if *last == flags => run.push((s, offset)),
+            _ => runs.push((flags, vec![(s, offset)])),
+        }
+    }
+    runs
+}
+
 fn is_alloc(s: &FinalSection, writable: bool) -> bool {
     s.flags & SHF_ALLOC != 0 && (s.flags & SHF_WRITE != 0) == writable
 }
@@ -227,8 +277,16 @@ fn writable_extent(sections: &[FinalSection], offsets: &[u64]) -> Option<(u64, u
         .zip(offsets.iter().copied())
         .filter(|(s, _)| is_alloc(s, true))
         .collect();
+    extent(&writable, false)
+}
+
+/// Start, file size (up to the first NOBITS section, or with `skip_empty` the first
+/// non-empty one, as ptxas does for sm_90) and memory size (the NOBITS sections laid out
+/// after the file part) of a segment over `sections`.
+fn extent(writable: &[(&FinalSection, u64)], skip_empty: bool) -> Option<(u64, u64, u64)> {
     let start = writable.first()?.1;
-    let first_nobits = writable.iter().find(|(s, _)| s.sh_type == SHT_NOBITS).map(|&(_, o)| o);
+    let ends_file = |s: &FinalSection| s.sh_type == SHT_NOBITS && !(skip_empty && s.size() == 0);
+    let first_nobits = writable.iter().find(|(s, _)| ends_file(s)).map(|&(_, o)| o);
     let progbits_end = writable
         .iter()
         .filter(|(s, _)| s.sh_type != SHT_NOBITS)

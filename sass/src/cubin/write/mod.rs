@@ -22,6 +22,11 @@
 //!
 //! V7 differs: no notes or call graph, flags without `SHF_INFO_LINK`, the barrier count in
 //! the `.text` flags, `e_version` = toolkit version, 3 program headers instead of 4.
+//!
+//! sm_90 differs as `family.rs` lists: `.nv.compat` after `.nv.info`, no `.nv.rel.action`,
+//! only `.rela` relocation sections (some kept empty), `.nv.shared.reserved.0` after the
+//! first kernel's shared memory, the `.nv.constant0.<k>` sections last, string tables in
+//! final order, one LOAD segment per run of allocated sections.
 
 mod data;
 mod debug_frame;
@@ -37,9 +42,10 @@ mod symbols;
 use emit::{FinalSection, Header};
 use plan::{Body, Info, Link, SectionPlan, SymbolPlan};
 use resolve::Resolver;
-use strings::{StringTable, Table, canonical_strings};
+use strings::{StringTable, Table, canonical_strings, final_order_strings};
 
 use super::error::CubinError;
+use super::family::family;
 use super::model::{CubinModule, ElfFlavour, ObjectKind};
 use super::names::{SHSTRTAB, STRTAB, SYMTAB};
 
@@ -58,16 +64,17 @@ pub fn try_write(m: &CubinModule) -> Result<Vec<u8>, CubinError> {
     if m.kind != ObjectKind::Executable {
         return Err(CubinError::Write("only ET_EXEC cubins can be written".into()));
     }
+    let fam = family(m.sm);
     let mut sections = sections::plan_sections(m);
     check_alignments(&sections)?;
     let mut symbols = symbols::plan_symbols(m, &sections);
     if let Some(hints) = &m.layout {
         order::order_sections(&mut sections, hints);
-        order::order_symbols(&mut symbols, hints);
+        order::order_symbols(&mut symbols, hints, fam.locals_first);
     }
     let r = Resolver::new(&sections, &symbols);
-    let (strtab, symbol_names) = symbol_strings(m, &symbols);
-    let mut shstrtab = section_strings(m, &symbols);
+    let (strtab, symbol_names) = symbol_strings(m, &sections, &symbols);
+    let mut shstrtab = string_table(m, &sections, &symbols, Table::Section);
     let names: Vec<u32> = sections.iter().map(|s| shstrtab.offset_of(&s.name)).collect();
     let symtab = emit::symtab(&symbols, &symbol_names, &r)?;
     let mut tables = Tables {
@@ -90,6 +97,8 @@ pub fn try_write(m: &CubinModule) -> Result<Vec<u8>, CubinError> {
         },
         flags: elf_flags(m),
         shstrndx: r.section(SHSTRTAB)? as u16,
+        segments_by_run: fam.segments_by_run,
+        header_table_align: fam.header_table_align,
     };
     Ok(emit::emit(header, &finals))
 }
@@ -123,21 +132,30 @@ fn elf_flags(m: &CubinModule) -> u32 {
     }
 }
 
-/// `.strtab` bytes and each symbol's name offset.
-fn symbol_strings(m: &CubinModule, symbols: &[SymbolPlan]) -> (Vec<u8>, Vec<u32>) {
-    let mut table = match &m.layout {
-        Some(h) => StringTable::from_strings(h.strtab.iter().map(String::as_str)),
-        None => StringTable::from_strings(canonical_strings(m, symbols, Table::Symbol).iter().map(String::as_str)),
-    };
-    let offsets = symbols.iter().map(|s| table.offset_of(&s.name)).collect();
+/// `.strtab` bytes and each symbol's name offset (0 for nameless symbols).
+fn symbol_strings(m: &CubinModule, sections: &[SectionPlan], symbols: &[SymbolPlan]) -> (Vec<u8>, Vec<u32>) {
+    let mut table = string_table(m, sections, symbols, Table::Symbol);
+    let offsets = symbols
+        .iter()
+        .map(|s| if s.nameless { 0 } else { table.offset_of(&s.name) })
+        .collect();
     (table.into_bytes(), offsets)
 }
 
-fn section_strings(m: &CubinModule, symbols: &[SymbolPlan]) -> StringTable {
-    match &m.layout {
-        Some(h) => StringTable::from_strings(h.shstrtab.iter().map(String::as_str)),
-        None => StringTable::from_strings(canonical_strings(m, symbols, Table::Section).iter().map(String::as_str)),
-    }
+/// The recorded strings of `table`, else the family's canonical ones.
+fn string_table(m: &CubinModule, sections: &[SectionPlan], symbols: &[SymbolPlan], table: Table) -> StringTable {
+    let recorded = m.layout.as_ref().map(|h| match table {
+        Table::Section => h.shstrtab.clone(),
+        Table::Symbol => h.strtab.clone(),
+    });
+    let strings = recorded.unwrap_or_else(|| {
+        if family(m.sm).final_order_strings {
+            final_order_strings(sections, symbols, table)
+        } else {
+            canonical_strings(m, symbols, table)
+        }
+    });
+    StringTable::from_strings(strings.iter().map(String::as_str))
 }
 
 /// The string and symbol tables, built before the other sections and moved in once.
@@ -168,6 +186,7 @@ fn finish_section(
         Body::ModuleInfo => nvinfo::module_info(m, r)?,
         Body::KernelInfo(i) => nvinfo::kernel_info(m, &m.kernels[*i], r)?,
         Body::Callgraph => nvinfo::callgraph(m, r)?,
+        Body::Compat => crate::cubin::compat::encode(m),
         Body::Relocs(relocs, rela) => emit::relocations(relocs, *rela, r)?,
     };
     Ok(FinalSection {
@@ -198,9 +217,13 @@ fn info_value(info: &Info, symbols: &[SymbolPlan], r: &Resolver, v7: bool) -> Re
         Info::Section(name) => r.section(name),
         Info::Text { reg_count, kernel } => Ok((reg_count << 24) | r.symbol(kernel)?),
         Info::FirstGlobal => {
-            let last_local = symbols.iter().take_while(|s| s.is_local()).count() as u32;
-            // CUDA 11 (V7) stored the index of the last local symbol, ptxas 13 (V8) the index of
-            // the first global one, as the ELF specification says.
+            let last_local = symbols
+                .iter()
+                .rposition(SymbolPlan::is_local)
+                .map_or(0, |i| i as u32 + 1);
+            // CUDA 11 (V7) stored the index of the last local symbol, ptxas 13 (V8) that index
+            // + 1: the first global one, as the ELF specification says, where locals come
+            // first (sm_90 puts local section symbols last).
             Ok(if v7 { last_local } else { last_local + 1 })
         }
     }

@@ -1,21 +1,18 @@
 //! The attribute sections: `.nv.info` (per-function resources), `.nv.info.<kernel>` and the
-//! V8 `.nv.callgraph`, in the record order ptxas uses.
+//! V8 `.nv.callgraph`, in the record order ptxas uses (the family's table for kernels).
 
 use super::resolve::Resolver;
 use crate::cubin::eiattr::{encode_records, id};
 use crate::cubin::error::CubinError;
+use crate::cubin::family::family;
 use crate::cubin::model::{
-    Binding, CubinModule, DeviceFunction, ElfFlavour, KernelImage, NvInfoAttr, PARAM_BASE, SymbolKind,
+    Binding, CubinModule, DeviceFunction, ElfFlavour, KernelImage, NvInfoAttr, SymbolKind, param_base,
 };
 use crate::cubin::names::{CONSTANT0_PREFIX, kernel_section};
 
-/// `EIATTR_LANGUAGE` value for PTX.
-const LANGUAGE_PTX: u32 = 3;
-/// `EIATTR_SW_WAR` value ptxas writes for sm_75 (for sm_80, sm_86 and sm_89 it writes none).
-const SW_WAR: u32 = 1;
-
 /// `.nv.info` contents. V8: per kernel, last first, `REGCOUNT` then `FRAME_SIZE` of its
-/// functions (see [`functions_last_first`]) and of itself; then `MIN_STACK_SIZE` of each kernel, first first.
+/// functions (see [`functions_last_first`]) and of itself; then `MIN_STACK_SIZE` of each
+/// kernel, first first (sm_90: in kernel symbol order).
 /// V7 (CUDA 11): per kernel, last first, `REGCOUNT`, then `MAX_STACK_SIZE`, `MIN_STACK_SIZE`,
 /// `FRAME_SIZE` of its functions and of itself.
 pub fn module_info(m: &CubinModule, r: &Resolver) -> Result<Vec<u8>, CubinError> {
@@ -39,11 +36,19 @@ pub fn module_info(m: &CubinModule, r: &Resolver) -> Result<Vec<u8>, CubinError>
         push_sized(&mut records, id::FRAME_SIZE, sym, Some(k.frame_size));
     }
     if v8 {
-        for k in &m.kernels {
-            push_sized(&mut records, id::MIN_STACK_SIZE, r.symbol(&k.name)?, k.min_stack_size);
+        let mut kernels = m
+            .kernels
+            .iter()
+            .map(|k| Ok((r.symbol(&k.name)?, k)))
+            .collect::<Result<Vec<_>, CubinError>>()?;
+        if family(m.sm).min_stack_by_symbol {
+            kernels.sort_by_key(|&(sym, _)| sym);
+        }
+        for (sym, k) in kernels {
+            push_sized(&mut records, id::MIN_STACK_SIZE, sym, k.min_stack_size);
         }
         if m.kernels.is_empty() {
-            records.push(NvInfoAttr::hval(id::UNNAMED_5F, 0));
+            records.extend(family(m.sm).constant(id::UNNAMED_5F).map(|c| c.record()));
         }
     }
     records.extend(m.other_module_attrs.iter().cloned());
@@ -65,18 +70,31 @@ fn push_sized(records: &mut Vec<NvInfoAttr>, attr: u8, sym: u32, value: Option<u
     }
 }
 
-/// `.nv.info.<kernel>` contents for `k`.
+/// `.nv.info.<kernel>` contents for `k`: the records derived from the model (those the
+/// family's order lists), the family's fixed-value records (each unless `k.other_attrs` has
+/// one with its id) and `k.other_attrs`, stably sorted into the family's record order.
 pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec<u8>, CubinError> {
+    let fam = family(m.sm);
     let v8 = m.flavour == ElfFlavour::V8;
-    let mut rec = Vec::new();
-    if v8 {
-        rec.push(NvInfoAttr::words(id::LANGUAGE, &[LANGUAGE_PTX]));
-    }
-    if m.sm == 75 {
-        rec.push(NvInfoAttr::words(id::SW_WAR, &[SW_WAR]));
-    }
-    rec.push(NvInfoAttr::words(id::CUDA_API_VERSION, &[m.toolkit_version]));
-    rec.extend(param_records(k, r)?);
+    let mut rec = derived_records(m, k, r)?;
+    rec.retain(|a| fam.kernel_attr_order.contains(&a.id));
+    let overridden = |id: u8| k.other_attrs.iter().any(|a| a.id == id);
+    let constants = fam
+        .kernel_constants
+        .iter()
+        .filter(|c| (v8 || !c.v8_only) && !overridden(c.id));
+    rec.extend(constants.map(|c| c.record()));
+    rec.extend(k.other_attrs.iter().cloned());
+    rec.sort_by_key(|a| fam.kernel_rank(a.id));
+    Ok(encoded(&rec))
+}
+
+/// The records the model's fields give, in no particular order.
+fn derived_records(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec<NvInfoAttr>, CubinError> {
+    let v8 = m.flavour == ElfFlavour::V8;
+    let mut rec = vec![NvInfoAttr::words(id::CUDA_API_VERSION, &[m.toolkit_version])];
+    rec.extend(param_records(m, k, r)?);
+    rec.extend(launch_records(k));
     if let Some(max) = k.max_reg_count {
         rec.push(NvInfoAttr::hval(id::MAXREG_COUNT, max as u16));
     }
@@ -87,9 +105,13 @@ pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec
         let syms = k.externs.iter().map(|e| r.symbol(e)).collect::<Result<Vec<_>, _>>()?;
         rec.push(NvInfoAttr::words(id::EXTERNS, &syms));
     }
-    if v8 {
-        rec.push(NvInfoAttr::hval(id::UNNAMED_5F, 0));
-    }
+    rec.extend(code_records(k));
+    Ok(rec)
+}
+
+/// The records about the code: instruction offsets, `CTAIDZ_USED`, `CRS_STACK_SIZE`.
+fn code_records(k: &KernelImage) -> Vec<NvInfoAttr> {
+    let mut rec = Vec::new();
     push_words(&mut rec, id::COOP_GROUP_MASK_REGIDS, &k.coop_group_mask_regids);
     push_words(&mut rec, id::COOP_GROUP_INSTR_OFFSETS, &k.coop_group_offsets);
     push_words(&mut rec, id::INT_WARP_WIDE_INSTR_OFFSETS, &k.int_warp_wide_offsets);
@@ -106,64 +128,38 @@ pub fn kernel_info(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec
     if let Some(size) = k.crs_stack_size {
         rec.push(NvInfoAttr::words(id::CRS_STACK_SIZE, &[size]));
     }
+    rec
+}
+
+/// The launch-shape records: `REQNTID`, `MAX_THREADS` and the cluster records.
+fn launch_records(k: &KernelImage) -> Vec<NvInfoAttr> {
+    let mut rec = Vec::new();
     if let Some(ntid) = k.req_ntid {
         rec.push(NvInfoAttr::words(id::REQNTID, &ntid));
     }
     if let Some(ntid) = k.max_ntid {
         rec.push(NvInfoAttr::words(id::MAX_THREADS, &ntid));
     }
-    for extra in &k.other_attrs {
-        insert_in_order(&mut rec, extra.clone());
+    if let Some(dims) = k.cluster_dims {
+        rec.push(NvInfoAttr::words(id::CTA_PER_CLUSTER, &dims));
     }
-    Ok(encoded(&rec))
-}
-
-/// The order of kernel attributes in ptxas output (13.5 and 11.1), used to place records the
-/// model keeps verbatim.
-const KERNEL_ATTR_ORDER: [u8; 22] = [
-    id::LANGUAGE,
-    id::SW_WAR,
-    id::CUDA_API_VERSION,
-    id::PARAM_CBANK,
-    id::CBANK_PARAM_SIZE,
-    id::KPARAM_INFO,
-    id::MAXREG_COUNT,
-    id::NUM_BARRIERS,
-    0x16, // EIATTR_BINDLESS_SURFACE_BANK (CUDA 11.1)
-    0x15, // EIATTR_BINDLESS_TEXTURE_BANK (CUDA 11.1)
-    id::EXTERNS,
-    id::UNNAMED_5F,
-    id::COOP_GROUP_MASK_REGIDS,
-    id::COOP_GROUP_INSTR_OFFSETS,
-    id::INT_WARP_WIDE_INSTR_OFFSETS,
-    id::SYSCALL_OFFSETS,
-    id::UNUSED_LOAD_BYTE_OFFSET,
-    id::EXIT_INSTR_OFFSETS,
-    id::CTAIDZ_USED,
-    id::CRS_STACK_SIZE,
-    id::REQNTID,
-    id::MAX_THREADS,
-];
-
-/// Inserts `attr` after the last record that comes before it in [`KERNEL_ATTR_ORDER`]
-/// (unlisted attributes go last).
-fn insert_in_order(records: &mut Vec<NvInfoAttr>, attr: NvInfoAttr) {
-    let rank = |id: u8| KERNEL_ATTR_ORDER.iter().position(|&a| a == id).unwrap_or(usize::MAX);
-    let at = records
-        .iter()
-        .rposition(|r| rank(r.id) <= rank(attr.id))
-        .map_or(0, |i| i + 1);
-    records.insert(at, attr);
+    if let Some(rank) = k.max_cluster_rank {
+        rec.push(NvInfoAttr::words(id::MAX_CLUSTER_RANK, &[rank]));
+    }
+    if k.explicit_cluster {
+        rec.push(NvInfoAttr::nval(id::EXPLICIT_CLUSTER));
+    }
+    rec
 }
 
 /// `PARAM_CBANK`, `CBANK_PARAM_SIZE` and one `KPARAM_INFO` per parameter, last first.
-fn param_records(k: &KernelImage, r: &Resolver) -> Result<Vec<NvInfoAttr>, CubinError> {
+fn param_records(m: &CubinModule, k: &KernelImage, r: &Resolver) -> Result<Vec<NvInfoAttr>, CubinError> {
     if k.params.is_empty() {
         return Ok(Vec::new());
     }
     let bank = r.symbol(&kernel_section(CONSTANT0_PREFIX, &k.name))?;
     let mut out = vec![
-        NvInfoAttr::words(id::PARAM_CBANK, &[bank, (k.param_size << 16) | PARAM_BASE]),
+        NvInfoAttr::words(id::PARAM_CBANK, &[bank, (k.param_size << 16) | param_base(m.sm)]),
         NvInfoAttr::hval(id::CBANK_PARAM_SIZE, k.param_size as u16),
     ];
     let mut params = k.params.clone();

@@ -1,6 +1,6 @@
 //! Applying recorded [`LayoutHints`]: sections and symbols named in the hints come in the
-//! recorded order, the others after them in canonical order. Local symbols stay before
-//! non-local ones, as ELF requires.
+//! recorded order, the others after them in canonical order. Up to sm_89 local symbols stay
+//! before non-local ones, as ELF requires; sm_90 files put local section symbols last.
 
 use std::collections::HashMap;
 
@@ -21,8 +21,11 @@ pub fn order_sections(sections: &mut [SectionPlan], hints: &LayoutHints) {
     sections.sort_by_key(|s| pos.get(s.name.as_str()).copied().unwrap_or(usize::MAX));
 }
 
-/// Reorders `symbols` as recorded in `hints`.
-pub fn order_symbols(symbols: &mut [SymbolPlan], hints: &LayoutHints) {
+/// Reorders `symbols` as recorded in `hints`, locals first if `locals_first`.
+pub fn order_symbols(symbols: &mut [SymbolPlan], hints: &LayoutHints, locals_first: bool) {
     let pos = positions(&hints.symbol_order);
-    symbols.sort_by_key(|s| (!s.is_local(), pos.get(s.name.as_str()).copied().unwrap_or(usize::MAX)));
+    symbols.sort_by_key(|s| {
+        let local_rank = locals_first && !s.is_local();
+        (local_rank, pos.get(s.name.as_str()).copied().unwrap_or(usize::MAX))
+    });
 }

@@ -52,6 +52,8 @@ pub enum Body {
     KernelInfo(usize),
     /// `.nv.callgraph`.
     Callgraph,
+    /// `.nv.compat`.
+    Compat,
     /// `Elf64_Rel` (false) or `Elf64_Rela` (true) entries.
     Relocs(Vec<Reloc>, bool),
 }
@@ -131,6 +133,9 @@ pub struct SymbolPlan {
     pub value: u64,
     /// `st_size`.
     pub size: u64,
+    /// `st_name` is 0 although `name` is listed in `.strtab` (sm_90's dropped
+    /// `.nv.reservedSmem.cap`).
+    pub nameless: bool,
 }
 
 impl SymbolPlan {

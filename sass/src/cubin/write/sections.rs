@@ -1,9 +1,12 @@
-//! The sections a module needs, in the writer's canonical (ptxas 13.5) header order.
+//! The sections a module needs, in the writer's canonical (ptxas 13.5) header order: the
+//! family's [`SectionGroup`] list, each group expanded here.
 
 use super::data::{ModuleData, constant3_align};
 use super::debug_frame::default_debug_frame;
 use super::plan::{Body, Info, Link, SectionPlan};
-use crate::cubin::model::{CubinModule, ElfFlavour, KernelImage, PARAM_BASE, RawSection};
+use crate::cubin::compat::{COMPAT, SHT_CUDA_COMPAT_INFO};
+use crate::cubin::family::{Family, RelocTarget, SectionGroup, family};
+use crate::cubin::model::{CubinModule, ElfFlavour, KernelImage, RawSection};
 use crate::cubin::names::*;
 use crate::cubin::notes;
 use crate::cubin::reloc::Reloc;
@@ -20,12 +23,17 @@ const SHF_WRITE_ALLOC: u64 = 0x3;
 const SHF_ALLOC: u64 = 0x2;
 const SHF_ALLOC_EXEC: u64 = 0x6;
 
-/// Flags that depend on the flavour.
-struct Flavoured {
+/// What every group needs: the module, its family, flavour, data layout and frame.
+struct Ctx<'m> {
+    m: &'m CubinModule,
+    family: &'static Family,
     v8: bool,
+    data: ModuleData,
+    frame: RawSection,
 }
 
-impl Flavoured {
+impl Ctx<'_> {
+    /// `SHF_INFO_LINK` in V8, nothing in V7.
     fn info_link(&self) -> u64 {
         if self.v8 { SHF_INFO_LINK } else { 0 }
     }
@@ -33,27 +41,47 @@ impl Flavoured {
 
 /// Every section of `m`, in canonical order (without the null section).
 pub fn plan_sections(m: &CubinModule) -> Vec<SectionPlan> {
-    let f = Flavoured {
+    let ctx = Ctx {
+        m,
+        family: family(m.sm),
         v8: m.flavour == ElfFlavour::V8,
+        data: ModuleData::new(m),
+        frame: m.debug_frame.clone().unwrap_or_else(|| default_debug_frame(m)),
     };
-    let data = ModuleData::new(m);
-    let frame = m.debug_frame.clone().unwrap_or_else(|| default_debug_frame(m));
-    let mut out = tables();
-    out.push(raw_section(&frame));
-    out.extend(m.extra_sections.iter().map(raw_section));
-    if f.v8 {
-        out.extend(note_sections(m));
+    ctx.family.sections.iter().flat_map(|&g| group(&ctx, g)).collect()
+}
+
+fn group(ctx: &Ctx, g: SectionGroup) -> Vec<SectionPlan> {
+    let m = ctx.m;
+    match g {
+        SectionGroup::Tables => tables(),
+        SectionGroup::DebugFrame => vec![raw_section(&ctx.frame)],
+        SectionGroup::Extra => m.extra_sections.iter().map(raw_section).collect(),
+        SectionGroup::Notes if ctx.v8 => note_sections(ctx).into(),
+        SectionGroup::ModuleInfo => {
+            vec![SectionPlan::new(NV_INFO, SHT_CUDA_INFO, 0, 4, Body::ModuleInfo).link(Link::Symtab)]
+        }
+        SectionGroup::Compat => vec![SectionPlan::new(COMPAT, SHT_CUDA_COMPAT_INFO, 0, 4, Body::Compat)],
+        SectionGroup::KernelInfo => kernel_info_sections(ctx),
+        SectionGroup::Callgraph if ctx.v8 => vec![callgraph()],
+        SectionGroup::RelAction if ctx.family.rel_action_always || !m.reloc_actions.is_empty() => {
+            vec![rel_action(m)]
+        }
+        SectionGroup::Relocations => reloc_sections(ctx),
+        SectionGroup::Bank4 => bank4(m).into_iter().collect(),
+        SectionGroup::Bank3 => bank3(m).into_iter().collect(),
+        SectionGroup::KernelBanks => m
+            .kernels
+            .iter()
+            .flat_map(|k| [bank2(ctx, k), bank0(ctx, k)])
+            .flatten()
+            .collect(),
+        SectionGroup::Bank2 => m.kernels.iter().filter_map(|k| bank2(ctx, k)).collect(),
+        SectionGroup::Bank0 => m.kernels.iter().filter_map(|k| bank0(ctx, k)).collect(),
+        SectionGroup::Text => m.kernels.iter().map(|k| text_section(ctx, k)).collect(),
+        SectionGroup::Data => data_sections(ctx),
+        SectionGroup::Notes | SectionGroup::Callgraph | SectionGroup::RelAction => Vec::new(),
     }
-    out.extend(info_sections(m, &f));
-    if f.v8 {
-        out.push(callgraph());
-    }
-    out.push(rel_action(m));
-    out.extend(reloc_sections(m, &frame, &f));
-    out.extend(constant_sections(m, &f));
-    out.extend(m.kernels.iter().map(|k| text_section(k, &f)));
-    out.extend(data_sections(m, &data, &f));
-    out
 }
 
 fn tables() -> Vec<SectionPlan> {
@@ -74,40 +102,50 @@ fn raw_section(s: &RawSection) -> SectionPlan {
         .entsize(s.entsize)
 }
 
-fn note_sections(m: &CubinModule) -> [SectionPlan; 2] {
-    [
-        SectionPlan::new(
-            notes::TKINFO,
-            SHT_NOTE,
-            TKINFO_FLAGS,
-            4,
-            Body::Bytes(notes::encode_tkinfo(&m.tool)),
-        ),
-        SectionPlan::new(
-            notes::CUINFO,
-            SHT_NOTE,
-            CUINFO_FLAGS,
-            4,
-            Body::Bytes(notes::encode_cuinfo(m.virtual_sm, m.toolkit_version)),
-        )
-        .link(Link::Section(notes::TKINFO.into())),
-    ]
+/// `.note.nv.tkinfo` and `.note.nv.cuinfo`; the latter points at `.nv.compat` where the
+/// family writes one.
+fn note_sections(ctx: &Ctx) -> [SectionPlan; 2] {
+    let m = ctx.m;
+    let tkinfo = SectionPlan::new(
+        notes::TKINFO,
+        SHT_NOTE,
+        TKINFO_FLAGS,
+        4,
+        Body::Bytes(notes::encode_tkinfo(&m.tool)),
+    );
+    let cuinfo = SectionPlan::new(
+        notes::CUINFO,
+        SHT_NOTE,
+        CUINFO_FLAGS,
+        4,
+        Body::Bytes(notes::encode_cuinfo(m.virtual_sm, m.toolkit_version)),
+    )
+    .link(Link::Section(notes::TKINFO.into()));
+    let cuinfo = if ctx.family.sections.contains(&SectionGroup::Compat) {
+        let mut linked = cuinfo.info(Info::Section(COMPAT.into()));
+        linked.flags |= SHF_INFO_LINK;
+        linked
+    } else {
+        cuinfo
+    };
+    [tkinfo, cuinfo]
 }
 
-fn info_sections(m: &CubinModule, f: &Flavoured) -> Vec<SectionPlan> {
-    let module = SectionPlan::new(NV_INFO, SHT_CUDA_INFO, 0, 4, Body::ModuleInfo).link(Link::Symtab);
-    let kernels = m.kernels.iter().enumerate().map(|(i, k)| {
-        SectionPlan::new(
-            kernel_section(INFO_PREFIX, &k.name),
-            SHT_CUDA_INFO,
-            f.info_link(),
-            4,
-            Body::KernelInfo(i),
-        )
-        .link(Link::Symtab)
-        .info(Info::Section(kernel_section(TEXT_PREFIX, &k.name)))
-    });
-    std::iter::once(module).chain(kernels).collect()
+fn kernel_info_sections(ctx: &Ctx) -> Vec<SectionPlan> {
+    let kernels = ctx.m.kernels.iter().enumerate();
+    kernels
+        .map(|(i, k)| {
+            SectionPlan::new(
+                kernel_section(INFO_PREFIX, &k.name),
+                SHT_CUDA_INFO,
+                ctx.info_link(),
+                4,
+                Body::KernelInfo(i),
+            )
+            .link(Link::Symtab)
+            .info(Info::Section(kernel_section(TEXT_PREFIX, &k.name)))
+        })
+        .collect()
 }
 
 fn callgraph() -> SectionPlan {
@@ -127,47 +165,121 @@ fn rel_action(m: &CubinModule) -> SectionPlan {
     .entsize(8)
 }
 
-/// Relocation sections in ptxas' order: extra sections, code, bank 0, module data, frames.
-fn reloc_sections(m: &CubinModule, frame: &RawSection, f: &Flavoured) -> Vec<SectionPlan> {
-    let mut targets: Vec<(String, &[Reloc])> = Vec::new();
-    for s in &m.extra_sections {
-        targets.push((s.name.clone(), &s.relocs));
+/// One relocated section: its name, relocations, bytes (for implicit addends) and whether
+/// its relocation section is kept when empty.
+struct Target<'a> {
+    name: String,
+    relocs: &'a [Reloc],
+    bytes: &'a [u8],
+    keep_empty: bool,
+}
+
+impl<'a> Target<'a> {
+    fn new(name: impl Into<String>, relocs: &'a [Reloc], bytes: &'a [u8]) -> Self {
+        Target {
+            name: name.into(),
+            relocs,
+            bytes,
+            keep_empty: false,
+        }
     }
-    for k in &m.kernels {
-        targets.push((kernel_section(TEXT_PREFIX, &k.name), &k.relocs));
+}
+
+/// Relocation sections in the family's target order.
+fn reloc_sections(ctx: &Ctx) -> Vec<SectionPlan> {
+    let targets = ctx.family.reloc_targets.iter().flat_map(|&t| reloc_targets(ctx, t));
+    targets.flat_map(|t| target_reloc_sections(ctx, t)).collect()
+}
+
+fn reloc_targets<'a>(ctx: &'a Ctx, which: RelocTarget) -> Vec<Target<'a>> {
+    let m = ctx.m;
+    let kernels = m.kernels.iter();
+    match which {
+        RelocTarget::Kernels => kernels
+            .flat_map(|k| [text_target(k), bank0_target(k), bank2_target(k)])
+            .collect(),
+        RelocTarget::Extra => m
+            .extra_sections
+            .iter()
+            .map(|s| Target::new(&s.name, &s.relocs, &s.data))
+            .collect(),
+        RelocTarget::Text => kernels.map(text_target).collect(),
+        RelocTarget::Bank0 => kernels.map(bank0_target).collect(),
+        RelocTarget::Bank2 => kernels.map(bank2_target).collect(),
+        RelocTarget::Bank4 => vec![Target::new(CONSTANT4, &m.const_bank4_relocs, &m.const_bank4)],
+        RelocTarget::Bank3 => vec![Target::new(CONSTANT3, &m.const_bank3_relocs, &m.const_bank3)],
+        RelocTarget::GlobalInit => match &ctx.data.global_init {
+            Some((bytes, _)) => vec![Target {
+                keep_empty: m.resolved_global_init_relocs,
+                ..Target::new(GLOBAL_INIT, &m.global_init_relocs, bytes)
+            }],
+            None => vec![Target::new(GLOBAL_INIT, &m.global_init_relocs, &[])],
+        },
+        RelocTarget::DebugFrame => vec![Target::new(&ctx.frame.name, &ctx.frame.relocs, &ctx.frame.data)],
     }
-    for k in &m.kernels {
-        targets.push((kernel_section(CONSTANT0_PREFIX, &k.name), &k.const_bank0_relocs));
+}
+
+/// The code: ptxas resolves shared-memory references and calls itself (sm_90 keeps the
+/// empty section).
+fn text_target(k: &KernelImage) -> Target<'_> {
+    Target {
+        keep_empty: k.uses_shared_memory || !k.functions.is_empty(),
+        ..Target::new(kernel_section(TEXT_PREFIX, &k.name), &k.relocs, &k.code)
     }
-    for k in &m.kernels {
-        targets.push((kernel_section(CONSTANT2_PREFIX, &k.name), &k.const_bank2_relocs));
+}
+
+fn bank0_target(k: &KernelImage) -> Target<'_> {
+    Target::new(kernel_section(CONSTANT0_PREFIX, &k.name), &k.const_bank0_relocs, &[])
+}
+
+/// Bank 2: ptxas resolves the code addresses of its jump tables itself (sm_90 keeps the empty
+/// section).
+fn bank2_target(k: &KernelImage) -> Target<'_> {
+    Target {
+        keep_empty: !k.const_bank2.is_empty(),
+        ..Target::new(
+            kernel_section(CONSTANT2_PREFIX, &k.name),
+            &k.const_bank2_relocs,
+            &k.const_bank2,
+        )
     }
-    targets.push((CONSTANT4.into(), &m.const_bank4_relocs));
-    targets.push((CONSTANT3.into(), &m.const_bank3_relocs));
-    targets.push((GLOBAL_INIT.into(), &m.global_init_relocs));
-    targets.push((frame.name.clone(), &frame.relocs));
+}
+
+/// The relocation sections of one target: `.rel` then `.rela` (sm_75..sm_89, each when not
+/// empty), or one `.rela` with every addend explicit, kept empty where ptxas resolved the
+/// relocations itself (sm_90).
+fn target_reloc_sections(ctx: &Ctx, t: Target) -> Vec<SectionPlan> {
+    if ctx.family.rela_only {
+        if t.relocs.is_empty() && !t.keep_empty {
+            return Vec::new();
+        }
+        let explicit = t.relocs.iter().map(|r| Reloc {
+            addend: Some(r.explicit_addend(t.bytes)),
+            ..r.clone()
+        });
+        return vec![reloc_section_plan(ctx, &t.name, explicit.collect(), true)];
+    }
     let mut out = Vec::new();
-    for (target, relocs) in targets {
-        for with_addends in [false, true] {
-            let chosen: Vec<Reloc> = relocs
-                .iter()
-                .filter(|r| r.addend.is_some() == with_addends)
-                .cloned()
-                .collect();
-            if !chosen.is_empty() {
-                out.push(reloc_section_plan(&target, chosen, with_addends, f));
-            }
+    for with_addends in [false, true] {
+        let chosen: Vec<Reloc> = t
+            .relocs
+            .iter()
+            .filter(|r| r.addend.is_some() == with_addends)
+            .cloned()
+            .collect();
+        if !chosen.is_empty() {
+            out.push(reloc_section_plan(ctx, &t.name, chosen, with_addends));
         }
     }
     out
 }
 
-fn reloc_section_plan(target: &str, relocs: Vec<Reloc>, rela: bool, f: &Flavoured) -> SectionPlan {
+fn reloc_section_plan(ctx: &Ctx, target: &str, relocs: Vec<Reloc>, rela: bool) -> SectionPlan {
     let (sh_type, entsize) = if rela { (SHT_RELA, 24) } else { (SHT_REL, 16) };
     SectionPlan::new(
         reloc_section(target, rela),
         sh_type,
-        f.info_link(),
+        ctx.info_link(),
         8,
         Body::Relocs(relocs, rela),
     )
@@ -176,48 +288,50 @@ fn reloc_section_plan(target: &str, relocs: Vec<Reloc>, rela: bool, f: &Flavoure
     .entsize(entsize)
 }
 
-fn constant_sections(m: &CubinModule, f: &Flavoured) -> Vec<SectionPlan> {
-    let mut out = Vec::new();
-    if !m.const_bank4.is_empty() {
-        out.push(SectionPlan::new(
-            CONSTANT4,
-            SHT_PROGBITS,
-            SHF_ALLOC,
-            8,
-            Body::Bytes(m.const_bank4.clone()),
-        ));
-    }
-    if !m.const_bank3.is_empty() {
-        let align = constant3_align(m);
-        out.push(SectionPlan::new(
-            CONSTANT3,
-            SHT_PROGBITS,
-            SHF_ALLOC,
-            align,
-            Body::Bytes(m.const_bank3.clone()),
-        ));
-    }
-    let bank_flags = SHF_ALLOC | f.info_link();
-    for k in &m.kernels {
-        let text = Info::Section(kernel_section(TEXT_PREFIX, &k.name));
-        if !k.const_bank2.is_empty() {
-            let name = kernel_section(CONSTANT2_PREFIX, &k.name);
-            out.push(
-                SectionPlan::new(name, SHT_PROGBITS, bank_flags, 4, Body::Bytes(k.const_bank2.clone()))
-                    .info(text.clone()),
-            );
-        }
-        if k.entry {
-            let name = kernel_section(CONSTANT0_PREFIX, &k.name);
-            let bank0 = vec![0; k.const_bank0_size.unwrap_or(PARAM_BASE + k.param_size) as usize];
-            out.push(SectionPlan::new(name, SHT_PROGBITS, bank_flags, 4, Body::Bytes(bank0)).info(text));
-        }
-    }
-    out
+fn bank4(m: &CubinModule) -> Option<SectionPlan> {
+    let bytes = Body::Bytes(m.const_bank4.clone());
+    (!m.const_bank4.is_empty()).then(|| SectionPlan::new(CONSTANT4, SHT_PROGBITS, SHF_ALLOC, 8, bytes))
 }
 
-fn text_section(k: &KernelImage, f: &Flavoured) -> SectionPlan {
-    let barriers = if f.v8 { 0 } else { u64::from(k.num_barriers) << 20 };
+fn bank3(m: &CubinModule) -> Option<SectionPlan> {
+    let bytes = Body::Bytes(m.const_bank3.clone());
+    let align = constant3_align(m);
+    (!m.const_bank3.is_empty()).then(|| SectionPlan::new(CONSTANT3, SHT_PROGBITS, SHF_ALLOC, align, bytes))
+}
+
+/// `.nv.constant2.<k>` when the kernel has bank 2 constants.
+fn bank2(ctx: &Ctx, k: &KernelImage) -> Option<SectionPlan> {
+    let name = kernel_section(CONSTANT2_PREFIX, &k.name);
+    let bytes = Body::Bytes(k.const_bank2.clone());
+    (!k.const_bank2.is_empty()).then(|| {
+        SectionPlan::new(name, SHT_PROGBITS, SHF_ALLOC | ctx.info_link(), 4, bytes)
+            .info(Info::Section(kernel_section(TEXT_PREFIX, &k.name)))
+    })
+}
+
+/// `.nv.constant0.<k>` of an entry: `param_base + param_size` zero bytes.
+fn bank0(ctx: &Ctx, k: &KernelImage) -> Option<SectionPlan> {
+    let name = kernel_section(CONSTANT0_PREFIX, &k.name);
+    let size = k.const_bank0_size.unwrap_or(ctx.family.param_base + k.param_size);
+    k.entry.then(|| {
+        SectionPlan::new(
+            name,
+            SHT_PROGBITS,
+            SHF_ALLOC | ctx.info_link(),
+            4,
+            Body::Bytes(vec![0; size as usize]),
+        )
+        .info(Info::Section(kernel_section(TEXT_PREFIX, &k.name)))
+    })
+}
+
+fn text_section(ctx: &Ctx, k: &KernelImage) -> SectionPlan {
+    let barriers = if ctx.v8 { 0 } else { u64::from(k.num_barriers) << 20 };
+    let reg_count = if ctx.family.regcount_in_text_info {
+        k.reg_count
+    } else {
+        0
+    };
     SectionPlan::new(
         kernel_section(TEXT_PREFIX, &k.name),
         SHT_PROGBITS,
@@ -227,7 +341,7 @@ fn text_section(k: &KernelImage, f: &Flavoured) -> SectionPlan {
     )
     .link(Link::Symtab)
     .info(Info::Text {
-        reg_count: k.reg_count,
+        reg_count,
         kernel: k.name.clone(),
     })
 }
@@ -242,9 +356,11 @@ fn shared_align(k: &KernelImage) -> u64 {
     }
 }
 
-/// `.nv.global.init`, then the NOBITS sections: the first kernel's shared memory,
-/// `.nv.global`, the other kernels' shared memory (ptxas' creation order).
-fn data_sections(m: &CubinModule, data: &ModuleData, f: &Flavoured) -> Vec<SectionPlan> {
+/// `.nv.global.init`, then the NOBITS sections: the first kernel's shared memory, the
+/// reserved shared memory (sm_90), `.nv.global`, the other kernels' shared memory (ptxas'
+/// creation order).
+fn data_sections(ctx: &Ctx) -> Vec<SectionPlan> {
+    let (m, data) = (ctx.m, &ctx.data);
     let mut out = Vec::new();
     if let Some((bytes, align)) = &data.global_init {
         out.push(SectionPlan::new(
@@ -262,7 +378,7 @@ fn data_sections(m: &CubinModule, data: &ModuleData, f: &Flavoured) -> Vec<Secti
         SectionPlan::new(
             kernel_section(SHARED_PREFIX, &k.name),
             SHT_NOBITS,
-            SHF_WRITE_ALLOC | f.info_link(),
+            SHF_WRITE_ALLOC | ctx.info_link(),
             shared_align(k),
             Body::NoBits(u64::from(k.shared_size)),
         )
@@ -271,6 +387,15 @@ fn data_sections(m: &CubinModule, data: &ModuleData, f: &Flavoured) -> Vec<Secti
     let mut shared = shared.peekable();
     if m.kernels.first().is_some_and(KernelImage::has_shared_section) {
         out.extend(shared.next());
+    }
+    if ctx.family.reserved_smem {
+        out.push(SectionPlan::new(
+            RESERVED_SHARED,
+            SHT_NOBITS,
+            SHF_WRITE_ALLOC,
+            1,
+            Body::NoBits(0),
+        ));
     }
     out.extend(global);
     out.extend(shared);

@@ -1,9 +1,10 @@
 //! String tables. ptxas fills `.shstrtab` and `.strtab` in its creation order, including names
 //! of sections it later dropped (`.symtab_shndx`, `.nv.shared.<k>`, `.rel.nv.constant0.<k>`,
 //! `.rela.debug_frame`, `.nv.prototype`); the canonical lists below reproduce that so that
-//! simple modules come out byte-identical to ptxas'.
+//! simple modules come out byte-identical to ptxas'. For sm_90 ptxas writes the tables anew
+//! in final order ([`final_order_strings`]).
 
-use super::plan::SymbolPlan;
+use super::plan::{SectionPlan, SymbolPlan};
 use crate::cubin::model::{Binding, CubinModule, ElfFlavour};
 use crate::cubin::names::*;
 use crate::cubin::notes;
@@ -145,6 +146,23 @@ pub fn canonical_strings(m: &CubinModule, symbols: &[SymbolPlan], table: Table) 
         out.extend(symbols.iter().filter(|s| !s.is_local()).map(|s| s.name.clone()));
     }
     out
+}
+
+/// Zero bytes after the last section name of sm_90's `.shstrtab`.
+const SHSTRTAB_PADDING: usize = 14;
+
+/// sm_90's string list for `table`: the section names in header order followed by 14 empty
+/// strings, or the symbol names in symbol order (nameless symbols included).
+pub fn final_order_strings(sections: &[SectionPlan], symbols: &[SymbolPlan], table: Table) -> Vec<String> {
+    let names: Vec<String> = match table {
+        Table::Section => sections.iter().map(|s| s.name.clone()).collect(),
+        Table::Symbol => symbols.iter().map(|s| s.name.clone()).collect(),
+    };
+    let padding = if table == Table::Section { SHSTRTAB_PADDING } else { 0 };
+    std::iter::once(String::new())
+        .chain(names)
+        .chain(std::iter::repeat_n(String::new(), padding))
+        .collect()
 }
 
 /// Names of the module data section symbols and, for `.strtab`, local variables, in the

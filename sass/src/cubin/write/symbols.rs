@@ -3,14 +3,22 @@
 //! first kernel, bank 2, internal functions, bank 0; then frames and tables), then the
 //! non-local ones (per kernel: the kernel, the module's visible variables and externs on the
 //! first kernel, its visible functions).
+//!
+//! sm_90 differs: the reserved shared-memory symbols follow the first kernel's symbol, the
+//! nameless `.nv.reservedSmem.cap` the first kernel that addresses shared memory (before
+//! the externs when that is the first kernel), and the `.nv.constant0.<k>` section symbols
+//! come last, after the non-local ones; a shared-memory section symbol exists only when the
+//! kernel has more than the reserved shared memory.
 
 use super::plan::{STT_FUNC, STT_OBJECT, STT_SECTION, SectionPlan, SymbolPlan};
+use crate::cubin::family::{Family, family};
 use crate::cubin::model::{Binding, CubinModule, ElfFlavour, GlobalSpace, GlobalVar, KernelImage, SymbolKind};
 use crate::cubin::names::*;
 use crate::cubin::notes;
 
 /// All symbols of `m` (without the null symbol), given the planned sections.
 pub fn plan_symbols(m: &CubinModule, sections: &[SectionPlan]) -> Vec<SymbolPlan> {
+    let fam = family(m.sm);
     let exists = |name: &str| sections.iter().any(|s| s.name == name);
     let mut locals = Vec::new();
     if m.flavour == ElfFlavour::V8 {
@@ -18,23 +26,7 @@ pub fn plan_symbols(m: &CubinModule, sections: &[SectionPlan]) -> Vec<SymbolPlan
         locals.push(section_symbol(notes::CUINFO));
     }
     for (i, k) in m.kernels.iter().enumerate() {
-        if k.binding == Binding::Local {
-            locals.push(kernel_symbol(k));
-        }
-        locals.push(section_symbol(&kernel_section(TEXT_PREFIX, &k.name)));
-        if k.shared_size > 0 {
-            locals.push(section_symbol(&kernel_section(SHARED_PREFIX, &k.name)));
-        }
-        if i == 0 {
-            locals.extend(module_data_locals(m, &exists));
-        }
-        if !k.const_bank2.is_empty() {
-            locals.push(section_symbol(&kernel_section(CONSTANT2_PREFIX, &k.name)));
-        }
-        locals.extend(functions(k, true));
-        if k.entry {
-            locals.push(section_symbol(&kernel_section(CONSTANT0_PREFIX, &k.name)));
-        }
+        locals.extend(kernel_locals(m, fam, k, i == 0, &exists));
     }
     if m.kernels.is_empty() {
         locals.extend(module_data_locals(m, &exists));
@@ -43,29 +35,93 @@ pub fn plan_symbols(m: &CubinModule, sections: &[SectionPlan]) -> Vec<SymbolPlan
         locals.push(section_symbol(DEBUG_FRAME));
     }
     locals.extend(m.extra_sections.iter().map(|s| section_symbol(&s.name)));
-    if m.flavour == ElfFlavour::V8 {
-        locals.push(section_symbol(CALLGRAPH));
+    for table in [CALLGRAPH, REL_ACTION] {
+        if exists(table) {
+            locals.push(section_symbol(table));
+        }
     }
-    locals.push(section_symbol(REL_ACTION));
-    locals.extend(non_local_symbols(m));
+    locals.extend(non_local_symbols(m, fam));
+    if !fam.locals_first {
+        locals.extend(m.kernels.iter().filter(|k| k.entry).map(bank0_symbol));
+    }
     locals
 }
 
-fn non_local_symbols(m: &CubinModule) -> Vec<SymbolPlan> {
+/// The local symbols created with kernel `k`.
+fn kernel_locals(
+    m: &CubinModule,
+    fam: &Family,
+    k: &KernelImage,
+    first: bool,
+    exists: &dyn Fn(&str) -> bool,
+) -> Vec<SymbolPlan> {
+    let mut out = Vec::new();
+    if k.binding == Binding::Local {
+        out.push(kernel_symbol(k));
+    }
+    out.push(section_symbol(&kernel_section(TEXT_PREFIX, &k.name)));
+    if k.shared_size > fam.reserved_shared {
+        out.push(section_symbol(&kernel_section(SHARED_PREFIX, &k.name)));
+    }
+    if first {
+        out.extend(module_data_locals(m, exists));
+    }
+    if !k.const_bank2.is_empty() {
+        out.push(SymbolPlan {
+            name: kernel_section(fam.bank2_symbol_prefix, &k.name),
+            ..section_symbol(&kernel_section(CONSTANT2_PREFIX, &k.name))
+        });
+    }
+    out.extend(functions(k, true));
+    if fam.locals_first && k.entry {
+        out.push(bank0_symbol(k));
+    }
+    out
+}
+
+fn non_local_symbols(m: &CubinModule, fam: &Family) -> Vec<SymbolPlan> {
+    let reserved = if fam.reserved_smem {
+        reserved_symbols()
+    } else {
+        Vec::new()
+    };
+    let cap_owner = m
+        .kernels
+        .iter()
+        .position(|k| k.uses_shared_memory)
+        .filter(|_| fam.reserved_smem);
     let mut out = Vec::new();
     for (i, k) in m.kernels.iter().enumerate() {
         if k.binding != Binding::Local {
             out.push(kernel_symbol(k));
         }
         if i == 0 {
-            out.extend(module_non_locals(m));
+            out.extend(reserved.iter().cloned());
+            out.extend(visible_variables(m));
         }
+        if cap_owner == Some(i) {
+            out.push(reserved_cap_symbol());
+        }
+        out.extend(extern_symbols(m, |e| extern_owner(m, fam, e) == i));
         out.extend(functions(k, false));
     }
     if m.kernels.is_empty() {
-        out.extend(module_non_locals(m));
+        out.extend(reserved);
+        out.extend(visible_variables(m));
+        out.extend(extern_symbols(m, |_| true));
     }
     out
+}
+
+/// The kernel after which extern `name` comes: the first that refers to it where the
+/// family says so, else (and for externs no kernel names) the first kernel.
+fn extern_owner(m: &CubinModule, fam: &Family, name: &str) -> usize {
+    let first_user = || m.kernels.iter().position(|k| k.externs.iter().any(|e| e == name));
+    if fam.externs_with_first_user {
+        first_user().unwrap_or(0)
+    } else {
+        0
+    }
 }
 
 /// Section symbols of the module data sections, each followed by its local variables.
@@ -87,21 +143,44 @@ fn module_data_locals(m: &CubinModule, exists: &dyn Fn(&str) -> bool) -> Vec<Sym
     out
 }
 
-fn module_non_locals(m: &CubinModule) -> Vec<SymbolPlan> {
-    let vars = m
-        .globals
+fn visible_variables(m: &CubinModule) -> impl Iterator<Item = SymbolPlan> + '_ {
+    m.globals
         .iter()
         .filter(|g| g.binding != Binding::Local)
-        .map(variable_symbol);
-    let externs = m.externs.iter().map(|e| SymbolPlan {
-        name: e.name.clone(),
+        .map(variable_symbol)
+}
+
+fn extern_symbols<'m>(m: &'m CubinModule, wanted: impl Fn(&str) -> bool + 'm) -> impl Iterator<Item = SymbolPlan> + 'm {
+    m.externs.iter().filter(move |e| wanted(&e.name)).map(|e| SymbolPlan {
         info: binding_bits(e.binding) | symbol_type(e.kind),
-        other: 0,
-        section: None,
-        value: 0,
-        size: 0,
-    });
-    vars.chain(externs).collect()
+        ..symbol(&e.name, None)
+    })
+}
+
+/// sm_90's `.nv.reservedSmem.offset0` (undefined weak object of 4 bytes) and
+/// `__nv_reservedSMEM_offset_0_alias` (weak, in `.nv.shared.reserved.0`).
+fn reserved_symbols() -> Vec<SymbolPlan> {
+    vec![
+        SymbolPlan {
+            info: binding_bits(Binding::Weak) | STT_OBJECT,
+            size: 4,
+            ..symbol(RESERVED_SMEM_OFFSET, None)
+        },
+        SymbolPlan {
+            info: binding_bits(Binding::Weak),
+            other: STO_RESERVED_SHARED,
+            ..symbol(RESERVED_SMEM_ALIAS, Some(RESERVED_SHARED.into()))
+        },
+    ]
+}
+
+/// The nameless local symbol ptxas leaves for its dropped `.nv.reservedSmem.cap`.
+fn reserved_cap_symbol() -> SymbolPlan {
+    SymbolPlan {
+        other: STV_INTERNAL,
+        nameless: true,
+        ..symbol(RESERVED_SMEM_CAP, None)
+    }
 }
 
 fn functions(k: &KernelImage, local: bool) -> impl Iterator<Item = SymbolPlan> + '_ {
@@ -110,12 +189,10 @@ fn functions(k: &KernelImage, local: bool) -> impl Iterator<Item = SymbolPlan> +
         .iter()
         .filter(move |f| (f.binding == Binding::Local) == local)
         .map(move |f| SymbolPlan {
-            name: f.name.clone(),
             info: binding_bits(f.binding) | STT_FUNC,
-            other: 0,
-            section: Some(text.clone()),
             value: f.offset,
             size: f.size,
+            ..symbol(&f.name, Some(text.clone()))
         })
 }
 
@@ -130,34 +207,43 @@ pub fn var_section(g: &GlobalVar) -> &'static str {
 
 fn variable_symbol(g: &GlobalVar) -> SymbolPlan {
     SymbolPlan {
-        name: g.name.clone(),
         info: binding_bits(g.binding) | STT_OBJECT,
-        other: 0,
-        section: Some(var_section(g).into()),
         value: g.offset,
         size: g.size,
+        ..symbol(&g.name, Some(var_section(g).into()))
     }
 }
 
 fn kernel_symbol(k: &KernelImage) -> SymbolPlan {
     SymbolPlan {
-        name: k.name.clone(),
         info: binding_bits(k.binding) | STT_FUNC,
         other: if k.entry { STO_CUDA_ENTRY } else { 0 },
-        section: Some(kernel_section(TEXT_PREFIX, &k.name)),
-        value: 0,
         size: k.code.len() as u64,
+        ..symbol(&k.name, Some(kernel_section(TEXT_PREFIX, &k.name)))
     }
+}
+
+fn bank0_symbol(k: &KernelImage) -> SymbolPlan {
+    section_symbol(&kernel_section(CONSTANT0_PREFIX, &k.name))
 }
 
 fn section_symbol(section: &str) -> SymbolPlan {
     SymbolPlan {
-        name: section.into(),
         info: STT_SECTION,
+        ..symbol(section, Some(section.into()))
+    }
+}
+
+/// A local `STT_NOTYPE` symbol at value 0, size 0.
+fn symbol(name: &str, section: Option<String>) -> SymbolPlan {
+    SymbolPlan {
+        name: name.into(),
+        info: 0,
         other: 0,
-        section: Some(section.into()),
+        section,
         value: 0,
         size: 0,
+        nameless: false,
     }
 }
 

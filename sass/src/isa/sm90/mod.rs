@@ -9,6 +9,7 @@
 //! * nvdisasm prints the memory descriptor of global and generic accesses whenever their
 //!   descriptor flag is set (`LDG.E R2, desc[UR4][R2.64]`), not only with a cache policy.
 //! * Global reductions print as `REDG`.
+//! * R2UR has a fixed latency (13 cycles, no scoreboard: `uniform_timing::uraw`).
 //! * R2UR moves from opcode 0x3c2 (illegal on sm_90) to 0x2ca, with a reuse flag on its
 //!   register and `.OR` (bit 84) for its predicate output.
 //! * New: `VIADD Rd, Ra, B` (0x?36), a 32-bit add (`.16x2`, bit 73, not described).
@@ -19,9 +20,28 @@
 //!   target: not described).
 //! * New: `LEPC Rd, target` (0x94e): the address of a code label (a byte offset in bits
 //!   24..81 from the next instruction), where sm_75's LEPC gives the program counter.
+//! * HFMA2.MMA gains `.BF16_V2` (bit 85).
+//! * DMMA.884 prints as `DMMA.8x8x4`.
+//! * Atomics: integer type codes move, float types get forms of their own (`atomics.rs`).
+//! * QSPC's `.D` (code 3) asks for the cluster's shared memory; RED prints as REDG always.
+//! * New: `VIADDMNMX` (0x?46), min/max of a sum (Hopper's DPX).
+//! * New: `CGAERRBAR` (0x5ab), the cluster's error barrier (a no-op in the simulator, as
+//!   `ERRBAR`: the simulator reports no asynchronous memory errors).
+//! * ATOMS.ARRIVE and ATOMS.POPC.INC move to operations 10 and 11 (bits 87..90).
+//! * I2IP's `.SAT` is bit 74, set (nvdisasm SM90 prints no `.SAT` when it is clear).
+//! * DADD, DMUL, DFMA and DSETP have a fixed latency without a write scoreboard
+//!   (`LatCat::Fp64Coupled`).
+//! * New: the warpgroup tensor-core instructions of sm_90a (HGMMA, WARPGROUP.ARRIVE,
+//!   WARPGROUP.DEPBAR) and `FENCE.VIEW.ASYNC.S` ([`gmma`]); `UIADD3.64`, the 64-bit uniform
+//!   add (`uniform`); `STSM`, the matrix store (`stsm`).
 //! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: signed unless bit 72 is clear
 //!   (`.U32`); `.S16x2`/`.U16x2` (bit 73), `.RELU` (bit 76) and its two predicate outputs
 //!   (which ptxas leaves PT) are not described.
+
+mod atomics;
+pub mod gmma;
+mod stsm;
+mod uniform;
 
 use super::sm80::changed;
 use crate::flag;
@@ -36,26 +56,90 @@ pub fn apply(forms: &mut Vec<Form>) {
     changed(forms, Arch::Sm90, has_far_target, |_, b| {
         b.map_operand(Role::Target, split_target)
     });
+    // RED prints as REDG, with or without a descriptor. (Each `changed` moves the forms it
+    // selects to the end of the table, and the encoder takes the first form that fits: the
+    // register-address RED must stay before the uniform-address one, so all are renamed at
+    // once, before the descriptor delta moves the uniform ones.)
+    changed(forms, Arch::Sm90, |f| f.op == Op::Red, |_, b| b.mnemonic("REDG"));
     changed(
         forms,
         Arch::Sm90,
         |f| f.mod_index(Mod::Desc).is_some(),
-        |f, b| {
-            let b = b.desc_printed();
-            if f.op == Op::Red { b.mnemonic("REDG") } else { b }
-        },
+        |_, b| b.desc_printed(),
     );
     changed(
         forms,
         Arch::Sm90,
         |f| f.op == Op::R2ur,
-        |_, b| {
+        |f, b| {
+            // Fixed latency without a scoreboard (`uniform_timing::uraw`).
             b.opcode(0x2ca)
                 .map_operand(Role::A, |o| o.reuse(0))
                 .mods([flag!(Mod::OrPred, 84, ".OR")])
+                .timing(L::Alu, f.meta.pipe)
         },
     );
     forms.extend(viadd());
+    forms.extend(viaddmnmx());
+    forms.extend(gmma::forms());
+    forms.extend(stsm::forms());
+    uniform::apply(forms);
+    atomics::apply(forms);
+    // HFMA2.MMA gains `.BF16_V2` (bit 85, printed first): ptxas's bf16 `fma` on sm_90. Not
+    // on the immediate forms, whose immediates then hold two bf16 (not described).
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| f.op == Op::Hfma2 && f.mnemonic == "HFMA2.MMA" && !matches!(f.opcode, 0x435 | 0x835),
+        |f, b| b.replace_mod(f.mods[0].id, &[flag!(Mod::Bf16, 85, ".BF16_V2"), f.mods[0]]),
+    );
+    // DMMA.884 is printed DMMA.8x8x4 (same encoding).
+    changed(forms, Arch::Sm90, |f| f.op == Op::Dmma, |_, b| b.mnemonic("DMMA.8x8x4"));
+    // QSPC gains `.D` (code 3): the shared memory of the CTA's cluster.
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| f.op == Op::Qspc,
+        |_, b| {
+            b.map_mod(Mod::QspcSpace, |m| ModDesc {
+                values: QSPC_SPACES,
+                ..m
+            })
+        },
+    );
+    // ATOMS.ARRIVE and ATOMS.POPC.INC: operations 10 and 11 in bits 87..90 (9 and 10 on
+    // Ampere), found by patching ptxas's sm_90 ATOMS.POPC.INC under nvdisasm.
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| matches!(f.op, Op::AtomsArrive | Op::AtomsPopcInc),
+        |f, b| {
+            let op = if f.op == Op::AtomsArrive { 10 } else { 11 };
+            b.unfix(bits(87, 4)).fixed(87, 4, op)
+        },
+    );
+    // CGAERRBAR: only a guard; nvdisasm SM90 prints the same text whatever bits 16..90 hold.
+    forms.push(
+        form("CGAERRBAR", Op::Cgaerrbar, 0x5ab)
+            .since(Arch::Sm90)
+            .timing(L::Decoupled, Pipe::Lsu)
+            .build(),
+    );
+    // I2IP's saturation is a bit: set for `.SAT`, which is all that ptxas and ptxc emit
+    // (sm_86 and sm_89 print `.SAT` when bit 74 is clear; sm_90 when it is set).
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| f.op == Op::I2ip,
+        |_, b| b.replace_mod(Mod::Sat, &[modifier(Mod::Sat, 74, 1, &[(1, ".S32.SAT")], 1)]),
+    );
+    // Double precision is fixed-latency without a scoreboard (`LatCat::Fp64Coupled`).
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| matches!(f.op, Op::Dadd | Op::Dmul | Op::Dfma | Op::Dsetp),
+        |f, b| b.timing(L::Fp64Coupled, f.meta.pipe),
+    );
     changed(
         forms,
         Arch::Sm90,
@@ -101,13 +185,39 @@ fn vimnmx() -> Vec<Form> {
     })
 }
 
-/// VIADD with B a register, an immediate, a constant or a uniform register.
+/// `VIADDMNMX Rd, A, B, C, Ps` (0x?46) in every three-source placement: B is negated by bit 63
+/// in bits 32..63 and by bit 75 when it sits in the C field (R, R, imm / c[] / UR); bit 72 is
+/// signed (clear: `.U32`); `.S16x2` (73) and `.RELU` (76) are not described. It times as an
+/// ALU instruction: ptxas 13.5 reads its result with SHF 4 cycles later (`createpolicy_range`).
+fn viaddmnmx() -> Vec<Form> {
+    const SIGNED72: ModDesc = modifier(Mod::Signed, 72, 1, &[(0, ".U32"), (1, "")], 1);
+    src3_family(0x046, &ALL_SRC3, ImmStyle::Hex, |opc, p, b, c| {
+        let b = if matches!(p, Src3::Rri | Src3::Rrc | Src3::Rru) {
+            b.neg(75)
+        } else {
+            neg63(b)
+        };
+        form("VIADDMNMX", Op::Viaddmnmx, opc)
+            .since(Arch::Sm90)
+            .ops([rd(), reg(Role::A, RA).reuse(0), b, c, ps87()])
+            .mods([SIGNED72])
+            .timing(L::Alu, Pipe::Alu)
+    })
+}
+
+/// QSPC's spaces on Hopper.
+const QSPC_SPACES: &[(u16, &str)] = &[(0, ".G"), (1, ".L"), (2, ".S"), (3, ".D")];
+
+/// VIADD with B a register, an immediate, a constant or a uniform register. It times as
+/// IMAD (FMA pipe), not as IADD3: ptxas 13.5's sm_90 code reads IMAD.WIDE's upper result with
+/// VIADD 4 cycles later (`ldmatrix`) and VIADD's result with IMAD 4 cycles later
+/// (`div_ftz`), where an ALU pair needs 5 (the SASS of the conformance set).
 fn viadd() -> Vec<Form> {
     src2_family(0x036, &SRC2_RICU, ImmStyle::Hex, |opc, b| {
         form("VIADD", Op::Viadd, opc)
             .since(Arch::Sm90)
             .ops([rd(), reg(Role::A, RA).reuse(0), neg63(b)])
-            .timing(L::Alu, Pipe::Alu)
+            .timing(L::ImadLo, Pipe::Fma)
     })
 }
 
