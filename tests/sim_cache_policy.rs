@@ -243,3 +243,8 @@ fn createpolicy_range_on_sm86_agrees_five_ways_and_matches_the_host() {
 fn createpolicy_range_on_sm89_agrees_five_ways_and_matches_the_host() {
     range_on(Arch::Sm89);
 }
+
+#[test]
+fn createpolicy_range_on_sm90_agrees_five_ways_and_matches_the_host() {
+    range_on(Arch::Sm90);
+}

@@ -869,6 +869,9 @@ values! {
         Div = 2,
         /// `.CONV`.
         Conv = 3,
+        /// `.U.ANY` (Hopper, bit 84 with `.U`): every lane of the group branches when any
+        /// takes it.
+        UniformAny = 5,
     }
 }
 

@@ -45,6 +45,16 @@ fn target_of(ctx: &Ctx, w: &Warp, d: &Decoded, group: u32) -> Result<u32, SimErr
 pub fn bra(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R {
     let t = taken(w, d, exec);
     let t = match (d.m.branch, d.a.src) {
+        // `.U.ANY` (Hopper): every lane of the group jumps when any takes it. ptxas 13.5 ends
+        // its loops over the distinct values of a register with `@P0 BRA.U.ANY head`, whose
+        // body is guarded by P0 (the lanes not yet served; `createpolicy_range` on sm_90).
+        (BranchKind::UniformAny, _) => {
+            if t != 0 {
+                group
+            } else {
+                0
+            }
+        }
         (BranchKind::Uniform, _) if t != group => 0,
         (BranchKind::Div | BranchKind::Conv, Src::UReg(_)) => {
             let mask = ctx.src32(w, &d.a, group.trailing_zeros() as usize % WARP);

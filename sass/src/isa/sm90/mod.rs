@@ -23,6 +23,7 @@
 //! * HFMA2.MMA gains `.BF16_V2` (bit 85).
 //! * DMMA.884 prints as `DMMA.8x8x4`.
 //! * Atomics: integer type codes move, float types get forms of their own (`atomics.rs`).
+//! * BRA has `.U` again and `.U.ANY` (bit 84): the group branches when any lane takes it.
 //! * QSPC's `.D` (code 3) asks for the cluster's shared memory; RED prints as REDG always.
 //! * New: `VIADDMNMX` (0x?46), min/max of a sum (Hopper's DPX).
 //! * New: `CGAERRBAR` (0x5ab), the cluster's error barrier (a no-op in the simulator, as
@@ -53,8 +54,9 @@ use crate::isa::sm75::common::{neg63, ps87};
 
 /// Adds the Hopper deltas.
 pub fn apply(forms: &mut Vec<Form>) {
-    changed(forms, Arch::Sm90, has_far_target, |_, b| {
-        b.map_operand(Role::Target, split_target)
+    changed(forms, Arch::Sm90, has_far_target, |f, b| {
+        let b = b.map_operand(Role::Target, split_target);
+        if f.op == Op::Bra { any_branch(f, b) } else { b }
     });
     // RED prints as REDG, with or without a descriptor. (Each `changed` moves the forms it
     // selects to the end of the table, and the encoder takes the first form that fits: the
@@ -203,6 +205,24 @@ fn viaddmnmx() -> Vec<Form> {
             .mods([SIGNED72])
             .timing(L::Alu, Pipe::Alu)
     })
+}
+
+/// BRA's kinds on Hopper: `.U` is back (Ampere and Ada print no `.U`), and bit 84 adds `.ANY`
+/// to it (nvdisasm prints nothing for bit 84 without `.U`, which is not described).
+const BRA_KINDS: ModDesc = split_modifier(
+    Mod::BranchKind,
+    bits(32, 2),
+    bits(84, 1),
+    &[(0, ""), (1, ".U"), (2, ".DIV"), (3, ".CONV"), (5, ".U.ANY")],
+    0,
+);
+
+/// The plain BRA (not the forms with a uniform-register mask) with [`BRA_KINDS`].
+fn any_branch(f: &Form, b: FormBuilder) -> FormBuilder {
+    if f.operand_index(Role::A).is_some() {
+        return b;
+    }
+    b.replace_mod(Mod::BranchKind, &[BRA_KINDS])
 }
 
 /// QSPC's spaces on Hopper.
