@@ -1,4 +1,4 @@
-//! The kernels of PTX that needs sm_80 (`tests/ampere`), on sm_80, sm_86 and sm_89: ptxas's
+//! The kernels of PTX that needs sm_80 (`tests/ampere`), on sm_80, sm_86, sm_89 and sm_90: ptxas's
 //! cubin and ptxc's cubin on the simulator (timed engine, zero hazards) and the MIR
 //! interpreter must all write what a host reference computes.
 //!

@@ -1,4 +1,4 @@
-//! Ampere's `mma.sync` shapes (`tests/ampere/mma_m16n8.ptx`) on sm_80, sm_86 and sm_89:
+//! Ampere's `mma.sync` shapes (`tests/ampere/mma_m16n8.ptx`) on sm_80, sm_86, sm_89 and sm_90:
 //! m16n8k16 of f16 (f16 and f32 accumulators) and bf16, m16n8k8 of f16, bf16 and tf32,
 //! m16n8k32 and m16n8k16 of s8/u8 (with and without `.satfinite`). Each kernel runs as one
 //! warp five ways per target (ptxas's and ptxc's cubins on the timed and the functional

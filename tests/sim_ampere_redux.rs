@@ -1,4 +1,6 @@
-//! `redux.sync` on sm_80, sm_86 and sm_89 (`tests/ampere/redux.ptx`): every reduction
+//! `redux.sync` on sm_80, sm_86, sm_89 and sm_90 (`tests/ampere/redux.ptx`; the run-time masks
+//! of `redux_mask.ptx` not on sm_90, where ptxas's slow path uses the undescribed
+//! WARPSYNC.COLLECTIVE): every reduction
 //! (`.add`, `.min`, `.max` on `.u32` and `.s32`; `.and`, `.or`, `.xor` on `.b32`) over the
 //! full warp, and over the lower half-warp with a constant half mask under a branch. ptxc
 //! selects `REDUX.op UR4, R` and `MOV R, UR4` as ptxas does, so the uniform register's

@@ -1,4 +1,4 @@
-//! Cache-hint qualifiers of `ld`/`st` on sm_80, sm_86 and sm_89 (`tests/ampere/cache_hints.ptx`):
+//! Cache-hint qualifiers of `ld`/`st` on sm_80, sm_86, sm_89 and sm_90 (`tests/ampere/cache_hints.ptx`):
 //! every L1 eviction priority (`.L1::evict_first|last|normal|unchanged`, `.L1::no_allocate`)
 //! and L2 prefetch size (`.L2::64B|128B|256B`) on weak, non-coherent and volatile global
 //! loads, generic loads and a vector load, and the priorities on stores. Each kernel runs
@@ -207,7 +207,7 @@ fn reference_policy(a: &[u32]) -> Vec<u32> {
     d
 }
 
-/// `.L2::cache_hint` on sm_80, sm_86 and sm_89: ptxas puts the policy in a uniform register
+/// `.L2::cache_hint` on sm_80, sm_86, sm_89 and sm_90: ptxas puts the policy in a uniform register
 /// pair (`ULDC.64` from a parameter, `UMOV` pairs for a createpolicy constant) that the
 /// access names as its descriptor, `LDG.E R0, desc[UR4][R2.64]`, also on LDG.CONSTANT, STG,
 /// LD, ST and LDGSTS. ptxas's cubin runs on both engines with zero hazards (the hazard
@@ -312,7 +312,7 @@ fn policy_five_ways(arch: Arch, kernel: &str, a: &[u32], params: Vec<ParamSpec>,
 }
 
 /// ptxc compiles `.L2::cache_hint` (`tests/ampere/cache_policy_hint.ptx`: the policy from a
-/// parameter and from createpolicy.fractional) on sm_80, sm_86 and sm_89: five ways equal to
+/// parameter and from createpolicy.fractional) on sm_80, sm_86, sm_89 and sm_90: five ways equal to
 /// the host reference, and `desc[UR4]` on every access ptxas gives a descriptor.
 #[test]
 fn ptxc_cache_policy_hints_agree_five_ways_and_match_ptxas() {
@@ -341,7 +341,7 @@ fn reference_computed(a: &[u32]) -> Vec<u32> {
 
 /// A policy computed at run time (`tests/ampere/cache_policy_computed.ptx`): ptxc moves it
 /// into UR4:UR5 with two R2UR, as ptxas does; cp.async.cg, cp.async.ca with a src-size, a
-/// vector load and vector and scalar stores, on sm_80, sm_86 and sm_89.
+/// vector load and vector and scalar stores, on sm_80, sm_86, sm_89 and sm_90.
 #[test]
 fn ptxc_computed_cache_policy_agrees_five_ways_and_matches_ptxas() {
     let a = input(400);

@@ -1,5 +1,5 @@
 //! `prefetch` and `prefetchu` (`tests/data/prefetch_sm75.ptx` for sm_75, `tests/ampere/prefetch.ptx`
-//! for sm_80, sm_86 and sm_89): every level, on global, generic and local addresses, with the
+//! for sm_80, sm_86, sm_89 and sm_90): every level, on global, generic and local addresses, with the
 //! L2 eviction priorities from sm_80 on. Each kernel runs five ways per target (both
 //! compilers' cubins on both engines, ptxc's MIR on the interpreter): zero hazards, the same
 //! buffer, equal to a host reference (a prefetch changes no value). ptxc's cubin must carry
