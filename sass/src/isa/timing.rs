@@ -109,11 +109,6 @@ impl LatCat {
         }
     }
 
-    /// Double precision, with or without a scoreboard.
-    pub fn is_fp64(self) -> bool {
-        matches!(self, LatCat::Fp64 | LatCat::Fp64Coupled)
-    }
-
     /// The category whose table entries this one shares (Hopper's FP64 times as Fp64).
     fn tabled(self) -> LatCat {
         match self {
