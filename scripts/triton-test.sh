@@ -3,8 +3,8 @@
 # Triton kernels for a target (sm_75 unless --arch says otherwise) with ptxc posing as ptxas
 # (TRITON_PTXAS_PATH -> a symlink named ptxas), runs the cubins on ptxc's simulator and
 # compares the outputs with numpy. sm_75 runs vector_add, softmax, matmul and histogram;
-# sm_80, sm_86 and sm_89 add matmul_fp16, matmul_bf16 (tl.dot) and attention; sm_90 (Triton
-# compiles for sm_90a) runs sm_75's set.
+# sm_80, sm_86, sm_89 and sm_90 (Triton compiles for sm_90a: tl.dot is wgmma) add
+# matmul_fp16, matmul_bf16 (tl.dot) and attention.
 #
 #   scripts/triton-test.sh [--arch sm_75|sm_80|sm_86|sm_89|sm_90] [KERNEL ...]
 #

@@ -220,3 +220,14 @@ fn every_kernel_decodes_to_our_text_on_sm90() {
     files.retain(|p| refused(p).is_none());
     check_all_for("hopper", &files, Arch::Sm90);
 }
+
+/// sm_90a: ptxc's code for the warpgroup kernels (`tests/hopper`: the wgmma kernels and
+/// Triton's matmuls; HGMMA, WARPGROUP.ARRIVE and .DEPBAR, R2UR of the descriptors, VOTEU of a
+/// run-time scale-d, MEMBAR and FENCE.VIEW.ASYNC, STSM) decodes in `nvdisasm` to ptxc's text.
+#[test]
+fn the_warpgroup_kernels_decode_to_our_text_on_sm90a() {
+    use ptxc_sass::isa::Arch;
+    let files = ptx_files(&root().join("tests/hopper"));
+    assert!(files.len() >= 4, "{files:?}");
+    check_all_for("hopper_sm90a", &files, Arch::Sm90a);
+}

@@ -328,6 +328,8 @@ pub enum Opcode {
     Min,
     /// `mma.sync` (details in [`CheckedInst::tensor`]).
     Mma,
+    /// `stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16` (sm_90): operands address, registers.
+    Stmatrix,
     Mov,
     /// `movmatrix`.
     Movmatrix,
@@ -370,6 +372,9 @@ pub enum Opcode {
     Vshr,
     /// `wmma.load`, `wmma.store`, `wmma.mma` (details in [`CheckedInst::tensor`]).
     Wmma,
+    /// `wgmma.mma_async`, `.fence`, `.commit_group`, `.wait_group` (sm_90a; details in
+    /// [`CheckedInst::tensor`]).
+    Wgmma,
     Xor,
 }
 

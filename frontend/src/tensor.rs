@@ -1,7 +1,8 @@
 //! Tensor-core instructions as the checker hands them on: `mma.sync`, `wmma.load`,
 //! `wmma.store`, `wmma.mma` and `movmatrix` with their shapes, layouts and element types,
 //! and how many registers each fragment has (PTX ISA, "Warp Level Matrix Multiply-
-//! Accumulate Instructions"; what sm_75 and sm_80 accept follows ptxas 13.5).
+//! Accumulate Instructions"; what sm_75 and sm_80 accept follows ptxas 13.5), and the
+//! warpgroup instructions of sm_90a (`wgmma`).
 
 /// An element type of a tensor-core fragment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -195,6 +196,27 @@ impl MmaOp {
     }
 }
 
+/// A warpgroup `wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype` (sm_90a): f16 or
+/// bf16 multiplicands, an f32 or (f16 multiplicands only) f16 accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WgmmaOp {
+    /// N: 8 to 256 in steps of 8.
+    pub n: u32,
+    /// The accumulator type (f32 or f16).
+    pub d: MmaType,
+    /// The multiplicand type of A and B (f16 or bf16).
+    pub ab: MmaType,
+    /// A comes from four registers (else from a shared-memory matrix descriptor).
+    pub a_regs: bool,
+}
+
+impl WgmmaOp {
+    /// Registers of the accumulator per thread: N/2 f32 values or N/4 f16 pairs.
+    pub fn accumulator_regs(&self) -> usize {
+        (if self.d == MmaType::F32 { self.n / 2 } else { self.n / 4 }) as usize
+    }
+}
+
 /// A checked tensor-core instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TensorOp {
@@ -224,6 +246,15 @@ pub enum TensorOp {
     WmmaMma(MmaOp),
     /// `movmatrix.sync.aligned.m8n8.trans.b16`: operands d, a.
     Movmatrix,
+    /// `wgmma.mma_async`: operands d, a-desc (or `{a0..a3}`), b-desc, scale-d, imm-scale-a,
+    /// imm-scale-b, imm-trans-a (descriptor A only), imm-trans-b.
+    Wgmma(WgmmaOp),
+    /// `wgmma.fence.sync.aligned`.
+    WgmmaFence,
+    /// `wgmma.commit_group.sync.aligned`.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned n`: operand the immediate n.
+    WgmmaWait,
 }
 
 /// The number of 32-bit registers of a fragment: of `mma.sync` (`wmma` false) or of `wmma`

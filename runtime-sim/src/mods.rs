@@ -391,6 +391,8 @@ impl Mods {
             Mod::E | Mod::Desc | Mod::PolicyDesc => {}
             // The operation of generic mbarrier ATOMs is their Op (one form each).
             Mod::MbarrierOp => {}
+            // N is read from the form (`gmma::shape_of`).
+            Mod::GmmaN => {}
             Mod::MergeC => self.merge_c = on,
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.

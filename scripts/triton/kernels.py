@@ -214,13 +214,11 @@ TESTS = {
     "attention": test_attention,
 }
 
-# What runs when no kernel is named: Turing's original four; on Ampere and Ada also the
-# tensor-core kernels (`tl.dot` on fp16 and bf16, fused attention).
+# What runs when no kernel is named: Turing's original four; on Ampere, Ada and Hopper also
+# the tensor-core kernels (`tl.dot` on fp16 and bf16, fused attention; on Hopper Triton
+# compiles for sm_90a and lowers them to `wgmma`).
 DEFAULTS = {
     "sm_75": ["vector_add", "softmax", "matmul", "histogram"],
-    # Triton emits `.target sm_90a` for Hopper and lowers `tl.dot` of fp16, bf16 and tf32 to
-    # `wgmma`, which ptxc does not compile yet: the kernels without it.
-    "sm_90": ["vector_add", "softmax", "matmul", "histogram"],
 }
 AMPERE = ["vector_add", "softmax", "matmul", "histogram", "matmul_fp16", "matmul_bf16", "attention"]
 

@@ -63,7 +63,10 @@ impl Expander<'_> {
 
     /// The physical value of an operand.
     pub(super) fn value(&self, op: MOp, locs: &Locations) -> Result<V, EmitError> {
+        let fixed = |v: VReg| self.vcode.fixed_reg(v);
         Ok(match op {
+            MOp::Reg(v) if fixed(v).is_some() => V::Reg(fixed(v).unwrap_or_default()),
+            MOp::Sub(v, i) if fixed(v).is_some() => V::Reg(fixed(v).unwrap_or_default() + i),
             MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::Pred => V::Pred {
                 idx: self.pred_index(self.loc(locs, v)?)?,
                 neg: false,

@@ -44,6 +44,7 @@ impl Isel<'_> {
                 };
                 self.fence(scope)
             }
+            Opcode::FenceProxyAsync => self.fence_proxy_async(inst),
             Opcode::Nanosleep => self.emit_sass(Op::Nanosleep, &[], &[(Role::B, Arg::v(args[0]))], &[], None),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }

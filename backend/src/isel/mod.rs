@@ -3,6 +3,7 @@
 //! operands (immediates and `c[0x0][...]`) wherever a form accepts them and materialised
 //! with a move where one does not. One file per instruction family.
 
+mod accumulators;
 mod address;
 mod arith;
 mod async_copy;
@@ -32,6 +33,7 @@ mod tensor;
 mod tuple_params;
 mod values;
 mod warp;
+mod wgmma;
 mod wide;
 
 /// The one uniform register ptxc names (it allocates none): REDUX's result, the cache-policy
@@ -96,6 +98,11 @@ pub struct Isel<'a> {
     pub srcloc: ptxc_mir::ir::SrcLoc,
     /// Blocks whose parameters travel partly as register tuples.
     tuple_params: HashMap<ptxc_mir::ir::Block, tuple_params::TupleParams>,
+    /// `wgmma`s whose accumulator copies and A tuple were made at the `wgmma.fence` before
+    /// them, with that A operand (`wgmma.rs`).
+    prepared_wgmma: HashMap<Inst, Option<crate::vcode::MOp>>,
+    /// The pinned registers of A of each `wgmma` reading A from registers.
+    a_quads: HashMap<Inst, [VReg; 4]>,
 }
 
 /// Selects VCode of `arch` for `func`, whose variables live where `vars` says, without the
@@ -126,12 +133,15 @@ pub fn select(
         uniform_branches: !disabled.contains(&Optimisation::UniformBranches),
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
         tuple_params: HashMap::default(),
+        prepared_wgmma: HashMap::default(),
+        a_quads: HashMap::default(),
     };
     isel.vcode.local_bytes = vars.frame_size;
     isel.vcode.local_align = vars.frame_align;
     isel.count_uses();
     isel.find_fusions();
     isel.assign_tuple_params();
+    isel.pin_accumulators()?;
     cfg::build(&mut isel)?;
     isel.vcode.divergent_loop = isel.divergence.has_divergent_loop();
     reconverge::insert_reconvergence(&mut isel.vcode);
@@ -330,6 +340,25 @@ impl Isel<'_> {
         let r = self.vcode.new_vreg(class_of(self.func.ty(v)));
         self.regs.insert(v, r);
         r
+    }
+
+    /// Places the warpgroup accumulators in their pinned registers (`accumulators.rs`).
+    fn pin_accumulators(&mut self) -> Result<(), IselError> {
+        let acc = accumulators::assign(self.func).map_err(|e| self.unsupported(e))?;
+        let mut pinned: Vec<_> = acc.reg.into_iter().collect();
+        pinned.sort_by_key(|&(v, _)| v);
+        for (v, r) in pinned {
+            let vreg = self.vcode.new_vreg(VClass::Fixed(r));
+            self.regs.insert(v, vreg);
+        }
+        let mut quads: Vec<_> = acc.a_quad.into_iter().collect();
+        quads.sort_by_key(|&(i, _)| i);
+        for (w, r) in quads {
+            let regs = [0, 1, 2, 3].map(|k| self.vcode.new_vreg(VClass::Fixed(r + k)));
+            self.a_quads.insert(w, regs);
+        }
+        self.vcode.reserved = acc.reserved;
+        Ok(())
     }
 
     /// Makes `alias` name the same register as `of` (bitcasts and copies).

@@ -36,6 +36,7 @@ impl Isel<'_> {
             Opcode::MmaIntM16n8 => self.mma_int_m16n8(inst),
             Opcode::Mma884 => self.mma_884(inst),
             Opcode::MmaF64 => self.mma_f64(inst),
+            Opcode::Wgmma | Opcode::WgmmaFence | Opcode::WgmmaCommit | Opcode::WgmmaWait => self.lower_warpgroup(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }

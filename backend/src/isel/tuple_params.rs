@@ -178,7 +178,8 @@ impl Isel<'_> {
     /// packed into a new one.
     pub(super) fn edge_args(&mut self, target: Block, args: &[Value]) -> Vec<VReg> {
         let Some(tp) = self.tuple_params.get(&target).cloned() else {
-            return args.iter().map(|&a| self.reg(a)).collect();
+            let params = self.func.blocks[target].params.clone();
+            return params.iter().zip(args).map(|(&p, &a)| self.edge_arg(p, a)).collect();
         };
         tp.slots
             .iter()
@@ -192,6 +193,40 @@ impl Isel<'_> {
                 }
             })
             .collect()
+    }
+
+    /// The register passing `a` to parameter `p`: a pinned accumulator parameter
+    /// (`accumulators.rs`) is written here, before the branch, unless `a` is already in its
+    /// register (the allocator sees neither).
+    fn edge_arg(&mut self, p: Value, a: Value) -> VReg {
+        // Pinned values have their registers before selection starts (`pin_accumulators`).
+        let pinned = self.regs.get(&p).and_then(|&pv| Some((pv, self.vcode.fixed_reg(pv)?)));
+        let Some((pv, r)) = pinned else {
+            return self.reg(a);
+        };
+        let src = match self.foldable(a) {
+            Some(c) => MOp::Fixed(c),
+            None => self.src_op(a),
+        };
+        if !matches!(src, MOp::Reg(v) if self.vcode.fixed_reg(v) == Some(r)) {
+            self.push(crate::vcode::MInst::new(crate::vcode::MKind::Sass {
+                op: ptxc_sass::isa::Op::Mov,
+                slots: smallvec::smallvec![
+                    crate::vcode::Slot {
+                        role: ptxc_sass::isa::Role::Dst,
+                        op: MOp::Reg(pv),
+                        mods: Default::default(),
+                    },
+                    crate::vcode::Slot {
+                        role: ptxc_sass::isa::Role::B,
+                        op: src,
+                        mods: Default::default(),
+                    },
+                ],
+                mods: smallvec::SmallVec::new(),
+            }));
+        }
+        pv
     }
 
     /// A whole tuple of `class` holding `values` in order: the one they are, or a new one.

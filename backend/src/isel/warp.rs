@@ -35,6 +35,7 @@ impl Isel<'_> {
             Opcode::MatchAny | Opcode::MatchAll => self.match_(inst),
             Opcode::Redux => self.redux(inst),
             Opcode::Ldmatrix => self.ldmatrix(inst),
+            Opcode::Stmatrix => self.stmatrix(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }

@@ -601,6 +601,15 @@ fn outcome(
 /// Recolours the general registers of `blocks` when that needs fewer registers or removes
 /// copies; returns true if the code changed.
 pub fn compact(blocks: &mut [CodeBlock]) -> bool {
+    // HGMMA writes its accumulators asynchronously, until the warpgroup's wait: data flow
+    // alone cannot tell when their registers are free, so such code keeps its registers.
+    if blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|e| e.inst.desc().op == Op::Hgmma)
+    {
+        return false;
+    }
     let succ: Vec<Vec<usize>> = (0..blocks.len())
         .map(|b| {
             if blocks[b].insts.is_empty() {

@@ -95,7 +95,7 @@ fn minimum_sizes(vcode: &VCode, used: [bool; 3]) -> [usize; 3] {
             VClass::Single => n[0] += 1,
             VClass::Pair => n[1] += 1,
             VClass::Quad => n[2] += 1,
-            VClass::Pred => {}
+            VClass::Pred | VClass::Fixed(_) => {}
         });
         for k in 0..3 {
             min[k] = min[k].max(n[k]);
@@ -205,10 +205,12 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
     let min = minimum_sizes(vcode, used);
     let uses_stack = uses_stack(vcode);
     // A spill needs the stack pointer, so the floor includes it.
-    let floor = footprint(&min) + 1 + COUNT_EXTRA;
+    // Registers R0.. of the pinned accumulators come first; the regions follow them.
+    let reserved = vcode.reserved as usize;
+    let floor = footprint(&min) + 1 + COUNT_EXTRA + reserved;
     let requested = (max_registers as usize).min(255 + COUNT_EXTRA);
     let raised_limit = (requested < floor).then_some(floor as u32);
-    let limit = requested.max(floor) - COUNT_EXTRA;
+    let limit = requested.max(floor) - COUNT_EXTRA - reserved;
     let cap = |n: [usize; 3]| std::array::from_fn::<usize, 3, _>(|k| n[k].min(CLASS_CAP[k]));
     let wanted = std::array::from_fn(|k| {
         if used[k] {
@@ -229,7 +231,7 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
     let mut sizes = fits(wanted, limit - usize::from(uses_stack || spills_certain))?;
     let mut runs = 0;
     let (gpr, regions) = loop {
-        let regions = Regions::new(sizes[0], sizes[1], sizes[2]);
+        let regions = Regions::new(sizes[0], sizes[1], sizes[2]).after(reserved);
         let out = ra::run(&gpr_view, &regions.machine_env(), &options).map_err(internal)?;
         runs += 1;
         let Some(spilled) = spilled_per_class(&out) else {

@@ -24,6 +24,15 @@ impl Regions {
         }
     }
 
+    /// The same layout after `reserved` registers (a multiple of 4: the quads stay aligned).
+    pub fn after(mut self, reserved: usize) -> Regions {
+        debug_assert!(reserved.is_multiple_of(4));
+        for b in &mut self.base {
+            *b += reserved;
+        }
+        self
+    }
+
     /// Registers used in all (highest + 1).
     pub fn total(&self) -> usize {
         self.base[2] + self.count[2]

@@ -43,6 +43,8 @@ pub fn kind(inst: &Inst) -> Kind {
     match f.meta.pipe {
         Pipe::Branch => Kind::Barrier,
         Pipe::Misc if f.op != Op::S2r => Kind::Barrier,
+        // HGMMA reads its operands from shared memory.
+        Pipe::Tensor if f.op == Op::Hgmma => Kind::MemoryEffect,
         Pipe::Lsu => {
             let has_dst = f.operand_index(Role::Dst).is_some();
             let has_data = f.operand_index(Role::Data).is_some();

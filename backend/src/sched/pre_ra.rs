@@ -251,7 +251,16 @@ fn schedule_block(
     mode: Mode,
 ) -> Vec<usize> {
     let n = insts.len();
-    let classes: Vec<Class> = insts.iter().map(|i| class_of(i, cache)).collect();
+    let classes: Vec<Class> = insts
+        .iter()
+        .map(|i| {
+            // A pinned accumulator register is written asynchronously by HGMMA: its readers
+            // and writers keep their places around the warpgroup's fences and waits.
+            let mut pinned = false;
+            i.for_each_reg(|v, _| pinned |= vcode.fixed_reg(v).is_some());
+            if pinned { Class::Fixed } else { class_of(i, cache) }
+        })
+        .collect();
     let preds = dependences(insts, &classes);
     let mut succs = vec![Vec::new(); n];
     for (i, ps) in preds.iter().enumerate() {

@@ -29,13 +29,16 @@ pub enum VClass {
     Quad,
     /// A predicate.
     Pred,
+    /// One 32-bit register pinned to `R<n>`, outside the allocator: a warpgroup accumulator,
+    /// which HGMMA writes in place asynchronously (`isel/accumulators.rs`).
+    Fixed(u8),
 }
 
 impl VClass {
     /// Number of 32-bit registers.
     pub fn width(self) -> u8 {
         match self {
-            VClass::Single | VClass::Pred => 1,
+            VClass::Single | VClass::Pred | VClass::Fixed(_) => 1,
             VClass::Pair => 2,
             VClass::Quad => 4,
         }
@@ -349,6 +352,9 @@ pub struct VCode {
     pub partly_used_loads: Vec<(SrcLoc, u32)>,
     /// Some loop is left by a divergent branch (its threads leave in different iterations).
     pub divergent_loop: bool,
+    /// Registers R0 up to this one (exclusive) hold [`VClass::Fixed`] values; the
+    /// allocator's regions start after them (a multiple of 4).
+    pub reserved: u8,
 }
 
 impl VCode {
@@ -361,6 +367,14 @@ impl VCode {
     /// The class of `v`.
     pub fn class(&self, v: VReg) -> VClass {
         self.classes[v.0 as usize]
+    }
+
+    /// The register `v` is pinned to, if it is [`VClass::Fixed`].
+    pub fn fixed_reg(&self, v: VReg) -> Option<u8> {
+        match self.class(v) {
+            VClass::Fixed(r) => Some(r),
+            _ => None,
+        }
     }
 
     /// The instructions of block `b`.

@@ -11,6 +11,7 @@ impl VCode {
             VClass::Pair => format!("v{}:2", v.0),
             VClass::Quad => format!("v{}:4", v.0),
             VClass::Pred => format!("v{}:p", v.0),
+            VClass::Fixed(r) => format!("v{}:R{r}", v.0),
         }
     }
 

@@ -17,14 +17,14 @@ pub enum File {
 impl File {
     /// True if registers of class `c` belong to this file.
     pub fn holds(self, c: VClass) -> bool {
-        (c == VClass::Pred) == (self == File::Pred)
+        !matches!(c, VClass::Fixed(_)) && (c == VClass::Pred) == (self == File::Pred)
     }
 }
 
 /// The regalloc2 class of a virtual-register class.
 pub fn ra_class(c: VClass) -> ra::RegClass {
     match c {
-        VClass::Single | VClass::Pred => ra::RegClass::Int,
+        VClass::Single | VClass::Pred | VClass::Fixed(_) => ra::RegClass::Int,
         VClass::Pair => ra::RegClass::Float,
         VClass::Quad => ra::RegClass::Vector,
     }

@@ -16,6 +16,7 @@ mod symbols;
 pub mod table;
 mod tensor;
 mod versions;
+mod wgmma;
 
 pub use versions::NEWEST as NEWEST_PTX_VERSION;
 
@@ -75,6 +76,7 @@ fn declarations(m: &ast::Module, diags: &mut Vec<Diagnostic>) -> (u32, ModuleSym
     let mut symbols = ModuleSymbols {
         target_sm,
         version: m.version,
+        arch_specific: arch_specific(m),
         ..ModuleSymbols::default()
     };
     // Functions first: initialisers may take their addresses.

@@ -428,7 +428,7 @@ fn vector(
     let n = items.len() as u32;
     let expected = match w.spec.op {
         _ if w.count.is_some() => w.count,
-        Opcode::Ldmatrix => ["x1", "x2", "x4"]
+        Opcode::Ldmatrix | Opcode::Stmatrix => ["x1", "x2", "x4"]
             .iter()
             .position(|x| w.mods.has_flag(x))
             .map(|i| 1u32 << i),

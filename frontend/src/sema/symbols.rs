@@ -67,6 +67,8 @@ pub struct ModuleSymbols {
     pub target_sm: u32,
     /// The module's `.version` (which features its instructions may use).
     pub version: super::versions::Version,
+    /// The `.target` is architecture-specific (`sm_90a`): `wgmma` and its kin are allowed.
+    pub arch_specific: bool,
 }
 
 /// The stack of scopes of one function body.

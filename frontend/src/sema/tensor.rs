@@ -18,20 +18,20 @@ use crate::tensor::*;
 
 /// True if `opcode` is checked here.
 pub fn handles(opcode: &str) -> bool {
-    matches!(opcode, "mma" | "wmma" | "movmatrix")
+    matches!(opcode, "mma" | "wmma" | "movmatrix" | "wgmma")
 }
 
 /// The modifiers as written, consumed one by one.
-struct Written<'a> {
-    items: Vec<&'a Ident>,
-    span: Span,
+pub(super) struct Written<'a> {
+    pub(super) items: Vec<&'a Ident>,
+    pub(super) span: Span,
     /// The `sm_NN` of the module's `.target`.
-    target: u32,
+    pub(super) target: u32,
 }
 
 impl<'a> Written<'a> {
     /// Takes `name` if it was written.
-    fn take(&mut self, name: &str) -> bool {
+    pub(super) fn take(&mut self, name: &str) -> bool {
         match self.items.iter().position(|m| m.name == name) {
             Some(i) => {
                 self.items.remove(i);
@@ -42,13 +42,13 @@ impl<'a> Written<'a> {
     }
 
     /// Takes one of `names`, if one was written.
-    fn take_one(&mut self, names: &[&str]) -> Option<&'a str> {
+    pub(super) fn take_one(&mut self, names: &[&str]) -> Option<&'a str> {
         let i = self.items.iter().position(|m| names.contains(&m.name.as_str()))?;
         Some(self.items.remove(i).name.as_str())
     }
 
     /// Takes a required modifier.
-    fn need(&mut self, name: &str, what: &str) -> Result<(), Diagnostic> {
+    pub(super) fn need(&mut self, name: &str, what: &str) -> Result<(), Diagnostic> {
         if self.take(name) {
             Ok(())
         } else {
@@ -79,7 +79,7 @@ impl<'a> Written<'a> {
     }
 
     /// Takes every element type, in written order.
-    fn types(&mut self) -> Vec<(MmaType, Span)> {
+    pub(super) fn types(&mut self) -> Vec<(MmaType, Span)> {
         let mut out = Vec::new();
         self.items.retain(|m| match MmaType::from_name(&m.name) {
             Some(t) => {
@@ -114,6 +114,7 @@ impl<'a> Written<'a> {
 static MMA: OpSpec = spec("mma", Opcode::Mma);
 static WMMA: OpSpec = spec("wmma", Opcode::Wmma);
 static MOVMATRIX: OpSpec = spec("movmatrix", Opcode::Movmatrix);
+static WGMMA: OpSpec = spec("wgmma", Opcode::Wgmma);
 
 /// Checks a tensor-core instruction.
 pub fn check(body: &Body<'_>, inst: &Instruction, guard: Option<(RegId, bool)>) -> Result<CheckedInst, Diagnostic> {
@@ -125,6 +126,7 @@ pub fn check(body: &Body<'_>, inst: &Instruction, guard: Option<(RegId, bool)>) 
     let (tensor, spec) = match inst.opcode.name.as_str() {
         "mma" => (TensorOp::Mma(mma(&mut w, "mma")?), &MMA),
         "movmatrix" => (movmatrix(&mut w)?, &MOVMATRIX),
+        "wgmma" => (super::wgmma::check(&mut w, body.module.arch_specific, inst)?, &WGMMA),
         _ => (wmma(&mut w)?, &WMMA),
     };
     let mut mods = Mods::default();
@@ -150,6 +152,10 @@ fn spec_name(t: &TensorOp) -> String {
         TensorOp::WmmaStore { .. } => "wmma.store".into(),
         TensorOp::WmmaMma(_) => "wmma.mma".into(),
         TensorOp::Movmatrix => "movmatrix".into(),
+        TensorOp::Wgmma(_) => "wgmma.mma_async".into(),
+        TensorOp::WgmmaFence => "wgmma.fence".into(),
+        TensorOp::WgmmaCommit => "wgmma.commit_group".into(),
+        TensorOp::WgmmaWait => "wgmma.wait_group".into(),
     }
 }
 
@@ -519,6 +525,9 @@ fn operands_of(
             vec![addr, src(fragment_regs(shape, Fragment::D, ty, true)), stride]
         }
         TensorOp::Movmatrix => vec![('d', Some(ScalarType::B32), None), ('s', Some(ScalarType::B32), None)],
+        TensorOp::Wgmma(op) => super::wgmma::operand_shape(&op),
+        TensorOp::WgmmaFence | TensorOp::WgmmaCommit => vec![],
+        TensorOp::WgmmaWait => vec![('i', Some(ScalarType::U32), None)],
     };
     let optional_stride = matches!(t, TensorOp::WmmaLoad { .. } | TensorOp::WmmaStore { .. });
     let count = inst.operands.len();

@@ -83,6 +83,14 @@ const L1_HINTS: &[&str] = &[
 const SINCE: &[Since] = &[
     since(On::Only(&["mma"]), When::Always, (6, 4), "`mma`"),
     since(On::Only(&["ldmatrix"]), When::Always, (6, 5), "`ldmatrix`"),
+    since(On::Only(&["stmatrix"]), When::Always, (7, 8), "`stmatrix`"),
+    since(On::Only(&["wgmma"]), When::Always, (8, 0), "`wgmma`"),
+    since(
+        On::Only(&["fence"]),
+        When::Written(&["async"]),
+        (8, 0),
+        "`fence.proxy.async`",
+    ),
     since(
         On::Only(&["mma"]),
         When::Written(&["m16n8k8", "m8n8k16", "m8n8k32"]),

@@ -223,6 +223,7 @@ fn source_is_divergent(func: &Function, data: &InstData) -> bool {
         | O::MmaIntM16n8
         | O::Mma884
         | O::MmaF64
+        | O::Wgmma
         | O::CallDriver => true,
         _ => false,
     }

@@ -272,6 +272,7 @@ impl Machine<'_, '_> {
             // A prefetch changes no value.
             (
                 Opcode::Fence
+                | Opcode::FenceProxyAsync
                 | Opcode::Nanosleep
                 | Opcode::CpAsyncCommit
                 | Opcode::CpAsyncWait
@@ -521,6 +522,21 @@ impl Machine<'_, '_> {
                     outs.push(v);
                 }
             }
+            Opcode::Stmatrix => {
+                for &i in group {
+                    self.stmatrix(warp, i, inst)
+                        .map_err(|e| self.error(Some(&warp[i]), Some(inst), e))?;
+                    outs.push(Vec::new());
+                }
+            }
+            Opcode::Wgmma | Opcode::WgmmaFence | Opcode::WgmmaCommit | Opcode::WgmmaWait => {
+                let t = group.first().map(|&i| &warp[i]);
+                return Err(self.error(
+                    t,
+                    Some(inst),
+                    "`wgmma` runs on the SASS simulator only: the MIR interpreter runs warps, not warpgroups".into(),
+                ));
+            }
             _ => {
                 for &i in group {
                     let t = &warp[i];
@@ -683,6 +699,38 @@ impl Machine<'_, '_> {
             out.push(word);
         }
         Ok(out)
+    }
+
+    /// One thread's part of `stmatrix`: the inverse of [`Self::ldmatrix`] (row addresses from
+    /// the lanes of the warp, the thread's elements from its registers).
+    fn stmatrix(&mut self, warp: &mut [Thread], i: usize, inst: Inst) -> Result<(), Fault> {
+        let data = &self.func.insts[inst];
+        let Aux::Imm(bits) = data.aux else {
+            return Err("stmatrix without its shape".into());
+        };
+        let (count, trans) = (bits & 7, bits >> 4 & 1 == 1);
+        let lane = warp[i].lane as u64;
+        let row_addr = |warp: &[Thread], row_lane: u64| -> Result<u64, Fault> {
+            warp.iter()
+                .find(|t| t.lane as u64 == row_lane)
+                .map(|t| t.vals[data.args[0].index()] & 0xffff_ffff)
+                .ok_or_else(|| format!("lane {row_lane} does not take part in stmatrix"))
+        };
+        for k in 0..count {
+            let word = warp[i].vals[data.args[1 + k as usize].index()];
+            for e in 0..2u64 {
+                let (row, col) = if trans {
+                    ((lane % 4) * 2 + e, lane / 4)
+                } else {
+                    (lane / 4, (lane % 4) * 2 + e)
+                };
+                let addr = row_addr(warp, k * 8 + row)? + col * 2;
+                let mut buf = ((word >> (16 * e)) as u16).to_le_bytes();
+                let t = &mut warp[i];
+                self.access(t, Space::Shared, addr, &mut buf, true)?;
+            }
+        }
+        Ok(())
     }
 
     /// The number of threads barrier instruction `inst` waits for: its thread count, or

@@ -1,6 +1,7 @@
 //! The `Aux::Imm` flags of the f16-family and m16n8 integer matrix multiply-accumulate
-//! opcodes ([`crate::ir::Opcode::MmaF16`], [`crate::ir::Opcode::MmaIntM16n8`]), typed, and
-//! how many argument registers each fragment has.
+//! opcodes ([`crate::ir::Opcode::MmaF16`], [`crate::ir::Opcode::MmaIntM16n8`]) and of the
+//! warpgroup one ([`crate::ir::Opcode::Wgmma`]), typed, and how many argument registers each
+//! fragment has.
 
 /// The element type of A and B of an [`crate::ir::Opcode::MmaF16`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,5 +171,98 @@ mod tests {
         };
         assert_eq!(MmaF16Flags::from_bits(tf32.bits()), tf32);
         assert_eq!(tf32.regs(), (2, 1, 4));
+    }
+}
+
+/// The flags of a [`crate::ir::Opcode::Wgmma`] (`wgmma.mma_async.m64nNk16`): bits 5..0
+/// N / 8 - 1, bit 6 f32 accumulator (else f16 pairs), bit 7 bf16 multiplicands (else f16),
+/// bit 8 A from registers (else a descriptor), bits 9 and 10 A and B negated (imm-scale
+/// -1), bits 11 and 12 A and B transposed (imm-trans 1: MN-major in shared memory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WgmmaFlags {
+    /// N (8 to 256, a multiple of 8).
+    pub n: u32,
+    /// The accumulator holds f32 values (else f16 pairs).
+    pub f32: bool,
+    /// A and B are bf16 (else f16).
+    pub bf16: bool,
+    /// A comes from four registers of each thread.
+    pub a_regs: bool,
+    /// A is negated (imm-scale-a -1).
+    pub neg_a: bool,
+    /// B is negated (imm-scale-b -1).
+    pub neg_b: bool,
+    /// A is MN-major (imm-trans-a 1).
+    pub trans_a: bool,
+    /// B is MN-major (imm-trans-b 1).
+    pub trans_b: bool,
+}
+
+impl WgmmaFlags {
+    /// The immediate.
+    pub fn bits(self) -> u64 {
+        u64::from((self.n / 8).saturating_sub(1) & 63)
+            | (self.f32 as u64) << 6
+            | (self.bf16 as u64) << 7
+            | (self.a_regs as u64) << 8
+            | (self.neg_a as u64) << 9
+            | (self.neg_b as u64) << 10
+            | (self.trans_a as u64) << 11
+            | (self.trans_b as u64) << 12
+    }
+
+    /// The flags of an immediate.
+    pub fn from_bits(b: u64) -> WgmmaFlags {
+        let bit = |i: u32| b >> i & 1 == 1;
+        WgmmaFlags {
+            n: ((b & 63) as u32 + 1) * 8,
+            f32: bit(6),
+            bf16: bit(7),
+            a_regs: bit(8),
+            neg_a: bit(9),
+            neg_b: bit(10),
+            trans_a: bit(11),
+            trans_b: bit(12),
+        }
+    }
+
+    /// Accumulator registers per thread: N/2 f32 values or N/4 f16 pairs.
+    pub fn accumulator_regs(self) -> usize {
+        (if self.f32 { self.n / 2 } else { self.n / 4 }) as usize
+    }
+
+    /// Arguments before the accumulator: A (a descriptor or four registers), B, scale-d.
+    pub fn leading_args(self) -> usize {
+        if self.a_regs { 6 } else { 3 }
+    }
+}
+
+#[cfg(test)]
+mod wgmma_tests {
+    use super::WgmmaFlags;
+
+    #[test]
+    fn wgmma_flags_round_trip() {
+        for n in (8..=256).step_by(8) {
+            let f = WgmmaFlags {
+                n,
+                f32: n % 16 == 0,
+                bf16: n % 24 == 0,
+                a_regs: n % 32 == 0,
+                neg_a: n % 40 == 0,
+                neg_b: n % 48 == 0,
+                trans_a: n % 56 == 0,
+                trans_b: n % 64 == 0,
+            };
+            assert_eq!(WgmmaFlags::from_bits(f.bits()), f);
+        }
+        let f = WgmmaFlags {
+            n: 64,
+            f32: true,
+            ..Default::default()
+        };
+        assert_eq!(f.accumulator_regs(), 32);
+        assert_eq!(WgmmaFlags { n: 256, ..f }.accumulator_regs(), 128);
+        assert_eq!(WgmmaFlags { f32: false, ..f }.accumulator_regs(), 16);
     }
 }

@@ -305,6 +305,26 @@ opcodes! {
     /// `4g + t` holds A (g, t), B (t, g), C and D (g, 2t), (g, 2t + 1)). Numerics of
     /// `ptxc_softfloat::tensor::dmma_dot` rounded to nearest.
     MmaF64 = "mma_f64", COLLECTIVE, "T T T T", "TT";
+    /// Warpgroup matrix multiply-accumulate `wgmma.mma_async` (sm_90a) `(a, b, scale_d,
+    /// c...)`: `a` A's 64-bit shared-memory matrix descriptor or, with
+    /// [`WgmmaFlags::a_regs`](crate::ir::mma::WgmmaFlags), four `i32` registers of A; `b`
+    /// B's descriptor; `scale_d` a predicate (false: C is taken as zero); C the accumulator
+    /// registers. Results: the new accumulator registers, which the warpgroup may read only
+    /// after a `WgmmaWait` that covers the group (`Aux::Imm`: [`crate::ir::mma::WgmmaFlags`]).
+    Wgmma = "wgmma", EFFECT | COLLECTIVE, "x*", "V";
+    /// Orders the warpgroup's register accesses before the following `Wgmma`s (`wgmma.fence`).
+    WgmmaFence = "wgmma_fence", EFFECT | COLLECTIVE, "", "";
+    /// Closes the group of `Wgmma`s issued since the last one (`wgmma.commit_group`).
+    WgmmaCommit = "wgmma_commit", EFFECT | COLLECTIVE, "", "";
+    /// Waits until at most `Aux::Imm` groups of `Wgmma`s are pending (`wgmma.wait_group`).
+    WgmmaWait = "wgmma_wait", EFFECT | COLLECTIVE, "", "";
+    /// Orders the generic proxy's shared-memory accesses before the async proxy's
+    /// (`fence.proxy.async`; `Aux::Imm` 1 for `.global`, else 0).
+    FenceProxyAsync = "fence_proxy_async", EFFECT, "", "";
+    /// Collective store of 8x8 b16 matrices to shared memory `(address, r...)`
+    /// (`stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16`); `Aux::Imm` as `Ldmatrix`'s:
+    /// matrix count (bits 2..0) and transposition (bit 4). One `i32` argument per matrix.
+    Stmatrix = "stmatrix", EFFECT | COLLECTIVE, "a i*", "";
     /// CTA barrier `(id[, thread count])`.
     BarSync = "bar_sync", EFFECT | COLLECTIVE, "i i?", "";
     /// Arrival at a barrier without waiting.

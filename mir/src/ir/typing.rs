@@ -18,6 +18,7 @@ fn vector_len(data: &InstData) -> usize {
         (Opcode::MmaF16, Aux::Imm(bits)) => 2 + 2 * (bits & 1) as usize,
         (Opcode::MmaIntM16n8, _) => 4,
         (Opcode::Mma884, Aux::Imm(bits)) => 4 + 4 * (bits & 1) as usize,
+        (Opcode::Wgmma, Aux::Imm(bits)) => super::mma::WgmmaFlags::from_bits(*bits).accumulator_regs(),
         (_, Aux::Mem(m)) => m.vector.max(1) as usize,
         _ => 1,
     }
@@ -126,7 +127,9 @@ pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
         Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Redux | Ldmatrix | MmaInt | MmaF16 | MmaIntM16n8
-        | Mma884 | Fence | CallDriver | CpAsync | CpAsyncWait => AuxKind::Imm,
+        | Mma884 | Fence | CallDriver | CpAsync | CpAsyncWait | Wgmma | WgmmaWait | FenceProxyAsync | Stmatrix => {
+            AuxKind::Imm
+        }
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

@@ -655,6 +655,8 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Vshl, Lowerer::lower_video_shift),
         (P::Vshr, Lowerer::lower_video_shift),
         (P::Wmma, Lowerer::lower_wmma),
+        (P::Wgmma, Lowerer::lower_wgmma),
+        (P::Stmatrix, Lowerer::lower_stmatrix),
         (P::Xor, Lowerer::lower_binary_family),
     ]
 }
@@ -686,5 +688,7 @@ fn has_side_effects(op: P) -> bool {
             | P::CpAsync
             | P::Mbarrier
             | P::Wmma
+            | P::Wgmma
+            | P::Stmatrix
     )
 }

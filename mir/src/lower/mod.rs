@@ -17,6 +17,7 @@ mod policy;
 pub mod ssa;
 mod tensor;
 mod warp;
+mod wgmma;
 mod wmma;
 
 pub use async_copy::{CP_ASYNC_CG, CP_ASYNC_L2_SHIFT, CP_ASYNC_POLICY};

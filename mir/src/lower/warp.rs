@@ -195,6 +195,11 @@ impl Lowerer<'_> {
 
     /// `membar.scope` and `fence.*`.
     pub fn lower_fence(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        if inst.mods.has_flag("proxy") {
+            let global = inst.mods.has_flag("global") as u64;
+            self.emit_multi(Opcode::FenceProxyAsync, Type::I32, &[], Aux::Imm(global));
+            return Ok(());
+        }
         let scope = match inst.mods.scope {
             Some(MemScope::Cta) => 0,
             Some(MemScope::Sys) => 2,

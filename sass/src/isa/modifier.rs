@@ -219,6 +219,9 @@ pub enum Mod {
     BmmaOp,
     /// The mbarrier operation of generic ATOM ([`MbarrierOp`], sm_80 on).
     MbarrierOp,
+    /// HGMMA's N / 8 - 1 (bits 53..57; no spelling: N is in the mnemonic), a modifier so
+    /// that building an HGMMA by role picks the form of its N.
+    GmmaN,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -339,6 +342,7 @@ impl Mod {
             Mod::ImmaBType => values::<ImmaBType>(self),
             Mod::BmmaOp => values::<BmmaOp>(self),
             Mod::MbarrierOp => values::<MbarrierOp>(self),
+            Mod::GmmaN => Meaning::Values(|code| code < 32),
         }
     }
 }

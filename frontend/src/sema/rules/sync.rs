@@ -25,7 +25,26 @@ pub fn barrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
 }
 
 /// `fence`.
-pub fn fence(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+pub fn fence(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    let spaces = ["shared", "shared::cta", "global"];
+    if m.has_flag("proxy") {
+        if !m.has_flag("async") || m.scope.is_some() {
+            return Err(
+                "ptxc compiles `fence.proxy.async` (with `.shared::cta`, `.global` or no space) of the proxy fences"
+                    .to_string()
+                    .into(),
+            );
+        }
+        if sm < 90 {
+            return Err(needs_sm("fence.proxy.async", 90));
+        }
+        return Ok(());
+    }
+    if m.has_flag("async") || spaces.iter().any(|s| m.has_flag(s)) {
+        return Err("only `fence.proxy.async` takes `.async` or a state space"
+            .to_string()
+            .into());
+    }
     if m.scope.is_none() {
         return Err("`fence` needs a scope (`.cta`, `.gpu` or `.sys`)".to_string().into());
     }

@@ -113,6 +113,18 @@ pub fn accumulator_registers(n: u32, f32_acc: bool) -> u8 {
     (if f32_acc { n / 2 } else { n / 4 }) as u8
 }
 
+/// The code of N in bits 53..57 (fixed per form, and a modifier of its one value).
+pub fn n_code(n: u32) -> u16 {
+    (n / N_STEP - 1) as u16
+}
+
+/// `Mod::GmmaN` with N's code as its only value: [`crate::isa::make::make`] picks the form of
+/// N by it (the field is fixed too, which tells the forms apart when decoding).
+fn n_modifier(n: u32) -> ModDesc {
+    let values: &'static [(u16, &'static str)] = vec![(n_code(n), "")].leak();
+    modifier(Mod::GmmaN, 53, 5, values, n_code(n))
+}
+
 /// Makes the values of the 3-bit group-scoreboard field at `lo` other than `legal` illegal
 /// combinations (nvdisasm prints them `INVALIDn` or `???n`).
 fn invalid_gsb(b: FormBuilder, lo: u8, legal: &[u64]) -> FormBuilder {
@@ -139,6 +151,7 @@ fn hgmma(n: u32, acc: &Acc, rs: bool) -> Form {
         .mods([
             modifier(Mod::HmmaDType, 75, 1, acc.dtype, acc.dtype[0].0),
             modifier(Mod::HmmaAType, 76, 2, acc.atypes, 0),
+            n_modifier(n),
         ])
         .fixed(53, 5, u64::from(n / N_STEP - 1))
         .fixed(58, 2, 0)

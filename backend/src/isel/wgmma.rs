@@ -1,0 +1,359 @@
+//! The warpgroup instructions of sm_90a as ptxas 13.5 selects them (its SASS for Triton's
+//! matmul, `tests/hopper/triton_matmul_fp16.ptx`): `wgmma.fence` is WARPGROUP.ARRIVE,
+//! `wgmma.commit_group` no instruction of its own (the last HGMMA before it arrives on the
+//! group scoreboard, `gsb0`), `wgmma.wait_group n` WARPGROUP.DEPBAR.LE gsb0, n, and
+//! `wgmma.mma_async` one `HGMMA.64xNx16.{F32|F16}{.BF16} Rd, gdesc[UR4], Rd` with A's and
+//! B's 64-bit matrix descriptors moved into UR4..UR7 by R2UR (UMOV for constants), or
+//! `HGMMA ... Rd, Ra, gdesc[UR4], Rd` with A from four registers and B's descriptor in
+//! UR6:UR7. The accumulator is the pinned register block of its web
+//! (`accumulators.rs`); accumulator arguments outside the web are moved into it first.
+//! `fence.proxy.async.shared::cta` is MEMBAR.ALL.CTA and FENCE.VIEW.ASYNC.S, without a
+//! state space MEMBAR.ALL.GPU and FENCE.VIEW.ASYNC.S; `stmatrix` is STSM.16.{M88|MT88}.
+
+use super::fit::Arg;
+use super::{FIXED_UR, Isel, IselError};
+use crate::vcode::{MOp, SrcMods, VClass, VReg};
+use ptxc_mir::ir::mma::WgmmaFlags;
+use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
+use ptxc_sass::isa::values::{HmmaAType, HmmaDType, LdsmCount, LdsmShape, MembarSem, Scope, VoteMode};
+use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role, Value as V};
+
+/// A uniform register of the descriptor block (UR4 + k).
+fn ur(k: u8) -> MOp {
+    MOp::Fixed(V::UReg(FIXED_UR + k))
+}
+
+impl Isel<'_> {
+    /// Selects a warpgroup instruction.
+    pub(super) fn lower_warpgroup(&mut self, inst: Inst) -> Result<(), IselError> {
+        if self.vcode.arch != Arch::Sm90a {
+            return Err(self.unsupported(format!("wgmma on {:?} (it needs sm_90a)", self.vcode.arch)));
+        }
+        match self.func.insts[inst].op {
+            Opcode::Wgmma => self.hgmma(inst),
+            Opcode::WgmmaFence => {
+                self.prepare_fenced(inst)?;
+                self.emit_sass(Op::WarpgroupArrive, &[], &[], &[], None)
+            }
+            Opcode::WgmmaCommit => Ok(()),
+            Opcode::WgmmaWait => {
+                let Aux::Imm(n) = self.func.insts[inst].aux else {
+                    return Err(self.unsupported("wgmma.wait_group without its count"));
+                };
+                let srcs = [(Role::A, Arg::imm(0)), (Role::B, Arg::imm(n as u32))];
+                self.emit_sass(Op::WarpgroupDepbar, &[], &srcs, &[], None)
+            }
+            other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
+        }
+    }
+
+    /// Whether the `wgmma` `inst` ends its group: no other `wgmma` follows it in its block
+    /// before a `wgmma.commit_group` (ending a group early only makes waits stricter).
+    fn ends_group(&self, inst: Inst) -> bool {
+        let Some(block) = self
+            .func
+            .layout
+            .iter()
+            .find(|&&b| self.func.blocks[b].insts.contains(&inst))
+        else {
+            return true;
+        };
+        let insts = &self.func.blocks[*block].insts;
+        let at = insts.iter().position(|&i| i == inst).unwrap_or(insts.len());
+        insts[at + 1..]
+            .iter()
+            .map(|&i| self.func.insts[i].op)
+            .find(|op| matches!(op, Opcode::Wgmma | Opcode::WgmmaCommit | Opcode::WgmmaWait))
+            != Some(Opcode::Wgmma)
+    }
+
+    /// A 64-bit descriptor into UR4 + k, UR4 + k + 1.
+    fn descriptor(&mut self, v: Value, k: u8) -> Result<(), IselError> {
+        if let Some(V::Imm(bits)) = self.const64(v) {
+            for h in 0..2u8 {
+                let half = (bits >> (32 * h)) as u32;
+                self.emit_sass(
+                    Op::Umov,
+                    &[(Role::Dst, ur(k + h))],
+                    &[(Role::B, Arg::imm(half))],
+                    &[],
+                    None,
+                )?;
+            }
+            return Ok(());
+        }
+        let r = self.reg(v);
+        for h in 0..2u8 {
+            let srcs = [(Role::A, Arg::op(MOp::Sub(r, h)))];
+            self.emit_sass(Op::R2ur, &[(Role::Dst, ur(k + h))], &srcs, &[], None)?;
+        }
+        Ok(())
+    }
+
+    /// The `wgmma`s a `wgmma.fence` orders (up to the next fence or wait in its block) whose
+    /// operands are all computed before it: their accumulator copies and A tuples are made
+    /// here, before WARPGROUP.ARRIVE, as the PTX ISA requires of register writes.
+    fn prepare_fenced(&mut self, fence: Inst) -> Result<(), IselError> {
+        let Some(&block) = self
+            .func
+            .layout
+            .iter()
+            .find(|&&b| self.func.blocks[b].insts.contains(&fence))
+        else {
+            return Ok(());
+        };
+        let insts = self.func.blocks[block].insts.clone();
+        let at = insts.iter().position(|&i| i == fence).unwrap_or(insts.len());
+        let before: rustc_hash::FxHashSet<Value> = insts[..at]
+            .iter()
+            .flat_map(|&i| self.func.results[i].iter().copied())
+            .collect();
+        // An earlier `wgmma`'s result is its accumulator, in place: no copy.
+        // Copies and bitcasts (of f32 accumulators to b32) name their source's register.
+        let defined_before = |v: Value| match self.func.values[super::accumulators::root(self.func, v)].def {
+            ptxc_mir::ir::ValueDef::Result(i, k) => {
+                before.contains(&self.func.results[i][k as usize])
+                    || !insts.contains(&i)
+                    || self.func.insts[i].op == Opcode::Wgmma
+            }
+            ptxc_mir::ir::ValueDef::Param(..) => true,
+        };
+        for &w in &insts[at + 1..] {
+            match self.func.insts[w].op {
+                Opcode::WgmmaFence | Opcode::WgmmaWait => break,
+                Opcode::Wgmma if self.register_args(w).iter().all(|&v| defined_before(v)) => {
+                    let a = self.prepare_wgmma(w)?;
+                    self.prepared_wgmma.insert(w, a);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The arguments of `wgmma` `inst` that go to its registers: A's (register form) and C's.
+    fn register_args(&self, inst: Inst) -> Vec<Value> {
+        let data = &self.func.insts[inst];
+        let Aux::Imm(bits) = data.aux else {
+            return data.args.to_vec();
+        };
+        let f = WgmmaFlags::from_bits(bits);
+        let a = if f.a_regs { &data.args[..4] } else { &[][..] };
+        a.iter().chain(&data.args[f.leading_args()..]).copied().collect()
+    }
+
+    /// Whether `wgmma` `inst` may read C: false when scale-d is known false (C is zero).
+    fn scales_c(&self, inst: Inst) -> Result<bool, IselError> {
+        Ok(self.scale_d(inst)? != Some(false))
+    }
+
+    /// scale-d of `wgmma` `inst` when it is a constant.
+    fn scale_d(&self, inst: Inst) -> Result<Option<bool>, IselError> {
+        let data = &self.func.insts[inst];
+        let Aux::Imm(bits) = data.aux else {
+            return Err(self.unsupported("wgmma without its shape"));
+        };
+        let lead = WgmmaFlags::from_bits(bits).leading_args();
+        Ok(match self.foldable(data.args[lead - 1]) {
+            Some(V::Pred { idx: 7, neg }) => Some(!neg),
+            _ => None,
+        })
+    }
+
+    /// HGMMA's scale-d operand: UPT, !UPT, or UP0 from a run-time predicate (`VOTEU.ANY UP0,
+    /// Pp`: scale-d is the same in every thread of the warpgroup).
+    fn scale_d_operand(&mut self, inst: Inst) -> Result<Arg, IselError> {
+        if let Some(known) = self.scale_d(inst)? {
+            return Ok(Arg::pt(!known));
+        }
+        let data = &self.func.insts[inst];
+        let Aux::Imm(bits) = data.aux else {
+            return Err(self.unsupported("wgmma without its shape"));
+        };
+        let p = self.pred(data.args[WgmmaFlags::from_bits(bits).leading_args() - 1]);
+        let up0 = MOp::Fixed(V::Pred { idx: 0, neg: false });
+        let dsts = [(Role::PredDst0, up0)];
+        let srcs = [(Role::PredSrc0, Arg::op(p))];
+        self.emit_sass(Op::Voteu, &dsts, &srcs, &[VoteMode::Any.set()], None)?;
+        Ok(Arg::op(up0))
+    }
+
+    /// Moves the accumulator arguments of `wgmma` `inst` that are not in its registers there,
+    /// and builds A's quad (register form): that A operand.
+    fn prepare_wgmma(&mut self, inst: Inst) -> Result<Option<MOp>, IselError> {
+        let data = &self.func.insts[inst];
+        let (args, aux) = (data.args.clone(), data.aux.clone());
+        let Aux::Imm(bits) = aux else {
+            return Err(self.unsupported("wgmma without its shape"));
+        };
+        let f = WgmmaFlags::from_bits(bits);
+        let lead = f.leading_args();
+        let results = self.func.results[inst].clone();
+        let d: Vec<VReg> = results.iter().map(|&r| self.def_reg(r)).collect();
+        let Some(base) = d.first().and_then(|&v| self.vcode.fixed_reg(v)) else {
+            return Err(self.unsupported("a wgmma accumulator outside its register block"));
+        };
+        if self.scales_c(inst)? {
+            for (i, &c) in args[lead..].iter().enumerate() {
+                // Prepared at the fence, a bitcast of `c` may not be selected yet: its source.
+                let c = super::accumulators::root(self.func, c);
+                let target = base + i as u8;
+                let src = self.src_op(c);
+                let in_place = matches!(src, MOp::Reg(v) if self.vcode.fixed_reg(v) == Some(target));
+                if !in_place {
+                    let src = match self.foldable(c) {
+                        Some(k) => MOp::Fixed(k),
+                        None => src,
+                    };
+                    self.emit_sass(
+                        Op::Mov,
+                        &[(Role::Dst, MOp::Reg(d[i]))],
+                        &[(Role::B, Arg::op(src))],
+                        &[],
+                        None,
+                    )?;
+                }
+            }
+        }
+        if !f.a_regs {
+            return Ok(None);
+        }
+        let Some(quad) = self.a_quads.get(&inst).copied() else {
+            return Err(self.unsupported("a wgmma's A outside its registers"));
+        };
+        for (k, &v) in args[..4].iter().enumerate() {
+            let v = super::accumulators::root(self.func, v);
+            let src = match self.foldable(v) {
+                Some(c) => MOp::Fixed(c),
+                None => self.src_op(v),
+            };
+            self.emit_sass(
+                Op::Mov,
+                &[(Role::Dst, MOp::Reg(quad[k]))],
+                &[(Role::B, Arg::op(src))],
+                &[],
+                None,
+            )?;
+        }
+        Ok(Some(MOp::Reg(quad[0])))
+    }
+
+    /// `wgmma.mma_async`: HGMMA on the accumulator's pinned registers.
+    fn hgmma(&mut self, inst: Inst) -> Result<(), IselError> {
+        let a_op = match self.prepared_wgmma.remove(&inst) {
+            Some(a) => a,
+            None => self.prepare_wgmma(inst)?,
+        };
+        let scale = self.scales_c(inst)?;
+        let data = &self.func.insts[inst];
+        let (args, aux) = (data.args.clone(), data.aux.clone());
+        let Aux::Imm(bits) = aux else {
+            return Err(self.unsupported("wgmma without its shape"));
+        };
+        let f = WgmmaFlags::from_bits(bits);
+        let lead = f.leading_args();
+        let d0 = self.def_reg(self.func.results[inst][0]);
+        let b_desc = args[lead - 2];
+        let mut srcs = Vec::new();
+        let flag_bits = |set: &[bool]| set.iter().enumerate().map(|(i, &on)| (on as u8) << i).sum::<u8>();
+        if let Some(a) = a_op {
+            let neg = SrcMods {
+                neg: f.neg_a,
+                ..SrcMods::default()
+            };
+            srcs.push((Role::A, Arg::Op(a, neg)));
+            self.descriptor(b_desc, 2)?;
+            let swizzle = flag_bits(&[f.neg_b, f.trans_b]);
+            srcs.push((
+                Role::B,
+                Arg::Op(
+                    ur(0),
+                    SrcMods {
+                        swizzle,
+                        ..SrcMods::default()
+                    },
+                ),
+            ));
+        } else {
+            self.descriptor(args[0], 0)?;
+            self.descriptor(b_desc, 2)?;
+            let swizzle = flag_bits(&[f.neg_a, f.neg_b, f.trans_a, f.trans_b]);
+            srcs.push((
+                Role::B,
+                Arg::Op(
+                    ur(0),
+                    SrcMods {
+                        swizzle,
+                        ..SrcMods::default()
+                    },
+                ),
+            ));
+        }
+        let c = if scale { Arg::op(MOp::Reg(d0)) } else { Arg::rz() };
+        srcs.push((Role::C, c));
+        let scale_d = self.scale_d_operand(inst)?;
+        srcs.push((Role::PredSrc0, scale_d));
+        let gsb = if self.ends_group(inst) { 0 } else { 7 };
+        srcs.push((Role::Other, Arg::imm(gsb)));
+        let mods: [ModSet; 3] = [
+            if f.f32 { HmmaDType::F32 } else { HmmaDType::F16 }.set(),
+            if f.bf16 { HmmaAType::Bf16 } else { HmmaAType::F16 }.set(),
+            ModSet {
+                id: Mod::GmmaN,
+                code: ptxc_sass::isa::sm90::gmma::n_code(f.n),
+            },
+        ];
+        self.emit_sass(Op::Hgmma, &[(Role::Dst, MOp::Reg(d0))], &srcs, &mods, None)
+    }
+
+    /// `fence.proxy.async[.shared::cta]`: MEMBAR.ALL.{CTA|GPU}; FENCE.VIEW.ASYNC.S.
+    pub(super) fn fence_proxy_async(&mut self, inst: Inst) -> Result<(), IselError> {
+        if self.vcode.arch < Arch::Sm90 {
+            return Err(self.unsupported("fence.proxy.async before sm_90"));
+        }
+        let scope = match self.func.insts[inst].aux {
+            Aux::Imm(0) => Scope::Cta,
+            Aux::Imm(2) => Scope::Gpu,
+            _ => return Err(self.unsupported("fence.proxy.async.global")),
+        };
+        self.emit_sass(Op::Membar, &[], &[], &[MembarSem::All.set(), scope.set()], None)?;
+        self.emit_sass(Op::FenceViewAsync, &[], &[], &[], None)
+    }
+
+    /// `stmatrix`: STSM.16.{M88|MT88} with 1, 2 or 4 matrices from a register, pair or quad.
+    pub(super) fn stmatrix(&mut self, inst: Inst) -> Result<(), IselError> {
+        let data = &self.func.insts[inst];
+        let (args, aux) = (data.args.clone(), data.aux.clone());
+        let Aux::Imm(flags) = aux else {
+            return Err(self.unsupported("stmatrix without a shape"));
+        };
+        let (count, trans) = (flags & 7, flags >> 4 & 1 == 1);
+        let (class, code) = match count {
+            1 => (VClass::Single, LdsmCount::X1),
+            2 => (VClass::Pair, LdsmCount::X2),
+            4 => (VClass::Quad, LdsmCount::X4),
+            n => return Err(self.unsupported(format!("stmatrix of {n} matrices"))),
+        };
+        let operand = self.mem_operand(args[0], 0, Space::Shared)?;
+        let data_op = if count == 1 {
+            MOp::Reg(self.reg(args[1]))
+        } else {
+            let srcs = args[1..]
+                .iter()
+                .map(|&v| match self.foldable(v) {
+                    Some(c) => MOp::Fixed(c),
+                    None => self.src_op(v),
+                })
+                .collect();
+            MOp::Reg(self.pack_tuple(srcs, class))
+        };
+        let shape = if trans { LdsmShape::Mt88 } else { LdsmShape::M88 };
+        self.emit_sass(
+            Op::Stsm,
+            &[],
+            &[(Role::Addr, Arg::op(operand)), (Role::Data, Arg::op(data_op))],
+            &[shape.set(), code.set()],
+            None,
+        )
+    }
+}

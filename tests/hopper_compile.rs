@@ -1,0 +1,140 @@
+//! ptxc's own Hopper code beyond the matmuls of `sim_hopper_wgmma.rs`: `stmatrix` (STSM) gives
+//! the same shared-memory image on the simulator as the MIR interpreter's reading of the PTX
+//! ISA (every lane's registers, with and without `.trans`); and an accumulator that would
+//! have to survive the `wgmma` that overwrites its registers is refused with its location
+//! rather than miscompiled.
+
+mod common;
+
+use common::*;
+
+/// A kernel that stores `{lane * 4 + k + (lane << 16)}` (k = 0..3) of each lane with
+/// `stmatrix.x4` (`trans` or not) into shared memory, row `r` of matrix `m` at
+/// `(8m + r) * 16` bytes, and copies the 512 bytes out.
+fn stmatrix_ptx(trans: bool) -> String {
+    let t = if trans { ".trans" } else { "" };
+    format!(
+        r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry stsm(.param .u64 out) {{
+  .shared .align 16 .b8 tile[512];
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r0, %tid.x;
+  shl.b32 %r1, %r0, 2;
+  shl.b32 %r2, %r0, 16;
+  add.s32 %r3, %r1, %r2;
+  add.s32 %r4, %r3, 1;
+  add.s32 %r5, %r3, 2;
+  add.s32 %r6, %r3, 3;
+  shl.b32 %r7, %r0, 4;
+  mov.u32 %r8, tile;
+  add.s32 %r9, %r8, %r7;
+  stmatrix.sync.aligned.m8n8.x4{t}.shared.b16 [%r9], {{%r3, %r4, %r5, %r6}};
+  bar.sync 0;
+  add.s32 %r10, %r8, %r7;
+  ld.shared.v4.b32 {{%r11, %r12, %r13, %r14}}, [%r10];
+  ld.param.u64 %rd0, [out];
+  cvta.to.global.u64 %rd1, %rd0;
+  mul.wide.u32 %rd2, %r0, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.b32 [%rd3], {{%r11, %r12, %r13, %r14}};
+  ret;
+}}
+"#
+    )
+}
+
+#[test]
+fn stmatrix_stores_as_the_ptx_isa_says_on_the_simulator_and_the_mir_engine() {
+    for trans in [false, true] {
+        let dir = scratch(&format!("hopper_compile_stsm_{trans}"));
+        let ptx = dir.join("stsm.ptx");
+        std::fs::write(&ptx, stmatrix_ptx(trans)).unwrap();
+        let spec = dir.join("stsm.toml");
+        std::fs::write(
+            &spec,
+            "kernel = \"stsm\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nparams = [ { ptr = \"out\" } ]\n\
+             [buffers.out]\ndtype = \"u32\"\nlen = 128\n",
+        )
+        .unwrap();
+        let mut outs = Vec::new();
+        for engine in ["sim", "mir"] {
+            let out = dir.join(engine);
+            let o = ptxc(&[
+                "run",
+                ptx.to_str().unwrap(),
+                "--arch",
+                "sm_90",
+                "--launch",
+                spec.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--engine",
+                engine,
+            ]);
+            assert!(o.status.success(), "{engine}: {}{}", text(&o.stdout), text(&o.stderr));
+            outs.push(std::fs::read(out.join("out.npy")).unwrap());
+        }
+        assert_eq!(
+            outs[0],
+            outs[1],
+            "stmatrix{}: simulator and MIR engine differ",
+            if trans { ".trans" } else { "" }
+        );
+        // Not transposed, lane 4g + t's register m holds row g, columns 2t and 2t + 1 of
+        // matrix m: row 0 of matrix 0 is lanes 0..3's first registers.
+        let words: Vec<u32> = outs[0][outs[0].len() - 512..]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        // Word 1 is columns 2 and 3 of row 0 of matrix 0. Not transposed, lane 4g + t's
+        // register m holds row g, columns 2t and 2t + 1 of matrix m: lane 1's first register
+        // (4 | 1 << 16). Transposed, it holds column g, rows 2t and 2t + 1: columns 2 and 3
+        // of row 0 are the low halves of lanes 8 and 12 (32 and 48).
+        let expected = if trans { 32 | 48 << 16 } else { 4 | 1 << 16 };
+        let what = if trans { "stmatrix.trans" } else { "stmatrix" };
+        assert_eq!(words[1], expected, "{what}: word 1 {:#x}", words[1]);
+    }
+}
+
+#[test]
+fn an_accumulator_used_after_it_is_overwritten_is_refused_with_its_location() {
+    let acc: Vec<String> = (0..16).map(|i| format!("%f{i}")).collect();
+    let acc = format!("{{{}}}", acc.join(", "));
+    let ptx = format!(
+        r#".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry keep_old(.param .u64 out, .param .u64 da, .param .u64 db) {{
+  .reg .f32 %f<20>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd0, [da];
+  ld.param.u64 %rd1, [db];
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {acc}, %rd0, %rd1, 0, 1, 1, 0, 0;
+  mov.f32 %f17, %f0;
+  wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {acc}, %rd0, %rd1, 1, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  ld.param.u64 %rd2, [out];
+  st.global.f32 [%rd2], %f17;
+  st.global.f32 [%rd2+4], %f0;
+  ret;
+}}
+"#
+    );
+    let dir = scratch("hopper_compile_keep_old");
+    let path = dir.join("keep_old.ptx");
+    std::fs::write(&path, ptx).unwrap();
+    let o = ptxc_compile("sm_90a", &path, &dir.join("keep_old.cubin"));
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "compiled");
+    assert!(
+        err.contains("overwritten while its old value is still used") && err.contains("keep_old"),
+        "{err}"
+    );
+    assert!(!dir.join("keep_old.cubin").exists(), "a cubin was written");
+}
