@@ -40,11 +40,6 @@ fn predicable(d: &InstData) -> bool {
 /// The arms to convert, by branching block (`preds` counts a block's predecessors).
 pub fn find(func: &Function, preds: &dyn Fn(Block) -> usize) -> HashMap<Block, Arm> {
     let mut arms = HashMap::default();
-    // Block parameters of warpgroup accumulators live in pinned registers (`accumulators.rs`),
-    // which a merged arm's selects would not write.
-    if func.insts.values().any(|d| d.op == Opcode::Wgmma) {
-        return arms;
-    }
     for &a in &func.layout {
         let Some(t) = func.terminator(a) else { continue };
         let d = &func.insts[t];

@@ -26,7 +26,7 @@ impl Isel<'_> {
         addr: MOp,
         mods: &mut Vec<ModSet>,
     ) -> Result<Arg, IselError> {
-        self.policy_pair(policy)?;
+        self.uniform_pair(policy, 0)?;
         let addr = match addr {
             MOp::Mem { base, offset, .. } => MOp::Mem {
                 base,
@@ -51,24 +51,25 @@ impl Isel<'_> {
         Ok(Arg::Op(addr, wide))
     }
 
-    /// `ULDC.64`, two `UMOV`s or two `R2UR`s of `policy` into UR4:UR5.
-    fn policy_pair(&mut self, policy: Value) -> Result<(), IselError> {
-        let ur = |k: u8| MOp::Fixed(V::UReg(super::FIXED_UR + k));
-        if let Some(bank @ V::CBank { .. }) = self.foldable64(policy) {
+    /// `ULDC.64`, two `UMOV`s or two `R2UR`s of the 64-bit `value` into UR(4 + k),
+    /// UR(5 + k) (the cache policy's pair, k = 0; HGMMA's matrix descriptors, k = 0 and 2).
+    pub(super) fn uniform_pair(&mut self, value: Value, k: u8) -> Result<(), IselError> {
+        let ur = |h: u8| MOp::Fixed(V::UReg(super::FIXED_UR + k + h));
+        if let Some(bank @ V::CBank { .. }) = self.foldable64(value) {
             let srcs = [(Role::B, Arg::op(MOp::Fixed(bank)))];
             return self.emit_sass(Op::Uldc, &[(Role::Dst, ur(0))], &srcs, &[MemSize::B64.set()], None);
         }
-        if let Some(V::Imm(bits)) = self.const64(policy) {
-            for k in 0..2u8 {
-                let half = (bits >> (32 * k)) as u32;
-                self.emit_sass(Op::Umov, &[(Role::Dst, ur(k))], &[(Role::B, Arg::imm(half))], &[], None)?;
+        if let Some(V::Imm(bits)) = self.const64(value) {
+            for h in 0..2u8 {
+                let half = (bits >> (32 * h)) as u32;
+                self.emit_sass(Op::Umov, &[(Role::Dst, ur(h))], &[(Role::B, Arg::imm(half))], &[], None)?;
             }
             return Ok(());
         }
-        let r = self.reg(policy);
-        for k in 0..2u8 {
-            let srcs = [(Role::A, Arg::op(MOp::Sub(r, k)))];
-            self.emit_sass(Op::R2ur, &[(Role::Dst, ur(k))], &srcs, &[], None)?;
+        let r = self.reg(value);
+        for h in 0..2u8 {
+            let srcs = [(Role::A, Arg::op(MOp::Sub(r, h)))];
+            self.emit_sass(Op::R2ur, &[(Role::Dst, ur(h))], &srcs, &[], None)?;
         }
         Ok(())
     }

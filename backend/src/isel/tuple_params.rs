@@ -158,6 +158,14 @@ impl Isel<'_> {
         self.tuple_params.contains_key(&b)
     }
 
+    /// Whether some parameter of block `b` is a pinned accumulator (`accumulators.rs`).
+    pub(super) fn has_pinned_params(&self, b: Block) -> bool {
+        self.func.blocks[b]
+            .params
+            .iter()
+            .any(|p| self.regs.get(p).is_some_and(|&v| self.vcode.fixed_reg(v).is_some()))
+    }
+
     /// The VCode parameters of block `b`: one register per parameter, one tuple per group.
     pub(super) fn block_params(&mut self, b: Block) -> Vec<VReg> {
         let params = &self.func.blocks[b].params;

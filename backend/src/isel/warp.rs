@@ -240,11 +240,8 @@ impl Isel<'_> {
             return Err(self.unsupported("ldmatrix without a shape"));
         };
         let (count, trans) = (flags & 7, flags >> 4 & 1);
-        let (class, count_code) = match count {
-            1 => (VClass::Single, LdsmCount::X1),
-            2 => (VClass::Pair, LdsmCount::X2),
-            4 => (VClass::Quad, LdsmCount::X4),
-            n => return Err(self.unsupported(format!("ldmatrix of {n} matrices"))),
+        let Some((class, count_code)) = matrix_count(count) else {
+            return Err(self.unsupported(format!("ldmatrix of {count} matrices")));
         };
         let operand = self.mem_operand(addr, 0, Space::Shared)?;
         let results = self.func.results[inst].clone();
@@ -270,4 +267,14 @@ impl Isel<'_> {
         }
         Ok(())
     }
+}
+
+/// The register tuple and LDSM/STSM count code of 1, 2 or 4 8x8 matrices.
+pub(super) fn matrix_count(count: u64) -> Option<(VClass, LdsmCount)> {
+    Some(match count {
+        1 => (VClass::Single, LdsmCount::X1),
+        2 => (VClass::Pair, LdsmCount::X2),
+        4 => (VClass::Quad, LdsmCount::X4),
+        _ => return None,
+    })
 }

@@ -12,10 +12,10 @@
 
 use super::fit::Arg;
 use super::{FIXED_UR, Isel, IselError};
-use crate::vcode::{MOp, SrcMods, VClass, VReg};
+use crate::vcode::{MOp, SrcMods, VReg};
 use ptxc_mir::ir::mma::WgmmaFlags;
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
-use ptxc_sass::isa::values::{HmmaAType, HmmaDType, LdsmCount, LdsmShape, MembarSem, Scope, VoteMode};
+use ptxc_sass::isa::values::{HmmaAType, HmmaDType, LdsmShape, MembarSem, Scope, VoteMode};
 use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role, Value as V};
 
 /// A uniform register of the descriptor block (UR4 + k).
@@ -47,19 +47,23 @@ impl Isel<'_> {
         }
     }
 
-    /// Whether the `wgmma` `inst` ends its group: no other `wgmma` follows it in its block
-    /// before a `wgmma.commit_group` (ending a group early only makes waits stricter).
-    fn ends_group(&self, inst: Inst) -> bool {
-        let Some(block) = self
+    /// The instructions of the block holding `inst`, and `inst`'s position there.
+    fn block_around(&self, inst: Inst) -> Option<(&[Inst], usize)> {
+        let block = self
             .func
             .layout
             .iter()
-            .find(|&&b| self.func.blocks[b].insts.contains(&inst))
-        else {
+            .find(|&&b| self.func.blocks[b].insts.contains(&inst))?;
+        let insts = &self.func.blocks[*block].insts[..];
+        Some((insts, insts.iter().position(|&i| i == inst)?))
+    }
+
+    /// Whether the `wgmma` `inst` ends its group: no other `wgmma` follows it in its block
+    /// before a `wgmma.commit_group` (ending a group early only makes waits stricter).
+    fn ends_group(&self, inst: Inst) -> bool {
+        let Some((insts, at)) = self.block_around(inst) else {
             return true;
         };
-        let insts = &self.func.blocks[*block].insts;
-        let at = insts.iter().position(|&i| i == inst).unwrap_or(insts.len());
         insts[at + 1..]
             .iter()
             .map(|&i| self.func.insts[i].op)
@@ -67,43 +71,14 @@ impl Isel<'_> {
             != Some(Opcode::Wgmma)
     }
 
-    /// A 64-bit descriptor into UR4 + k, UR4 + k + 1.
-    fn descriptor(&mut self, v: Value, k: u8) -> Result<(), IselError> {
-        if let Some(V::Imm(bits)) = self.const64(v) {
-            for h in 0..2u8 {
-                let half = (bits >> (32 * h)) as u32;
-                self.emit_sass(
-                    Op::Umov,
-                    &[(Role::Dst, ur(k + h))],
-                    &[(Role::B, Arg::imm(half))],
-                    &[],
-                    None,
-                )?;
-            }
-            return Ok(());
-        }
-        let r = self.reg(v);
-        for h in 0..2u8 {
-            let srcs = [(Role::A, Arg::op(MOp::Sub(r, h)))];
-            self.emit_sass(Op::R2ur, &[(Role::Dst, ur(k + h))], &srcs, &[], None)?;
-        }
-        Ok(())
-    }
-
     /// The `wgmma`s a `wgmma.fence` orders (up to the next fence or wait in its block) whose
     /// operands are all computed before it: their accumulator copies and A tuples are made
     /// here, before WARPGROUP.ARRIVE, as the PTX ISA requires of register writes.
     fn prepare_fenced(&mut self, fence: Inst) -> Result<(), IselError> {
-        let Some(&block) = self
-            .func
-            .layout
-            .iter()
-            .find(|&&b| self.func.blocks[b].insts.contains(&fence))
-        else {
+        let Some((insts, at)) = self.block_around(fence) else {
             return Ok(());
         };
-        let insts = self.func.blocks[block].insts.clone();
-        let at = insts.iter().position(|&i| i == fence).unwrap_or(insts.len());
+        let insts = insts.to_vec();
         let before: rustc_hash::FxHashSet<Value> = insts[..at]
             .iter()
             .flat_map(|&i| self.func.results[i].iter().copied())
@@ -262,7 +237,7 @@ impl Isel<'_> {
                 ..SrcMods::default()
             };
             srcs.push((Role::A, Arg::Op(a, neg)));
-            self.descriptor(b_desc, 2)?;
+            self.uniform_pair(b_desc, 2)?;
             let swizzle = flag_bits(&[f.neg_b, f.trans_b]);
             srcs.push((
                 Role::B,
@@ -275,8 +250,8 @@ impl Isel<'_> {
                 ),
             ));
         } else {
-            self.descriptor(args[0], 0)?;
-            self.descriptor(b_desc, 2)?;
+            self.uniform_pair(args[0], 0)?;
+            self.uniform_pair(b_desc, 2)?;
             let swizzle = flag_bits(&[f.neg_a, f.neg_b, f.trans_a, f.trans_b]);
             srcs.push((
                 Role::B,
@@ -328,11 +303,8 @@ impl Isel<'_> {
             return Err(self.unsupported("stmatrix without a shape"));
         };
         let (count, trans) = (flags & 7, flags >> 4 & 1 == 1);
-        let (class, code) = match count {
-            1 => (VClass::Single, LdsmCount::X1),
-            2 => (VClass::Pair, LdsmCount::X2),
-            4 => (VClass::Quad, LdsmCount::X4),
-            n => return Err(self.unsupported(format!("stmatrix of {n} matrices"))),
+        let Some((class, code)) = super::warp::matrix_count(count) else {
+            return Err(self.unsupported(format!("stmatrix of {count} matrices")));
         };
         let operand = self.mem_operand(args[0], 0, Space::Shared)?;
         let data_op = if count == 1 {

@@ -685,11 +685,7 @@ impl Machine<'_, '_> {
         for k in 0..count {
             let mut word = 0u64;
             for e in 0..2u64 {
-                let (row, col) = if trans {
-                    ((lane % 4) * 2 + e, lane / 4)
-                } else {
-                    (lane / 4, (lane % 4) * 2 + e)
-                };
+                let (row, col) = matrix_element(lane, e, trans);
                 let addr = row_addr(warp, k * 8 + row)? + col * 2;
                 let mut buf = [0u8; 2];
                 let t = &mut warp[i];
@@ -719,11 +715,7 @@ impl Machine<'_, '_> {
         for k in 0..count {
             let word = warp[i].vals[data.args[1 + k as usize].index()];
             for e in 0..2u64 {
-                let (row, col) = if trans {
-                    ((lane % 4) * 2 + e, lane / 4)
-                } else {
-                    (lane / 4, (lane % 4) * 2 + e)
-                };
+                let (row, col) = matrix_element(lane, e, trans);
                 let addr = row_addr(warp, k * 8 + row)? + col * 2;
                 let mut buf = ((word >> (16 * e)) as u16).to_le_bytes();
                 let t = &mut warp[i];
@@ -868,4 +860,14 @@ fn mbarrier_arrive(old: u64) -> u64 {
         n = (n & 0x8000_0000) | (lo.wrapping_add(0x4000_0000) & 0x7fff_ffff);
     }
     (n as u64) << 32 | lo as u64
+}
+
+/// Where element `e` (0 or 1) of `lane`'s register of an 8x8 b16 matrix lives (`ldmatrix`,
+/// `stmatrix`): row `lane / 4`, column `2 (lane % 4) + e`, or transposed.
+fn matrix_element(lane: u64, e: u64, trans: bool) -> (u64, u64) {
+    if trans {
+        ((lane % 4) * 2 + e, lane / 4)
+    } else {
+        (lane / 4, (lane % 4) * 2 + e)
+    }
 }

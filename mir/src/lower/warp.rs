@@ -127,14 +127,23 @@ impl Lowerer<'_> {
 
     /// `ldmatrix.sync.aligned.m8n8.xN[.trans][.shared].b16 {d...}, [addr]`.
     pub fn lower_ldmatrix(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let count = [("x1", 1u64), ("x2", 2), ("x4", 4)]
-            .iter()
-            .find(|(f, _)| inst.mods.has_flag(f))
-            .map_or(1, |(_, n)| *n);
-        let trans = inst.mods.has_flag("trans") as u64;
+        let (count, trans) = matrix_shape(inst);
         let dsts = self.vector_regs(inst, 0)?;
-        let CheckedOperand::Address { base, offset } = self.arg(inst, 1)?.clone() else {
-            return Err(LowerError::new("ldmatrix needs an address", inst.span));
+        let addr = self.matrix_address(inst, 1)?;
+        let r = self.emit_multi(Opcode::Ldmatrix, Type::I32, &[addr], Aux::Imm(count | trans << 4));
+        for (d, v) in dsts.into_iter().zip(r) {
+            if let Some(d) = d {
+                self.write_reg(d, v, false, inst.span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The shared-memory address of operand `i` of `ldmatrix` or `stmatrix` (a generic one
+    /// converted to shared).
+    pub(super) fn matrix_address(&mut self, inst: &CheckedInst, i: usize) -> Result<crate::ir::Value, LowerError> {
+        let CheckedOperand::Address { base, offset } = self.arg(inst, i)?.clone() else {
+            return Err(LowerError::new("a matrix load or store needs an address", inst.span));
         };
         let base = match base {
             ptxc_frontend::checked::AddrBase::Reg(r) => self.read_raw(r),
@@ -143,17 +152,12 @@ impl Lowerer<'_> {
         };
         let ty = self.func.ty(base);
         let k = self.konst(ty, offset as u64);
-        let mut addr = self.emit(Opcode::Iadd, ty, &[base, k], Aux::None);
-        if inst.mods.space != Some(StateSpace::Shared) {
-            addr = self.emit(Opcode::FromGeneric, ty, &[addr], Aux::Space(Space::Shared));
-        }
-        let r = self.emit_multi(Opcode::Ldmatrix, Type::I32, &[addr], Aux::Imm(count | trans << 4));
-        for (d, v) in dsts.into_iter().zip(r) {
-            if let Some(d) = d {
-                self.write_reg(d, v, false, inst.span)?;
-            }
-        }
-        Ok(())
+        let addr = self.emit(Opcode::Iadd, ty, &[base, k], Aux::None);
+        Ok(if inst.mods.space != Some(StateSpace::Shared) {
+            self.emit(Opcode::FromGeneric, ty, &[addr], Aux::Space(Space::Shared))
+        } else {
+            addr
+        })
     }
 
     /// `bar`/`barrier` `.sync`, `.arrive` and `.red`; `bar.warp.sync` needs nothing here.
@@ -230,4 +234,14 @@ impl Lowerer<'_> {
     pub fn lower_nothing(&mut self, _inst: &CheckedInst) -> Result<(), LowerError> {
         Ok(())
     }
+}
+
+/// The matrix count (`.x1`, `.x2`, `.x4`) and transposition (`.trans`) of `ldmatrix` or
+/// `stmatrix`.
+pub(super) fn matrix_shape(inst: &CheckedInst) -> (u64, u64) {
+    let count = [("x1", 1u64), ("x2", 2), ("x4", 4)]
+        .iter()
+        .find(|(f, _)| inst.mods.has_flag(f))
+        .map_or(1, |(_, n)| *n);
+    (count, inst.mods.has_flag("trans") as u64)
 }

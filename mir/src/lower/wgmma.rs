@@ -8,9 +8,8 @@
 use super::LowerError;
 use super::context::Lowerer;
 use crate::ir::mma::WgmmaFlags;
-use crate::ir::{Aux, Opcode, Space, Type};
-use ptxc_frontend::ast::StateSpace;
-use ptxc_frontend::checked::{AddrBase, CheckedInst, CheckedOperand};
+use crate::ir::{Aux, Opcode, Type};
+use ptxc_frontend::checked::{CheckedInst, CheckedOperand};
 use ptxc_frontend::tensor::{MmaType, TensorOp, WgmmaOp};
 
 impl Lowerer<'_> {
@@ -100,25 +99,8 @@ impl Lowerer<'_> {
 
     /// `stmatrix.sync.aligned.m8n8.xN[.trans][.shared].b16 [addr], {r...}`.
     pub fn lower_stmatrix(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
-        let count = [("x1", 1u64), ("x2", 2), ("x4", 4)]
-            .iter()
-            .find(|(f, _)| inst.mods.has_flag(f))
-            .map_or(1, |(_, n)| *n);
-        let trans = inst.mods.has_flag("trans") as u64;
-        let CheckedOperand::Address { base, offset } = self.arg(inst, 0)?.clone() else {
-            return Err(LowerError::new("stmatrix needs an address", inst.span));
-        };
-        let base = match base {
-            AddrBase::Reg(r) => self.read_raw(r),
-            AddrBase::Var(v) => self.var_address(v, Type::I64, 0, inst.span)?,
-            AddrBase::Absolute => self.konst(Type::I64, 0),
-        };
-        let ty = self.func.ty(base);
-        let k = self.konst(ty, offset as u64);
-        let mut addr = self.emit(Opcode::Iadd, ty, &[base, k], Aux::None);
-        if inst.mods.space != Some(StateSpace::Shared) {
-            addr = self.emit(Opcode::FromGeneric, ty, &[addr], Aux::Space(Space::Shared));
-        }
+        let (count, trans) = super::warp::matrix_shape(inst);
+        let addr = self.matrix_address(inst, 0)?;
         let mut args = vec![addr];
         for e in self.elements(self.arg(inst, 1)?) {
             args.push(self.operand(&e, Type::I32, false, inst.span)?);
