@@ -233,6 +233,12 @@ enum DumpArg {
 }
 
 fn main() -> ExitCode {
+    // A reader that closes the pipe early (`ptxc run ... | head -1`) ends ptxc as it ends
+    // other Unix tools, by SIGPIPE, instead of a panic in `println!`.
+    // SAFETY: restoring the default disposition of one signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
     if let Some(rest) = ptxas_args(&args) {
         exit_now(ptxas(rest));

@@ -222,3 +222,30 @@ fn narrow_parameters_at_unaligned_offsets_compile_and_run() {
         assert_eq!(got, want, "{engine}");
     }
 }
+
+/// A reader that closes the pipe before ptxc has printed everything (`ptxc disasm x | head
+/// -1`) ends ptxc quietly, as it ends other Unix tools, not with a panic.
+#[test]
+fn a_closed_output_pipe_is_no_panic() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = scratch("cli_closed_pipe");
+    // About 250 KB of text: more than a pipe buffers, so ptxc writes after the reader left.
+    let cubin = dir.join("matmul.cubin");
+    let ptx = root().join("tests/hopper/triton_matmul_fp16_64x128x64.ptx");
+    let o = ptxc_compile("sm_90a", &ptx, &cubin);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxc"))
+        .args(["disasm", cubin.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The read end is dropped here: later writes fail.
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let _ = child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

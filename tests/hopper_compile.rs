@@ -1,8 +1,9 @@
 //! ptxc's own Hopper code beyond the matmuls of `sim_hopper_wgmma.rs`: `stmatrix` (STSM) gives
 //! the same shared-memory image on the simulator as the MIR interpreter's reading of the PTX
-//! ISA (every lane's registers, with and without `.trans`); and an accumulator that would
-//! have to survive the `wgmma` that overwrites its registers is refused with its location
-//! rather than miscompiled.
+//! ISA (every lane's registers, with and without `.trans`); an accumulator that would have
+//! to survive the `wgmma` that overwrites its registers is refused with its location rather
+//! than miscompiled; and `elect.sync` (ELECT) elects one thread per warp under divergence,
+//! alike in ptxas's cubin, ptxc's and the MIR engine.
 
 mod common;
 
@@ -137,4 +138,117 @@ fn an_accumulator_used_after_it_is_overwritten_is_refused_with_its_location() {
         "{err}"
     );
     assert!(!dir.join("keep_old.cubin").exists(), "a cubin was written");
+}
+
+/// `elect.sync` under divergence (`tests/hopper/elect.ptx`): ptxas's cubin and ptxc's on the
+/// simulator and the MIR engine agree, and in each warp exactly one participating thread is
+/// the leader, every participant gets the leader's lane, and the others are untouched.
+#[test]
+fn elect_sync_elects_one_participating_thread_per_warp() {
+    let dir = scratch("hopper_compile_elect");
+    let ptx = root().join("tests/hopper/elect.ptx");
+    let spec = dir.join("elect.toml");
+    let threads = 96u32;
+    std::fs::write(
+        &spec,
+        format!(
+            "kernel = \"elect_some\"\ngrid = [1, 1, 1]\nblock = [{threads}, 1, 1]\n\
+             params = [ {{ ptr = \"out\" }} ]\n[buffers.out]\ndtype = \"u32\"\nlen = {}\n",
+            2 * threads
+        ),
+    )
+    .unwrap();
+    let ptxas_cubin = dir.join("elect.ptxas.cubin");
+    ptxas_for("sm_90", &ptx, &ptxas_cubin);
+    let ptxc_cubin = dir.join("elect.ptxc.cubin");
+    let o = ptxc_compile("sm_90", &ptx, &ptxc_cubin);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let runs: [(&str, &std::path::Path, &[&str]); 3] = [
+        ("ptxas", &ptxas_cubin, &[]),
+        ("ptxc", &ptxc_cubin, &[]),
+        ("mir", &ptx, &["--arch", "sm_90", "--engine", "mir"]),
+    ];
+    let mut outs = Vec::new();
+    for (what, input, extra) in runs {
+        let out = dir.join(what);
+        let mut args = vec!["run", input.to_str().unwrap(), "--launch", spec.to_str().unwrap()];
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend(extra);
+        let o = ptxc(&args);
+        assert!(o.status.success(), "{what}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stdout).contains("hazards 0") || *what == *"mir",
+            "{what}: {}",
+            text(&o.stdout)
+        );
+        outs.push(std::fs::read(out.join("out.npy")).unwrap());
+    }
+    assert_eq!(outs[0], outs[1], "ptxas's and ptxc's cubins differ");
+    assert_eq!(outs[0], outs[2], "the simulator and the MIR engine differ");
+    let bytes = &outs[0][outs[0].len() - 8 * threads as usize..];
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for warp in 0..threads / 32 {
+        let lanes: Vec<u32> = (0..32).filter(|l| (warp * 32 + l) % 3 != 0).collect();
+        let at = |l: u32| ((warp * 32 + l) * 2) as usize;
+        let leaders: Vec<u32> = lanes.iter().copied().filter(|&l| words[at(l) + 1] == 1).collect();
+        assert_eq!(leaders.len(), 1, "warp {warp}: leaders {leaders:?}");
+        for &l in &lanes {
+            assert_eq!(words[at(l)], leaders[0], "warp {warp} lane {l}: elected lane");
+        }
+        for l in (0..32).filter(|l| (warp * 32 + l) % 3 == 0) {
+            assert_eq!(
+                (words[at(l)], words[at(l) + 1]),
+                (u32::MAX, u32::MAX),
+                "warp {warp} lane {l}"
+            );
+        }
+    }
+}
+
+/// A kernel with a `wgmma` that also calls `vprintf` is refused: the call's registers (its
+/// arguments in R4 and up) would collide with the pinned accumulators.
+#[test]
+fn wgmma_beside_a_driver_call_is_refused() {
+    let acc: Vec<String> = (0..16).map(|i| format!("%f{i}")).collect();
+    let ptx = format!(
+        r#".version 8.0
+.target sm_90a
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.global .align 1 .b8 fmt[3] = {{37, 102, 0}};
+.visible .entry with_printf(.param .u64 da, .param .u64 db) {{
+  .reg .f32 %f<20>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd0, [da];
+  ld.param.u64 %rd1, [db];
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{}}}, %rd0, %rd1, 0, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  mov.u64 %rd2, fmt;
+  cvta.global.u64 %rd3, %rd2;
+  {{
+    .param .b64 param0;
+    st.param.b64 [param0], %rd3;
+    .param .b64 param1;
+    st.param.b64 [param1], 0;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+  }}
+  ret;
+}}
+"#,
+        acc.join(", ")
+    );
+    let dir = scratch("hopper_compile_with_printf");
+    let path = dir.join("with_printf.ptx");
+    std::fs::write(&path, ptx).unwrap();
+    let o = ptxc_compile("sm_90a", &path, &dir.join("with_printf.cubin"));
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "compiled");
+    assert!(err.contains("wgmma in a kernel that calls driver functions"), "{err}");
 }

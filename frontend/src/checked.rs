@@ -307,6 +307,8 @@ pub enum Opcode {
     Div,
     Dp2a,
     Dp4a,
+    /// `elect.sync d|p, membermask` (sm_90): one leader thread.
+    Elect,
     Ex2,
     Exit,
     Fence,

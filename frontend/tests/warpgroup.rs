@@ -1,6 +1,7 @@
 //! The warpgroup instructions of sm_90a and their companions: the `wgmma` forms of the Hopper
 //! tests (`tests/hopper/*.ptx`, written by Triton and by hand) pass the checker with their
-//! shapes and types recorded; `stmatrix` and `fence.proxy.async` check on sm_90; and each
+//! shapes and types recorded; `stmatrix`, `elect.sync` and `fence.proxy.async` check on
+//! sm_90; and each
 //! form ptxc refuses is refused with a message at its location.
 
 use ptxc_frontend::checked::{CheckedStmt, Opcode};
@@ -113,7 +114,7 @@ fn wgmma_forms_ptxc_does_not_compile_are_refused_by_name() {
 }
 
 #[test]
-fn stmatrix_and_the_async_proxy_fence_check_on_sm_90() {
+fn stmatrix_elect_and_the_async_proxy_fence_check_on_sm_90() {
     let body = "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%r0], {%r1, %r2, %r3, %r4};\n\
                 fence.proxy.async.shared::cta;";
     assert!(ptxc_frontend::parse_and_check(&kernel("sm_90", body)).is_ok());
@@ -127,4 +128,8 @@ fn stmatrix_and_the_async_proxy_fence_check_on_sm_90() {
     assert!(e.contains("expects a vector of 4"), "{e}");
     let e = error_of(&kernel("sm_90", "fence.async.shared::cta;"));
     assert!(e.contains("only `fence.proxy.async` takes"), "{e}");
+    let elect = "elect.sync %r0|%p0, 0xffffffff;";
+    assert!(ptxc_frontend::parse_and_check(&kernel("sm_90", elect)).is_ok());
+    let e = error_of(&kernel("sm_80", elect));
+    assert!(e.contains("`elect.sync` needs sm_90 (target is sm_80)"), "{e}");
 }

@@ -133,6 +133,8 @@ pub struct Mods {
     pub wrap: bool,
     pub right: bool,
     pub shf_type: ShfType,
+    /// FENCE.VIEW.ASYNC's memory.
+    pub async_view: AsyncView,
     pub pand: bool,
     pub ex: bool,
     pub int_cmp: IntCmp,
@@ -220,6 +222,7 @@ impl Default for Mods {
             wrap: false,
             right: false,
             shf_type: ShfType::default(),
+            async_view: AsyncView::default(),
             pand: false,
             ex: false,
             int_cmp: IntCmp::default(),
@@ -393,6 +396,9 @@ impl Mods {
             Mod::MbarrierOp => {}
             // N is read from the form (`gmma::shape_of`).
             Mod::GmmaN => {}
+            // The simulator kills no threads: `.IGNOREKILL` changes nothing.
+            Mod::IgnoreKill => {}
+            Mod::AsyncView => self.async_view = value(code),
             Mod::MergeC => self.merge_c = on,
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.

@@ -95,6 +95,11 @@ pub fn assign(func: &Function) -> Result<Accumulators, String> {
     if wgmmas.is_empty() {
         return Ok(Accumulators::default());
     }
+    // A driver call passes its arguments in R4 and up and keeps every register through the
+    // frame, which the pinned registers would collide with.
+    if func.insts.values().any(|d| d.op == Opcode::CallDriver) {
+        return Err("wgmma in a kernel that calls driver functions (printf, malloc, ...)".into());
+    }
     let mut webs = Webs {
         parent: Vec::new(),
         size: Vec::new(),

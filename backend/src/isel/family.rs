@@ -166,6 +166,7 @@ const TABLE: &[(Opcode, Family)] = &[
     (WgmmaCommit, Tensor),
     (WgmmaWait, Tensor),
     (Stmatrix, Warp),
+    (Elect, Warp),
     (CpAsync, AsyncCopy),
     (CpAsyncCommit, AsyncCopy),
     (CpAsyncWait, AsyncCopy),

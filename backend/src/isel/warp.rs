@@ -36,6 +36,7 @@ impl Isel<'_> {
             Opcode::Redux => self.redux(inst),
             Opcode::Ldmatrix => self.ldmatrix(inst),
             Opcode::Stmatrix => self.stmatrix(inst),
+            Opcode::Elect => self.elect(inst),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
     }
@@ -229,6 +230,34 @@ impl Isel<'_> {
         let srcs = [(Role::A, Arg::op(MOp::Reg(value)))];
         self.emit_sass(Op::Match, &dsts, &srcs, &[mode.set(), Mod::Match64.flag(wide)], None)?;
         self.masked(inst, r, args[1])
+    }
+
+    /// `elect.sync`: `ELECT Pd, UR4, PT` and, for the lane, `MOV Rd, UR4`. ptxas 13.5 writes
+    /// `PT` whatever the member mask is (the PTX ISA requires every thread of the mask to
+    /// execute it), and so does ptxc.
+    fn elect(&mut self, inst: Inst) -> Result<(), IselError> {
+        if self.vcode.arch < ptxc_sass::isa::Arch::Sm90 {
+            return Err(self.unsupported("elect.sync before sm_90"));
+        }
+        let results = self.func.results[inst].clone();
+        let ur4 = MOp::Fixed(V::UReg(super::FIXED_UR));
+        let p = if self.use_count(results[1]) > 0 {
+            MOp::Pred(self.def_reg(results[1]), false)
+        } else {
+            MOp::Fixed(V::Pred { idx: 7, neg: false })
+        };
+        self.emit_sass(
+            Op::Elect,
+            &[(Role::PredDst0, p), (Role::Dst, ur4)],
+            &[(Role::PredSrc0, Arg::pt(false))],
+            &[],
+            None,
+        )?;
+        if self.use_count(results[0]) > 0 {
+            let d = MOp::Reg(self.def_reg(results[0]));
+            self.emit_sass(Op::Mov, &[(Role::Dst, d)], &[(Role::B, Arg::op(ur4))], &[], None)?;
+        }
+        Ok(())
     }
 
     /// `ldmatrix`: LDSM.16.M88 (MT88 transposed) with 1, 2 or 4 matrices into a register,

@@ -8,14 +8,15 @@
 //! UR6:UR7. The accumulator is the pinned register block of its web
 //! (`accumulators.rs`); accumulator arguments outside the web are moved into it first.
 //! `fence.proxy.async.shared::cta` is MEMBAR.ALL.CTA and FENCE.VIEW.ASYNC.S, without a
-//! state space MEMBAR.ALL.GPU and FENCE.VIEW.ASYNC.S; `stmatrix` is STSM.16.{M88|MT88}.
+//! state space MEMBAR.ALL.GPU and FENCE.VIEW.ASYNC.S, `.global` FENCE.VIEW.ASYNC.G alone;
+//! `stmatrix` is STSM.16.{M88|MT88}.
 
 use super::fit::Arg;
 use super::{FIXED_UR, Isel, IselError};
 use crate::vcode::{MOp, SrcMods, VReg};
 use ptxc_mir::ir::mma::WgmmaFlags;
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
-use ptxc_sass::isa::values::{HmmaAType, HmmaDType, LdsmShape, MembarSem, Scope, VoteMode};
+use ptxc_sass::isa::values::{AsyncView, HmmaAType, HmmaDType, LdsmShape, MembarSem, Scope, VoteMode};
 use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role, Value as V};
 
 /// A uniform register of the descriptor block (UR4 + k).
@@ -281,18 +282,19 @@ impl Isel<'_> {
         self.emit_sass(Op::Hgmma, &[(Role::Dst, MOp::Reg(d0))], &srcs, &mods, None)
     }
 
-    /// `fence.proxy.async[.shared::cta]`: MEMBAR.ALL.{CTA|GPU}; FENCE.VIEW.ASYNC.S.
+    /// `fence.proxy.async[.shared::cta|.global]`: MEMBAR.ALL.{CTA|GPU}; FENCE.VIEW.ASYNC.S,
+    /// or FENCE.VIEW.ASYNC.G.
     pub(super) fn fence_proxy_async(&mut self, inst: Inst) -> Result<(), IselError> {
         if self.vcode.arch < Arch::Sm90 {
             return Err(self.unsupported("fence.proxy.async before sm_90"));
         }
         let scope = match self.func.insts[inst].aux {
             Aux::Imm(0) => Scope::Cta,
-            Aux::Imm(2) => Scope::Gpu,
-            _ => return Err(self.unsupported("fence.proxy.async.global")),
+            Aux::Imm(1) => return self.emit_sass(Op::FenceViewAsync, &[], &[], &[AsyncView::Global.set()], None),
+            _ => Scope::Gpu,
         };
         self.emit_sass(Op::Membar, &[], &[], &[MembarSem::All.set(), scope.set()], None)?;
-        self.emit_sass(Op::FenceViewAsync, &[], &[], &[], None)
+        self.emit_sass(Op::FenceViewAsync, &[], &[], &[AsyncView::Shared.set()], None)
     }
 
     /// `stmatrix`: STSM.16.{M88|MT88} with 1, 2 or 4 matrices from a register, pair or quad.

@@ -131,6 +131,7 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { mods: "approx full rn rz rm rp ftz", types: &[concat!(int!(), " ", float!())], min_types: 1, operands: "d:T s:T s:T", rule: Some(rules::div), ..spec("div", Opcode::Div) },
     OpSpec { ctx: Ctx::Mul, mods: "lo hi", types: &["u32 s32", "u32 s32"], min_types: 2, required: "@mul", operands: "d:b32 s:b32 s:b32 s:b32", ..spec("dp2a", Opcode::Dp2a) },
     OpSpec { types: &["u32 s32", "u32 s32"], min_types: 2, operands: "d:b32 s:b32 s:b32 s:b32", ..spec("dp4a", Opcode::Dp4a) },
+    OpSpec { mods: "sync", required: "sync", operands: "D:b32 s:b32", ..spec("elect", Opcode::Elect) },
     OpSpec { mods: "approx ftz", types: &["f32 f16 f16x2 bf16 bf16x2"], min_types: 1, required: "approx", operands: "d:T s:T", rule: Some(rules::ftz_f32_only), ..spec("ex2", Opcode::Ex2) },
     OpSpec { ..spec("exit", Opcode::Exit) },
     OpSpec { ctx: Ctx::Copy, mods: "sc acq_rel cta gpu sys proxy async shared shared::cta global", operands: "", rule: Some(rules::fence), ..spec("fence", Opcode::Fence) },

@@ -224,6 +224,7 @@ fn source_is_divergent(func: &Function, data: &InstData) -> bool {
         | O::Mma884
         | O::MmaF64
         | O::Wgmma
+        | O::Elect
         | O::CallDriver => true,
         _ => false,
     }

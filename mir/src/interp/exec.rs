@@ -638,6 +638,20 @@ impl Machine<'_, '_> {
                             super::tensor::mma_884(flags, t.lane, &regs)
                                 .map_err(|e| self.error(Some(t), Some(inst), e))?
                         }
+                        // The lowest participating lane in the mask (as the simulator's
+                        // ELECT elects; the PTX ISA leaves the choice open).
+                        Opcode::Elect => {
+                            let mask = arg(t, 0);
+                            let leader = group
+                                .iter()
+                                .map(|&g| warp[g].lane)
+                                .filter(|&l| mask >> l & 1 == 1)
+                                .min();
+                            match leader {
+                                Some(l) => vec![l as u64, (l == t.lane) as u64],
+                                None => vec![0, 0],
+                            }
+                        }
                         Opcode::Movmatrix => {
                             let (g, t2) = (t.lane / 4, t.lane % 4 * 2);
                             let half = |row: u32, col: u32| -> Result<u64, InterpError> {

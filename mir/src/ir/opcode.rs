@@ -269,6 +269,9 @@ opcodes! {
     MatchAny = "match_any", COLLECTIVE, "T i", "i";
     /// The member mask if every thread holds the same value (else 0), and whether they do.
     MatchAll = "match_all", COLLECTIVE, "T i", "ip";
+    /// `elect.sync (membermask)`: the lane of one elected thread among the participating ones,
+    /// and whether this thread is it.
+    Elect = "elect", COLLECTIVE, "i", "ip";
     /// Mask of the active threads of the warp.
     Activemask = "activemask", COLLECTIVE, "", "i";
     /// Collective 8x8 b16 matrix load from shared memory; `Aux::Imm`: matrix count (bits 2..0)
@@ -319,7 +322,8 @@ opcodes! {
     /// Waits until at most `Aux::Imm` groups of `Wgmma`s are pending (`wgmma.wait_group`).
     WgmmaWait = "wgmma_wait", EFFECT | COLLECTIVE, "", "";
     /// Orders the generic proxy's shared-memory accesses before the async proxy's
-    /// (`fence.proxy.async`; `Aux::Imm` 1 for `.global`, else 0).
+    /// (`fence.proxy.async`; `Aux::Imm` 0 for `.shared::cta`, 1 for `.global`, 2 without a
+    /// state space).
     FenceProxyAsync = "fence_proxy_async", EFFECT, "", "";
     /// Collective store of 8x8 b16 matrices to shared memory `(address, r...)`
     /// (`stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16`); `Aux::Imm` as `Ldmatrix`'s:

@@ -598,6 +598,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Div, Lowerer::lower_div_rem),
         (P::Dp2a, Lowerer::lower_dp),
         (P::Dp4a, Lowerer::lower_dp),
+        (P::Elect, Lowerer::lower_elect),
         (P::Ex2, Lowerer::lower_float_unary),
         (P::Fence, Lowerer::lower_fence),
         (P::Fma, Lowerer::lower_binary_family),
@@ -682,6 +683,7 @@ fn has_side_effects(op: P) -> bool {
             | P::Match
             | P::Activemask
             | P::Redux
+            | P::Elect
             | P::Ldmatrix
             | P::Movmatrix
             | P::Mma

@@ -87,6 +87,13 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `elect.sync d|p, membermask`.
+    pub fn lower_elect(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let mask = self.operand(self.arg(inst, 1)?, Type::I32, false, inst.span)?;
+        let r = self.emit_multi(Opcode::Elect, Type::I32, &[mask], Aux::None);
+        self.write_pair(inst, r[0], Some(r[1]))
+    }
+
     /// `redux.sync.op.type d, a, membermask`.
     pub fn lower_redux(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         use crate::ir::redux::{ReduxFlags, ReduxKind};
@@ -200,7 +207,14 @@ impl Lowerer<'_> {
     /// `membar.scope` and `fence.*`.
     pub fn lower_fence(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         if inst.mods.has_flag("proxy") {
-            let global = inst.mods.has_flag("global") as u64;
+            // 0 shared::cta, 1 global, 2 every state space.
+            let global = if inst.mods.has_flag("global") {
+                1
+            } else if inst.mods.has_flag("shared::cta") || inst.mods.has_flag("shared") {
+                0
+            } else {
+                2
+            };
             self.emit_multi(Opcode::FenceProxyAsync, Type::I32, &[], Aux::Imm(global));
             return Ok(());
         }

@@ -132,6 +132,8 @@ pub enum Op {
     /// `CGAERRBAR`: error barrier of the CTA's cluster (Hopper; ptxas puts it after
     /// `MEMBAR.SC.SYS` and `ERRBAR`).
     Cgaerrbar,
+    /// `ELECT`: elects one active thread of the warp (sm_90, PTX `elect.sync`).
+    Elect,
     /// `CCTL`: cache control.
     Cctl,
     /// `CCTLL`: cache control of local memory by address (`CCTLL.PF1 [R1+0x4]`).

@@ -222,6 +222,10 @@ pub enum Mod {
     /// HGMMA's N / 8 - 1 (bits 53..57; no spelling: N is in the mnemonic), a modifier so
     /// that building an HGMMA by role picks the form of its N.
     GmmaN,
+    /// ELECT's `.IGNOREKILL` (a flag).
+    IgnoreKill,
+    /// FENCE.VIEW.ASYNC's memory ([`AsyncView`]).
+    AsyncView,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -343,6 +347,8 @@ impl Mod {
             Mod::BmmaOp => values::<BmmaOp>(self),
             Mod::MbarrierOp => values::<MbarrierOp>(self),
             Mod::GmmaN => Meaning::Values(|code| code < 32),
+            Mod::IgnoreKill => Meaning::Flag,
+            Mod::AsyncView => values::<AsyncView>(self),
         }
     }
 }

@@ -25,7 +25,8 @@ pub fn uniform_cat(form: &Form, write: bool, guard: bool) -> LatCat {
     match form.op {
         Op::Uldc => Uldc,
         Op::Umov => Umov,
-        Op::Voteu => VoteU,
+        // ELECT's lane number is ready as VOTEU's (no scoreboard; ptxas reads it 2 cycles on).
+        Op::Voteu | Op::Elect => VoteU,
         Op::R2ur if write => ToUr,
         _ if write && !m.cat.is_coupled() => UScoreboarded,
         _ if m.pipe == Pipe::Uniform => Udp,

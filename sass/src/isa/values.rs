@@ -1026,6 +1026,18 @@ values! {
 }
 
 values! {
+    /// The memory FENCE.VIEW.ASYNC orders for the async proxy (bit 72): `.S` shared
+    /// (`fence.proxy.async.shared::cta`, and the state-space-less form after a MEMBAR) or
+    /// `.G` global (`fence.proxy.async.global`).
+    AsyncView for AsyncView, absent Shared {
+        /// `.S`
+        Shared = 0,
+        /// `.G`
+        Global = 1,
+    }
+}
+
+values! {
     /// The mbarrier operation of generic `ATOM` (sm_80 bits 87..90, where the ordinary
     /// atomics keep their operation; other codes are illegal under nvdisasm).
     MbarrierOp for MbarrierOp, absent Arrive {

@@ -94,8 +94,10 @@ pub fn hgmma(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) ->
 }
 
 /// `FENCE.VIEW.ASYNC.S`: the warp's shared-memory writes so far are visible to HGMMA.
-pub fn fence_view_async(ctx: &mut Ctx, w: &mut Warp, _: &Decoded, _: u32, exec: u32) -> R {
-    if exec != 0 {
+pub fn fence_view_async(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    // The global view orders global memory for the async proxy (TMA), which the model has
+    // not: it does not stand for the shared-memory fence.
+    if exec != 0 && d.m.async_view == ptxc_sass::isa::values::AsyncView::Shared {
         ctx.cta.fence_async(w.index);
     }
     Ok(())

@@ -132,6 +132,7 @@ fn of_op(op: Op) -> ExecFn {
         Op::Shfl => warp_ops::shfl,
         Op::Vote => warp_ops::vote,
         Op::Voteu => warp_ops::voteu,
+        Op::Elect => warp_ops::elect,
         Op::Match => warp_ops::match_,
         Op::Redux => warp_ops::redux,
         Op::Umov => uniform::umov,

@@ -91,6 +91,25 @@ pub fn voteu(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     Ok(())
 }
 
+/// ELECT: the lowest active lane whose source predicate holds is elected (the PTX ISA leaves
+/// the choice open; lowest is the model's): the predicate destination is true in that lane
+/// alone and the uniform destination gets its lane number. With no such lane nothing is
+/// elected and the uniform register keeps its value.
+pub fn elect(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+    if exec == 0 {
+        return Ok(());
+    }
+    let eligible = w.pred_mask(d.ps[0], exec);
+    let leader = (eligible != 0).then(|| eligible.trailing_zeros());
+    if let Some(lane) = leader
+        && d.dst.present()
+    {
+        w.set_ureg(d.dst.reg, lane);
+    }
+    w.set_pred(d.pd[0].idx, exec, leader.map_or(0, |l| 1u32 << l));
+    Ok(())
+}
+
 /// MATCH.ANY: each lane gets the lanes holding its value; MATCH.ALL: every lane gets all
 /// lanes if they all hold the same value (else 0), and the predicate says so.
 pub fn match_(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {

@@ -27,8 +27,9 @@
 //! * `WARPGROUP.DEPBAR.LE gsb0, n` (0x9c5, operation 2, PTX `wgmma.wait_group n`): bit 47 is
 //!   `.LE` (clear prints `???0`), the count bits 72..74, the group scoreboard bits 84..86 (only
 //!   0 is legal: others print `???n`).
-//! * `FENCE.VIEW.ASYNC.S` (0x3c6, PTX `fence.proxy.async.shared::cta`, after a `MEMBAR.ALL.CTA`):
-//!   bit 72 selects `.G` (global; not emitted for shared memory, not described).
+//! * `FENCE.VIEW.ASYNC.S` (0x3c6, PTX `fence.proxy.async.shared::cta`, after a `MEMBAR.ALL.CTA`;
+//!   without a state space after a `MEMBAR.ALL.GPU`): bit 72 selects `.G` (global, PTX
+//!   `fence.proxy.async.global`, alone).
 //!
 //! Timing: HGMMA has no write scoreboard (ptxas sets none); its results come back through
 //! the group scoreboard that `WARPGROUP.DEPBAR` waits on, which the simulator models (see
@@ -180,11 +181,11 @@ fn warpgroup() -> Vec<Form> {
     vec![arrive, invalid_gsb(depbar, 84, &[0]).build()]
 }
 
-/// `FENCE.VIEW.ASYNC.S`: the shared-memory view (bit 72 clear).
+/// `FENCE.VIEW.ASYNC.{S|G}`: the shared-memory (bit 72 clear) or global view.
 fn fence_view_async() -> Form {
-    form("FENCE.VIEW.ASYNC.S", Op::FenceViewAsync, 0x3c6)
+    form("FENCE.VIEW.ASYNC", Op::FenceViewAsync, 0x3c6)
         .since(Arch::Sm90)
-        .fixed(72, 1, 0)
+        .mods([modifier(Mod::AsyncView, 72, 1, &[(0, ".S"), (1, ".G")], 0)])
         .timing(L::Decoupled, Pipe::Lsu)
         .build()
 }

@@ -40,6 +40,7 @@
 //!   (which ptxas leaves PT) are not described.
 
 mod atomics;
+mod elect;
 pub mod gmma;
 mod stsm;
 mod uniform;
@@ -85,6 +86,7 @@ pub fn apply(forms: &mut Vec<Form>) {
     forms.extend(viaddmnmx());
     forms.extend(gmma::forms());
     forms.extend(stsm::forms());
+    forms.extend(elect::forms());
     uniform::apply(forms);
     atomics::apply(forms);
     // HFMA2.MMA gains `.BF16_V2` (bit 85, printed first): ptxas's bf16 `fma` on sm_90. Not
