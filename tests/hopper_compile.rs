@@ -100,10 +100,28 @@ fn stmatrix_stores_as_the_ptx_isa_says_on_the_simulator_and_the_mir_engine() {
     }
 }
 
+/// The accumulator of an `m64n32k16.f32` wgmma: `{%f0, ..., %f15}`.
+fn accumulator16() -> String {
+    let regs: Vec<String> = (0..16).map(|i| format!("%f{i}")).collect();
+    format!("{{{}}}", regs.join(", "))
+}
+
+/// Compiles kernel `name` (`ptx`) for sm_90a, which must fail without writing a cubin: the
+/// error output.
+fn refusal(name: &str, ptx: &str) -> String {
+    let dir = scratch(&format!("hopper_compile_{name}"));
+    let path = dir.join(format!("{name}.ptx"));
+    std::fs::write(&path, ptx).unwrap();
+    let cubin = dir.join(format!("{name}.cubin"));
+    let o = ptxc_compile("sm_90a", &path, &cubin);
+    assert!(!o.status.success(), "{name} compiled");
+    assert!(!cubin.exists(), "{name}: a cubin was written");
+    text(&o.stderr)
+}
+
 #[test]
 fn an_accumulator_used_after_it_is_overwritten_is_refused_with_its_location() {
-    let acc: Vec<String> = (0..16).map(|i| format!("%f{i}")).collect();
-    let acc = format!("{{{}}}", acc.join(", "));
+    let acc = accumulator16();
     let ptx = format!(
         r#".version 8.0
 .target sm_90a
@@ -127,17 +145,11 @@ fn an_accumulator_used_after_it_is_overwritten_is_refused_with_its_location() {
 }}
 "#
     );
-    let dir = scratch("hopper_compile_keep_old");
-    let path = dir.join("keep_old.ptx");
-    std::fs::write(&path, ptx).unwrap();
-    let o = ptxc_compile("sm_90a", &path, &dir.join("keep_old.cubin"));
-    let err = text(&o.stderr);
-    assert!(!o.status.success(), "compiled");
+    let err = refusal("keep_old", &ptx);
     assert!(
         err.contains("overwritten while its old value is still used") && err.contains("keep_old"),
         "{err}"
     );
-    assert!(!dir.join("keep_old.cubin").exists(), "a cubin was written");
 }
 
 /// `elect.sync` under divergence (`tests/hopper/elect.ptx`): ptxas's cubin and ptxc's on the
@@ -212,7 +224,6 @@ fn elect_sync_elects_one_participating_thread_per_warp() {
 /// arguments in R4 and up) would collide with the pinned accumulators.
 #[test]
 fn wgmma_beside_a_driver_call_is_refused() {
-    let acc: Vec<String> = (0..16).map(|i| format!("%f{i}")).collect();
     let ptx = format!(
         r#".version 8.0
 .target sm_90a
@@ -226,7 +237,7 @@ fn wgmma_beside_a_driver_call_is_refused() {
   ld.param.u64 %rd0, [da];
   ld.param.u64 %rd1, [db];
   wgmma.fence.sync.aligned;
-  wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{}}}, %rd0, %rd1, 0, 1, 1, 0, 0;
+  wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {}, %rd0, %rd1, 0, 1, 1, 0, 0;
   wgmma.commit_group.sync.aligned;
   wgmma.wait_group.sync.aligned 0;
   mov.u64 %rd2, fmt;
@@ -242,13 +253,8 @@ fn wgmma_beside_a_driver_call_is_refused() {
   ret;
 }}
 "#,
-        acc.join(", ")
+        accumulator16()
     );
-    let dir = scratch("hopper_compile_with_printf");
-    let path = dir.join("with_printf.ptx");
-    std::fs::write(&path, ptx).unwrap();
-    let o = ptxc_compile("sm_90a", &path, &dir.join("with_printf.cubin"));
-    let err = text(&o.stderr);
-    assert!(!o.status.success(), "compiled");
+    let err = refusal("with_printf", &ptx);
     assert!(err.contains("wgmma in a kernel that calls driver functions"), "{err}");
 }

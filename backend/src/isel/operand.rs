@@ -144,6 +144,14 @@ impl Isel<'_> {
         MOp::Reg(self.reg(v))
     }
 
+    /// `v` as the source of a move: its constant where it folds, else [`Self::src_op`].
+    pub fn fixed_or_src(&mut self, v: Value) -> MOp {
+        match self.foldable(v) {
+            Some(c) => MOp::Fixed(c),
+            None => self.src_op(v),
+        }
+    }
+
     /// A 64-bit `v` as a source of a wide operation: a 64-bit parameter, a constant, or a pair.
     pub fn wide_src(&mut self, v: Value) -> MOp {
         match self.foldable64(v).or_else(|| self.const64(v)) {

@@ -6,7 +6,7 @@
 //! before the instruction (wmma_gemm: 214 MOVs, 1.29x ptxas's cycles).
 
 use super::Isel;
-use crate::vcode::{MOp, VClass, VReg};
+use crate::vcode::{VClass, VReg};
 use ptxc_mir::ir::mma::{MmaF16Flags, MmaIntFlags};
 use ptxc_mir::ir::{Aux, Block, Function, Opcode, Value, ValueDef};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -208,32 +208,10 @@ impl Isel<'_> {
     /// register (the allocator sees neither).
     fn edge_arg(&mut self, p: Value, a: Value) -> VReg {
         // Pinned values have their registers before selection starts (`pin_accumulators`).
-        let pinned = self.regs.get(&p).and_then(|&pv| Some((pv, self.vcode.fixed_reg(pv)?)));
-        let Some((pv, r)) = pinned else {
+        let Some(&pv) = self.regs.get(&p).filter(|&&pv| self.vcode.fixed_reg(pv).is_some()) else {
             return self.reg(a);
         };
-        let src = match self.foldable(a) {
-            Some(c) => MOp::Fixed(c),
-            None => self.src_op(a),
-        };
-        if !matches!(src, MOp::Reg(v) if self.vcode.fixed_reg(v) == Some(r)) {
-            self.push(crate::vcode::MInst::new(crate::vcode::MKind::Sass {
-                op: ptxc_sass::isa::Op::Mov,
-                slots: smallvec::smallvec![
-                    crate::vcode::Slot {
-                        role: ptxc_sass::isa::Role::Dst,
-                        op: MOp::Reg(pv),
-                        mods: Default::default(),
-                    },
-                    crate::vcode::Slot {
-                        role: ptxc_sass::isa::Role::B,
-                        op: src,
-                        mods: Default::default(),
-                    },
-                ],
-                mods: smallvec::SmallVec::new(),
-            }));
-        }
+        self.move_to_pinned(pv, a);
         pv
     }
 
@@ -248,13 +226,7 @@ impl Isel<'_> {
         {
             return t;
         }
-        let srcs = values
-            .iter()
-            .map(|&v| match self.foldable(v) {
-                Some(c) => MOp::Fixed(c),
-                None => self.src_op(v),
-            })
-            .collect();
+        let srcs = values.iter().map(|&v| self.fixed_or_src(v)).collect();
         self.pack_tuple(srcs, class)
     }
 }

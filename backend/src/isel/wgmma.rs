@@ -72,6 +72,25 @@ impl Isel<'_> {
             != Some(Opcode::Wgmma)
     }
 
+    /// The arguments and flags of `wgmma` `inst`.
+    fn wgmma_of(&self, inst: Inst) -> Result<(Vec<Value>, WgmmaFlags), IselError> {
+        let data = &self.func.insts[inst];
+        match data.aux {
+            Aux::Imm(bits) => Ok((data.args.to_vec(), WgmmaFlags::from_bits(bits))),
+            _ => Err(self.unsupported("wgmma without its shape")),
+        }
+    }
+
+    /// Moves `v` into the pinned register `d` (an accumulator or A register), unless it is
+    /// there already.
+    pub(super) fn move_to_pinned(&mut self, d: VReg, v: Value) {
+        let src = self.fixed_or_src(v);
+        let in_place = matches!(src, MOp::Reg(s) if self.vcode.fixed_reg(s) == self.vcode.fixed_reg(d));
+        if !in_place {
+            self.push(super::operand::mov(d, src));
+        }
+    }
+
     /// The `wgmma`s a `wgmma.fence` orders (up to the next fence or wait in its block) whose
     /// operands are all computed before it: their accumulator copies and A tuples are made
     /// here, before WARPGROUP.ARRIVE, as the PTX ISA requires of register writes.
@@ -109,13 +128,11 @@ impl Isel<'_> {
 
     /// The arguments of `wgmma` `inst` that go to its registers: A's (register form) and C's.
     fn register_args(&self, inst: Inst) -> Vec<Value> {
-        let data = &self.func.insts[inst];
-        let Aux::Imm(bits) = data.aux else {
-            return data.args.to_vec();
+        let Ok((args, f)) = self.wgmma_of(inst) else {
+            return self.func.insts[inst].args.to_vec();
         };
-        let f = WgmmaFlags::from_bits(bits);
-        let a = if f.a_regs { &data.args[..4] } else { &[][..] };
-        a.iter().chain(&data.args[f.leading_args()..]).copied().collect()
+        let a = if f.a_regs { &args[..4] } else { &[][..] };
+        a.iter().chain(&args[f.leading_args()..]).copied().collect()
     }
 
     /// Whether `wgmma` `inst` may read C: false when scale-d is known false (C is zero).
@@ -125,15 +142,16 @@ impl Isel<'_> {
 
     /// scale-d of `wgmma` `inst` when it is a constant.
     fn scale_d(&self, inst: Inst) -> Result<Option<bool>, IselError> {
-        let data = &self.func.insts[inst];
-        let Aux::Imm(bits) = data.aux else {
-            return Err(self.unsupported("wgmma without its shape"));
-        };
-        let lead = WgmmaFlags::from_bits(bits).leading_args();
-        Ok(match self.foldable(data.args[lead - 1]) {
+        Ok(match self.foldable(self.scale_d_value(inst)?) {
             Some(V::Pred { idx: 7, neg }) => Some(!neg),
             _ => None,
         })
+    }
+
+    /// The scale-d argument of `wgmma` `inst`.
+    fn scale_d_value(&self, inst: Inst) -> Result<Value, IselError> {
+        let (args, f) = self.wgmma_of(inst)?;
+        Ok(args[f.leading_args() - 1])
     }
 
     /// HGMMA's scale-d operand: UPT, !UPT, or UP0 from a run-time predicate (`VOTEU.ANY UP0,
@@ -142,11 +160,8 @@ impl Isel<'_> {
         if let Some(known) = self.scale_d(inst)? {
             return Ok(Arg::pt(!known));
         }
-        let data = &self.func.insts[inst];
-        let Aux::Imm(bits) = data.aux else {
-            return Err(self.unsupported("wgmma without its shape"));
-        };
-        let p = self.pred(data.args[WgmmaFlags::from_bits(bits).leading_args() - 1]);
+        let p = self.scale_d_value(inst)?;
+        let p = self.pred(p);
         let up0 = MOp::Fixed(V::Pred { idx: 0, neg: false });
         let dsts = [(Role::PredDst0, up0)];
         let srcs = [(Role::PredSrc0, Arg::op(p))];
@@ -157,38 +172,16 @@ impl Isel<'_> {
     /// Moves the accumulator arguments of `wgmma` `inst` that are not in its registers there,
     /// and builds A's quad (register form): that A operand.
     fn prepare_wgmma(&mut self, inst: Inst) -> Result<Option<MOp>, IselError> {
-        let data = &self.func.insts[inst];
-        let (args, aux) = (data.args.clone(), data.aux.clone());
-        let Aux::Imm(bits) = aux else {
-            return Err(self.unsupported("wgmma without its shape"));
-        };
-        let f = WgmmaFlags::from_bits(bits);
-        let lead = f.leading_args();
+        let (args, f) = self.wgmma_of(inst)?;
         let results = self.func.results[inst].clone();
         let d: Vec<VReg> = results.iter().map(|&r| self.def_reg(r)).collect();
-        let Some(base) = d.first().and_then(|&v| self.vcode.fixed_reg(v)) else {
+        if self.vcode.fixed_reg(d[0]).is_none() {
             return Err(self.unsupported("a wgmma accumulator outside its register block"));
-        };
+        }
         if self.scales_c(inst)? {
-            for (i, &c) in args[lead..].iter().enumerate() {
+            for (&c, &d) in args[f.leading_args()..].iter().zip(&d) {
                 // Prepared at the fence, a bitcast of `c` may not be selected yet: its source.
-                let c = super::accumulators::root(self.func, c);
-                let target = base + i as u8;
-                let src = self.src_op(c);
-                let in_place = matches!(src, MOp::Reg(v) if self.vcode.fixed_reg(v) == Some(target));
-                if !in_place {
-                    let src = match self.foldable(c) {
-                        Some(k) => MOp::Fixed(k),
-                        None => src,
-                    };
-                    self.emit_sass(
-                        Op::Mov,
-                        &[(Role::Dst, MOp::Reg(d[i]))],
-                        &[(Role::B, Arg::op(src))],
-                        &[],
-                        None,
-                    )?;
-                }
+                self.move_to_pinned(d, super::accumulators::root(self.func, c));
             }
         }
         if !f.a_regs {
@@ -197,19 +190,8 @@ impl Isel<'_> {
         let Some(quad) = self.a_quads.get(&inst).copied() else {
             return Err(self.unsupported("a wgmma's A outside its registers"));
         };
-        for (k, &v) in args[..4].iter().enumerate() {
-            let v = super::accumulators::root(self.func, v);
-            let src = match self.foldable(v) {
-                Some(c) => MOp::Fixed(c),
-                None => self.src_op(v),
-            };
-            self.emit_sass(
-                Op::Mov,
-                &[(Role::Dst, MOp::Reg(quad[k]))],
-                &[(Role::B, Arg::op(src))],
-                &[],
-                None,
-            )?;
+        for (&a, &q) in args[..4].iter().zip(&quad) {
+            self.move_to_pinned(q, super::accumulators::root(self.func, a));
         }
         Ok(Some(MOp::Reg(quad[0])))
     }
@@ -221,12 +203,7 @@ impl Isel<'_> {
             None => self.prepare_wgmma(inst)?,
         };
         let scale = self.scales_c(inst)?;
-        let data = &self.func.insts[inst];
-        let (args, aux) = (data.args.clone(), data.aux.clone());
-        let Aux::Imm(bits) = aux else {
-            return Err(self.unsupported("wgmma without its shape"));
-        };
-        let f = WgmmaFlags::from_bits(bits);
+        let (args, f) = self.wgmma_of(inst)?;
         let lead = f.leading_args();
         let d0 = self.def_reg(self.func.results[inst][0]);
         let b_desc = args[lead - 2];
@@ -312,13 +289,7 @@ impl Isel<'_> {
         let data_op = if count == 1 {
             MOp::Reg(self.reg(args[1]))
         } else {
-            let srcs = args[1..]
-                .iter()
-                .map(|&v| match self.foldable(v) {
-                    Some(c) => MOp::Fixed(c),
-                    None => self.src_op(v),
-                })
-                .collect();
+            let srcs = args[1..].iter().map(|&v| self.fixed_or_src(v)).collect();
             MOp::Reg(self.pack_tuple(srcs, class))
         };
         let shape = if trans { LdsmShape::Mt88 } else { LdsmShape::M88 };

@@ -517,16 +517,17 @@ impl Machine<'_, '_> {
             Opcode::Ldmatrix => {
                 for &i in group {
                     let v = self
-                        .ldmatrix(warp, i, inst)
+                        .matrix_access(warp, i, inst, false)
                         .map_err(|e| self.error(Some(&warp[i]), Some(inst), e))?;
                     outs.push(v);
                 }
             }
             Opcode::Stmatrix => {
                 for &i in group {
-                    self.stmatrix(warp, i, inst)
+                    let v = self
+                        .matrix_access(warp, i, inst, true)
                         .map_err(|e| self.error(Some(&warp[i]), Some(inst), e))?;
-                    outs.push(Vec::new());
+                    outs.push(v);
                 }
             }
             Opcode::Wgmma | Opcode::WgmmaFence | Opcode::WgmmaCommit | Opcode::WgmmaWait => {
@@ -681,11 +682,13 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
-    /// One thread's fragments of `ldmatrix`: row addresses come from the lanes of the warp.
-    fn ldmatrix(&mut self, warp: &mut [Thread], i: usize, inst: Inst) -> Result<Vec<u64>, Fault> {
+    /// One thread's part of `ldmatrix` (its fragments, returned) or, with `store`, of
+    /// `stmatrix` (its registers, written): row addresses come from the lanes of the warp.
+    fn matrix_access(&mut self, warp: &mut [Thread], i: usize, inst: Inst, store: bool) -> Result<Vec<u64>, Fault> {
         let data = &self.func.insts[inst];
+        let name = data.op.name();
         let Aux::Imm(bits) = data.aux else {
-            return Err("ldmatrix without its shape".into());
+            return Err(format!("{name} without its shape"));
         };
         let (count, trans) = (bits & 7, bits >> 4 & 1 == 1);
         let lane = warp[i].lane as u64;
@@ -693,50 +696,30 @@ impl Machine<'_, '_> {
             warp.iter()
                 .find(|t| t.lane as u64 == row_lane)
                 .map(|t| t.vals[data.args[0].index()] & 0xffff_ffff)
-                .ok_or_else(|| format!("lane {row_lane} does not take part in ldmatrix"))
+                .ok_or_else(|| format!("lane {row_lane} does not take part in {name}"))
         };
         let mut out = Vec::new();
         for k in 0..count {
-            let mut word = 0u64;
-            for e in 0..2u64 {
-                let (row, col) = matrix_element(lane, e, trans);
-                let addr = row_addr(warp, k * 8 + row)? + col * 2;
-                let mut buf = [0u8; 2];
-                let t = &mut warp[i];
-                self.access(t, Space::Shared, addr, &mut buf, false)?;
-                word |= (le(&buf)) << (16 * e);
-            }
-            out.push(word);
-        }
-        Ok(out)
-    }
-
-    /// One thread's part of `stmatrix`: the inverse of [`Self::ldmatrix`] (row addresses from
-    /// the lanes of the warp, the thread's elements from its registers).
-    fn stmatrix(&mut self, warp: &mut [Thread], i: usize, inst: Inst) -> Result<(), Fault> {
-        let data = &self.func.insts[inst];
-        let Aux::Imm(bits) = data.aux else {
-            return Err("stmatrix without its shape".into());
-        };
-        let (count, trans) = (bits & 7, bits >> 4 & 1 == 1);
-        let lane = warp[i].lane as u64;
-        let row_addr = |warp: &[Thread], row_lane: u64| -> Result<u64, Fault> {
-            warp.iter()
-                .find(|t| t.lane as u64 == row_lane)
-                .map(|t| t.vals[data.args[0].index()] & 0xffff_ffff)
-                .ok_or_else(|| format!("lane {row_lane} does not take part in stmatrix"))
-        };
-        for k in 0..count {
-            let word = warp[i].vals[data.args[1 + k as usize].index()];
+            let mut word = if store {
+                warp[i].vals[data.args[1 + k as usize].index()]
+            } else {
+                0
+            };
             for e in 0..2u64 {
                 let (row, col) = matrix_element(lane, e, trans);
                 let addr = row_addr(warp, k * 8 + row)? + col * 2;
                 let mut buf = ((word >> (16 * e)) as u16).to_le_bytes();
                 let t = &mut warp[i];
-                self.access(t, Space::Shared, addr, &mut buf, true)?;
+                self.access(t, Space::Shared, addr, &mut buf, store)?;
+                if !store {
+                    word |= le(&buf) << (16 * e);
+                }
+            }
+            if !store {
+                out.push(word);
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     /// The number of threads barrier instruction `inst` waits for: its thread count, or
