@@ -12,6 +12,11 @@
 //! arrivals without `.noinc`, whose pending counts ptxas aggregates per warp on one address
 //! (see docs/MBARRIER.md).
 //!
+//! On sm_90 ptxas arrives with Hopper's SYNCS instructions and `ARRIVES.LDGSTSBAR.64.ARVCNT`
+//! / `.TRANSCNT` (`sass/src/isa/sm90/syncs.rs`): its cubins run on both engines and write
+//! the host reference, and ptxc refuses `cp.async.mbarrier.arrive` for sm_90 with a message
+//! (its mbarriers keep Ampere's layout, which Hopper's asynchronous arrival does not).
+//!
 //! Needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 
 mod common;
@@ -20,10 +25,13 @@ use common::five_ways::{Cubins, Via, WAYS};
 use common::*;
 use ptxc::launch::LaunchSpec;
 use ptxc_sass::isa::Arch;
+use ptxc_sim::Engine;
 use std::path::{Path, PathBuf};
 
 /// The targets.
 const TARGETS: [Arch; 3] = [Arch::Sm80, Arch::Sm86, Arch::Sm89];
+/// ptxas's ways (its cubin on both engines): on sm_90 ptxc refuses the kernels.
+const PTXAS_WAYS: [Via; 2] = [Via::Ptxas(Engine::Timed), Via::Ptxas(Engine::Functional)];
 /// Threads of the block.
 const THREADS: usize = 64;
 /// Stages through the ring.
@@ -239,4 +247,42 @@ fn cp_async_mbarrier_refusals_name_what_is_missing() {
         let err = text(&o.stderr);
         assert!(!o.status.success() && err.contains(want), "{line}: {err}");
     }
+}
+
+#[test]
+fn hopper_ptxas_cubins_run_as_the_host_reference_and_ptxc_refuses() {
+    let mut failures = Vec::new();
+    let pipeline = Cubins::ptxas_only(Arch::Sm90, &ptx_path(), KERNEL);
+    let spec = spec(&scratch("sim_cp_async_mbarrier_sm_90"));
+    let want = reference(&input());
+    for via in PTXAS_WAYS {
+        if words(&pipeline.run(&spec, via, "out")) != want {
+            failures.push(format!("{KERNEL} {via:?}"));
+        }
+    }
+    let ptx = root().join("tests/ampere/cp_async_mbarrier_lanes.ptx");
+    let lanes = Cubins::ptxas_only(Arch::Sm90, &ptx, "cp_async_mbarrier_lanes");
+    let want = lanes_reference(&input());
+    for kernel in ["cp_async_mbarrier_lanes", "cp_async_mbarrier_lanes_noinc"] {
+        let spec = lanes_spec(&scratch(&format!("sim_cp_async_lanes_sm_90_{kernel}")), kernel);
+        for via in PTXAS_WAYS {
+            let got = words(&lanes.run(&spec, via, "out"));
+            if got != want {
+                failures.push(format!("{kernel} {via:?}: {got:#x?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let src = std::fs::read_to_string(ptx_path()).unwrap();
+    let opts = ptxc::pipeline::CompileOptions {
+        arch: Arch::Sm90,
+        ..Default::default()
+    };
+    let err = ptxc::pipeline::compile_ptx(&src, KERNEL, &opts)
+        .expect_err("ptxc refuses on sm_90")
+        .0;
+    assert!(
+        err.contains("cp.async.mbarrier.arrive") && err.contains("sm_90"),
+        "{err}"
+    );
 }

@@ -135,6 +135,14 @@ pub struct Mods {
     pub shf_type: ShfType,
     /// FENCE.VIEW.ASYNC's memory.
     pub async_view: AsyncView,
+    /// What a SYNCS.ARRIVE adds to its barrier.
+    pub arrival: ArrivalKind,
+    /// SYNCS.ARRIVE's `.OPTOUT` (`arrive_drop`).
+    pub opt_out: bool,
+    /// SYNCS.ARRIVE's `.TMASK`.
+    pub tx_mask: bool,
+    /// What Hopper's ARRIVES.LDGSTSBAR counts (`None` before sm_90).
+    pub arrives_count: Option<ArrivesCount>,
     pub pand: bool,
     pub ex: bool,
     pub int_cmp: IntCmp,
@@ -223,6 +231,10 @@ impl Default for Mods {
             right: false,
             shf_type: ShfType::default(),
             async_view: AsyncView::default(),
+            arrival: ArrivalKind::default(),
+            opt_out: false,
+            tx_mask: false,
+            arrives_count: None,
             pand: false,
             ex: false,
             int_cmp: IntCmp::default(),
@@ -399,6 +411,15 @@ impl Mods {
             // The simulator kills no threads: `.IGNOREKILL` changes nothing.
             Mod::IgnoreKill => {}
             Mod::AsyncView => self.async_view = value(code),
+            Mod::ArrivalKind => self.arrival = value(code),
+            Mod::OptOut => self.opt_out = on,
+            Mod::TxMask => self.tx_mask = on,
+            Mod::ArrivesCount => self.arrives_count = Some(value(code)),
+            // A result the instruction does not write is RZ; PHASECHK's `.TRYWAIT` may
+            // wait a while before it answers, which the simulator does not.
+            Mod::NoResult | Mod::TryWait => {}
+            // SYNCS.CCTL's operation: the simulator has no caches.
+            Mod::SyncsCctlOp => {}
             Mod::MergeC => self.merge_c = on,
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.

@@ -37,8 +37,9 @@ fn sample_value(index: usize, d: &OperandDesc) -> Value {
             offset: 0x10,
             reg: Some(20),
         },
-        OpKind::Mem { uniform, .. } => Value::Mem {
-            base: 24,
+        OpKind::Mem { base, uniform, .. } => Value::Mem {
+            // A form without a base register field addresses with its uniform register.
+            base: if base.len == 0 { 255 } else { 24 },
             uniform: uniform.map(|_| 8),
             offset: 0x40,
             scale: 0,
@@ -232,72 +233,18 @@ fn variants(id: FormId, f: &Form) -> Vec<(String, Inst)> {
 
 /// Encodes every variant of every form valid on `arch` and compares with nvdisasm.
 fn encoder_matches_nvdisasm(arch: Arch) {
-    encoder_matches_nvdisasm_except(arch, &[]);
+    encoder_matches_nvdisasm_for(arch, |_| true);
 }
 
-/// The forms (mnemonic, opcode) valid on sm_90 whose Hopper encoding or printing differs from
-/// the description and is not yet described (`sass/src/isa/sm90`). Each must still fail, and
-/// no other form may: a form that starts to pass is removed from here.
-const SM90_UNDESCRIBED: &[(&str, u16)] = &[
-    ("ATOM", 0xf8a),
-    ("BMMA.168128", 0x23d),
-    ("BMMA.168256", 0x23d),
-    ("BMMA.88128", 0x23d),
-    ("HADD2", 0x230),
-    ("HADD2", 0x430),
-    ("HADD2", 0x630),
-    ("HADD2", 0xe30),
-    ("HFMA2", 0x231),
-    ("HFMA2", 0x431),
-    ("HFMA2", 0x631),
-    ("HFMA2", 0x831),
-    ("HFMA2", 0xa31),
-    ("HFMA2", 0xc31),
-    ("HFMA2", 0xe31),
-    ("HMNMX2", 0x240),
-    ("HMNMX2", 0x840),
-    ("HMNMX2", 0xa40),
-    ("HMUL2", 0x232),
-    ("HMUL2", 0x832),
-    ("HMUL2", 0xa32),
-    ("HMUL2", 0xc32),
-    ("HSET2", 0x233),
-    ("HSET2", 0x433),
-    ("HSET2", 0x633),
-    ("HSET2", 0xe33),
-    ("HSETP2", 0x234),
-    ("HSETP2", 0x434),
-    ("HSETP2", 0x634),
-    ("HSETP2", 0xe34),
-    ("IMMA.16832", 0x237),
-    ("IMMA.16864", 0x237),
-    ("IMMA.8832", 0x237),
-    ("MUFU", 0x308),
-    ("MUFU", 0x908),
-    ("MUFU", 0xb08),
-    ("MUFU", 0xd08),
-    ("WARPSYNC", 0xb48),
-];
-
-/// [`encoder_matches_nvdisasm`], except that the forms `undescribed` lists must fail (and
-/// are not reported).
-fn encoder_matches_nvdisasm_except(arch: Arch, undescribed: &[(&str, u16)]) {
-    encoder_matches_nvdisasm_for(arch, undescribed, |_| true);
-}
-
-/// [`encoder_matches_nvdisasm_except`] for the forms valid on `arch` that `which` selects.
-fn encoder_matches_nvdisasm_for(arch: Arch, undescribed: &[(&str, u16)], which: impl Fn(&Form) -> bool) {
+/// [`encoder_matches_nvdisasm`] for the forms valid on `arch` that `which` selects.
+fn encoder_matches_nvdisasm_for(arch: Arch, which: impl Fn(&Form) -> bool) {
     oracle_bin();
     assert!(DESCRIBED.contains(&arch), "{arch} is not described");
     let view = isa().for_arch(arch).expect("described");
     let mut words = Vec::new();
     let mut labels = Vec::new();
     let mut failures = Vec::new();
-    let mut excepted = std::collections::BTreeSet::new();
     for (id, f) in view.forms().filter(|(_, f)| which(f)) {
-        if undescribed.contains(&(f.mnemonic, f.opcode)) {
-            excepted.insert((f.mnemonic, f.opcode));
-        }
         for (what, inst) in variants(id, f) {
             let name = format!("{} {:#05x} [{}]", f.mnemonic, f.opcode, what);
             match encode(&inst) {
@@ -331,25 +278,6 @@ fn encoder_matches_nvdisasm_for(arch: Arch, undescribed: &[(&str, u16)], which: 
         view.forms().filter(|(_, f)| which(f)).count(),
         words.len()
     );
-    let failing = |(m, o): &(&str, u16)| {
-        let prefix = format!("{m} {o:#05x} [");
-        failures.iter().any(|f| f.starts_with(&prefix))
-    };
-    let passing: Vec<_> = undescribed.iter().filter(|k| !failing(k)).collect();
-    assert!(
-        passing.is_empty(),
-        "{arch}: these forms now pass; remove them from the undescribed list: {passing:?}"
-    );
-    assert_eq!(
-        excepted.len(),
-        undescribed.len(),
-        "{arch}: an undescribed form is not valid on it"
-    );
-    failures.retain(|f| {
-        !undescribed
-            .iter()
-            .any(|(m, o)| f.starts_with(&format!("{m} {o:#05x} [")))
-    });
     assert!(
         failures.is_empty(),
         "{arch}: {} failures:\n{}",
@@ -419,12 +347,12 @@ fn disassemble_raw(words: &[u128], arch: Arch) -> (BTreeMap<usize, String>, BTre
 }
 
 #[test]
-fn sm90_every_described_form_encodes_to_what_nvdisasm_prints() {
-    encoder_matches_nvdisasm_except(Arch::Sm90, SM90_UNDESCRIBED);
+fn sm90_every_form_encodes_to_what_nvdisasm_prints() {
+    encoder_matches_nvdisasm(Arch::Sm90);
 }
 
 /// The forms only sm_90a has (HGMMA, WARPGROUP); the rest are sm_90's.
 #[test]
 fn sm90a_every_form_of_its_own_encodes_to_what_nvdisasm_prints() {
-    encoder_matches_nvdisasm_for(Arch::Sm90a, &[], |f| f.archs.since == Arch::Sm90a);
+    encoder_matches_nvdisasm_for(Arch::Sm90a, |f| f.archs.since == Arch::Sm90a);
 }

@@ -36,25 +36,32 @@ pub struct Cubins {
     ptx: String,
     name: String,
     ptxas: Vec<u8>,
-    ptxc: Vec<u8>,
+    /// ptxc's cubin (none where ptxc refuses the kernel).
+    ptxc: Option<Vec<u8>>,
 }
 
 impl Cubins {
     /// Compiles `ptx` (named `name` in messages) with both compilers for `arch`.
     pub fn new(arch: Arch, ptx: &Path, name: &str) -> Cubins {
-        let out = super::scratch(&format!("{name}_{}", arch.name())).join("ptxas.cubin");
-        super::ptxas_for(arch.name(), ptx, &out);
-        let src = std::fs::read_to_string(ptx).unwrap();
+        let mut c = Cubins::ptxas_only(arch, ptx, name);
         let opts = ptxc::pipeline::CompileOptions {
             arch,
             ..Default::default()
         };
-        let ptxc = ptxc::pipeline::compile_ptx(&src, name, &opts).unwrap_or_else(|e| panic!("ptxc {arch}: {}", e.0));
+        let ptxc = ptxc::pipeline::compile_ptx(&c.ptx, name, &opts).unwrap_or_else(|e| panic!("ptxc {arch}: {}", e.0));
+        c.ptxc = Some(ptxc);
+        c
+    }
+
+    /// Compiles `ptx` with ptxas alone (for a target where ptxc refuses it).
+    pub fn ptxas_only(arch: Arch, ptx: &Path, name: &str) -> Cubins {
+        let out = super::scratch(&format!("{name}_{}", arch.name())).join("ptxas.cubin");
+        super::ptxas_for(arch.name(), ptx, &out);
         Cubins {
-            ptx: src,
+            ptx: std::fs::read_to_string(ptx).unwrap(),
             name: name.to_string(),
             ptxas: std::fs::read(out).unwrap(),
-            ptxc,
+            ptxc: None,
         }
     }
 
@@ -70,10 +77,9 @@ impl Cubins {
                 };
                 // A kernel that no longer terminates fails in seconds, not hours.
                 opts.config.instruction_limit = INSTRUCTION_LIMIT;
-                let cubin = if matches!(via, Via::Ptxas(_)) {
-                    &self.ptxas
-                } else {
-                    &self.ptxc
+                let cubin = match via {
+                    Via::Ptxas(_) => &self.ptxas,
+                    _ => self.ptxc.as_ref().unwrap_or_else(|| panic!("{tag}: no ptxc cubin")),
                 };
                 run(cubin, spec, &opts)
             }

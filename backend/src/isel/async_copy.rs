@@ -14,7 +14,7 @@ use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
 use ptxc_sass::isa::values::{BoolOp, IntCmp, MemSize, Prefetch};
-use ptxc_sass::isa::{Mod, ModSet, Op, Role, URZ, Value as V};
+use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role, URZ, Value as V};
 use smallvec::smallvec;
 
 /// Offsets LDGSTS's shared address holds (signed 20 bits).
@@ -53,6 +53,15 @@ impl Isel<'_> {
     /// the same in every thread that executes the arrival, see `mir/src/lower/async_copy.rs`)
     /// goes to UR4 first: `R2UR UR4, Rbar; ARRIVES.LDGSTSBAR.64 [UR4+k]`.
     fn arrives(&mut self, bar: Value) -> Result<(), IselError> {
+        if self.vcode.arch >= Arch::Sm90 {
+            // Hopper's ARRIVES.LDGSTSBAR arrives on a barrier in Hopper's layout (what
+            // ptxas's SYNCS instructions keep: `runtime-sim/src/exec/semantics/syncs.rs`),
+            // while ptxc's `mbarrier` lowering keeps Ampere's (`mir/src/lower/mbarrier.rs`).
+            return Err(self.unsupported(format!(
+                "`cp.async.mbarrier.arrive` on {} (ptxc keeps mbarriers in Ampere's layout, Hopper's asynchronous arrival needs Hopper's)",
+                self.vcode.arch
+            )));
+        }
         let at = self.mem_operand_within(bar, 0, Space::Shared, ARRIVES_OFFSETS)?;
         let (base, uniform, offset) = match at {
             MOp::Fixed(V::Mem { base, offset, .. }) => (base, URZ, offset),

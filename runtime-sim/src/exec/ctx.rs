@@ -141,6 +141,8 @@ pub struct PendingArrival {
     pub at: i64,
     /// The barrier's shared-memory offset.
     pub addr: u32,
+    /// The barrier has Hopper's layout (`syncs::HopperBarrier`), not Ampere's.
+    pub hopper: bool,
 }
 
 impl Ctx<'_, '_> {

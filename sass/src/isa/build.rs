@@ -537,6 +537,14 @@ impl FormBuilder {
         self
     }
 
+    /// Changes every operand.
+    pub fn map_operands(mut self, change: impl Fn(OperandDesc) -> OperandDesc) -> Self {
+        for o in &mut self.form.operands {
+            *o = change(*o);
+        }
+        self
+    }
+
     /// Appends an operand in printed position `at`.
     pub fn insert_operand(mut self, at: usize, o: OperandDesc) -> Self {
         self.form.operands.insert(at, o);

@@ -6,7 +6,7 @@ use super::bits::{bits, to_words};
 use super::build::{GUARD, GUARD_NEG, OPCODE};
 use super::control::Control;
 use super::desc::{Form, OpKind, OperandDesc};
-use super::inst::{FormId, Inst, Operand, Value};
+use super::inst::{FormId, Inst, Operand, RZ, Value};
 use super::table::{NotDescribed, isa};
 use smallvec::SmallVec;
 
@@ -165,7 +165,8 @@ fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
             uniform,
             scale,
         } => Value::Mem {
-            base: base.get(word) as u8,
+            // A form without a base register field (SYNCS.EXCH's `[URa]`) has RZ.
+            base: if base.len == 0 { RZ } else { base.get(word) as u8 },
             uniform: uniform.map(|f| f.get(word) as u8),
             offset: offset.get_signed(word) as i32,
             scale: scale.map_or(0, |f| f.get(word) as u8),

@@ -333,6 +333,17 @@ pub enum Op {
     /// `FENCE.VIEW.ASYNC.S` (sm_90, PTX `fence.proxy.async.shared::cta`): makes the warp's
     /// generic-proxy writes to shared memory visible to the async proxy (HGMMA's reads).
     FenceViewAsync,
+    /// `SYNCS.ARRIVE.TRANS64.<kind> Rd, [Ra+URc+off], Rb` (sm_90, PTX `mbarrier.arrive*`):
+    /// an arrival on a Hopper mbarrier (`sm90/syncs.rs`), returning the barrier as it was.
+    SyncsArrive,
+    /// `SYNCS.PHASECHK.TRANS64 Pd, [Ra+URc+off], Rb` (sm_90, PTX `mbarrier.test_wait` /
+    /// `try_wait`): whether the barrier's phase differs from the one in bit 31 of Rb.
+    SyncsPhasechk,
+    /// `SYNCS.EXCH.64 URd, [URa+off], URb` (sm_90, PTX `mbarrier.init`): swaps a 64-bit
+    /// shared-memory word with a uniform register pair.
+    SyncsExch,
+    /// `SYNCS.CCTL.IV [Ra+URc+off]` (sm_90, PTX `mbarrier.inval`).
+    SyncsCctl,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).

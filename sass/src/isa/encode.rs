@@ -4,7 +4,7 @@ use super::bits::bits;
 use super::build::{GUARD, GUARD_NEG};
 use super::control::ControlError;
 use super::desc::{Form, OpKind, OperandDesc};
-use super::inst::{Inst, Operand, Value};
+use super::inst::{Inst, Operand, RZ, Value};
 use super::table::isa;
 
 /// Why an instruction cannot be encoded.
@@ -243,6 +243,9 @@ fn encode_operand(
         ) => {
             if !offset.fits_signed(o as i64) {
                 return Err(range_err(o as i64));
+            }
+            if base.len == 0 && b != RZ {
+                return Err(kind_err("address with a register where only a uniform one is encoded"));
             }
             base.set(word, b as u64);
             offset.set(word, o as u64);

@@ -226,6 +226,21 @@ pub enum Mod {
     IgnoreKill,
     /// FENCE.VIEW.ASYNC's memory ([`AsyncView`]).
     AsyncView,
+    /// What a SYNCS.ARRIVE adds ([`ArrivalKind`], sm_90).
+    ArrivalKind,
+    /// SYNCS.ARRIVE's `.RED`: no result (a flag).
+    NoResult,
+    /// SYNCS.ARRIVE's `.OPTOUT`: the arriving threads leave the barrier (a flag, PTX
+    /// `arrive_drop`).
+    OptOut,
+    /// SYNCS.ARRIVE's `.TMASK` (a flag; not simulated).
+    TxMask,
+    /// SYNCS.PHASECHK's `.TRYWAIT` (a flag, PTX `try_wait`).
+    TryWait,
+    /// SYNCS.CCTL's operation ([`SyncsCctlOp`]).
+    SyncsCctlOp,
+    /// What Hopper's ARRIVES.LDGSTSBAR counts ([`ArrivesCount`]).
+    ArrivesCount,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -349,6 +364,10 @@ impl Mod {
             Mod::GmmaN => Meaning::Values(|code| code < 32),
             Mod::IgnoreKill => Meaning::Flag,
             Mod::AsyncView => values::<AsyncView>(self),
+            Mod::ArrivalKind => values::<ArrivalKind>(self),
+            Mod::NoResult | Mod::OptOut | Mod::TxMask | Mod::TryWait => Flag,
+            Mod::SyncsCctlOp => values::<SyncsCctlOp>(self),
+            Mod::ArrivesCount => values::<ArrivesCount>(self),
         }
     }
 }

@@ -324,9 +324,12 @@ const PRED_RAW_SM80: [[u8; 13]; 13] = [
 
 /// Whether an instruction of `op` on `pipe` reads through the address unit (NVIDIA's
 /// `DecoupledAgu` readers: loads, stores, atomics, SHFL, BAR; MATCH is a plain variable-latency
-/// reader: ptxas's sm_86 code reads a LOP3 result with MATCH 4 cycles later).
+/// reader: ptxas's sm_86 code reads a LOP3 result with MATCH 4 cycles later, and so are
+/// Hopper's SYNCS.ARRIVE and PHASECHK: ptxas's sm_90 code reads an IMAD.MOV result with ARRIVE
+/// and a SHF result with PHASECHK 4 cycles later,
+/// `tests/ampere/mbarrier.ptx`).
 pub fn address_unit(op: Op, pipe: Pipe) -> bool {
-    pipe == Pipe::Lsu && op != Op::Match
+    pipe == Pipe::Lsu && !matches!(op, Op::Match | Op::SyncsArrive | Op::SyncsPhasechk)
 }
 
 /// Whether a distance between `a` and `b` on `arch` comes from the Ampere/Ada tables. Those

@@ -1038,6 +1038,47 @@ values! {
 }
 
 values! {
+    /// What a Hopper `SYNCS.ARRIVE.TRANS64` does to its barrier (bits 84..86; 0 prints
+    /// nothing, 6 and 7 `INVALIDn`): an arrival count and a transaction count, each 0, 1 or
+    /// the register operand (`R`) or a transaction count (`X`).
+    ArrivalKind for ArrivalKind, absent One {
+        /// `.A1T0`: one arrival (PTX `mbarrier.arrive`).
+        One = 1,
+        /// `.A0T1`: no arrival, one more pending (PTX `cp.async.mbarrier.arrive`, which then
+        /// arrives with `ARRIVES.LDGSTSBAR.64.TRANSCNT`).
+        OnePending = 2,
+        /// `.A0TR`: no arrival, a transaction count from the register (not simulated).
+        TxFromRegister = 3,
+        /// `.A0TX`: no arrival, an expected transaction count (not simulated).
+        ExpectTx = 4,
+        /// `.ART0`: as many arrivals as the register holds (PTX `mbarrier.arrive` with a
+        /// count).
+        FromRegister = 5,
+    }
+}
+
+values! {
+    /// SYNCS.CCTL's operation (bit 72).
+    SyncsCctlOp for SyncsCctlOp, absent Iv {
+        /// `.IV`: invalidate (PTX `mbarrier.inval`).
+        Iv = 0,
+        /// `.WB`: write back.
+        Wb = 1,
+    }
+}
+
+values! {
+    /// What Hopper's `ARRIVES.LDGSTSBAR.64` does once the thread's copies land (bits 70..71).
+    ArrivesCount for ArrivesCount, absent ArvCnt {
+        /// `.ARVCNT`: an arrival (PTX `cp.async.mbarrier.arrive.noinc`).
+        ArvCnt = 1,
+        /// `.TRANSCNT`: an arrival that a `SYNCS.ARRIVE.TRANS64.A0T1` announced (PTX
+        /// `cp.async.mbarrier.arrive`).
+        TransCnt = 2,
+    }
+}
+
+values! {
     /// The mbarrier operation of generic `ATOM` (sm_80 bits 87..90, where the ordinary
     /// atomics keep their operation; other codes are illegal under nvdisasm).
     MbarrierOp for MbarrierOp, absent Arrive {

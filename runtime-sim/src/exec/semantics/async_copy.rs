@@ -16,6 +16,7 @@
 
 use super::atomic::mbarrier_arrive;
 use super::mem::{Space, address_row, read_bytes, write_bytes};
+use super::syncs::HopperBarrier;
 use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::exec::ctx::{CtaShared, Ctx, PendingArrival};
@@ -76,9 +77,10 @@ pub fn arrives(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) 
         let arrival = PendingArrival {
             at: ctx.copies_landed,
             addr: addrs[l] as u32,
+            hopper: d.m.arrives_count.is_some(),
         };
         if arrival.at <= ctx.now {
-            arrive(ctx.cta, arrival.addr);
+            arrive(ctx.cta, arrival);
         } else {
             ctx.cta.pending_arrivals.push(arrival);
         }
@@ -102,17 +104,23 @@ pub fn apply_arrivals(cta: &mut CtaShared, t: i64) -> bool {
     });
     due.sort_by_key(|p| p.at);
     for p in due {
-        arrive(cta, p.addr);
+        arrive(cta, p);
     }
     true
 }
 
-/// One arrival on the barrier at shared offset `addr` (checked in bounds at issue).
-fn arrive(cta: &mut CtaShared, addr: u32) {
-    let at = addr as usize;
+/// One arrival on the barrier at shared offset `addr` (checked in bounds at issue), in
+/// Ampere's or Hopper's layout.
+fn arrive(cta: &mut CtaShared, arrival: PendingArrival) {
+    let at = arrival.addr as usize;
     if let Some(bytes) = cta.shared.get_mut(at..at + 8) {
         let old = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
-        bytes.copy_from_slice(&mbarrier_arrive(old).to_le_bytes());
+        let new = if arrival.hopper {
+            HopperBarrier(old).arrive(1, false).0
+        } else {
+            mbarrier_arrive(old)
+        };
+        bytes.copy_from_slice(&new.to_le_bytes());
     }
 }
 
@@ -141,7 +149,18 @@ mod tests {
         let mut c = cta();
         // ptxas's init of a barrier of 2 at offset 8.
         c.shared[8..16].copy_from_slice(&(0x7fff_fffe_u64 << 32 | 0x3fff_fffe).to_le_bytes());
-        c.pending_arrivals = vec![PendingArrival { at: 20, addr: 8 }, PendingArrival { at: 10, addr: 8 }];
+        c.pending_arrivals = vec![
+            PendingArrival {
+                at: 20,
+                addr: 8,
+                hopper: false,
+            },
+            PendingArrival {
+                at: 10,
+                addr: 8,
+                hopper: false,
+            },
+        ];
         let high = |c: &CtaShared| u32::from_le_bytes(c.shared[12..16].try_into().unwrap());
         assert!(!apply_arrivals(&mut c, 9));
         assert_eq!(high(&c), 0x7fff_fffe, "nothing due before cycle 10");

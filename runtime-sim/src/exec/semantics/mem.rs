@@ -55,6 +55,10 @@ pub fn space_of_op(op: Op) -> Space {
         | Op::AtomsPopcInc
         | Op::AtomsArrive
         | Op::ArrivesLdgstsbar
+        | Op::SyncsArrive
+        | Op::SyncsPhasechk
+        | Op::SyncsExch
+        | Op::SyncsCctl
         | Op::Ldsm => Space::Shared,
         Op::Ldl | Op::Stl => Space::Local,
         Op::Ld | Op::St | Op::Atom | Op::AtomCas | Op::AtomArrive | Op::AtomPopcInc => Space::Generic,

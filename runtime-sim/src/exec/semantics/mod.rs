@@ -18,6 +18,7 @@ mod mem;
 mod mma;
 mod mufu;
 mod special;
+mod syncs;
 mod uniform;
 mod warp_ops;
 
@@ -129,6 +130,10 @@ fn of_op(op: Op) -> ExecFn {
         Op::AtomPopcInc => atomic::atoms_popc_inc,
         Op::Ldgsts => async_copy::ldgsts,
         Op::ArrivesLdgstsbar => async_copy::arrives,
+        Op::SyncsArrive => syncs::arrive,
+        Op::SyncsPhasechk => syncs::phasechk,
+        Op::SyncsExch => syncs::exch,
+        Op::SyncsCctl => syncs::cctl,
         Op::Shfl => warp_ops::shfl,
         Op::Vote => warp_ops::vote,
         Op::Voteu => warp_ops::voteu,

@@ -40,9 +40,11 @@
 //!   (which ptxas leaves PT) are not described.
 
 mod atomics;
+mod dropped;
 mod elect;
 pub mod gmma;
 mod stsm;
+mod syncs;
 mod uniform;
 
 use super::sm80::changed;
@@ -82,11 +84,14 @@ pub fn apply(forms: &mut Vec<Form>) {
                 .timing(L::Alu, f.meta.pipe)
         },
     );
+    dropped::apply(forms);
     forms.extend(viadd());
     forms.extend(viaddmnmx());
     forms.extend(gmma::forms());
     forms.extend(stsm::forms());
     forms.extend(elect::forms());
+    forms.extend(syncs::forms());
+    syncs::arrives(forms);
     uniform::apply(forms);
     atomics::apply(forms);
     // HFMA2.MMA gains `.BF16_V2` (bit 85, printed first): ptxas's bf16 `fma` on sm_90. Not
