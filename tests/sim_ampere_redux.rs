@@ -1,6 +1,9 @@
 //! `redux.sync` on sm_80, sm_86, sm_89 and sm_90 (`tests/ampere/redux.ptx`; the run-time masks
-//! of `redux_mask.ptx` not on sm_90, where ptxas's slow path uses the undescribed
-//! WARPSYNC.COLLECTIVE): every reduction
+//! of `redux_mask.ptx` not on sm_90: ptxas's sm_90 slow path, collective regions
+//! (`WARPSYNC.COLLECTIVE` .. `ENDCOLLECTIVE`), decodes and runs, but under the simulator's
+//! divergence model lanes 24..31 reach the fast path of the odd/even masks without the lanes
+//! still in the eight-lane slow path and reduce over four lanes; how an H100 regroups the
+//! warp there is not established): every reduction
 //! (`.add`, `.min`, `.max` on `.u32` and `.s32`; `.and`, `.or`, `.xor` on `.b32`) over the
 //! full warp, and over the lower half-warp with a constant half mask under a branch. ptxc
 //! selects `REDUX.op UR4, R` and `MOV R, UR4` as ptxas does, so the uniform register's

@@ -135,6 +135,8 @@ pub struct Mods {
     pub shf_type: ShfType,
     /// FENCE.VIEW.ASYNC's memory.
     pub async_view: AsyncView,
+    /// VIMNMX's `.U16x2`/`.S16x2`: two 16-bit lanes.
+    pub lanes16: bool,
     /// What a SYNCS.ARRIVE adds to its barrier.
     pub arrival: ArrivalKind,
     /// SYNCS.ARRIVE's `.OPTOUT` (`arrive_drop`).
@@ -231,6 +233,7 @@ impl Default for Mods {
             right: false,
             shf_type: ShfType::default(),
             async_view: AsyncView::default(),
+            lanes16: false,
             arrival: ArrivalKind::default(),
             opt_out: false,
             tx_mask: false,
@@ -412,7 +415,13 @@ impl Mods {
             Mod::IgnoreKill => {}
             Mod::AsyncView => self.async_view = value(code),
             Mod::ArrivalKind => self.arrival = value(code),
+            Mod::MinMaxType => {
+                self.signed = code & 1 == 1;
+                self.lanes16 = code >= 2;
+            }
             Mod::OptOut => self.opt_out = on,
+            // A collective region runs as an exclusive one (`semantics/flow.rs`).
+            Mod::Collective => self.exclusive |= on,
             Mod::TxMask => self.tx_mask = on,
             Mod::ArrivesCount => self.arrives_count = Some(value(code)),
             // A result the instruction does not write is RZ; PHASECHK's `.TRYWAIT` may

@@ -57,7 +57,7 @@ fn sample_imm(style: ImmStyle, max: u64) -> u64 {
         ImmStyle::F64Hi => 0x3ff8_0000,
         ImmStyle::F16x2 => 0x3c00_3e00,
         ImmStyle::Bf16x2 => 0x3f80_bfc0,
-        ImmStyle::F16 => 0x3e00,
+        ImmStyle::F16 | ImmStyle::Bf16 => 0x3e00,
         ImmStyle::Scoreboard => 3,
         ImmStyle::GroupScoreboard => 0,
         ImmStyle::ScoreboardSet => 0b10_0101,

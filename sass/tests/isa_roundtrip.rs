@@ -133,17 +133,6 @@ fn target_sm(ptx: &std::path::Path) -> u32 {
 
 /// Compiles every input for `arch` with ptxas and checks every instruction.
 fn round_trip(arch: Arch) {
-    round_trip_except(arch, &[]);
-}
-
-/// The instructions of ptxas's sm_90 code whose Hopper encoding or printing is not described
-/// yet, as the failure keys name them (opcode bits, then the mnemonic with its modifiers).
-/// Each must still fail, and no other may: a key that starts to pass is removed from here.
-const SM90_UNDESCRIBED: &[&str] = &["248 VIMNMX.U16x2", "348 WARPSYNC.COLLECTIVE", "91b ENDCOLLECTIVE"];
-
-/// [`round_trip`], except that the instructions whose failure keys `undescribed` lists must
-/// fail (and are not reported).
-fn round_trip_except(arch: Arch, undescribed: &[&str]) {
     oracle_bin();
     assert!(DESCRIBED.contains(&arch), "{arch} is not described");
     // The Turing tensor-core kernels (`tests/tensor`) round-trip on every architecture
@@ -156,12 +145,11 @@ fn round_trip_except(arch: Arch, undescribed: &[&str]) {
         .filter(|i| arch != Arch::Sm75 || !in_dir(i, "ampere"))
         .filter(|i| target_sm(&i.ptx) <= arch.sm())
         .collect();
-    check_inputs(arch, &inputs, undescribed);
+    check_inputs(arch, &inputs);
 }
 
-/// Compiles `inputs` for `arch` and checks every instruction, except that the instructions
-/// whose failure keys `undescribed` lists must fail.
-fn check_inputs(arch: Arch, inputs: &[Input], undescribed: &[&str]) {
+/// Compiles `inputs` for `arch` and checks every instruction.
+fn check_inputs(arch: Arch, inputs: &[Input]) {
     let compiled = par_map(inputs, |i| compile_cached(i, arch));
     let compiled: Vec<Compiled> = compiled
         .into_iter()
@@ -185,12 +173,6 @@ fn check_inputs(arch: Arch, inputs: &[Input], undescribed: &[&str]) {
     for (k, m) in &total.failures {
         by_key.entry(k).or_default().push(m);
     }
-    let described: Vec<&&str> = undescribed.iter().filter(|k| !by_key.contains_key(**k)).collect();
-    assert!(
-        described.is_empty(),
-        "{arch}: these now round-trip; remove them from the undescribed list: {described:?}"
-    );
-    by_key.retain(|k, _| !undescribed.contains(k));
     let report: Vec<String> = by_key
         .iter()
         .map(|(k, ms)| format!("[{k}] x{}: {}", ms.len(), ms[0]))
@@ -225,8 +207,8 @@ fn sm89_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
 }
 
 #[test]
-fn sm90_every_described_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
-    round_trip_except(Arch::Sm90, SM90_UNDESCRIBED);
+fn sm90_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
+    round_trip(Arch::Sm90);
 }
 
 /// The kernels that need sm_90a (`tests/hopper`: the wgmma kernels and Triton's matmul):
@@ -244,5 +226,5 @@ fn sm90a_every_ptxas_instruction_of_the_wgmma_kernels_round_trips_and_prints_lik
         })
         .collect();
     assert!(inputs.len() >= 2, "expected the sm_90a kernels in {}", dir.display());
-    check_inputs(Arch::Sm90a, &inputs, &[]);
+    check_inputs(Arch::Sm90a, &inputs);
 }

@@ -6,8 +6,8 @@ use super::wide::{int_cmp, swap_cond};
 use super::{Isel, IselError};
 use crate::vcode::MOp;
 use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Type, Value};
-use ptxc_sass::isa::Mod;
-use ptxc_sass::isa::values::{BoolOp, ShfType};
+use ptxc_sass::isa::values::{BoolOp, MinMaxType, ShfType};
+use ptxc_sass::isa::{Arch, Mod, ModSet};
 use ptxc_sass::isa::{Op, Role, Value as V};
 
 /// LOP3/PLOP3 truth tables of the inputs a, b, c.
@@ -159,7 +159,7 @@ impl Isel<'_> {
                 let s = matches!(op, Opcode::MinS | Opcode::MaxS);
                 let (a, b) = self.narrow_args(ty, s, a, b)?;
                 let srcs = [(Role::A, a), (Role::B, b), (Role::PredSrc0, Arg::pt(max))];
-                self.emit_sass(Op::Imnmx, &dst, &srcs, &[signed(s)], None)
+                self.emit_sass(Op::Imnmx, &dst, &srcs, &[self.minmax_type(s)], None)
             }
             _ => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }
@@ -204,6 +204,15 @@ impl Isel<'_> {
         };
         let mods = [Mod::Right.flag(right), shf_type.set(), Mod::Hi.flag(right)];
         self.emit_sass(Op::Shf, dst, &srcs, &mods, None)
+    }
+
+    /// IMNMX's (sm_75..sm_89) or VIMNMX's (sm_90) signedness.
+    pub(super) fn minmax_type(&self, signed: bool) -> ModSet {
+        if self.vcode.arch >= Arch::Sm90 {
+            if signed { MinMaxType::S32 } else { MinMaxType::U32 }.set()
+        } else {
+            Mod::Signed.flag(signed)
+        }
     }
 
     /// Two operands extended to 32 bits when `ty` is narrower (constants stay foldable).

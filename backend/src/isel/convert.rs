@@ -328,7 +328,7 @@ impl Isel<'_> {
                 Op::Imnmx,
                 &[(Role::Dst, MOp::Reg(t))],
                 &srcs,
-                &[Mod::Signed.flag(from_signed)],
+                &[self.minmax_type(from_signed)],
                 None,
             )?;
             cur = MOp::Reg(t);

@@ -333,6 +333,14 @@ impl FormBuilder {
         self
     }
 
+    /// Appends an operand printed only under the flag `id` (which is added first), whatever
+    /// its value.
+    pub fn op_under_always(mut self, id: Mod, o: OperandDesc) -> Self {
+        let k = self.form.mod_index(id).expect("the flag is added first") as u8;
+        self.form.operands.push(o.show(Show::IfMod(k)));
+        self
+    }
+
     /// Appends modifiers in printed order.
     pub fn mods(mut self, mods: impl IntoIterator<Item = ModDesc>) -> Self {
         self.form.mods.extend(mods);

@@ -344,6 +344,8 @@ pub enum Op {
     SyncsExch,
     /// `SYNCS.CCTL.IV [Ra+URc+off]` (sm_90, PTX `mbarrier.inval`).
     SyncsCctl,
+    /// `ENDCOLLECTIVE` (sm_90): closes the region a `WARPSYNC.COLLECTIVE` opened.
+    EndCollective,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
@@ -408,6 +410,8 @@ pub enum ImmStyle {
     F16,
     /// Two bf16 values, high half first.
     Bf16x2,
+    /// One bf16 value (the low 16 bits).
+    Bf16,
     /// A signed count of 4-byte units printed as a byte address (`CALL.ABS` targets).
     SignedHexX4,
     /// A scoreboard index (`SB3`).

@@ -241,6 +241,11 @@ pub enum Mod {
     SyncsCctlOp,
     /// What Hopper's ARRIVES.LDGSTSBAR counts ([`ArrivesCount`]).
     ArrivesCount,
+    /// VIMNMX's operand type ([`MinMaxType`], sm_90).
+    MinMaxType,
+    /// WARPSYNC's `.COLLECTIVE` (sm_90, a flag): the lanes of the mask run the region up to
+    /// ENDCOLLECTIVE as their own group.
+    Collective,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -365,8 +370,9 @@ impl Mod {
             Mod::IgnoreKill => Meaning::Flag,
             Mod::AsyncView => values::<AsyncView>(self),
             Mod::ArrivalKind => values::<ArrivalKind>(self),
-            Mod::NoResult | Mod::OptOut | Mod::TxMask | Mod::TryWait => Flag,
+            Mod::NoResult | Mod::OptOut | Mod::TxMask | Mod::TryWait | Mod::Collective => Flag,
             Mod::SyncsCctlOp => values::<SyncsCctlOp>(self),
+            Mod::MinMaxType => values::<MinMaxType>(self),
             Mod::ArrivesCount => values::<ArrivesCount>(self),
         }
     }

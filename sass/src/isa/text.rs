@@ -231,6 +231,7 @@ fn imm_text(d: &OperandDesc, v: u64) -> String {
             f64_text(x, x.is_sign_negative())
         }
         ImmStyle::F16 => f16_text(v as u16),
+        ImmStyle::Bf16 => f32_text((v as u32 & 0xffff) << 16),
         ImmStyle::F16x2 => format!("{}, {}", f16_text((v >> 16) as u16), f16_text(v as u16)),
         ImmStyle::Bf16x2 => format!("{}, {}", f32_text((v as u32) & 0xffff_0000), f32_text((v as u32) << 16)),
         ImmStyle::SignedHexX4 => {

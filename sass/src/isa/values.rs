@@ -1058,6 +1058,20 @@ values! {
 }
 
 values! {
+    /// VIMNMX's operand type (sm_90, bits 72..73).
+    MinMaxType for MinMaxType, absent S32 {
+        /// `.U32`
+        U32 = 0,
+        /// signed 32-bit (nothing printed)
+        S32 = 1,
+        /// `.U16x2`: two unsigned halves
+        U16x2 = 2,
+        /// `.S16x2`: two signed halves
+        S16x2 = 3,
+    }
+}
+
+values! {
     /// SYNCS.CCTL's operation (bit 72).
     SyncsCctlOp for SyncsCctlOp, absent Iv {
         /// `.IV`: invalidate (PTX `mbarrier.inval`).

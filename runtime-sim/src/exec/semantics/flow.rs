@@ -320,6 +320,17 @@ pub fn bpt(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> R
     })
 }
 
+/// ENDCOLLECTIVE: the end of the region a `WARPSYNC.COLLECTIVE` opened; its lanes stop being
+/// the only ones that run and go on to the WARPSYNC's target, which in ptxas's code is the
+/// next instruction (`isa/sm90/collective.rs`). A model: that the region ends here rests on
+/// ptxas 13.5's sm_90 SASS for `redux.sync` with run-time masks
+/// (`tests/ampere/redux_mask.ptx`), whose other lanes' uniform registers survive only if they
+/// run before the region's lanes go on.
+pub fn end_collective(_: &mut Ctx, w: &mut Warp, _: &Decoded, _: u32, _: u32) -> R {
+    w.exclusive = 0;
+    Ok(())
+}
+
 /// Instructions without a functional effect.
 pub fn nop(_: &mut Ctx, _: &mut Warp, _: &Decoded, _: u32, _: u32) -> R {
     Ok(())

@@ -311,17 +311,38 @@ pub fn sel(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
 pub fn imnmx(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let (a, b) = (ctx.row(w, &d.a), ctx.row(w, &d.b));
     let p = w.pred_mask(d.ps[0], u32::MAX);
+    let (signed, relu) = (d.m.signed, d.m.relu);
     let out: [u32; WARP] = std::array::from_fn(|l| {
         let min = (p >> l) & 1 == 1;
-        match (d.m.signed, min) {
-            (true, true) => (a[l] as i32).min(b[l] as i32) as u32,
-            (true, false) => (a[l] as i32).max(b[l] as i32) as u32,
-            (false, true) => a[l].min(b[l]),
-            (false, false) => a[l].max(b[l]),
+        if d.m.lanes16 {
+            let half = |k: u32| minmax16(a[l] >> k & 0xffff, b[l] >> k & 0xffff, signed, min, relu) << k;
+            half(0) | half(16)
+        } else {
+            minmax32(a[l], b[l], signed, min, relu)
         }
     });
     write_dst(w, &d.dst, exec, &out);
     Ok(())
+}
+
+/// The minimum or maximum of 32-bit `a` and `b`; `.RELU` makes a negative signed result 0.
+fn minmax32(a: u32, b: u32, signed: bool, min: bool, relu: bool) -> u32 {
+    match (signed, min) {
+        (true, true) => ((a as i32).min(b as i32)).max(if relu { 0 } else { i32::MIN }) as u32,
+        (true, false) => ((a as i32).max(b as i32)).max(if relu { 0 } else { i32::MIN }) as u32,
+        (false, true) => a.min(b),
+        (false, false) => a.max(b),
+    }
+}
+
+/// [`minmax32`] of two 16-bit halves (the result in the low 16 bits).
+fn minmax16(a: u32, b: u32, signed: bool, min: bool, relu: bool) -> u32 {
+    if !signed {
+        return if min { a.min(b) } else { a.max(b) };
+    }
+    let (x, y) = (a as u16 as i16, b as u16 as i16);
+    let r = if min { x.min(y) } else { x.max(y) };
+    (if relu { r.max(0) } else { r }) as u16 as u32
 }
 
 /// VIADDMNMX (Hopper): the minimum (Ps true) or maximum of the wrapping sum `a + b` and `c`,
@@ -454,4 +475,20 @@ pub fn idp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     });
     write_dst(w, &d.dst, exec, &out);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vimnmx_halves_and_relu() {
+        // max.u16x2(R0, 0) is R0 (ptxas's `VIMNMX.U16x2 R0, R0, RZ, !PT`).
+        assert_eq!(minmax16(0x8001, 0, false, false, false), 0x8001);
+        // Signed halves: -1 < 1; `.RELU` clamps a negative result to 0.
+        assert_eq!(minmax16(0xffff, 1, true, true, false), 0xffff);
+        assert_eq!(minmax16(0xffff, 0xfffe, true, false, true), 0);
+        assert_eq!(minmax32(-5i32 as u32, 3, true, true, true), 0);
+        assert_eq!(minmax32(-5i32 as u32, 3, false, true, false), 3);
+    }
 }

@@ -191,6 +191,7 @@ fn of_op(op: Op) -> ExecFn {
         // The fence and the wait order and time HGMMAs (the warp's timer); their results
         // are written at issue.
         Op::WarpgroupArrive | Op::WarpgroupDepbar => flow::nop,
+        Op::EndCollective => flow::end_collective,
     }
 }
 

@@ -11,7 +11,7 @@ use crate::exec::ctx::Ctx;
 use crate::exec::warp::{WARP, Warp};
 use crate::fp::{self, Rnd};
 use ptxc_sass::isa::values::MufuFunc;
-use ptxc_softfloat::{self as sf, F16, F32};
+use ptxc_softfloat::{self as sf, BF16, F16, F32};
 
 /// The f32 result of a single-precision function.
 pub fn eval32(func: MufuFunc, x: f32) -> f32 {
@@ -57,8 +57,10 @@ pub fn mufu(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> Resu
             if d.b.neg { 0x8000_0000 } else { 0 },
         );
         raw.map(|v| eval64h(code, (v & and) ^ xor))
-    } else if d.m.mufu_f16 {
-        // MUFU.F16: a half source (`.H1` selects the high half), a half result.
+    } else if d.m.mufu_f16 || d.m.bf16 {
+        // MUFU.F16 / .BF16 (sm_90): a half source (`.H1` selects the high half), a half
+        // result (rounded to nearest even: a model).
+        let fmt = if d.m.bf16 { BF16 } else { F16 };
         let raw = ctx.row(w, &d.b);
         raw.map(|v| {
             let mut h = (v >> (16 * (d.b.swizzle as u32 & 1))) as u64 & 0xffff;
@@ -68,9 +70,9 @@ pub fn mufu(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> Resu
             if d.b.neg {
                 h ^= 0x8000;
             }
-            let x = f32::from_bits(sf::convert(h, F16, F32, Rnd::Rn) as u32);
+            let x = f32::from_bits(sf::convert(h, fmt, F32, Rnd::Rn) as u32);
             let r = eval32(code, x).to_bits() as u64;
-            sf::convert(r, F32, F16, Rnd::Rn) as u32
+            sf::convert(r, F32, fmt, Rnd::Rn) as u32
         })
     } else {
         super::float::frow(ctx, w, &d.b).map(|x| eval32(code, x).to_bits())

@@ -10,12 +10,13 @@
 //! * Generic `ATOM.E.ARRIVE.64` / `ATOM.E.POPC.INC.32` (0xf8a) and `WARPSYNC c[..]` (0xb48)
 //!   are illegal ("Unrecognized operation"): Hopper's mbarriers are SYNCS instructions.
 //! * MUFU's precision becomes a 2-bit field at bits 72..73: 0 f32, 1 `.F16`, 2 `.BF16`
-//!   (Ada's `.F16` was bit 73, which Hopper prints `.BF16`).
+//!   (Ada's `.F16` was bit 73, which Hopper prints `.BF16`; 3 is illegal). `.BF16` forms are
+//!   new (ptxas's `ex2.approx.ftz.bf16`, `tanh.approx.bf16`).
 
 use super::super::sm80::{changed, ended};
 use crate::isa::arch::Arch;
 use crate::isa::build::*;
-use crate::isa::desc::{Form, ModDesc, Op, OperandDesc, SuffixDesc};
+use crate::isa::desc::{Form, ImmStyle, ModDesc, Op, OpKind, OperandDesc, Role, SuffixDesc};
 
 /// Applies the deltas.
 pub fn apply(forms: &mut Vec<Form>) {
@@ -42,6 +43,37 @@ pub fn apply(forms: &mut Vec<Form>) {
         |f| f.op == Op::Mufu,
         |_, b| b.map_mod(Mod::MufuF16, mufu_precision),
     );
+    let bf16: Vec<Form> = forms
+        .iter()
+        .filter(|f| f.op == Op::Mufu && f.archs.since == Arch::Sm90 && is_half_mufu(f))
+        .map(mufu_bf16)
+        .collect();
+    forms.extend(bf16);
+}
+
+/// Whether the form is a `.F16` MUFU.
+fn is_half_mufu(f: &Form) -> bool {
+    f.mods.iter().any(|m| m.id == Mod::MufuF16 && m.default == 1)
+}
+
+/// The `.BF16` MUFU of a Hopper `.F16` form (precision field value 2: bit 73 set, bit 72
+/// clear); an immediate is one bf16 in bits 32..47 (printed as the f32 of its bits shifted
+/// up 16).
+fn mufu_bf16(f: &Form) -> Form {
+    derive(f)
+        .replace_mod(Mod::MufuF16, &[modifier(Mod::Bf16, 73, 1, &[(1, ".BF16")], 1)])
+        .fixed(72, 1, 0)
+        .map_operand(Role::B, |o| match o.kind {
+            OpKind::Imm { field, .. } => OperandDesc {
+                kind: OpKind::Imm {
+                    field,
+                    style: ImmStyle::Bf16,
+                },
+                ..o
+            },
+            _ => o,
+        })
+        .build()
 }
 
 /// The half-precision swizzles without `.F32`.

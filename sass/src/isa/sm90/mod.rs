@@ -16,8 +16,8 @@
 //! * `WARPSYNC.ALL` (0x948) has no mask (bits 32..63 print nothing); the register form
 //!   (0x348) takes its mask from Ra (bits 24..31) instead of Rb.
 //! * Special registers 0x41, 0x86..0x89 and 0x8b get names (`SR_CgaCtaId`, ...).
-//! * WARPSYNC's `.EXCLUSIVE` moves from bit 86 to bit 85 (bit 86 is `.COLLECTIVE`, with a
-//!   target: not described).
+//! * WARPSYNC's `.EXCLUSIVE` moves from bit 86 to bit 85; bit 86 is `.COLLECTIVE`, with a
+//!   target, closed by `ENDCOLLECTIVE` ([`collective`]).
 //! * New: `LEPC Rd, target` (0x94e): the address of a code label (a byte offset in bits
 //!   24..81 from the next instruction), where sm_75's LEPC gives the program counter.
 //! * HFMA2.MMA gains `.BF16_V2` (bit 85).
@@ -35,11 +35,12 @@
 //! * New: the warpgroup tensor-core instructions of sm_90a (HGMMA, WARPGROUP.ARRIVE,
 //!   WARPGROUP.DEPBAR) and `FENCE.VIEW.ASYNC.S` ([`gmma`]); `UIADD3.64`, the 64-bit uniform
 //!   add (`uniform`); `STSM`, the matrix store (`stsm`).
-//! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: signed unless bit 72 is clear
-//!   (`.U32`); `.S16x2`/`.U16x2` (bit 73), `.RELU` (bit 76) and its two predicate outputs
-//!   (which ptxas leaves PT) are not described.
+//! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: the type in bits 72..73
+//!   (`.U32`, signed, `.U16x2`, `.S16x2`), `.RELU` bit 76; its two predicate outputs (which
+//!   ptxas leaves PT) are not described.
 
 mod atomics;
+mod collective;
 mod dropped;
 mod elect;
 pub mod gmma;
@@ -91,6 +92,7 @@ pub fn apply(forms: &mut Vec<Form>) {
     forms.extend(stsm::forms());
     forms.extend(elect::forms());
     forms.extend(syncs::forms());
+    forms.extend(collective::forms());
     syncs::arrives(forms);
     uniform::apply(forms);
     atomics::apply(forms);
@@ -160,8 +162,10 @@ pub fn apply(forms: &mut Vec<Form>) {
         Arch::Sm90,
         |f| f.op == Op::Warpsync && f.opcode == 0x348,
         |_, b| {
-            b.map_operand(Role::B, |_| reg(Role::B, RA))
-                .replace_mod(Mod::Exclusive, &[flag!(Mod::Exclusive, 85, ".EXCLUSIVE")])
+            let b = b
+                .map_operand(Role::B, |_| reg(Role::B, RA))
+                .replace_mod(Mod::Exclusive, &[flag!(Mod::Exclusive, 85, ".EXCLUSIVE")]);
+            collective::warpsync(b)
         },
     );
     forms.push(lepc());
@@ -178,14 +182,19 @@ fn lepc() -> Form {
         .build()
 }
 
-/// VIMNMX with B a register, an immediate, a constant or a uniform register.
+/// VIMNMX with B a register, an immediate, a constant or a uniform register: the type in
+/// bits 72..73 ([`MinMaxType`](crate::isa::values::MinMaxType)), `.RELU` bit 76, Ps the
+/// minimum (PT) or maximum (!PT), as ptxas's `min`/`max` of u32, s32, u16x2 and s16x2 show.
 fn vimnmx() -> Vec<Form> {
-    const SIGNED72: ModDesc = modifier(Mod::Signed, 72, 1, &[(0, ".U32"), (1, "")], 1);
+    const TYPES: &[(u16, &str)] = &[(0, ".U32"), (1, ""), (2, ".U16x2"), (3, ".S16x2")];
     src2_family(0x048, &SRC2_RICU, ImmStyle::SignedHex, |opc, b| {
         form("VIMNMX", Op::Imnmx, opc)
             .since(Arch::Sm90)
             .ops([rd(), reg(Role::A, RA).reuse(0), b, ps87()])
-            .mods([SIGNED72])
+            .mods([
+                modifier(Mod::MinMaxType, 72, 2, TYPES, 1),
+                flag!(Mod::Relu, 76, ".RELU"),
+            ])
             // Two predicate outputs (81..83, 84..86) whose meaning is not established:
             // ptxas leaves them PT.
             .fixed(81, 3, 7)
