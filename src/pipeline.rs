@@ -123,7 +123,10 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
             opts.arch.name()
         )));
     }
-    let module = ptxc_mir::lower::lower_module(&checked).map_err(|errs| {
+    let options = ptxc_mir::lower::LowerOptions {
+        hopper_mbarrier: opts.arch >= Arch::Sm90,
+    };
+    let module = ptxc_mir::lower::lower_module_with(&checked, options).map_err(|errs| {
         let diags: Vec<Diagnostic> = errs
             .iter()
             .map(|e| Diagnostic::error(e.message.clone(), e.span))

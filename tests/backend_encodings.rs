@@ -182,15 +182,12 @@ fn zluda_dir() -> PathBuf {
 }
 
 /// Files ptxc refuses for sm_90, with the message's gist: Hopper has no HMMA.884, no 4-bit
-/// IMMA and no XOR single-bit BMMA (ptxas emulates them; `isel/tensor.rs`), and its
-/// asynchronous arrival needs Hopper's mbarrier layout (`isel/async_copy.rs`).
+/// IMMA and no XOR single-bit BMMA (ptxas emulates them; `isel/tensor.rs`).
 const HOPPER_REFUSED: &[(&str, &str)] = &[
     ("mma_sync", "`mma.m8n8k4` of f16 on sm_90"),
     ("mma_int", "`mma` of 4-bit integers on sm_90"),
     ("wmma", "`mma` of 4-bit integers on sm_90"),
     ("mma_more", "`mma` of 4-bit integers on sm_90"),
-    ("cp_async_mbarrier", "`cp.async.mbarrier.arrive` on sm_90"),
-    ("cp_async_mbarrier_lanes", "`cp.async.mbarrier.arrive` on sm_90"),
 ];
 
 /// Hopper (sm_90): the conformance set, the kernel set, the op tests, the examples, the

@@ -81,7 +81,8 @@ fn benchmark_suite_with_each_optimisation_off_matches_the_default_build() {
 
 /// The listing of `ptx` compiled by the command line with `extra` arguments.
 fn listing_with(ptx: &str, extra: &[&str], out: &str) -> String {
-    let dir = scratch("optimisation_switches_cli");
+    // A directory per output: `scratch` empties its directory, and the tests run at once.
+    let dir = scratch(&format!("optimisation_switches_cli_{out}"));
     let (ptx, cubin) = (root().join(ptx), dir.join(out));
     let mut args = vec!["compile", ptx.to_str().unwrap(), "-o", cubin.to_str().unwrap()];
     args.extend_from_slice(extra);
@@ -124,7 +125,7 @@ fn an_unknown_optimisation_is_refused() {
         "compile",
         root().join("examples/vector_add.ptx").to_str().unwrap(),
         "-o",
-        scratch("optimisation_switches_cli")
+        scratch("optimisation_switches_cli_refused")
             .join("never.cubin")
             .to_str()
             .unwrap(),

@@ -1,5 +1,5 @@
-//! A cp.async pipeline on mbarriers (`tests/ampere/cp_async_mbarrier.ptx`) on sm_80, sm_86
-//! and sm_89: 64 threads copy six stages through a two-slot ring with `cp.async`, arrive
+//! A cp.async pipeline on mbarriers (`tests/ampere/cp_async_mbarrier.ptx`) on sm_80, sm_86,
+//! sm_89 and sm_90: 64 threads copy six stages through a two-slot ring with `cp.async`, arrive
 //! with `cp.async.mbarrier.arrive` (`.noinc` on slot 0; without it, plus an
 //! `mbarrier.arrive`, on slot 1; `.shared`, `.shared::cta` and a generic address), and
 //! consume with `mbarrier.test_wait.parity`. Five ways per target (ptxas's and ptxc's cubins
@@ -12,10 +12,9 @@
 //! arrivals without `.noinc`, whose pending counts ptxas aggregates per warp on one address
 //! (see docs/MBARRIER.md).
 //!
-//! On sm_90 ptxas arrives with Hopper's SYNCS instructions and `ARRIVES.LDGSTSBAR.64.ARVCNT`
-//! / `.TRANSCNT` (`sass/src/isa/sm90/syncs.rs`): its cubins run on both engines and write
-//! the host reference, and ptxc refuses `cp.async.mbarrier.arrive` for sm_90 with a message
-//! (its mbarriers keep Ampere's layout, which Hopper's asynchronous arrival does not).
+//! On sm_90 both compilers arrive with Hopper's SYNCS instructions and
+//! `ARRIVES.LDGSTSBAR.64.ARVCNT` / `.TRANSCNT` (`sass/src/isa/sm90/syncs.rs`), and ptxas's
+//! cubin of the kernel without `.noinc` runs too (a Hopper arrival is the warp's).
 //!
 //! Needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 
@@ -25,13 +24,11 @@ use common::five_ways::{Cubins, Via, WAYS};
 use common::*;
 use ptxc::launch::LaunchSpec;
 use ptxc_sass::isa::Arch;
-use ptxc_sim::Engine;
 use std::path::{Path, PathBuf};
 
 /// The targets.
-const TARGETS: [Arch; 3] = [Arch::Sm80, Arch::Sm86, Arch::Sm89];
-/// ptxas's ways (its cubin on both engines): on sm_90 ptxc refuses the kernels.
-const PTXAS_WAYS: [Via; 2] = [Via::Ptxas(Engine::Timed), Via::Ptxas(Engine::Functional)];
+const TARGETS: [Arch; 4] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
+
 /// Threads of the block.
 const THREADS: usize = 64;
 /// Stages through the ring.
@@ -117,9 +114,11 @@ fn cp_async_arrivals_on_per_thread_barriers_equal_the_host_reference() {
                 &scratch(&format!("sim_cp_async_lanes_{}_{kernel}", arch.name())),
                 kernel,
             );
+            // Hopper's arrivals are the warp's, so ptxas's per-warp pending count is right
+            // there (`docs/MBARRIER.md`).
             let ways = WAYS
                 .iter()
-                .filter(|v| kernel.ends_with("noinc") || !matches!(v, Via::Ptxas(_)));
+                .filter(|v| kernel.ends_with("noinc") || arch >= Arch::Sm90 || !matches!(v, Via::Ptxas(_)));
             for &via in ways {
                 let got = words(&cubins.run(&spec, via, "out"));
                 if got != want {
@@ -199,6 +198,21 @@ fn cp_async_mbarrier_cubins_disassemble_as_nvdisasm_reads_them() {
         let (ours, theirs) = (arrivals(&ours), arrivals(&theirs));
         assert_eq!(ours.len(), 4, "{} ptxc: {ours:#?}", arch.name());
         assert_eq!(theirs.len(), 4, "{} ptxas: {theirs:#?}", arch.name());
+        // On sm_90 ptxas addresses every barrier through a uniform register (the CTA's
+        // cluster rank: `S2UR SR_CgaCtaId`), so no text is shared: the arrivals count the same
+        // (`.ARVCNT` for `.noinc`, `.TRANSCNT` after a SYNCS.ARRIVE.A0T1).
+        if arch >= Arch::Sm90 {
+            let kinds = |l: &[(String, String)]| {
+                let mut k: Vec<String> = l
+                    .iter()
+                    .filter_map(|(t, _)| t.split(' ').find(|w| w.starts_with("ARRIVES")).map(str::to_string))
+                    .collect();
+                k.sort();
+                k
+            };
+            assert_eq!(kinds(&ours), kinds(&theirs), "{}", arch.name());
+            continue;
+        }
         let same_text = ours
             .iter()
             .filter_map(|(t, w)| theirs.iter().find(|(u, _)| u == t).map(|(_, v)| (t, w, v)))
@@ -247,42 +261,4 @@ fn cp_async_mbarrier_refusals_name_what_is_missing() {
         let err = text(&o.stderr);
         assert!(!o.status.success() && err.contains(want), "{line}: {err}");
     }
-}
-
-#[test]
-fn hopper_ptxas_cubins_run_as_the_host_reference_and_ptxc_refuses() {
-    let mut failures = Vec::new();
-    let pipeline = Cubins::ptxas_only(Arch::Sm90, &ptx_path(), KERNEL);
-    let spec = spec(&scratch("sim_cp_async_mbarrier_sm_90"));
-    let want = reference(&input());
-    for via in PTXAS_WAYS {
-        if words(&pipeline.run(&spec, via, "out")) != want {
-            failures.push(format!("{KERNEL} {via:?}"));
-        }
-    }
-    let ptx = root().join("tests/ampere/cp_async_mbarrier_lanes.ptx");
-    let lanes = Cubins::ptxas_only(Arch::Sm90, &ptx, "cp_async_mbarrier_lanes");
-    let want = lanes_reference(&input());
-    for kernel in ["cp_async_mbarrier_lanes", "cp_async_mbarrier_lanes_noinc"] {
-        let spec = lanes_spec(&scratch(&format!("sim_cp_async_lanes_sm_90_{kernel}")), kernel);
-        for via in PTXAS_WAYS {
-            let got = words(&lanes.run(&spec, via, "out"));
-            if got != want {
-                failures.push(format!("{kernel} {via:?}: {got:#x?}"));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let src = std::fs::read_to_string(ptx_path()).unwrap();
-    let opts = ptxc::pipeline::CompileOptions {
-        arch: Arch::Sm90,
-        ..Default::default()
-    };
-    let err = ptxc::pipeline::compile_ptx(&src, KERNEL, &opts)
-        .expect_err("ptxc refuses on sm_90")
-        .0;
-    assert!(
-        err.contains("cp.async.mbarrier.arrive") && err.contains("sm_90"),
-        "{err}"
-    );
 }

@@ -9,9 +9,9 @@
 //! address to a shared one (ATOMS.ARRIVE.64), ptxas keeps it generic (ATOM.E.ARRIVE.64).
 //! On sm_90 ptxas uses Hopper's SYNCS instructions (init by SYNCS.EXCH, arrivals of a whole
 //! warp, PHASECHK waits), so the sums of pending counts its code writes are the warps'
-//! ([`warp_arrival_reference`]); ptxc keeps Ampere's instructions and layout there, which
-//! the simulator runs as on Ampere (whether an H100 does is not established: ptxas 13.5
-//! never emits ATOMS.ARRIVE for sm_90).
+//! ([`warp_arrival_reference`]); so does ptxc's, which lowers `mbarrier` for sm_90 to the
+//! same SYNCS instructions (its `init` is one STS.64 of ptxas's words where ptxas swaps them
+//! in with SYNCS.EXCH.64).
 //!
 //! The ptxas half needs ptxas (`CUDA_ORACLE_BIN`, or installed by `scripts/cuda-oracle`).
 
@@ -52,6 +52,15 @@ fn reference(input: &[u32]) -> Vec<u32> {
     // Every arrival of a phase sees a different pending count: n, n-1, .., 1.
     out.extend([(1..=64).sum::<u32>(), (1..=32).sum::<u32>()]);
     out
+}
+
+/// What both compilers' code writes on `arch`: Hopper's arrivals are a warp's.
+fn expected_for(arch: Arch) -> Vec<u32> {
+    if arch >= Arch::Sm90 {
+        warp_arrival_reference(&input())
+    } else {
+        reference(&input())
+    }
 }
 
 /// [`reference`] where a warp arrives at once and its 32 threads see the same pending count
@@ -126,14 +135,22 @@ fn mbarrier_on_the_mir_interpreter_equals_the_host_reference() {
             run_mir(&module, &spec, Default::default()).unwrap_or_else(|e| panic!("{name}: MIR interpreter: {e}"));
         let diff = differences(&reference(&input()), &words(&mir.buffers["out"].bytes));
         assert!(diff.is_empty(), "{name}: {}", diff.join("\n"));
+        // The lowering for Hopper (`mbar_arrive`, `mbar_phase_test`): the interpreter arrives
+        // one thread at a time, so each thread sees its own pending count.
+        let checked = ptxc_frontend::parse_and_check(&src).expect("checked");
+        let options = ptxc_mir::lower::LowerOptions { hopper_mbarrier: true };
+        let module = ptxc_mir::lower::lower_module_with(&checked, options).expect("lowered");
+        let mir = run_mir(&module, &spec, Default::default()).unwrap_or_else(|e| panic!("{name}: Hopper MIR: {e}"));
+        let diff = differences(&reference(&input()), &words(&mir.buffers["out"].bytes));
+        assert!(diff.is_empty(), "{name} (Hopper lowering): {}", diff.join("\n"));
     }
 }
 
 #[test]
 fn mbarrier_compiled_by_ptxc_equals_the_host_reference_with_zero_hazards() {
-    let want = reference(&input());
     let mut failures = Vec::new();
     for (name, arch) in KERNELS.iter().flat_map(|n| TARGETS.map(|a| (n, a))) {
+        let want = expected_for(arch);
         let dir = scratch(&format!("sim_mbarrier_ptxc_{}", arch.name()));
         let spec = spec(&dir);
         for max_registers in [None, Some(16)] {
@@ -154,11 +171,7 @@ fn mbarrier_compiled_by_ptxc_equals_the_host_reference_with_zero_hazards() {
 fn mbarrier_compiled_by_ptxas_equals_the_host_reference_with_zero_hazards() {
     let mut failures = Vec::new();
     for (name, arch) in KERNELS.iter().flat_map(|n| TARGETS.map(|a| (n, a))) {
-        let want = if arch >= Arch::Sm90 {
-            warp_arrival_reference(&input())
-        } else {
-            reference(&input())
-        };
+        let want = expected_for(arch);
         let dir = scratch(&format!("sim_mbarrier_ptxas_{}_{name}", arch.name()));
         let spec = spec(&dir);
         let cubin = dir.join("ptxas.cubin");
@@ -193,21 +206,19 @@ fn mbarrier_cubins_disassemble_as_nvdisasm_reads_them() {
         ptxas_for(arch.name(), &kernel_path(name), &theirs);
         // ptxc arrives through shared addresses; ptxas keeps a generic address generic.
         let generic = *name == KERNELS[1];
-        for (who, cubin, arrive) in [
-            ("ptxc", &ours, "ATOMS.ARRIVE.64 "),
-            (
-                "ptxas",
-                &theirs,
-                // Hopper's one-arrival SYNCS.ARRIVE (with `.OPTOUT` for arrive_drop).
-                if arch >= Arch::Sm90 {
-                    ".A1T0 "
-                } else if generic {
-                    "ATOM.E.ARRIVE.64."
-                } else {
-                    "ATOMS.ARRIVE.64 "
-                },
-            ),
-        ] {
+        // Hopper: every arrival is a SYNCS.ARRIVE (with a count and for arrive_drop too).
+        let hopper = arch >= Arch::Sm90;
+        let (arrive, expected) = if hopper {
+            ("SYNCS.ARRIVE.TRANS64.", 5)
+        } else {
+            ("ATOMS.ARRIVE.64 ", 3)
+        };
+        let theirs_arrive = if generic && !hopper {
+            "ATOM.E.ARRIVE.64."
+        } else {
+            arrive
+        };
+        for (who, cubin, arrive) in [("ptxc", &ours, arrive), ("ptxas", &theirs, theirs_arrive)] {
             let (want, got) = listings(cubin);
             assert!(
                 !want.is_empty(),
@@ -216,8 +227,9 @@ fn mbarrier_cubins_disassemble_as_nvdisasm_reads_them() {
             );
             assert_eq!(got, want, "{name} {who} {}", arch.name());
             let arrivals = |l: &BTreeMap<u64, String>| l.values().filter(|t| t.contains(arrive)).count();
-            // Phase 0, phase 2 and the 31 arrive_drops of phase 1: three arrivals in the code.
-            assert_eq!(arrivals(&want), 3, "{name} {who} {}: {want:#?}", arch.name());
+            // Phase 0, phase 2 and the 31 arrive_drops of phase 1: three arrivals in the code
+            // (on Hopper also the two with counts, which Ampere's code makes with ATOMS.ADD).
+            assert_eq!(arrivals(&want), expected, "{name} {who} {}: {want:#?}", arch.name());
         }
     }
 }

@@ -75,6 +75,8 @@ fn predicable(body: &[Emitted], p: u8) -> bool {
         && real <= MAX_BODY
         && body.iter().all(|e| {
             e.inst.unguarded()
+                // A uniform guard names a uniform predicate (UMOV, SYNCS.EXCH, ...).
+                && !e.inst.desc().uniform_guard
                 && e.target.is_none()
                 && !blocks_predication(e.inst.desc().op)
                 && !accesses(&e.inst).writes.iter().any(|w| w.reg == Reg::P(p))

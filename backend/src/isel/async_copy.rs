@@ -13,7 +13,7 @@ use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, SrcMods, VClass, WideOp};
 use ptxc_mir::ir::{Aux, Inst, Opcode, Space, Value};
-use ptxc_sass::isa::values::{BoolOp, IntCmp, MemSize, Prefetch};
+use ptxc_sass::isa::values::{ArrivesCount, BoolOp, IntCmp, MemSize, Prefetch};
 use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role, URZ, Value as V};
 use smallvec::smallvec;
 
@@ -36,7 +36,7 @@ impl Isel<'_> {
         match op {
             Opcode::CpAsync => self.ldgsts(&args, imm),
             Opcode::CpAsyncCommit => self.emit_sass(Op::Ldgdepbar, &[], &[], &[], None),
-            Opcode::CpAsyncArrive => self.arrives(args[0]),
+            Opcode::CpAsyncArrive => self.arrives(args[0], imm),
             Opcode::CpAsyncWait => {
                 let srcs = [
                     (Role::A, Arg::imm(u32::from(crate::sched::COPY_SB))),
@@ -52,13 +52,14 @@ impl Isel<'_> {
     /// for a constant barrier address; a barrier in a register (which the MIR lowering makes
     /// the same in every thread that executes the arrival, see `mir/src/lower/async_copy.rs`)
     /// goes to UR4 first: `R2UR UR4, Rbar; ARRIVES.LDGSTSBAR.64 [UR4+k]`.
-    fn arrives(&mut self, bar: Value) -> Result<(), IselError> {
-        if self.vcode.arch >= Arch::Sm90 {
-            // Hopper's ARRIVES.LDGSTSBAR arrives on a barrier in Hopper's layout (what
-            // ptxas's SYNCS instructions keep: `runtime-sim/src/exec/semantics/syncs.rs`),
-            // while ptxc's `mbarrier` lowering keeps Ampere's (`mir/src/lower/mbarrier.rs`).
+    fn arrives(&mut self, bar: Value, flags: u64) -> Result<(), IselError> {
+        let hopper = flags & ptxc_mir::lower::CP_ASYNC_ARRIVE_HOPPER != 0;
+        if self.vcode.arch >= Arch::Sm90 && !hopper {
+            // Hopper's ARRIVES.LDGSTSBAR arrives on a barrier in Hopper's layout
+            // (`runtime-sim/src/exec/semantics/syncs.rs`), which the MIR lowering makes only
+            // when told the target is Hopper (`LowerOptions::hopper_mbarrier`).
             return Err(self.unsupported(format!(
-                "`cp.async.mbarrier.arrive` on {} (ptxc keeps mbarriers in Ampere's layout, Hopper's asynchronous arrival needs Hopper's)",
+                "`cp.async.mbarrier.arrive` on {} of an mbarrier in Ampere's layout (lower for sm_90)",
                 self.vcode.arch
             )));
         }
@@ -84,13 +85,19 @@ impl Isel<'_> {
             offset,
             scale: 0,
         });
-        self.emit_sass(
-            Op::ArrivesLdgstsbar,
-            &[],
-            &[(Role::Addr, Arg::op(at))],
-            &[MemSize::B64.set()],
-            None,
-        )
+        let mut mods = vec![MemSize::B64.set()];
+        if hopper {
+            let announced = flags & ptxc_mir::lower::CP_ASYNC_ARRIVE_ANNOUNCED != 0;
+            mods.push(
+                if announced {
+                    ArrivesCount::TransCnt
+                } else {
+                    ArrivesCount::ArvCnt
+                }
+                .set(),
+            );
+        }
+        self.emit_sass(Op::ArrivesLdgstsbar, &[], &[(Role::Addr, Arg::op(at))], &mods, None)
     }
 
     /// `LDGSTS` of `cp_async (shared, global[, src-size])`.

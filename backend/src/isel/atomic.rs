@@ -21,7 +21,9 @@ fn sass_atom_op(op: AtomOp) -> Option<values::AtomOp> {
         AtomOp::Or => values::AtomOp::Or,
         AtomOp::Xor => values::AtomOp::Xor,
         AtomOp::Exch => values::AtomOp::Exch,
-        AtomOp::Cas | AtomOp::Arrive => return None,
+        AtomOp::Cas | AtomOp::Arrive | AtomOp::HopperArrive | AtomOp::HopperDrop | AtomOp::HopperPending => {
+            return None;
+        }
     })
 }
 

@@ -27,6 +27,8 @@ pub enum Family {
     Barrier,
     /// Asynchronous copies and their groups (`async_copy.rs`).
     AsyncCopy,
+    /// Hopper's `mbarrier` operations (`mbarrier.rs`).
+    Mbarrier,
     /// Tensor-core instructions: matrix transpose and multiply-accumulate (`tensor.rs`).
     Tensor,
     /// Calls of driver functions (`call.rs`).
@@ -171,6 +173,9 @@ const TABLE: &[(Opcode, Family)] = &[
     (CpAsyncCommit, AsyncCopy),
     (CpAsyncWait, AsyncCopy),
     (CpAsyncArrive, AsyncCopy),
+    (MbarArrive, Mbarrier),
+    (MbarInit, Mbarrier),
+    (MbarPhaseTest, Mbarrier),
     (Nanosleep, Barrier),
     (Jump, Control),
     (Brif, Control),

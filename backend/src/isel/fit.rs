@@ -162,8 +162,12 @@ impl Isel<'_> {
                 ops.push((*role, representative(mop, m)));
             }
             let fits = find_form(self.vcode.arch, op, &ops, mods).map_err(|e| self.unsupported(e.to_string()))?;
-            if fits.is_none() {
+            let Some(form) = fits else {
                 continue;
+            };
+            // A uniform guard names a uniform predicate: a vector predicate cannot guard it.
+            if guard.is_some() && ptxc_sass::isa::isa().form(form).uniform_guard {
+                return Err(self.unsupported(format!("{op:?} under a per-thread guard")));
             }
             let mut slots: SmallVec<[Slot; 6]> = dsts
                 .iter()

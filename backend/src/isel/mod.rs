@@ -24,6 +24,7 @@ mod frame;
 mod generic;
 mod ifconvert;
 mod mathfn;
+mod mbarrier;
 mod memory;
 mod operand;
 mod policy;
@@ -211,7 +212,8 @@ impl Isel<'_> {
                         Opcode::Load | Opcode::Store | Opcode::PrefetchL1 | Opcode::PrefetchL2 | Opcode::PrefetchL2Last,
                         Aux::Mem(m),
                     ) => Some((m.space, m.offset)),
-                    (Opcode::Atom, Aux::Atom(a)) => Some((a.space, a.offset)),
+                    (Opcode::Atom | Opcode::MbarArrive, Aux::Atom(a)) => Some((a.space, a.offset)),
+                    (Opcode::MbarPhaseTest | Opcode::MbarInit, Aux::Mem(m)) => Some((m.space, m.offset)),
                     (Opcode::Ldmatrix, _) => Some((ptxc_mir::ir::Space::Shared, 0)),
                     _ => None,
                 };

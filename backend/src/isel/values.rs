@@ -59,6 +59,7 @@ impl Isel<'_> {
             Family::Barrier => self.lower_barrier(inst),
             Family::Call => self.lower_call_driver(inst),
             Family::AsyncCopy => self.lower_async_copy(inst),
+            Family::Mbarrier => self.lower_mbarrier(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),
         }
     }

@@ -225,6 +225,8 @@ fn source_is_divergent(func: &Function, data: &InstData) -> bool {
         | O::MmaF64
         | O::Wgmma
         | O::Elect
+        | O::MbarArrive
+        | O::MbarPhaseTest
         | O::CallDriver => true,
         _ => false,
     }

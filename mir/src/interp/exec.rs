@@ -157,6 +157,7 @@ impl Machine<'_, '_> {
     fn polls(&self, inst: Inst) -> bool {
         let d = &self.func.insts[inst];
         matches!((d.op, &d.aux), (Opcode::Load, Aux::Mem(m)) if m.volatile && m.space == Space::Shared)
+            || d.op == Opcode::MbarPhaseTest
     }
 
     /// Executes one non-collective instruction for one thread.
@@ -254,18 +255,40 @@ impl Machine<'_, '_> {
                 smallvec::SmallVec::new()
             }
             (Opcode::Atom, Aux::Atom(a)) => smallvec::smallvec![self.atomic(t, ty, a, args)?],
+            (Opcode::MbarArrive, Aux::Atom(a)) => {
+                smallvec::smallvec![self.atomic(t, Type::I64, a, &[args[0], args[1] & 0xffff_ffff])?]
+            }
+            (Opcode::MbarInit, Aux::Mem(m)) => {
+                let addr = args[0].wrapping_add(m.offset as u64);
+                check_align(addr, 8)?;
+                self.access(t, m.space, addr, &mut args[1].to_le_bytes(), true)?;
+                smallvec::SmallVec::new()
+            }
+            (Opcode::MbarPhaseTest, Aux::Mem(m)) => {
+                let addr = args[0].wrapping_add(m.offset as u64);
+                check_align(addr, 8)?;
+                let mut buf = [0u8; 8];
+                self.access(t, m.space, addr, &mut buf, false)?;
+                smallvec::smallvec![u64::from(le(&buf) >> 63 != (args[1] >> 31) & 1)]
+            }
             (Opcode::CpAsync, Aux::Imm(imm)) => {
                 self.cp_async(t, *imm, args)?;
                 smallvec::SmallVec::new()
             }
             // Copies land at once: the arrival is made at once.
-            (Opcode::CpAsyncArrive, _) => {
+            (Opcode::CpAsyncArrive, aux) => {
+                let hopper = matches!(aux, Aux::Imm(f) if f & crate::lower::CP_ASYNC_ARRIVE_HOPPER != 0);
                 let arrive = crate::ir::AtomInfo {
-                    op: AtomOp::Arrive,
+                    op: if hopper { AtomOp::HopperArrive } else { AtomOp::Arrive },
                     space: Space::Shared,
                     offset: 0,
                 };
-                self.atomic(t, Type::I64, &arrive, &[args[0] & 0xffff_ffff, 0])?;
+                let args = if hopper {
+                    [args[0] & 0xffff_ffff, 1]
+                } else {
+                    [args[0] & 0xffff_ffff, 0]
+                };
+                self.atomic(t, Type::I64, &arrive, &args)?;
                 smallvec::SmallVec::new()
             }
             // Copies land at once: nothing is pending at a commit or a wait.
@@ -356,6 +379,9 @@ impl Machine<'_, '_> {
                 }
             }
             AtomOp::Arrive => mbarrier_arrive(old),
+            AtomOp::HopperArrive => hopper_arrive(old, b, false),
+            AtomOp::HopperDrop => hopper_arrive(old, b, true),
+            AtomOp::HopperPending => hopper_field(old, HOPPER_PENDING_AT, |p| p.wrapping_sub(1)),
         } & m;
         let mut buf = s(new).to_le_bytes()[..size].to_vec();
         self.access(t, a.space, addr, &mut buf, true)?;
@@ -857,6 +883,35 @@ fn mbarrier_arrive(old: u64) -> u64 {
         n = (n & 0x8000_0000) | (lo.wrapping_add(0x4000_0000) & 0x7fff_ffff);
     }
     (n as u64) << 32 | lo as u64
+}
+
+/// Where Hopper's barrier word (`docs/MBARRIER.md`, Hopper) keeps `2^20 - expected` and
+/// `2^20 - pending` (20 bits each); bit 63 is the phase.
+const HOPPER_EXPECTED_AT: u32 = 1;
+const HOPPER_PENDING_AT: u32 = 43;
+const HOPPER_FIELD: u64 = (1 << 20) - 1;
+
+/// The word with the 20-bit field at `at` changed by `f` (wrapping in 20 bits).
+fn hopper_field(word: u64, at: u32, f: impl Fn(u64) -> u64) -> u64 {
+    let v = f(word >> at & HOPPER_FIELD) & HOPPER_FIELD;
+    word & !(HOPPER_FIELD << at) | v << at
+}
+
+/// `count` arrivals on the Hopper barrier `old`, the simulator's model
+/// (`runtime-sim/src/exec/semantics/syncs.rs`, one thread at a time here): `drop` first
+/// raises the expected field; reaching 2^20 pending flips the phase and reloads the count.
+fn hopper_arrive(old: u64, count: u64, drop: bool) -> u64 {
+    let word = if drop {
+        hopper_field(old, HOPPER_EXPECTED_AT, |e| e + count)
+    } else {
+        old
+    };
+    let pending = (word >> HOPPER_PENDING_AT & HOPPER_FIELD) + count;
+    if pending <= HOPPER_FIELD {
+        return hopper_field(word, HOPPER_PENDING_AT, |_| pending);
+    }
+    let expected = word >> HOPPER_EXPECTED_AT & HOPPER_FIELD;
+    hopper_field(word, HOPPER_PENDING_AT, |_| expected) ^ 1 << 63
 }
 
 /// Where element `e` (0 or 1) of `lane`'s register of an 8x8 b16 matrix lives (`ldmatrix`,

@@ -322,6 +322,12 @@ pub enum AtomOp {
     /// One arrival on the 64-bit `mbarrier` at the address (`docs/MBARRIER.md`); the
     /// operand is unused (0). Returns the barrier as it was.
     Arrive,
+    /// Arrivals on a Hopper `mbarrier` (`mbar_arrive`).
+    HopperArrive,
+    /// Arrivals on a Hopper `mbarrier` that leave it (`arrive_drop`, `mbar_arrive`).
+    HopperDrop,
+    /// One more pending arrival on a Hopper `mbarrier` (`mbar_arrive`).
+    HopperPending,
 }
 
 /// Names of [`AtomOp`] in the text form.
@@ -340,6 +346,9 @@ pub const ATOM_OPS: &[(AtomOp, &str)] = &[
     (AtomOp::Exch, "exch"),
     (AtomOp::Cas, "cas"),
     (AtomOp::Arrive, "arrive"),
+    (AtomOp::HopperArrive, "hopper_arrive"),
+    (AtomOp::HopperDrop, "hopper_drop"),
+    (AtomOp::HopperPending, "hopper_pending"),
 ];
 
 impl AtomOp {

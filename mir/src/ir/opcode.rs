@@ -245,6 +245,19 @@ opcodes! {
     PrefetchL2Last = "prefetch_l2_last", EFFECT, "a", "";
     /// Atomic read-modify-write (`Aux::Atom`): returns the old value; `cas` takes two values.
     Atom = "atom", EFFECT, "a T T?", "T";
+    /// An operation on a Hopper `mbarrier` (sm_90 on, `lower/mbarrier.rs`) at `args[0] +
+    /// offset`: `Aux::Atom` with [`AtomOp::HopperArrive`](crate::ir::AtomOp::HopperArrive)
+    /// (`args[1]` arrivals), [`AtomOp::HopperDrop`](crate::ir::AtomOp::HopperDrop) (as many
+    /// arrivals that leave the barrier) or
+    /// [`AtomOp::HopperPending`](crate::ir::AtomOp::HopperPending) (one more pending arrival;
+    /// `args[1]` unused). Returns the barrier as it was.
+    MbarArrive = "mbar_arrive", EFFECT, "a i", "l";
+    /// Stores the 64-bit `args[1]` as the Hopper `mbarrier` at `args[0] + offset` (`Aux::Mem`):
+    /// its `init` (SYNCS.EXCH.64, the warp's one swap).
+    MbarInit = "mbar_init", EFFECT, "a l", "";
+    /// Whether the Hopper `mbarrier` at `args[0] + offset` (`Aux::Mem`) is in another phase
+    /// than bit 31 of `args[1]` names (a state's high word or a parity).
+    MbarPhaseTest = "mbar_phase_test", EFFECT, "a i", "p";
     /// Address in a state space (`Aux::Space`) to a generic address.
     ToGeneric = "to_generic", 0, "T", "T";
     /// Generic address to an address in the state space (`Aux::Space`).
@@ -353,7 +366,10 @@ opcodes! {
     CpAsyncWait = "cp_async_wait", EFFECT, "", "";
     /// An arrival on the shared-memory `mbarrier` at `(address)` made when the thread's
     /// earlier asynchronous copies have landed (`cp.async.mbarrier.arrive.noinc`); the
-    /// interpreter arrives at once.
+    /// interpreter arrives at once. `Aux::Imm`: 0 for Ampere's layout, or
+    /// [`CP_ASYNC_ARRIVE_HOPPER`](crate::lower::CP_ASYNC_ARRIVE_HOPPER) with
+    /// [`CP_ASYNC_ARRIVE_ANNOUNCED`](crate::lower::CP_ASYNC_ARRIVE_ANNOUNCED) when an
+    /// `mbar_arrive` announced it.
     CpAsyncArrive = "cp_async_arrive", EFFECT, "a", "";
     /// Memory fence; scope in `Aux::Imm` (0 cta, 1 gpu, 2 sys), plus
     /// [`FENCE_ALL`](crate::lower::FENCE_ALL) for the `mbarrier` arrivals' fence.

@@ -127,16 +127,15 @@ pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
         Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Redux | Ldmatrix | MmaInt | MmaF16 | MmaIntM16n8
-        | Mma884 | Fence | CallDriver | CpAsync | CpAsyncWait | Wgmma | WgmmaWait | FenceProxyAsync | Stmatrix => {
-            AuxKind::Imm
-        }
+        | Mma884 | Fence | CallDriver | CpAsync | CpAsyncWait | CpAsyncArrive | Wgmma | WgmmaWait | FenceProxyAsync
+        | Stmatrix => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,
         Addr => AuxKind::Var,
         Convert | Fpack => AuxKind::Convert,
-        Load | Store | PrefetchL1 | PrefetchL2 | PrefetchL2Last => AuxKind::Mem,
-        Atom => AuxKind::Atom,
+        Load | Store | PrefetchL1 | PrefetchL2 | PrefetchL2Last | MbarPhaseTest | MbarInit => AuxKind::Mem,
+        Atom | MbarArrive => AuxKind::Atom,
         ToGeneric | FromGeneric | IsSpace => AuxKind::Space,
         Jump | Brif => AuxKind::Branch,
         Frint | Fdiv | Frcp | Fsqrt => AuxKind::FloatRounded,

@@ -18,6 +18,11 @@ use crate::ir::{AtomInfo, AtomOp, Aux, Cond, InstData, Opcode, Space, Type, Valu
 use ptxc_frontend::ast::Span;
 use ptxc_frontend::checked::{CacheOp, CheckedInst, CheckedOperand};
 
+/// `Aux::Imm` bit of `cp_async_arrive`: the barrier has Hopper's layout (ARRIVES.ARVCNT).
+pub const CP_ASYNC_ARRIVE_HOPPER: u64 = 1;
+/// `Aux::Imm` bit of `cp_async_arrive` (with [`CP_ASYNC_ARRIVE_HOPPER`]): a Hopper
+/// `mbar_arrive` announced the arrival as pending (ARRIVES.TRANSCNT).
+pub const CP_ASYNC_ARRIVE_ANNOUNCED: u64 = 2;
 /// `Aux::Imm` bit of `cp_async`: the copy bypasses L1 (`.cg`).
 pub const CP_ASYNC_CG: u64 = 1 << 8;
 /// `Aux::Imm` shift of `cp_async`'s L2 prefetch size (1 64 B, 2 128 B, 3 256 B).
@@ -129,7 +134,19 @@ impl Lowerer<'_> {
             let k = self.konst(ty, offset as u64 & ty.mask());
             self.emit(Opcode::Iadd, ty, &[base, k], Aux::None)
         };
-        if !inst.mods.has_flag("noinc") {
+        let hopper = self.options.hopper_mbarrier;
+        let noinc = inst.mods.has_flag("noinc");
+        let arrive_flags = match (hopper, noinc) {
+            (false, _) => Aux::Imm(0),
+            (true, true) => Aux::Imm(CP_ASYNC_ARRIVE_HOPPER),
+            (true, false) => Aux::Imm(CP_ASYNC_ARRIVE_HOPPER | CP_ASYNC_ARRIVE_ANNOUNCED),
+        };
+        if hopper && !noinc {
+            // One more pending arrival, which the asynchronous one then makes (SYNCS.ARRIVE
+            // .A0T1, then ARRIVES.TRANSCNT).
+            let unused = self.konst(Type::I32, 0);
+            self.hopper_op(bar, Space::Shared, 0, AtomOp::HopperPending, unused);
+        } else if !noinc {
             let minus_one = self.konst(Type::I32, 0xffff_ffff);
             let data = InstData {
                 op: Opcode::Atom,
@@ -144,16 +161,16 @@ impl Lowerer<'_> {
             self.func.ins(self.cur, data);
         }
         if self.is_symbol_address(bar) {
-            self.emit_effect(Opcode::CpAsyncArrive, &[bar], Aux::None);
+            self.emit_effect(Opcode::CpAsyncArrive, &[bar], arrive_flags);
         } else {
-            self.arrive_per_distinct_address(bar, inst.span)?;
+            self.arrive_per_distinct_address(bar, arrive_flags, inst.span)?;
         }
         Ok(())
     }
 
     /// Whether `v` is a shared variable's address, possibly plus a constant (what the back end
     /// folds into `[URZ+k]`).
-    fn is_symbol_address(&self, v: Value) -> bool {
+    pub(super) fn is_symbol_address(&self, v: Value) -> bool {
         let Some(def) = self.func.def_inst(v) else { return false };
         let data = &self.func.insts[def];
         match data.op {
@@ -168,7 +185,7 @@ impl Lowerer<'_> {
     /// threads that execute it. Each pass takes the least address of the threads still
     /// waiting (`redux.sync.min` over `activemask`); those holding it arrive (in a block of
     /// its own, which the threads leave before the loop's branch) and leave the loop.
-    fn arrive_per_distinct_address(&mut self, bar: Value, span: Span) -> Result<(), LowerError> {
+    fn arrive_per_distinct_address(&mut self, bar: Value, flags: Aux, span: Span) -> Result<(), LowerError> {
         use crate::ir::redux::{ReduxFlags, ReduxKind};
         let bar = self.coerce(bar, Type::I32, false, span)?;
         let (head, arrive, join, cont) = (
@@ -195,7 +212,7 @@ impl Lowerer<'_> {
         self.brif(mine, arrive, join);
         self.ssa.seal(&mut self.func, arrive);
         self.cur = arrive;
-        self.emit_effect(Opcode::CpAsyncArrive, &[lead], Aux::None);
+        self.emit_effect(Opcode::CpAsyncArrive, &[lead], flags);
         self.jump(join);
         self.ssa.seal(&mut self.func, join);
         self.cur = join;
@@ -227,7 +244,7 @@ impl Lowerer<'_> {
         Ok(self.emit(Opcode::Iadd, ty, &[base, k], Aux::None))
     }
 
-    fn emit_effect(&mut self, op: Opcode, args: &[Value], aux: Aux) {
+    pub(super) fn emit_effect(&mut self, op: Opcode, args: &[Value], aux: Aux) {
         self.emit_multi(op, Type::I32, args, aux);
     }
 }

@@ -56,6 +56,16 @@ pub struct Lowerer<'a> {
     /// Lane-derived values of the `wmma` lowering already made in a block, by block and
     /// kind (`wmma.rs`), so that the fragments of one block share them.
     pub wmma_lane: rustc_hash::FxHashMap<(Block, u32), Value>,
+    /// What the target asks of the lowering.
+    pub options: LowerOptions,
+}
+
+/// Target facts the lowering needs (the MIR is otherwise target-independent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// `mbarrier` in Hopper's layout with its own operations (sm_90 on: `mbarrier.rs`);
+    /// otherwise Ampere's words and atomics.
+    pub hopper_mbarrier: bool,
 }
 
 /// MIR type of a PTX type.
@@ -83,6 +93,7 @@ impl<'a> Lowerer<'a> {
         module: &'a CheckedModule,
         src: &'a CheckedFunction,
         mut func: Function,
+        options: LowerOptions,
     ) -> Result<Lowerer<'a>, Vec<LowerError>> {
         let mut reg_types = vec![Type::Pred];
         let carry = RegId(0);
@@ -106,6 +117,7 @@ impl<'a> Lowerer<'a> {
             var_index: rustc_hash::FxHashMap::default(),
             var_suffix: rustc_hash::FxHashMap::default(),
             wmma_lane: rustc_hash::FxHashMap::default(),
+            options,
         })
     }
 

@@ -5,6 +5,15 @@
 //! adds one (or the count) to the low word; `test_wait` compares the phase bit of the high
 //! word with the state's (or the parity's); `pending_count` reads the state's high word;
 //! `inval` emits nothing.
+//!
+//! For Hopper ([`LowerOptions::hopper_mbarrier`](super::LowerOptions)) the barrier has
+//! Hopper's layout and its own operations, as ptxas's sm_90 code has (`docs/MBARRIER.md`):
+//! `init` swaps in `(2^20 - n) << 1` and `(2^20 - n) << 11` (`mbar_init`, SYNCS.EXCH.64; a
+//! computed address is stored per thread);
+//! every arrival, with its count and `arrive_drop`, is one `mbar_arrive`
+//! (SYNCS.ARRIVE.TRANS64; no fence before it, as in ptxas's code); waits are
+//! `mbar_phase_test` (SYNCS.PHASECHK.TRANS64); `pending_count` is `2^20 - ((hi >> 11) &
+//! 0xfffff)`; `inval` emits nothing (ptxas: SYNCS.CCTL.IV, a cache invalidation).
 
 use super::LowerError;
 use super::context::Lowerer;
@@ -14,6 +23,8 @@ use ptxc_frontend::checked::CheckedInst;
 
 /// The phase bit of the high word.
 const PHASE: u64 = 0x8000_0000;
+/// Hopper's count fields hold `2^20 - n`.
+const HOPPER_COUNT: u64 = 1 << 20;
 
 /// `Aux::Imm` bit of `fence`: the fence ptxas puts before an `mbarrier` arrival
 /// (`MEMBAR.ALL.CTA`, where `membar.cta` is `MEMBAR.SC.CTA`).
@@ -48,13 +59,118 @@ impl Lowerer<'_> {
             }
             _ => Barrier { addr, space, offset },
         };
-        if m.has_flag("init") {
-            return self.mbarrier_init(inst, bar);
+        let hopper = self.options.hopper_mbarrier;
+        match (m.has_flag("init"), m.has_flag("test_wait"), hopper) {
+            (true, _, false) => self.mbarrier_init(inst, bar),
+            (true, _, true) => self.hopper_init(inst, bar),
+            (_, true, false) => self.mbarrier_test_wait(inst, bar),
+            (_, true, true) => self.hopper_test_wait(inst, bar),
+            (_, _, false) => self.mbarrier_arrive(inst, bar),
+            (_, _, true) => self.hopper_arrive(inst, bar),
         }
-        if m.has_flag("test_wait") {
-            return self.mbarrier_test_wait(inst, bar);
+    }
+
+    /// Hopper's `init` (ptxas's words, `docs/MBARRIER.md`): `(2^20 - n) << 1` and
+    /// `(2^20 - n) << 11`, as one 64-bit `mbar_init` (SYNCS.EXCH.64, as ptxas writes it) of a
+    /// shared variable's barrier, or a 64-bit store of a barrier whose address is computed.
+    fn hopper_init(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
+        let n = self.operand(self.arg(inst, 1)?, Type::I32, false, inst.span)?;
+        let word = match self.func.const_value(n) {
+            Some(k) => {
+                // The same bits as the computation below: `2^20 - n` in 32 bits, widened.
+                let c = HOPPER_COUNT.wrapping_sub(k) & 0xffff_ffff;
+                self.konst(Type::I64, c << 1 | c.wrapping_shl(43))
+            }
+            None => {
+                let full = self.konst(Type::I32, HOPPER_COUNT);
+                let c = self.emit(Opcode::Isub, Type::I32, &[full, n], Aux::None);
+                let c = self.coerce(c, Type::I64, false, inst.span)?;
+                let (one, high) = (self.konst(Type::I32, 1), self.konst(Type::I32, 43));
+                let lo = self.emit(Opcode::Shl, Type::I64, &[c, one], Aux::None);
+                let hi = self.emit(Opcode::Shl, Type::I64, &[c, high], Aux::None);
+                self.emit(Opcode::Or, Type::I64, &[lo, hi], Aux::None)
+            }
+        };
+        let info = MemInfo {
+            space: bar.space,
+            offset: bar.offset,
+            vector: 1,
+            non_coherent: false,
+            volatile: true,
+            hint: Default::default(),
+        };
+        if self.is_symbol_address(bar.addr) {
+            self.emit_effect(Opcode::MbarInit, &[bar.addr, word], Aux::Mem(info));
+        } else {
+            // SYNCS.EXCH swaps one warp-uniform address: barriers that may differ between
+            // the threads are stored one per thread.
+            self.store(Type::I64, vec![bar.addr, word], info);
         }
-        self.mbarrier_arrive(inst, bar)
+        Ok(())
+    }
+
+    /// Hopper's `arrive` and `arrive_drop` (with or without a count): one `mbar_arrive`.
+    fn hopper_arrive(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
+        let count = match inst.operands.len() {
+            3 => self.operand(self.arg(inst, 2)?, Type::I32, false, inst.span)?,
+            _ => self.konst(Type::I32, 1),
+        };
+        let op = if inst.mods.has_flag("arrive_drop") {
+            AtomOp::HopperDrop
+        } else {
+            AtomOp::HopperArrive
+        };
+        let state = self.hopper_op(bar.addr, bar.space, bar.offset, op, count);
+        let d = self.dst(inst, 0)?;
+        self.write_reg(d, state, false, inst.span)
+    }
+
+    /// An `mbar_arrive` of `op` with `count` on the barrier at `addr + offset` in `space`:
+    /// the barrier as it was.
+    pub(super) fn hopper_op(&mut self, addr: Value, space: Space, offset: i64, op: AtomOp, count: Value) -> Value {
+        let data = InstData {
+            op: Opcode::MbarArrive,
+            ty: Type::I64,
+            args: smallvec::smallvec![addr, count],
+            aux: Aux::Atom(AtomInfo { op, space, offset }),
+        };
+        let i = self.func.ins(self.cur, data);
+        self.func.results[i][0]
+    }
+
+    /// Hopper's `test_wait` / `try_wait` (`.parity`): `mbar_phase_test`.
+    fn hopper_test_wait(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
+        let phase = self.wait_phase(inst)?;
+        let info = MemInfo {
+            space: bar.space,
+            offset: bar.offset,
+            vector: 1,
+            non_coherent: false,
+            volatile: true,
+            hint: Default::default(),
+        };
+        let done = self.emit_typed(
+            Opcode::MbarPhaseTest,
+            Type::I64,
+            &[bar.addr, phase],
+            Aux::Mem(info),
+            Type::Pred,
+        );
+        let d = self.dst(inst, 0)?;
+        self.write_reg(d, done, false, inst.span)
+    }
+
+    /// The phase a wait compares with, in bit 31: the parity shifted up, or a state's high
+    /// word.
+    fn wait_phase(&mut self, inst: &CheckedInst) -> Result<Value, LowerError> {
+        if inst.mods.has_flag("parity") {
+            let parity = self.operand(self.arg(inst, 2)?, Type::I32, false, inst.span)?;
+            let shift = self.konst(Type::I32, 31);
+            Ok(self.emit(Opcode::Shl, Type::I32, &[parity, shift], Aux::None))
+        } else {
+            let state = self.operand(self.arg(inst, 2)?, Type::I64, false, inst.span)?;
+            self.high_word(state, inst)
+        }
     }
 
     fn mbarrier_init(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
@@ -104,14 +220,7 @@ impl Lowerer<'_> {
     }
 
     fn mbarrier_test_wait(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
-        let phase = if inst.mods.has_flag("parity") {
-            let parity = self.operand(self.arg(inst, 2)?, Type::I32, false, inst.span)?;
-            let shift = self.konst(Type::I32, 31);
-            self.emit(Opcode::Shl, Type::I32, &[parity, shift], Aux::None)
-        } else {
-            let state = self.operand(self.arg(inst, 2)?, Type::I64, false, inst.span)?;
-            self.high_word(state, inst)?
-        };
+        let phase = self.wait_phase(inst)?;
         let info = MemInfo {
             space: bar.space,
             offset: bar.offset + 4,
@@ -143,10 +252,21 @@ impl Lowerer<'_> {
         self.write_reg(d, done, false, inst.span)
     }
 
-    /// `0x80000000 - (hi & 0x7fffffff)` of the state's high word.
+    /// `0x80000000 - (hi & 0x7fffffff)` of the state's high word; on Hopper
+    /// `2^20 - ((hi >> 11) & 0xfffff)`.
     fn mbarrier_pending_count(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let state = self.operand(self.arg(inst, 1)?, Type::I64, false, inst.span)?;
         let hi = self.high_word(state, inst)?;
+        if self.options.hopper_mbarrier {
+            let eleven = self.konst(Type::I32, 11);
+            let field = self.konst(Type::I32, HOPPER_COUNT - 1);
+            let shifted = self.emit(Opcode::ShrU, Type::I32, &[hi, eleven], Aux::None);
+            let done = self.emit(Opcode::And, Type::I32, &[shifted, field], Aux::None);
+            let full = self.konst(Type::I32, HOPPER_COUNT);
+            let pending = self.emit(Opcode::Isub, Type::I32, &[full, done], Aux::None);
+            let d = self.dst(inst, 0)?;
+            return self.write_reg(d, pending, false, inst.span);
+        }
         let low_bits = self.konst(Type::I32, PHASE - 1);
         let done = self.emit(Opcode::And, Type::I32, &[hi, low_bits], Aux::None);
         let phase = self.konst(Type::I32, PHASE);

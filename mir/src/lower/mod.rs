@@ -20,10 +20,13 @@ mod warp;
 mod wgmma;
 mod wmma;
 
-pub use async_copy::{CP_ASYNC_CG, CP_ASYNC_L2_SHIFT, CP_ASYNC_POLICY};
+pub use async_copy::{
+    CP_ASYNC_ARRIVE_ANNOUNCED, CP_ASYNC_ARRIVE_HOPPER, CP_ASYNC_CG, CP_ASYNC_L2_SHIFT, CP_ASYNC_POLICY,
+};
 pub use mbarrier::FENCE_ALL;
 
 use crate::ir::{Function, KernelParam, Module};
+pub use context::LowerOptions;
 use context::Lowerer;
 use ptxc_frontend::ast::Span;
 use ptxc_frontend::checked::{CheckedFunction, CheckedModule};
@@ -48,13 +51,18 @@ impl LowerError {
     }
 }
 
-/// Lowers every kernel (`.entry`) of the module.
+/// Lowers every kernel (`.entry`) of the module, for no particular target.
 pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
+    lower_module_with(m, LowerOptions::default())
+}
+
+/// Lowers every kernel (`.entry`) of the module with the target's `options`.
+pub fn lower_module_with(m: &CheckedModule, options: LowerOptions) -> Result<Module, Vec<LowerError>> {
     let mut functions = Vec::new();
     let mut errors = Vec::new();
     // Kernels lower independently (in parallel); results keep the module's order.
     let entries: Vec<&CheckedFunction> = m.functions.iter().filter(|f| f.is_entry).collect();
-    for result in lower_entries(m, &entries) {
+    for result in lower_entries_with(m, &entries, options) {
         match result {
             Ok(func) => functions.push(func),
             Err(e) => errors.extend(e),
@@ -70,17 +78,35 @@ pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
 /// Lowers the kernels `entries` of `m`, in parallel (rayon) when there are several; the
 /// results keep their order.
 pub fn lower_entries(m: &CheckedModule, entries: &[&CheckedFunction]) -> Vec<Result<Function, Vec<LowerError>>> {
+    lower_entries_with(m, entries, LowerOptions::default())
+}
+
+/// [`lower_entries`] with the target's `options`.
+pub fn lower_entries_with(
+    m: &CheckedModule,
+    entries: &[&CheckedFunction],
+    options: LowerOptions,
+) -> Vec<Result<Function, Vec<LowerError>>> {
     use rayon::prelude::*;
     if entries.len() > 1 {
-        entries.par_iter().map(|f| lower_function(m, f)).collect()
+        entries.par_iter().map(|f| lower_function_with(m, f, options)).collect()
     } else {
         // Starting rayon's pool would cost more than one kernel.
-        entries.iter().map(|f| lower_function(m, f)).collect()
+        entries.iter().map(|f| lower_function_with(m, f, options)).collect()
     }
 }
 
 /// Lowers one kernel of `m` (device functions it calls are inlined).
 pub fn lower_function(m: &CheckedModule, f: &CheckedFunction) -> Result<Function, Vec<LowerError>> {
+    lower_function_with(m, f, LowerOptions::default())
+}
+
+/// [`lower_function`] with the target's `options`.
+pub fn lower_function_with(
+    m: &CheckedModule,
+    f: &CheckedFunction,
+    options: LowerOptions,
+) -> Result<Function, Vec<LowerError>> {
     let mut func = Function::new(&f.name);
     func.params = f
         .params
@@ -96,7 +122,7 @@ pub fn lower_function(m: &CheckedModule, f: &CheckedFunction) -> Result<Function
     func.max_ntid = f.max_ntid;
     func.max_nreg = f.max_nreg;
     let segments = blocks::split(f).map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
-    let mut lowerer = Lowerer::new(m, f, func)?;
+    let mut lowerer = Lowerer::new(m, f, func, options)?;
     lowerer.lower_segments(&segments)?;
     Ok(lowerer.finish())
 }
