@@ -1,5 +1,5 @@
-//! Hopper's `mbarrier` operations (sm_90, `mbar_arrive` and `mbar_phase_test` of the MIR's
-//! Hopper lowering) as ptxas 13.5 writes them (`docs/MBARRIER.md`):
+//! Hopper's `mbarrier` operations (sm_90: `mbar_init`, `mbar_arrive` and `mbar_phase_test`
+//! of the MIR's Hopper lowering) as ptxas 13.5 writes them (`docs/MBARRIER.md`):
 //! * `mbar_arrive` of `hopper_arrive` becomes `SYNCS.ARRIVE.TRANS64.A1T0 Rd, [a], RZ` for one
 //!   arrival and `.ART0 Rd, [a], Rcount` for a count, `hopper_drop` the same with `.OPTOUT`,
 //!   `hopper_pending` `SYNCS.ARRIVE.TRANS64.RED.A0T1 RZ, [a], RZ`; a state nobody reads is
@@ -85,13 +85,13 @@ impl Isel<'_> {
         space: ptxc_mir::ir::Space,
         word: Value,
     ) -> Result<(), IselError> {
-        let (uniform, offset) = match self.mem_operand_within(addr, offset, space, SYNCS_OFFSETS)? {
+        let offset = match self.mem_operand_within(addr, offset, space, SYNCS_OFFSETS)? {
             MOp::Fixed(V::Mem {
                 base: RZ,
                 uniform: None,
                 offset,
                 ..
-            }) => (URZ, offset),
+            }) => offset,
             // The MIR lowering stores a computed address per thread instead (SYNCS.EXCH is
             // the warp's, of one address).
             other => return Err(self.unsupported(format!("`mbar_init` on the computed address {other:?}"))),
@@ -99,7 +99,7 @@ impl Isel<'_> {
         self.uniform_pair(word, 0)?;
         let at = MOp::Fixed(V::Mem {
             base: RZ,
-            uniform: Some(uniform),
+            uniform: Some(URZ),
             offset,
             scale: 0,
         });

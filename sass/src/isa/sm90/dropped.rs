@@ -5,7 +5,7 @@
 //!   `INVALID1`), and HMUL2 its `.F32` result; HADD2 and HFMA2 keep their `.F32` result.
 //! * The tensor cores lose the 4-bit IMMA shapes (IMMA.8832, .16832 and .16864 of
 //!   `.U4`/`.S4` print `INVALID`) and BMMA's `.XOR` (only `.AND.POPC` remains). ptxas 13.5
-//!   emulates both (`__cuda_sm_9x_mma_sub_byte_internal_*`, and XOR as two AND products);
+//!   emulates both (`__cuda_sm_9x_mma_sub_byte_internal_*`; two BMMA.AND.POPC per XOR product);
 //!   ptxc refuses them on sm_90 (`backend/src/isel/tensor.rs`).
 //! * Generic `ATOM.E.ARRIVE.64` / `ATOM.E.POPC.INC.32` (0xf8a) and `WARPSYNC c[..]` (0xb48)
 //!   are illegal ("Unrecognized operation"): Hopper's mbarriers are SYNCS instructions.
