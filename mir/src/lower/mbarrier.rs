@@ -91,14 +91,7 @@ impl Lowerer<'_> {
                 self.emit(Opcode::Or, Type::I64, &[lo, hi], Aux::None)
             }
         };
-        let info = MemInfo {
-            space: bar.space,
-            offset: bar.offset,
-            vector: 1,
-            non_coherent: false,
-            volatile: true,
-            hint: Default::default(),
-        };
+        let info = bar.access(0, 1);
         if self.is_symbol_address(bar.addr) {
             self.emit_effect(Opcode::MbarInit, &[bar.addr, word], Aux::Mem(info));
         } else {
@@ -141,14 +134,7 @@ impl Lowerer<'_> {
     /// Hopper's `test_wait` / `try_wait` (`.parity`): `mbar_phase_test`.
     fn hopper_test_wait(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
         let phase = self.wait_phase(inst)?;
-        let info = MemInfo {
-            space: bar.space,
-            offset: bar.offset,
-            vector: 1,
-            non_coherent: false,
-            volatile: true,
-            hint: Default::default(),
-        };
+        let info = bar.access(0, 1);
         let done = self.emit_typed(
             Opcode::MbarPhaseTest,
             Type::I64,
@@ -179,14 +165,7 @@ impl Lowerer<'_> {
         let hi = self.konst(Type::I32, PHASE);
         let lo = self.emit(Opcode::Isub, Type::I32, &[lo, n], Aux::None);
         let hi = self.emit(Opcode::Isub, Type::I32, &[hi, n], Aux::None);
-        let info = MemInfo {
-            space: bar.space,
-            offset: bar.offset,
-            vector: 2,
-            non_coherent: false,
-            volatile: true,
-            hint: Default::default(),
-        };
+        let info = bar.access(0, 2);
         self.store(Type::I32, vec![bar.addr, lo, hi], info);
         Ok(())
     }
@@ -221,14 +200,7 @@ impl Lowerer<'_> {
 
     fn mbarrier_test_wait(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
         let phase = self.wait_phase(inst)?;
-        let info = MemInfo {
-            space: bar.space,
-            offset: bar.offset + 4,
-            vector: 1,
-            non_coherent: false,
-            volatile: true,
-            hint: Default::default(),
-        };
+        let info = bar.access(4, 1);
         let data = InstData {
             op: Opcode::Load,
             ty: Type::I32,
@@ -304,4 +276,18 @@ struct Barrier {
     addr: Value,
     space: Space,
     offset: i64,
+}
+
+impl Barrier {
+    /// A volatile access of `vector` words at byte `at` of the barrier.
+    fn access(self, at: i64, vector: u8) -> MemInfo {
+        MemInfo {
+            space: self.space,
+            offset: self.offset + at,
+            vector,
+            non_coherent: false,
+            volatile: true,
+            hint: Default::default(),
+        }
+    }
 }

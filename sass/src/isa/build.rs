@@ -108,6 +108,17 @@ pub fn imm(role: Role, field: BitField, style: ImmStyle) -> OperandDesc {
     }
 }
 
+/// `o` with its immediate printed in `style` (an operand that is no immediate unchanged).
+pub fn imm_styled(o: OperandDesc, style: ImmStyle) -> OperandDesc {
+    match o.kind {
+        OpKind::Imm { field, .. } => OperandDesc {
+            kind: OpKind::Imm { field, style },
+            ..o
+        },
+        _ => o,
+    }
+}
+
 /// A constant-bank ALU operand `c[bank][offset]`: bank 54..59, word offset 40..54 (bits 38
 /// and 39 are not part of the operand).
 pub fn cbank(role: Role) -> OperandDesc {

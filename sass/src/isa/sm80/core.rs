@@ -92,25 +92,14 @@ fn hfma2_bf16(forms: &mut Vec<Form>) {
         .iter()
         .filter(|f| hfma2(f) && immediate(f))
         .map(|f| {
-            let mut b = derive(f)
+            derive(f)
                 .since(Arch::Sm80)
                 .replace_mod(Mod::HalfF32, &[BF16_ONLY])
                 .mods([RELU])
                 .op_under(Mod::Relu, relu_predicate())
-                .invalid_when(SAT_WITH_RELU);
-            for role in [Role::B, Role::C] {
-                b = b.map_operand(role, |o| match o.kind {
-                    OpKind::Imm { field, .. } => OperandDesc {
-                        kind: OpKind::Imm {
-                            field,
-                            style: ImmStyle::Bf16x2,
-                        },
-                        ..o
-                    },
-                    _ => o,
-                });
-            }
-            b.build()
+                .invalid_when(SAT_WITH_RELU)
+                .map_operands(|o| imm_styled(o, ImmStyle::Bf16x2))
+                .build()
         })
         .collect();
     changed(

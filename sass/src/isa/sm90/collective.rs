@@ -15,19 +15,12 @@
 use crate::flag;
 use crate::isa::arch::Arch;
 use crate::isa::build::*;
-use crate::isa::desc::{Form, LatCat as L, Op, OpKind, OperandDesc, Pipe, Show};
+use crate::isa::desc::{Form, LatCat as L, Op, OperandDesc, Pipe, Show};
 use crate::isa::sm75::common::ps87;
 
-/// BRA's split target of WARPSYNC.COLLECTIVE.
+/// BRA's split target of WARPSYNC.COLLECTIVE (4-byte units, 48 bits at 34, the low 8 at 16).
 fn target() -> OperandDesc {
-    OperandDesc {
-        kind: OpKind::Rel {
-            field: bits(34, 48),
-            shift: 2,
-            low: Some(bits(16, 8)),
-        },
-        ..rel(bits(34, 48))
-    }
+    super::split_target(rel_scaled(bits(34, 48), 2))
 }
 
 /// `.COLLECTIVE` and its target on the sm_90 register-mask WARPSYNC.

@@ -16,7 +16,7 @@
 use super::super::sm80::{changed, ended};
 use crate::isa::arch::Arch;
 use crate::isa::build::*;
-use crate::isa::desc::{Form, ImmStyle, ModDesc, Op, OpKind, OperandDesc, Role, SuffixDesc};
+use crate::isa::desc::{Form, ImmStyle, ModDesc, Op, OperandDesc, SuffixDesc};
 
 /// Applies the deltas.
 pub fn apply(forms: &mut Vec<Form>) {
@@ -63,16 +63,7 @@ fn mufu_bf16(f: &Form) -> Form {
     derive(f)
         .replace_mod(Mod::MufuF16, &[modifier(Mod::Bf16, 73, 1, &[(1, ".BF16")], 1)])
         .fixed(72, 1, 0)
-        .map_operand(Role::B, |o| match o.kind {
-            OpKind::Imm { field, .. } => OperandDesc {
-                kind: OpKind::Imm {
-                    field,
-                    style: ImmStyle::Bf16,
-                },
-                ..o
-            },
-            _ => o,
-        })
+        .map_operands(|o| imm_styled(o, ImmStyle::Bf16))
         .build()
 }
 

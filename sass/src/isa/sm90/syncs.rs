@@ -45,6 +45,15 @@ pub fn arrives(forms: &mut Vec<Form>) {
     );
 }
 
+/// A SYNCS form: sm_90, bit 91 set, timed as ATOMS (decoupled, registers read after issue).
+fn syncs(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
+    form(mnemonic, op, opcode)
+        .since(Arch::Sm90)
+        .fixed(UNIFORM_BIT, 1, 1)
+        .timing(L::Decoupled, Pipe::Lsu)
+        .reads_late()
+}
+
 /// The address `[Ra+URc+off24]` of ARRIVE, PHASECHK and CCTL.
 fn barrier_address() -> OperandDesc {
     address(UrAt::C, bits(40, 24), false, false)
@@ -52,8 +61,7 @@ fn barrier_address() -> OperandDesc {
 
 fn arrive() -> Form {
     const KINDS: &[(u16, &str)] = &[(1, ".A1T0"), (2, ".A0T1"), (3, ".A0TR"), (4, ".A0TX"), (5, ".ART0")];
-    form("SYNCS.ARRIVE.TRANS64", Op::SyncsArrive, 0x9a7)
-        .since(Arch::Sm90)
+    syncs("SYNCS.ARRIVE.TRANS64", Op::SyncsArrive, 0x9a7)
         .ops([rd().width(2), barrier_address(), reg(Role::B, RB)])
         .mods([
             flag!(Mod::TxMask, 73, ".TMASK"),
@@ -63,15 +71,11 @@ fn arrive() -> Form {
         ])
         .invalid_when(&[(73, true), (74, true)])
         .fixed(70, 2, 0)
-        .fixed(UNIFORM_BIT, 1, 1)
-        .timing(L::Decoupled, Pipe::Lsu)
-        .reads_late()
         .build()
 }
 
 fn phasechk() -> Form {
-    form("SYNCS.PHASECHK.TRANS64", Op::SyncsPhasechk, 0x5a7)
-        .since(Arch::Sm90)
+    syncs("SYNCS.PHASECHK.TRANS64", Op::SyncsPhasechk, 0x5a7)
         .ops([
             pred(Role::PredDst0, 81, None, false),
             barrier_address(),
@@ -79,33 +83,22 @@ fn phasechk() -> Form {
         ])
         .mods([flag!(Mod::TryWait, 72, ".TRYWAIT")])
         .fixed(70, 2, 1)
-        .fixed(UNIFORM_BIT, 1, 1)
-        .timing(L::Decoupled, Pipe::Lsu)
-        .reads_late()
         .build()
 }
 
 fn exch() -> Form {
     let at = mem_with(bits(0, 0), bits(40, 24), Some(bits(RA, 6)), None);
-    form("SYNCS.EXCH.64", Op::SyncsExch, 0x5b2)
-        .since(Arch::Sm90)
+    syncs("SYNCS.EXCH.64", Op::SyncsExch, 0x5b2)
         .ops([urd().width(2), at, ureg(Role::B, RB).width(2)])
         .fixed(72, 2, 1)
-        .fixed(UNIFORM_BIT, 1, 1)
         .uniform_guard()
-        .timing(L::Decoupled, Pipe::Lsu)
-        .reads_late()
         .build()
 }
 
 fn cctl() -> Form {
-    form("SYNCS.CCTL", Op::SyncsCctl, 0x9b1)
-        .since(Arch::Sm90)
+    syncs("SYNCS.CCTL", Op::SyncsCctl, 0x9b1)
         .ops([barrier_address()])
         .mods([modifier(Mod::SyncsCctlOp, 72, 1, &[(0, ".IV"), (1, ".WB")], 0)])
         .fixed(73, 1, 0)
-        .fixed(UNIFORM_BIT, 1, 1)
-        .timing(L::Decoupled, Pipe::Lsu)
-        .reads_late()
         .build()
 }
