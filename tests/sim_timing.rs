@@ -401,3 +401,41 @@ fn stall_reasons_name_what_warps_waited_for() {
         s.stalls
     );
 }
+
+/// A kernel `k(u64 in, u64 out)`: each thread loads the 64-bit word `in[tid]` into the
+/// register that held its address and stores it to `out[tid]`.
+const LOAD_OVER_ADDRESS: &str = ".version 7.0\n.target sm_75\n.address_size 64\n\
+    .visible .entry k(.param .u64 in, .param .u64 out)\n{\n\
+    .reg .u64 %a, %o, %w;\n.reg .u32 %i;\n\
+    ld.param.u64 %a, [in];\nld.param.u64 %o, [out];\nmov.u32 %i, %tid.x;\n\
+    mul.wide.u32 %w, %i, 8;\nadd.u64 %a, %a, %w;\nadd.u64 %o, %o, %w;\n\
+    ld.global.nc.u64 %a, [%a];\nst.global.u64 [%o], %a;\nret;\n}\n";
+
+/// The load/store pipe's occupancy follows the addresses a load reads, not the values it
+/// writes: with the loaded words scattered over memory or all zero, a load that overwrites
+/// its own address register costs the same cycles (1024 threads, 8 warps per sub-partition).
+#[test]
+fn a_load_over_its_address_register_occupies_the_pipe_by_its_addresses() {
+    let (cubin, listing) = ptxas(LOAD_OVER_ADDRESS, "load_over_address");
+    assert!(
+        listing.lines().any(|l| l.contains("LDG.E.64.CONSTANT")
+            && l.split(" R").nth(1).is_some_and(|r| {
+                let reg = r.split(',').next().unwrap();
+                l.contains(&format!("[R{reg}"))
+            })),
+        "ptxas no longer loads over the address register:\n{listing}"
+    );
+    let cycles = |value: &dyn Fn(u64) -> u64| {
+        let (_, stats) = run(&cubin, 1, 1024, |dev| {
+            let input = dev.alloc(8 * 1024);
+            let words: Vec<u8> = (0..1024).flat_map(|i| value(i).to_le_bytes()).collect();
+            dev.write(input, &words).unwrap();
+            let out = dev.alloc(8 * 1024);
+            [input.to_le_bytes(), out.to_le_bytes()].concat()
+        });
+        (stats.cycles, stats.stalls.pipe_busy)
+    };
+    let zeros = cycles(&|_| 0);
+    let scattered = cycles(&|i| i * 4096 + 0x1234_5678_0000);
+    assert_eq!(zeros, scattered);
+}

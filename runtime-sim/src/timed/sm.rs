@@ -420,6 +420,9 @@ impl<'a> SmRun<'a> {
         s.waits.since = t + 1;
         let exec_mask = s.warp.pred_mask(d.guard, group);
         let latency = self.latency(d, &s.warp, exec_mask, r.cta.shared.len());
+        // The pipe's occupancy follows the addresses before the instruction writes its
+        // results (a load may overwrite its own address register).
+        let interval = self.pipe_interval(d, &s.warp, exec_mask);
         let hazards = s.timer.issue(t, d, latency, group, exec_mask);
         if !hazards.is_empty() {
             exec::report_hazards(&mut self.stats, kernel, &r.cta, s.warp.index, d, &hazards);
@@ -440,7 +443,7 @@ impl<'a> SmRun<'a> {
         let smsp = &mut st.smsps[s.smsp];
         smsp.busy_until = t + 1 + operands.bubbles as i64;
         let p = pipes::index(d.timing.pipe);
-        smsp.pipe_free[p] = t + self.pipe_interval(d, &s.warp, exec_mask);
+        smsp.pipe_free[p] = t + interval;
         s.waits.stall_until = t + d.ctrl.stall.max(1) as i64;
         s.waits.yield_until = if d.ctrl.yield_ { t + 2 } else { t + 1 };
         if let Some(trace) = self.trace.as_mut()
