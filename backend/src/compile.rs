@@ -211,7 +211,9 @@ pub fn compile_kernel(
     opts: &Options,
     dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
+    crate::legalize::zero_adds::run(&mut f, vars);
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
+    crate::legalize::wide_loads::run(&mut f, vars);
     let f = &f;
     let mut vcode = select(f, vars, opts.arch, &opts.disabled)?;
     let hard_limit = [opts.max_registers, f.max_nreg].into_iter().flatten().min();
@@ -246,6 +248,7 @@ pub fn compile_kernel(
         crate::regalloc::compact::compact(&mut blocks);
         crate::regalloc::banks::spread_banks(&mut blocks);
     }
+    crate::emit::zero_pairs::run(&mut blocks, opts.arch);
     if let Some(name) = &opts.post_sched {
         let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
             BackendError::Options(format!(

@@ -9,6 +9,7 @@ mod expand;
 pub mod layout;
 mod predicate;
 mod wide;
+pub mod zero_pairs;
 
 pub use branches::successors;
 pub use call::{CALL_SEQUENCE_REGS, fix_return_addresses};

@@ -1,6 +1,6 @@
 //! Expansion of [`MKind::Wide`](crate::vcode::MKind::Wide) operations on register tuples:
 //! 64-bit arithmetic, logic, shifts, multiplies, selects, moves and comparisons, written as
-//! ptxas writes them (IADD3 + IADD3.X, SHF.L.U64.HI, IMAD.WIDE.U32 + IMAD, ISETP + ISETP.EX).
+//! ptxas writes them (IADD3 + IADD3.X, LEA + LEA.HI.X, SHF.L.U64.HI, IMAD.WIDE.U32 + IMAD, ISETP + ISETP.EX).
 //! The destination never shares registers with a source, so halves may be written in any order.
 
 use super::expand::Expander;
@@ -61,6 +61,31 @@ impl Expander<'_> {
                     (Role::PredSrc0, Operand::pred(p, false)),
                 ];
                 let i = self.make(Op::Iadd3, &hi, &[Mod::X.flag(true)])?;
+                self.push(i);
+            }
+            WideOp::Lea(k) => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let carry = tmp.ok_or_else(|| self.err("64-bit LEA without a carry predicate"))?;
+                let p = self.pred_index(self.loc(locs, carry)?)?;
+                let ((alo, ahi), (blo, bhi)) = (self.halves(src(0)?, locs)?, self.halves(src(1)?, locs)?);
+                let lo = [
+                    (Role::Dst, Operand::reg(dst)),
+                    (Role::PredDst0, Operand::pred(p, false)),
+                    (Role::A, op(alo)),
+                    (Role::B, op(blo)),
+                    (Role::Other, Operand::imm(k as u64)),
+                ];
+                let i = self.make(Op::Lea, &lo, &[])?;
+                self.push(i);
+                let hi = [
+                    (Role::Dst, Operand::reg(dst + 1)),
+                    (Role::A, op(alo)),
+                    (Role::B, op(bhi)),
+                    (Role::C, op(ahi)),
+                    (Role::Other, Operand::imm(k as u64)),
+                    (Role::PredSrc0, Operand::pred(p, false)),
+                ];
+                let i = self.make(Op::Lea, &hi, &[Mod::Hi.flag(true), Mod::X.flag(true)])?;
                 self.push(i);
             }
             WideOp::Logic(lut) => {

@@ -51,6 +51,11 @@ impl Isel<'_> {
         }
     }
 
+    /// True if `v` is computed by an instruction fused into its users (not selected).
+    fn fused_value(&self, v: Value) -> bool {
+        self.func.def_inst(v).is_some_and(|i| self.is_fused(i))
+    }
+
     /// The place of the variable whose address `v` is, if it is one.
     pub fn var_place(&self, v: Value) -> Option<Place> {
         match self.def_of(v) {
@@ -62,8 +67,28 @@ impl Isel<'_> {
         }
     }
 
-    /// One step through `v` towards the base of an address: `(next value, added constant)`.
-    fn address_step(&self, v: Value, narrow: bool) -> Option<(Value, i64)> {
+    /// The constant `v` is in an address of `space`: an integer constant, or the address of
+    /// a variable of `space` whose address is its offset (shared and constant variables),
+    /// possibly through copies, conversions and added constants.
+    fn address_const(&self, v: Value, space: Space) -> Option<i64> {
+        if let Some(k) = self.int_const(v) {
+            return Some(k);
+        }
+        match (self.var_place(v), space) {
+            (Some(Place::Shared { offset }), Space::Shared) | (Some(Place::Const { offset }), Space::Const) => {
+                return Some(offset as i64);
+            }
+            _ => {}
+        }
+        let (next, k) = self.address_step(v, space, false)?;
+        self.address_const(next, space).map(|c| c.wrapping_add(k))
+    }
+
+    /// One step through `v` towards the base of an address of `space`: `(next value, added
+    /// constant)`. With `variables`, an addition may also add an [`Isel::address_const`]
+    /// (which itself steps without it, so the search stays linear).
+    fn address_step(&self, v: Value, space: Space, variables: bool) -> Option<(Value, i64)> {
+        let narrow = is_narrow(space);
         let d = self.def_of(v)?;
         let int_ok = |t: Type| t == Type::I64 || (narrow && t == Type::I32);
         match d.op {
@@ -71,8 +96,14 @@ impl Isel<'_> {
             Opcode::Iadd if int_ok(d.ty) => {
                 if let Some(k) = self.int_const(d.args[1]) {
                     Some((d.args[0], k))
+                } else if let Some(k) = self.int_const(d.args[0]) {
+                    Some((d.args[1], k))
+                } else if !variables {
+                    None
+                } else if let Some(k) = self.address_const(d.args[1], space) {
+                    Some((d.args[0], k))
                 } else {
-                    self.int_const(d.args[0]).map(|k| (d.args[1], k))
+                    self.address_const(d.args[0], space).map(|k| (d.args[1], k))
                 }
             }
             // Only the low 32 bits of a narrow address matter.
@@ -105,7 +136,6 @@ impl Isel<'_> {
         space: Space,
         range: std::ops::Range<i64>,
     ) -> Option<(Base, i64)> {
-        let narrow = is_narrow(space);
         let param_base = i64::from(self.param_base());
         let fits = |k: i64| range.contains(&bank_offset(space, k, param_base));
         let (mut v, mut k) = (addr, offset);
@@ -122,7 +152,11 @@ impl Isel<'_> {
                     return Some((b, total));
                 }
             }
-            match self.address_step(v, narrow) {
+            // A fused value (a shift a LEA computes, say) has no register to be a base.
+            let step = self
+                .address_step(v, space, true)
+                .filter(|&(next, _)| !self.fused_value(next));
+            match step {
                 Some((next, add)) => {
                     v = next;
                     k = k.wrapping_add(add);

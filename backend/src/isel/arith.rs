@@ -50,7 +50,7 @@ impl Isel<'_> {
         if ty == Type::Pred {
             return self.lower_pred_logic(inst);
         }
-        if self.lower_bits(inst)? {
+        if self.lower_lea(inst)? || self.lower_bits(inst)? {
             return Ok(());
         }
         let narrow_hi = matches!(
@@ -258,6 +258,18 @@ impl Isel<'_> {
         let args = data.args.clone();
         let op = data.op;
         let d = self.dst(inst);
+        if let Some((cmp, other)) = self.combined_compare(inst) {
+            let bop = match op {
+                Opcode::And => BoolOp::And,
+                Opcode::Or => BoolOp::Or,
+                _ => BoolOp::Xor,
+            };
+            return if self.func.insts[cmp].op == Opcode::Fcmp {
+                self.emit_fcmp(cmp, d, bop, Arg::v(other))
+            } else {
+                self.emit_cmp(cmp, d, bop, Arg::v(other))
+            };
+        }
         let lut = match op {
             Opcode::And => LUT_A & LUT_B,
             Opcode::Or => LUT_A | LUT_B,
@@ -282,6 +294,13 @@ impl Isel<'_> {
 
     /// Integer and float comparisons.
     pub fn lower_cmp(&mut self, inst: Inst) -> Result<(), IselError> {
+        let d = self.dst(inst);
+        self.emit_cmp(inst, d, BoolOp::And, Arg::pt(false))
+    }
+
+    /// The comparison `inst` into predicate `d`, combined by `bop` with the predicate
+    /// `with` (`PT` and AND for a plain compare).
+    pub(super) fn emit_cmp(&mut self, inst: Inst, d: MOp, bop: BoolOp, with: Arg) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let (ty, args) = (data.ty, data.args.clone());
         let Aux::Cond(mut cond) = data.aux else {
@@ -303,23 +322,18 @@ impl Isel<'_> {
             (a, b) = (b, a);
             cond = swap_cond(cond);
         }
-        let d = self.dst(inst);
         let dsts = [
             (Role::PredDst0, d),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
         ];
-        let srcs = [
-            (Role::A, Arg::v(a)),
-            (Role::B, Arg::v(b)),
-            (Role::PredSrc0, Arg::pt(false)),
-        ];
+        let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, with)];
         match (data.op, ty) {
             (Opcode::Icmp, t) if t.is_int() && t.bits() <= 32 => {
                 let (code, signed) = int_cmp(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
                 let extend_signed = signed && !matches!(cond, Cond::Eq | Cond::Ne);
                 let (ea, eb) = self.narrow_args(t, extend_signed, a, b)?;
-                let srcs = [(Role::A, ea), (Role::B, eb), (Role::PredSrc0, Arg::pt(false))];
-                let mods = [code.set(), Mod::Signed.flag(signed), BoolOp::And.set()];
+                let srcs = [(Role::A, ea), (Role::B, eb), (Role::PredSrc0, with)];
+                let mods = [code.set(), Mod::Signed.flag(signed), bop.set()];
                 self.emit_sass(Op::Isetp, &dsts, &srcs, &mods, None)
             }
             (Opcode::Fcmp, Type::F32) => {
@@ -329,7 +343,7 @@ impl Isel<'_> {
                     Op::Fsetp,
                     &dsts,
                     &srcs,
-                    &[cmp.set(), Mod::Ftz.flag(ftz), BoolOp::And.set()],
+                    &[cmp.set(), Mod::Ftz.flag(ftz), bop.set()],
                     None,
                 )
             }

@@ -227,6 +227,13 @@ impl Isel<'_> {
 
     /// Float comparisons of every type: FSETP, DSETP, HSETP2 (f16 in the lower half).
     fn lower_fcmp(&mut self, inst: Inst) -> Result<(), IselError> {
+        let d = self.dst(inst);
+        self.emit_fcmp(inst, d, BoolOp::And, Arg::pt(false))
+    }
+
+    /// The float comparison `inst` into predicate `d`, combined by `bop` with the predicate
+    /// `with` (`PT` and AND for a plain compare).
+    pub(super) fn emit_fcmp(&mut self, inst: Inst, d: MOp, bop: BoolOp, with: Arg) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let Aux::Cond(mut cond) = data.aux else {
             return Err(self.unsupported("compare without condition"));
@@ -242,7 +249,6 @@ impl Isel<'_> {
             (a, b) = (b, a);
             cond = super::wide::swap_cond(cond);
         }
-        let d = self.dst(inst);
         let dsts = [
             (Role::PredDst0, d),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
@@ -250,28 +256,18 @@ impl Isel<'_> {
         let (x, y) = (self.fsrc(a, flushed), self.fsrc(b, flushed));
         let code = float_cmp(cond).ok_or_else(|| self.unsupported(format!("float compare {cond:?}")))?;
         let (op, x, y, mods) = match ty {
-            Type::F32 => (
-                Op::Fsetp,
-                x,
-                y,
-                vec![code.set(), Mod::Ftz.flag(flushed), BoolOp::And.set()],
-            ),
+            Type::F32 => (Op::Fsetp, x, y, vec![code.set(), Mod::Ftz.flag(flushed), bop.set()]),
             Type::F64 => {
                 let (x, y) = (self.fsrc64(a, false, false), self.fsrc64(b, true, false));
-                (Op::Dsetp, x, y, vec![double_cmp(code).set(), BoolOp::And.set()])
+                (Op::Dsetp, x, y, vec![double_cmp(code).set(), bop.set()])
             }
             Type::F16 => {
                 let (x, y) = (self.low_half(x), self.low_half(y));
-                (
-                    Op::Hsetp2,
-                    x,
-                    y,
-                    vec![code.set(), Mod::Ftz.flag(flushed), BoolOp::And.set()],
-                )
+                (Op::Hsetp2, x, y, vec![code.set(), Mod::Ftz.flag(flushed), bop.set()])
             }
             t => return Err(self.unsupported(format!("fcmp on {t}"))),
         };
-        let srcs = [(Role::A, x), (Role::B, y), (Role::PredSrc0, Arg::pt(false))];
+        let srcs = [(Role::A, x), (Role::B, y), (Role::PredSrc0, with)];
         self.emit_sass(op, &dsts, &srcs, &mods, None)
     }
 

@@ -23,12 +23,14 @@ mod fp64;
 mod frame;
 mod generic;
 mod ifconvert;
+mod lea;
 mod mathfn;
 mod mbarrier;
 mod memory;
 mod operand;
 mod policy;
 mod reconverge;
+mod setp_logic;
 mod subword;
 mod tensor;
 mod tuple_params;
@@ -187,6 +189,8 @@ impl Isel<'_> {
                 }
             }
         }
+        self.find_lea_fusions();
+        self.find_compare_fusions();
     }
 
     /// Uses that fold into their user need no register: a predicate `not` feeding a branch

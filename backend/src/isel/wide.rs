@@ -90,7 +90,7 @@ impl Isel<'_> {
         let data = &self.func.insts[inst];
         let (op, args) = (data.op, data.args.clone());
         let result = self.func.results[inst][0];
-        if op == Opcode::Iadd && self.fused_wide_mul(inst)? {
+        if op == Opcode::Iadd && (self.fused_wide_mul(inst)? || self.lower_lea(inst)?) {
             return Ok(());
         }
         if self.lower_bits64(inst)? {

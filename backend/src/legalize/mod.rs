@@ -21,6 +21,12 @@
 //! - `subnormal` (shared by the f64 slow paths): exact scaling of a result computed in a
 //!   safe exponent range, with the rounding of subnormal results done on the integers.
 //!
+//! Before them, `zero_adds` removes additions of zero (of a shared variable at offset 0,
+//! say), given the kernel's variable layout.
+//!
+//! After legalization the back end runs `wide_loads` (`compile_kernel`): neighbouring
+//! 32-bit shared loads become 64- and 128-bit ones where their alignment is provable.
+//!
 //! Last, `loop_entry` gives a loop header that several blocks outside the loop enter an
 //! entry block of its own (where a branch before the loop reconverges).
 
@@ -37,6 +43,8 @@ mod intdiv;
 mod intsat;
 mod loop_entry;
 mod subnormal;
+pub mod wide_loads;
+pub mod zero_adds;
 
 pub use builder::Builder;
 

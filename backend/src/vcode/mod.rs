@@ -200,6 +200,8 @@ pub enum WideOp {
     Neg,
     /// Bitwise `a & b`, `a | b`, `a ^ b` with this LOP3 table (64-bit).
     Logic(u8),
+    /// `d = (a << k) + b` (64-bit; `k` in 1..=31): LEA + LEA.HI.X.
+    Lea(u8),
     /// `d = a << s`, `s` a 32-bit amount (64-bit, clamped).
     Shl,
     /// Logical right shift (64-bit, clamped).

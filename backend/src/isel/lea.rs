@@ -1,0 +1,116 @@
+//! Shift-and-add: an addition whose operand is a value shifted left by a constant becomes
+//! one `LEA d, x, y, k` (32-bit) or `LEA d, P, x, y, k` + `LEA.HI.X` (64-bit), as ptxas
+//! writes index arithmetic (`base + (i << 2)`), instead of a shift and an add. The shift is
+//! fused (not selected) when every use of it is such an addition in the same block.
+
+use super::fit::Arg;
+use super::{Isel, IselError};
+use crate::vcode::{MOp, WideOp};
+use ptxc_mir::ir::{Block, Inst, Opcode, Type, Value, ValueDef};
+use ptxc_sass::isa::{Op, Role};
+
+impl Isel<'_> {
+    /// `(x, k)` if `v` is `shl x, k` with a constant `k` in 1..=31, `x` a register value and
+    /// the shift as wide as the addition of type `ty` that would use it.
+    fn shl_by_const(&self, v: Value, ty: Type) -> Option<(Value, u32)> {
+        let ValueDef::Result(i, _) = self.func.values[v].def else {
+            return None;
+        };
+        let d = &self.func.insts[i];
+        if d.op != Opcode::Shl || d.ty != ty || self.func.ty(d.args[0]) != ty {
+            return None;
+        }
+        let k = self.func.const_value(d.args[1])?;
+        let x_is_reg = if ty == Type::I64 {
+            self.foldable64(d.args[0]).is_none() && self.const64(d.args[0]).is_none()
+        } else {
+            self.foldable(d.args[0]).is_none()
+        };
+        ((1..=31).contains(&k) && x_is_reg).then_some((d.args[0], k as u32))
+    }
+
+    /// Marks the shifts whose every use is an addition (of their width, in their block)
+    /// whose other operand is no shift marked before: each such addition becomes a LEA.
+    pub(super) fn find_lea_fusions(&mut self) {
+        for bi in 0..self.func.layout.len() {
+            let b = self.func.layout[bi];
+            for ii in 0..self.func.blocks[b].insts.len() {
+                let d = &self.func.insts[self.func.blocks[b].insts[ii]];
+                if d.op != Opcode::Iadd || !matches!(d.ty, Type::I32 | Type::I64) {
+                    continue;
+                }
+                let (ty, args) = (d.ty, d.args.clone());
+                for a in args {
+                    if self.shl_by_const(a, ty).is_some()
+                        && let Some(s) = self.func.def_inst(a)
+                        && !self.is_fused(s)
+                        && self.all_uses_are_lea_adds(a, ty, b)
+                    {
+                        self.fuse(s);
+                    }
+                }
+            }
+        }
+    }
+
+    /// True if every use of the shift `v` is an emitted addition of type `ty` in block `b`
+    /// whose other operand is not a fused shift.
+    fn all_uses_are_lea_adds(&self, v: Value, ty: Type, b: Block) -> bool {
+        let mut uses = 0;
+        for &i in &self.func.blocks[b].insts {
+            let d = &self.func.insts[i];
+            let n = d.all_args().filter(|&a| a == v).count() as u32;
+            if n == 0 {
+                continue;
+            }
+            let emitted = self.func.results[i].iter().all(|&r| self.use_count(r) > 0);
+            if !emitted && d.op.is_pure() && self.func.results[i].iter().all(|&r| self.use_count(r) == 0) {
+                continue; // dead: not selected, and its uses are not counted
+            }
+            let other = d.args.iter().copied().find(|&a| a != v);
+            let other_fused = other.is_none_or(|o| self.func.def_inst(o).is_some_and(|s| self.is_fused(s)));
+            if d.op != Opcode::Iadd || d.ty != ty || n > 1 || !emitted || other_fused {
+                return false;
+            }
+            uses += n;
+        }
+        uses == self.use_count(v)
+    }
+
+    /// `(x, k, other)` if the addition `inst` has a fused shift `x << k` as an operand.
+    fn lea_operands(&self, inst: Inst) -> Option<(Value, u32, Value)> {
+        let d = &self.func.insts[inst];
+        if d.op != Opcode::Iadd {
+            return None;
+        }
+        [(d.args[0], d.args[1]), (d.args[1], d.args[0])]
+            .into_iter()
+            .find_map(|(s, other)| {
+                let (x, k) = self.shl_by_const(s, d.ty)?;
+                let i = self.func.def_inst(s)?;
+                self.is_fused(i).then_some((x, k, other))
+            })
+    }
+
+    /// Selects the addition `inst` as LEA if it adds a fused shift; false otherwise.
+    pub(super) fn lower_lea(&mut self, inst: Inst) -> Result<bool, IselError> {
+        let Some((x, k, other)) = self.lea_operands(inst) else {
+            return Ok(false);
+        };
+        let result = self.func.results[inst][0];
+        if self.func.insts[inst].ty == Type::I64 {
+            let d = self.def_reg(result);
+            let (x, y) = (self.wide_reg(x), self.wide_src(other));
+            self.wide(WideOp::Lea(k as u8), d, &[x, y], true);
+            return Ok(true);
+        }
+        let d = MOp::Reg(self.def_reg(result));
+        let srcs = [
+            (Role::A, Arg::v(x)),
+            (Role::B, Arg::v(other)),
+            (Role::Other, Arg::imm(k)),
+        ];
+        self.emit_sass(Op::Lea, &[(Role::Dst, d)], &srcs, &[], None)?;
+        Ok(true)
+    }
+}
