@@ -1,6 +1,6 @@
 //! Expansion of [`MKind::Wide`](crate::vcode::MKind::Wide) operations on register tuples:
 //! 64-bit arithmetic, logic, shifts, multiplies, selects, moves and comparisons, written as
-//! ptxas writes them (IADD3 + IADD3.X, LEA + LEA.HI.X, SHF.L.U64.HI, IMAD.WIDE.U32 + IMAD, ISETP + ISETP.EX).
+//! ptxas writes them (IADD3 + IADD3.X, LEA + LEA.HI.X, IADD3 + LEA.HI.X.SX32, SHF.L.U64.HI, IMAD.WIDE.U32 + IMAD, ISETP + ISETP.EX).
 //! The destination never shares registers with a source, so halves may be written in any order.
 
 use super::expand::Expander;
@@ -86,6 +86,37 @@ impl Expander<'_> {
                     (Role::PredSrc0, Operand::pred(p, false)),
                 ];
                 let i = self.make(Op::Lea, &hi, &[Mod::Hi.flag(true), Mod::X.flag(true)])?;
+                self.push(i);
+            }
+            WideOp::AddSext => {
+                let dst = self.phys(self.loc(locs, d)?)?;
+                let carry = tmp.ok_or_else(|| self.err("64-bit add without a carry predicate"))?;
+                let p = self.pred_index(self.loc(locs, carry)?)?;
+                let (alo, ahi) = self.halves(src(0)?, locs)?;
+                let b = self.value(src(1)?, locs)?;
+                let lo = [
+                    (Role::Dst, Operand::reg(dst)),
+                    (Role::PredDst0, Operand::pred(p, false)),
+                    (Role::A, op(b)),
+                    (Role::B, op(alo)),
+                    (Role::C, Operand::reg(RZ)),
+                ];
+                let i = self.make(Op::Iadd3, &lo, &[])?;
+                self.push(i);
+                // The high word: a's plus the sign of b (bits 63..32 of sext(b) << 1, shifted
+                // back) plus the carry, as ptxas adds a sign-extended index.
+                let hi = [
+                    (Role::Dst, Operand::reg(dst + 1)),
+                    (Role::A, op(b)),
+                    (Role::B, op(ahi)),
+                    (Role::Other, Operand::imm(1)),
+                    (Role::PredSrc0, Operand::pred(p, false)),
+                ];
+                let i = self.make(
+                    Op::Lea,
+                    &hi,
+                    &[Mod::Hi.flag(true), Mod::X.flag(true), Mod::Sx32.flag(true)],
+                )?;
                 self.push(i);
             }
             WideOp::Logic(lut) => {

@@ -190,6 +190,7 @@ impl Isel<'_> {
             }
         }
         self.find_lea_fusions();
+        self.find_sext_add_fusions();
         self.find_compare_fusions();
     }
 

@@ -25,6 +25,9 @@ impl Isel<'_> {
             };
             return Ok(MOp::Fixed(V::Imm(x & 0xffff_ffff)));
         }
+        if !signed && self.zero_extending_load(v, bits) {
+            return Ok(self.src_op(v));
+        }
         let a = self.src_op(v);
         let d = self.vcode.new_vreg(VClass::Single);
         if signed {
@@ -65,5 +68,15 @@ impl Isel<'_> {
             self.emit_sass(Op::Lop3, &[(Role::Dst, MOp::Reg(d))], &srcs, &[], None)?;
         }
         Ok(MOp::Reg(d))
+    }
+
+    /// True if `v` is the result of a scalar `bits`-wide load: LDG/LDS/LDL/LD/LDC `.U8` and
+    /// `.U16` leave it zero-extended in its register already.
+    fn zero_extending_load(&self, v: Value, bits: u32) -> bool {
+        let Some(d) = self.def_of(v) else { return false };
+        matches!(d.aux, ptxc_mir::ir::Aux::Mem(m) if m.vector == 1)
+            && d.op == ptxc_mir::ir::Opcode::Load
+            && self.func.ty(v).bits() == bits
+            && self.func.def_inst(v).is_some_and(|i| self.func.results[i].len() == 1)
     }
 }

@@ -202,6 +202,8 @@ pub enum WideOp {
     Logic(u8),
     /// `d = (a << k) + b` (64-bit; `k` in 1..=31): LEA + LEA.HI.X.
     Lea(u8),
+    /// `d = a + sext(b)`, `a` 64-bit, `b` a 32-bit register: IADD3 + LEA.HI.X.SX32.
+    AddSext,
     /// `d = a << s`, `s` a 32-bit amount (64-bit, clamped).
     Shl,
     /// Logical right shift (64-bit, clamped).
