@@ -3,7 +3,8 @@
 //! `LEA.HI.X` for 64 bits), neighbouring shared loads merged where their alignment is
 //! provable (`LDS.128`, `LDS.64`) and kept apart where it is not, compares chained through
 //! their predicate input (`.OR`, `.AND`, `.XOR` on ISETP, FSETP and DSETP), zeroing in pairs
-//! (`CS2R`), and no addition of a shared array's zero offset.
+//! (`CS2R`), sign-extended indices added with `LEA.HI.X.SX32`, and no addition of a shared
+//! array's zero offset.
 
 mod common;
 
@@ -35,8 +36,9 @@ fn address_arithmetic_and_compares_take_ptxas_forms() {
     let insts = instructions(&listing());
     let count = |prefix: &str| insts.iter().filter(|i| i.starts_with(prefix)).count();
     let report = insts.join("\n");
-    // The input row's address: in + t * 16 in two instructions.
+    // The input row's address: in + t * 16 in two instructions; in + sext(n), twice.
     assert_eq!(count("LEA.HI.X "), 1, "{report}");
+    assert_eq!(count("LEA.HI.X.SX32 "), 2, "{report}");
     // Row l^1 in one 128-bit load, the first two words of row l^2 in one 64-bit load; row
     // l^3's words 1 and 2 (4-byte aligned) and the tail word stay 32-bit.
     assert_eq!(
