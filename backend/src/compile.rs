@@ -258,6 +258,7 @@ pub fn compile_kernel(
         })?;
         crate::sched::list::schedule(&mut blocks, h.as_ref(), opts.arch);
     }
+    crate::emit::pipe_balance::run(&mut blocks, opts.arch);
     assign_control(&mut blocks, opts.arch);
     crate::emit::fix_return_addresses(&mut blocks);
     let assembled = assemble(&blocks)?;

@@ -7,6 +7,7 @@ mod branches;
 mod call;
 mod expand;
 pub mod layout;
+pub mod pipe_balance;
 mod predicate;
 mod wide;
 pub mod zero_pairs;
