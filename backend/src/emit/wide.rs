@@ -15,6 +15,13 @@ fn op(v: V) -> Operand {
 }
 
 impl Expander<'_> {
+    /// The destination pair and the carry predicate (`tmp`) of a two-word addition.
+    fn carried(&self, op_kind: WideOp, d: VReg, tmp: Option<VReg>, locs: &Locations) -> Result<(u8, u8), EmitError> {
+        let dst = self.phys(self.loc(locs, d)?)?;
+        let carry = tmp.ok_or_else(|| self.err(format!("{op_kind:?} without a carry predicate")))?;
+        Ok((dst, self.pred_index(self.loc(locs, carry)?)?))
+    }
+
     /// Expands one wide operation.
     pub fn wide(
         &mut self,
@@ -31,9 +38,7 @@ impl Expander<'_> {
         };
         match op_kind {
             WideOp::Add | WideOp::Sub | WideOp::Neg => {
-                let dst = self.phys(self.loc(locs, d)?)?;
-                let carry = tmp.ok_or_else(|| self.err("64-bit add without a carry predicate"))?;
-                let p = self.pred_index(self.loc(locs, carry)?)?;
+                let (dst, p) = self.carried(op_kind, d, tmp, locs)?;
                 let ((alo, ahi), (mut blo, mut bhi)) = match op_kind {
                     WideOp::Neg => ((V::Reg(RZ), V::Reg(RZ)), self.halves(src(0)?, locs)?),
                     _ => (self.halves(src(0)?, locs)?, self.halves(src(1)?, locs)?),
@@ -64,9 +69,7 @@ impl Expander<'_> {
                 self.push(i);
             }
             WideOp::Lea(k) => {
-                let dst = self.phys(self.loc(locs, d)?)?;
-                let carry = tmp.ok_or_else(|| self.err("64-bit LEA without a carry predicate"))?;
-                let p = self.pred_index(self.loc(locs, carry)?)?;
+                let (dst, p) = self.carried(op_kind, d, tmp, locs)?;
                 let ((alo, ahi), (blo, bhi)) = (self.halves(src(0)?, locs)?, self.halves(src(1)?, locs)?);
                 let lo = [
                     (Role::Dst, Operand::reg(dst)),
@@ -89,9 +92,7 @@ impl Expander<'_> {
                 self.push(i);
             }
             WideOp::AddSext => {
-                let dst = self.phys(self.loc(locs, d)?)?;
-                let carry = tmp.ok_or_else(|| self.err("64-bit add without a carry predicate"))?;
-                let p = self.pred_index(self.loc(locs, carry)?)?;
+                let (dst, p) = self.carried(op_kind, d, tmp, locs)?;
                 let (alo, ahi) = self.halves(src(0)?, locs)?;
                 let b = self.value(src(1)?, locs)?;
                 let lo = [

@@ -1,11 +1,10 @@
 //! Integer, float, logic, comparison and select instructions.
 
 use super::fit::Arg;
-use super::float::float_cmp;
 use super::wide::{int_cmp, swap_cond};
 use super::{Isel, IselError};
 use crate::vcode::MOp;
-use ptxc_mir::ir::{Aux, Cond, FloatMode, Inst, Opcode, Type, Value};
+use ptxc_mir::ir::{Aux, Cond, Inst, Opcode, Type, Value};
 use ptxc_sass::isa::values::{BoolOp, MinMaxType, ShfType};
 use ptxc_sass::isa::{Arch, Mod, ModSet};
 use ptxc_sass::isa::{Op, Role, Value as V};
@@ -292,14 +291,14 @@ impl Isel<'_> {
         self.emit_sass(Op::Plop3, &dsts, &srcs, &[], None)
     }
 
-    /// Integer and float comparisons.
+    /// Integer comparisons (float ones are `float.rs`'s `lower_fcmp`).
     pub fn lower_cmp(&mut self, inst: Inst) -> Result<(), IselError> {
         let d = self.dst(inst);
         self.emit_cmp(inst, d, BoolOp::And, Arg::pt(false))
     }
 
-    /// The comparison `inst` into predicate `d`, combined by `bop` with the predicate
-    /// `with` (`PT` and AND for a plain compare).
+    /// The integer comparison `inst` into predicate `d`, combined by `bop` with the
+    /// predicate `with` (`PT` and AND for a plain compare).
     pub(super) fn emit_cmp(&mut self, inst: Inst, d: MOp, bop: BoolOp, with: Arg) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let (ty, args) = (data.ty, data.args.clone());
@@ -307,17 +306,6 @@ impl Isel<'_> {
             return Err(self.unsupported("compare without condition"));
         };
         let (mut a, mut b) = (args[0], args[1]);
-        // `setp.ftz` is lowered as a compare of flushed operands (fused, see `find_fusions`).
-        let mut flushed = false;
-        for v in [&mut a, &mut b] {
-            if let Some(ptxc_mir::ir::ValueDef::Result(i, _)) = Some(self.func.values[*v].def)
-                && self.func.insts[i].op == Opcode::Fflush
-                && self.is_fused(i)
-            {
-                *v = self.func.insts[i].args[0];
-                flushed = true;
-            }
-        }
         if self.foldable(a).is_some() && self.foldable(b).is_none() {
             (a, b) = (b, a);
             cond = swap_cond(cond);
@@ -326,7 +314,6 @@ impl Isel<'_> {
             (Role::PredDst0, d),
             (Role::PredDst1, MOp::Fixed(V::Pred { idx: 7, neg: false })),
         ];
-        let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::v(b)), (Role::PredSrc0, with)];
         match (data.op, ty) {
             (Opcode::Icmp, t) if t.is_int() && t.bits() <= 32 => {
                 let (code, signed) = int_cmp(cond).ok_or_else(|| self.unsupported("unordered integer compare"))?;
@@ -335,17 +322,6 @@ impl Isel<'_> {
                 let srcs = [(Role::A, ea), (Role::B, eb), (Role::PredSrc0, with)];
                 let mods = [code.set(), Mod::Signed.flag(signed), bop.set()];
                 self.emit_sass(Op::Isetp, &dsts, &srcs, &mods, None)
-            }
-            (Opcode::Fcmp, Type::F32) => {
-                let ftz = flushed || matches!(data.aux, Aux::Float(FloatMode { ftz: true, .. }));
-                let cmp = float_cmp(cond).ok_or_else(|| self.unsupported(format!("float compare {cond:?}")))?;
-                self.emit_sass(
-                    Op::Fsetp,
-                    &dsts,
-                    &srcs,
-                    &[cmp.set(), Mod::Ftz.flag(ftz), bop.set()],
-                    None,
-                )
             }
             (op, ty) => Err(self.unsupported(format!("{} on {ty}", op.name()))),
         }

@@ -49,66 +49,34 @@ impl Isel<'_> {
 
     /// Marks the sign extensions whose every use is a 64-bit addition in their block.
     pub(super) fn find_sext_add_fusions(&mut self) {
-        for bi in 0..self.func.layout.len() {
-            let b = self.func.layout[bi];
-            for ii in 0..self.func.blocks[b].insts.len() {
-                let d = &self.func.insts[self.func.blocks[b].insts[ii]];
-                if d.op != Opcode::Iadd || d.ty != Type::I64 {
-                    continue;
-                }
-                for a in d.args.clone() {
-                    if self.sext32(a).is_some()
-                        && let Some(c) = self.func.def_inst(a)
-                        && !self.is_fused(c)
-                        && self.all_uses_are_sext_adds(a, b)
-                    {
-                        self.fuse(c);
-                    }
-                }
-            }
-        }
-    }
-
-    /// True if every use of `v` is an emitted 64-bit addition in block `b` whose other
-    /// operand is not a fused value.
-    fn all_uses_are_sext_adds(&self, v: Value, b: Block) -> bool {
-        let mut uses = 0;
-        for &i in &self.func.blocks[b].insts {
-            let d = &self.func.insts[i];
-            let n = d.all_args().filter(|&a| a == v).count() as u32;
-            if n == 0 {
-                continue;
-            }
-            let emitted = self.func.results[i].iter().all(|&r| self.use_count(r) > 0);
-            if !emitted && d.op.is_pure() {
-                continue; // dead: not selected, and its uses are not counted
-            }
-            let other = d.args.iter().copied().find(|&a| a != v);
-            let other_fused = other.is_none_or(|o| self.func.def_inst(o).is_some_and(|s| self.is_fused(s)));
-            if d.op != Opcode::Iadd || d.ty != Type::I64 || n > 1 || other_fused {
-                return false;
-            }
-            uses += n;
-        }
-        uses == self.use_count(v)
+        self.fuse_add_operands(&[Type::I64], |isel, v, _| isel.sext32(v).is_some());
     }
 
     /// Marks the shifts whose every use is an addition (of their width, in their block)
     /// whose other operand is no shift marked before: each such addition becomes a LEA.
     pub(super) fn find_lea_fusions(&mut self) {
+        self.fuse_add_operands(&[Type::I32, Type::I64], |isel, v, ty| {
+            isel.shl_by_const(v, ty).is_some()
+        });
+    }
+
+    /// Fuses each operand `a` of an addition of one of the types `types` for which
+    /// `candidate(a, type)` holds, when every use of `a` is such an addition in the block
+    /// (additions in layout order, operands in order).
+    fn fuse_add_operands(&mut self, types: &[Type], candidate: impl Fn(&Self, Value, Type) -> bool) {
         for bi in 0..self.func.layout.len() {
             let b = self.func.layout[bi];
             for ii in 0..self.func.blocks[b].insts.len() {
                 let d = &self.func.insts[self.func.blocks[b].insts[ii]];
-                if d.op != Opcode::Iadd || !matches!(d.ty, Type::I32 | Type::I64) {
+                if d.op != Opcode::Iadd || !types.contains(&d.ty) {
                     continue;
                 }
                 let (ty, args) = (d.ty, d.args.clone());
                 for a in args {
-                    if self.shl_by_const(a, ty).is_some()
+                    if candidate(self, a, ty)
                         && let Some(s) = self.func.def_inst(a)
                         && !self.is_fused(s)
-                        && self.all_uses_are_lea_adds(a, ty, b)
+                        && self.all_uses_are_adds(a, ty, b)
                     {
                         self.fuse(s);
                     }
@@ -117,9 +85,9 @@ impl Isel<'_> {
         }
     }
 
-    /// True if every use of the shift `v` is an emitted addition of type `ty` in block `b`
-    /// whose other operand is not a fused shift.
-    fn all_uses_are_lea_adds(&self, v: Value, ty: Type, b: Block) -> bool {
+    /// True if every use of `v` is an emitted addition of type `ty` in block `b` whose
+    /// other operand is not a fused value (dead instructions, not selected, do not count).
+    fn all_uses_are_adds(&self, v: Value, ty: Type, b: Block) -> bool {
         let mut uses = 0;
         for &i in &self.func.blocks[b].insts {
             let d = &self.func.insts[i];
@@ -129,7 +97,7 @@ impl Isel<'_> {
             }
             let emitted = self.func.results[i].iter().all(|&r| self.use_count(r) > 0);
             if !emitted && d.op.is_pure() && self.func.results[i].iter().all(|&r| self.use_count(r) == 0) {
-                continue; // dead: not selected, and its uses are not counted
+                continue;
             }
             let other = d.args.iter().copied().find(|&a| a != v);
             let other_fused = other.is_none_or(|o| self.func.def_inst(o).is_some_and(|s| self.is_fused(s)));

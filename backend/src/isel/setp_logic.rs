@@ -3,7 +3,7 @@
 //! compare is fused (not selected) when the logic operation in its block is its only use.
 
 use super::Isel;
-use ptxc_mir::ir::{Inst, Opcode, Type, Value};
+use ptxc_mir::ir::{Inst, InstData, Opcode, Type, Value};
 
 impl Isel<'_> {
     /// True if `i` is a comparison one ISETP, FSETP or DSETP computes (32-bit or narrower
@@ -18,6 +18,11 @@ impl Isel<'_> {
         }
     }
 
+    /// True if `d` is a predicate `and`, `or` or `xor` of two operands.
+    fn is_pred_logic(d: &InstData) -> bool {
+        d.ty == Type::Pred && matches!(d.op, Opcode::And | Opcode::Or | Opcode::Xor) && d.args.len() == 2
+    }
+
     /// Marks, for each selected predicate `and`/`or`/`xor`, one operand that is a
     /// comparison in the same block used nowhere else: the comparison takes the other
     /// operand as its predicate input.
@@ -27,7 +32,7 @@ impl Isel<'_> {
             for ii in 0..self.func.blocks[b].insts.len() {
                 let i = self.func.blocks[b].insts[ii];
                 let d = &self.func.insts[i];
-                if d.ty != Type::Pred || !matches!(d.op, Opcode::And | Opcode::Or | Opcode::Xor) || d.args.len() != 2 {
+                if !Self::is_pred_logic(d) {
                     continue;
                 }
                 let args = [d.args[1], d.args[0]];
@@ -52,7 +57,7 @@ impl Isel<'_> {
     /// operand.
     pub(super) fn combined_compare(&self, inst: Inst) -> Option<(Inst, Value)> {
         let d = &self.func.insts[inst];
-        if d.ty != Type::Pred || !matches!(d.op, Opcode::And | Opcode::Or | Opcode::Xor) || d.args.len() != 2 {
+        if !Self::is_pred_logic(d) {
             return None;
         }
         [(d.args[1], d.args[0]), (d.args[0], d.args[1])]
