@@ -66,10 +66,15 @@ impl Default for CompileOptions {
 }
 
 /// Parses, checks and lowers PTX `src` to MIR (diagnostics rendered against the source).
+/// Modules whose `.target` is sm_90 or later get Hopper's `mbarrier` layout, as compiling
+/// them does (the transaction counts exist only there).
 pub fn lower_ptx(src: &str, file_name: &str) -> Result<ptxc_mir::ir::Module, CompileError> {
     let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
     let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
-    let module = ptxc_mir::lower::lower_module(&checked).map_err(|errs| {
+    let options = ptxc_mir::lower::LowerOptions {
+        hopper_mbarrier: checked.target_sm >= 90,
+    };
+    let module = ptxc_mir::lower::lower_module_with(&checked, options).map_err(|errs| {
         let diags: Vec<Diagnostic> = errs
             .iter()
             .map(|e| Diagnostic::error(e.message.clone(), e.span))

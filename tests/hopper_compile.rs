@@ -258,3 +258,151 @@ fn wgmma_beside_a_driver_call_is_refused() {
     let err = refusal("with_printf", &ptx);
     assert!(err.contains("wgmma in a kernel that calls driver functions"), "{err}");
 }
+
+/// Runs `input` (a cubin, or PTX with `extra` arguments) on the launch `spec`; the bytes of
+/// buffer `out`, or the error output when the run fails.
+fn run_out(
+    dir: &std::path::Path,
+    what: &str,
+    input: &std::path::Path,
+    spec: &std::path::Path,
+    extra: &[&str],
+) -> Result<Vec<u8>, String> {
+    let out = dir.join(what);
+    let mut args = vec!["run", input.to_str().unwrap(), "--launch", spec.to_str().unwrap()];
+    args.extend(["--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    let o = ptxc(&args);
+    if !o.status.success() {
+        return Err(text(&o.stderr));
+    }
+    Ok(std::fs::read(out.join("out.npy")).unwrap())
+}
+
+/// The u32 words at the end of an `.npy` file of `n` words.
+fn npy_words(bytes: &[u8], n: usize) -> Vec<u32> {
+    bytes[bytes.len() - 4 * n..]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// mbarrier transaction counts (`tests/hopper/mbarrier_tx.ptx`): `arrive.expect_tx`,
+/// `expect_tx` and `complete_tx` make each phase wait for its bytes as well as its arrivals.
+/// ptxas's cubin and ptxc's (both engines) and the MIR engine give what the PTX ISA says:
+/// every thread sees warp 1's words of each phase, and the barrier is back at phase 0 with
+/// its count reloaded. With 4 of the expected bytes never completed, the kernel never gets
+/// past its first wait.
+#[test]
+fn mbarrier_phases_wait_for_their_transaction_bytes() {
+    let dir = scratch("hopper_compile_mbarrier_tx");
+    let ptx = root().join("tests/hopper/mbarrier_tx.ptx");
+    let spec = dir.join("tx.toml");
+    std::fs::write(
+        &spec,
+        "kernel = \"mbarrier_tx\"\ngrid = [1, 1, 1]\nblock = [64, 1, 1]\nparams = [ { ptr = \"out\" } ]\n\
+         [buffers.out]\ndtype = \"u32\"\nlen = 130\n",
+    )
+    .unwrap();
+    let ptxas_cubin = dir.join("tx.ptxas.cubin");
+    ptxas_for("sm_90", &ptx, &ptxas_cubin);
+    let ptxc_cubin = dir.join("tx.ptxc.cubin");
+    let o = ptxc_compile("sm_90", &ptx, &ptxc_cubin);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let functional: &[&str] = &["--mode", "functional"];
+    let runs: [(&str, &std::path::Path, &[&str]); 5] = [
+        ("ptxas", &ptxas_cubin, &[]),
+        ("ptxas_functional", &ptxas_cubin, functional),
+        ("ptxc", &ptxc_cubin, &[]),
+        ("ptxc_functional", &ptxc_cubin, functional),
+        ("mir", &ptx, &["--arch", "sm_90", "--engine", "mir"]),
+    ];
+    for (what, input, extra) in runs {
+        let bytes = run_out(&dir, what, input, &spec, extra).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let words = npy_words(&bytes, 130);
+        for t in 0..64 {
+            let word = 3 * (t % 32) + 7;
+            assert_eq!(words[t as usize], word, "{what}: phase 0, thread {t}");
+            assert_eq!(words[64 + t as usize], 2 * word, "{what}: phase 1, thread {t}");
+        }
+        // init of 1: the expected count (2^20 - 1) << 1, the pending count reloaded as
+        // (2^20 - 1) << 11 in the high word, phase 0 after two phases, no bytes pending.
+        assert_eq!(
+            (words[128], words[129]),
+            ((0xf_ffff << 1), (0xf_ffff << 11)),
+            "{what}: the barrier"
+        );
+    }
+    let short = dir.join("short.ptx");
+    let src = std::fs::read_to_string(&ptx).unwrap();
+    std::fs::write(&short, src.replace("[bar], 128;", "[bar], 132;")).unwrap();
+    let short_cubin = dir.join("short.cubin");
+    let o = ptxc_compile("sm_90", &short, &short_cubin);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let limit: &[&str] = &["--mode", "functional", "--max-instructions", "100000"];
+    let err =
+        run_out(&dir, "short", &short_cubin, &spec, limit).expect_err("the first phase completed without its bytes");
+    assert!(err.contains("instruction limit"), "{err}");
+}
+
+/// Two kernels with the cluster directives (sm_90) and no cluster instruction.
+const CLUSTER_DIRECTIVES: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry pairs(.param .u64 out)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r0, %tid.x;
+  ld.param.u64 %rd0, [out];
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r0;
+  ret;
+}
+.visible .entry ranked(.param .u64 out)
+.maxclusterrank 4
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r0, %tid.x;
+  ld.param.u64 %rd0, [out];
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r0;
+  ret;
+}
+"#;
+
+/// `.explicitcluster`, `.reqnctapercluster` and `.maxclusterrank` reach the cubin as ptxas
+/// writes them (`EIATTR_EXPLICIT_CLUSTER`, `EIATTR_CTA_PER_CLUSTER`,
+/// `EIATTR_MAX_CLUSTER_RANK`); before sm_90 they are refused with their location.
+#[test]
+fn cluster_directives_give_ptxas_cluster_attributes() {
+    let dir = scratch("hopper_compile_cluster_directives");
+    let ptx = dir.join("cluster.ptx");
+    std::fs::write(&ptx, CLUSTER_DIRECTIVES).unwrap();
+    let (theirs, ours) = both_cubins("sm_90", &ptx, &dir);
+    let kernels = |cubin: &std::path::Path| ptxc_sass::cubin::read(&std::fs::read(cubin).unwrap()).unwrap().kernels;
+    let (theirs, ours) = (kernels(&theirs), kernels(&ours));
+    for name in ["pairs", "ranked"] {
+        let t = theirs.iter().find(|k| k.name == name).unwrap();
+        let o = ours.iter().find(|k| k.name == name).unwrap();
+        let cluster = |k: &ptxc_sass::cubin::KernelImage| (k.explicit_cluster, k.cluster_dims, k.max_cluster_rank);
+        assert_eq!(cluster(o), cluster(t), "{name}");
+    }
+    let pairs = ours.iter().find(|k| k.name == "pairs").unwrap();
+    assert_eq!((pairs.explicit_cluster, pairs.cluster_dims), (true, Some([2, 1, 1])));
+    let old = dir.join("old.ptx");
+    std::fs::write(&old, CLUSTER_DIRECTIVES.replace(".target sm_90", ".target sm_80")).unwrap();
+    let cubin = dir.join("old.cubin");
+    let o = ptxc_compile("sm_80", &old, &cubin);
+    assert!(!o.status.success() && !cubin.exists(), "compiled for sm_80");
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("`.reqnctapercluster` needs sm_90") && err.contains("old.ptx:4"),
+        "{err}"
+    );
+}

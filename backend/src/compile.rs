@@ -468,6 +468,9 @@ fn kernel_shell(f: &Function, vars: &KernelVars) -> KernelImage {
     img.uses_shared_memory = vars.shared_size > 0;
     img.req_ntid = f.req_ntid;
     img.max_ntid = f.max_ntid;
+    img.cluster_dims = f.cluster_dims;
+    img.max_cluster_rank = f.max_cluster_rank;
+    img.explicit_cluster = f.explicit_cluster;
     if let Some(n) = f.max_nreg {
         img.max_reg_count = Some(n);
     }

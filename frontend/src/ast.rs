@@ -111,7 +111,8 @@ pub struct Function {
     pub returns: Vec<Param>,
     /// Parameters in order.
     pub params: Vec<Param>,
-    /// Performance directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg`, `.noreturn`).
+    /// Performance directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg`, `.noreturn`,
+    /// the cluster directives).
     pub directives: Vec<PerfDirective>,
     /// The body; `None` for a declaration (`.extern .func f(...);`).
     pub body: Option<Vec<Statement>>,
@@ -134,6 +135,12 @@ pub enum PerfDirective {
     MaxNreg(u32),
     /// `.noreturn`
     NoReturn,
+    /// `.reqnctapercluster x[, y[, z]]` (sm_90): the cluster shape a launch must use.
+    ReqNctaPerCluster(Vec<u32>),
+    /// `.maxclusterrank n` (sm_90): at most `n` CTAs per cluster.
+    MaxClusterRank(u32),
+    /// `.explicitcluster` (sm_90): the kernel must be launched with a cluster shape.
+    ExplicitCluster,
     /// `.pragma "..."` attached to a function.
     Pragma(String),
 }

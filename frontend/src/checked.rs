@@ -130,10 +130,24 @@ pub struct CheckedFunction {
     pub min_ncta_per_sm: Option<u32>,
     /// `.noreturn`.
     pub noreturn: bool,
+    /// The cluster directives (sm_90).
+    pub cluster: ClusterDirectives,
     /// The body as a flat list (nested scopes flattened).
     pub body: Vec<CheckedStmt>,
     /// The whole function.
     pub span: Span,
+}
+
+/// A kernel's cluster directives (sm_90): `.explicitcluster`, `.reqnctapercluster`,
+/// `.maxclusterrank`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClusterDirectives {
+    /// `.explicitcluster`: the kernel must be launched with a cluster shape.
+    pub explicit: bool,
+    /// `.reqnctapercluster`: the cluster shape every launch must use.
+    pub req_ncta: Option<[u32; 3]>,
+    /// `.maxclusterrank`: at most this many CTAs per cluster.
+    pub max_rank: Option<u32>,
 }
 
 /// A statement of a checked body.

@@ -122,6 +122,12 @@ pub enum Tok<'a> {
     MaxNctaPerSm,
     #[token(".maxnreg")]
     MaxNreg,
+    #[token(".reqnctapercluster")]
+    ReqNctaPerCluster,
+    #[token(".maxclusterrank")]
+    MaxClusterRank,
+    #[token(".explicitcluster")]
+    ExplicitCluster,
     #[token(".noreturn")]
     NoReturn,
     #[token(".callprototype")]

@@ -118,6 +118,9 @@ fn write_directive(f: &mut fmt::Formatter<'_>, d: &PerfDirective) -> fmt::Result
         PerfDirective::MaxNctaPerSm(n) => write!(f, ".maxnctapersm {n}"),
         PerfDirective::MaxNreg(n) => write!(f, ".maxnreg {n}"),
         PerfDirective::NoReturn => f.write_str(".noreturn"),
+        PerfDirective::ReqNctaPerCluster(v) => write!(f, ".reqnctapercluster {}", list(v)),
+        PerfDirective::MaxClusterRank(n) => write!(f, ".maxclusterrank {n}"),
+        PerfDirective::ExplicitCluster => f.write_str(".explicitcluster"),
         PerfDirective::Pragma(p) => write!(f, ".pragma \"{p}\";"),
     }
 }

@@ -21,7 +21,14 @@ fn sass_atom_op(op: AtomOp) -> Option<values::AtomOp> {
         AtomOp::Or => values::AtomOp::Or,
         AtomOp::Xor => values::AtomOp::Xor,
         AtomOp::Exch => values::AtomOp::Exch,
-        AtomOp::Cas | AtomOp::Arrive | AtomOp::HopperArrive | AtomOp::HopperDrop | AtomOp::HopperPending => {
+        AtomOp::Cas
+        | AtomOp::Arrive
+        | AtomOp::HopperArrive
+        | AtomOp::HopperDrop
+        | AtomOp::HopperPending
+        | AtomOp::HopperArriveTx
+        | AtomOp::HopperExpectTx
+        | AtomOp::HopperCompleteTx => {
             return None;
         }
     })

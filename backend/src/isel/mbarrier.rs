@@ -116,12 +116,17 @@ impl Isel<'_> {
     }
 
     /// `SYNCS.ARRIVE.TRANS64` of `mbar_arrive`: one arrival (a constant count of 1), a count
-    /// in a register, `.OPTOUT` for a drop, `.A0T1` for one more pending arrival.
+    /// in a register, `.OPTOUT` for a drop, `.A0T1` for one more pending arrival; transaction
+    /// counts in a register, as ptxas 13.5 writes them for sm_90: no kind suffix for
+    /// `arrive.expect_tx`, `.RED.A0TR` for `expect_tx`, `.RED.A0TX` for `complete_tx`.
     fn syncs_arrive(&mut self, inst: Inst, info: AtomInfo, count: Value) -> Result<(), IselError> {
         let at = self.syncs_address(self.func.insts[inst].args[0], info.offset, info.space)?;
         let one = self.foldable(count) == Some(V::Imm(1));
         let (kind, b) = match info.op {
             AtomOp::HopperPending => (ArrivalKind::OnePending, MOp::Fixed(V::Reg(RZ))),
+            AtomOp::HopperArriveTx => (ArrivalKind::OneExpectTx, MOp::Reg(self.reg(count))),
+            AtomOp::HopperExpectTx => (ArrivalKind::ExpectTx, MOp::Reg(self.reg(count))),
+            AtomOp::HopperCompleteTx => (ArrivalKind::CompleteTx, MOp::Reg(self.reg(count))),
             _ if one => (ArrivalKind::One, MOp::Fixed(V::Reg(RZ))),
             _ => (ArrivalKind::FromRegister, MOp::Reg(self.reg(count))),
         };

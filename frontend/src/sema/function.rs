@@ -21,6 +21,7 @@ pub fn check(module: &ModuleSymbols, globals: &[VarInfo], f: &Function) -> Resul
     collect_labels(&mut body, stmts);
     let mut out = Vec::new();
     walk(&mut body, stmts, &mut out);
+    check_cluster_directives(&mut body, f);
     if !body.diags.is_empty() {
         return Err(body.diags);
     }
@@ -37,6 +38,7 @@ pub fn check(module: &ModuleSymbols, globals: &[VarInfo], f: &Function) -> Resul
         max_nreg: None,
         min_ncta_per_sm: None,
         noreturn: false,
+        cluster: Default::default(),
         body: out,
         span: f.span,
     };
@@ -194,6 +196,41 @@ fn triple(v: &[u32]) -> [u32; 3] {
     ]
 }
 
+/// The cluster directives need sm_90 and a kernel, and a cluster holds at most 16 CTAs
+/// (the PTX ISA's portable limit is 8; Hopper allows 16 with a non-portable size).
+fn check_cluster_directives(body: &mut Body, f: &Function) {
+    let target = body.module.target_sm;
+    for d in &f.directives {
+        let name = match d {
+            PerfDirective::ReqNctaPerCluster(_) => ".reqnctapercluster",
+            PerfDirective::MaxClusterRank(_) => ".maxclusterrank",
+            PerfDirective::ExplicitCluster => ".explicitcluster",
+            _ => continue,
+        };
+        let problem = if target < 90 {
+            Some(format!("`{name}` needs sm_90 (target is sm_{target})"))
+        } else if !f.is_entry {
+            Some(format!("`{name}` applies to kernels (`.entry`) only"))
+        } else {
+            match d {
+                PerfDirective::ReqNctaPerCluster(v) if v.is_empty() || v.len() > 3 || v.contains(&0) => {
+                    Some(format!("`{name}` takes one to three non-zero dimensions"))
+                }
+                PerfDirective::ReqNctaPerCluster(v)
+                    if v.iter().fold(1u64, |n, &d| n.saturating_mul(u64::from(d))) > 16 =>
+                {
+                    Some(format!("`{name}` asks for more than 16 CTAs per cluster"))
+                }
+                PerfDirective::MaxClusterRank(0) => Some(format!("`{name}` must be at least 1")),
+                _ => None,
+            }
+        };
+        if let Some(message) = problem {
+            body.diags.push(Diagnostic::error(message, f.span));
+        }
+    }
+}
+
 fn apply_directives(f: &mut CheckedFunction, directives: &[PerfDirective]) {
     for d in directives {
         match d {
@@ -202,6 +239,9 @@ fn apply_directives(f: &mut CheckedFunction, directives: &[PerfDirective]) {
             PerfDirective::MaxNreg(n) => f.max_nreg = Some(*n),
             PerfDirective::MinNctaPerSm(n) => f.min_ncta_per_sm = Some(*n),
             PerfDirective::NoReturn => f.noreturn = true,
+            PerfDirective::ReqNctaPerCluster(v) => f.cluster.req_ncta = Some(triple(v)),
+            PerfDirective::MaxClusterRank(n) => f.cluster.max_rank = Some(*n),
+            PerfDirective::ExplicitCluster => f.cluster.explicit = true,
             PerfDirective::MaxNctaPerSm(_) | PerfDirective::Pragma(_) => {}
         }
     }

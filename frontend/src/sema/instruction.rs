@@ -47,7 +47,7 @@ pub fn check(body: &Body<'_>, inst: &Instruction) -> Result<CheckedInst, Diagnos
         rule(&mods, body.module.target_sm)
             .map_err(|e| Diagnostic::error(e.message(body.module.target_sm), inst.span))?;
     }
-    check_shape(spec, &mods, inst)?;
+    check_shape(spec, &mods, inst, body.module.target_sm)?;
     let operands = if spec.operands == "call" {
         call::check(body, inst)?
     } else {
@@ -166,6 +166,9 @@ fn has_category(mods: &Mods, category: &str) -> bool {
         "@vote" => mods.vote_mode.is_some(),
         "@mul" => mods.mul_mode.is_some(),
         "@scope" => mods.scope.is_some(),
+        // A transaction count on its own (`mbarrier.expect_tx`, `.complete_tx`); with
+        // `.arrive` it qualifies the arrival.
+        "@tx" => (mods.has_flag("expect_tx") || mods.has_flag("complete_tx")) && !mods.has_flag("arrive"),
         _ => false,
     }
 }
@@ -192,6 +195,7 @@ fn describe_group(group: &str) -> String {
             "@vote" => "a mode (`.all`, `.any`, `.uni` or `.ballot`)".to_string(),
             "@mul" => "`.lo` or `.hi`".to_string(),
             "@scope" => "a scope (`.cta`, `.gl` or `.sys`)".to_string(),
+            "@tx" => "`.expect_tx` or `.complete_tx`".to_string(),
             s => format!("`.{s}`"),
         })
         .collect::<Vec<_>>()
@@ -229,7 +233,7 @@ fn secondary_ops(mods: &Mods) -> usize {
 
 /// Rules that depend on the operands written: the optional operands that a modifier
 /// requires (`atom.cas`, setp's combining predicate) and constant operand ranges.
-fn check_shape(spec: &OpSpec, mods: &Mods, inst: &Instruction) -> Result<(), Diagnostic> {
+fn check_shape(spec: &OpSpec, mods: &Mods, inst: &Instruction, target_sm: u32) -> Result<(), Diagnostic> {
     let count = inst.operands.len();
     let message = match spec.op {
         Opcode::Atom if (count == 4) != (mods.atom_op == Some(AtomOp::Cas)) => {
@@ -254,7 +258,9 @@ fn check_shape(spec: &OpSpec, mods: &Mods, inst: &Instruction) -> Result<(), Dia
         Opcode::Mbarrier
             if count == 3
                 && (mods.has_flag("arrive") || mods.has_flag("arrive_drop"))
-                && !mods.has_flag("noComplete") =>
+                && !mods.has_flag("noComplete")
+                && !mods.has_flag("expect_tx")
+                && target_sm < 90 =>
         {
             Some("an `mbarrier` arrival with a count needs `.noComplete` before sm_90")
         }

@@ -145,6 +145,12 @@ const SINCE: &[Since] = &[
     ),
     since(
         On::Only(&["mbarrier"]),
+        When::Written(&["expect_tx", "complete_tx"]),
+        (8, 0),
+        "`mbarrier.expect_tx` and `.complete_tx`",
+    ),
+    since(
+        On::Only(&["mbarrier"]),
         When::Written(&["parity"]),
         (7, 1),
         "`mbarrier.test_wait.parity`",

@@ -382,6 +382,9 @@ impl Machine<'_, '_> {
             AtomOp::HopperArrive => hopper_arrive(old, b, false),
             AtomOp::HopperDrop => hopper_arrive(old, b, true),
             AtomOp::HopperPending => hopper_field(old, HOPPER_PENDING_AT, |p| p.wrapping_sub(1)),
+            AtomOp::HopperArriveTx => hopper_arrive(hopper_tx(old, b as i64), 1, false),
+            AtomOp::HopperExpectTx => hopper_tx(old, b as i64),
+            AtomOp::HopperCompleteTx => hopper_tx(old, -(b as i64)),
         } & m;
         let mut buf = s(new).to_le_bytes()[..size].to_vec();
         self.access(t, a.space, addr, &mut buf, true)?;
@@ -899,7 +902,8 @@ fn hopper_field(word: u64, at: u32, f: impl Fn(u64) -> u64) -> u64 {
 
 /// `count` arrivals on the Hopper barrier `old`, the simulator's model
 /// (`runtime-sim/src/exec/semantics/syncs.rs`, one thread at a time here): `drop` first
-/// raises the expected field; reaching 2^20 pending flips the phase and reloads the count.
+/// raises the expected field; reaching 2^20 pending wraps the field to 0, and the phase
+/// completes when no transaction byte is pending either.
 fn hopper_arrive(old: u64, count: u64, drop: bool) -> u64 {
     let word = if drop {
         hopper_field(old, HOPPER_EXPECTED_AT, |e| e + count)
@@ -907,8 +911,33 @@ fn hopper_arrive(old: u64, count: u64, drop: bool) -> u64 {
         old
     };
     let pending = (word >> HOPPER_PENDING_AT & HOPPER_FIELD) + count;
-    if pending <= HOPPER_FIELD {
-        return hopper_field(word, HOPPER_PENDING_AT, |_| pending);
+    hopper_settle(hopper_field(word, HOPPER_PENDING_AT, |_| {
+        if pending > HOPPER_FIELD { 0 } else { pending }
+    }))
+}
+
+/// Where the simulator's model keeps the signed transaction count, and its width.
+const HOPPER_TX_AT: u32 = 21;
+const HOPPER_TX_BITS: u32 = 21;
+
+/// The transaction count of a Hopper barrier, sign-extended.
+fn hopper_tx_count(word: u64) -> i64 {
+    let raw = (word >> HOPPER_TX_AT & ((1 << HOPPER_TX_BITS) - 1)) as i64;
+    raw << (64 - HOPPER_TX_BITS) >> (64 - HOPPER_TX_BITS)
+}
+
+/// `bytes` more transaction bytes expected (negative: completed) on the Hopper barrier `old`.
+fn hopper_tx(old: u64, bytes: i64) -> u64 {
+    let field = (1u64 << HOPPER_TX_BITS) - 1;
+    let tx = (hopper_tx_count(old) + bytes) as u64 & field;
+    hopper_settle(old & !(field << HOPPER_TX_AT) | tx << HOPPER_TX_AT)
+}
+
+/// Completes the phase of a Hopper barrier whose arrivals have all come (pending field 0)
+/// and whose transaction count is 0: the phase flips and the pending count reloads.
+fn hopper_settle(word: u64) -> u64 {
+    if word >> HOPPER_PENDING_AT & HOPPER_FIELD != 0 || hopper_tx_count(word) != 0 {
+        return word;
     }
     let expected = word >> HOPPER_EXPECTED_AT & HOPPER_FIELD;
     hopper_field(word, HOPPER_PENDING_AT, |_| expected) ^ 1 << 63

@@ -78,6 +78,12 @@ pub struct Function {
     pub max_ntid: Option<[u32; 3]>,
     /// `.maxnreg`.
     pub max_nreg: Option<u32>,
+    /// `.reqnctapercluster` (sm_90): the cluster shape every launch must use.
+    pub cluster_dims: Option<[u32; 3]>,
+    /// `.maxclusterrank` (sm_90).
+    pub max_cluster_rank: Option<u32>,
+    /// `.explicitcluster` (sm_90).
+    pub explicit_cluster: bool,
     /// Variables in memory that `addr` instructions name.
     pub vars: Vec<MemVar>,
     /// Instruction arena.

@@ -328,6 +328,13 @@ pub enum AtomOp {
     HopperDrop,
     /// One more pending arrival on a Hopper `mbarrier` (`mbar_arrive`).
     HopperPending,
+    /// One arrival on a Hopper `mbarrier` that also expects `args[1]` more transaction bytes
+    /// (`arrive.expect_tx`, `mbar_arrive`).
+    HopperArriveTx,
+    /// `args[1]` more transaction bytes expected on a Hopper `mbarrier` (`expect_tx`).
+    HopperExpectTx,
+    /// `args[1]` transaction bytes completed on a Hopper `mbarrier` (`complete_tx`).
+    HopperCompleteTx,
 }
 
 /// Names of [`AtomOp`] in the text form.
@@ -349,6 +356,9 @@ pub const ATOM_OPS: &[(AtomOp, &str)] = &[
     (AtomOp::HopperArrive, "hopper_arrive"),
     (AtomOp::HopperDrop, "hopper_drop"),
     (AtomOp::HopperPending, "hopper_pending"),
+    (AtomOp::HopperArriveTx, "hopper_arrive_tx"),
+    (AtomOp::HopperExpectTx, "hopper_expect_tx"),
+    (AtomOp::HopperCompleteTx, "hopper_complete_tx"),
 ];
 
 impl AtomOp {

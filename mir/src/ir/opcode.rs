@@ -250,7 +250,11 @@ opcodes! {
     /// (`args[1]` arrivals), [`AtomOp::HopperDrop`](crate::ir::AtomOp::HopperDrop) (as many
     /// arrivals that leave the barrier) or
     /// [`AtomOp::HopperPending`](crate::ir::AtomOp::HopperPending) (one more pending arrival;
-    /// `args[1]` unused). Returns the barrier as it was.
+    /// `args[1]` unused), or a transaction count of `args[1]` bytes
+    /// ([`AtomOp::HopperArriveTx`](crate::ir::AtomOp::HopperArriveTx),
+    /// [`AtomOp::HopperExpectTx`](crate::ir::AtomOp::HopperExpectTx),
+    /// [`AtomOp::HopperCompleteTx`](crate::ir::AtomOp::HopperCompleteTx)). Returns the
+    /// barrier as it was.
     MbarArrive = "mbar_arrive", EFFECT, "a i", "l";
     /// Stores the 64-bit `args[1]` as the Hopper `mbarrier` at `args[0] + offset` (`Aux::Mem`):
     /// its `init` (SYNCS.EXCH.64, the warp's one swap).

@@ -147,14 +147,22 @@ impl FuncParser {
         let mut i = 0;
         while i < tail.len() && tail[i] != "{" {
             match tail[i] {
-                "reqntid" | "maxntid" if i + 3 < tail.len() => {
+                "reqntid" | "maxntid" | "reqnctapercluster" if i + 3 < tail.len() => {
                     let dims = [number(tail[i + 1])?, number(tail[i + 2])?, number(tail[i + 3])?];
-                    if tail[i] == "reqntid" {
-                        self.func.req_ntid = Some(dims);
-                    } else {
-                        self.func.max_ntid = Some(dims);
+                    match tail[i] {
+                        "reqntid" => self.func.req_ntid = Some(dims),
+                        "maxntid" => self.func.max_ntid = Some(dims),
+                        _ => self.func.cluster_dims = Some(dims),
                     }
                     i += 4;
+                }
+                "maxclusterrank" if i + 1 < tail.len() => {
+                    self.func.max_cluster_rank = Some(number(tail[i + 1])?);
+                    i += 2;
+                }
+                "explicitcluster" => {
+                    self.func.explicit_cluster = true;
+                    i += 1;
                 }
                 "maxnreg" if i + 1 < tail.len() => {
                     self.func.max_nreg = Some(number(tail[i + 1])?);

@@ -31,13 +31,24 @@ impl fmt::Display for Function {
             write!(f, "{sep}{}: {}@{} align {}", p.name, p.size, p.offset, p.align)?;
         }
         write!(f, ")")?;
-        for (name, dims) in [("reqntid", self.req_ntid), ("maxntid", self.max_ntid)] {
+        let dims = [
+            ("reqntid", self.req_ntid),
+            ("maxntid", self.max_ntid),
+            ("reqnctapercluster", self.cluster_dims),
+        ];
+        for (name, dims) in dims {
             if let Some([x, y, z]) = dims {
                 write!(f, " {name} {x} {y} {z}")?;
             }
         }
         if let Some(n) = self.max_nreg {
             write!(f, " maxnreg {n}")?;
+        }
+        if let Some(n) = self.max_cluster_rank {
+            write!(f, " maxclusterrank {n}")?;
+        }
+        if self.explicit_cluster {
+            write!(f, " explicitcluster")?;
         }
         writeln!(f, " {{")?;
         for v in &self.vars {

@@ -19,7 +19,7 @@ use super::LowerError;
 use super::context::Lowerer;
 use super::memory::Address;
 use crate::ir::{AtomInfo, AtomOp, Aux, Cond, InstData, MemInfo, Opcode, Space, Type, Value};
-use ptxc_frontend::checked::CheckedInst;
+use ptxc_frontend::checked::{CheckedInst, CheckedOperand};
 
 /// The phase bit of the high word.
 const PHASE: u64 = 0x8000_0000;
@@ -40,7 +40,9 @@ impl Lowerer<'_> {
         if m.has_flag("inval") {
             return Ok(());
         }
-        let at = if m.has_flag("init") { 0 } else { 1 };
+        // `init`, `expect_tx` and `complete_tx` name the barrier first; the rest after a result.
+        let standalone_tx = !m.has_flag("arrive") && (m.has_flag("expect_tx") || m.has_flag("complete_tx"));
+        let at = if m.has_flag("init") || standalone_tx { 0 } else { 1 };
         let Address::Value(addr, space, offset) = self.address(inst, at)? else {
             return Err(LowerError::new("`mbarrier` needs a shared-memory address", inst.span));
         };
@@ -60,7 +62,8 @@ impl Lowerer<'_> {
             _ => Barrier { addr, space, offset },
         };
         let hopper = self.options.hopper_mbarrier;
-        match (m.has_flag("init"), m.has_flag("test_wait"), hopper) {
+        let wait = m.has_flag("test_wait") || m.has_flag("try_wait");
+        match (m.has_flag("init"), wait, hopper) {
             (true, _, false) => self.mbarrier_init(inst, bar),
             (true, _, true) => self.hopper_init(inst, bar),
             (_, true, false) => self.mbarrier_test_wait(inst, bar),
@@ -104,16 +107,24 @@ impl Lowerer<'_> {
 
     /// Hopper's `arrive` and `arrive_drop` (with or without a count): one `mbar_arrive`.
     fn hopper_arrive(&mut self, inst: &CheckedInst, bar: Barrier) -> Result<(), LowerError> {
+        let m = &inst.mods;
+        let tx = m.has_flag("expect_tx") || m.has_flag("complete_tx");
+        let at = if tx && !m.has_flag("arrive") { 1 } else { 2 };
         let count = match inst.operands.len() {
-            3 => self.operand(self.arg(inst, 2)?, Type::I32, false, inst.span)?,
+            n if n > at => self.operand(self.arg(inst, at)?, Type::I32, false, inst.span)?,
             _ => self.konst(Type::I32, 1),
         };
-        let op = if inst.mods.has_flag("arrive_drop") {
-            AtomOp::HopperDrop
-        } else {
-            AtomOp::HopperArrive
+        let op = match (m.has_flag("arrive"), m.has_flag("expect_tx"), m.has_flag("complete_tx")) {
+            (true, true, _) => AtomOp::HopperArriveTx,
+            (false, true, _) => AtomOp::HopperExpectTx,
+            (_, _, true) => AtomOp::HopperCompleteTx,
+            _ if m.has_flag("arrive_drop") => AtomOp::HopperDrop,
+            _ => AtomOp::HopperArrive,
         };
         let state = self.hopper_op(bar.addr, bar.space, bar.offset, op, count);
+        if at == 1 || matches!(inst.operands.first(), Some(CheckedOperand::Sink)) {
+            return Ok(());
+        }
         let d = self.dst(inst, 0)?;
         self.write_reg(d, state, false, inst.span)
     }

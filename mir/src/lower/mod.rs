@@ -121,6 +121,9 @@ pub fn lower_function_with(
     func.req_ntid = f.req_ntid;
     func.max_ntid = f.max_ntid;
     func.max_nreg = f.max_nreg;
+    func.cluster_dims = f.cluster.req_ncta;
+    func.max_cluster_rank = f.cluster.max_rank;
+    func.explicit_cluster = f.cluster.explicit;
     let segments = blocks::split(f).map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
     let mut lowerer = Lowerer::new(m, f, func, options)?;
     lowerer.lower_segments(&segments)?;

@@ -1041,16 +1041,21 @@ values! {
     /// What a Hopper `SYNCS.ARRIVE.TRANS64` does to its barrier (bits 84..86; 0 prints
     /// nothing, 6 and 7 `INVALIDn`): an arrival count and a transaction count, each 0, 1 or
     /// the register operand (`R`) or a transaction count (`X`).
-    ArrivalKind for ArrivalKind, absent One {
+    ArrivalKind for ArrivalKind, absent OneExpectTx {
+        /// No suffix: one arrival, and the register's count of transaction bytes more expected
+        /// (PTX `mbarrier.arrive.expect_tx`).
+        OneExpectTx = 0,
         /// `.A1T0`: one arrival (PTX `mbarrier.arrive`).
         One = 1,
         /// `.A0T1`: no arrival, one more pending (PTX `cp.async.mbarrier.arrive`, which then
         /// arrives with `ARRIVES.LDGSTSBAR.64.TRANSCNT`).
         OnePending = 2,
-        /// `.A0TR`: no arrival, a transaction count from the register (not simulated).
-        TxFromRegister = 3,
-        /// `.A0TX`: no arrival, an expected transaction count (not simulated).
-        ExpectTx = 4,
+        /// `.A0TR`: no arrival, the register's count of transaction bytes more expected (PTX
+        /// `mbarrier.expect_tx`, with `.RED`).
+        ExpectTx = 3,
+        /// `.A0TX`: no arrival, the register's count of transaction bytes completed (PTX
+        /// `mbarrier.complete_tx`, with `.RED`).
+        CompleteTx = 4,
         /// `.ART0`: as many arrivals as the register holds (PTX `mbarrier.arrive` with a
         /// count).
         FromRegister = 5,

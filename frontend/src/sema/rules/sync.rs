@@ -79,9 +79,19 @@ pub fn redux(m: &Mods, _sm: u32) -> Result<(), RuleError> {
 /// `mbarrier` (sm_80): one operation; on `.shared` or generic addresses; `.noComplete` on an arrival
 /// with a count (an arrival with a count but without `.noComplete`, and `try_wait`, need
 /// sm_90, as ptxas says); `.parity` on `test_wait`; `.release` on arrivals, `.acquire` on
-/// `test_wait`, both `.cta` only.
-pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
-    if m.has_flag("try_wait") {
+/// `test_wait`, both `.cta` only. Transaction counts (sm_90): `expect_tx` and `complete_tx`
+/// alone or `arrive.expect_tx`, `.relaxed.cta` or unordered (`arrive.expect_tx` also
+/// `.release.cta`).
+pub fn mbarrier(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    if m.has_flag("expect_tx") || m.has_flag("complete_tx") {
+        return mbarrier_tx(m, sm);
+    }
+    if m.order == Some(MemOrder::Relaxed) {
+        return Err("`.relaxed` goes with `mbarrier.expect_tx` and `.complete_tx`"
+            .to_string()
+            .into());
+    }
+    if m.has_flag("try_wait") && sm < 90 {
         let parity = if m.has_flag("parity") { ".parity" } else { "" };
         return Err(needs_sm(&format!("mbarrier.try_wait{parity}"), 90));
     }
@@ -91,8 +101,11 @@ pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
             .to_string()
             .into());
     }
-    if m.has_flag("parity") && !m.has_flag("test_wait") {
-        return Err("`.parity` goes with `mbarrier.test_wait`".to_string().into());
+    let wait = m.has_flag("test_wait") || m.has_flag("try_wait");
+    if m.has_flag("parity") && !wait {
+        return Err("`.parity` goes with `mbarrier.test_wait` and `.try_wait`"
+            .to_string()
+            .into());
     }
     let pending = m.has_flag("pending_count");
     if pending && m.space.is_some() {
@@ -103,7 +116,7 @@ pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     let (order_ok, order) = match m.order {
         None => (true, ""),
         Some(MemOrder::Release) => (arrival, "release"),
-        Some(MemOrder::Acquire) => (m.has_flag("test_wait"), "acquire"),
+        Some(MemOrder::Acquire) => (wait, "acquire"),
         Some(_) => (false, "this order"),
     };
     if !order_ok {
@@ -119,13 +132,77 @@ pub fn mbarrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// `mbarrier.expect_tx`, `mbarrier.complete_tx` and `mbarrier.arrive.expect_tx` (sm_90, PTX
+/// 8.0) on `.shared` or `.shared::cta` barriers (`.shared::cluster` ones need clusters,
+/// which ptxc does not compile yet).
+fn mbarrier_tx(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    let name = if m.has_flag("complete_tx") {
+        "complete_tx"
+    } else {
+        "expect_tx"
+    };
+    if sm < 90 {
+        return Err(needs_sm(&format!("mbarrier.{name}"), 90));
+    }
+    let ops = [
+        "init",
+        "arrive_drop",
+        "test_wait",
+        "try_wait",
+        "pending_count",
+        "inval",
+        "noComplete",
+        "parity",
+    ];
+    let arrive = m.has_flag("arrive");
+    if ops.iter().any(|o| m.has_flag(o))
+        || (arrive && name == "complete_tx")
+        || (m.has_flag("expect_tx") && m.has_flag("complete_tx"))
+    {
+        return Err(
+            "write `mbarrier.expect_tx`, `mbarrier.complete_tx` or `mbarrier.arrive.expect_tx`"
+                .to_string()
+                .into(),
+        );
+    }
+    let order_ok = match m.order {
+        None | Some(MemOrder::Relaxed) => true,
+        Some(MemOrder::Release) => arrive,
+        Some(_) => false,
+    };
+    if !order_ok || m.order.is_some() != m.scope.is_some() || m.scope.is_some_and(|s| s != MemScope::Cta) {
+        let orders = if arrive {
+            "`.release.cta` or `.relaxed.cta`"
+        } else {
+            "`.relaxed.cta`"
+        };
+        return Err(format!(
+            "`mbarrier.{}{name}` takes {orders} or no order",
+            if arrive { "arrive." } else { "" }
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// The operand shapes of an `mbarrier` operation (an arrival's count and `.noComplete` go
 /// together: `check_shape`).
 pub fn mbarrier_operands(m: &Mods) -> &'static str {
     if m.has_flag("init") {
         "a s:u32"
+    } else if m.has_flag("arrive") && m.has_flag("expect_tx") {
+        "d:b64 a s:u32"
+    } else if m.has_flag("expect_tx") || m.has_flag("complete_tx") {
+        "a s:u32"
     } else if m.has_flag("arrive") || m.has_flag("arrive_drop") {
         "d:b64 a|d:b64 a s:u32"
+    } else if m.has_flag("try_wait") {
+        // An optional suspend-time hint (nanoseconds) follows the state or parity.
+        if m.has_flag("parity") {
+            "d:pred a s:u32|d:pred a s:u32 s:u32"
+        } else {
+            "d:pred a s:b64|d:pred a s:b64 s:u32"
+        }
     } else if m.has_flag("test_wait") {
         if m.has_flag("parity") {
             "d:pred a s:u32"

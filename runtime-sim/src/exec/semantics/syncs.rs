@@ -11,8 +11,13 @@
 //! count to the pending field
 //! (bits 43..62); when that reaches 2^20 (nothing pending) the phase (bit 63) flips and the
 //! field restarts from the expected one (bits 1..20), which `arrive_drop` (`.OPTOUT`) raises
-//! by its count first. Transaction counts (`.A0TX`, `.A0TR`, PTX `expect_tx` and
-//! `complete_tx`, TMA) and `.TMASK` are not simulated: such an instruction faults.
+//! by its count first.
+//!
+//! Transaction counts (PTX `expect_tx`, `complete_tx`, and the bytes of bulk copies and TMA)
+//! are a signed 21-bit field at bits 21..41, a place the SASS leaves free (no ptxas code reads
+//! it; the PTX ISA gives the count's range as -(2^20-1)..2^20-1). A phase completes when
+//! every expected arrival has come (the pending field wraps to 0) and the transaction count is
+//! 0, in either order. `.TMASK` is not simulated: such an instruction faults.
 
 use super::mem::{address_of, read_bytes, space_of, write_bytes};
 use crate::decoded::{Decoded, Src, SrcOp};
@@ -31,6 +36,10 @@ const FIELD: u64 = COUNT - 1;
 const EXPECTED_AT: u32 = 1;
 const PENDING_AT: u32 = 43;
 const PHASE_AT: u32 = 63;
+/// Where the transaction count is, and its width.
+const TX_AT: u32 = 21;
+const TX_BITS: u32 = 21;
+const TX_FIELD: u64 = (1 << TX_BITS) - 1;
 
 /// A Hopper mbarrier word (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,25 +51,47 @@ impl HopperBarrier {
         self.0 >> PHASE_AT & 1
     }
 
+    /// The transaction count still expected in the current phase (negative when more bytes
+    /// completed than were announced so far).
+    pub fn tx(self) -> i64 {
+        let raw = (self.0 >> TX_AT & TX_FIELD) as i64;
+        raw << (64 - TX_BITS) >> (64 - TX_BITS)
+    }
+
     /// `count` arrivals; `drop` first takes them off the expected count of later phases.
     pub fn arrive(self, count: u64, drop: bool) -> Self {
         let mut expected = self.0 >> EXPECTED_AT & FIELD;
         if drop {
             expected = (expected + count) & FIELD;
         }
-        let mut pending = (self.0 >> PENDING_AT & FIELD) + count;
-        let mut phase = self.phase();
-        if pending >= COUNT {
-            pending = expected;
-            phase ^= 1;
-        }
-        self.with(expected, pending, phase)
+        let pending = (self.0 >> PENDING_AT & FIELD) + count;
+        // Every expected arrival has come: the field wraps to 0 until the phase completes.
+        let pending = if pending >= COUNT { 0 } else { pending };
+        self.with(expected, pending, self.phase()).settle()
     }
 
     /// `n` more pending arrivals in the current phase (`.A0T1`, one per lane).
     pub fn expect_more(self, n: u64) -> Self {
         let pending = (self.0 >> PENDING_AT & FIELD).wrapping_sub(n) & FIELD;
         self.with(self.0 >> EXPECTED_AT & FIELD, pending, self.phase())
+    }
+
+    /// `bytes` more transaction bytes expected (`expect_tx`; negative: completed, as
+    /// `complete_tx` and the end of a bulk copy or TMA transfer).
+    pub fn add_tx(self, bytes: i64) -> Self {
+        let tx = (self.tx() + bytes) as u64 & TX_FIELD;
+        HopperBarrier(self.0 & !(TX_FIELD << TX_AT) | tx << TX_AT).settle()
+    }
+
+    /// Completes the phase when every arrival has come and no transaction byte is pending:
+    /// the phase flips and the pending count restarts from the expected one.
+    fn settle(self) -> Self {
+        let pending = self.0 >> PENDING_AT & FIELD;
+        if pending != 0 || self.tx() != 0 {
+            return self;
+        }
+        let expected = self.0 >> EXPECTED_AT & FIELD;
+        self.with(expected, expected, self.phase() ^ 1)
     }
 
     /// The word with its fields replaced (other bits kept).
@@ -105,13 +136,14 @@ pub fn arrive(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -
         let sharing: Vec<usize> = addrs.iter().filter(|&&(_, x)| x == addr).map(|&(l, _)| l).collect();
         let before = HopperBarrier(load(ctx, w, d, first, addr)?);
         let count = |ctx: &Ctx, w: &Warp| -> u64 { sharing.iter().map(|&l| u64::from(ctx.src32(w, &d.b, l))).sum() };
+        let lanes_here = sharing.len() as u64;
         let after = match d.m.arrival {
-            ArrivalKind::One => before.arrive(sharing.len() as u64, d.m.opt_out),
+            ArrivalKind::One => before.arrive(lanes_here, d.m.opt_out),
             ArrivalKind::FromRegister => before.arrive(count(ctx, w), d.m.opt_out),
-            ArrivalKind::OnePending => before.expect_more(sharing.len() as u64),
-            ArrivalKind::TxFromRegister | ArrivalKind::ExpectTx => {
-                return Err(not_simulated(ctx, w, d, group, "a transaction count"));
-            }
+            ArrivalKind::OnePending => before.expect_more(lanes_here),
+            ArrivalKind::OneExpectTx => before.add_tx(count(ctx, w) as i64).arrive(lanes_here, d.m.opt_out),
+            ArrivalKind::ExpectTx => before.add_tx(count(ctx, w) as i64),
+            ArrivalKind::CompleteTx => before.add_tx(-(count(ctx, w) as i64)),
         };
         write_bytes(ctx, w, d, space_of(d), first, addr, &after.0.to_le_bytes())?;
         for l in sharing {
@@ -221,5 +253,26 @@ mod tests {
         let b = b.expect_more(1);
         assert_eq!(b.pending(), 2);
         assert_eq!(b.arrive(2, false).phase(), 1);
+    }
+
+    #[test]
+    fn a_phase_waits_for_its_arrivals_and_its_transaction_bytes() {
+        // arrive.expect_tx of 64 bytes by the one expected thread: the phase stays open
+        // until 64 bytes complete, in any number of pieces.
+        let b = HopperBarrier::init(1).add_tx(64).arrive(1, false);
+        assert_eq!((b.tx(), b.phase()), (64, 0));
+        let b = b.add_tx(-60);
+        assert_eq!((b.tx(), b.phase()), (4, 0));
+        let b = b.add_tx(-4);
+        assert_eq!((b.tx(), b.phase(), b.pending()), (0, 1, 1));
+        // Bytes may complete before they are expected, and before the arrival.
+        let b = b.add_tx(-16);
+        assert_eq!((b.tx(), b.phase()), (-16, 1));
+        let b = b.add_tx(16);
+        assert_eq!((b.tx(), b.phase(), b.pending()), (0, 1, 1));
+        assert_eq!(b.arrive(1, false).phase(), 0);
+        // The fields ptxas reads are untouched by the count: pending_count and the phase.
+        let c = HopperBarrier::init(3).add_tx(1 << 19);
+        assert_eq!((c.pending(), c.phase(), c.tx()), (3, 0, 1 << 19));
     }
 }

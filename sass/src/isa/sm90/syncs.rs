@@ -8,7 +8,9 @@
 //!   register pair (the barrier before the arrival; RZ under `.RED`) 16..23, Ra 24..31, the
 //!   count Rb 32..39, a signed 24-bit offset 40..63, URc 64..69; the operation 70..71 (0
 //!   `.ARRIVE`; 1 and 2 print `???n`), `.TMASK` 73, `.RED` 74 (both print `INVALID3`), `.OPTOUT` 75, the kind
-//!   84..86 ([`ArrivalKind`](crate::isa::values::ArrivalKind)).
+//!   84..86 ([`ArrivalKind`](crate::isa::values::ArrivalKind); 0 prints nothing: ptxas's
+//!   `mbarrier.arrive.expect_tx`, and `.A0TR` and `.A0TX` are its `mbarrier.expect_tx` and
+//!   `mbarrier.complete_tx`, both with `.RED`).
 //! * `SYNCS.PHASECHK.TRANS64{.TRYWAIT} Pd, [Ra+URc+off], Rb` (0x5a7): Pd 81..83, Rb 32..39
 //!   (a phase in bit 31), the address as ARRIVE's; the operation 70..71 (1; 0 and 3 print
 //!   `???n`), `.TRYWAIT` 72.
@@ -60,14 +62,21 @@ fn barrier_address() -> OperandDesc {
 }
 
 fn arrive() -> Form {
-    const KINDS: &[(u16, &str)] = &[(1, ".A1T0"), (2, ".A0T1"), (3, ".A0TR"), (4, ".A0TX"), (5, ".ART0")];
+    const KINDS: &[(u16, &str)] = &[
+        (0, ""),
+        (1, ".A1T0"),
+        (2, ".A0T1"),
+        (3, ".A0TR"),
+        (4, ".A0TX"),
+        (5, ".ART0"),
+    ];
     syncs("SYNCS.ARRIVE.TRANS64", Op::SyncsArrive, 0x9a7)
         .ops([rd().width(2), barrier_address(), reg(Role::B, RB)])
         .mods([
             flag!(Mod::TxMask, 73, ".TMASK"),
             flag!(Mod::NoResult, 74, ".RED"),
             flag!(Mod::OptOut, 75, ".OPTOUT"),
-            modifier(Mod::ArrivalKind, 84, 3, KINDS, 1),
+            modifier(Mod::ArrivalKind, 84, 3, KINDS, 0),
         ])
         .invalid_when(&[(73, true), (74, true)])
         .fixed(70, 2, 0)
