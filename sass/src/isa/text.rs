@@ -128,6 +128,7 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
         Value::Reg(r) => reg_name(r),
         Value::UReg(r) => match d.kind {
             OpKind::Gdesc { flags, .. } => gdesc_text(r, flags, op.swizzle),
+            OpKind::UregBlock { prefix, .. } => format!("{prefix}[{}]", ureg_name(r)),
             _ => ureg_name(r),
         },
         Value::Pred { idx, neg } => {

@@ -62,6 +62,9 @@ macro_rules! values {
     };
 }
 
+mod bulk;
+pub use bulk::*;
+
 values! {
     /// SHF's operand width and signedness.
     ShfType for ShfType, absent U32 {
@@ -1054,6 +1057,9 @@ values! {
         /// `.ART0`: as many arrivals as the register holds (PTX `mbarrier.arrive` with a
         /// count).
         FromRegister = 5,
+        /// Nothing printed: one arrival and an expected transaction count from the register
+        /// (PTX `mbarrier.arrive.expect_tx`; not simulated).
+        OneExpectTx = 0,
     }
 }
 

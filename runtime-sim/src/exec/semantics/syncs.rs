@@ -109,7 +109,7 @@ pub fn arrive(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -
             ArrivalKind::One => before.arrive(sharing.len() as u64, d.m.opt_out),
             ArrivalKind::FromRegister => before.arrive(count(ctx, w), d.m.opt_out),
             ArrivalKind::OnePending => before.expect_more(sharing.len() as u64),
-            ArrivalKind::TxFromRegister | ArrivalKind::ExpectTx => {
+            ArrivalKind::TxFromRegister | ArrivalKind::ExpectTx | ArrivalKind::OneExpectTx => {
                 return Err(not_simulated(ctx, w, d, group, "a transaction count"));
             }
         };

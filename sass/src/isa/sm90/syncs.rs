@@ -8,7 +8,9 @@
 //!   register pair (the barrier before the arrival; RZ under `.RED`) 16..23, Ra 24..31, the
 //!   count Rb 32..39, a signed 24-bit offset 40..63, URc 64..69; the operation 70..71 (0
 //!   `.ARRIVE`; 1 and 2 print `???n`), `.TMASK` 73, `.RED` 74 (both print `INVALID3`), `.OPTOUT` 75, the kind
-//!   84..86 ([`ArrivalKind`](crate::isa::values::ArrivalKind)).
+//!   84..86 ([`ArrivalKind`](crate::isa::values::ArrivalKind); 0, printed as nothing, is
+//!   ptxas's `mbarrier.arrive.expect_tx`: one arrival and the register's transaction bytes,
+//!   `tests/hopper_isa/mbarrier_tx.ptx`).
 //! * `SYNCS.PHASECHK.TRANS64{.TRYWAIT} Pd, [Ra+URc+off], Rb` (0x5a7): Pd 81..83, Rb 32..39
 //!   (a phase in bit 31), the address as ARRIVE's; the operation 70..71 (1; 0 and 3 print
 //!   `???n`), `.TRYWAIT` 72.
@@ -45,6 +47,17 @@ pub fn arrives(forms: &mut Vec<Form>) {
     );
 }
 
+/// NANOSLEEP gains `.SYNCS` (bit 84, printed last): ptxas's back-off between the two
+/// PHASECHKs of an `mbarrier.try_wait` with a time limit (`tests/hopper_isa/mbarrier_tx.ptx`).
+pub fn nanosleep(forms: &mut Vec<Form>) {
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| f.op == Op::Nanosleep,
+        |_, b| b.mods([flag!(Mod::SleepSyncs, 84, ".SYNCS")]),
+    );
+}
+
 /// A SYNCS form: sm_90, bit 91 set, timed as ATOMS (decoupled, registers read after issue).
 fn syncs(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
     form(mnemonic, op, opcode)
@@ -60,7 +73,14 @@ fn barrier_address() -> OperandDesc {
 }
 
 fn arrive() -> Form {
-    const KINDS: &[(u16, &str)] = &[(1, ".A1T0"), (2, ".A0T1"), (3, ".A0TR"), (4, ".A0TX"), (5, ".ART0")];
+    const KINDS: &[(u16, &str)] = &[
+        (0, ""),
+        (1, ".A1T0"),
+        (2, ".A0T1"),
+        (3, ".A0TR"),
+        (4, ".A0TX"),
+        (5, ".ART0"),
+    ];
     syncs("SYNCS.ARRIVE.TRANS64", Op::SyncsArrive, 0x9a7)
         .ops([rd().width(2), barrier_address(), reg(Role::B, RB)])
         .mods([
