@@ -381,6 +381,13 @@ pub enum Op {
     /// `USETMAXREG.{DEALLOC|TRY_ALLOC}.CTAPOOL [UPd,] n` (sm_90a, PTX `setmaxnreg`): releases
     /// registers to, or tries to take them from, the CTA's pool, leaving the warp n per thread.
     Usetmaxreg,
+    /// `STAS [Ra.64+URc+off], Rb` (sm_90, PTX `st.async.shared::cluster`): an asynchronous
+    /// store into a cluster's shared memory that completes transaction bytes on an mbarrier
+    /// (`sm90/async_store.rs`).
+    Stas,
+    /// `REDAS.<op> [Ra.64+URc+off], Rb` (sm_90, PTX `red.async.shared::cluster`): the
+    /// reduction counterpart of [`Op::Stas`].
+    Redas,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).

@@ -9,8 +9,8 @@ use super::inst::{FormId, Inst, Operand, Value};
 use super::modifier::{Mod, ModSet, ModValue};
 use super::table::{NotDescribed, isa};
 use super::values::{
-    AtomType, BulkDirection, FloatAtomType, HmmaDType, HopperAtomType, LdsmCount, MemOrder, MemSem, MemSize, Scope,
-    TmaDim,
+    AtomType, BulkDirection, BulkRedType, FloatAtomType, HmmaDType, HopperAtomType, LdsmCount, MemOrder, MemSem,
+    MemSize, Scope, TmaDim,
 };
 use smallvec::SmallVec;
 
@@ -130,6 +130,14 @@ impl Inst {
     fn width_from_mods(&self) -> u8 {
         if let Some(size) = self.get_mod::<MemSize>() {
             return size.registers();
+        }
+        if let Some(t) = self.get_mod::<BulkRedType>() {
+            // REDAS's data: a pair for 64-bit types.
+            return if matches!(t, BulkRedType::U64 | BulkRedType::S64 | BulkRedType::F64) {
+                2
+            } else {
+                1
+            };
         }
         if let Some(d) = self.get_mod::<HmmaDType>() {
             // HMMA's C and D: f16 pairs or f32 quads.

@@ -192,8 +192,8 @@ fn of_op(op: Op) -> ExecFn {
         // are written at issue.
         Op::WarpgroupArrive | Op::WarpgroupDepbar => flow::nop,
         Op::EndCollective => flow::end_collective,
-        // Hopper's TMA, bulk-copy, cluster-barrier and register-reconfiguration instructions
-        // are described (decoded, printed, timed) but not simulated.
+        // Hopper's TMA, bulk-copy, asynchronous-store, cluster-barrier and
+        // register-reconfiguration instructions are described (decoded, printed, timed) but not simulated.
         Op::Utmaldg
         | Op::Utmastg
         | Op::Utmaredg
@@ -205,7 +205,9 @@ fn of_op(op: Op) -> ExecFn {
         | Op::Ublkpf
         | Op::UcgabarArv
         | Op::UcgabarWait
-        | Op::Usetmaxreg => unsupported,
+        | Op::Usetmaxreg
+        | Op::Stas
+        | Op::Redas => unsupported,
     }
 }
 

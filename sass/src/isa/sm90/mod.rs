@@ -39,11 +39,13 @@
 //!   add (`uniform`); `STSM`, the matrix store (`stsm`).
 //! * New: the TMA instructions (UTMALDG, UTMASTG, UTMAREDG, UTMAPF, UTMACCTL, UTMACMDFLUSH:
 //!   [`tma`]), the bulk copies (UBLKCP, UBLKRED, UBLKPF: [`bulk`]), the cluster barrier
-//!   (UCGABAR_ARV, UCGABAR_WAIT) and USETMAXREG ([`cluster`]).
+//!   (UCGABAR_ARV, UCGABAR_WAIT) and USETMAXREG ([`cluster`]); the asynchronous stores and
+//!   reductions into a cluster's shared memory (STAS, REDAS: [`async_store`]).
 //! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: the type in bits 72..73
 //!   (`.U32`, signed, `.U16x2`, `.S16x2`), `.RELU` bit 76; its two predicate outputs (which
 //!   ptxas leaves PT) are not described.
 
+mod async_store;
 mod atomics;
 mod bulk;
 mod cluster;
@@ -104,6 +106,7 @@ pub fn apply(forms: &mut Vec<Form>) {
     forms.extend(tma::forms());
     forms.extend(bulk::forms());
     forms.extend(cluster::forms());
+    forms.extend(async_store::forms());
     syncs::arrives(forms);
     syncs::nanosleep(forms);
     uniform::apply(forms);
