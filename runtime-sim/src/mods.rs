@@ -429,6 +429,20 @@ impl Mods {
             Mod::NoResult | Mod::TryWait => {}
             // SYNCS.CCTL's operation: the simulator has no caches.
             Mod::SyncsCctlOp => {}
+            // NANOSLEEP's `.SYNCS` is a timing hint like its delay.
+            Mod::SleepSyncs => {}
+            // The modifiers of Hopper's TMA, bulk-copy and USETMAXREG instructions, which
+            // the simulator reports as unsupported.
+            Mod::TmaDim
+            | Mod::Im2col
+            | Mod::Multicast
+            | Mod::BulkDirection
+            | Mod::BulkRedOp
+            | Mod::BulkRedType
+            | Mod::Sequenced
+            | Mod::TensorMapCctl
+            | Mod::MaxRegMode
+            | Mod::CtaPool => {}
             Mod::MergeC => self.merge_c = on,
             // Memory-model and cache hints: the simulator's memory is sequentially
             // consistent and has no caches that these would change the results of.

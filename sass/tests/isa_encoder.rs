@@ -20,7 +20,7 @@ fn sample_value(index: usize, d: &OperandDesc) -> Value {
     let step = 4 * (index as u8 + 1);
     match d.kind {
         OpKind::Gpr { .. } => Value::Reg(step),
-        OpKind::Ugpr { .. } | OpKind::Gdesc { .. } => Value::UReg(step),
+        OpKind::Ugpr { .. } | OpKind::Gdesc { .. } | OpKind::UregBlock { .. } => Value::UReg(step),
         OpKind::Pred { .. } | OpKind::Upred { .. } | OpKind::UpredInverted { .. } => Value::Pred {
             idx: (index as u8 % 6) + 1,
             neg: false,

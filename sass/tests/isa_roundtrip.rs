@@ -212,19 +212,30 @@ fn sm90_every_ptxas_instruction_round_trips_and_prints_like_nvdisasm() {
 }
 
 /// The kernels that need sm_90a (`tests/hopper`: the wgmma kernels and Triton's matmul):
-/// HGMMA, WARPGROUP.ARRIVE and .DEPBAR, and the sm_90 code around them.
+/// HGMMA, WARPGROUP.ARRIVE and .DEPBAR, and the sm_90 code around them; and the probes of
+/// Hopper's cluster, bulk-copy, TMA and register-reconfiguration instructions
+/// (`tests/hopper_isa`: UTMALDG, UTMASTG, UTMAREDG, UTMAPF, UTMACCTL, UBLKCP, UBLKRED,
+/// UBLKPF, UTMACMDFLUSH, UCGABAR_ARV, UCGABAR_WAIT, USETMAXREG and the code around them).
 #[test]
-fn sm90a_every_ptxas_instruction_of_the_wgmma_kernels_round_trips_and_prints_like_nvdisasm() {
+fn sm90a_every_ptxas_instruction_of_the_hopper_kernels_and_probes_round_trips_and_prints_like_nvdisasm() {
     oracle_bin();
-    let dir = kernels_dir().join("../hopper");
-    let inputs: Vec<Input> = files_with_ext(&dir, "ptx")
-        .into_iter()
-        .map(|ptx| Input {
-            name: ptx.file_stem().unwrap().to_string_lossy().into_owned(),
-            ptx,
-            flags: Vec::new(),
-        })
-        .collect();
-    assert!(inputs.len() >= 2, "expected the sm_90a kernels in {}", dir.display());
+    let mut inputs = Vec::new();
+    for (dir, at_least) in [("../hopper", 2), ("../hopper_isa", 7)] {
+        let dir = kernels_dir().join(dir);
+        let found: Vec<Input> = files_with_ext(&dir, "ptx")
+            .into_iter()
+            .map(|ptx| Input {
+                name: ptx.file_stem().unwrap().to_string_lossy().into_owned(),
+                ptx,
+                flags: Vec::new(),
+            })
+            .collect();
+        assert!(
+            found.len() >= at_least,
+            "expected at least {at_least} sm_90a inputs in {}",
+            dir.display()
+        );
+        inputs.extend(found);
+    }
     check_inputs(Arch::Sm90a, &inputs);
 }

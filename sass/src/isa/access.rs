@@ -93,7 +93,7 @@ pub fn accesses(inst: &Inst) -> Accesses {
                 }
             }
             (OpKind::Pred { .. }, Value::Pred { idx, .. }) if idx != PT => add(Reg::P(idx), 0),
-            (OpKind::Ugpr { .. }, Value::UReg(r)) if r != URZ => {
+            (OpKind::Ugpr { .. } | OpKind::UregBlock { .. }, Value::UReg(r)) if r != URZ => {
                 for k in 0..width {
                     add(Reg::UR(r + k), k);
                 }
@@ -208,6 +208,53 @@ mod tests {
         let a = of(Arch::Sm80, 0x3e05_5027_ff0f_7435, 0x000f_e200_0000_01ff);
         assert!(a.reads.iter().all(|r| !matches!(r.reg, Reg::P(_))), "{a:?}");
         assert_eq!(a.writes.iter().map(|w| w.reg).collect::<Vec<_>>(), [Reg::R(15)]);
+    }
+
+    /// The uniform registers `a` reads, in order.
+    fn uniform_reads(a: &Accesses) -> Vec<u8> {
+        a.reads
+            .iter()
+            .filter_map(|r| match r.reg {
+                Reg::UR(u) => Some(u),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tma_loads_read_their_block_of_coordinates_and_the_tensor_map() {
+        // ptxas (sm_90a, tests/hopper_isa/tma_load.ptx): `UTMALDG.3D [UR8], [UR16]` reads the
+        // destination UR8, the mbarrier UR9, three coordinates UR10..UR12 and the tensor
+        // map's address UR16:UR17, after issue (a read scoreboard, no result).
+        let a = of(Arch::Sm90, 0x0000_0008_1000_75b4, 0x0001_e200_0801_0000);
+        assert_eq!(uniform_reads(&a), [8, 9, 10, 11, 12, 16, 17]);
+        assert!(a.reads.iter().all(|r| r.cat == LatCat::UDecoupled), "{a:?}");
+        assert!(a.writes.is_empty());
+        // `UTMALDG.3D.MULTICAST [UR8], [UR16], UR6, desc[UR4]`: the mask and the policy pair.
+        let a = of(Arch::Sm90, 0x0000_0408_1000_73b4, 0x0001_e200_0801_1806);
+        assert_eq!(uniform_reads(&a), [8, 9, 10, 11, 12, 16, 17, 6, 4, 5]);
+    }
+
+    #[test]
+    fn bulk_copies_read_pairs_for_global_addresses_only() {
+        // ptxas (sm_90a, tests/hopper_isa/bulk_copy.ptx): `UBLKCP.G.S [UR8], [UR4], UR11`
+        // reads the global destination pair, the shared source alone and the size;
+        // `UBLKCP.S.G [UR4], [UR14], UR8` the shared destination and its mbarrier, and the
+        // global source pair.
+        let a = of(Arch::Sm90, 0x0000_0008_0400_73ba, 0x000f_e200_0800_040b);
+        assert_eq!(uniform_reads(&a), [8, 9, 4, 11]);
+        let a = of(Arch::Sm90, 0x0000_0004_0e00_73ba, 0x000f_e200_0800_0208);
+        assert_eq!(uniform_reads(&a), [4, 5, 14, 15, 8]);
+    }
+
+    #[test]
+    fn usetmaxreg_try_alloc_writes_its_uniform_predicate_through_a_scoreboard() {
+        // ptxas (sm_90a, tests/hopper_isa/setmaxnreg.ptx): `USETMAXREG.TRY_ALLOC.CTAPOOL
+        // UP0, 0xe8`, then a PLOP3 that waits on SB0 for UP0.
+        let a = of(Arch::Sm90, 0x0000_00e8_0000_79c8, 0x000e_2400_0800_0600);
+        assert_eq!(a.writes.len(), 1);
+        assert_eq!(a.writes[0].reg, Reg::UP(0));
+        assert_eq!(a.writes[0].cat, LatCat::UScoreboarded);
     }
 
     #[test]

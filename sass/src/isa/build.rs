@@ -212,6 +212,7 @@ impl OperandExt for OperandDesc {
         self.kind = match self.kind {
             OpKind::Gpr { field, .. } => OpKind::Gpr { field, width },
             OpKind::Ugpr { field, .. } => OpKind::Ugpr { field, width },
+            OpKind::UregBlock { field, prefix, .. } => OpKind::UregBlock { field, prefix, width },
             k => k,
         };
         self
@@ -589,6 +590,7 @@ pub fn operand_mask(o: &OperandDesc) -> u128 {
     let kind = match o.kind {
         OpKind::Gpr { field, .. }
         | OpKind::Ugpr { field, .. }
+        | OpKind::UregBlock { field, .. }
         | OpKind::Imm { field, .. }
         | OpKind::SReg { field, .. }
         | OpKind::Barrier { field } => field.mask(),
@@ -625,7 +627,9 @@ fn set_operand_default(o: &OperandDesc, template: &mut u128) {
                 bits(n, 1).set(template, o.default >> 3);
             }
         }
-        OpKind::Gpr { field, .. } | OpKind::Ugpr { field, .. } => field.set(template, o.default),
+        OpKind::Gpr { field, .. } | OpKind::Ugpr { field, .. } | OpKind::UregBlock { field, .. } => {
+            field.set(template, o.default)
+        }
         _ => {}
     }
 }

@@ -137,7 +137,7 @@ fn decode_form(id: FormId, form: &Form, word: u128) -> Result<Inst, String> {
 fn decode_operand(d: &OperandDesc, word: u128) -> Result<Operand, String> {
     let value = match d.kind {
         OpKind::Gpr { field, .. } => Value::Reg(field.get(word) as u8),
-        OpKind::Ugpr { field, .. } => Value::UReg(field.get(word) as u8),
+        OpKind::Ugpr { field, .. } | OpKind::UregBlock { field, .. } => Value::UReg(field.get(word) as u8),
         OpKind::Pred { field, neg } | OpKind::Upred { field, neg } => Value::Pred {
             idx: field.get(word) as u8,
             neg: neg.is_some_and(|b| bits(b, 1).get(word) == 1),

@@ -346,6 +346,48 @@ pub enum Op {
     SyncsCctl,
     /// `ENDCOLLECTIVE` (sm_90): closes the region a `WARPSYNC.COLLECTIVE` opened.
     EndCollective,
+    /// `UTMALDG.<n>D [URa], [URb]` (sm_90, PTX `cp.async.bulk.tensor` global to shared): a
+    /// TMA tensor load. URa: the shared destination, URa+1 the mbarrier, URa+2.. the n
+    /// coordinates; URb:URb+1 the tensor map's address (`sm90/tma.rs`).
+    Utmaldg,
+    /// `UTMASTG.<n>D [URa], [URb]` (sm_90, PTX `cp.async.bulk.tensor` shared to global): a
+    /// TMA tensor store. URa: the shared source, URa+1.. the coordinates.
+    Utmastg,
+    /// `UTMAREDG.<n>D.<op> [URa], [URb]` (sm_90, PTX `cp.reduce.async.bulk.tensor`): a TMA
+    /// tensor reduction into global memory, operands as [`Op::Utmastg`].
+    Utmaredg,
+    /// `UTMAPF.L2.<n>D [URa], [URb]` (sm_90, PTX `cp.async.bulk.prefetch.tensor`): a TMA
+    /// prefetch into L2; URa.. the coordinates.
+    Utmapf,
+    /// `UTMACCTL.{PF|IV} [URb]` (sm_90, PTX `prefetch.tensormap`): cache control of the tensor
+    /// map at URb:URb+1.
+    Utmacctl,
+    /// `UTMACMDFLUSH` (sm_90, PTX `cp.async.bulk.commit_group`): closes the bulk-copy group;
+    /// `DEPBAR.LE SB0, n` waits for all but n groups.
+    Utmacmdflush,
+    /// `UBLKCP.<dst>.<src> [URa], [URb], URc` (sm_90, PTX `cp.async.bulk`): a bulk copy of
+    /// URc's low 16 bits times 16 bytes (`sm90/bulk.rs`).
+    Ublkcp,
+    /// `UBLKRED.<dst>.S.<op> [URa], [URb], URc` (sm_90, PTX `cp.reduce.async.bulk`): a bulk
+    /// reduction, operands as [`Op::Ublkcp`].
+    Ublkred,
+    /// `UBLKPF.L2 [URb], URc` (sm_90, PTX `cp.async.bulk.prefetch.L2`): a bulk prefetch of
+    /// global memory into L2.
+    Ublkpf,
+    /// `UCGABAR_ARV` (sm_90, PTX `barrier.cluster.arrive`): arrives at the cluster barrier.
+    UcgabarArv,
+    /// `UCGABAR_WAIT` (sm_90, PTX `barrier.cluster.wait`): waits for the cluster barrier.
+    UcgabarWait,
+    /// `USETMAXREG.{DEALLOC|TRY_ALLOC}.CTAPOOL [UPd,] n` (sm_90a, PTX `setmaxnreg`): releases
+    /// registers to, or tries to take them from, the CTA's pool, leaving the warp n per thread.
+    Usetmaxreg,
+    /// `STAS [Ra.64+URc+off], Rb` (sm_90, PTX `st.async.shared::cluster`): an asynchronous
+    /// store into a cluster's shared memory that completes transaction bytes on an mbarrier
+    /// (`sm90/async_store.rs`).
+    Stas,
+    /// `REDAS.<op> [Ra.64+URc+off], Rb` (sm_90, PTX `red.async.shared::cluster`): the
+    /// reduction counterpart of [`Op::Stas`].
+    Redas,
 }
 
 /// Which execution pipe an instruction issues to (throughput model).
@@ -474,6 +516,18 @@ pub enum OpKind {
         a: bool,
         /// `(bit, spelling)` of each flag.
         flags: &'static [(u8, &'static str)],
+    },
+    /// A block of uniform registers named by its first, printed in brackets after `prefix`:
+    /// `[UR8]` (the operand blocks of the TMA and bulk-copy instructions) or `desc[UR4]`
+    /// (their L2 cache-policy descriptor). `width` consecutive registers are read; 0: as many
+    /// as the instruction's operation and modifiers say ([`super::inst::Inst::reg_width`]).
+    UregBlock {
+        /// Where the first register is.
+        field: BitField,
+        /// The text before the bracket.
+        prefix: &'static str,
+        /// Number of consecutive registers (0: from the modifiers).
+        width: u8,
     },
     /// An immediate in `field`.
     Imm {

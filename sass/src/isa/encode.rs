@@ -141,7 +141,7 @@ fn encode_operand(
     let range_err = |value: i64| EncodeError::Range { mnemonic, index, value };
     match (desc.kind, op.value) {
         (OpKind::Gpr { field, .. }, Value::Reg(r))
-        | (OpKind::Ugpr { field, .. }, Value::UReg(r))
+        | (OpKind::Ugpr { field, .. } | OpKind::UregBlock { field, .. }, Value::UReg(r))
         | (OpKind::SReg { field, .. }, Value::SReg(r))
         | (OpKind::Barrier { field }, Value::Barrier(r)) => {
             if !field.fits_unsigned(r as u64) {
@@ -313,6 +313,7 @@ pub fn kind_name(kind: OpKind) -> &'static str {
     match kind {
         OpKind::Gpr { .. } => "register",
         OpKind::Ugpr { .. } => "uniform register",
+        OpKind::UregBlock { .. } => "uniform register block",
         OpKind::Pred { .. } => "predicate",
         OpKind::Upred { .. } | OpKind::UpredInverted { .. } => "uniform predicate",
         OpKind::Gdesc { .. } => "warpgroup matrix descriptors",

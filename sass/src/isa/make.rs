@@ -8,7 +8,10 @@ use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role, Show};
 use super::inst::{FormId, Inst, Operand, Value};
 use super::modifier::{Mod, ModSet, ModValue};
 use super::table::{NotDescribed, isa};
-use super::values::{AtomType, FloatAtomType, HmmaDType, HopperAtomType, LdsmCount, MemOrder, MemSem, MemSize, Scope};
+use super::values::{
+    AtomType, BulkDirection, BulkRedType, FloatAtomType, HmmaDType, HopperAtomType, LdsmCount, MemOrder, MemSem,
+    MemSize, Scope, TmaDim,
+};
 use smallvec::SmallVec;
 
 /// Why no form fits.
@@ -84,14 +87,17 @@ impl Inst {
         self.mod_code(id) == Some(1)
     }
 
-    /// Register width (1, 2 or 4) of the operand at `index`; width 0 in the table means
-    /// "from the modifiers" (memory data, see `width_from_mods`). An address register is a
+    /// Register width (1, 2 or 4; up to 7 for a TMA instruction's block) of the operand at
+    /// `index`; width 0 in the table means "from the modifiers" (memory data, see
+    /// `width_from_mods`; uniform blocks, see `block_width`). An address register is a
     /// pair under `.E`, or, in the uniform-address forms, when its suffix is `.64`.
     pub fn reg_width(&self, index: usize) -> u8 {
         let d = &self.desc().operands[index];
         match d.kind {
             OpKind::Gpr { width: 0, .. } | OpKind::Ugpr { width: 0, .. } => self.width_from_mods(),
             OpKind::Gpr { width, .. } | OpKind::Ugpr { width, .. } => width,
+            OpKind::UregBlock { width: 0, .. } => self.block_width(index),
+            OpKind::UregBlock { width, .. } => width,
             // In the uniform-address forms the register's own width suffix decides:
             // `[R16.U32+UR8]` reads R16 only, even under `.E`.
             OpKind::Mem { .. } if d.swizzle.is_some() => 1 + self.operands[index].swizzle.min(1),
@@ -102,11 +108,36 @@ impl Inst {
 }
 
 impl Inst {
+    /// Width of the uniform register block at `index` whose table width is 0: a TMA
+    /// instruction's `[URa]` holds the shared address (UTMALDG: and the mbarrier) before the
+    /// coordinates; a bulk copy's address is a pair (a 64-bit global address, or a shared
+    /// address and its mbarrier) unless it is a shared source.
+    fn block_width(&self, index: usize) -> u8 {
+        let dims = self.get_mod::<TmaDim>().map_or(1, TmaDim::count);
+        let direction = self.get_mod::<BulkDirection>().unwrap_or_default();
+        match (self.desc().op, index) {
+            (Op::Utmaldg, _) => 2 + dims,
+            (Op::Utmastg | Op::Utmaredg, _) => 1 + dims,
+            (Op::Utmapf, _) => dims,
+            (Op::Ublkcp | Op::Ublkred, 0) => 2,
+            (Op::Ublkcp | Op::Ublkred, _) if direction.from_shared() => 1,
+            _ => 2,
+        }
+    }
+
     /// Register width of memory data: from the access size, the atomic type (64-bit types
     /// 2), LDSM's matrix count or HMMA.1688's result type.
     fn width_from_mods(&self) -> u8 {
         if let Some(size) = self.get_mod::<MemSize>() {
             return size.registers();
+        }
+        if let Some(t) = self.get_mod::<BulkRedType>() {
+            // REDAS's data: a pair for 64-bit types.
+            return if matches!(t, BulkRedType::U64 | BulkRedType::S64 | BulkRedType::F64) {
+                2
+            } else {
+                1
+            };
         }
         if let Some(d) = self.get_mod::<HmmaDType>() {
             // HMMA's C and D: f16 pairs or f32 quads.
@@ -123,7 +154,7 @@ impl Inst {
 fn default_operand(d: &OperandDesc) -> Operand {
     let value = match d.kind {
         OpKind::Gpr { .. } => Value::Reg(d.default as u8),
-        OpKind::Ugpr { .. } | OpKind::Gdesc { .. } => Value::UReg(d.default as u8),
+        OpKind::Ugpr { .. } | OpKind::Gdesc { .. } | OpKind::UregBlock { .. } => Value::UReg(d.default as u8),
         OpKind::Pred { .. } | OpKind::Upred { .. } | OpKind::UpredInverted { .. } => Value::Pred {
             idx: (d.default & 7) as u8,
             neg: d.default >> 3 == 1,
@@ -158,7 +189,10 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
     matches!(
         (kind, value),
         (OpKind::Gpr { .. }, Value::Reg(_))
-            | (OpKind::Ugpr { .. } | OpKind::Gdesc { .. }, Value::UReg(_))
+            | (
+                OpKind::Ugpr { .. } | OpKind::Gdesc { .. } | OpKind::UregBlock { .. },
+                Value::UReg(_)
+            )
             | (
                 OpKind::Pred { .. } | OpKind::Upred { .. } | OpKind::UpredInverted { .. },
                 Value::Pred { .. }

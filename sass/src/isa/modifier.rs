@@ -246,6 +246,31 @@ pub enum Mod {
     /// WARPSYNC's `.COLLECTIVE` (sm_90, a flag): the lanes of the mask run the region up to
     /// ENDCOLLECTIVE as their own group.
     Collective,
+    /// NANOSLEEP's `.SYNCS` (sm_90, a flag): ptxas's back-off in an mbarrier wait loop.
+    SleepSyncs,
+    // Bulk copies, TMA and register reconfiguration (sm_90).
+    /// The tensor's dimension count ([`TmaDim`]).
+    TmaDim,
+    /// `.IM2COL` (a flag): the TMA instruction's im2col mode.
+    Im2col,
+    /// `.MULTICAST` (a flag): a load into the shared memory of several CTAs of the cluster,
+    /// the CTA mask in the high half of the extra uniform register.
+    Multicast,
+    /// A bulk copy's memories ([`BulkDirection`]).
+    BulkDirection,
+    /// A bulk or TMA reduction ([`BulkRedOp`]).
+    BulkRedOp,
+    /// A bulk reduction's element type ([`BulkRedType`]).
+    BulkRedType,
+    /// UBLKCP's `.SEQUENCED` (a flag; ptxas emits none).
+    Sequenced,
+    /// UTMACCTL's operation ([`TensorMapCctl`]).
+    TensorMapCctl,
+    /// USETMAXREG's operation ([`MaxRegMode`]).
+    MaxRegMode,
+    /// USETMAXREG's `.CTAPOOL` (a flag that is always set: the registers go to or come from
+    /// the CTA's pool).
+    CtaPool,
 }
 
 /// A modifier's value type: an enum whose variants are the codes the modifier's field holds.
@@ -374,6 +399,13 @@ impl Mod {
             Mod::SyncsCctlOp => values::<SyncsCctlOp>(self),
             Mod::MinMaxType => values::<MinMaxType>(self),
             Mod::ArrivesCount => values::<ArrivesCount>(self),
+            Mod::SleepSyncs | Mod::Im2col | Mod::Multicast | Mod::Sequenced | Mod::CtaPool => Flag,
+            Mod::TmaDim => values::<TmaDim>(self),
+            Mod::BulkDirection => values::<BulkDirection>(self),
+            Mod::BulkRedOp => values::<BulkRedOp>(self),
+            Mod::BulkRedType => values::<BulkRedType>(self),
+            Mod::TensorMapCctl => values::<TensorMapCctl>(self),
+            Mod::MaxRegMode => values::<MaxRegMode>(self),
         }
     }
 }

@@ -128,6 +128,7 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
         Value::Reg(r) => reg_name(r),
         Value::UReg(r) => match d.kind {
             OpKind::Gdesc { flags, .. } => gdesc_text(r, flags, op.swizzle),
+            OpKind::UregBlock { prefix, .. } => format!("{prefix}[{}]", ureg_name(r)),
             _ => ureg_name(r),
         },
         Value::Pred { idx, neg } => {
@@ -152,7 +153,7 @@ fn operand_text(form: &Form, inst: &Inst, d: &OperandDesc, op: &Operand, addr: u
                 offset,
                 scale,
                 suffix,
-                inst.flag(Mod::Desc) || hides_urz(inst.desc().op, uniform),
+                inst.flag(Mod::Desc) || hides_urz(inst.desc().op, uniform, suffix),
             );
             let desc = inst.flag(Mod::PolicyDesc) || form.desc_printed && inst.flag(Mod::Desc);
             match uniform.filter(|_| desc) {
@@ -262,9 +263,14 @@ fn cbank_text(bank: u8, offset: i32, reg: Option<u8>, spaced: bool) -> String {
 
 /// Whether nvdisasm leaves out the uniform register URZ of `op`'s address: LDGSTS's global
 /// address without a descriptor prints `[R2.64]` (nvdisasm 13.5, `-b SM80`), where LDG's
-/// prints `[R2.64+URZ]`.
-fn hides_urz(op: Op, uniform: Option<u8>) -> bool {
-    op == Op::Ldgsts && uniform.is_none_or(|u| u == URZ)
+/// prints `[R2.64+URZ]`; STAS's and REDAS's print `[R8.64]` but `[R8.U32+URZ]` (`-b SM90`).
+fn hides_urz(op: Op, uniform: Option<u8>, suffix: &str) -> bool {
+    let urz = uniform.is_none_or(|u| u == URZ);
+    match op {
+        Op::Ldgsts => urz,
+        Op::Stas | Op::Redas => urz && suffix == ".64",
+        _ => false,
+    }
 }
 
 /// `[Ra+URb+offset]`; a uniform register that is a memory descriptor or hidden (`hide_ur`)

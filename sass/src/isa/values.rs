@@ -62,6 +62,9 @@ macro_rules! values {
     };
 }
 
+mod bulk;
+pub use bulk::*;
+
 values! {
     /// SHF's operand width and signedness.
     ShfType for ShfType, absent U32 {

@@ -192,6 +192,22 @@ fn of_op(op: Op) -> ExecFn {
         // are written at issue.
         Op::WarpgroupArrive | Op::WarpgroupDepbar => flow::nop,
         Op::EndCollective => flow::end_collective,
+        // Hopper's TMA, bulk-copy, asynchronous-store, cluster-barrier and
+        // register-reconfiguration instructions are described (decoded, printed, timed) but not simulated.
+        Op::Utmaldg
+        | Op::Utmastg
+        | Op::Utmaredg
+        | Op::Utmapf
+        | Op::Utmacctl
+        | Op::Utmacmdflush
+        | Op::Ublkcp
+        | Op::Ublkred
+        | Op::Ublkpf
+        | Op::UcgabarArv
+        | Op::UcgabarWait
+        | Op::Usetmaxreg
+        | Op::Stas
+        | Op::Redas => unsupported,
     }
 }
 

@@ -15,7 +15,9 @@
 //! * New: `VIADD Rd, Ra, B` (0x?36), a 32-bit add (`.16x2`, bit 73, not described).
 //! * `WARPSYNC.ALL` (0x948) has no mask (bits 32..63 print nothing); the register form
 //!   (0x348) takes its mask from Ra (bits 24..31) instead of Rb.
-//! * Special registers 0x41, 0x86..0x89 and 0x8b get names (`SR_CgaCtaId`, ...).
+//! * Special registers 0x41, 0x86..0x89 and 0x8b get names (`SR_CgaCtaId`, ...), and 0x18
+//!   is `SR_SW_SCRATCH` (Turing's `SR_MACHINE_ID_0`; `S2R` of every number under
+//!   `nvdisasm -b SM90`).
 //! * WARPSYNC's `.EXCLUSIVE` moves from bit 86 to bit 85; bit 86 is `.COLLECTIVE`, with a
 //!   target, closed by `ENDCOLLECTIVE` ([`collective`]).
 //! * New: `LEPC Rd, target` (0x94e): the address of a code label (a byte offset in bits
@@ -35,17 +37,25 @@
 //! * New: the warpgroup tensor-core instructions of sm_90a (HGMMA, WARPGROUP.ARRIVE,
 //!   WARPGROUP.DEPBAR) and `FENCE.VIEW.ASYNC.S` ([`gmma`]); `UIADD3.64`, the 64-bit uniform
 //!   add (`uniform`); `STSM`, the matrix store (`stsm`).
+//! * New: the TMA instructions (UTMALDG, UTMASTG, UTMAREDG, UTMAPF, UTMACCTL, UTMACMDFLUSH:
+//!   [`tma`]), the bulk copies (UBLKCP, UBLKRED, UBLKPF: [`bulk`]), the cluster barrier
+//!   (UCGABAR_ARV, UCGABAR_WAIT) and USETMAXREG ([`cluster`]); the asynchronous stores and
+//!   reductions into a cluster's shared memory (STAS, REDAS: [`async_store`]).
 //! * New: `VIMNMX Rd, Ra, B, Ps` (0x?48), IMNMX's successor: the type in bits 72..73
 //!   (`.U32`, signed, `.U16x2`, `.S16x2`), `.RELU` bit 76; its two predicate outputs (which
 //!   ptxas leaves PT) are not described.
 
+mod async_store;
 mod atomics;
+mod bulk;
+mod cluster;
 mod collective;
 mod dropped;
 mod elect;
 pub mod gmma;
 mod stsm;
 mod syncs;
+mod tma;
 mod uniform;
 
 use super::sm80::changed;
@@ -93,7 +103,12 @@ pub fn apply(forms: &mut Vec<Form>) {
     forms.extend(elect::forms());
     forms.extend(syncs::forms());
     forms.extend(collective::forms());
+    forms.extend(tma::forms());
+    forms.extend(bulk::forms());
+    forms.extend(cluster::forms());
+    forms.extend(async_store::forms());
     syncs::arrives(forms);
+    syncs::nanosleep(forms);
     uniform::apply(forms);
     atomics::apply(forms);
     // HFMA2.MMA gains `.BF16_V2` (bit 85, printed first): ptxas's bf16 `fma` on sm_90. Not
@@ -260,6 +275,7 @@ fn viadd() -> Vec<Form> {
 /// Hopper's special-register names beyond Turing's.
 pub static HOPPER_SREGS: SRegNames = SRegNames {
     own: &[
+        (0x18, "SR_SW_SCRATCH"),
         (0x41, "SR_CGAERRORSTATUS"),
         (0x86, "SR_WARPGROUP_INFO"),
         (0x87, "SR_WARPGROUPID"),

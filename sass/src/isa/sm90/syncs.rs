@@ -47,6 +47,17 @@ pub fn arrives(forms: &mut Vec<Form>) {
     );
 }
 
+/// NANOSLEEP gains `.SYNCS` (bit 84, printed last): ptxas's back-off between the two
+/// PHASECHKs of an `mbarrier.try_wait` with a time limit (`tests/hopper_isa/mbarrier_tx.ptx`).
+pub fn nanosleep(forms: &mut Vec<Form>) {
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| f.op == Op::Nanosleep,
+        |_, b| b.mods([flag!(Mod::SleepSyncs, 84, ".SYNCS")]),
+    );
+}
+
 /// A SYNCS form: sm_90, bit 91 set, timed as ATOMS (decoupled, registers read after issue).
 fn syncs(mnemonic: &'static str, op: Op, opcode: u16) -> FormBuilder {
     form(mnemonic, op, opcode)
