@@ -134,6 +134,18 @@ pub enum ParamSpec {
         /// Byte offset.
         offset: u64,
     },
+    /// A tensor map (`CUtensorMap`, 128 bytes, for TMA) of a buffer, in the simulator's
+    /// format (`runtime-sim/src/tensor_map.rs`): `{ tensormap = { buffer = "a", dtype =
+    /// "f16", dims = [K, M], box = [64, 64], strides = [...], element_strides = [...],
+    /// swizzle = "128B", fill = "nan", offset = 0 } }`.
+    TensorMap {
+        /// Buffer name.
+        buffer: String,
+        /// Byte offset of element 0 in the buffer.
+        offset: u64,
+        /// The map, its address 0 (the buffer's is added at launch).
+        map: ptxc_sim::tensor_map::TensorMap,
+    },
 }
 
 impl ParamSpec {
@@ -142,6 +154,7 @@ impl ParamSpec {
         match self {
             ParamSpec::Scalar { bytes, .. } => bytes.len(),
             ParamSpec::Ptr { .. } => 8,
+            ParamSpec::TensorMap { .. } => ptxc_sim::tensor_map::SIZE,
         }
     }
 
@@ -150,6 +163,7 @@ impl ParamSpec {
         match self {
             ParamSpec::Scalar { kind, .. } => kind.name(),
             ParamSpec::Ptr { .. } => "ptr",
+            ParamSpec::TensorMap { .. } => "tensormap",
         }
     }
 }
@@ -442,6 +456,12 @@ fn params(root: &toml::Table, buffers: &BTreeMap<String, BufferInit>) -> Result<
             let t = p
                 .as_table()
                 .ok_or_else(|| format!("`{at}` must be an inline table like {{ f32 = 2.0 }}"))?;
+            if let Some(m) = t.get("tensormap") {
+                if let Some(k) = t.keys().find(|k| *k != "tensormap") {
+                    return Err(format!("`{at}`: unknown key `{k}` beside `tensormap`"));
+                }
+                return tensor_map(&format!("{at}.tensormap"), m, buffers);
+            }
             if let Some(b) = t.get("ptr") {
                 let buffer = b
                     .as_str()
@@ -474,6 +494,106 @@ fn params(root: &toml::Table, buffers: &BTreeMap<String, BufferInit>) -> Result<
             Ok(ParamSpec::Scalar { kind, bytes })
         })
         .collect()
+}
+
+/// A list of non-negative integers (at most `max` each).
+fn int_list(at: &str, v: Option<&toml::Value>, max: u64) -> Result<Option<Vec<u64>>, String> {
+    let Some(v) = v else { return Ok(None) };
+    let a = v
+        .as_array()
+        .ok_or_else(|| format!("`{at}` must be an array of integers"))?;
+    a.iter()
+        .map(|x| {
+            x.as_integer()
+                .filter(|&n| n >= 0 && n as u64 <= max)
+                .map(|n| n as u64)
+                .ok_or_else(|| format!("`{at}` must hold integers in 0..={max}"))
+        })
+        .collect::<Result<Vec<u64>, String>>()
+        .map(Some)
+}
+
+/// A `tensormap` parameter: the buffer, its type and shape, the box, and the optional
+/// strides (bytes, dimensions 1..; packed by default), element strides (1), swizzle
+/// (`none`) and out-of-bounds fill (`zero` or `nan`).
+fn tensor_map(at: &str, v: &toml::Value, buffers: &BTreeMap<String, BufferInit>) -> Result<ParamSpec, String> {
+    use ptxc_sim::tensor_map::{TensorMap, TmaSwizzle, TmaType};
+    let t = v.as_table().ok_or_else(|| {
+        format!("`{at}` must be an inline table {{ buffer = ..., dtype = ..., dims = [...], box = [...] }}")
+    })?;
+    const KEYS: &[&str] = &[
+        "buffer",
+        "offset",
+        "dtype",
+        "dims",
+        "strides",
+        "box",
+        "element_strides",
+        "swizzle",
+        "fill",
+    ];
+    if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!("`{at}`: unknown key `{k}` (known: {})", KEYS.join(", ")));
+    }
+    let text = |key: &str| {
+        t.get(key)
+            .map(|v| v.as_str().ok_or_else(|| format!("`{at}.{key}` must be a string")))
+            .transpose()
+    };
+    let buffer = text("buffer")?
+        .ok_or_else(|| format!("`{at}` needs `buffer`"))?
+        .to_string();
+    if !buffers.contains_key(&buffer) {
+        return Err(format!(
+            "`{at}`: no buffer named `{buffer}` (add a [buffers.{buffer}] section)"
+        ));
+    }
+    let dtype_name = text("dtype")?.ok_or_else(|| format!("`{at}` needs `dtype`"))?;
+    let dtype = TmaType::named(dtype_name).ok_or_else(|| {
+        format!("`{at}.dtype`: `{dtype_name}` is not one of u8, u16, u32, i32, u64, i64, f16, bf16, f32, tf32, f64")
+    })?;
+    let dims = int_list(&format!("{at}.dims"), t.get("dims"), u64::from(u32::MAX))?
+        .ok_or_else(|| format!("`{at}` needs `dims`"))?;
+    let boxes = int_list(&format!("{at}.box"), t.get("box"), 256)?.ok_or_else(|| format!("`{at}` needs `box`"))?;
+    let mut packed = Vec::new();
+    let mut bytes = dtype.bytes() as u64;
+    for &d in dims.iter().take(dims.len().saturating_sub(1)) {
+        bytes = bytes.saturating_mul(d);
+        packed.push(bytes);
+    }
+    let strides = int_list(&format!("{at}.strides"), t.get("strides"), u64::MAX >> 1)?.unwrap_or(packed);
+    let element_strides =
+        int_list(&format!("{at}.element_strides"), t.get("element_strides"), 8)?.unwrap_or(vec![1; dims.len()]);
+    let swizzle = match text("swizzle")? {
+        None => TmaSwizzle::None,
+        Some(s) => {
+            TmaSwizzle::named(s).ok_or_else(|| format!("`{at}.swizzle`: `{s}` is not none, 32B, 64B or 128B"))?
+        }
+    };
+    let nan_fill = match text("fill")? {
+        None | Some("zero") => false,
+        Some("nan") => true,
+        Some(f) => return Err(format!("`{at}.fill`: `{f}` is not zero or nan")),
+    };
+    let offset = match t.get("offset") {
+        None => 0,
+        Some(o) => o
+            .as_integer()
+            .filter(|&n| n >= 0)
+            .ok_or_else(|| format!("`{at}.offset` must be a non-negative integer"))? as u64,
+    };
+    let map = TensorMap {
+        address: 0,
+        dtype,
+        dims: dims.iter().map(|&d| d as u32).collect(),
+        strides,
+        boxes: boxes.iter().map(|&b| b as u32).collect(),
+        element_strides: element_strides.iter().map(|&e| e as u32).collect(),
+        swizzle,
+        nan_fill,
+    };
+    map.check().map_err(|e| format!("`{at}`: {e}"))?;
+    Ok(ParamSpec::TensorMap { buffer, offset, map })
 }
 
 #[cfg(test)]

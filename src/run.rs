@@ -257,6 +257,12 @@ fn prepare(dev: &mut Device, spec: &LaunchSpec, params: &[(u32, u32)], param_siz
         let bytes = match p {
             ParamSpec::Scalar { bytes, .. } => bytes.clone(),
             ParamSpec::Ptr { buffer, offset } => (addrs[buffer] + offset).to_le_bytes().to_vec(),
+            ParamSpec::TensorMap { buffer, offset, map } => {
+                let mut map = map.clone();
+                map.address = addrs[buffer] + offset;
+                map.check().map_err(|e| format!("params[{i}]: {e}"))?;
+                map.encode().to_vec()
+            }
         };
         block[offset as usize..offset as usize + bytes.len()].copy_from_slice(&bytes);
     }

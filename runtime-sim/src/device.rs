@@ -202,6 +202,17 @@ impl Device {
             )));
         }
         let mut banks = vec![exec::bank0(k, dims, params, self.config.sms, module.const_base)];
+        // Hopper reads the parameters through a generic address too (`cvta.param`, tensor
+        // maps): a copy of them in global memory for the launch.
+        let param_copy = match k.arch.param_window() {
+            Some(at) => {
+                let addr = self.memory.alloc(params.len());
+                self.memory.copy_in(addr, params)?;
+                banks[0][at as usize..at as usize + 8].copy_from_slice(&addr.to_le_bytes());
+                Some(addr)
+            }
+            None => None,
+        };
         banks.resize(5, Vec::new());
         banks[2] = k.const_bank2.clone();
         banks[3] = module.const_bank3.clone();
@@ -213,6 +224,9 @@ impl Device {
             Engine::Functional => exec::run(k, &consts, &mut self.memory, dims, &self.config, &mut stats),
             Engine::Timed => crate::timed::run(k, &consts, &mut self.memory, dims, &self.config, trace, &mut stats),
         };
+        if let Some(addr) = param_copy {
+            self.memory.free(addr);
+        }
         match result {
             Ok(()) => Ok(stats),
             // A fault after a hazard is usually its consequence: say so.

@@ -15,6 +15,7 @@ pub mod memory;
 pub mod mods;
 pub mod module;
 pub mod stats;
+pub mod tensor_map;
 pub mod timed;
 
 pub use config::Config;

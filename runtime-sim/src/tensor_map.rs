@@ -194,10 +194,10 @@ impl TensorMap {
         if self.boxes.len() != rank || self.element_strides.len() != rank || self.strides.len() + 1 != rank {
             return Err("box, element strides and global strides must match the rank".into());
         }
-        if self.address % 16 != 0 {
+        if !self.address.is_multiple_of(16) {
             return Err(format!("the global address {:#x} is not 16-byte aligned", self.address));
         }
-        if let Some(s) = self.strides.iter().find(|&&s| s % 16 != 0 || s == 0) {
+        if let Some(s) = self.strides.iter().find(|&&s| !s.is_multiple_of(16) || s == 0) {
             return Err(format!("global stride {s} is not a positive multiple of 16 bytes"));
         }
         if self.dims.contains(&0) {
@@ -210,8 +210,10 @@ impl TensorMap {
             return Err(format!("element stride {e} is outside 1..=8"));
         }
         let inner = self.row_elements(0) as usize * self.dtype.bytes();
-        if inner % 16 != 0 {
-            return Err(format!("the box's inner dimension is {inner} bytes, not a multiple of 16"));
+        if !inner.is_multiple_of(16) {
+            return Err(format!(
+                "the box's inner dimension is {inner} bytes, not a multiple of 16"
+            ));
         }
         if self.swizzle != TmaSwizzle::None && inner > self.swizzle.span() {
             return Err(format!(
@@ -232,7 +234,10 @@ impl TensorMap {
 
     /// Bytes of one box in shared memory.
     pub fn box_bytes(&self) -> usize {
-        (0..self.dims.len()).map(|d| self.row_elements(d) as usize).product::<usize>() * self.dtype.bytes()
+        (0..self.dims.len())
+            .map(|d| self.row_elements(d) as usize)
+            .product::<usize>()
+            * self.dtype.bytes()
     }
 
     /// The box at `coords` (one per dimension, signed), element by element in shared-memory
@@ -245,8 +250,8 @@ impl TensorMap {
         let mut index = vec![0u32; rank];
         for n in 0..counts.iter().product::<u32>() {
             let mut global = Some(self.address);
-            for d in 0..rank {
-                let c = i64::from(coords.get(d).copied().unwrap_or(0)) + i64::from(index[d] * self.element_strides[d]);
+            for (d, &i) in index.iter().enumerate() {
+                let c = i64::from(coords.get(d).copied().unwrap_or(0)) + i64::from(i * self.element_strides[d]);
                 let stride = if d == 0 { u64::from(size) } else { self.strides[d - 1] };
                 global = match global {
                     Some(g) if (0..i64::from(self.dims[d])).contains(&c) => Some(g + c as u64 * stride),
@@ -308,7 +313,9 @@ impl TensorMap {
     /// A map from its 128 bytes, which must be in the simulator's format and valid.
     pub fn decode(b: &[u8]) -> Result<TensorMap, String> {
         if b.len() < SIZE || &b[120..128] != TAG {
-            return Err("not a tensor map of the simulator's format (give tensor maps in the launch specification)".into());
+            return Err(
+                "not a tensor map of the simulator's format (give tensor maps in the launch specification)".into(),
+            );
         }
         let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes"));
         let rank = b[85] as usize;
@@ -370,7 +377,13 @@ mod tests {
         // Columns 8..11 of rows 2..3: columns 10 and 11 and row 3 are outside.
         let e = m.box_elements(&[8, 2]);
         assert_eq!(e.len(), 8);
-        assert_eq!(e[0], BoxElement { global: Some(0x1000 + 2 * 48 + 8 * 4), offset: 0 });
+        assert_eq!(
+            e[0],
+            BoxElement {
+                global: Some(0x1000 + 2 * 48 + 8 * 4),
+                offset: 0
+            }
+        );
         assert_eq!(e[1].global, Some(0x1000 + 2 * 48 + 9 * 4));
         assert_eq!((e[2].global, e[3].global), (None, None));
         assert!(e[4..].iter().all(|x| x.global.is_none()));

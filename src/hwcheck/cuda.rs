@@ -334,6 +334,11 @@ impl CudaGpu {
             for (i, p) in spec.params.iter().enumerate() {
                 values.push(match p {
                     ParamSpec::Scalar { bytes, .. } => bytes.clone(),
+                    ParamSpec::TensorMap { .. } => {
+                        return Err(format!(
+                            "params[{i}]: tensor maps are simulator-only (the hardware check does not encode them with the driver yet)"
+                        ));
+                    }
                     ParamSpec::Ptr { buffer, offset } => {
                         let base = addrs
                             .get(buffer)

@@ -132,6 +132,11 @@ pub struct Ctx<'a, 'm> {
     pub now: i64,
     /// When the warp's LDGSTS issued so far have landed (at or before `now`: all have).
     pub copies_landed: i64,
+    /// The device's memory latencies (when bulk copies land).
+    pub memory: &'a crate::config::MemoryTiming,
+    /// The timed engine runs the instruction (asynchronous copies land later); the
+    /// functional engine completes them at issue.
+    pub timed: bool,
 }
 
 /// An arrival on a shared-memory `mbarrier` that is made at a later cycle.
@@ -143,6 +148,9 @@ pub struct PendingArrival {
     pub addr: u32,
     /// The barrier has Hopper's layout (`syncs::HopperBarrier`), not Ampere's.
     pub hopper: bool,
+    /// Transaction bytes the landing completes (a bulk copy or TMA) instead of an arrival
+    /// (0: one arrival).
+    pub tx: u32,
 }
 
 impl Ctx<'_, '_> {

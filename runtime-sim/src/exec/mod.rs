@@ -67,8 +67,28 @@ pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32, const_
     put(window, const_base as u32);
     put(window + 4, (const_base >> 32) as u32);
     put(NSMID_OFFSET, sms);
+    if kernel.arch.sm() >= 90 {
+        cluster_words(&mut put, dims);
+    }
     b[base..base + params.len()].copy_from_slice(params);
     b
+}
+
+/// Hopper's cluster words in constant bank 0, where ptxas 13.5 reads the cluster special
+/// registers (its sm_90 SASS for `%cluster_nctaid`, `%nclusterid`, `%clusterid`,
+/// `%cluster_nctarank`, `%is_explicit_cluster`): `c[0x140]` is 1 for a launch with an
+/// explicit cluster shape, `c[0x144..0x150]` the cluster's CTAs per dimension,
+/// `c[0x150..0x15c]` their reciprocals as floats (ptxas divides `%ctaid.y` and `.z` by
+/// multiplying), `c[0x15c..0x168]` the clusters per dimension, `c[0x188]` the CTAs per
+/// cluster. The simulator launches every CTA as a cluster of its own.
+fn cluster_words(put: &mut impl FnMut(usize, u32), dims: &LaunchDims) {
+    put(0x140, 0);
+    for i in 0..3 {
+        put(0x144 + 4 * i, 1);
+        put(0x150 + 4 * i, 1.0f32.to_bits());
+        put(0x15c + 4 * i, dims.grid[i]);
+    }
+    put(0x188, 1);
 }
 
 /// Checks the launch dimensions against the hardware limits.
@@ -314,6 +334,8 @@ impl CtaRun {
                     // The functional engine makes an asynchronous arrival at once, as its
                     // copies land at issue.
                     copies_landed: i64::MIN,
+                    memory: &config.memory,
+                    timed: false,
                 };
                 step::execute(&mut ctx, w, d, group, &hazards)?;
                 progress = true;

@@ -435,6 +435,8 @@ impl<'a> SmRun<'a> {
             stats: &mut self.stats,
             now: t,
             copies_landed: s.timer.copies_landed(),
+            memory: &self.config.memory,
+            timed: true,
         };
         step::execute(&mut ctx, &mut s.warp, d, group, &hazards)?;
         let operands = s.reuse.read(d);

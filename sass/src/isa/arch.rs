@@ -81,6 +81,13 @@ impl Arch {
         if self.sm() >= 90 { 0xd0 } else { 0x50 }
     }
 
+    /// Byte offset in constant bank 0 of the 64-bit generic address of the kernel's
+    /// parameters (`cvta.param`; a tensor map passed by value is read through it): ptxas 13.5
+    /// reads `c[0x0][0x198]` on Hopper (its sm_90a TMA code adds the parameter's offset).
+    pub fn param_window(self) -> Option<u32> {
+        (self.sm() >= 90).then_some(0x198)
+    }
+
     /// Bytes of shared memory reserved for the system at the start of a kernel's shared
     /// window, before its variables: on Hopper ptxas 13.5 places the first variable at 0x400
     /// and counts the reserved KiB in `.nv.shared.<kernel>` (none before).

@@ -78,6 +78,7 @@ pub fn arrives(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) 
             at: ctx.copies_landed,
             addr: addrs[l] as u32,
             hopper: d.m.arrives_count.is_some(),
+            tx: 0,
         };
         if arrival.at <= ctx.now {
             arrive(ctx.cta, arrival);
@@ -110,12 +111,14 @@ pub fn apply_arrivals(cta: &mut CtaShared, t: i64) -> bool {
 }
 
 /// One arrival on the barrier at shared offset `addr` (checked in bounds at issue), in
-/// Ampere's or Hopper's layout.
+/// Ampere's or Hopper's layout, or the transaction bytes of a landed bulk copy.
 fn arrive(cta: &mut CtaShared, arrival: PendingArrival) {
     let at = arrival.addr as usize;
     if let Some(bytes) = cta.shared.get_mut(at..at + 8) {
         let old = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
-        let new = if arrival.hopper {
+        let new = if arrival.tx > 0 {
+            HopperBarrier(old).add_tx(-i64::from(arrival.tx)).0
+        } else if arrival.hopper {
             HopperBarrier(old).arrive(1, false).0
         } else {
             mbarrier_arrive(old)

@@ -5,6 +5,7 @@
 mod async_copy;
 mod atomic;
 mod bits;
+mod bulk;
 mod conv;
 mod fchk;
 mod float;
@@ -192,22 +193,18 @@ fn of_op(op: Op) -> ExecFn {
         // are written at issue.
         Op::WarpgroupArrive | Op::WarpgroupDepbar => flow::nop,
         Op::EndCollective => flow::end_collective,
-        // Hopper's TMA, bulk-copy, asynchronous-store, cluster-barrier and
-        // register-reconfiguration instructions are described (decoded, printed, timed) but not simulated.
-        Op::Utmaldg
-        | Op::Utmastg
-        | Op::Utmaredg
-        | Op::Utmapf
-        | Op::Utmacctl
-        | Op::Utmacmdflush
-        | Op::Ublkcp
-        | Op::Ublkred
-        | Op::Ublkpf
-        | Op::UcgabarArv
-        | Op::UcgabarWait
-        | Op::Usetmaxreg
-        | Op::Stas
-        | Op::Redas => unsupported,
+        Op::Ublkcp => bulk::ublkcp,
+        Op::Utmaldg => bulk::utmaldg,
+        Op::Utmastg => bulk::utmastg,
+        Op::Usetmaxreg => bulk::usetmaxreg,
+        // Prefetches and tensor-map cache control change no result; the bulk group's flush is
+        // timing (its copies out of shared memory are done at issue). A cluster barrier with
+        // one CTA per cluster (the simulator launches no larger clusters) waits for nobody.
+        Op::Utmapf | Op::Utmacctl | Op::Ublkpf | Op::Utmacmdflush | Op::UcgabarArv | Op::UcgabarWait => flow::nop,
+        // Reductions into global or shared memory through TMA or bulk copies, and the
+        // asynchronous stores into other CTAs' shared memory, are described (decoded, printed,
+        // timed) but not simulated.
+        Op::Utmaredg | Op::Ublkred | Op::Stas | Op::Redas => unsupported,
     }
 }
 
