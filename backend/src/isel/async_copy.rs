@@ -37,6 +37,9 @@ impl Isel<'_> {
             Opcode::CpAsync => self.ldgsts(&args, imm),
             Opcode::CpAsyncCommit => self.emit_sass(Op::Ldgdepbar, &[], &[], &[], None),
             Opcode::CpAsyncArrive => self.arrives(args[0], imm),
+            Opcode::BulkCopy => self.ublkcp(&args, imm),
+            Opcode::BulkCommit => self.utmacmdflush(),
+            Opcode::BulkWait => self.bulk_wait(imm),
             Opcode::CpAsyncWait => {
                 let srcs = [
                     (Role::A, Arg::imm(u32::from(crate::sched::COPY_SB))),

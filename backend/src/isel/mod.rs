@@ -11,6 +11,7 @@ mod atomic;
 mod barrier;
 mod bits;
 mod bits64;
+mod bulk_copy;
 mod call;
 mod cfg;
 mod convert;

@@ -49,7 +49,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     let has_copies = blocks
         .iter()
         .flat_map(|b| &b.insts)
-        .any(|e| e.inst.desc().op == Op::Ldgdepbar);
+        .any(|e| matches!(e.inst.desc().op, Op::Ldgdepbar | Op::Utmacmdflush));
     let reserved = if has_copies { 1 << COPY_SB } else { 0 };
     let writes = writes_per_block(&accs);
     // A register is overwritten "later" if another block writes it (conservative across the CFG).
@@ -278,6 +278,11 @@ fn schedule_block(
         state.record_reads(&acc.reads, t);
         if op == Op::Ldgdepbar {
             inst.ctrl.write_sb = COPY_SB;
+            state.mark_sb(COPY_SB, t);
+        } else if op == Op::Utmacmdflush {
+            // The bulk group's flush: a read scoreboard, as ptxas 13.5 sets it, which
+            // `DEPBAR.LE SB0, n` waits for.
+            inst.ctrl.read_sb = COPY_SB;
             state.mark_sb(COPY_SB, t);
         } else if needs_write_scoreboard(inst) && !acc.writes.is_empty() {
             let sb = state.alloc_sb(t, reserved);

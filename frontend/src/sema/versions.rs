@@ -143,6 +143,7 @@ const SINCE: &[Since] = &[
         (7, 0),
         "`mma.m8n8k4` with f64",
     ),
+    since(On::Only(&["cp"]), When::Written(&["bulk"]), (8, 0), "`cp.async.bulk`"),
     since(
         On::Only(&["mbarrier"]),
         When::Written(&["expect_tx", "complete_tx"]),

@@ -275,6 +275,10 @@ impl Machine<'_, '_> {
                 self.cp_async(t, *imm, args)?;
                 smallvec::SmallVec::new()
             }
+            (Opcode::BulkCopy, Aux::Imm(flags)) => {
+                self.bulk_copy(t, *flags, args)?;
+                smallvec::SmallVec::new()
+            }
             // Copies land at once: the arrival is made at once.
             (Opcode::CpAsyncArrive, aux) => {
                 let hopper = matches!(aux, Aux::Imm(f) if f & crate::lower::CP_ASYNC_ARRIVE_HOPPER != 0);
@@ -299,6 +303,8 @@ impl Machine<'_, '_> {
                 | Opcode::Nanosleep
                 | Opcode::CpAsyncCommit
                 | Opcode::CpAsyncWait
+                | Opcode::BulkCommit
+                | Opcode::BulkWait
                 | Opcode::PrefetchL1
                 | Opcode::PrefetchL2
                 | Opcode::PrefetchL2Last,
@@ -323,6 +329,37 @@ impl Machine<'_, '_> {
             self.access(t, Space::Global, from, &mut buf[..valid as usize], false)?;
         }
         self.access(t, Space::Shared, to, &mut buf, true)
+    }
+
+    /// `bulk_copy`: the bytes move at once; a copy into shared memory completes them on its
+    /// mbarrier (the simulator's transaction-count model).
+    fn bulk_copy(&mut self, t: &mut Thread, flags: u64, args: &[u64]) -> Result<(), Fault> {
+        let bytes = (args[2] & 0xffff_ffff) * 16;
+        let to_shared = flags & crate::lower::BULK_TO_SHARED != 0;
+        let (to, from) = if to_shared {
+            (args[0] & 0xffff_ffff, args[1])
+        } else {
+            (args[0], args[1] & 0xffff_ffff)
+        };
+        check_align(to, 16)?;
+        check_align(from, 16)?;
+        let (dst, src) = if to_shared {
+            (Space::Shared, Space::Global)
+        } else {
+            (Space::Global, Space::Shared)
+        };
+        let mut buf = vec![0u8; bytes as usize];
+        self.access(t, src, from, &mut buf, false)?;
+        self.access(t, dst, to, &mut buf, true)?;
+        if to_shared {
+            let complete = crate::ir::AtomInfo {
+                op: AtomOp::HopperCompleteTx,
+                space: Space::Shared,
+                offset: 0,
+            };
+            self.atomic(t, Type::I64, &complete, &[args[3] & 0xffff_ffff, bytes])?;
+        }
+        Ok(())
     }
 
     fn atomic(&mut self, t: &mut Thread, ty: Type, a: &crate::ir::AtomInfo, args: &[u64]) -> Result<u64, Fault> {

@@ -375,6 +375,18 @@ opcodes! {
     /// [`CP_ASYNC_ARRIVE_ANNOUNCED`](crate::lower::CP_ASYNC_ARRIVE_ANNOUNCED) when an
     /// `mbar_arrive` announced it.
     CpAsyncArrive = "cp_async_arrive", EFFECT, "a", "";
+    /// A bulk copy (sm_90, `cp.async.bulk`) of `args[2]` 16-byte units, made once for all the
+    /// threads that execute it (the lowering runs it for one thread at a time). `Aux::Imm`
+    /// with [`BULK_TO_SHARED`](crate::lower::BULK_TO_SHARED): from global `args[1]` to shared
+    /// `args[0]`, completing its bytes on the mbarrier at shared `args[3]`; else from shared
+    /// `args[1]` to global `args[0]`, in the thread's bulk group.
+    BulkCopy = "bulk_copy", EFFECT, "a a i a?", "";
+    /// Closes the thread's bulk group (`cp.async.bulk.commit_group`).
+    BulkCommit = "bulk_commit", EFFECT, "", "";
+    /// Waits until at most `Aux::Imm & 0xff` of the thread's bulk groups are pending
+    /// (`cp.async.bulk.wait_group`; [`BULK_WAIT_READ`](crate::lower::BULK_WAIT_READ): their
+    /// reads only).
+    BulkWait = "bulk_wait", EFFECT, "", "";
     /// Memory fence; scope in `Aux::Imm` (0 cta, 1 gpu, 2 sys), plus
     /// [`FENCE_ALL`](crate::lower::FENCE_ALL) for the `mbarrier` arrivals' fence.
     Fence = "fence", EFFECT, "", "";

@@ -35,6 +35,9 @@ impl Lowerer<'_> {
     /// `cp.async.*`.
     pub fn lower_cp_async(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let m = &inst.mods;
+        if m.has_flag("bulk") {
+            return self.lower_cp_async_bulk(inst);
+        }
         if m.has_flag("commit_group") {
             self.emit_effect(Opcode::CpAsyncCommit, &[], Aux::None);
             return Ok(());

@@ -5,6 +5,7 @@ mod arith;
 mod async_copy;
 mod bits;
 mod blocks;
+mod bulk_copy;
 mod call;
 mod compare;
 mod context;
@@ -23,6 +24,7 @@ mod wmma;
 pub use async_copy::{
     CP_ASYNC_ARRIVE_ANNOUNCED, CP_ASYNC_ARRIVE_HOPPER, CP_ASYNC_CG, CP_ASYNC_L2_SHIFT, CP_ASYNC_POLICY,
 };
+pub use bulk_copy::{BULK_TO_SHARED, BULK_WAIT_READ};
 pub use mbarrier::FENCE_ALL;
 
 use crate::ir::{Function, KernelParam, Module};

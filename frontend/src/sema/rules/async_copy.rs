@@ -5,7 +5,10 @@ use super::*;
 
 /// `cp.async`: a copy (`.ca` or `.cg`, `.shared.global`, an optional L2 prefetch size) or one
 /// of `.commit_group`, `.wait_group`, `.wait_all`.
-pub fn cp_async(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+pub fn cp_async(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    if m.has_flag("bulk") {
+        return cp_async_bulk(m, sm);
+    }
     if m.has_flag("mbarrier") {
         return cp_async_mbarrier(m);
     }
@@ -62,8 +65,61 @@ fn cp_async_mbarrier(m: &Mods) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// `cp.async.bulk` (sm_90, PTX 8.0): a copy from global into shared memory completed on an
+/// mbarrier (`.shared::cluster.global.mbarrier::complete_tx::bytes`, or `.shared::cta` as
+/// the destination), a copy from shared to global memory in a bulk group
+/// (`.global.shared::cta.bulk_group`), and the group's `.commit_group` and
+/// `.wait_group{.read}`. Multicast, cache hints and copies between shared memories are
+/// refused as not supported.
+fn cp_async_bulk(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    if sm < 90 {
+        return Err(needs_sm("cp.async.bulk", 90));
+    }
+    let has = |fs: &[&str]| fs.iter().all(|f| m.has_flag(f));
+    let only = |allowed: &[&str]| {
+        m.cache.is_none() && m.ty().is_none() && m.flags.iter().all(|f| allowed.contains(&f.as_str()))
+    };
+    let to_shared = (m.has_flag("shared::cluster") || m.has_flag("shared::cta"))
+        && !(m.has_flag("shared::cluster") && m.has_flag("shared::cta"));
+    let form_ok = if m.has_flag("commit_group") {
+        only(&["async", "bulk", "commit_group"])
+    } else if m.has_flag("wait_group") {
+        only(&["async", "bulk", "wait_group", "read"])
+    } else if m.has_flag("bulk_group") {
+        has(&["global", "shared::cta"]) && only(&["async", "bulk", "global", "shared::cta", "bulk_group"])
+    } else {
+        to_shared
+            && has(&["global", "mbarrier::complete_tx::bytes"])
+            && only(&[
+                "async",
+                "bulk",
+                "shared::cluster",
+                "shared::cta",
+                "global",
+                "mbarrier::complete_tx::bytes",
+            ])
+    };
+    if !form_ok {
+        return Err("write `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar]`,                     `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`, `cp.async.bulk.commit_group` or                     `cp.async.bulk.wait_group{.read} n` (multicast, cache hints and shared-to-shared copies are not supported)"
+            .to_string()
+            .into());
+    }
+    Ok(())
+}
+
 /// The operand shapes of `cp.async`: a copy's, a group operation's, an arrival's.
 pub fn cp_async_operands(m: &Mods) -> &'static str {
+    if m.has_flag("bulk") {
+        return if m.has_flag("commit_group") {
+            ""
+        } else if m.has_flag("wait_group") {
+            "i"
+        } else if m.has_flag("bulk_group") {
+            "a a s:u32"
+        } else {
+            "a a s:u32 a"
+        };
+    }
     if m.has_flag("mbarrier") {
         "a"
     } else if m.has_flag("L2::cache_hint") {
