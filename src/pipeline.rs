@@ -65,15 +65,31 @@ impl Default for CompileOptions {
     }
 }
 
-/// Parses, checks and lowers PTX `src` to MIR (diagnostics rendered against the source).
-/// Modules whose `.target` is sm_90 or later get Hopper's `mbarrier` layout, as compiling
-/// them does (the transaction counts exist only there).
+/// Parses, checks and lowers PTX `src` to MIR for its own `.target` (diagnostics rendered
+/// against the source): modules whose `.target` is sm_90 or later get Hopper's `mbarrier`
+/// layout, as compiling them does (the transaction counts exist only there).
 pub fn lower_ptx(src: &str, file_name: &str) -> Result<ptxc_mir::ir::Module, CompileError> {
+    lower_ptx_with(src, file_name, None)
+}
+
+/// Parses, checks and lowers PTX `src` to MIR for `arch` (the target's form of `mbarrier`,
+/// and the `mma` forms its tensor cores lack expanded), with diagnostics rendered against the
+/// source.
+pub fn lower_ptx_for(src: &str, file_name: &str, arch: Arch) -> Result<ptxc_mir::ir::Module, CompileError> {
+    lower_ptx_with(src, file_name, Some(lower_options(arch)))
+}
+
+fn lower_ptx_with(
+    src: &str,
+    file_name: &str,
+    options: Option<ptxc_mir::lower::LowerOptions>,
+) -> Result<ptxc_mir::ir::Module, CompileError> {
     let render = |d: &[Diagnostic]| CompileError(ptxc_frontend::render_diagnostics(file_name, src, d));
     let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
-    let options = ptxc_mir::lower::LowerOptions {
+    let options = options.unwrap_or(ptxc_mir::lower::LowerOptions {
         hopper_mbarrier: checked.target_sm >= 90,
-    };
+        ..Default::default()
+    });
     let module = ptxc_mir::lower::lower_module_with(&checked, options).map_err(|errs| {
         let diags: Vec<Diagnostic> = errs
             .iter()
@@ -87,6 +103,15 @@ pub fn lower_ptx(src: &str, file_name: &str) -> Result<ptxc_mir::ir::Module, Com
         }
     }
     Ok(module)
+}
+
+/// What `arch` asks of the lowering to MIR.
+pub fn lower_options(arch: Arch) -> ptxc_mir::lower::LowerOptions {
+    ptxc_mir::lower::LowerOptions {
+        hopper_mbarrier: arch >= Arch::Sm90,
+        no_sub_byte_mma: arch >= Arch::Sm90,
+        no_hmma_884: arch >= Arch::Sm80,
+    }
 }
 
 /// A compilation failure: the rendered diagnostics.
@@ -128,9 +153,7 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
             opts.arch.name()
         )));
     }
-    let options = ptxc_mir::lower::LowerOptions {
-        hopper_mbarrier: opts.arch >= Arch::Sm90,
-    };
+    let options = lower_options(opts.arch);
     let module = ptxc_mir::lower::lower_module_with(&checked, options).map_err(|errs| {
         let diags: Vec<Diagnostic> = errs
             .iter()

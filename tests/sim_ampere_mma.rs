@@ -361,22 +361,6 @@ fn sm90_mma_shapes_agree_five_ways_and_match_the_host_reference() {
     every_kernel_on(Arch::Sm90);
 }
 
-/// The Turing shape ptxc does not compile for Ampere (m8n8k4 of f16, which ptxas 13.5
-/// emulates with HFMA2 code on sm_80) is refused with an error naming the form and the
-/// target, not a panic.
-#[test]
-fn turing_only_shapes_are_refused_on_sm80_with_the_form_and_target() {
-    let src = std::fs::read_to_string(root().join("tests/tensor/mma_sync.ptx")).unwrap();
-    let opts = ptxc::pipeline::CompileOptions {
-        arch: Arch::Sm80,
-        ..Default::default()
-    };
-    let err = ptxc::pipeline::compile_ptx(&src, "mma_sync", &opts)
-        .expect_err("refused")
-        .0;
-    assert!(err.contains("`mma.m8n8k4` of f16 on sm_80"), "mma_sync: {err}");
-}
-
 // ---------------------------------------------------------------------------------------
 // mma.m8n8k4 of f64 (DMMA.884, `tests/ampere/mma_f64.ptx`).
 //

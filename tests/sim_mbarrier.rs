@@ -138,7 +138,10 @@ fn mbarrier_on_the_mir_interpreter_equals_the_host_reference() {
         // The lowering for Hopper (`mbar_arrive`, `mbar_phase_test`): the interpreter arrives
         // one thread at a time, so each thread sees its own pending count.
         let checked = ptxc_frontend::parse_and_check(&src).expect("checked");
-        let options = ptxc_mir::lower::LowerOptions { hopper_mbarrier: true };
+        let options = ptxc_mir::lower::LowerOptions {
+            hopper_mbarrier: true,
+            ..Default::default()
+        };
         let module = ptxc_mir::lower::lower_module_with(&checked, options).expect("lowered");
         let mir = run_mir(&module, &spec, Default::default()).unwrap_or_else(|e| panic!("{name}: Hopper MIR: {e}"));
         let diff = differences(&reference(&input()), &words(&mir.buffers["out"].bytes));

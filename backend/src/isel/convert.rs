@@ -2,17 +2,20 @@
 //! a 64-bit side are legalized first), integers to floats (I2F, reading 8- and 16-bit
 //! sources in place), floats to integers (F2I, which saturates; `.NTZ` where ptxas sets it:
 //! f16/f32 sources to 32-bit and narrower results), and between float widths (F2F; f16 to
-//! f32 is HADD2.F32 as ptxas writes it), with `.ftz` and `.sat` as extra instructions where
+//! f32 is HADD2.F32 as ptxas writes it, reading an upper half as `.H1_H1`), with `.ftz` and `.sat` as extra instructions where
 //! ptxas adds them. The halves of 64-bit values need no instruction (see `float_fold.rs`).
 
 use super::fit::Arg;
 use super::float::{float_type, neg_rz, rounding};
 use super::{Isel, IselError};
-use crate::vcode::{MInst, MKind, MOp, WideOp};
+use crate::vcode::{MInst, MKind, MOp, SrcMods, WideOp};
 use ptxc_mir::ir::{Aux, ConvertInfo, Inst, Opcode, Type, Value};
 use ptxc_sass::isa::values::ShfType;
 use ptxc_sass::isa::values::{self, FloatPair, IntType};
 use ptxc_sass::isa::{Mod, ModValue, Op, Role, Value as V};
+
+/// The `.H1_H1` swizzle: the upper half of a register.
+const H1_H1: u8 = 3;
 
 /// The conversion integer type of `t` with signedness `signed`.
 fn int_type(t: Type, signed: bool) -> IntType {
@@ -55,6 +58,16 @@ impl Isel<'_> {
             let srcs = [(Role::A, Arg::v(a)), (Role::B, Arg::imm(16)), (Role::C, Arg::rz())];
             let mods = [Mod::Right.flag(false), ShfType::U32.set(), Mod::Hi.flag(false)];
             return self.emit_sass(Op::Shf, &[(Role::Dst, d)], &srcs, &mods, None);
+        }
+        if let Some((_, w)) = self.f16_upper_half(inst) {
+            let high = Arg::Val(
+                w,
+                SrcMods {
+                    swizzle: H1_H1,
+                    ..SrcMods::default()
+                },
+            );
+            return self.widen_half(result, high, info.sat);
         }
         if let Some((_, x)) = self.upper_half_of(inst) {
             let r = self.reg(x);
@@ -152,6 +165,21 @@ impl Isel<'_> {
     }
 
     /// Conversions between float types.
+    /// An f16 half (`x`, with its lane swizzle) widened to f32: `HADD2.F32 d, x.H0_H0, -RZ`,
+    /// or for an upper half `HADD2.F32 d, -RZ, x.H1_H1` (as ptxas writes it: sm_80 and later
+    /// encode no `.H1_H1` on the A source of HADD2.F32, which nvdisasm rejects).
+    fn widen_half(&mut self, result: Value, x: Arg, sat: bool) -> Result<(), IselError> {
+        let d = MOp::Reg(self.def_reg(result));
+        let rz = self.low_half(neg_rz());
+        let mut mods = vec![Mod::HalfF32.flag(true)];
+        if sat {
+            mods.push(Mod::Sat.flag(true));
+        }
+        let upper = matches!(x, Arg::Val(_, m) | Arg::Op(_, m) if m.swizzle == H1_H1);
+        let (a, b) = if upper { (neg_rz(), x) } else { (x, rz) };
+        self.emit_sass(Op::Hadd2, &[(Role::Dst, d)], &[(Role::A, a), (Role::B, b)], &mods, None)
+    }
+
     fn float_to_float(&mut self, result: Value, a: Value, info: &ConvertInfo, to: Type) -> Result<(), IselError> {
         let from = info.from;
         let d = MOp::Reg(self.def_reg(result));
@@ -165,19 +193,7 @@ impl Isel<'_> {
             return self.emit_sass(Op::Fadd, &[(Role::Dst, d)], &srcs, &mods, None);
         }
         if from == Type::F16 && to == Type::F32 {
-            let x = self.low_half(self.fsrc(a, false));
-            let rz = self.low_half(neg_rz());
-            let mut mods = vec![Mod::HalfF32.flag(true)];
-            if info.sat {
-                mods.push(Mod::Sat.flag(true));
-            }
-            return self.emit_sass(
-                Op::Hadd2,
-                &[(Role::Dst, d)],
-                &[(Role::A, x), (Role::B, rz)],
-                &mods,
-                None,
-            );
+            return self.widen_half(result, self.low_half(self.fsrc(a, false)), info.sat);
         }
         let mut src = self.fsrc(a, info.ftz);
         if info.ftz && from == Type::F32 {

@@ -5,7 +5,9 @@
 //!   F2F, FRND). A flushing (`.ftz`) sign operation folds only into a flushing user;
 //! - the halves of 64-bit values: `convert.i32 (shr_u.i64 x, 32)` is the upper register of
 //!   `x`'s pair and `convert.i32 x` the lower one; `or.i64 (shl (zext hi) 32) (zext lo)` is
-//!   a pair built from two registers (the legalized f64 code uses all three).
+//!   a pair built from two registers (the legalized f64 code uses all three);
+//! - the upper half of a 32-bit register as an f16 widened to f32 (`convert.f32 (bitcast.f16
+//!   (convert.i16 (shr.i32 w, 16)))`) is HADD2.F32 of `w.H1_H1`, as ptxas reads halves.
 
 use super::Isel;
 use super::fit::Arg;
@@ -101,6 +103,9 @@ impl Isel<'_> {
                 if let Some(shift) = self.upper_half_shift(i) {
                     folded.push(shift);
                 }
+                if let Some((links, _)) = self.f16_upper_half(i) {
+                    folded.extend(self.single_use_prefix(&links));
+                }
                 if let Some((shl, zhi, zlo)) = self.pack_parts(i) {
                     folded.extend([shl, zlo]);
                     // The shift reads the upper extension only if it stays.
@@ -115,6 +120,45 @@ impl Isel<'_> {
                 *n = n.saturating_sub(1);
             }
         }
+    }
+
+    /// `([h, t, s], w)` if `inst` is `convert.f32 h` of `h = bitcast.f16 t`, `t =
+    /// convert.i16 s` (a truncation), `s = shr.i32 w, 16`: the conversion reads the upper
+    /// half of `w` (HADD2.F32 `w.H1_H1`) instead of `h`.
+    pub(super) fn f16_upper_half(&self, inst: Inst) -> Option<([Value; 3], Value)> {
+        let d = &self.func.insts[inst];
+        let Aux::Convert(info) = d.aux else { return None };
+        if d.op != Opcode::Convert || d.ty != Type::F32 || info.from != Type::F16 || info.ftz {
+            return None;
+        }
+        let h = d.args[0];
+        let hd = &self.func.insts[self.def_inst(h)?];
+        if hd.op != Opcode::Bitcast || hd.ty != Type::F16 {
+            return None;
+        }
+        let t = hd.args[0];
+        let td = &self.func.insts[self.def_inst(t)?];
+        let truncation = matches!(td.aux, Aux::Convert(c) if c.from == Type::I32 && !c.sat);
+        if td.op != Opcode::Convert || td.ty != Type::I16 || !truncation {
+            return None;
+        }
+        let s = td.args[0];
+        let sd = &self.func.insts[self.def_inst(s)?];
+        let by_16 = self.foldable(*sd.args.get(1)?) == Some(ptxc_sass::isa::Value::Imm(16));
+        (matches!(sd.op, Opcode::ShrU | Opcode::ShrS) && sd.ty == Type::I32 && by_16).then_some(([h, t, s], sd.args[0]))
+    }
+
+    /// The links of a chain whose uses a folding user drops: the first, and each next one
+    /// while the one before it had no other reader (it is then not selected).
+    fn single_use_prefix(&self, links: &[Value]) -> Vec<Value> {
+        let mut out = Vec::new();
+        for &v in links {
+            out.push(v);
+            if self.use_count(v) != 1 {
+                break;
+            }
+        }
+        out
     }
 
     /// For `convert.i32 (shr.i64 x, 32)`: the shift's result (the conversion reads `x`'s

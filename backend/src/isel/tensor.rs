@@ -16,7 +16,9 @@
 //! HMMA.1684.F32.TF32 (A a pair, B one register), the 4-bit m16n8 shapes IMMA.16832 (k32)
 //! and IMMA.16864 (k64), the single-bit ones BMMA.168128 / .168256 with `.XOR.POPC` or
 //! `.AND.POPC`, and Turing's m8n8 integer shapes the Ampere encodings of IMMA.8816,
-//! IMMA.8832 and BMMA.88128 (ptxas 13.5's SASS for `tests/ampere/mma_more.ptx`).
+//! IMMA.8832 and BMMA.88128 (ptxas 13.5's SASS for `tests/ampere/mma_more.ptx`). The forms a
+//! target's tensor cores lack (4-bit and `.xor.popc` on sm_90, m8n8k4 of f16 from sm_80 on)
+//! reach selection already expanded by the lowering to MIR.
 
 use super::fit::Arg;
 use super::{Isel, IselError};
@@ -207,10 +209,10 @@ impl Isel<'_> {
         Ok(())
     }
 
-    /// Hopper's tensor cores have no 4-bit integer and no XOR single-bit products: ptxas 13.5
-    /// emulates the 4-bit shapes with a subroutine (`__cuda_sm_9x_mma_sub_byte_internal`) and
-    /// `.xor.popc` with `BMMA.AND.POPC` and population counts (its sm_90 SASS), which ptxc does
-    /// not do.
+    /// Hopper's tensor cores have no 4-bit integer and no XOR single-bit products. The
+    /// lowering to MIR for sm_90 expands those forms (`LowerOptions::no_sub_byte_mma`,
+    /// `mir/src/lower/mma_sub_byte.rs`), so MIR that still has them was not lowered for this
+    /// target and is refused.
     fn check_hopper_int_mma(&self, bits: u64, and: bool) -> Result<(), IselError> {
         let arch = self.vcode.arch;
         if arch < Arch::Sm90 {
@@ -218,16 +220,19 @@ impl Isel<'_> {
         }
         match bits {
             4 => Err(self.unsupported(format!(
-                "`mma` of 4-bit integers on {arch} (Hopper has no 4-bit IMMA; ptxas emulates it with a subroutine)"
+                "MIR `mma` of 4-bit integers on {arch} (Hopper has no 4-bit IMMA; MIR lowered for {arch} \
+                 has it expanded into 8-bit products)"
             ))),
             1 if !and => Err(self.unsupported(format!(
-                "`mma` of single bits with `.xor.popc` on {arch} (Hopper's BMMA has only `.and.popc`; ptxas emulates the XOR)"
+                "MIR `mma` of single bits with `.xor.popc` on {arch} (Hopper's BMMA has only `.and.popc`; \
+                 MIR lowered for {arch} has it expanded into two)"
             ))),
             _ => Ok(()),
         }
     }
 
-    /// `mma.m8n8k4`: `HMMA.884.D.C.STEPn Rd, Ra.L, Rb.L, Rc` per step.
+    /// `mma.m8n8k4`: `HMMA.884.D.C.STEPn Rd, Ra.L, Rb.L, Rc` per step (sm_75; from sm_80 on the
+    /// lowering expands it, `mir/src/lower/mma_m8n8k4.rs`).
     fn mma_884(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let args = data.args.clone();
@@ -238,8 +243,8 @@ impl Isel<'_> {
         let arch = self.vcode.arch;
         if arch >= Arch::Sm80 {
             return Err(self.unsupported(format!(
-                "`mma.m8n8k4` of f16 on {arch} (Ampere has no HMMA.884; ptxas emulates the shape \
-                 with scalar code)"
+                "MIR `mma_884` (`mma.m8n8k4` of f16) on {arch} (Ampere has no HMMA.884; MIR lowered \
+                 for {arch} has it expanded into shuffles and f32 arithmetic)"
             )));
         }
         let layout = |col: bool| SrcMods {

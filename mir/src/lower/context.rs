@@ -66,6 +66,13 @@ pub struct LowerOptions {
     /// `mbarrier` in Hopper's layout with its own operations (sm_90 on: `mbarrier.rs`);
     /// otherwise Ampere's words and atomics.
     pub hopper_mbarrier: bool,
+    /// The tensor cores have no 4-bit integer and no XOR single-bit products (sm_90 on):
+    /// `mma` of s4/u4 becomes 8-bit products of the unpacked nibbles, `.xor.popc` two
+    /// `.and.popc` products (`mma_sub_byte.rs`).
+    pub no_sub_byte_mma: bool,
+    /// The tensor cores have no HMMA.884 (sm_80 on): `mma.m8n8k4` of f16 becomes warp
+    /// shuffles and f32 arithmetic (`mma_m8n8k4.rs`).
+    pub no_hmma_884: bool,
 }
 
 /// MIR type of a PTX type.

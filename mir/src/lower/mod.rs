@@ -14,6 +14,8 @@ mod float;
 mod fragment;
 mod mbarrier;
 mod memory;
+mod mma_m8n8k4;
+mod mma_sub_byte;
 mod policy;
 pub mod ssa;
 mod tensor;

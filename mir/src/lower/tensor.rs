@@ -3,7 +3,9 @@
 //! (k16/k32 of 8-bit, k32/k64 of 4-bit, k128/k256 of single-bit elements) one
 //! [`Opcode::MmaIntM16n8`], m16n8k4 of tf32 and m16n8k8 and m16n8k16 of f16, bf16 or tf32
 //! one [`Opcode::MmaF16`], m8n8k4 one [`Opcode::Mma884`] (f16) or [`Opcode::MmaF64`] (f64;
-//! sm_80) (`wmma` is in `wmma.rs`).
+//! sm_80) (`wmma` is in `wmma.rs`). Where the target's tensor cores lack a form (4-bit and
+//! `.xor.popc` on sm_90, m8n8k4 of f16 from sm_80 on), `mma_sub_byte.rs` and `mma_m8n8k4.rs`
+//! expand it instead.
 
 use super::LowerError;
 use super::context::Lowerer;
@@ -83,7 +85,7 @@ impl Lowerer<'_> {
             return Err(LowerError::new("mma needs one A, one B and two C registers", inst.span));
         }
         let d = self.vector_regs(inst, 0)?;
-        let r = self.emit_multi(Opcode::MmaInt, Type::I32, &args, Aux::Imm(flags));
+        let r = self.emit_mma_int(flags, &args);
         for (d, v) in d.into_iter().zip(r) {
             if let Some(d) = d {
                 self.write_reg(d, v, false, inst.span)?;
@@ -121,7 +123,11 @@ impl Lowerer<'_> {
             ));
         }
         let d = self.vector_regs(inst, 0)?;
-        let r = self.emit_multi(op, Type::I32, &args, Aux::Imm(flags));
+        let r = if op == Opcode::MmaIntM16n8 {
+            self.emit_mma_int_m16n8(MmaIntFlags::from_bits(flags), &args)
+        } else {
+            self.emit_multi(op, Type::I32, &args, Aux::Imm(flags))
+        };
         for (d, v) in d.into_iter().zip(r) {
             if let Some(d) = d {
                 self.write_reg(d, v, false, inst.span)?;
@@ -173,7 +179,7 @@ impl Lowerer<'_> {
             ));
         }
         let d = self.vector_regs(inst, 0)?;
-        let r = self.emit_multi(Opcode::Mma884, Type::I32, &args, Aux::Imm(flags));
+        let r = self.emit_mma_884(flags, &args);
         for (d, v) in d.into_iter().zip(r) {
             if let Some(d) = d {
                 self.write_reg(d, v, false, inst.span)?;

@@ -601,7 +601,7 @@ impl Lowerer<'_> {
             for (nb, &bv) in b.iter().enumerate().take((n / 8) as usize) {
                 let tile = mb * (n / 8) as usize + nb;
                 let args = [av, bv, c[2 * tile], c[2 * tile + 1]];
-                let r = self.emit_multi(Opcode::MmaInt, Type::I32, &args, Aux::Imm(flags));
+                let r = self.emit_mma_int(flags, &args);
                 d[2 * tile..2 * tile + 2].copy_from_slice(&r);
             }
         }
@@ -610,7 +610,7 @@ impl Lowerer<'_> {
 }
 
 /// A float-to-float conversion from `from` with rounding `rnd`.
-fn float_convert(from: Type, rnd: Option<Rounding>) -> ConvertInfo {
+pub(super) fn float_convert(from: Type, rnd: Option<Rounding>) -> ConvertInfo {
     ConvertInfo {
         from,
         from_signed: false,
