@@ -1,7 +1,7 @@
 //! Hopper's bulk copies and TMA on the simulator (`tests/hopper_tma/*.ptx`, ptxas's sm_90a
 //! cubins, both engines): `cp.async.bulk` between global and shared memory with an mbarrier's
 //! transaction count and a bulk group (also ptxc's cubin, checked against nvdisasm, and the
-//! MIR engine); `cp.async.bulk.tensor.2d` loads and stores through
+//! MIR engine); `cp.async.bulk.tensor.2d` loads and stores (ptxas's and ptxc's cubins) through
 //! tensor maps given in the launch specification, with boxes partly outside the tensor, the
 //! 128-byte swizzle and the NaN fill. Every result is checked against a host reference of
 //! the PTX ISA's and `cuTensorMapEncodeTiled`'s definitions.
@@ -17,6 +17,21 @@ fn cubin(name: &str, dir: &Path) -> PathBuf {
     let out = dir.join(format!("{name}.cubin"));
     ptxas_for("sm_90a", &ptx, &out);
     out
+}
+
+/// ptxas's and ptxc's sm_90a cubins of `tests/hopper_tma/<name>.ptx`, in `dir`; ptxc's
+/// SASS must hold each of `forms` as nvdisasm prints it.
+fn both(name: &str, dir: &Path, forms: &[&str]) -> [PathBuf; 2] {
+    let theirs = cubin(name, dir);
+    let ptx = root().join(format!("tests/hopper_tma/{name}.ptx"));
+    let ours = dir.join(format!("{name}.ptxc.cubin"));
+    let o = ptxc_compile("sm_90a", &ptx, &ours);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let sass = text(&oracle("nvdisasm", &["-c", ours.to_str().unwrap()]).stdout);
+    for form in forms {
+        assert!(sass.contains(form), "ptxc's SASS of {name} lacks `{form}`:\n{sass}");
+    }
+    [theirs, ours]
 }
 
 /// Runs `cubin` on launch `spec` with `engine` (`functional` or `timed`): the words of each
@@ -115,7 +130,7 @@ fn expected_tile(t: &[u32], (w, h): (i64, i64), (x, y): (i64, i64), fill: u32, s
 #[test]
 fn tma_loads_boxes_with_out_of_bounds_fill_and_swizzle() {
     let dir = scratch("sim_hopper_tma_load");
-    let cubin = cubin("tma_load_2d", &dir);
+    let cubins = both("tma_load_2d", &dir, &["UTMALDG.2D [UR4], [UR12]"]);
     // (tensor map options, coordinates, fill word, swizzled)
     let cases: [(&str, (i64, i64), u32, bool); 3] = [
         ("", (0, 0), 0, false),
@@ -129,10 +144,15 @@ fn tma_loads_boxes_with_out_of_bounds_fill_and_swizzle() {
              [buffers.out]\ndtype = \"u32\"\nlen = 1024\n\
              [buffers.t]\ndtype = \"u32\"\nlen = 2400\nrandom = {{ seed = 3, min = 0, max = 1000000 }}\n"
         );
-        for engine in ENGINES {
-            let b = run(&dir, &cubin, &spec, engine, &["out", "t"]);
+        for (cubin, engine) in cubins.iter().flat_map(|c| ENGINES.map(|e| (c, e))) {
+            let b = run(&dir, cubin, &spec, engine, &["out", "t"]);
             let expected = expected_tile(&b[1], (40, 60), (x, y), fill, swizzled);
-            assert_eq!(b[0], expected, "{engine}: box at ({x}, {y}){options}");
+            assert_eq!(
+                b[0],
+                expected,
+                "{} on {engine}: box at ({x}, {y}){options}",
+                cubin.display()
+            );
         }
     }
 }
@@ -140,21 +160,26 @@ fn tma_loads_boxes_with_out_of_bounds_fill_and_swizzle() {
 #[test]
 fn tma_stores_write_the_box_inside_the_tensor_only() {
     let dir = scratch("sim_hopper_tma_store");
-    let cubin = cubin("tma_store_2d", &dir);
+    let cubins = both("tma_store_2d", &dir, &["UTMASTG.2D [UR4], [UR12]", "UTMACMDFLUSH"]);
     let (x, y) = (16i64, 40i64);
     let spec = format!(
         "kernel = \"tma_store_2d\"\ngrid = [1]\nblock = [256]\n\
          params = [ {{ tensormap = {{ buffer = \"t\", dtype = \"u32\", dims = [40, 60], box = [32, 32] }} }}, {{ i32 = {x} }}, {{ i32 = {y} }} ]\n\
          [buffers.t]\ndtype = \"u32\"\nlen = 2400\n"
     );
-    for engine in ENGINES {
-        let b = run(&dir, &cubin, &spec, engine, &["t"]);
+    for (cubin, engine) in cubins.iter().flat_map(|c| ENGINES.map(|e| (c, e))) {
+        let b = run(&dir, cubin, &spec, engine, &["t"]);
         for gy in 0..60i64 {
             for gx in 0..40i64 {
                 let (r, c) = (gy - y, gx - x);
                 let inside = (0..32).contains(&r) && (0..32).contains(&c);
                 let want = if inside { (r * 32 + c) as u32 + 1000 } else { 0 };
-                assert_eq!(b[0][(gy * 40 + gx) as usize], want, "{engine}: element ({gx}, {gy})");
+                let what = cubin.display();
+                assert_eq!(
+                    b[0][(gy * 40 + gx) as usize],
+                    want,
+                    "{what} on {engine}: element ({gx}, {gy})"
+                );
             }
         }
     }

@@ -500,6 +500,8 @@ pub enum Operand {
     Imm(Expr),
     /// `[base + offset]`, `[base]`, `[imm]`.
     Address(Address),
+    /// `[map, {c0, c1, ...}]`: a tensor map's address and a box's coordinates (TMA).
+    TensorAddress(Address, Vec<Operand>, Span),
     /// `{a, b, c, d}`.
     Vector(Vec<Operand>, Span),
     /// `(a, b)` argument lists of `call`.
@@ -530,7 +532,7 @@ impl Operand {
             Operand::Neg(o) => o.span(),
             Operand::Imm(e) => e.span(),
             Operand::Address(a) => a.span,
-            Operand::Vector(_, s) | Operand::List(_, s) | Operand::Sink(s) => *s,
+            Operand::Vector(_, s) | Operand::List(_, s) | Operand::Sink(s) | Operand::TensorAddress(_, _, s) => *s,
             Operand::PredPair(a, b) => a.span.to(b.span),
         }
     }

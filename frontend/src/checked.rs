@@ -228,6 +228,14 @@ pub enum CheckedOperand {
     },
     /// `{a, b, ...}`: every element is a register, an immediate or the sink.
     Vector(Vec<CheckedOperand>),
+    /// `[map, {c0, ...}]` (TMA): the tensor map's address (a generic address in a register,
+    /// or a parameter, constant or global variable) and the box's 32-bit coordinates.
+    TensorAddress {
+        /// The map's address.
+        map: Box<CheckedOperand>,
+        /// The coordinates, registers or immediates.
+        coords: Vec<CheckedOperand>,
+    },
     /// A branch target.
     Label(LabelId),
     /// A function name (`call`).

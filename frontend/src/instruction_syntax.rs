@@ -189,6 +189,20 @@ impl<'a, T: TokenSource<'a>> Parser<'_, T> {
         match tok.1 {
             Tok::LBracket => {
                 let e = self.expr()?;
+                if self.eat(|t| *t == Tok::Comma) {
+                    // `[map, {c0, c1}]`: TMA's tensor map and coordinates.
+                    let open = self.next("`{`")?;
+                    if open.1 != Tok::LBrace {
+                        return Err(self.unexpected(open, "`{`"));
+                    }
+                    self.braces += 1;
+                    let coords = self.operand_list(Tok::RBrace, "`,` or `}`", false)?;
+                    self.braces -= 1;
+                    self.close(Tok::RBracket, "`]`")?;
+                    let span = Span::new(tok.0, self.end);
+                    let map = syntax::address(e, span).map_err(user)?;
+                    return Ok(Operand::TensorAddress(map, coords, span));
+                }
                 self.close(Tok::RBracket, "`]`")?;
                 Ok(Operand::Address(
                     syntax::address(e, Span::new(tok.0, self.end)).map_err(user)?,

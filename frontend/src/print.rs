@@ -274,6 +274,12 @@ impl fmt::Display for Operand {
             Operand::Neg(o) => write!(f, "-{o}"),
             Operand::Imm(e) => write_expr(f, e, 0),
             Operand::Address(a) => write!(f, "{a}"),
+            Operand::TensorAddress(a, coords, _) => {
+                let map = a.to_string();
+                write!(f, "{}, ", &map[..map.len() - 1])?;
+                write_list(f, coords, '{', '}')?;
+                f.write_char(']')
+            }
             Operand::Vector(items, _) => write_list(f, items, '{', '}'),
             Operand::List(items, _) => write_list(f, items, '(', ')'),
             Operand::Sink(_) => f.write_char('_'),

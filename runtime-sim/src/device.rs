@@ -203,13 +203,16 @@ impl Device {
         }
         let mut banks = vec![exec::bank0(k, dims, params, self.config.sms, module.const_base)];
         // Hopper reads the parameters through a generic address too (`cvta.param`, tensor
-        // maps): a copy of them in global memory for the launch.
+        // maps): a copy of them in global memory for the launch, placed as they lie in the
+        // constant bank (offset 0 at `param_base` past an aligned address), so that an
+        // over-aligned parameter keeps its alignment as it does on the GPU.
         let param_copy = match k.arch.param_window() {
             Some(at) => {
-                let addr = self.memory.alloc(params.len());
-                self.memory.copy_in(addr, params)?;
-                banks[0][at as usize..at as usize + 8].copy_from_slice(&addr.to_le_bytes());
-                Some(addr)
+                let base = u64::from(k.arch.param_base());
+                let alloc = self.memory.alloc(base as usize + params.len());
+                self.memory.copy_in(alloc + base, params)?;
+                banks[0][at as usize..at as usize + 8].copy_from_slice(&(alloc + base).to_le_bytes());
+                Some(alloc)
             }
             None => None,
         };

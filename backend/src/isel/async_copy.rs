@@ -38,6 +38,8 @@ impl Isel<'_> {
             Opcode::CpAsyncCommit => self.emit_sass(Op::Ldgdepbar, &[], &[], &[], None),
             Opcode::CpAsyncArrive => self.arrives(args[0], imm),
             Opcode::BulkCopy => self.ublkcp(&args, imm),
+            Opcode::TmaLoad => self.utmaldg(&args, imm),
+            Opcode::TmaStore => self.utmastg(&args, imm),
             Opcode::BulkCommit => self.utmacmdflush(),
             Opcode::BulkWait => self.bulk_wait(imm),
             Opcode::CpAsyncWait => {

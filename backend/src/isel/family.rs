@@ -172,6 +172,8 @@ const TABLE: &[(Opcode, Family)] = &[
     (CpAsync, AsyncCopy),
     (CpAsyncCommit, AsyncCopy),
     (BulkCopy, AsyncCopy),
+    (TmaLoad, AsyncCopy),
+    (TmaStore, AsyncCopy),
     (BulkCommit, AsyncCopy),
     (BulkWait, AsyncCopy),
     (CpAsyncWait, AsyncCopy),

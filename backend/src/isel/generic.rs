@@ -4,6 +4,9 @@
 //! each, as the driver sets them; ptxas reads `c[0x0][0x50]` for `cvta.const`) and back by
 //! subtracting it; `isspacep` is QSPC. Global addresses are generic as they are.
 //!
+//! On Hopper `cvta.param` adds `c[0x0][0x198]`, the generic address of the kernel's
+//! parameters, to a parameter's offset (ptxas 13.5's sm_90a SASS).
+//!
 //! Hopper moves the constant window to `c[0x0][0xd0]` and takes the shared window's high
 //! word from `SR_SWINHI` (`Arch::shared_window_in_sreg`): a shared address `a` is generic as
 //! `{a, SR_SWINHI}` and a generic one is shared as its low word, as ptxas 13.5 writes
@@ -25,6 +28,8 @@ fn window(space: Space, arch: Arch) -> Option<i32> {
         Space::Shared => Some(0x18),
         Space::Local => Some(0x20),
         Space::Const => Some(arch.const_window() as i32),
+        // Hopper: the kernel parameters' generic address (`cvta.param`, ptxas's TMA maps).
+        Space::Param => arch.param_window().map(|w| w as i32),
         _ => None,
     }
 }

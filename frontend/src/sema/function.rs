@@ -47,7 +47,12 @@ pub fn check(module: &ModuleSymbols, globals: &[VarInfo], f: &Function) -> Resul
 }
 
 fn parameters(body: &mut Body<'_>, f: &Function, params: &[Param]) -> Vec<ParamInfo> {
-    let layout = layout::layout(params);
+    let base = if f.is_entry {
+        layout::kernel_param_base(body.module.target_sm)
+    } else {
+        0
+    };
+    let layout = layout::layout(params, base);
     params
         .iter()
         .zip(layout)

@@ -18,14 +18,26 @@ pub fn param_align(p: &Param) -> u32 {
     p.align.unwrap_or(p.ty.size() * p.vector.unwrap_or(1)).max(1)
 }
 
-/// `(offset, size, align)` of each parameter, laid out from offset 0 in order.
-pub fn layout(params: &[Param]) -> Vec<(u32, u32, u32)> {
+/// Where a kernel's parameters start in constant bank 0 for a `.target` of sm_`target_sm`
+/// (0x160 before Hopper, 0x210 on it). ptxas 13.5 aligns each parameter's place in the bank,
+/// not its offset in the block: `.param .align 64 .b8 m[128]` after a `.u64` sits at offset
+/// 0x20 for sm_80 and 0x30 for sm_90 (its `EIATTR_KPARAM_INFO`), so that a parameter's generic
+/// address (`cvta.param`, `c[0x0][0x198]` plus the offset on Hopper) keeps its alignment, which
+/// TMA's tensor maps need.
+pub fn kernel_param_base(target_sm: u32) -> u64 {
+    if target_sm >= 90 { 0x210 } else { 0x160 }
+}
+
+/// `(offset, size, align)` of each parameter, laid out in order from offset 0, which lies at
+/// `base` (a kernel's [`kernel_param_base`], 0 for a function's parameters): each parameter
+/// aligned at `base + offset`.
+pub fn layout(params: &[Param], base: u64) -> Vec<(u32, u32, u32)> {
     let mut offset = 0u64;
     params
         .iter()
         .map(|p| {
             let align = param_align(p) as u64;
-            offset = offset.div_ceil(align) * align;
+            offset = (base + offset).div_ceil(align) * align - base;
             let size = param_size(p);
             let at = offset;
             offset += size;

@@ -161,6 +161,32 @@ fn mismatch(name: &Ident, reg: &RegInfo, want: ScalarType, spec: &OpSpec) -> Dia
 fn operand_of(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand, Diagnostic> {
     match (w.kind, op) {
         ('a', Operand::Address(a)) => address(body, w, a),
+        ('t', Operand::TensorAddress(a, coords, _)) => {
+            let map = address(body, w, a)?;
+            let coord = Want {
+                kind: 's',
+                ty: Some(ScalarType::B32),
+                ..*w
+            };
+            let coords = coords
+                .iter()
+                .map(|c| source(body, &coord, c))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(CheckedOperand::TensorAddress {
+                map: Box::new(map),
+                coords,
+            })
+        }
+        ('t', other) => Err(Diagnostic::error(
+            format!(
+                "`{}` expects a tensor map and coordinates `[map, {{x, y}}]` here",
+                w.spec.name
+            ),
+            other.span(),
+        )),
+        (_, Operand::TensorAddress(_, _, s)) => {
+            Err(Diagnostic::error("unexpected tensor coordinates `[map, {...}]`", *s))
+        }
         ('a', other) => Err(Diagnostic::error(
             format!("`{}` expects an address `[...]` here", w.spec.name),
             other.span(),
@@ -327,6 +353,7 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
         Operand::PredPair(a, _) => Err(Diagnostic::error("`a|p` is only allowed as a destination", a.span)),
         Operand::List(_, s) => Err(Diagnostic::error("an argument list is only allowed in `call`", *s)),
         Operand::Address(a) => Err(Diagnostic::error("unexpected address operand", a.span)),
+        Operand::TensorAddress(_, _, s) => Err(Diagnostic::error("unexpected tensor coordinates `[map, {...}]`", *s)),
     }
 }
 

@@ -275,6 +275,14 @@ impl Machine<'_, '_> {
                 self.cp_async(t, *imm, args)?;
                 smallvec::SmallVec::new()
             }
+            // Tensor maps are in the simulator's format (`runtime-sim/src/tensor_map.rs`),
+            // which this interpreter does not read.
+            (Opcode::TmaLoad | Opcode::TmaStore, _) => {
+                return Err(
+                    "TMA (`cp.async.bulk.tensor`) is not interpreted by the MIR engine; run it on the simulator"
+                        .to_string(),
+                );
+            }
             (Opcode::BulkCopy, Aux::Imm(flags)) => {
                 self.bulk_copy(t, *flags, args)?;
                 smallvec::SmallVec::new()

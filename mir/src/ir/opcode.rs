@@ -381,6 +381,15 @@ opcodes! {
     /// `args[0]`, completing its bytes on the mbarrier at shared `args[3]`; else from shared
     /// `args[1]` to global `args[0]`, in the thread's bulk group.
     BulkCopy = "bulk_copy", EFFECT, "a a i a?", "";
+    /// A TMA load (sm_90, `cp.async.bulk.tensor`, tiled): the box at the coordinates
+    /// `args[3..]` of the tensor map at generic address `args[2]` into shared memory at
+    /// `args[0]`, completing its bytes on the mbarrier at shared `args[1]`; made once for all
+    /// the threads that execute it, as `bulk_copy`. `Aux::Imm`: the dimensions.
+    TmaLoad = "tma_load", EFFECT, "a a x i*", "";
+    /// A TMA store: the box at the coordinates `args[2..]` of the tensor map at generic
+    /// address `args[1]` from shared memory at `args[0]`, in the thread's bulk group.
+    /// `Aux::Imm`: the dimensions.
+    TmaStore = "tma_store", EFFECT, "a x i*", "";
     /// Closes the thread's bulk group (`cp.async.bulk.commit_group`).
     BulkCommit = "bulk_commit", EFFECT, "", "";
     /// Waits until at most `Aux::Imm & 0xff` of the thread's bulk groups are pending

@@ -128,7 +128,7 @@ pub fn aux_kind(op: Opcode) -> AuxKind {
     match op {
         Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Redux | Ldmatrix | MmaInt | MmaF16 | MmaIntM16n8
         | Mma884 | Fence | CallDriver | CpAsync | CpAsyncWait | CpAsyncArrive | Wgmma | WgmmaWait | FenceProxyAsync
-        | Stmatrix | BulkCopy | BulkWait => AuxKind::Imm,
+        | Stmatrix | BulkCopy | BulkWait | TmaLoad | TmaStore => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

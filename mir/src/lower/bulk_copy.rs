@@ -3,12 +3,14 @@
 //! its own copy, one at a time (ptxas's ELECT loop around UBLKCP; here `elect` picks the
 //! thread, which alone runs the `bulk_copy` block, so that the copy's operands are that
 //! thread's and the copy is made once). The size goes in 16-byte units, as UBLKCP takes it.
+//! `cp.async.bulk.tensor` (tiled TMA) is lowered the same way to `tma_load` / `tma_store`
+//! with the tensor map's generic address (a kernel parameter's is `cvta.param` of it).
 
 use super::LowerError;
 use super::context::Lowerer;
 use super::memory::Address;
 use crate::ir::{Aux, Opcode, Space, Type, Value};
-use ptxc_frontend::checked::CheckedInst;
+use ptxc_frontend::checked::{CheckedInst, CheckedOperand};
 
 /// `Aux::Imm` bit of `bulk_copy`: from global into shared memory, completing on an mbarrier
 /// (else from shared memory to global memory, in the bulk group).
@@ -21,6 +23,9 @@ impl Lowerer<'_> {
     /// `cp.async.bulk.*`.
     pub fn lower_cp_async_bulk(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let m = &inst.mods;
+        if m.has_flag("tensor") {
+            return self.lower_tma(inst);
+        }
         if m.has_flag("commit_group") {
             self.emit_effect(Opcode::BulkCommit, &[], Aux::None);
             return Ok(());
@@ -68,6 +73,65 @@ impl Lowerer<'_> {
         let flags = if to_shared { BULK_TO_SHARED } else { 0 };
         self.once_per_thread(|l| l.emit_effect(Opcode::BulkCopy, &args, Aux::Imm(flags)));
         Ok(())
+    }
+
+    /// `cp.async.bulk.tensor.<n>d`: a TMA load or store, once per executing thread.
+    fn lower_tma(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let m = &inst.mods;
+        let dims = ["1d", "2d", "3d", "4d", "5d"]
+            .iter()
+            .position(|d| m.has_flag(d))
+            .map_or(0, |i| i + 1);
+        let load = !m.has_flag("bulk_group");
+        let (shared_at, tensor_at) = if load { (0, 1) } else { (1, 0) };
+        let CheckedOperand::TensorAddress { map, coords } = self.arg(inst, tensor_at)?.clone() else {
+            return Err(LowerError::new(
+                "expected a tensor map and coordinates `[map, {...}]`",
+                inst.span,
+            ));
+        };
+        if coords.len() != dims {
+            return Err(LowerError::new(
+                format!(
+                    "a {dims}-dimensional `cp.async.bulk.tensor` takes {dims} coordinates, not {}",
+                    coords.len()
+                ),
+                inst.span,
+            ));
+        }
+        let map = self.tensor_map_address(&map, inst)?;
+        let shared = self.bulk_address(inst, shared_at, Space::Shared)?;
+        let mut args = vec![shared];
+        if load {
+            args.push(self.bulk_address(inst, 2, Space::Shared)?);
+        }
+        args.push(map);
+        for c in &coords {
+            args.push(self.operand(c, Type::I32, false, inst.span)?);
+        }
+        let op = if load { Opcode::TmaLoad } else { Opcode::TmaStore };
+        self.once_per_thread(|l| l.emit_effect(op, &args, Aux::Imm(dims as u64)));
+        Ok(())
+    }
+
+    /// The 64-bit generic address of a tensor map operand: a register holding it, or a
+    /// kernel parameter or variable named (`[map, {...}]` with `map` a `.param`, `.const` or
+    /// `.global` symbol).
+    fn tensor_map_address(&mut self, map: &CheckedOperand, inst: &CheckedInst) -> Result<Value, LowerError> {
+        let (value, space, offset) = match self.address_of_operand(map, Space::Generic, inst.span)? {
+            Address::Param(off) => (self.konst(Type::I64, u64::from(off)), Space::Param, 0),
+            Address::Value(v, space, offset) => (self.coerce(v, Type::I64, false, inst.span)?, space, offset),
+        };
+        let generic = if space == Space::Generic || space == Space::Global {
+            value
+        } else {
+            self.emit(Opcode::ToGeneric, Type::I64, &[value], Aux::Space(space))
+        };
+        if offset == 0 {
+            return Ok(generic);
+        }
+        let k = self.konst(Type::I64, offset as u64);
+        Ok(self.emit(Opcode::Iadd, Type::I64, &[generic, k], Aux::None))
     }
 
     /// Address operand `i` in `space` as one value (a shared address is 32 bits, a global one

@@ -424,8 +424,19 @@ impl Lowerer<'_> {
 
     /// The address operand `i` in `space` (a variable keeps its own).
     pub(super) fn address_in(&mut self, inst: &CheckedInst, i: usize, space: Space) -> Result<Address, LowerError> {
-        let CheckedOperand::Address { base, offset } = self.arg(inst, i)? else {
-            return Err(LowerError::new("expected an address `[...]`", inst.span));
+        let op = self.arg(inst, i)?.clone();
+        self.address_of_operand(&op, space, inst.span)
+    }
+
+    /// The address operand `op` in `space` (a variable keeps its own).
+    pub(super) fn address_of_operand(
+        &mut self,
+        op: &CheckedOperand,
+        space: Space,
+        span: Span,
+    ) -> Result<Address, LowerError> {
+        let CheckedOperand::Address { base, offset } = op else {
+            return Err(LowerError::new("expected an address `[...]`", span));
         };
         let (base, offset) = (base.clone(), *offset);
         Ok(match base {
@@ -439,10 +450,7 @@ impl Lowerer<'_> {
             AddrBase::Reg(r) => {
                 let v = self.read_raw(r);
                 if !matches!(self.func.ty(v), Type::I32 | Type::I64) {
-                    return Err(LowerError::new(
-                        "an address register must be 32 or 64 bits wide",
-                        inst.span,
-                    ));
+                    return Err(LowerError::new("an address register must be 32 or 64 bits wide", span));
                 }
                 let space = match space {
                     // A `.param` address in a device function is one of its local slots.

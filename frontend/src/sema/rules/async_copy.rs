@@ -79,6 +79,9 @@ fn cp_async_bulk(m: &Mods, sm: u32) -> Result<(), RuleError> {
     let only = |allowed: &[&str]| {
         m.cache.is_none() && m.ty().is_none() && m.flags.iter().all(|f| allowed.contains(&f.as_str()))
     };
+    if m.has_flag("tensor") {
+        return cp_async_bulk_tensor(m, &has, &only);
+    }
     let to_shared = (m.has_flag("shared::cluster") || m.has_flag("shared::cta"))
         && !(m.has_flag("shared::cluster") && m.has_flag("shared::cta"));
     let form_ok = if m.has_flag("commit_group") {
@@ -100,9 +103,63 @@ fn cp_async_bulk(m: &Mods, sm: u32) -> Result<(), RuleError> {
             ])
     };
     if !form_ok {
-        return Err("write `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar]`,                     `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`, `cp.async.bulk.commit_group` or                     `cp.async.bulk.wait_group{.read} n` (multicast, cache hints and shared-to-shared copies are not supported)"
-            .to_string()
-            .into());
+        return Err(concat!(
+            "write `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar]`, ",
+            "`cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`, `cp.async.bulk.commit_group` or ",
+            "`cp.async.bulk.wait_group{.read} n` (multicast, cache hints and shared-to-shared copies are not supported)"
+        )
+        .to_string()
+        .into());
+    }
+    Ok(())
+}
+
+/// `cp.async.bulk.tensor.<n>d` (sm_90, PTX 8.0), tiled: a load into shared memory completed
+/// on an mbarrier (`.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes [dst], [map,
+/// {c...}], [bar]`) or a store from shared memory in a bulk group
+/// (`.global.shared::cta{.tile}.bulk_group [map, {c...}], [src]`). im2col, multicast,
+/// cache hints and reductions are refused as not supported.
+fn cp_async_bulk_tensor(
+    m: &Mods,
+    has: &dyn Fn(&[&str]) -> bool,
+    only: &dyn Fn(&[&str]) -> bool,
+) -> Result<(), RuleError> {
+    let dims = ["1d", "2d", "3d", "4d", "5d"].iter().filter(|d| m.has_flag(d)).count();
+    let common = [
+        "async",
+        "bulk",
+        "tensor",
+        "1d",
+        "2d",
+        "3d",
+        "4d",
+        "5d",
+        "tile",
+        "global",
+        "shared::cta",
+    ];
+    let load: Vec<&str> = common
+        .iter()
+        .copied()
+        .chain(["shared::cluster", "mbarrier::complete_tx::bytes"])
+        .collect();
+    let store: Vec<&str> = common.iter().copied().chain(["bulk_group"]).collect();
+    let ok = dims == 1
+        && if m.has_flag("bulk_group") {
+            has(&["global", "shared::cta"]) && only(&store)
+        } else {
+            (m.has_flag("shared::cluster") || m.has_flag("shared::cta"))
+                && has(&["global", "mbarrier::complete_tx::bytes"])
+                && only(&load)
+        };
+    if !ok {
+        return Err(concat!(
+            "write `cp.async.bulk.tensor.<n>d.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes [dst], ",
+            "[map, {c...}], [bar]` or `cp.async.bulk.tensor.<n>d.global.shared::cta{.tile}.bulk_group [map, {c...}], [src]` ",
+            "(im2col, multicast, cache hints and reductions are not supported)"
+        )
+        .to_string()
+        .into());
     }
     Ok(())
 }
@@ -110,7 +167,9 @@ fn cp_async_bulk(m: &Mods, sm: u32) -> Result<(), RuleError> {
 /// The operand shapes of `cp.async`: a copy's, a group operation's, an arrival's.
 pub fn cp_async_operands(m: &Mods) -> &'static str {
     if m.has_flag("bulk") {
-        return if m.has_flag("commit_group") {
+        return if m.has_flag("tensor") {
+            if m.has_flag("bulk_group") { "t a" } else { "a t a" }
+        } else if m.has_flag("commit_group") {
             ""
         } else if m.has_flag("wait_group") {
             "i"

@@ -157,11 +157,13 @@ mod tests {
                 at: 20,
                 addr: 8,
                 hopper: false,
+                tx: 0,
             },
             PendingArrival {
                 at: 10,
                 addr: 8,
                 hopper: false,
+                tx: 0,
             },
         ];
         let high = |c: &CtaShared| u32::from_le_bytes(c.shared[12..16].try_into().unwrap());

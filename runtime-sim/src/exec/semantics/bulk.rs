@@ -146,8 +146,16 @@ pub fn ublkcp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
     }
 }
 
-/// Reads the tensor map at generic address `at`.
+/// Reads the tensor map at generic address `at`, which must be 64-byte aligned (the PTX ISA).
 fn tensor_map(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, at: u64) -> Result<TensorMap, SimError> {
+    if !at.is_multiple_of(64) {
+        return Err(SimError::Misaligned {
+            at: ctx.at(w, lane, d.pc),
+            space: "tensor map",
+            addr: at,
+            size: 64,
+        });
+    }
     let mut bytes = [0u8; SIZE];
     for k in (0..SIZE).step_by(CHUNK) {
         read_bytes(ctx, w, d, Space::Generic, lane, at + k as u64, &mut bytes[k..k + CHUNK])?;
