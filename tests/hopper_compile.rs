@@ -406,3 +406,43 @@ fn cluster_directives_give_ptxas_cluster_attributes() {
         "{err}"
     );
 }
+
+/// `setmaxnreg` (`tests/hopper/setmaxnreg.ptx`): ptxas keeps it (USETMAXREG, its retry loop),
+/// ptxc compiles the kernel with one register count and says so; both cubins store every
+/// thread's index on the simulator. A count outside the PTX ISA's range is refused.
+#[test]
+fn setmaxnreg_is_kept_by_ptxas_and_reported_as_ignored_by_ptxc() {
+    let dir = scratch("hopper_compile_setmaxnreg");
+    let ptx = root().join("tests/hopper/setmaxnreg.ptx");
+    let theirs = dir.join("ptxas.cubin");
+    ptxas_for("sm_90a", &ptx, &theirs);
+    let sass = text(&oracle("nvdisasm", &["-c", theirs.to_str().unwrap()]).stdout);
+    assert!(sass.contains("USETMAXREG.TRY_ALLOC.CTAPOOL UP0, 0xf0"), "{sass}");
+    let ours = dir.join("ptxc.cubin");
+    let o = ptxc_compile("sm_90a", &ptx, &ours);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("`setmaxnreg` ignored"), "{}", text(&o.stderr));
+    let spec = dir.join("smr.toml");
+    std::fs::write(
+        &spec,
+        "kernel = \"smr\"\ngrid = [2]\nblock = [128]\nparams = [ { ptr = \"out\" } ]\n[buffers.out]\ndtype = \"u32\"\nlen = 128\n",
+    )
+    .unwrap();
+    for (what, cubin) in [("ptxas", &theirs), ("ptxc", &ours)] {
+        let bytes = run_out(&dir, what, cubin, &spec, &[]).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(npy_words(&bytes, 128), (0..128).collect::<Vec<u32>>(), "{what}");
+    }
+    let bad = dir.join("bad.ptx");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&ptx).unwrap().replace("u32 240;", "u32 250;"),
+    )
+    .unwrap();
+    let o = ptxc_compile("sm_90a", &bad, &dir.join("bad.cubin"));
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("multiple of 8 from 24 to 256"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -276,7 +276,7 @@ pub fn compile_kernel(
             Reg::P(_) | Reg::UR(_) | Reg::UP(_) => None,
         })
         .max();
-    let warnings = alloc
+    let mut warnings: Vec<String> = alloc
         .raised_limit
         .map(|n| {
             format!(
@@ -286,6 +286,12 @@ pub fn compile_kernel(
         })
         .into_iter()
         .collect();
+    if !f.setmaxnreg.is_empty() {
+        warnings.push(format!(
+            "kernel `{}`: `setmaxnreg` ignored: ptxc gives the whole kernel one register count",
+            f.name
+        ));
+    }
     Ok(CompiledKernel {
         warnings,
         frame_size: alloc.frame.size,

@@ -354,6 +354,8 @@ pub enum Opcode {
     Mma,
     /// `stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16` (sm_90): operands address, registers.
     Stmatrix,
+    /// `setmaxnreg.{inc|dec}.sync.aligned.u32 n` (sm_90a): the warp's register budget.
+    Setmaxnreg,
     Mov,
     /// `movmatrix`.
     Movmatrix,

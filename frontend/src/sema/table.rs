@@ -171,6 +171,7 @@ pub static TABLE: &[OpSpec] = &[
     OpSpec { types: &[int!()], min_types: 1, operands: "d:T s:T s:T s:T", ..spec("sad", Opcode::Sad) },
     OpSpec { types: &[concat!(bits!(), " ", int!(), " ", float!())], min_types: 1, operands: "d:T s:T s:T n:pred", ..spec("selp", Opcode::Selp) },
     OpSpec { ctx: Ctx::Compare, mods: "ftz eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor", types: &["u32 s32 f32 f16 f16x2 bf16 bf16x2", concat!(bits!(), " ", int!(), " ", float!(), " ", half!())], min_types: 2, required: "@cmp", operands: "d:T s:U s:U|d:T s:U s:U n:pred", rule: Some(rules::set), ..spec("set", Opcode::Set) },
+    OpSpec { mods: "inc dec sync aligned", types: &["u32"], min_types: 1, required: "inc|dec sync aligned", operands: "i", rule: Some(rules::setmaxnreg), ..spec("setmaxnreg", Opcode::Setmaxnreg) },
     OpSpec { ctx: Ctx::Compare, mods: "ftz eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor", types: &[concat!(bits!(), " ", int!(), " ", float!(), " ", half!())], min_types: 1, required: "@cmp", operands: "D:pred s:T s:T|D:pred s:T s:T n:pred", rule: Some(rules::setp), ..spec("setp", Opcode::Setp) },
     OpSpec { mods: "l r clamp wrap", types: &["b32"], min_types: 1, required: "l|r clamp|wrap", operands: "d:T s:T s:T s:u32", ..spec("shf", Opcode::Shf) },
     OpSpec { mods: "sync up down bfly idx", types: &["b32"], min_types: 1, required: "sync @shfl", operands: "D:T s:T s:u32 s:u32 s:u32", ..spec("shfl", Opcode::Shfl) },

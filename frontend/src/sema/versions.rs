@@ -86,6 +86,7 @@ const SINCE: &[Since] = &[
     since(On::Only(&["stmatrix"]), When::Always, (7, 8), "`stmatrix`"),
     since(On::Only(&["wgmma"]), When::Always, (8, 0), "`wgmma`"),
     since(On::Only(&["elect"]), When::Always, (8, 0), "`elect`"),
+    since(On::Only(&["setmaxnreg"]), When::Always, (8, 0), "`setmaxnreg`"),
     since(
         On::Only(&["fence"]),
         When::Written(&["async"]),

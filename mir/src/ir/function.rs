@@ -101,6 +101,9 @@ pub struct Function {
     pub srclocs: SecondaryMap<Inst, SrcLoc>,
     /// The position new instructions get (the lowering sets it to each PTX instruction's).
     pub cur_srcloc: SrcLoc,
+    /// The register budgets the kernel's `setmaxnreg` instructions ask for (ptxc allocates
+    /// one register count for the whole kernel and reports them as ignored).
+    pub setmaxnreg: Vec<u32>,
     /// The PTX kernel calls a device function (inlined by the lowering); ptxas keeps such
     /// calls as subroutines, which decides some of the attributes it writes.
     pub calls_functions: bool,

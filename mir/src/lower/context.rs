@@ -618,6 +618,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Dp2a, Lowerer::lower_dp),
         (P::Dp4a, Lowerer::lower_dp),
         (P::Elect, Lowerer::lower_elect),
+        (P::Setmaxnreg, Lowerer::lower_setmaxnreg),
         (P::Ex2, Lowerer::lower_float_unary),
         (P::Fence, Lowerer::lower_fence),
         (P::Fma, Lowerer::lower_binary_family),
@@ -703,6 +704,7 @@ fn has_side_effects(op: P) -> bool {
             | P::Activemask
             | P::Redux
             | P::Elect
+            | P::Setmaxnreg
             | P::Ldmatrix
             | P::Movmatrix
             | P::Mma

@@ -87,6 +87,24 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `setmaxnreg.{inc|dec}.sync.aligned.u32 n`: the count must be a multiple of 8 in 24..=256
+    /// (the PTX ISA). ptxc allocates one register count for the whole kernel, so the
+    /// instruction changes nothing; it is recorded for the back end's warning (ptxas also
+    /// ignores it, with a warning, when it cannot tell the count at the kernel's entry).
+    pub fn lower_setmaxnreg(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
+        let n = match self.arg(inst, 0)? {
+            ptxc_frontend::checked::CheckedOperand::Int(n) if (24..=256).contains(n) && n % 8 == 0 => *n as u32,
+            _ => {
+                return Err(LowerError::new(
+                    "`setmaxnreg` takes a register count that is a multiple of 8 from 24 to 256",
+                    inst.span,
+                ));
+            }
+        };
+        self.func.setmaxnreg.push(n);
+        Ok(())
+    }
+
     /// `elect.sync d|p, membermask`.
     pub fn lower_elect(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let mask = self.operand(self.arg(inst, 1)?, Type::I32, false, inst.span)?;

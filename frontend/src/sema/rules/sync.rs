@@ -76,6 +76,14 @@ pub fn redux(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     }
 }
 
+/// `setmaxnreg` (sm_90a, PTX 8.0): `.inc` or `.dec`, `.sync.aligned`, `.u32`.
+pub fn setmaxnreg(_: &Mods, sm: u32) -> Result<(), RuleError> {
+    if sm < 90 {
+        return Err(needs_sm("setmaxnreg", 90));
+    }
+    Ok(())
+}
+
 /// `mbarrier` (sm_80): one operation; on `.shared` or generic addresses; `.noComplete` on an arrival
 /// with a count (an arrival with a count but without `.noComplete`, and `try_wait`, need
 /// sm_90, as ptxas says); `.parity` on `test_wait`; `.release` on arrivals, `.acquire` on
