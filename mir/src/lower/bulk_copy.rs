@@ -159,7 +159,8 @@ impl Lowerer<'_> {
     }
 
     /// Runs `body` once for each active thread, that thread alone (an `elect` loop): the
-    /// threads leave the loop one by one, each after its own pass.
+    /// threads leave the loop one by one, each after its own pass. The election is among the
+    /// threads still in the loop (a full member mask: ELECT's `PT`).
     pub(super) fn once_per_thread(&mut self, body: impl FnOnce(&mut Self)) {
         let (head, alone, join, cont) = (
             self.func.add_block(),
@@ -170,9 +171,7 @@ impl Lowerer<'_> {
         self.jump(head);
         self.cur = head;
         let all = self.konst(Type::I32, u64::from(u32::MAX));
-        let mask = self.emit_typed(Opcode::Activemask, Type::I32, &[], Aux::None, Type::I32);
-        let mask = self.emit(Opcode::And, Type::I32, &[mask, all], Aux::None);
-        let elected = self.emit_multi(Opcode::Elect, Type::I32, &[mask], Aux::None);
+        let elected = self.emit_multi(Opcode::Elect, Type::I32, &[all], Aux::None);
         let mine = elected[1];
         self.brif(mine, alone, join);
         self.ssa.seal(&mut self.func, alone);
