@@ -281,10 +281,7 @@ fn run_out(
 
 /// The u32 words at the end of an `.npy` file of `n` words.
 fn npy_words(bytes: &[u8], n: usize) -> Vec<u32> {
-    bytes[bytes.len() - 4 * n..]
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    words(&bytes[bytes.len() - 4 * n..])
 }
 
 /// mbarrier transaction counts (`tests/hopper/mbarrier_tx.ptx`): `arrive.expect_tx`,

@@ -58,10 +58,7 @@ fn run(dir: &Path, cubin: &Path, spec: &str, engine: &str, buffers: &[&str]) -> 
         .map(|b| {
             let bytes = std::fs::read(out.join(format!("{b}.npy"))).unwrap();
             let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-            bytes[10 + header..]
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
+            words(&bytes[10 + header..])
         })
         .collect()
 }

@@ -191,7 +191,31 @@ impl Lowerer<'_> {
     fn arrive_per_distinct_address(&mut self, bar: Value, flags: Aux, span: Span) -> Result<(), LowerError> {
         use crate::ir::redux::{ReduxFlags, ReduxKind};
         let bar = self.coerce(bar, Type::I32, false, span)?;
-        let (head, arrive, join, cont) = (
+        let pick = |l: &mut Self| {
+            let waiting = l.emit_typed(Opcode::Activemask, Type::I32, &[], Aux::None, Type::I32);
+            let least = ReduxFlags {
+                kind: ReduxKind::Min,
+                signed: false,
+            };
+            let lead = l.emit_typed(
+                Opcode::Redux,
+                Type::I32,
+                &[bar, waiting],
+                Aux::Imm(least.bits()),
+                Type::I32,
+            );
+            let mine = l.emit_typed(Opcode::Icmp, Type::I32, &[bar, lead], Aux::Cond(Cond::Eq), Type::Pred);
+            (mine, lead)
+        };
+        self.in_turns(pick, |l, lead| l.emit_effect(Opcode::CpAsyncArrive, &[lead], flags));
+        Ok(())
+    }
+
+    /// A loop that serves the threads in turns: each pass, `pick` (in the loop head) chooses
+    /// some of the threads still in the loop (its predicate) and a value for them; `body` runs
+    /// with only those threads, which then leave the loop while the rest go round again.
+    pub(super) fn in_turns<T>(&mut self, pick: impl FnOnce(&mut Self) -> (Value, T), body: impl FnOnce(&mut Self, T)) {
+        let (head, turn, join, cont) = (
             self.func.add_block(),
             self.func.add_block(),
             self.func.add_block(),
@@ -199,23 +223,11 @@ impl Lowerer<'_> {
         );
         self.jump(head);
         self.cur = head;
-        let waiting = self.emit_typed(Opcode::Activemask, Type::I32, &[], Aux::None, Type::I32);
-        let least = ReduxFlags {
-            kind: ReduxKind::Min,
-            signed: false,
-        };
-        let lead = self.emit_typed(
-            Opcode::Redux,
-            Type::I32,
-            &[bar, waiting],
-            Aux::Imm(least.bits()),
-            Type::I32,
-        );
-        let mine = self.emit_typed(Opcode::Icmp, Type::I32, &[bar, lead], Aux::Cond(Cond::Eq), Type::Pred);
-        self.brif(mine, arrive, join);
-        self.ssa.seal(&mut self.func, arrive);
-        self.cur = arrive;
-        self.emit_effect(Opcode::CpAsyncArrive, &[lead], flags);
+        let (mine, chosen) = pick(self);
+        self.brif(mine, turn, join);
+        self.ssa.seal(&mut self.func, turn);
+        self.cur = turn;
+        body(self, chosen);
         self.jump(join);
         self.ssa.seal(&mut self.func, join);
         self.cur = join;
@@ -223,7 +235,6 @@ impl Lowerer<'_> {
         self.ssa.seal(&mut self.func, head);
         self.ssa.seal(&mut self.func, cont);
         self.cur = cont;
-        Ok(())
     }
 
     /// The integer constant operand `i`.

@@ -162,27 +162,10 @@ impl Lowerer<'_> {
     /// threads leave the loop one by one, each after its own pass. The election is among the
     /// threads still in the loop (a full member mask: ELECT's `PT`).
     pub(super) fn once_per_thread(&mut self, body: impl FnOnce(&mut Self)) {
-        let (head, alone, join, cont) = (
-            self.func.add_block(),
-            self.func.add_block(),
-            self.func.add_block(),
-            self.func.add_block(),
-        );
-        self.jump(head);
-        self.cur = head;
-        let all = self.konst(Type::I32, u64::from(u32::MAX));
-        let elected = self.emit_multi(Opcode::Elect, Type::I32, &[all], Aux::None);
-        let mine = elected[1];
-        self.brif(mine, alone, join);
-        self.ssa.seal(&mut self.func, alone);
-        self.cur = alone;
-        body(self);
-        self.jump(join);
-        self.ssa.seal(&mut self.func, join);
-        self.cur = join;
-        self.brif(mine, cont, head);
-        self.ssa.seal(&mut self.func, head);
-        self.ssa.seal(&mut self.func, cont);
-        self.cur = cont;
+        let pick = |l: &mut Self| {
+            let all = l.konst(Type::I32, u64::from(u32::MAX));
+            (l.emit_multi(Opcode::Elect, Type::I32, &[all], Aux::None)[1], ())
+        };
+        self.in_turns(pick, |l, ()| body(l));
     }
 }

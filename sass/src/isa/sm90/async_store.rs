@@ -17,6 +17,7 @@
 //! ptxas leaves them. Timing as STS: ptxas gives both a read scoreboard and no write
 //! scoreboard (variable latency, registers read after issue).
 
+use super::tma::RED_OPS;
 use crate::isa::build::*;
 use crate::isa::desc::{Form, LatCat as L, Op, OperandDesc, Pipe, Role};
 use crate::isa::sm75::mem::{BY_SIZE, UrAt, address_with_width_bit};
@@ -43,21 +44,11 @@ fn stas() -> Form {
 }
 
 fn redas() -> Form {
-    const OPS: &[(u16, &str)] = &[
-        (0, ".ADD"),
-        (1, ".MIN"),
-        (2, ".MAX"),
-        (3, ".INC"),
-        (4, ".DEC"),
-        (5, ".AND"),
-        (6, ".OR"),
-        (7, ".XOR"),
-    ];
     form("REDAS", Op::Redas, 0xdbe)
         .since(Arch::Sm90)
         .ops([address(72), reg(Role::Data, RB).width(BY_SIZE)])
         .mods([
-            modifier(Mod::BulkRedOp, 87, 4, OPS, 0),
+            modifier(Mod::BulkRedOp, 87, 4, RED_OPS, 0),
             modifier(Mod::BulkRedType, 73, 3, &[(0, ""), (1, ".S32"), (2, ".64")], 0),
         ])
         .fixed(UNIFORM_BIT, 1, 1)

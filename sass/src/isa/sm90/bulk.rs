@@ -23,7 +23,7 @@
 //! Timing as the TMA instructions (`tma.rs`): no write scoreboard, a read scoreboard, the
 //! uniform reads of a decoupled instruction (ptxas reads UMOV's result 2 cycles later).
 
-use super::tma::{MULTICAST75, POLICY76, block, policy, uniform_tma};
+use super::tma::{MULTICAST75, POLICY76, RED_OPS, block, policy, uniform_tma};
 use crate::flag;
 use crate::isa::build::*;
 use crate::isa::desc::{Form, Op, Role};
@@ -58,16 +58,6 @@ fn ublkcp() -> Form {
 }
 
 fn ublkred() -> Form {
-    const OPS: &[(u16, &str)] = &[
-        (0, ".ADD"),
-        (1, ".MIN"),
-        (2, ".MAX"),
-        (3, ".INC"),
-        (4, ".DEC"),
-        (5, ".AND"),
-        (6, ".OR"),
-        (7, ".XOR"),
-    ];
     const TYPES: &[(u16, &str)] = &[
         (0, ""),
         (1, ".S32"),
@@ -83,7 +73,7 @@ fn ublkred() -> Form {
         .ops([block(Role::Addr, 32, 0), block(Role::SrcAddr, 24, 0), ureg(Role::B, RC)])
         .mods([
             modifier(Mod::BulkDirection, 73, 2, &DIRECTIONS[2..], 2),
-            modifier(Mod::BulkRedOp, 87, 3, OPS, 0),
+            modifier(Mod::BulkRedOp, 87, 3, RED_OPS, 0),
             modifier(Mod::BulkRedType, 81, 4, TYPES, 0),
             POLICY76,
         ])

@@ -68,6 +68,19 @@ pub const POLICY76: ModDesc = modifier(Mod::PolicyDesc, 76, 1, &[(0, ""), (1, ""
 /// `.IM2COL` (bit 82).
 const IM2COL: ModDesc = flag!(Mod::Im2col, 82, ".IM2COL");
 
+/// The reductions of UTMAREDG, UBLKRED and REDAS (their operation field): ATOM's first eight
+/// spellings.
+pub const RED_OPS: &[(u16, &str)] = &[
+    (0, ".ADD"),
+    (1, ".MIN"),
+    (2, ".MAX"),
+    (3, ".INC"),
+    (4, ".DEC"),
+    (5, ".AND"),
+    (6, ".OR"),
+    (7, ".XOR"),
+];
+
 /// `.MULTICAST` (bit 75).
 pub const MULTICAST75: ModDesc = flag!(Mod::Multicast, 75, ".MULTICAST");
 
@@ -127,17 +140,7 @@ fn utmastg(op: Op) -> Form {
     let b = if op == Op::Utmastg {
         form("UTMASTG", op, 0x3b5).mods([DIMS, IM2COL, POLICY76])
     } else {
-        const OPS: &[(u16, &str)] = &[
-            (0, ".ADD"),
-            (1, ".MIN"),
-            (2, ".MAX"),
-            (3, ".INC"),
-            (4, ".DEC"),
-            (5, ".AND"),
-            (6, ".OR"),
-            (7, ".XOR"),
-        ];
-        form("UTMAREDG", op, 0x3b6).mods([DIMS, IM2COL, modifier(Mod::BulkRedOp, 87, 3, OPS, 0), POLICY76])
+        form("UTMAREDG", op, 0x3b6).mods([DIMS, IM2COL, modifier(Mod::BulkRedOp, 87, 3, RED_OPS, 0), POLICY76])
     };
     uniform_tma(b.ops(operands()))
         .op_under_always(Mod::PolicyDesc, policy())
