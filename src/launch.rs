@@ -1,4 +1,4 @@
-//! The TOML launch specification of `ptxc run`: kernel, grid, block, dynamic shared memory,
+//! The TOML launch specification of `ptxc run`: kernel, grid, block, cluster shape, dynamic shared memory,
 //! parameters in order (scalars or buffer addresses) and the buffers with their initial
 //! contents. Every mistake is an error that names the key it is about.
 
@@ -252,6 +252,9 @@ pub struct LaunchSpec {
     pub block: [u32; 3],
     /// Dynamic shared memory bytes.
     pub dynamic_shared_bytes: u32,
+    /// CTAs per cluster per dimension (`cluster = [2, 1, 1]`, Hopper), or `None`: the
+    /// kernel's own `.reqnctapercluster` shape if it has one, else no cluster shape.
+    pub cluster: Option<[u32; 3]>,
     /// Parameters in order.
     pub params: Vec<ParamSpec>,
     /// Buffers by name.
@@ -277,10 +280,11 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
     let root: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| format!("invalid TOML: {e}"))?;
-    const KEYS: [&str; 9] = [
+    const KEYS: [&str; 10] = [
         "kernel",
         "grid",
         "block",
+        "cluster",
         "dynamic_shared_bytes",
         "params",
         "buffers",
@@ -298,6 +302,10 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
     };
     let grid = dims(&root, "grid")?;
     let block = dims(&root, "block")?;
+    let cluster = match root.get("cluster") {
+        None => None,
+        Some(_) => Some(dims(&root, "cluster")?),
+    };
     let dynamic_shared_bytes = match root.get("dynamic_shared_bytes") {
         None => 0,
         Some(toml::Value::Integer(i)) if (0..=u32::MAX as i64).contains(i) => *i as u32,
@@ -320,6 +328,7 @@ pub fn parse(text: &str, base: &Path) -> Result<LaunchSpec, String> {
         grid,
         block,
         dynamic_shared_bytes,
+        cluster,
         params,
         buffers,
         symbols,

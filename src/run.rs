@@ -122,6 +122,7 @@ pub fn run(module: &[u8], spec: &LaunchSpec, opts: &RunOptions) -> Result<RunOut
         grid: spec.grid,
         block: spec.block,
         dynamic_shared: spec.dynamic_shared_bytes,
+        cluster: spec.cluster,
     };
     let mut trace = opts.trace.then(Trace::default);
     let launched = dev.launch_with(&m, &spec.kernel, &dims, &block, opts.engine, trace.as_mut());

@@ -217,6 +217,7 @@ impl Launch {
             grid: self.grid,
             block: self.block,
             dynamic_shared_bytes: 0,
+            cluster: None,
             params,
             buffers,
             symbols: Default::default(),

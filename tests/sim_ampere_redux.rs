@@ -179,6 +179,7 @@ fn mask_spec(arch: Arch, case: usize, a: &[u32], m: u32) -> LaunchSpec {
         grid: [1, 1, 1],
         block: [MASK_THREADS as u32, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: None,
         params: vec![
             ptr("a"),
             ptr("d"),

@@ -29,6 +29,7 @@ fn spec() -> LaunchSpec {
         grid: [1, 1, 1],
         block: [POLICIES as u32, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: None,
         params: vec![ParamSpec::Ptr {
             buffer: "out".to_string(),
             offset: 0,

@@ -249,6 +249,7 @@ fn triton_spec(t: &Triton, a: &[u16], b: &[u16], dir: &Path) -> LaunchSpec {
         grid: [m.div_ceil(t.tile.0) as u32, n.div_ceil(t.tile.1) as u32, 1],
         block: [128, 1, 1],
         dynamic_shared_bytes: t.shared,
+        cluster: None,
         params: vec![
             ptr("a"),
             ptr("b"),
@@ -671,6 +672,7 @@ fn spec(kernel: &Kernel, case: &Case, modes: (Swz, Swz), dir: &Path, rng: &mut R
         grid: [1, 1, 1],
         block: [THREADS as u32, 1, 1],
         dynamic_shared_bytes: img.len() as u32,
+        cluster: None,
         params: vec![
             ptr("img"),
             scalar_u32((img.len() / 16) as u32),

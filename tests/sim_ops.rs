@@ -85,6 +85,7 @@ fn spec(kernel: &str, n_out: usize, dir: &Path) -> LaunchSpec {
         grid: [GRID, 1, 1],
         block: [BLOCK, 1, 1],
         dynamic_shared_bytes: 1024,
+        cluster: None,
         params: ["in", "out"]
             .iter()
             .map(|b| ParamSpec::Ptr {

@@ -47,6 +47,7 @@ fn spec(arch: Arch, a: &[u32]) -> LaunchSpec {
         grid: [1, 1, 1],
         block: [THREADS as u32, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: None,
         params: ["a", "d"]
             .iter()
             .map(|b| ParamSpec::Ptr {

@@ -147,6 +147,7 @@ fn launch_on(file: &str, kernel: &str, args: &[Arg], via: Via) -> BTreeMap<usize
         grid: [1, 1, 1],
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: None,
         params,
         buffers,
         symbols: BTreeMap::new(),

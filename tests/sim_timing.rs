@@ -43,6 +43,7 @@ fn run_unchecked(
         grid: [blocks, 1, 1],
         block: [threads, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
     };
     let stats = dev
         .launch_with(&module, "k", &dims, &params, Engine::Timed, None)

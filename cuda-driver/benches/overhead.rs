@@ -64,6 +64,7 @@ fn launches(c: &mut Criterion) {
         grid: [1, 1, 1],
         block: [32, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
     };
     g.bench_function("empty kernel, ptxc_sim::Device", |b| {
         b.iter(|| {

@@ -215,6 +215,7 @@ fn dims(l: &Launch) -> LaunchDims {
         grid: [l.grid, 1, 1],
         block: [l.block, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
     }
 }
 
@@ -268,6 +269,7 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, l: &Launch, config: &Config) -> Ou
         grid: d.grid,
         block: d.block,
         dynamic_shared: 0,
+        cluster: None,
         params: params(a, b),
     };
     if let Err(e) = ptxc_mir::interp::launch(func, &cfg, &mut ptxc::run::DeviceMemory(&mut dev)) {

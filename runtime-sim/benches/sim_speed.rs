@@ -40,6 +40,7 @@ fn compute_case() -> Case {
             grid: [blocks, 1, 1],
             block: [threads, 1, 1],
             dynamic_shared: 0,
+            cluster: None,
         },
         params,
     }
@@ -68,6 +69,7 @@ fn stream_case() -> Case {
             grid: [160, 1, 1],
             block: [256, 1, 1],
             dynamic_shared: 0,
+            cluster: None,
         },
         params,
     }

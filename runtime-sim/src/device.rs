@@ -201,6 +201,16 @@ impl Device {
                 params.len()
             )));
         }
+        let dims = &LaunchDims {
+            cluster: k.cluster.resolve(&k.name, dims.cluster)?,
+            ..dims.clone()
+        };
+        if dims.cluster.is_some() && k.arch.sm() < 90 {
+            return Err(SimError::BadLaunch(format!(
+                "kernel `{kernel}` is for {}: clusters need sm_90 or later",
+                k.arch
+            )));
+        }
         let mut banks = vec![exec::bank0(k, dims, params, self.config.sms, module.const_base)];
         // Hopper reads the parameters through a generic address too (`cvta.param`, tensor
         // maps): a copy of them in global memory for the launch, placed as they lie in the

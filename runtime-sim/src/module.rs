@@ -46,6 +46,50 @@ pub struct Kernel {
     /// The kernel reads shared memory through the async proxy (HGMMA): its CTAs track which
     /// warps wrote shared memory since their last `FENCE.VIEW.ASYNC.S`.
     pub async_proxy: bool,
+    /// The kernel's cluster attributes (sm_90: `.reqnctapercluster`, `.maxclusterrank`,
+    /// `.explicitcluster`).
+    pub cluster: ClusterAttrs,
+}
+
+/// A kernel's cluster attributes, from its `EIATTR_CTA_PER_CLUSTER`,
+/// `EIATTR_MAX_CLUSTER_RANK` and `EIATTR_EXPLICIT_CLUSTER`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClusterAttrs {
+    /// The cluster shape every launch has.
+    pub dims: Option<[u32; 3]>,
+    /// At most this many CTAs per cluster.
+    pub max_rank: Option<u32>,
+    /// The kernel must be launched with a cluster shape.
+    pub explicit: bool,
+}
+
+impl ClusterAttrs {
+    /// The cluster shape of a launch that asks for `asked` (`None`: none): the kernel's
+    /// own shape when the launch gives none; an error when the two differ, when an explicit
+    /// cluster kernel gets none, or when the cluster is larger than `.maxclusterrank`.
+    pub fn resolve(&self, kernel: &str, asked: Option<[u32; 3]>) -> Result<Option<[u32; 3]>, SimError> {
+        let bad = |what: String| Err(SimError::BadLaunch(format!("kernel `{kernel}`: {what}")));
+        let shape = match (asked, self.dims) {
+            (Some(a), Some(k)) if a != k => {
+                return bad(format!(
+                    "launched with clusters of {a:?} CTAs but compiled for {k:?} (`.reqnctapercluster`)"
+                ));
+            }
+            (a, k) => a.or(k),
+        };
+        if self.explicit && shape.is_none() {
+            return bad("`.explicitcluster` needs a launch with a cluster shape (`cluster = [x, y, z]`)".into());
+        }
+        if let (Some(s), Some(max)) = (shape, self.max_rank) {
+            let size: u64 = s.iter().map(|&x| u64::from(x)).product();
+            if size > u64::from(max) {
+                return bad(format!(
+                    "a cluster of {size} CTAs exceeds its `.maxclusterrank` of {max}"
+                ));
+            }
+        }
+        Ok(shape)
+    }
 }
 
 /// A loaded module.
@@ -342,6 +386,11 @@ impl Module {
                 const_bank2: k.const_bank2.clone(),
                 communicates,
                 async_proxy,
+                cluster: ClusterAttrs {
+                    dims: k.cluster_dims,
+                    max_rank: k.max_cluster_rank,
+                    explicit: k.explicit_cluster,
+                },
             });
         }
         Ok(Module {

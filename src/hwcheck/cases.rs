@@ -215,6 +215,7 @@ fn conformance_spec(t: &serde_json::Value, ptx: &Path, inputs: &Path) -> Result<
         grid: [1, 1, 1],
         block: [block, 1, 1],
         dynamic_shared_bytes: 1024,
+        cluster: None,
         params,
         buffers,
         symbols: BTreeMap::new(),

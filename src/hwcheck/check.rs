@@ -145,6 +145,7 @@ impl Runner<'_> {
             grid: [1, 1, 1],
             block: [32, 1, 1],
             dynamic_shared_bytes: 0,
+            cluster: None,
             params: Vec::new(),
             buffers: Default::default(),
             symbols: Default::default(),

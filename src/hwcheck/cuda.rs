@@ -274,6 +274,11 @@ impl Gpu for CudaGpu {
 impl CudaGpu {
     /// The launch, recording what it allocates in `l`.
     fn launch_in(&mut self, l: &mut Launch, cubin: &[u8], spec: &LaunchSpec, repeat: u32) -> Result<GpuRun, String> {
+        if let Some(c) = spec.cluster {
+            return Err(format!(
+                "a launch with clusters of {c:?} CTAs is simulator-only (the hardware check launches with cuLaunchKernel, which has no cluster shape)"
+            ));
+        }
         let api = &self.api;
         // The driver reads the image through a pointer with no length: an ELF's headers say it.
         let image: Vec<u8> = cubin.iter().copied().chain([0u8; 16]).collect();

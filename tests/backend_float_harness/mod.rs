@@ -363,6 +363,7 @@ pub fn run_cubin(cubin: &[u8], k: &OpKernel, inputs: &[[u64; 3]], dir: &std::pat
         grid: [(padded / BLOCK as usize) as u32, 1, 1],
         block: [BLOCK, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: None,
         params,
         buffers,
         symbols: Default::default(),

@@ -175,6 +175,7 @@ pub fn one_block_spec(
         grid: [1, 1, 1],
         block: [threads, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: None,
         params: params
             .iter()
             .map(|b| ParamSpec::Ptr {

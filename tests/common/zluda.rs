@@ -107,6 +107,7 @@ impl Case {
             grid: [1, 1, 1],
             block: [self.block, 1, 1],
             dynamic_shared_bytes: 1024,
+            cluster: None,
             params,
             buffers,
             symbols: BTreeMap::new(),

@@ -201,16 +201,20 @@ pub unsafe extern "C" fn cuLaunchKernel(
             grid: [gx, gy, gz],
             block: [bx, by, bz],
             dynamic_shared: shared,
+            cluster: None,
         };
         unsafe { launch(f, dims, stream, params, extra) }
     })
 }
 
-/// Checks `cuLaunchKernelEx`'s attributes: those without effect on one simulated launch
-/// are accepted; cooperative launches and clusters larger than one block are not supported.
-fn check_attributes(config: &CUlaunchConfig) -> CuResult<()> {
+/// Checks `cuLaunchKernelEx`'s attributes and returns the cluster shape
+/// (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`, 4) if one is given: those without effect on
+/// one simulated launch are accepted (a preferred cluster shape, 11, is a hint: the launch
+/// runs with the required one); cooperative launches are not supported.
+fn check_attributes(config: &CUlaunchConfig) -> CuResult<Option<[u32; 3]>> {
+    let mut cluster = None;
     if config.num_attrs == 0 {
-        return Ok(());
+        return Ok(cluster);
     }
     if config.attrs.is_null() {
         return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
@@ -220,9 +224,9 @@ fn check_attributes(config: &CUlaunchConfig) -> CuResult<()> {
     for a in attrs {
         let v = &a.value;
         match a.id {
-            0 | 1 | 3 | 5 | 6 | 8 | 9 | 10 | 14 => {}
+            0 | 1 | 3 | 5 | 6 | 8 | 9 | 10 | 11 | 14 => {}
             2 if v[0] == 0 => {}
-            4 | 11 if v[..3].iter().all(|&x| x <= 1) => {}
+            4 => cluster = Some([v[0], v[1], v[2]]),
             id => {
                 log::warn(format!(
                     "cuLaunchKernelEx: launch attribute {id} (value {}) is not supported",
@@ -232,7 +236,7 @@ fn check_attributes(config: &CUlaunchConfig) -> CuResult<()> {
             }
         }
     }
-    Ok(())
+    Ok(cluster)
 }
 
 /// `cuLaunchKernelEx`.
@@ -252,11 +256,12 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
         }
         // SAFETY: by the caller's contract.
         let c = unsafe { *config };
-        check_attributes(&c)?;
+        let cluster = check_attributes(&c)?;
         let dims = LaunchDims {
             grid: c.grid_dim,
             block: c.block_dim,
             dynamic_shared: c.shared_mem_bytes,
+            cluster,
         };
         unsafe { launch(f, dims, c.h_stream, params, extra) }
     })

@@ -78,6 +78,78 @@ pub struct CtaShared {
     /// whose generic-proxy writes there are not yet made visible to the async proxy by a
     /// `FENCE.VIEW.ASYNC.S` (empty for other kernels).
     pub unfenced: Vec<u32>,
+    /// The CTA's place in its cluster (Hopper; a launch without clusters: rank 0 of 1).
+    pub cluster: ClusterPlace,
+    /// Threads of this CTA that arrived at the cluster barrier (`UCGABAR_ARV`) in its
+    /// current phase.
+    pub cga_arrived: u32,
+}
+
+/// Where a CTA sits in its cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClusterPlace {
+    /// `%cluster_ctarank` (`SR_CgaCtaId`): the CTA's rank in its cluster.
+    pub rank: u32,
+    /// `%cluster_nctarank`: CTAs in the cluster.
+    pub size: u32,
+}
+
+impl Default for ClusterPlace {
+    fn default() -> Self {
+        ClusterPlace { rank: 0, size: 1 }
+    }
+}
+
+/// Bits of a shared-memory address below the CTA rank: on Hopper a shared address is
+/// `rank << 24 | offset` (ptxas 13.5 builds every shared::cta address so, with
+/// `SR_CgaCtaId`), which makes it a shared::cluster address too.
+pub const RANK_SHIFT: u32 = 24;
+
+/// A shared-memory address split into the rank of the CTA whose memory it names and the
+/// offset there.
+#[inline]
+pub fn split_shared(addr: u64) -> (u32, usize) {
+    let a = addr as u32;
+    (a >> RANK_SHIFT, (a & ((1 << RANK_SHIFT) - 1)) as usize)
+}
+
+/// The other CTAs of a warp's cluster, by rank: their shared memories (distributed shared
+/// memory) and barrier counts.
+pub trait ClusterPeers {
+    /// The CTA of rank `rank`, unless it is the warp's own CTA or outside the cluster.
+    fn peer(&mut self, rank: u32) -> Option<&mut CtaShared>;
+}
+
+/// A CTA alone in its cluster.
+pub struct NoPeers;
+
+impl ClusterPeers for NoPeers {
+    fn peer(&mut self, _: u32) -> Option<&mut CtaShared> {
+        None
+    }
+}
+
+/// The CTAs of a cluster stored by rank, with the warp's own CTA taken out: `before` holds
+/// ranks `0..own`, `after` ranks `own + 1..`.
+pub struct PeerSlices<'a> {
+    /// Ranks below the own CTA's.
+    pub before: &'a mut [CtaShared],
+    /// Ranks above the own CTA's.
+    pub after: &'a mut [CtaShared],
+}
+
+impl ClusterPeers for PeerSlices<'_> {
+    fn peer(&mut self, rank: u32) -> Option<&mut CtaShared> {
+        let r = rank as usize;
+        let own = self.before.len();
+        if r < own {
+            self.before.get_mut(r)
+        } else if r > own {
+            self.after.get_mut(r - own - 1)
+        } else {
+            None
+        }
+    }
 }
 
 /// Bytes of shared memory per entry of [`CtaShared::unfenced`].
@@ -126,6 +198,8 @@ pub struct Ctx<'a, 'm> {
     pub global: &'a mut GlobalView<'m>,
     /// The warp's CTA.
     pub cta: &'a mut CtaShared,
+    /// The other CTAs of its cluster.
+    pub peers: &'a mut dyn ClusterPeers,
     /// Statistics of the launch.
     pub stats: &'a mut Stats,
     /// The current cycle (clock reads).

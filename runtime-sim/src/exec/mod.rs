@@ -14,7 +14,10 @@ pub mod step;
 pub mod timer;
 pub mod warp;
 
-pub use ctx::{ConstBanks, CtaShared, Ctx, LOCAL_WINDOW, PendingArrival, SHARED_WINDOW};
+pub use ctx::{
+    ClusterPeers, ClusterPlace, ConstBanks, CtaShared, Ctx, LOCAL_WINDOW, NoPeers, PeerSlices, PendingArrival,
+    SHARED_WINDOW, split_shared,
+};
 pub use timer::{Timer, result_latency};
 pub use warp::{WARP, Warp, lanes};
 
@@ -31,8 +34,8 @@ use timer::Hazards;
 /// Instructions a warp runs before the next warp gets a turn.
 const SLICE: usize = 4096;
 
-/// Grid, block and dynamic shared memory of a launch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Grid, block, dynamic shared memory and cluster shape of a launch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LaunchDims {
     /// Blocks per dimension.
     pub grid: [u32; 3],
@@ -40,6 +43,24 @@ pub struct LaunchDims {
     pub block: [u32; 3],
     /// Dynamic shared memory in bytes.
     pub dynamic_shared: u32,
+    /// CTAs per cluster per dimension (Hopper), or `None` for a launch without a cluster
+    /// shape (every CTA is a cluster of its own).
+    pub cluster: Option<[u32; 3]>,
+}
+
+/// CTAs a cluster may hold (H100: 8 portable, 16 with the non-portable attribute).
+pub const MAX_CLUSTER_CTAS: u32 = 16;
+
+impl LaunchDims {
+    /// CTAs per cluster per dimension (ones without a cluster shape).
+    pub fn cluster_dims(&self) -> [u32; 3] {
+        self.cluster.unwrap_or([1, 1, 1])
+    }
+
+    /// CTAs per cluster.
+    pub fn cluster_size(&self) -> u32 {
+        self.cluster_dims().iter().product()
+    }
 }
 
 /// Byte offset of `%nsmid` (the number of SMs) in constant bank 0.
@@ -79,16 +100,18 @@ pub fn bank0(kernel: &Kernel, dims: &LaunchDims, params: &[u8], sms: u32, const_
 /// `%cluster_nctarank`, `%is_explicit_cluster`): `c[0x140]` is 1 for a launch with an
 /// explicit cluster shape, `c[0x144..0x150]` the cluster's CTAs per dimension,
 /// `c[0x150..0x15c]` their reciprocals as floats (ptxas divides `%ctaid.y` and `.z` by
-/// multiplying), `c[0x15c..0x168]` the clusters per dimension, `c[0x188]` the CTAs per
-/// cluster. The simulator launches every CTA as a cluster of its own.
+/// multiplying; the x slot is inferred from the layout, ptxas divides `%ctaid.x` exactly),
+/// `c[0x15c..0x168]` the clusters per dimension, `c[0x188]` the CTAs per cluster. A launch
+/// without a cluster shape has clusters of one CTA.
 fn cluster_words(put: &mut impl FnMut(usize, u32), dims: &LaunchDims) {
-    put(0x140, 0);
-    for i in 0..3 {
-        put(0x144 + 4 * i, 1);
-        put(0x150 + 4 * i, 1.0f32.to_bits());
-        put(0x15c + 4 * i, dims.grid[i]);
+    let shape = dims.cluster_dims();
+    put(0x140, dims.cluster.is_some() as u32);
+    for (i, (&n, &g)) in shape.iter().zip(&dims.grid).enumerate() {
+        put(0x144 + 4 * i, n);
+        put(0x150 + 4 * i, (1.0f32 / n as f32).to_bits());
+        put(0x15c + 4 * i, g / n);
     }
-    put(0x188, 1);
+    put(0x188, dims.cluster_size());
 }
 
 /// Checks the launch dimensions against the hardware limits.
@@ -107,6 +130,7 @@ pub fn check_dims(dims: &LaunchDims) -> Result<(), SimError> {
     if dims.grid[1] > 65535 || dims.grid[2] > 65535 {
         return Err(SimError::BadLaunch("grid y and z are limited to 65535".into()));
     }
+    check_cluster(dims)?;
     if dims.dynamic_shared > 64 * 1024 {
         return Err(SimError::BadLaunch(format!(
             "{} bytes of dynamic shared memory exceed the 64 KiB of an SM",
@@ -114,6 +138,56 @@ pub fn check_dims(dims: &LaunchDims) -> Result<(), SimError> {
         )));
     }
     Ok(())
+}
+
+/// Checks a launch's cluster shape: at least one CTA per dimension, at most
+/// [`MAX_CLUSTER_CTAS`] in all, and a grid made of whole clusters.
+fn check_cluster(dims: &LaunchDims) -> Result<(), SimError> {
+    let Some(c) = dims.cluster else {
+        return Ok(());
+    };
+    if c.contains(&0) {
+        return Err(SimError::BadLaunch("cluster dimensions must be at least 1".into()));
+    }
+    let size = c.iter().map(|&x| x as u64).product::<u64>();
+    if size > MAX_CLUSTER_CTAS as u64 {
+        return Err(SimError::BadLaunch(format!(
+            "a cluster of {}x{}x{} = {size} CTAs exceeds the {MAX_CLUSTER_CTAS} a cluster may hold",
+            c[0], c[1], c[2]
+        )));
+    }
+    if (0..3).any(|i| !dims.grid[i].is_multiple_of(c[i])) {
+        return Err(SimError::BadLaunch(format!(
+            "grid {}x{}x{} is not made of whole {}x{}x{} clusters (each grid dimension must be a multiple of the cluster's)",
+            dims.grid[0], dims.grid[1], dims.grid[2], c[0], c[1], c[2]
+        )));
+    }
+    Ok(())
+}
+
+/// The clusters of a grid in launch order (cluster index x fastest), each as its CTAs in
+/// rank order (`%cluster_ctarank` = x + y * nx + z * nx * ny within the cluster). Without a
+/// cluster shape every CTA is a cluster of its own, in [`ctas`]'s order.
+pub fn clusters(dims: &LaunchDims) -> Vec<Vec<[u32; 3]>> {
+    let [cx, cy, cz] = dims.cluster_dims();
+    let count = LaunchDims {
+        grid: [dims.grid[0] / cx, dims.grid[1] / cy, dims.grid[2] / cz],
+        ..LaunchDims::default()
+    };
+    let members = LaunchDims {
+        grid: [cx, cy, cz],
+        ..LaunchDims::default()
+    };
+    let within = ctas(&members);
+    ctas(&count)
+        .into_iter()
+        .map(|c| {
+            within
+                .iter()
+                .map(|m| [c[0] * cx + m[0], c[1] * cy + m[1], c[2] * cz + m[2]])
+                .collect()
+        })
+        .collect()
 }
 
 /// The CTAs of a grid in launch order.
@@ -205,30 +279,32 @@ pub fn run(
 ) -> Result<(), SimError> {
     check_dims(dims)?;
     stats.engine = "functional".into();
-    let all = ctas(dims);
-    if !parallel_ok(kernel, all.len()) {
+    let all = clusters(dims);
+    let ctas = all.len() * dims.cluster_size() as usize;
+    if !parallel_ok(kernel, ctas) {
         // CTAs that communicate run side by side, as many as the device holds at once.
         let window = config.sms.max(1) as usize * crate::timed::occupancy(kernel, dims, config)?;
+        let window = window / dims.cluster_size() as usize;
         return run_side_by_side(kernel, consts, global, dims, &all, window, config, stats);
     }
     let groups = (config.sms.max(1) as usize).min(all.len());
     run_groups(global, groups, true, stats, |g, view, s| {
-        for (i, &ctaid) in all.iter().enumerate() {
+        for (i, members) in all.iter().enumerate() {
             if i % groups == g {
-                let mut cta = CtaRun::new(kernel, dims, ctaid, g as u32, s);
-                while !cta.finished() {
-                    if !cta.round(kernel, consts, view, config, s, SLICE)? {
-                        return Err(deadlock(kernel, &cta.cta, cta.warps.iter()));
+                let mut run = ClusterRun::new(kernel, dims, members, g as u32, s);
+                while !run.finished() {
+                    if !run.round(kernel, consts, view, config, s, SLICE)? {
+                        return Err(run.deadlock(kernel));
                     }
                 }
-                cta.finish(s);
+                run.finish(s);
             }
         }
         Ok(())
     })
 }
 
-/// Runs up to `window` CTAs at once, a few instructions per warp in turn, on the memory
+/// Runs up to `window` clusters at once, a few instructions per warp in turn, on the memory
 /// itself.
 #[allow(clippy::too_many_arguments)]
 fn run_side_by_side(
@@ -236,69 +312,95 @@ fn run_side_by_side(
     consts: &ConstBanks,
     global: &mut GlobalMemory,
     dims: &LaunchDims,
-    all: &[[u32; 3]],
+    all: &[Vec<[u32; 3]>],
     window: usize,
     config: &Config,
     stats: &mut Stats,
 ) -> Result<(), SimError> {
     let mut view = GlobalView::direct(global);
     let mut next = 0;
-    let mut resident: Vec<CtaRun> = Vec::new();
+    let mut resident: Vec<ClusterRun> = Vec::new();
     let sms = config.sms.max(1) as usize;
     loop {
         while resident.len() < window.max(1) && next < all.len() {
-            resident.push(CtaRun::new(kernel, dims, all[next], (next % sms) as u32, stats));
+            resident.push(ClusterRun::new(kernel, dims, &all[next], (next % sms) as u32, stats));
             next += 1;
         }
         if resident.is_empty() {
             return Ok(());
         }
         let mut progress = false;
-        for cta in resident.iter_mut() {
-            progress |= cta.round(kernel, consts, &mut view, config, stats, SHARED_SLICE)?;
+        for run in resident.iter_mut() {
+            progress |= run.round(kernel, consts, &mut view, config, stats, SHARED_SLICE)?;
         }
         if !progress {
-            let cta = &resident[0];
-            return Err(deadlock(kernel, &cta.cta, cta.warps.iter()));
+            return Err(resident[0].deadlock(kernel));
         }
-        resident.retain_mut(|cta| {
-            let done = cta.finished();
+        resident.retain_mut(|run| {
+            let done = run.finished();
             if done {
-                cta.finish(stats);
+                run.finish(stats);
             }
             !done
         });
     }
 }
 
-/// One CTA in the functional engine: its shared state, warps and their timelines.
-struct CtaRun {
-    cta: CtaShared,
-    warps: Vec<Warp>,
-    timers: Vec<Timer>,
+/// One cluster in the functional engine (a single CTA without a cluster shape): its CTAs'
+/// shared state, warps and their timelines, by rank. A cluster's CTAs stay until all have
+/// finished, so that their shared memories outlive every access from the others.
+struct ClusterRun {
+    ctas: Vec<CtaShared>,
+    warps: Vec<Vec<Warp>>,
+    timers: Vec<Vec<Timer>>,
 }
 
-impl CtaRun {
-    fn new(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32, stats: &mut Stats) -> CtaRun {
-        let (cta, warps) = new_cta(kernel, dims, ctaid, sm);
-        stats.ctas += 1;
-        stats.warps += warps.len() as u64;
-        let timers = vec![Timer::new(kernel.arch); warps.len()];
-        CtaRun { cta, warps, timers }
+impl ClusterRun {
+    fn new(kernel: &Kernel, dims: &LaunchDims, members: &[[u32; 3]], sm: u32, stats: &mut Stats) -> ClusterRun {
+        let size = members.len() as u32;
+        let mut run = ClusterRun {
+            ctas: Vec::with_capacity(members.len()),
+            warps: Vec::with_capacity(members.len()),
+            timers: Vec::with_capacity(members.len()),
+        };
+        for (rank, &ctaid) in members.iter().enumerate() {
+            let place = ClusterPlace {
+                rank: rank as u32,
+                size,
+            };
+            let (cta, warps) = new_cta(kernel, dims, ctaid, sm, place);
+            stats.ctas += 1;
+            stats.warps += warps.len() as u64;
+            run.timers.push(vec![Timer::new(kernel.arch); warps.len()]);
+            run.ctas.push(cta);
+            run.warps.push(warps);
+        }
+        run
     }
 
     fn finished(&self) -> bool {
-        self.warps.iter().all(|w| w.alive == 0)
+        self.warps.iter().flatten().all(|w| w.alive == 0)
     }
 
-    /// Accounts the CTA's issue timelines as cycles.
+    /// Accounts the CTAs' issue timelines as cycles.
     fn finish(&self, stats: &mut Stats) {
-        let longest = self.timers.iter().map(|t| t.now()).max().unwrap_or(0);
+        let longest = self.timers.iter().flatten().map(|t| t.now()).max().unwrap_or(0);
         stats.cycles = stats.cycles.max(longest.max(0) as u64);
     }
 
-    /// Lets every warp run up to `slice` instructions (stopping at a CTA barrier); returns
-    /// whether any instruction ran.
+    /// The error for a cluster whose live warps are all blocked: the first CTA with live
+    /// warps.
+    fn deadlock(&self, kernel: &Kernel) -> SimError {
+        let k = self
+            .warps
+            .iter()
+            .position(|ws| ws.iter().any(|w| w.alive != 0))
+            .unwrap_or(0);
+        deadlock(kernel, &self.ctas[k], self.warps[k].iter())
+    }
+
+    /// Lets every warp of every CTA run up to `slice` instructions (stopping at a barrier);
+    /// returns whether any instruction ran.
     fn round(
         &mut self,
         kernel: &Kernel,
@@ -309,26 +411,49 @@ impl CtaRun {
         slice: usize,
     ) -> Result<bool, SimError> {
         let mut progress = false;
-        for wi in 0..self.warps.len() {
+        for k in 0..self.ctas.len() {
+            progress |= self.round_cta(k, kernel, consts, global, config, stats, slice)?;
+        }
+        Ok(progress)
+    }
+
+    /// [`ClusterRun::round`] for the CTA of rank `k`.
+    #[allow(clippy::too_many_arguments)]
+    fn round_cta(
+        &mut self,
+        k: usize,
+        kernel: &Kernel,
+        consts: &ConstBanks,
+        global: &mut GlobalView,
+        config: &Config,
+        stats: &mut Stats,
+        slice: usize,
+    ) -> Result<bool, SimError> {
+        let mut progress = false;
+        for wi in 0..self.warps[k].len() {
             for _ in 0..slice {
-                let w = &mut self.warps[wi];
+                let (before, rest) = self.ctas.split_at_mut(k);
+                let (cta, after) = rest.split_first_mut().expect("rank within the cluster");
+                let w = &mut self.warps[k][wi];
                 let Some((pc, group)) = w.next_group() else {
                     break;
                 };
-                let d = fetch(kernel, &self.cta, w, pc, group)?;
-                let timer = &mut self.timers[wi];
+                let d = fetch(kernel, cta, w, pc, group)?;
+                let timer = &mut self.timers[k][wi];
                 let t = timer.ready(d, timer.now());
                 let latency = result_latency(d);
                 let exec = w.pred_mask(d.guard, group);
                 let hazards = timer.issue(t, d, latency, group, exec);
                 if !hazards.is_empty() {
-                    report_hazards(stats, kernel, &self.cta, w.index, d, &hazards);
+                    report_hazards(stats, kernel, cta, w.index, d, &hazards);
                 }
+                let mut peers = PeerSlices { before, after };
                 let mut ctx = Ctx {
                     kernel,
                     consts,
                     global,
-                    cta: &mut self.cta,
+                    cta,
+                    peers: &mut peers,
                     stats,
                     now: t,
                     // The functional engine makes an asynchronous arrival at once, as its
@@ -342,25 +467,41 @@ impl CtaRun {
                 if stats.warp_instructions > config.instruction_limit {
                     let lane = group.trailing_zeros() as usize;
                     return Err(SimError::Limit {
-                        at: location(kernel, &self.cta, &self.warps[wi], lane, pc),
+                        at: location(kernel, &self.ctas[k], &self.warps[k][wi], lane, pc),
                         limit: config.instruction_limit,
                     });
                 }
                 if matches!(d.op, Op::Bar | Op::Exit) {
-                    let mut all: Vec<&mut Warp> = self.warps.iter_mut().collect();
-                    semantics::release_barriers(&mut self.cta, &mut all, kernel);
-                    if d.op == Op::Bar {
-                        break;
-                    }
+                    let mut all: Vec<&mut Warp> = self.warps[k].iter_mut().collect();
+                    semantics::release_barriers(&mut self.ctas[k], &mut all, kernel);
+                }
+                if matches!(d.op, Op::UcgabarArv | Op::Exit) {
+                    self.complete_cluster_phase();
+                }
+                if matches!(d.op, Op::Bar | Op::UcgabarWait) {
+                    break;
                 }
             }
         }
         Ok(progress)
     }
+
+    /// Completes the cluster barrier's phase once every live thread has arrived.
+    fn complete_cluster_phase(&mut self) {
+        let mut ctas: Vec<&mut CtaShared> = self.ctas.iter_mut().collect();
+        let mut warps: Vec<&mut Warp> = self.warps.iter_mut().flatten().collect();
+        semantics::cluster::complete_phase(&mut ctas, &mut warps);
+    }
 }
 
-/// A fresh CTA: its shared state and warps.
-pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32) -> (CtaShared, Vec<Warp>) {
+/// A fresh CTA at `place` in its cluster: its shared state and warps.
+pub fn new_cta(
+    kernel: &Kernel,
+    dims: &LaunchDims,
+    ctaid: [u32; 3],
+    sm: u32,
+    place: ClusterPlace,
+) -> (CtaShared, Vec<Warp>) {
     let threads = dims.block.iter().product::<u32>();
     let nwarps = threads.div_ceil(WARP as u32);
     let warps = (0..nwarps)
@@ -383,6 +524,8 @@ pub fn new_cta(kernel: &Kernel, dims: &LaunchDims, ctaid: [u32; 3], sm: u32) -> 
         } else {
             Vec::new()
         },
+        cluster: place,
+        cga_arrived: 0,
     };
     (shared, warps)
 }

@@ -55,12 +55,26 @@ pub struct Warp {
     pub exclusive: u32,
     /// Lanes waiting at each CTA barrier.
     pub bar_wait: [u32; 16],
+    /// The lanes' state at the cluster barrier (`barrier.cluster`).
+    pub cga: ClusterBarrierLanes,
     /// Thread index of each lane.
     pub tid: [[u32; 3]; WARP],
     /// Per-thread local memory (`local_bytes` per lane, allocated on first use).
     pub local: Vec<u8>,
     /// Bytes of local memory per thread.
     pub local_bytes: u32,
+}
+
+/// A warp's lanes at the cluster barrier: arrived in the current phase, arrived in a phase
+/// that has completed (their wait passes), and blocked in `UCGABAR_WAIT`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClusterBarrierLanes {
+    /// Arrived (`UCGABAR_ARV`) in the phase under way.
+    pub arrived: u32,
+    /// Arrived in a completed phase and not yet past their wait.
+    pub passed: u32,
+    /// Blocked in `UCGABAR_WAIT`.
+    pub waiting: u32,
 }
 
 impl Warp {
@@ -104,6 +118,7 @@ impl Warp {
             exclusive_waits: Vec::new(),
             exclusive: 0,
             bar_wait: [0; 16],
+            cga: ClusterBarrierLanes::default(),
             tid,
             local: Vec::new(),
             local_bytes,

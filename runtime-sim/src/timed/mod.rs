@@ -12,7 +12,7 @@ pub mod trace;
 
 use crate::config::Config;
 use crate::error::SimError;
-use crate::exec::{ConstBanks, LaunchDims, check_dims, ctas, parallel_ok, run_groups};
+use crate::exec::{ConstBanks, LaunchDims, check_dims, clusters, parallel_ok, run_groups};
 use crate::memory::{GlobalMemory, GlobalView};
 use crate::module::Kernel;
 use crate::stats::Stats;
@@ -68,26 +68,38 @@ pub fn run(
 ) -> Result<(), SimError> {
     check_dims(dims)?;
     let max_resident = occupancy(kernel, dims, config)?;
-    let all = ctas(dims);
+    let all = clusters(dims);
+    let ctas = all.len() * dims.cluster_size() as usize;
     stats.engine = "timed".into();
-    let sms = (config.sms.max(1) as usize).min(all.len());
+    // A cluster larger than an SM holds runs on a unit of as many SMs as it needs.
+    let per_unit = (dims.cluster_size() as usize).div_ceil(max_resident);
+    let sms = (config.sms.max(1) as usize / per_unit).max(1).min(all.len());
     let tracing = trace.is_some();
     let new_sm = |sm: usize| {
-        let mine: Vec<[u32; 3]> = all.iter().skip(sm).step_by(sms).copied().collect();
+        let mine: Vec<Vec<[u32; 3]>> = all.iter().skip(sm).step_by(sms).cloned().collect();
         let trace = tracing.then(|| (Vec::new(), trace::MAX_EVENTS / sms));
-        SmRun::new(sm as u32, kernel, consts, config, dims, mine, max_resident, trace)
+        SmRun::new(
+            sm as u32,
+            kernel,
+            consts,
+            config,
+            dims,
+            mine,
+            (max_resident, per_unit),
+            trace,
+        )
     };
     let finish = |run: SmRun, s: &mut Stats, events: &mut Vec<trace::Event>| {
         let cycles = run.t_finished().max(0) as u64;
         *s = run.stats;
         s.cycles = cycles;
-        s.sms_used = 1;
+        s.sms_used = per_unit as u32;
         if let Some(e) = run.trace {
             *events = e;
         }
     };
     let mut traces: Vec<Vec<trace::Event>> = vec![Vec::new(); sms];
-    let result = if parallel_ok(kernel, all.len()) {
+    let result = if parallel_ok(kernel, ctas) {
         let collected = std::sync::Mutex::new(vec![Vec::new(); sms]);
         let r = run_groups(global, sms, true, stats, |sm, view, s| {
             let mut run = new_sm(sm);

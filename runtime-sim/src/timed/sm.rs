@@ -7,6 +7,12 @@
 //! and scoreboard waits are all known when the previous instruction issues), so a cycle
 //! costs a scan of a few slots, and cycles in which nothing can issue are skipped. Why a
 //! warp did not issue is accounted as [`super::accounting`] describes.
+//!
+//! Clusters (Hopper) are placed whole: a cluster's CTAs start together in consecutive CTA
+//! slots and leave together once all have finished. A cluster larger than one SM holds is
+//! run on a group of SMs simulated as one unit (`sms` SMs: their sub-partitions and slots,
+//! one shared L1), a simplification of the hardware, which spreads a cluster over the SMs
+//! of a GPC.
 
 use super::accounting::{Waits, settle, waiting_cycles};
 use super::banks::ReuseCache;
@@ -17,7 +23,10 @@ use crate::config::Config;
 use crate::decoded::Decoded;
 use crate::error::SimError;
 use crate::exec::semantics::{self, Space, address_of, space_of};
-use crate::exec::{self, ConstBanks, CtaShared, Ctx, LaunchDims, Timer, WARP, Warp, lanes, result_latency, step};
+use crate::exec::{
+    self, ClusterPeers, ClusterPlace, ConstBanks, CtaShared, Ctx, LaunchDims, Timer, WARP, Warp, lanes, result_latency,
+    step,
+};
 use crate::memory::GlobalView;
 use crate::module::Kernel;
 use crate::stats::Stats;
@@ -55,6 +64,34 @@ struct Resident {
     slots: Vec<usize>,
 }
 
+impl Resident {
+    /// Index in `State::ctas` of rank 0 of its cluster (the ranks are consecutive).
+    fn cluster_base(&self, ci: usize) -> usize {
+        ci - self.cta.cluster.rank as usize
+    }
+}
+
+/// The other CTAs of a resident cluster, by rank (see [`exec::PeerSlices`]).
+struct ResidentPeers<'a> {
+    before: &'a mut [Option<Resident>],
+    after: &'a mut [Option<Resident>],
+}
+
+impl ClusterPeers for ResidentPeers<'_> {
+    fn peer(&mut self, rank: u32) -> Option<&mut CtaShared> {
+        let r = rank as usize;
+        let own = self.before.len();
+        let slot = if r < own {
+            self.before.get_mut(r)
+        } else if r > own {
+            self.after.get_mut(r - own - 1)
+        } else {
+            None
+        };
+        slot?.as_mut().map(|x| &mut x.cta)
+    }
+}
+
 /// A sub-partition's scheduler state.
 #[derive(Default)]
 struct Smsp {
@@ -85,8 +122,12 @@ pub struct SmRun<'a> {
     pub trace: Option<Vec<Event>>,
     /// Events kept at most.
     pub trace_limit: usize,
-    /// CTAs still to launch, in order.
-    queue: std::collections::VecDeque<[u32; 3]>,
+    /// Clusters (each its CTAs in rank order) still to launch, in order.
+    queue: std::collections::VecDeque<Vec<[u32; 3]>>,
+    /// CTAs per cluster.
+    cluster_size: usize,
+    /// CTA slots per SM of the unit (for `%smid`).
+    per_sm: usize,
     /// Resident CTAs and warps.
     st: State,
     /// The current cycle.
@@ -99,12 +140,13 @@ pub struct SmRun<'a> {
 struct State {
     slots: Vec<Option<Slot>>,
     ctas: Vec<Option<Resident>>,
-    smsps: [Smsp; 4],
+    smsps: Vec<Smsp>,
     launched: u64,
 }
 
 impl<'a> SmRun<'a> {
-    /// An SM that will run `ctas` (in order) with at most `max_resident` at once.
+    /// A unit of `sms` SMs that will run `clusters` (in order) with at most `max_resident`
+    /// CTAs per SM at once.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         index: u32,
@@ -112,11 +154,14 @@ impl<'a> SmRun<'a> {
         consts: &'a ConstBanks,
         config: &'a Config,
         dims: &'a LaunchDims,
-        ctas: Vec<[u32; 3]>,
-        max_resident: usize,
+        clusters: Vec<Vec<[u32; 3]>>,
+        (max_resident, sms): (usize, usize),
         trace: Option<(Vec<Event>, usize)>,
     ) -> SmRun<'a> {
         let warps_per_cta = dims.block.iter().product::<u32>().div_ceil(WARP as u32) as usize;
+        let cluster_size = dims.cluster_size() as usize;
+        // Whole clusters only: the CTA slots the unit's clusters fill.
+        let cta_slots = (max_resident * sms) / cluster_size * cluster_size;
         let (trace, trace_limit) = match trace {
             Some((v, limit)) => (Some(v), limit),
             None => (None, 0),
@@ -131,11 +176,13 @@ impl<'a> SmRun<'a> {
             stats: Stats::default(),
             trace,
             trace_limit,
-            queue: ctas.into(),
+            queue: clusters.into(),
+            cluster_size,
+            per_sm: max_resident,
             st: State {
-                slots: (0..max_resident * warps_per_cta).map(|_| None).collect(),
-                ctas: (0..max_resident).map(|_| None).collect(),
-                smsps: Default::default(),
+                slots: (0..cta_slots * warps_per_cta).map(|_| None).collect(),
+                ctas: (0..cta_slots).map(|_| None).collect(),
+                smsps: (0..4 * sms).map(|_| Smsp::default()).collect(),
                 launched: 0,
             },
             t: 0,
@@ -160,7 +207,7 @@ impl<'a> SmRun<'a> {
             State {
                 slots: Vec::new(),
                 ctas: Vec::new(),
-                smsps: Default::default(),
+                smsps: Vec::new(),
                 launched: 0,
             },
         );
@@ -172,10 +219,17 @@ impl<'a> SmRun<'a> {
     fn cycles(&mut self, st: &mut State, global: &mut GlobalView, until: i64) -> Result<(), SimError> {
         while !self.done && self.t < until {
             let t = self.t;
-            // Fill free CTA slots.
-            while let Some(free) = st.ctas.iter().position(Option::is_none) {
-                let Some(ctaid) = self.queue.pop_front() else { break };
-                self.launch_cta(st, free, ctaid, t);
+            // Fill free CTA slots with whole clusters.
+            while let Some(base) = self.free_cluster_slots(st) {
+                let Some(cluster) = self.queue.pop_front() else { break };
+                let size = cluster.len() as u32;
+                for (rank, ctaid) in cluster.into_iter().enumerate() {
+                    let place = ClusterPlace {
+                        rank: rank as u32,
+                        size,
+                    };
+                    self.launch_cta(st, base + rank, ctaid, place, t);
+                }
             }
             if st.ctas.iter().all(Option::is_none) {
                 self.done = true;
@@ -186,7 +240,7 @@ impl<'a> SmRun<'a> {
                 semantics::apply_arrivals(&mut r.cta, t);
             }
             let mut issued = false;
-            for sp in 0..4 {
+            for sp in 0..st.smsps.len() {
                 if let Some(slot) = self.pick(st, sp, t) {
                     self.issue(st, global, slot, t)?;
                     issued = true;
@@ -212,8 +266,17 @@ impl<'a> SmRun<'a> {
         Ok(())
     }
 
-    fn launch_cta(&mut self, st: &mut State, free: usize, ctaid: [u32; 3], t: i64) {
-        let (cta, warps) = exec::new_cta(self.kernel, self.dims, ctaid, self.index);
+    /// The first CTA slot of a run of free ones a cluster can take.
+    fn free_cluster_slots(&self, st: &State) -> Option<usize> {
+        (0..st.ctas.len())
+            .step_by(self.cluster_size)
+            .find(|&b| st.ctas[b..b + self.cluster_size].iter().all(Option::is_none))
+    }
+
+    fn launch_cta(&mut self, st: &mut State, free: usize, ctaid: [u32; 3], place: ClusterPlace, t: i64) {
+        let sms = st.smsps.len() / 4;
+        let sm = self.index * sms as u32 + (free / self.per_sm.max(1)) as u32;
+        let (cta, warps) = exec::new_cta(self.kernel, self.dims, ctaid, sm, place);
         self.stats.ctas += 1;
         self.stats.warps += warps.len() as u64;
         let linear =
@@ -224,7 +287,7 @@ impl<'a> SmRun<'a> {
                 break;
             };
             st.launched += 1;
-            let smsp = i % 4;
+            let smsp = i % st.smsps.len();
             let mut s = Slot {
                 id: linear * 64 + warp.index as u64,
                 warp,
@@ -358,21 +421,13 @@ impl<'a> SmRun<'a> {
         let ci = s.cta;
         let result = self.issue_slot(st, global, &mut s, ci, t);
         let sp = s.smsp;
-        let finished_cta = {
-            let r = st.ctas[ci].as_ref().expect("resident CTA");
-            s.warp.alive == 0
-                && r.slots
-                    .iter()
-                    .all(|&j| j == i || st.slots[j].as_ref().is_none_or(|o| o.warp.alive == 0))
-        };
-        let is_sync = result.as_ref().is_ok_and(|&sync| sync);
         if result.is_ok() && s.warp.alive == 0 {
             self.stats.warp_cycles += (t + 1 - s.launched_at) as u64;
         }
         st.slots[i] = Some(s);
         st.smsps[sp].last = Some(i);
-        result?;
-        if is_sync {
+        let op = result?;
+        if matches!(op, Op::Bar | Op::Exit) {
             // A barrier may have completed: every warp of the CTA may move on.
             let r = st.ctas[ci].as_mut().expect("resident CTA");
             let mut warps: Vec<&mut Warp> = st
@@ -388,13 +443,20 @@ impl<'a> SmRun<'a> {
                 }
             }
         }
-        if finished_cta {
-            let r = st.ctas[ci].take().expect("resident CTA");
-            for j in r.slots {
-                if let Some(o) = st.slots[j].take() {
-                    st.smsps[o.smsp].slots.retain(|&x| x != j);
-                    if st.smsps[o.smsp].last == Some(j) {
-                        st.smsps[o.smsp].last = None;
+        let base = st.ctas[ci].as_ref().expect("resident CTA").cluster_base(ci);
+        let cluster = base..base + self.cluster_size;
+        if matches!(op, Op::UcgabarArv | Op::Exit) {
+            self.complete_cluster_phase(st, cluster.clone(), t);
+        }
+        if op == Op::Exit && cluster_finished(st, cluster.clone()) {
+            for c in cluster {
+                let Some(r) = st.ctas[c].take() else { continue };
+                for j in r.slots {
+                    if let Some(o) = st.slots[j].take() {
+                        st.smsps[o.smsp].slots.retain(|&x| x != j);
+                        if st.smsps[o.smsp].last == Some(j) {
+                            st.smsps[o.smsp].last = None;
+                        }
                     }
                 }
             }
@@ -402,7 +464,22 @@ impl<'a> SmRun<'a> {
         Ok(())
     }
 
-    /// Issues for one slot; returns whether the instruction may have completed a barrier.
+    /// Completes the cluster barrier's phase of the cluster in CTA slots `cluster` once
+    /// every live thread has arrived: its waiting warps move on.
+    fn complete_cluster_phase(&mut self, st: &mut State, cluster: std::ops::Range<usize>, t: i64) {
+        if !semantics::cluster::phase_complete(st.ctas[cluster.clone()].iter().flatten().map(|r| &r.cta)) {
+            return;
+        }
+        for r in st.ctas[cluster.clone()].iter_mut().flatten() {
+            semantics::cluster::end_phase_cta(&mut r.cta);
+        }
+        for o in st.slots.iter_mut().flatten().filter(|o| cluster.contains(&o.cta)) {
+            semantics::cluster::end_phase_warp(&mut o.warp);
+            self.refresh(o, t + 1);
+        }
+    }
+
+    /// Issues for one slot; returns the operation it issued.
     fn issue_slot(
         &mut self,
         st: &mut State,
@@ -410,16 +487,23 @@ impl<'a> SmRun<'a> {
         s: &mut Slot,
         ci: usize,
         t: i64,
-    ) -> Result<bool, SimError> {
+    ) -> Result<Op, SimError> {
         let kernel = self.kernel;
-        let r = st.ctas[ci].as_mut().expect("resident CTA");
+        let (below, above) = st.ctas.split_at_mut(ci);
+        let (me, above) = above.split_first_mut().expect("resident CTA");
+        let r = me.as_mut().expect("resident CTA");
+        let rank = r.cta.cluster.rank as usize;
+        let mut peers = ResidentPeers {
+            before: &mut below[ci - rank..],
+            after: &mut above[..self.cluster_size - rank - 1],
+        };
         let (pc, group) = s.warp.next_group().expect("picked warps have a group");
         let d = exec::fetch(kernel, &r.cta, &s.warp, pc, group)?;
         // The waiting since the instruction became current; this cycle is the issue.
         settle(&mut self.stats.stalls, &mut s.waits, t);
         s.waits.since = t + 1;
         let exec_mask = s.warp.pred_mask(d.guard, group);
-        let latency = self.latency(d, &s.warp, exec_mask, r.cta.shared.len());
+        let latency = self.latency(d, &s.warp, exec_mask, rank as u32);
         // The pipe's occupancy follows the addresses before the instruction writes its
         // results (a load may overwrite its own address register).
         let interval = self.pipe_interval(d, &s.warp, exec_mask);
@@ -432,6 +516,7 @@ impl<'a> SmRun<'a> {
             consts: self.consts,
             global,
             cta: &mut r.cta,
+            peers: &mut peers,
             stats: &mut self.stats,
             now: t,
             copies_landed: s.timer.copies_landed(),
@@ -468,7 +553,7 @@ impl<'a> SmRun<'a> {
             });
         }
         self.refresh(s, t + 1);
-        Ok(matches!(d.op, Op::Bar | Op::Exit))
+        Ok(d.op)
     }
 
     /// Cycles the instruction occupies its pipe.
@@ -512,7 +597,7 @@ impl<'a> SmRun<'a> {
     }
 
     /// Result latency of a variable-latency instruction from the memory model.
-    fn latency(&mut self, d: &Decoded, w: &Warp, mask: u32, _shared_len: usize) -> i64 {
+    fn latency(&mut self, d: &Decoded, w: &Warp, mask: u32, rank: u32) -> i64 {
         let m = &self.config.memory;
         // A copy's latency is that of its source (LDGSTS reads global memory).
         let Some(a) = d.src_addr.or(d.addr) else {
@@ -533,6 +618,15 @@ impl<'a> SmRun<'a> {
         let addrs = &addrs[..n];
         let space = match space_of(d) {
             Space::Generic => match addrs.first() {
+                // Another CTA's shared memory (distributed shared memory) goes over the
+                // SM-to-SM network: modelled as an L2 hit (a modelling choice; NVIDIA's
+                // Hopper tuning guide asks for global-memory access patterns there).
+                Some(&x)
+                    if exec::split_shared(x.wrapping_sub(exec::SHARED_WINDOW)).0 != rank
+                        && (exec::SHARED_WINDOW..exec::SHARED_WINDOW + (1 << 32)).contains(&x) =>
+                {
+                    return m.l2 as i64;
+                }
                 Some(&x) if (exec::SHARED_WINDOW..exec::SHARED_WINDOW + (1 << 32)).contains(&x) => Space::Shared,
                 Some(&x) if (exec::LOCAL_WINDOW..exec::LOCAL_WINDOW + (1 << 32)).contains(&x) => Space::Local,
                 _ => Space::Global,
@@ -575,4 +669,13 @@ impl<'a> SmRun<'a> {
             }
         }
     }
+}
+
+/// Whether every CTA in slots `cluster` has finished (a cluster leaves as a whole).
+fn cluster_finished(st: &State, cluster: std::ops::Range<usize>) -> bool {
+    st.ctas[cluster].iter().flatten().all(|r| {
+        r.slots
+            .iter()
+            .all(|&j| st.slots[j].as_ref().is_none_or(|o| o.warp.alive == 0))
+    })
 }

@@ -19,7 +19,7 @@ use super::mem::{Space, address_row, read_bytes, write_bytes};
 use super::syncs::HopperBarrier;
 use crate::decoded::Decoded;
 use crate::error::SimError;
-use crate::exec::ctx::{CtaShared, Ctx, PendingArrival};
+use crate::exec::ctx::{CtaShared, Ctx, PendingArrival, split_shared};
 use crate::exec::warp::{Warp, lanes};
 
 type R = Result<(), SimError>;
@@ -113,7 +113,7 @@ pub fn apply_arrivals(cta: &mut CtaShared, t: i64) -> bool {
 /// One arrival on the barrier at shared offset `addr` (checked in bounds at issue), in
 /// Ampere's or Hopper's layout, or the transaction bytes of a landed bulk copy.
 fn arrive(cta: &mut CtaShared, arrival: PendingArrival) {
-    let at = arrival.addr as usize;
+    let at = split_shared(u64::from(arrival.addr)).1;
     if let Some(bytes) = cta.shared.get_mut(at..at + 8) {
         let old = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
         let new = if arrival.tx > 0 {
@@ -144,6 +144,8 @@ mod tests {
             pending_arrivals: Vec::new(),
             sm: 0,
             unfenced: Vec::new(),
+            cluster: Default::default(),
+            cga_arrived: 0,
         }
     }
 

@@ -21,7 +21,7 @@ use super::mem::{Space, read_bytes, write_bytes};
 use super::syncs::HopperBarrier;
 use crate::decoded::Decoded;
 use crate::error::SimError;
-use crate::exec::ctx::{Ctx, PendingArrival};
+use crate::exec::ctx::{Ctx, PendingArrival, split_shared};
 use crate::exec::warp::{Warp, lanes};
 use crate::tensor_map::{SIZE, TensorMap};
 use ptxc_sass::isa::values::{BulkDirection, TmaDim};
@@ -75,7 +75,9 @@ fn complete_tx(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, bar: u64, 
         hopper: true,
         tx: bytes as u32,
     };
-    if arrival.at <= ctx.now || !ctx.timed {
+    // A barrier in another CTA of the cluster gets its bytes at once.
+    let remote = split_shared(bar).0 != ctx.cta.cluster.rank;
+    if arrival.at <= ctx.now || !ctx.timed || remote {
         let new = HopperBarrier(u64::from_le_bytes(word)).add_tx(-(bytes as i64));
         write_bytes(ctx, w, d, Space::Shared, lane, bar, &new.0.to_le_bytes())
     } else {

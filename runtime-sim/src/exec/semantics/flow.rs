@@ -99,6 +99,7 @@ pub fn exit(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
     w.advance(group & !t, d.pc);
     w.exit(t);
     ctx.cta.live_threads -= t.count_ones().min(ctx.cta.live_threads);
+    super::cluster::withdraw(ctx.cta, w, t);
     release_convergence(w);
     Ok(())
 }

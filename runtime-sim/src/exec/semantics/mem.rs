@@ -5,7 +5,7 @@
 
 use crate::decoded::{Addr, Decoded, Src};
 use crate::error::SimError;
-use crate::exec::ctx::{Ctx, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::exec::ctx::{Ctx, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, split_shared};
 use crate::exec::warp::{WARP, Warp, lanes};
 use crate::memory::Access;
 use ptxc_sass::isa::Op;
@@ -123,6 +123,8 @@ pub fn address_row(w: &Warp, a: &Addr) -> [u64; WARP] {
 enum Loc {
     Global(u64),
     Shared(usize),
+    /// The shared memory of another CTA of the cluster: its rank and the offset there.
+    Peer(u32, usize),
     Local(usize),
 }
 
@@ -153,7 +155,7 @@ fn locate(
     }
     let space = match space {
         Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
-            return locate(ctx, w, d, Space::Shared, lane, addr - SHARED_WINDOW, size);
+            return locate_shared(ctx, w, d, lane, addr - SHARED_WINDOW, size, true);
         }
         Space::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) => {
             return locate(ctx, w, d, Space::Local, lane, addr - LOCAL_WINDOW, size);
@@ -162,14 +164,7 @@ fn locate(
         s => s,
     };
     match space {
-        Space::Shared => {
-            let a = addr & 0xffff_ffff;
-            if a as usize + size <= ctx.cta.shared.len() {
-                Ok(Loc::Shared(a as usize))
-            } else {
-                Err(fault_oob("shared"))
-            }
-        }
+        Space::Shared => locate_shared(ctx, w, d, lane, addr, size, reaches_cluster(d.op)),
         Space::Local => {
             let a = addr & 0xffff_ffff;
             if a + size as u64 <= w.local_bytes as u64 {
@@ -180,6 +175,57 @@ fn locate(
         }
         _ => Ok(Loc::Global(addr)),
     }
+}
+
+/// Instructions with a shared-memory address that may name another CTA of the cluster
+/// (`SYNCS.ARRIVE.*.RED` for `mbarrier` operations on shared::cluster barriers, bulk copies
+/// to shared::cluster). The others (LDS, STS, ATOMS, ...) reach their own CTA's memory only;
+/// `ld.shared::cluster` and its kin go through generic addresses.
+fn reaches_cluster(op: Op) -> bool {
+    matches!(op, Op::SyncsArrive | Op::Ublkcp)
+}
+
+/// Translates a shared-memory address (`rank << 24 | offset`, [`split_shared`]) into a
+/// location in the own CTA's memory or, when `remote`, another CTA's of the cluster.
+#[inline(always)]
+fn locate_shared(
+    ctx: &Ctx,
+    w: &Warp,
+    d: &Decoded,
+    lane: usize,
+    addr: u64,
+    size: usize,
+    remote: bool,
+) -> Result<Loc, SimError> {
+    let (rank, offset) = split_shared(addr);
+    let place = ctx.cta.cluster;
+    let oob = || SimError::OutOfBounds {
+        at: ctx.at(w, lane, d.pc),
+        space: "shared",
+        addr,
+        size: size as u32,
+    };
+    // Every CTA of a launch has the same amount of shared memory.
+    if offset + size > ctx.cta.shared.len() {
+        return Err(oob());
+    }
+    if rank == place.rank {
+        return Ok(Loc::Shared(offset));
+    }
+    if rank >= place.size {
+        return Err(oob());
+    }
+    if !remote {
+        return Err(SimError::Unsupported {
+            at: ctx.at(w, lane, d.pc),
+            what: format!(
+                "{} reaches the shared memory of the cluster's CTA of rank {rank} (address {addr:#x}); \
+                 shared::cta instructions reach their own CTA's memory only",
+                d.text()
+            ),
+        });
+    }
+    Ok(Loc::Peer(rank, offset))
 }
 
 /// Turns a global access result into `Some` (noting stray accesses) or `None` (a fault).
@@ -208,6 +254,10 @@ fn read_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, ou
             out.copy_from_slice(ctx.cta.shared.get(a..a + out.len())?);
             Some(())
         }
+        Loc::Peer(rank, a) => {
+            out.copy_from_slice(ctx.peers.peer(rank)?.shared.get(a..a + out.len())?);
+            Some(())
+        }
         Loc::Local(a) => {
             if w.local.is_empty() {
                 out.fill(0);
@@ -230,6 +280,14 @@ fn write_loc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, lane: usize, loc: &Loc, d
         Loc::Shared(a) => {
             ctx.cta.shared.get_mut(a..a + data.len())?.copy_from_slice(data);
             ctx.cta.note_generic_write(a, data.len(), w.index);
+            Some(())
+        }
+        Loc::Peer(rank, a) => {
+            ctx.peers
+                .peer(rank)?
+                .shared
+                .get_mut(a..a + data.len())?
+                .copy_from_slice(data);
             Some(())
         }
         Loc::Local(a) => {
@@ -541,18 +599,21 @@ pub fn stsm(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, group: u32, exec: u32) -> 
 
 /// QSPC: whether generic addresses fall in the queried window (`.S` shared, `.L` local,
 /// `.G` global), into the predicate destination.
-pub fn qspc(_: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
+pub fn qspc(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let Some(a) = d.addr else {
         return Ok(());
     };
+    let place = ctx.cta.cluster;
     let mut r = 0u32;
     for l in lanes(exec) {
         let addr = address_of(w, &a, l);
         let shared = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr);
+        let rank = split_shared(addr.wrapping_sub(SHARED_WINDOW)).0;
         let local = (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr);
         let hit = match d.m.qspc {
-            // Launches have no clusters: a CTA's cluster holds its own shared memory only.
-            QspcSpace::Shared | QspcSpace::Cluster => shared,
+            // `.S`: the own CTA's part of the window; `.D`: any CTA's of the cluster.
+            QspcSpace::Shared => shared && rank == place.rank,
+            QspcSpace::Cluster => shared && rank < place.size,
             QspcSpace::Local => local,
             QspcSpace::Global => !shared && !local,
         };

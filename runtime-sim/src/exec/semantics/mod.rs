@@ -6,6 +6,7 @@ mod async_copy;
 mod atomic;
 mod bits;
 mod bulk;
+pub mod cluster;
 mod conv;
 mod fchk;
 mod float;
@@ -198,9 +199,10 @@ fn of_op(op: Op) -> ExecFn {
         Op::Utmastg => bulk::utmastg,
         Op::Usetmaxreg => bulk::usetmaxreg,
         // Prefetches and tensor-map cache control change no result; the bulk group's flush is
-        // timing (its copies out of shared memory are done at issue). A cluster barrier with
-        // one CTA per cluster (the simulator launches no larger clusters) waits for nobody.
-        Op::Utmapf | Op::Utmacctl | Op::Ublkpf | Op::Utmacmdflush | Op::UcgabarArv | Op::UcgabarWait => flow::nop,
+        // timing (its copies out of shared memory are done at issue).
+        Op::Utmapf | Op::Utmacctl | Op::Ublkpf | Op::Utmacmdflush => flow::nop,
+        Op::UcgabarArv => cluster::arrive,
+        Op::UcgabarWait => cluster::wait,
         // Reductions into global or shared memory through TMA or bulk copies, and the
         // asynchronous stores into other CTAs' shared memory, are described (decoded, printed,
         // timed) but not simulated.
@@ -212,7 +214,7 @@ fn of_op(op: Op) -> ExecFn {
 fn moves_pc(op: Op) -> bool {
     matches!(
         op,
-        Op::Bra | Op::Exit | Op::Bsync | Op::Warpsync | Op::Call | Op::Ret | Op::Bar | Op::Bpt
+        Op::Bra | Op::Exit | Op::Bsync | Op::Warpsync | Op::Call | Op::Ret | Op::Bar | Op::Bpt | Op::UcgabarWait
     )
 }
 

@@ -34,10 +34,11 @@ pub fn special_value(ctx: &Ctx, w: &Warp, sr: u8, lane: usize, now: i64) -> u64 
         0x3c => (u32::MAX as u64) << lane & 0xffff_ffff,
         // Clock and global timer (nanoseconds at a nominal 1 GHz): 64-bit values whose
         // high words are registers 0x51 and 0x53.
-        // SR_CgaCtaId (Hopper): the CTA's rank in its cluster; launches have no clusters
-        // (every CTA is alone in its own), so 0, and other special registers read 0 likewise.
         0x50 | 0x52 => now,
         0x51 | 0x53 => now >> 32,
+        // SR_CgaCtaId (Hopper): the CTA's rank in its cluster.
+        0x88 => ctx.cta.cluster.rank as u64,
+        // Others read 0.
         _ => 0,
     }
 }

@@ -1,0 +1,207 @@
+//! Hopper's thread-block clusters on the simulator (`tests/hopper_cluster/*.ptx`, ptxas's
+//! sm_90 cubins, both engines): the cluster special registers on a 3-D cluster shape,
+//! distributed shared memory (mapa, ld/atom on shared::cluster and generic addresses of
+//! other CTAs) with the cluster barrier, and mbarrier arrivals on another CTA's barrier.
+//! Every result is checked against values computed here from the launch; the launch
+//! errors (a grid of partial clusters, too large a cluster, a cluster on sm_80) are checked
+//! for their messages.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// ptxas's sm_90 cubin of `tests/hopper_cluster/<name>.ptx`, in `dir`.
+fn cubin(name: &str, dir: &Path) -> PathBuf {
+    let ptx = root().join(format!("tests/hopper_cluster/{name}.ptx"));
+    let out = dir.join(format!("{name}.cubin"));
+    ptxas_for("sm_90", &ptx, &out);
+    out
+}
+
+/// Runs `cubin` on launch `spec` with `engine`: the words of each buffer in `buffers`.
+fn run(dir: &Path, cubin: &Path, spec: &str, engine: &str, buffers: &[&str]) -> Vec<Vec<u32>> {
+    let toml = dir.join(format!("{engine}.toml"));
+    std::fs::write(&toml, spec).unwrap();
+    let out = dir.join(engine);
+    let o = ptxc(&[
+        "run",
+        cubin.to_str().unwrap(),
+        "--launch",
+        toml.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--mode",
+        engine,
+    ]);
+    assert!(o.status.success(), "{engine}: {}{}", text(&o.stdout), text(&o.stderr));
+    assert!(text(&o.stdout).contains("hazards 0"), "{engine}: {}", text(&o.stdout));
+    buffers
+        .iter()
+        .map(|b| {
+            let bytes = std::fs::read(out.join(format!("{b}.npy"))).unwrap();
+            let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+            words(&bytes[10 + header..])
+        })
+        .collect()
+}
+
+/// Runs `cubin` on `spec` expecting a launch error; its message.
+fn run_error(dir: &Path, cubin: &Path, spec: &str) -> String {
+    let toml = dir.join("bad.toml");
+    std::fs::write(&toml, spec).unwrap();
+    let o = ptxc(&["run", cubin.to_str().unwrap(), "--launch", toml.to_str().unwrap()]);
+    assert!(!o.status.success(), "the launch should fail: {}", text(&o.stdout));
+    text(&o.stderr)
+}
+
+const ENGINES: [&str; 2] = ["functional", "timed"];
+
+/// The 20 words `cluster_ids` stores for the CTA at `ctaid` of `grid` in clusters of
+/// `shape` (PTX ISA: `%cluster_ctarank` is x + y * nx + z * nx * ny within the cluster).
+fn expected_ids(ctaid: [u32; 3], grid: [u32; 3], shape: [u32; 3], explicit: bool) -> Vec<u32> {
+    let clusterid: Vec<u32> = (0..3).map(|i| ctaid[i] / shape[i]).collect();
+    let nclusterid: Vec<u32> = (0..3).map(|i| grid[i] / shape[i]).collect();
+    let within: Vec<u32> = (0..3).map(|i| ctaid[i] % shape[i]).collect();
+    let rank = within[0] + within[1] * shape[0] + within[2] * shape[0] * shape[1];
+    let mut w = ctaid.to_vec();
+    w.extend(&clusterid);
+    w.extend(&nclusterid);
+    w.extend(&within);
+    w.extend(shape);
+    w.push(rank);
+    w.extend([
+        shape.iter().product(),
+        explicit as u32,
+        explicit as u32,
+        explicit as u32,
+    ]);
+    w
+}
+
+#[test]
+fn cluster_special_registers_follow_the_launch_shape() {
+    let dir = scratch("sim_hopper_cluster_ids");
+    let cubin = cubin("cluster_ids", &dir);
+    let grid = [4, 6, 2];
+    for (shape, key) in [
+        ([2, 3, 1], "cluster = [2, 3, 1]\n"),
+        ([1, 2, 2], "cluster = [1, 2, 2]\n"),
+        ([1, 1, 1], ""),
+    ] {
+        let ctas = grid.iter().product::<u32>() as usize;
+        let spec = format!(
+            "kernel = \"cluster_ids\"\ngrid = [4, 6, 2]\nblock = [32]\n{key}params = [ {{ ptr = \"out\" }} ]\n\
+             [buffers.out]\ndtype = \"u32\"\nlen = {}\n",
+            ctas * 20
+        );
+        for engine in ENGINES {
+            let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+            for z in 0..grid[2] {
+                for y in 0..grid[1] {
+                    for x in 0..grid[0] {
+                        let linear = ((z * grid[1] + y) * grid[0] + x) as usize;
+                        let want = expected_ids([x, y, z], grid, shape, !key.is_empty());
+                        assert_eq!(
+                            &out[linear * 20..linear * 20 + 20],
+                            &want[..],
+                            "{engine}, cluster {shape:?}, CTA {:?}",
+                            [x, y, z]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ctas_of_a_cluster_read_and_update_each_others_shared_memory() {
+    let dir = scratch("sim_hopper_cluster_dsmem");
+    let cubin = cubin("dsmem_exchange", &dir);
+    let (ctas, threads) = (16u32, 128u32);
+    for size in [2u32, 4, 8] {
+        let spec = format!(
+            "kernel = \"dsmem_exchange\"\ngrid = [{ctas}]\nblock = [{threads}]\ncluster = [{size}]\n\
+             params = [ {{ ptr = \"out\" }}, {{ ptr = \"counts\" }} ]\n\
+             [buffers.out]\ndtype = \"u32\"\nlen = {}\n[buffers.counts]\ndtype = \"u32\"\nlen = {}\n",
+            ctas * threads,
+            ctas * 2
+        );
+        for engine in ENGINES {
+            let got = run(&dir, &cubin, &spec, engine, &["out", "counts"]);
+            for c in 0..ctas {
+                let rank = c % size;
+                let next = c - rank + (rank + 1) % size;
+                for t in 0..threads {
+                    assert_eq!(
+                        got[0][(c * threads + t) as usize],
+                        next * 100_000 + ((rank + 1) % size) * 1000 + t,
+                        "{engine}, clusters of {size}: CTA {c} thread {t}"
+                    );
+                }
+                // The previous CTA's threads added 1 (shared::cluster) and 2 (generic) each.
+                let counts = &got[1][2 * c as usize..2 * c as usize + 2];
+                assert_eq!(
+                    counts,
+                    [rank + threads, rank + 2 * threads],
+                    "{engine}, clusters of {size}: CTA {c}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ctas_arrive_on_another_ctas_mbarrier() {
+    let dir = scratch("sim_hopper_cluster_mbarrier");
+    let cubin = cubin("remote_mbarrier", &dir);
+    for size in [2u32, 4, 16] {
+        let ctas = 32;
+        let spec = format!(
+            "kernel = \"remote_mbarrier\"\ngrid = [{ctas}]\nblock = [64]\ncluster = [{size}]\n\
+             params = [ {{ ptr = \"out\" }} ]\n[buffers.out]\ndtype = \"u32\"\nlen = {}\n",
+            ctas / size * 16
+        );
+        for engine in ENGINES {
+            let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+            for cluster in 0..ctas / size {
+                let row = &out[(cluster * 16) as usize..(cluster * 16 + size.min(16)) as usize];
+                let mut want = vec![size];
+                want.extend((1..size).map(|r| (cluster * size + r) * 1000 + r));
+                assert_eq!(row, &want[..], "{engine}, clusters of {size}: cluster {cluster}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_cluster_launches_are_refused_with_their_reason() {
+    let dir = scratch("sim_hopper_cluster_errors");
+    let cubin = cubin("dsmem_exchange", &dir);
+    let spec = |grid: &str, cluster: &str| {
+        format!(
+            "kernel = \"dsmem_exchange\"\ngrid = {grid}\nblock = [32]\ncluster = {cluster}\n\
+             params = [ {{ ptr = \"out\" }}, {{ ptr = \"counts\" }} ]\n\
+             [buffers.out]\ndtype = \"u32\"\nlen = 1024\n[buffers.counts]\ndtype = \"u32\"\nlen = 64\n"
+        )
+    };
+    let e = run_error(&dir, &cubin, &spec("[6]", "[4]"));
+    assert!(e.contains("not made of whole 4x1x1 clusters"), "{e}");
+    let e = run_error(&dir, &cubin, &spec("[32]", "[32]"));
+    assert!(e.contains("exceeds the 16 a cluster may hold"), "{e}");
+    let e = run_error(&dir, &cubin, &spec("[4]", "[0]"));
+    assert!(e.contains("`cluster[0]` must be a positive integer"), "{e}");
+    // A kernel for sm_80 has no clusters.
+    let ptx = dir.join("empty.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry empty()\n{\n  ret;\n}\n",
+    )
+    .unwrap();
+    let ampere = dir.join("ampere.cubin");
+    ptxas_for("sm_80", &ptx, &ampere);
+    let toml = "kernel = \"empty\"\ngrid = [2]\nblock = [32]\ncluster = [2]\nparams = []\n";
+    let e = run_error(&dir, &ampere, toml);
+    assert!(e.contains("clusters need sm_90 or later"), "{e}");
+}
