@@ -156,10 +156,11 @@ fn ctas_of_a_cluster_read_and_update_each_others_shared_memory() {
 fn ctas_arrive_on_another_ctas_mbarrier() {
     let dir = scratch("sim_hopper_cluster_mbarrier");
     let cubin = cubin("remote_mbarrier", &dir);
-    for size in [2u32, 4, 16] {
+    // Clusters of 8 CTAs of 1024 threads take four H100 SMs each in the timed engine.
+    for (size, threads) in [(2u32, 64), (4, 64), (16, 64), (8, 1024)] {
         let ctas = 32;
         let spec = format!(
-            "kernel = \"remote_mbarrier\"\ngrid = [{ctas}]\nblock = [64]\ncluster = [{size}]\n\
+            "kernel = \"remote_mbarrier\"\ngrid = [{ctas}]\nblock = [{threads}]\ncluster = [{size}]\n\
              params = [ {{ ptr = \"out\" }} ]\n[buffers.out]\ndtype = \"u32\"\nlen = {}\n",
             ctas / size * 16
         );
@@ -204,4 +205,95 @@ fn bad_cluster_launches_are_refused_with_their_reason() {
     let toml = "kernel = \"empty\"\ngrid = [2]\nblock = [32]\ncluster = [2]\nparams = []\n";
     let e = run_error(&dir, &ampere, toml);
     assert!(e.contains("clusters need sm_90 or later"), "{e}");
+}
+
+#[test]
+fn a_cluster_barrier_that_cannot_complete_is_reported_with_its_place() {
+    let dir = scratch("sim_hopper_cluster_deadlock");
+    let cubin = cubin("cluster_deadlock", &dir);
+    let spec = "kernel = \"cluster_deadlock\"\ngrid = [4]\nblock = [64]\ncluster = [2]\nparams = []\n";
+    for engine in ENGINES {
+        let toml = dir.join(format!("{engine}.toml"));
+        std::fs::write(&toml, spec).unwrap();
+        let o = ptxc(&[
+            "run",
+            cubin.to_str().unwrap(),
+            "--launch",
+            toml.to_str().unwrap(),
+            "--mode",
+            engine,
+        ]);
+        assert!(!o.status.success(), "{engine}: {}", text(&o.stdout));
+        let e = text(&o.stderr);
+        assert!(
+            e.contains("kernel `cluster_deadlock`, block (0, 0, 0)")
+                && e.contains("barrier deadlock: threads wait at the cluster barrier")
+                && e.contains("rank 0 of a cluster of 2"),
+            "{engine}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_shared_cta_load_from_another_cta_faults() {
+    let dir = scratch("sim_hopper_cluster_peer_lds");
+    let cubin = cubin("cta_load_of_peer", &dir);
+    let spec = "kernel = \"cta_load_of_peer\"\ngrid = [2]\nblock = [32]\ncluster = [2]\n\
+                params = [ { ptr = \"out\" } ]\n[buffers.out]\ndtype = \"u32\"\nlen = 1\n";
+    let e = run_error(&dir, &cubin, spec);
+    assert!(
+        e.contains("LDS") && e.contains("reaches the shared memory of the cluster's CTA of rank 1"),
+        "{e}"
+    );
+    // Without clusters the other rank does not exist: an out-of-bounds access.
+    let alone = spec.replace("cluster = [2]\n", "");
+    let e = run_error(&dir, &cubin, &alone);
+    assert!(e.contains("out-of-bounds shared access"), "{e}");
+}
+
+#[test]
+fn a_kernels_cluster_directives_shape_and_check_its_launches() {
+    let dir = scratch("sim_hopper_cluster_directives");
+    let source = std::fs::read_to_string(root().join("tests/hopper_cluster/cluster_ids.ptx")).unwrap();
+    let with = |directives: &str, name: &str| {
+        let ptx = dir.join(format!("{name}.ptx"));
+        let text = source.replace(
+            ".entry cluster_ids(.param .u64 out)",
+            &format!(".entry cluster_ids(.param .u64 out) {directives}"),
+        );
+        std::fs::write(&ptx, text).unwrap();
+        let out = dir.join(format!("{name}.cubin"));
+        ptxas_for("sm_90", &ptx, &out);
+        out
+    };
+    let spec = |cluster: &str| {
+        format!(
+            "kernel = \"cluster_ids\"\ngrid = [8]\nblock = [32]\n{cluster}params = [ {{ ptr = \"out\" }} ]\n\
+             [buffers.out]\ndtype = \"u32\"\nlen = 160\n"
+        )
+    };
+    // `.reqnctapercluster 2, 1, 1`: a launch without a shape gets the kernel's.
+    let fixed = with(".reqnctapercluster 2, 1, 1", "fixed");
+    for engine in ENGINES {
+        let out = &run(&dir, &fixed, &spec(""), engine, &["out"])[0];
+        for x in 0..8u32 {
+            let want = expected_ids([x, 0, 0], [8, 1, 1], [2, 1, 1], true);
+            assert_eq!(
+                &out[x as usize * 20..x as usize * 20 + 20],
+                &want[..],
+                "{engine}: CTA {x}"
+            );
+        }
+    }
+    let e = run_error(&dir, &fixed, &spec("cluster = [4]\n"));
+    assert!(e.contains("compiled for [2, 1, 1]"), "{e}");
+    let explicit = with(".explicitcluster", "explicit");
+    let e = run_error(&dir, &explicit, &spec(""));
+    assert!(
+        e.contains("`.explicitcluster` needs a launch with a cluster shape"),
+        "{e}"
+    );
+    let capped = with(".maxclusterrank 2", "capped");
+    let e = run_error(&dir, &capped, &spec("cluster = [4]\n"));
+    assert!(e.contains("exceeds its `.maxclusterrank` of 2"), "{e}");
 }

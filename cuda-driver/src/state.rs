@@ -332,7 +332,7 @@ impl std::ops::DerefMut for DriverGuard {
 pub fn fault_code(e: &SimError) -> CUresult {
     match e {
         SimError::AfterHazards { fault, .. } => fault_code(fault),
-        SimError::OutOfBounds { .. } => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        SimError::OutOfBounds { .. } | SimError::OtherCtaShared { .. } => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
         SimError::Misaligned { .. } => CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
         SimError::Unsupported { .. } | SimError::Decode { .. } => CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
         SimError::Limit { .. } => CUresult::CUDA_ERROR_LAUNCH_TIMEOUT,

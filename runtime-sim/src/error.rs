@@ -77,6 +77,18 @@ pub enum SimError {
         addr: u64,
         size: u32,
     },
+    /// A shared::cta instruction (LDS, STS, ATOMS, ...) with the shared address of another
+    /// CTA of the cluster.
+    #[error(
+        "{at}: {inst} reaches the shared memory of the cluster's CTA of rank {rank} (shared address {addr:#x}); \
+         shared::cta instructions reach their own CTA's memory only"
+    )]
+    OtherCtaShared {
+        at: Location,
+        inst: String,
+        rank: u32,
+        addr: u32,
+    },
     /// Warps wait at barriers that can never complete.
     #[error("{at}: barrier deadlock: {detail}")]
     Deadlock { at: Location, detail: String },

@@ -569,7 +569,13 @@ pub fn deadlock<'w>(kernel: &Kernel, cta: &CtaShared, warps: impl IntoIterator<I
     };
     let lane = (w.alive & w.blocked).trailing_zeros() as usize % WARP;
     let at_bar = w.bar_wait.iter().any(|&m| m != 0);
-    let detail = if at_bar {
+    let detail = if w.cga.waiting != 0 {
+        format!(
+            "threads wait at the cluster barrier (barrier.cluster.wait); {} of this CTA's {} live threads arrived \
+             (rank {} of a cluster of {}), the cluster's other live threads never arrive",
+            cta.cga_arrived, cta.live_threads, cta.cluster.rank, cta.cluster.size
+        )
+    } else if at_bar {
         let waiting: Vec<String> = (0..cta.bar_arrived.len())
             .filter(|&id| cta.bar_arrived[id] != 0)
             .map(|id| {

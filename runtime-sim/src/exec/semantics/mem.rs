@@ -216,13 +216,11 @@ fn locate_shared(
         return Err(oob());
     }
     if !remote {
-        return Err(SimError::Unsupported {
+        return Err(SimError::OtherCtaShared {
             at: ctx.at(w, lane, d.pc),
-            what: format!(
-                "{} reaches the shared memory of the cluster's CTA of rank {rank} (address {addr:#x}); \
-                 shared::cta instructions reach their own CTA's memory only",
-                d.text()
-            ),
+            inst: d.text(),
+            rank,
+            addr: addr as u32,
         });
     }
     Ok(Loc::Peer(rank, offset))
