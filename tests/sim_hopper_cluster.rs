@@ -1,9 +1,11 @@
 //! Hopper's thread-block clusters on the simulator (`tests/hopper_cluster/*.ptx`, ptxas's
 //! sm_90 cubins, both engines): the cluster special registers on a 3-D cluster shape,
 //! distributed shared memory (mapa, ld/atom on shared::cluster and generic addresses of
-//! other CTAs) with the cluster barrier, and mbarrier arrivals on another CTA's barrier.
-//! Every result is checked against values computed here from the launch; the launch
-//! errors (a grid of partial clusters, too large a cluster, a cluster on sm_80) are checked
+//! other CTAs) with the cluster barrier, mbarrier arrivals on another CTA's barrier, and a
+//! bulk copy from one CTA's shared memory into another's. Every result is checked against
+//! values computed here from the launch; the launch errors (a grid of partial clusters, too
+//! large a cluster, a cluster on sm_80, shapes against the kernel's cluster directives), a
+//! cluster barrier that cannot complete and a shared::cta load from another CTA are checked
 //! for their messages.
 
 mod common;
@@ -296,4 +298,28 @@ fn a_kernels_cluster_directives_shape_and_check_its_launches() {
     let capped = with(".maxclusterrank 2", "capped");
     let e = run_error(&dir, &capped, &spec("cluster = [4]\n"));
     assert!(e.contains("exceeds its `.maxclusterrank` of 2"), "{e}");
+}
+
+#[test]
+fn a_bulk_copy_moves_shared_memory_into_another_cta_and_completes_its_barrier() {
+    let dir = scratch("sim_hopper_cluster_bulk");
+    let cubin = cubin("bulk_to_peer", &dir);
+    let clusters = 4u32;
+    let spec = format!(
+        "kernel = \"bulk_to_peer\"\ngrid = [{}]\nblock = [64]\ncluster = [2]\nparams = [ {{ ptr = \"out\" }} ]\n\
+         [buffers.out]\ndtype = \"u32\"\nlen = {}\n",
+        2 * clusters,
+        64 * clusters
+    );
+    for engine in ENGINES {
+        let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+        for c in 0..clusters {
+            let want: Vec<u32> = (0..64).map(|t| 2 * c * 1000 + t).collect();
+            assert_eq!(
+                &out[(64 * c) as usize..(64 * c + 64) as usize],
+                &want[..],
+                "{engine}: cluster {c}"
+            );
+        }
+    }
 }

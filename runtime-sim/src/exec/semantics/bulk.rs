@@ -14,7 +14,8 @@
 //! model plus `per_line` cycles for every further 128-byte line (a model resting on the
 //! engine's memory timing, not on a TMA measurement). A copy out of shared memory is done
 //! when it issues, so waiting for its bulk group (UTMACMDFLUSH, `DEPBAR.LE SB0`) is timing
-//! only. Multicast, im2col, reductions and copies between the CTAs of a cluster fault as not
+//! only. A copy from the CTA's shared memory into another CTA's of the cluster (`.S.S`)
+//! completes on that CTA's barrier at issue. Multicast, im2col and reductions fault as not
 //! simulated. Tensor maps must be in the simulator's format (`crate::tensor_map`).
 
 use super::mem::{Space, read_bytes, write_bytes};
@@ -138,13 +139,15 @@ pub fn ublkcp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
             let (to, from) = (w.ureg64(a), u64::from(w.ureg(b)));
             copy(ctx, w, d, lane, (to, Space::Global), (from, Space::Shared), bytes)
         }
-        _ => Err(not_simulated(
-            ctx,
-            w,
-            d,
-            lane,
-            "a copy between the shared memories of a cluster",
-        )),
+        BulkDirection::SharedFromShared => {
+            // The CTA's shared memory into the cluster's (another CTA's, usually), completed
+            // on the mbarrier next to the destination.
+            let (to, bar) = (u64::from(w.ureg(a)), u64::from(w.ureg(a.wrapping_add(1))));
+            let from = u64::from(w.ureg(b));
+            copy(ctx, w, d, lane, (to, Space::Shared), (from, Space::Shared), bytes)?;
+            complete_tx(ctx, w, d, lane, bar, bytes)
+        }
+        BulkDirection::GlobalFromGlobal => Err(not_simulated(ctx, w, d, lane, "a global-to-global bulk copy")),
     }
 }
 
