@@ -2,7 +2,8 @@
 //! sm_90 cubins, both engines): the cluster special registers on a 3-D cluster shape,
 //! distributed shared memory (mapa, ld/atom on shared::cluster and generic addresses of
 //! other CTAs) with the cluster barrier, mbarrier arrivals on another CTA's barrier, and a
-//! bulk copy from one CTA's shared memory into another's. Every result is checked against
+//! bulk copy from one CTA's shared memory into another's, and multicast TMA and bulk copies
+//! into every CTA of a cluster. Every result is checked against
 //! values computed here from the launch; the launch errors (a grid of partial clusters, too
 //! large a cluster, a cluster on sm_80, shapes against the kernel's cluster directives), a
 //! cluster barrier that cannot complete and a shared::cta load from another CTA are checked
@@ -13,11 +14,12 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 
-/// ptxas's sm_90 cubin of `tests/hopper_cluster/<name>.ptx`, in `dir`.
+/// ptxas's cubin of `tests/hopper_cluster/<name>.ptx`, in `dir` (sm_90a for the TMA kernel,
+/// sm_90 for the others).
 fn cubin(name: &str, dir: &Path) -> PathBuf {
     let ptx = root().join(format!("tests/hopper_cluster/{name}.ptx"));
     let out = dir.join(format!("{name}.cubin"));
-    ptxas_for("sm_90", &ptx, &out);
+    ptxas_for(if name.starts_with("tma") { "sm_90a" } else { "sm_90" }, &ptx, &out);
     out
 }
 
@@ -320,6 +322,40 @@ fn a_bulk_copy_moves_shared_memory_into_another_cta_and_completes_its_barrier() 
                 &want[..],
                 "{engine}: cluster {c}"
             );
+        }
+    }
+}
+
+#[test]
+fn multicast_copies_fill_every_cta_of_the_cluster() {
+    let dir = scratch("sim_hopper_cluster_multicast");
+    let cubin = cubin("tma_multicast", &dir);
+    let (clusters, size) = (3u32, 4u32);
+    let ctas = clusters * size;
+    let t: Vec<u32> = (0..16 * 16 * clusters)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let src: Vec<u32> = (0..64).map(|i| 7 * i + 1).collect();
+    u32_file(dir.join("t.npy"), &t);
+    u32_file(dir.join("src.npy"), &src);
+    let spec = format!(
+        "kernel = \"tma_multicast\"\ngrid = [{ctas}]\nblock = [64]\ncluster = [{size}]\n\
+         params = [ {{ ptr = \"out\" }}, {{ ptr = \"src\" }}, {{ tensormap = {{ buffer = \"t\", dtype = \"u32\", dims = [{}, 16], box = [16, 16] }} }} ]\n\
+         [buffers.out]\ndtype = \"u32\"\nlen = {}\n[buffers.src]\nfile = \"src.npy\"\n[buffers.t]\nfile = \"t.npy\"\n",
+        16 * clusters,
+        ctas * 320
+    );
+    for engine in ENGINES {
+        let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+        for c in 0..ctas {
+            let k = c / size;
+            let part = &out[(c * 320) as usize..(c * 320 + 320) as usize];
+            // The box at x = 16k: tile[y][x] = t[y][16k + x], the tensor 16 * clusters wide.
+            let tile: Vec<u32> = (0..256)
+                .map(|i| t[((i / 16) * 16 * clusters + 16 * k + i % 16) as usize])
+                .collect();
+            assert_eq!(&part[..256], &tile[..], "{engine}: CTA {c}'s tile");
+            assert_eq!(&part[256..], &src[..], "{engine}: CTA {c}'s line");
         }
     }
 }

@@ -15,14 +15,15 @@
 //! engine's memory timing, not on a TMA measurement). A copy out of shared memory is done
 //! when it issues, so waiting for its bulk group (UTMACMDFLUSH, `DEPBAR.LE SB0`) is timing
 //! only. A copy from the CTA's shared memory into another CTA's of the cluster (`.S.S`)
-//! completes on that CTA's barrier at issue. Multicast, im2col and reductions fault as not
-//! simulated. Tensor maps must be in the simulator's format (`crate::tensor_map`).
+//! completes on that CTA's barrier at issue; so do the other CTAs' parts of a multicast
+//! copy (`.MULTICAST`: the same bytes at the same offset in every CTA of the mask, each
+//! completing on its own barrier). Im2col and reductions fault as not simulated. Tensor maps must be in the simulator's format (`crate::tensor_map`).
 
 use super::mem::{Space, read_bytes, write_bytes};
 use super::syncs::HopperBarrier;
 use crate::decoded::Decoded;
 use crate::error::SimError;
-use crate::exec::ctx::{Ctx, PendingArrival, split_shared};
+use crate::exec::ctx::{Ctx, PendingArrival, RANK_SHIFT, split_shared};
 use crate::exec::warp::{Warp, lanes};
 use crate::tensor_map::{SIZE, TensorMap};
 use ptxc_sass::isa::values::{BulkDirection, TmaDim};
@@ -112,10 +113,8 @@ pub fn ublkcp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
     let (Some(a), Some(b)) = (block(d, Role::Addr), block(d, Role::SrcAddr)) else {
         return Err(not_simulated(ctx, w, d, lane, "this operand form"));
     };
-    if flag(d, Mod::Multicast) {
-        return Err(not_simulated(ctx, w, d, lane, "a multicast copy (clusters)"));
-    }
     let bytes = (ctx.src32(w, &d.b, lane) & 0xffff) as usize * CHUNK;
+    let ranks = destinations(ctx, w, d, lane);
     let direction = d
         .inst
         .as_ref()
@@ -123,17 +122,21 @@ pub fn ublkcp(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R 
         .unwrap_or_default();
     match direction {
         BulkDirection::SharedFromGlobal => {
-            let (to, bar) = (u64::from(w.ureg(a)), u64::from(w.ureg(a.wrapping_add(1))));
-            copy(
-                ctx,
-                w,
-                d,
-                lane,
-                (to, Space::Shared),
-                (w.ureg64(b), Space::Global),
-                bytes,
-            )?;
-            complete_tx(ctx, w, d, lane, bar, bytes)
+            let (to, bar) = (w.ureg(a), w.ureg(a.wrapping_add(1)));
+            for rank in ranks {
+                let (to, bar) = (at_rank(to, rank), at_rank(bar, rank));
+                copy(
+                    ctx,
+                    w,
+                    d,
+                    lane,
+                    (to, Space::Shared),
+                    (w.ureg64(b), Space::Global),
+                    bytes,
+                )?;
+                complete_tx(ctx, w, d, lane, bar, bytes)?;
+            }
+            Ok(())
         }
         BulkDirection::GlobalFromShared => {
             let (to, from) = (w.ureg64(a), u64::from(w.ureg(b)));
@@ -181,8 +184,8 @@ fn tma_operands(
     first: u8,
 ) -> Result<(TensorMap, Vec<i32>), SimError> {
     let inst = d.inst.as_ref();
-    if flag(d, Mod::Multicast) || flag(d, Mod::Im2col) {
-        return Err(not_simulated(ctx, w, d, lane, "im2col or multicast TMA"));
+    if flag(d, Mod::Im2col) {
+        return Err(not_simulated(ctx, w, d, lane, "im2col TMA"));
     }
     let dims = inst.and_then(|i| i.get_mod::<TmaDim>()).map_or(1, TmaDim::count) as usize;
     let Some(b) = block(d, Role::SrcAddr).or_else(|| block(d, Role::B)) else {
@@ -212,20 +215,49 @@ pub fn utmaldg(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R
         return Err(not_simulated(ctx, w, d, lane, "this operand form"));
     };
     let (map, coords) = tma_operands(ctx, w, d, lane, a.wrapping_add(2))?;
-    let (to, bar) = (w.ureg(a), u64::from(w.ureg(a.wrapping_add(1))));
+    let (to, bar) = (w.ureg(a), w.ureg(a.wrapping_add(1)));
     let size = map.dtype.bytes();
     let fill = map.fill();
     let mut buf = [0u8; 8];
-    for e in map.box_elements(&coords) {
-        let data = &mut buf[..size];
-        match e.global {
-            Some(g) => read_bytes(ctx, w, d, Space::Global, lane, g, data)?,
-            None => data.copy_from_slice(&fill),
+    for rank in destinations(ctx, w, d, lane) {
+        let to = at_rank(to, rank) as u32;
+        for e in map.box_elements(&coords) {
+            let data = &mut buf[..size];
+            match e.global {
+                Some(g) => read_bytes(ctx, w, d, Space::Global, lane, g, data)?,
+                None => data.copy_from_slice(&fill),
+            }
+            let at = map.swizzle.apply(to.wrapping_add(e.offset));
+            write_bytes(ctx, w, d, Space::Shared, lane, u64::from(at), data)?;
         }
-        let at = map.swizzle.apply(to.wrapping_add(e.offset));
-        write_bytes(ctx, w, d, Space::Shared, lane, u64::from(at), data)?;
+        complete_tx(ctx, w, d, lane, at_rank(bar, rank), map.box_bytes())?;
     }
-    complete_tx(ctx, w, d, lane, bar, map.box_bytes())
+    Ok(())
+}
+
+/// The ranks of the CTAs a copy into shared memory writes: those of the CTA mask in the
+/// high 16 bits of URc for `.MULTICAST` (`cp.async.bulk{.tensor}...multicast::cluster`),
+/// else `NO_RANK` (the destination address's own).
+fn destinations(ctx: &Ctx, w: &Warp, d: &Decoded, lane: usize) -> Vec<u32> {
+    if !flag(d, Mod::Multicast) {
+        return vec![NO_RANK];
+    }
+    let mask = ctx.src32(w, &d.b, lane) >> 16;
+    (0..16).filter(|r| mask & (1 << r) != 0).collect()
+}
+
+/// A rank that keeps an address's own.
+const NO_RANK: u32 = u32::MAX;
+
+/// Shared address `addr` in the CTA of rank `rank` (the same offset), or `addr` itself for
+/// [`NO_RANK`].
+fn at_rank(addr: u32, rank: u32) -> u64 {
+    let addr = if rank == NO_RANK {
+        addr
+    } else {
+        addr & ((1 << RANK_SHIFT) - 1) | rank << RANK_SHIFT
+    };
+    u64::from(addr)
 }
 
 /// `UTMASTG.<n>D [URa], [URb]`: the box at URa+1.. from shared memory at URa to the tensor

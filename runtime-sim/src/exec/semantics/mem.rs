@@ -178,11 +178,11 @@ fn locate(
 }
 
 /// Instructions with a shared-memory address that may name another CTA of the cluster
-/// (`SYNCS.ARRIVE.*.RED` for `mbarrier` operations on shared::cluster barriers, bulk copies
-/// to shared::cluster). The others (LDS, STS, ATOMS, ...) reach their own CTA's memory only;
+/// (`SYNCS.ARRIVE.*.RED` for `mbarrier` operations on shared::cluster barriers, bulk and
+/// TMA copies to shared::cluster). The others (LDS, STS, ATOMS, ...) reach their own CTA's memory only;
 /// `ld.shared::cluster` and its kin go through generic addresses.
 fn reaches_cluster(op: Op) -> bool {
-    matches!(op, Op::SyncsArrive | Op::Ublkcp)
+    matches!(op, Op::SyncsArrive | Op::Ublkcp | Op::Utmaldg)
 }
 
 /// Translates a shared-memory address (`rank << 24 | offset`, [`split_shared`]) into a
