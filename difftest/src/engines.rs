@@ -269,6 +269,7 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, l: &Launch, config: &Config) -> Ou
         block: d.block,
         dynamic_shared: 0,
         params: params(a, b),
+        cluster: None,
     };
     if let Err(e) = ptxc_mir::interp::launch(func, &cfg, &mut ptxc::run::DeviceMemory(&mut dev)) {
         return Outcome::RunError(e.to_string());

@@ -266,7 +266,13 @@ fn whole_reg(body: &Body<'_>, w: &Want<'_>, n: &Ident, r: RegId) -> Result<Check
 fn component(body: &Body<'_>, w: &Want<'_>, base: &Ident, comp: &Ident) -> Result<CheckedOperand, Diagnostic> {
     if special::is_vector(&base.name) && body.scopes.lookup(&base.name).is_none() {
         return match special::component(&base.name, &comp.name) {
-            Some(s) => Ok(CheckedOperand::Special(s)),
+            Some(s) => {
+                let name = format!("{}.{}", base.name, comp.name);
+                match special::refusal(s, &name, body.module.target_sm) {
+                    Some(message) => Err(Diagnostic::error(message, base.span)),
+                    None => Ok(CheckedOperand::Special(s)),
+                }
+            }
             None => Err(Diagnostic::error(
                 format!("`{}` has no component `.{}`", base.name, comp.name),
                 comp.span,
@@ -323,7 +329,10 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
     match op {
         Operand::Name(n) => match body.resolve(n)? {
             Resolved::Reg(r) => whole_reg(body, w, n, r),
-            Resolved::Special(s, _) => Ok(CheckedOperand::Special(s)),
+            Resolved::Special(s, _) => match special::refusal(s, &n.name, body.module.target_sm) {
+                Some(message) => Err(Diagnostic::error(message, n.span)),
+                None => Ok(CheckedOperand::Special(s)),
+            },
             Resolved::Var(v) if w.kind == 'm' => {
                 address_of_var(body, w, n, v)?;
                 Ok(CheckedOperand::VarAddr(v))
