@@ -468,7 +468,7 @@ const CLUSTER_FORMS: &[(&str, &[&str])] = &[
     (
         "hopper_isa/cluster_memory",
         &[
-            "S2R R0, SR_CgaCtaId",
+            "SR_CgaCtaId",
             ", 0x654, ",
             "SR_SWINHI",
             "LD.E R",
@@ -574,7 +574,7 @@ fn cluster_barriers_are_guarded_by_the_launch_cluster_word() {
     assert_eq!(count("CCTL.IVALL"), 6, "{sass}");
 }
 
-/// The shared addresses of sm_90 (`/*ptxas*/ S2R R3, SR_CgaCtaId; LEA R0, R3, R0, 0x18`): a
+/// The shared addresses of sm_90 (ptxas: `S2R R3, SR_CgaCtaId; LEA R0, R3, R0, 0x18`): a
 /// shared variable's address taken as a value carries the CTA's rank in bits 24..31, so that
 /// `ld.shared::cluster` of it reads the CTA's own memory; sm_80's code has no rank.
 #[test]
