@@ -610,3 +610,86 @@ fn shared_addresses_carry_the_cta_rank_on_sm90_only() {
     let sm80 = compile("sm_80", kernel("sm_80", false));
     assert!(!sm80.contains("SR_CgaCtaId"), "{sm80}");
 }
+
+/// `.shared::cluster` accesses beyond the probes: vectors of four words and of two 64-bit
+/// values, bytes and halves, strong (`.relaxed`, `.acquire`, `.release` at cluster scope)
+/// loads and stores, f32 and 64-bit atomics and reductions, and a `.shared` variable named
+/// in a `.shared::cluster` access (its own CTA's memory: LDS).
+const CLUSTER_ACCESSES: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry accesses(.param .u64 out, .param .u32 rank)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .f32 %f<8>;
+  .reg .b16 %h<4>;
+  .shared .align 16 .b8 buf[1024];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [rank];
+  mov.u32 %r4, buf;
+  mapa.shared::cluster.u32 %r6, %r4, %r9;
+  ld.shared::cluster.v4.u32 {%r10, %r11, %r12, %r13}, [%r6+16];
+  st.shared::cluster.v2.b64 [%r6+32], {%rd1, %rd1};
+  atom.shared::cluster.add.f32 %f1, [%r6+48], 0f3F800000;
+  atom.shared::cluster.cas.b64 %rd2, [%r6+56], %rd1, 5;
+  red.shared::cluster.add.u64 [%r6+64], %rd1;
+  ld.shared::cluster.u8 %r14, [%r6+1];
+  mov.b16 %h1, 7;
+  st.shared::cluster.u16 [%r6+2], %h1;
+  ld.relaxed.cluster.shared::cluster.u32 %r15, [%r6+4];
+  ld.acquire.cluster.shared::cluster.u32 %r16, [%r6+8];
+  st.release.cluster.shared::cluster.u32 [%r6+12], %r16;
+  atom.relaxed.cluster.shared::cluster.exch.b32 %r17, [%r6+12], 3;
+  ld.shared::cluster.u32 %r18, [buf+4];
+  mapa.shared::cluster.u32 %r19, buf+8, 0;
+  add.u32 %r20, %r10, %r11;
+  add.u32 %r20, %r20, %r12;
+  add.u32 %r20, %r20, %r13;
+  add.u32 %r20, %r20, %r14;
+  add.u32 %r20, %r20, %r15;
+  add.u32 %r20, %r20, %r17;
+  add.u32 %r20, %r20, %r18;
+  add.u32 %r20, %r20, %r19;
+  cvt.rzi.u32.f32 %r21, %f1;
+  add.u32 %r20, %r20, %r21;
+  cvt.u32.u64 %r22, %rd2;
+  add.u32 %r20, %r20, %r22;
+  st.global.u32 [%rd1], %r20;
+  ret;
+}
+"#;
+
+/// ptxc compiles the accesses of `CLUSTER_ACCESSES` to generic LD/ST/ATOM at
+/// `{a, SR_SWINHI}` (LDS for the variable named directly), and nvdisasm lists ptxc's cubin
+/// exactly as ptxc does.
+#[test]
+fn shared_cluster_accesses_of_every_width_compile_to_generic_accesses() {
+    let dir = scratch("hopper_compile_cluster_accesses");
+    let ptx = dir.join("accesses.ptx");
+    std::fs::write(&ptx, CLUSTER_ACCESSES).unwrap();
+    let cubin = dir.join("accesses.cubin");
+    let o = ptxc_compile("sm_90", &ptx, &cubin);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let nv = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
+    assert!(nv.status.success() && nv.stderr.is_empty(), "{}", text(&nv.stderr));
+    let sass = text(&nv.stdout);
+    let ours = ptxc::disasm::disassemble(&std::fs::read(&cubin).unwrap(), false).unwrap();
+    assert_eq!(listing_by_section(&sass), listing_by_section(&ours));
+    for form in [
+        "LD.E.128 R",
+        "ST.E.128 [R",
+        "ATOM.E.ADD.F32.FTZ.RN.STRONG.GPU PT",
+        "ATOM.E.CAS.64.STRONG.GPU PT",
+        "ATOM.E.ADD.64.STRONG.GPU PT, RZ",
+        "LD.E.U8 R",
+        "ST.E.U16 [R",
+        "LD.E.STRONG.SYS R",
+        "ST.E.STRONG.SYS [R",
+        "ATOM.E.EXCH.STRONG.GPU PT",
+        "LDS R",
+        ", 0x654, ",
+    ] {
+        assert!(sass.contains(form), "lacks `{form}`:\n{sass}");
+    }
+}

@@ -126,7 +126,12 @@ impl Lowerer<'_> {
         if !(shared && self.options.rank_in_shared_addresses) {
             return self.var_address(var, ty, k, span);
         }
-        let offset = self.var_address(var, Type::I32, k, span)?;
+        // In 32 bits: shared offsets are.
+        let mut offset = self.var_address(var, Type::I32, 0, span)?;
+        if k != 0 {
+            let k = self.konst(Type::I32, k as u64);
+            offset = self.emit(Opcode::Iadd, Type::I32, &[offset, k], Aux::None);
+        }
         let tag = self.shared_rank_tag();
         let tagged = self.emit(Opcode::Iadd, Type::I32, &[offset, tag], Aux::None);
         self.coerce(tagged, ty, false, span)
