@@ -88,6 +88,7 @@ fn lower_ptx_with(
     let checked = ptxc_frontend::parse_and_check(src).map_err(|d| render(&d))?;
     let options = options.unwrap_or(ptxc_mir::lower::LowerOptions {
         hopper_mbarrier: checked.target_sm >= 90,
+        rank_in_shared_addresses: checked.target_sm >= 90,
         ..Default::default()
     });
     let module = ptxc_mir::lower::lower_module_with(&checked, options).map_err(|errs| {
@@ -111,6 +112,7 @@ pub fn lower_options(arch: Arch) -> ptxc_mir::lower::LowerOptions {
         hopper_mbarrier: arch >= Arch::Sm90,
         no_sub_byte_mma: arch >= Arch::Sm90,
         no_hmma_884: arch >= Arch::Sm80,
+        rank_in_shared_addresses: arch >= Arch::Sm90,
     }
 }
 

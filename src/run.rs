@@ -196,6 +196,7 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, spec: &LaunchSpec, config: Config)
         block: spec.block,
         dynamic_shared: spec.dynamic_shared_bytes,
         params: block,
+        cluster: spec.cluster.or(func.cluster_dims),
     };
     let s = ptxc_mir::interp::launch(func, &cfg, &mut DeviceMemory(&mut dev)).map_err(|e| e.to_string())?;
     for (name, a) in arrays.iter_mut() {

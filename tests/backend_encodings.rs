@@ -184,10 +184,11 @@ fn zluda_dir() -> PathBuf {
 }
 
 /// Hopper (sm_90): the conformance set, the kernel set, the op tests, the examples, the
-/// tensor-core kernels and Ampere's kernels (tensor cores, asynchronous copies, half
-/// precision, cache hints, mbarriers) decode in `nvdisasm` to ptxc's text; among them the
-/// forms Hopper's tensor cores lack, which ptxc expands (m8n8k4 of f16 in `mma_sync.ptx`,
-/// 4-bit and `.xor.popc` products in `mma_int.ptx`, `wmma.ptx` and `mma_more.ptx`).
+/// tensor-core kernels, Ampere's kernels (tensor cores, asynchronous copies, half
+/// precision, cache hints, mbarriers) and the cluster kernels decode in `nvdisasm` to ptxc's
+/// text; among them the forms Hopper's tensor cores lack, which ptxc expands (m8n8k4 of f16
+/// in `mma_sync.ptx`, 4-bit and `.xor.popc` products in `mma_int.ptx`, `wmma.ptx` and
+/// `mma_more.ptx`).
 #[test]
 fn every_kernel_decodes_to_our_text_on_sm90() {
     use ptxc_sass::isa::Arch;
@@ -195,16 +196,38 @@ fn every_kernel_decodes_to_our_text_on_sm90() {
     for dir in ["tests/kernels", "tests/ops", "examples", "tests/tensor", "tests/ampere"] {
         files.extend(ptx_files(&root().join(dir)));
     }
+    files.extend(cluster_kernels());
     check_all_for("hopper", &files, Arch::Sm90);
+}
+
+/// The cluster kernels of `tests/hopper` (`.target sm_90`).
+fn cluster_kernels() -> Vec<PathBuf> {
+    let all = ptx_files(&root().join("tests/hopper"));
+    let cluster: Vec<PathBuf> = all
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("cluster_"))
+        })
+        .collect();
+    assert!(cluster.len() >= 3, "{cluster:?}");
+    cluster
 }
 
 /// sm_90a: ptxc's code for the warpgroup kernels (`tests/hopper`: the wgmma kernels and
 /// Triton's matmuls; HGMMA, WARPGROUP.ARRIVE and .DEPBAR, R2UR of the descriptors, VOTEU of a
-/// run-time scale-d, MEMBAR and FENCE.VIEW.ASYNC, STSM) decodes in `nvdisasm` to ptxc's text.
+/// run-time scale-d, MEMBAR and FENCE.VIEW.ASYNC, STSM), the cluster kernels and the cluster
+/// probes of `tests/hopper_isa` (S2R SR_CgaCtaId, PRMT, LD/ST/ATOM at `{a, SR_SWINHI}`,
+/// QSPC.E.D, SYNCS.ARRIVE.TRANS64.RED, CGAERRBAR, UCGABAR_ARV/WAIT) decodes in `nvdisasm` to
+/// ptxc's text.
 #[test]
 fn the_warpgroup_kernels_decode_to_our_text_on_sm90a() {
     use ptxc_sass::isa::Arch;
-    let files = ptx_files(&root().join("tests/hopper"));
+    let mut files = ptx_files(&root().join("tests/hopper"));
     assert!(files.len() >= 4, "{files:?}");
+    files.extend(
+        ["cluster_sregs", "cluster_memory", "cluster_barrier"]
+            .map(|p| root().join(format!("tests/hopper_isa/{p}.ptx"))),
+    );
     check_all_for("hopper_sm90a", &files, Arch::Sm90a);
 }

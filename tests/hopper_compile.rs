@@ -443,3 +443,253 @@ fn setmaxnreg_is_kept_by_ptxas_and_reported_as_ignored_by_ptxc() {
         text(&o.stderr)
     );
 }
+
+/// What ptxas 13.5 writes for each cluster construct, as nvdisasm prints it, in ptxc's cubin
+/// of each cluster kernel: the special registers from `SR_CgaCtaId` and the launch's cluster
+/// words; `mapa` as PRMT with 0x654; `.shared::cluster` accesses as generic ones at
+/// `{a, SR_SWINHI}`; `isspacep.shared::cluster` as QSPC.E.D; arrivals on another CTA's
+/// mbarrier as SYNCS.ARRIVE.TRANS64.RED after the cluster's release fence; the cluster fences;
+/// the cluster barrier behind the launch's cluster word.
+const CLUSTER_FORMS: &[(&str, &[&str])] = &[
+    (
+        "hopper_isa/cluster_sregs",
+        &[
+            "SR_CgaCtaId",
+            "c[0x0][0x140]",
+            "c[0x0][0x144]",
+            "c[0x0][0x148]",
+            "c[0x0][0x14c]",
+            "c[0x0][0x15c]",
+            "c[0x0][0x160]",
+            "c[0x0][0x164]",
+            "c[0x0][0x188]",
+        ],
+    ),
+    (
+        "hopper_isa/cluster_memory",
+        &[
+            "SR_CgaCtaId",
+            ", 0x654, ",
+            "SR_SWINHI",
+            "LD.E R",
+            "ST.E [R",
+            "LD.E.64 R",
+            "ATOM.E.ADD.STRONG.GPU PT, R",
+            "ATOM.E.CAS.STRONG.GPU PT, R",
+            "ATOM.E.EXCH.64.STRONG.GPU PT, R",
+            "ATOM.E.ADD.STRONG.GPU PT, RZ, [R",
+            "ATOM.E.MAX.S32.STRONG.GPU PT, RZ, [R",
+            "QSPC.E.D P",
+            "SYNCS.ARRIVE.TRANS64.RED.A1T0 RZ, [R",
+            "SYNCS.ARRIVE.TRANS64.RED.ART0 RZ, [R",
+            "SYNCS.ARRIVE.TRANS64.RED RZ, [R",
+            "SYNCS.ARRIVE.TRANS64.RED.A0TR RZ, [R",
+            "SYNCS.ARRIVE.TRANS64.RED.A0TX RZ, [R",
+            "MEMBAR.ALL.CTA",
+            "MEMBAR.ALL.GPU",
+            "MEMBAR.SC.GPU",
+            "CGAERRBAR",
+            "CCTL.IVALL",
+            "FENCE.VIEW.ASYNC.S",
+            "FENCE.VIEW.ASYNC.G",
+        ],
+    ),
+    (
+        "hopper_isa/cluster_barrier",
+        &["c[0x0][0x140]", "UCGABAR_ARV", "UCGABAR_WAIT", "BAR.SYNC", "CGAERRBAR"],
+    ),
+    ("hopper/cluster_ids", &["SR_CgaCtaId", "c[0x0][0x144]", "c[0x0][0x15c]"]),
+    (
+        "hopper/cluster_dsmem",
+        &[
+            "UCGABAR_ARV",
+            "UCGABAR_WAIT",
+            ", 0x654, ",
+            "LD.E R",
+            "ST.E [R",
+            "ATOM.E.CAS",
+            "QSPC.E.D",
+        ],
+    ),
+    (
+        "hopper/cluster_mbarrier",
+        &[
+            "SYNCS.ARRIVE.TRANS64.RED.A1T0 RZ",
+            "SYNCS.ARRIVE.TRANS64.RED.ART0 RZ",
+            "UCGABAR_WAIT",
+        ],
+    ),
+];
+
+/// The nvdisasm listing of ptxc's cubin of `tests/<name>.ptx` for `arch` (nvdisasm must read it
+/// without complaint).
+fn ptxc_sass(name: &str, arch: &str, dir: &std::path::Path) -> String {
+    let ptx = root().join(format!("tests/{name}.ptx"));
+    let cubin = dir.join(format!("{}_{arch}.cubin", name.replace('/', "_")));
+    let o = ptxc_compile(arch, &ptx, &cubin);
+    assert!(o.status.success(), "{name} for {arch}: {}", text(&o.stderr));
+    let nv = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
+    assert!(
+        nv.status.success() && nv.stderr.is_empty(),
+        "{name}: nvdisasm: {}",
+        text(&nv.stderr)
+    );
+    text(&nv.stdout)
+}
+
+/// ptxc compiles the cluster kernels for sm_90 and sm_90a into the SASS forms ptxas writes
+/// (`CLUSTER_FORMS`), which nvdisasm reads; `tests/backend_encodings.rs` checks that every
+/// instruction decodes to ptxc's own text.
+#[test]
+fn cluster_kernels_compile_to_ptxas_forms_on_sm90_and_sm90a() {
+    let dir = scratch("hopper_compile_cluster_forms");
+    for arch in ["sm_90", "sm_90a"] {
+        for (name, forms) in CLUSTER_FORMS {
+            if arch == "sm_90" && name.starts_with("hopper_isa") {
+                continue; // `.target sm_90a`
+            }
+            let sass = ptxc_sass(name, arch, &dir);
+            for form in *forms {
+                assert!(sass.contains(form), "{name} ({arch}) lacks `{form}`:\n{sass}");
+            }
+        }
+    }
+}
+
+/// `barrier.cluster` (`tests/hopper_isa/cluster_barrier.ptx`, six arrivals and six waits) as
+/// ptxas writes it: the launch's cluster word read once, each arrival (the four without
+/// `.relaxed` after `MEMBAR.ALL.GPU`, ERRBAR, CGAERRBAR) and each wait (`UCGABAR_WAIT`,
+/// `CCTL.IVALL`, else `BAR.SYNC 0`) behind it.
+#[test]
+fn cluster_barriers_are_guarded_by_the_launch_cluster_word() {
+    let dir = scratch("hopper_compile_cluster_barrier");
+    let sass = ptxc_sass("hopper_isa/cluster_barrier", "sm_90a", &dir);
+    let count = |s: &str| sass.matches(s).count();
+    assert_eq!(count("c[0x0][0x140]"), 1, "{sass}");
+    assert_eq!(count("UCGABAR_ARV"), 6, "{sass}");
+    assert_eq!(count("UCGABAR_WAIT"), 6, "{sass}");
+    assert_eq!(count("BAR.SYNC"), 6, "{sass}");
+    assert_eq!(count("CGAERRBAR"), 4, "{sass}");
+    assert_eq!(count("MEMBAR.ALL.GPU"), 4, "{sass}");
+    assert_eq!(count("CCTL.IVALL"), 6, "{sass}");
+}
+
+/// The shared addresses of sm_90 (ptxas: `S2R R3, SR_CgaCtaId; LEA R0, R3, R0, 0x18`): a
+/// shared variable's address taken as a value carries the CTA's rank in bits 24..31, so that
+/// `ld.shared::cluster` of it reads the CTA's own memory; sm_80's code has no rank.
+#[test]
+fn shared_addresses_carry_the_cta_rank_on_sm90_only() {
+    let dir = scratch("hopper_compile_shared_rank");
+    let kernel = |target: &str, cluster: bool| {
+        format!(
+            ".version 8.0\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+             .reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.shared .align 8 .b8 buf[1024];\n\
+             ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd1, %rd1;\nmov.u32 %r1, %tid.x;\n\
+             mov.u32 %r4, buf;\nshl.b32 %r2, %r1, 2;\nadd.u32 %r3, %r4, %r2;\nst.shared.u32 [%r3], %r1;\n\
+             mov.u64 %rd2, buf;\ncvta.shared.u64 %rd3, %rd2;\nst.global.u32 [%rd1], %r3;\n\
+             st.global.u64 [%rd1+8], %rd3;\n{}ret;\n}}\n",
+            if cluster {
+                "ld.shared::cluster.u32 %r6, [%r3];\nst.global.u32 [%rd1+16], %r6;\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let compile = |arch: &str, src: String| {
+        let ptx = dir.join(format!("{arch}.ptx"));
+        std::fs::write(&ptx, src).unwrap();
+        let cubin = dir.join(format!("{arch}.cubin"));
+        let o = ptxc_compile(arch, &ptx, &cubin);
+        assert!(o.status.success(), "{arch}: {}", text(&o.stderr));
+        text(&oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]).stdout)
+    };
+    let sm90 = compile("sm_90", kernel("sm_90", true));
+    for form in ["S2R R", "SR_CgaCtaId", "SR_SWINHI", "LD.E R"] {
+        assert!(sm90.contains(form), "sm_90 lacks `{form}`:\n{sm90}");
+    }
+    let sm80 = compile("sm_80", kernel("sm_80", false));
+    assert!(!sm80.contains("SR_CgaCtaId"), "{sm80}");
+}
+
+/// `.shared::cluster` accesses beyond the probes: vectors of four words and of two 64-bit
+/// values, bytes and halves, strong (`.relaxed`, `.acquire`, `.release` at cluster scope)
+/// loads and stores, f32 and 64-bit atomics and reductions, and a `.shared` variable named
+/// in a `.shared::cluster` access (its own CTA's memory: LDS).
+const CLUSTER_ACCESSES: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry accesses(.param .u64 out, .param .u32 rank)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .f32 %f<8>;
+  .reg .b16 %h<4>;
+  .shared .align 16 .b8 buf[1024];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [rank];
+  mov.u32 %r4, buf;
+  mapa.shared::cluster.u32 %r6, %r4, %r9;
+  ld.shared::cluster.v4.u32 {%r10, %r11, %r12, %r13}, [%r6+16];
+  st.shared::cluster.v2.b64 [%r6+32], {%rd1, %rd1};
+  atom.shared::cluster.add.f32 %f1, [%r6+48], 0f3F800000;
+  atom.shared::cluster.cas.b64 %rd2, [%r6+56], %rd1, 5;
+  red.shared::cluster.add.u64 [%r6+64], %rd1;
+  ld.shared::cluster.u8 %r14, [%r6+1];
+  mov.b16 %h1, 7;
+  st.shared::cluster.u16 [%r6+2], %h1;
+  ld.relaxed.cluster.shared::cluster.u32 %r15, [%r6+4];
+  ld.acquire.cluster.shared::cluster.u32 %r16, [%r6+8];
+  st.release.cluster.shared::cluster.u32 [%r6+12], %r16;
+  atom.relaxed.cluster.shared::cluster.exch.b32 %r17, [%r6+12], 3;
+  ld.shared::cluster.u32 %r18, [buf+4];
+  mapa.shared::cluster.u32 %r19, buf+8, 0;
+  add.u32 %r20, %r10, %r11;
+  add.u32 %r20, %r20, %r12;
+  add.u32 %r20, %r20, %r13;
+  add.u32 %r20, %r20, %r14;
+  add.u32 %r20, %r20, %r15;
+  add.u32 %r20, %r20, %r17;
+  add.u32 %r20, %r20, %r18;
+  add.u32 %r20, %r20, %r19;
+  cvt.rzi.u32.f32 %r21, %f1;
+  add.u32 %r20, %r20, %r21;
+  cvt.u32.u64 %r22, %rd2;
+  add.u32 %r20, %r20, %r22;
+  st.global.u32 [%rd1], %r20;
+  ret;
+}
+"#;
+
+/// ptxc compiles the accesses of `CLUSTER_ACCESSES` to generic LD/ST/ATOM at
+/// `{a, SR_SWINHI}` (LDS for the variable named directly), and nvdisasm lists ptxc's cubin
+/// exactly as ptxc does.
+#[test]
+fn shared_cluster_accesses_of_every_width_compile_to_generic_accesses() {
+    let dir = scratch("hopper_compile_cluster_accesses");
+    let ptx = dir.join("accesses.ptx");
+    std::fs::write(&ptx, CLUSTER_ACCESSES).unwrap();
+    let cubin = dir.join("accesses.cubin");
+    let o = ptxc_compile("sm_90", &ptx, &cubin);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let nv = oracle("nvdisasm", &["-c", cubin.to_str().unwrap()]);
+    assert!(nv.status.success() && nv.stderr.is_empty(), "{}", text(&nv.stderr));
+    let sass = text(&nv.stdout);
+    let ours = ptxc::disasm::disassemble(&std::fs::read(&cubin).unwrap(), false).unwrap();
+    assert_eq!(listing_by_section(&sass), listing_by_section(&ours));
+    for form in [
+        "LD.E.128 R",
+        "ST.E.128 [R",
+        "ATOM.E.ADD.F32.FTZ.RN.STRONG.GPU PT",
+        "ATOM.E.CAS.64.STRONG.GPU PT",
+        "ATOM.E.ADD.64.STRONG.GPU PT, RZ",
+        "LD.E.U8 R",
+        "ST.E.U16 [R",
+        "LD.E.STRONG.SYS R",
+        "ST.E.STRONG.SYS [R",
+        "ATOM.E.EXCH.STRONG.GPU PT",
+        "LDS R",
+        ", 0x654, ",
+    ] {
+        assert!(sass.contains(form), "lacks `{form}`:\n{sass}");
+    }
+}

@@ -359,3 +359,20 @@ fn multicast_copies_fill_every_cta_of_the_cluster() {
         }
     }
 }
+
+#[test]
+fn generic_64_bit_atomics_on_shared_memory_happen_once() {
+    let dir = scratch("sim_hopper_cluster_generic_atomics");
+    let theirs = cubin("generic_atomics", &dir);
+    let ours = dir.join("ptxc.cubin");
+    let o = ptxc_compile("sm_90", &root().join("tests/hopper_cluster/generic_atomics.ptx"), &ours);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let spec = "kernel = \"generic_atomics\"\ngrid = [1]\nblock = [1]\nparams = [ { ptr = \"out\" } ]\n\
+                [buffers.out]\ndtype = \"u32\"\nlen = 6\n";
+    for cubin in [&theirs, &ours] {
+        for engine in ENGINES {
+            let out = &run(&dir, cubin, spec, engine, &["out"])[0];
+            assert_eq!(out, &[5, 0, 7, 0, 8, 0], "{engine}, {}", cubin.display());
+        }
+    }
+}

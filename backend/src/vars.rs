@@ -296,7 +296,8 @@ impl ModuleVars {
                     local += v.size;
                     p
                 }
-                Space::Global | Space::Const => module(v).unwrap_or(Place::Const { offset: 0 }),
+                // The lowering makes no variable of the cluster's shared memory.
+                Space::Global | Space::Const | Space::SharedCluster => module(v).unwrap_or(Place::Const { offset: 0 }),
             };
             k.places.push(place);
         }

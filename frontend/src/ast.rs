@@ -289,6 +289,10 @@ pub enum StateSpace {
     Local,
     Param,
     Shared,
+    /// `.shared::cluster` (sm_90): the shared memory of every CTA of the cluster, named by
+    /// a 32-bit address whose bits 24..31 are the CTA's rank in its cluster. Only an
+    /// instruction's space, never a declaration's.
+    SharedCluster,
     /// No space written: a generic address.
     Generic,
 }
@@ -304,6 +308,7 @@ impl StateSpace {
             StateSpace::Local => "local",
             StateSpace::Param => "param",
             StateSpace::Shared => "shared",
+            StateSpace::SharedCluster => "shared::cluster",
             StateSpace::Generic => "generic",
         }
     }

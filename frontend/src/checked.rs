@@ -294,6 +294,33 @@ pub enum SpecialReg {
     TotalSmemSize,
     DynamicSmemSize,
     WarpSize,
+    /// `%clusterid.{x,y,z}` (sm_90): the cluster's position in the grid.
+    ClusterId(u8),
+    /// `%nclusterid.{x,y,z}` (sm_90): clusters per grid dimension.
+    NClusterId(u8),
+    /// `%cluster_ctaid.{x,y,z}` (sm_90): the CTA's position in its cluster.
+    ClusterCtaId(u8),
+    /// `%cluster_nctaid.{x,y,z}` (sm_90): CTAs per cluster dimension.
+    ClusterNctaId(u8),
+    /// `%cluster_ctarank` (sm_90): the CTA's rank in its cluster (x fastest).
+    ClusterCtaRank,
+    /// `%cluster_nctarank` (sm_90): CTAs per cluster.
+    ClusterNctaRank,
+    /// `%is_explicit_cluster` (sm_90, `.pred`): the launch gave a cluster shape. Read as a
+    /// 32-bit word by the MIR (`special`): 1 when it did, else 0.
+    IsExplicitCluster,
+}
+
+impl SpecialReg {
+    /// The first sm that has the register, if not every target has it.
+    pub fn first_sm(self) -> Option<u32> {
+        use SpecialReg::*;
+        match self {
+            ClusterId(_) | NClusterId(_) | ClusterCtaId(_) | ClusterNctaId(_) | ClusterCtaRank | ClusterNctaRank
+            | IsExplicitCluster => Some(90),
+            _ => None,
+        }
+    }
 }
 
 /// PTX opcodes accepted for sm_75.
@@ -344,6 +371,9 @@ pub enum Opcode {
     Mad,
     Mad24,
     Madc,
+    /// `mapa{.shared::cluster}.{u32|u64} d, a, rank` (sm_90): the address of `a`'s location
+    /// in the shared memory of the cluster's CTA `rank`.
+    Mapa,
     Match,
     Max,
     /// `mbarrier` on shared memory (sm_80): init, arrivals, test_wait, pending_count, inval.
@@ -580,6 +610,8 @@ pub enum MemOrder {
 #[allow(missing_docs)]
 pub enum MemScope {
     Cta,
+    /// `.cluster` (sm_90): the CTAs of the cluster.
+    Cluster,
     Gpu,
     Sys,
 }

@@ -150,6 +150,94 @@ const CASES: &[(Src, &str, u32, u32)] = &[
         1,
     ),
     (
+        Whole(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nbarrier.cluster.arrive;\nret;\n}\n",
+        ),
+        "`barrier.cluster` needs sm_90 (target is sm_80)",
+        10,
+        1,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nmov.u32 %r1, %cluster_ctarank;\nret;\n}\n",
+        ),
+        "`%cluster_ctarank` needs sm_90 (target is sm_80)",
+        10,
+        14,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nmov.u32 %r1, %clusterid.y;\nret;\n}\n",
+        ),
+        "`%clusterid.y` needs sm_90 (target is sm_80)",
+        10,
+        14,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nld.shared::cluster.u32 %r1, [%r2];\nret;\n}\n",
+        ),
+        "`ld.shared::cluster` needs sm_90 (target is sm_80)",
+        10,
+        1,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nmapa.shared::cluster.u32 %r1, %r2, 1;\nret;\n}\n",
+        ),
+        "`mapa.shared::cluster` needs sm_90 (target is sm_80)",
+        10,
+        1,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nbarrier.cluster.wait.release;\nret;\n}\n",
+        ),
+        "`barrier.cluster.arrive` takes `.release` or `.relaxed`, `barrier.cluster.wait` `.acquire`",
+        10,
+        1,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nbarrier.cluster.sync;\nret;\n}\n",
+        ),
+        "`barrier.cluster` is `.arrive` or `.wait`",
+        10,
+        1,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nmbarrier.arrive.release.cluster.shared::cluster.b64 %rd1, [%r1];\nret;\n}\n",
+        ),
+        "an arrival on a `.shared::cluster` barrier returns no state: its destination is `_`",
+        10,
+        1,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nmbarrier.init.shared::cluster.b64 [%r1], 1;\nret;\n}\n",
+        ),
+        "`mbarrier.init` takes a `.shared::cta` barrier, not a `.shared::cluster` one",
+        10,
+        1,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nmapa.global.u64 %rd1, %rd2, 1;\nret;\n}\n",
+        ),
+        "`mapa` does not take `.global`",
+        10,
+        6,
+    ),
+    (
+        Whole(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .b64 bar;\nfence.mbarrier_init.release.gpu;\nret;\n}\n",
+        ),
+        "write `fence.mbarrier_init.release.cluster`",
+        10,
+        1,
+    ),
+    (
         Kernel("cvt.rn.bf16.f32 %rs1, %f1;"),
         "`.bf16` needs sm_80 (target is sm_75)",
         11,

@@ -90,3 +90,53 @@ fn text_form_round_trips_on_every_zluda_kernel() {
     }
     assert_eq!(n, 158);
 }
+
+/// The cluster kernels (`tests/hopper/cluster_*.ptx`, `tests/hopper_isa/cluster_*.ptx`),
+/// lowered as for sm_90 (Hopper's mbarrier, the rank in shared addresses): the text form of
+/// `shared_cluster` accesses, `cluster_arrive`, `cluster_wait`, `l1_invalidate` and the
+/// cluster special registers parses back to the same text.
+#[test]
+fn text_form_round_trips_on_the_cluster_kernels() {
+    let options = ptxc_mir::lower::LowerOptions {
+        hopper_mbarrier: true,
+        rank_in_shared_addresses: true,
+        ..Default::default()
+    };
+    let root = ptxc_testkit::repo_root();
+    let mut n = 0;
+    for dir in ["tests/hopper", "tests/hopper_isa"] {
+        for path in ptxc_testkit::ptx_files(&root.join(dir)) {
+            if !path
+                .file_name()
+                .is_some_and(|f| f.to_string_lossy().starts_with("cluster_"))
+            {
+                continue;
+            }
+            let src = std::fs::read_to_string(&path).expect("readable");
+            let checked = ptxc_frontend::parse_and_check(&src).unwrap_or_else(|d| panic!("{}: {d:?}", path.display()));
+            let m = ptxc_mir::lower::lower_module_with(&checked, options)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+            let text = print_all(&m.functions);
+            let name = path
+                .file_stem()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let wanted: &[&str] = match name.as_str() {
+                "cluster_barrier" => &["cluster_arrive", "cluster_wait", "l1_invalidate"],
+                "cluster_memory" => &["shared_cluster", "%cluster_ctarank", "l1_invalidate"],
+                "cluster_sregs" => &["%cluster_nctaid.y", "%nclusterid.z", "div_u"],
+                _ => &[],
+            };
+            for op in wanted {
+                assert!(text.contains(op), "{}: no `{op}`\n{text}", path.display());
+            }
+            let parsed = parse_functions(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()));
+            for f in &parsed {
+                verify(f).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            }
+            assert_eq!(print_all(&parsed), text, "{}", path.display());
+            n += 1;
+        }
+    }
+    assert_eq!(n, 6);
+}

@@ -15,6 +15,7 @@ fn run(ptx: &str, block: u32) -> Result<(), String> {
         block: [block, 1, 1],
         dynamic_shared: 0,
         params: 0x1000u64.to_le_bytes().to_vec(),
+        cluster: None,
     };
     launch(&m.functions[0], &cfg, &mut mem)
         .map(|_| ())

@@ -107,6 +107,7 @@ pub fn run(func: &Function, k: &OpKernel, inputs: &[[u64; 3]]) -> Vec<u64> {
         block: [BLOCK, 1, 1],
         dynamic_shared: 0,
         params,
+        cluster: None,
     };
     launch(func, &cfg, &mut mem).unwrap_or_else(|e| panic!("interpreter: {e}"));
     let out = (3 * padded * si) as usize;

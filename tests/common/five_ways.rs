@@ -55,7 +55,10 @@ impl Cubins {
 
     /// Compiles `ptx` with ptxas alone (for a target where ptxc refuses it).
     pub fn ptxas_only(arch: Arch, ptx: &Path, name: &str) -> Cubins {
-        let out = super::scratch(&format!("{name}_{}", arch.name())).join("ptxas.cubin");
+        // A directory of its own: tests of one binary may compile the same file at once.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let out = super::scratch(&format!("{name}_{}_{call}", arch.name())).join("ptxas.cubin");
         super::ptxas_for(arch.name(), ptx, &out);
         Cubins {
             ptx: std::fs::read_to_string(ptx).unwrap(),

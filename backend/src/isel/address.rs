@@ -23,7 +23,10 @@ pub enum Base {
 
 /// True for the spaces with 32-bit addresses.
 pub fn is_narrow(space: Space) -> bool {
-    matches!(space, Space::Shared | Space::Local | Space::Const | Space::Param)
+    matches!(
+        space,
+        Space::Shared | Space::Local | Space::Const | Space::Param | Space::SharedCluster
+    )
 }
 
 /// The offsets the address operands of `space` can hold.

@@ -1,6 +1,7 @@
-//! Atomics: ATOMG (global), ATOM (generic) and ATOMS (shared) returning the old value, their
-//! compare-and-swap forms, and RED when a global atomic's result is unused. Global and
-//! generic atomics are `.STRONG.GPU`, as ptxas makes them.
+//! Atomics: ATOMG (global), ATOM (generic, and the cluster's shared memory through its generic
+//! addresses) and ATOMS (shared) returning the old value, their compare-and-swap forms, and
+//! RED when a global atomic's result is unused. Global and generic atomics are
+//! `.STRONG.GPU`, as ptxas makes them.
 
 use super::fit::Arg;
 use super::{Isel, IselError};
@@ -65,10 +66,13 @@ impl Isel<'_> {
         if shared && !matches!(atype, AtomType::U32 | AtomType::S32 | AtomType::U64) {
             return Err(self.unsupported(unsupported()));
         }
-        if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        if !matches!(
+            space,
+            Space::Global | Space::Shared | Space::Generic | Space::SharedCluster
+        ) {
             return Err(self.unsupported(unsupported()));
         }
-        let addr = self.mem_operand(args[0], offset, space)?;
+        let addr = self.access_operand(args[0], offset, space)?;
         let result = self.func.results[inst][0];
         if op == AtomOp::Arrive {
             if !shared {

@@ -1,7 +1,8 @@
 //! CTA barriers, memory fences and sleeps as ptxas writes them: BAR.SYNC / BAR.ARV with an
 //! immediate barrier id and thread count, BAR.RED with its result read by B2R.RESULT,
-//! MEMBAR (followed by ERRBAR and an L1 invalidation, CCTL.IVALL, at GPU and system scope)
-//! and NANOSLEEP.
+//! MEMBAR (followed by ERRBAR and an L1 invalidation, CCTL.IVALL, at cluster, GPU and system
+//! scope; on sm_90 CGAERRBAR after the ERRBAR; the release half alone has no invalidation)
+//! and NANOSLEEP. The cluster's barrier (sm_90) is UCGABAR_ARV and UCGABAR_WAIT.
 
 use super::fit::Arg;
 use super::{Isel, IselError};
@@ -45,6 +46,20 @@ impl Isel<'_> {
                 self.fence(scope)
             }
             Opcode::FenceProxyAsync => self.fence_proxy_async(inst),
+            Opcode::L1Invalidate => {
+                let guard = match args.first() {
+                    Some(&p) => match self.pred(p) {
+                        MOp::Pred(r, neg) => Some((r, neg)),
+                        // A constant guard: always or never.
+                        MOp::Fixed(V::Pred { neg: true, .. }) => return Ok(()),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                self.emit_sass(Op::Cctl, &[], &[], &[CctlOp::IvAll.set()], guard)
+            }
+            Opcode::ClusterArrive => self.emit_sass(Op::UcgabarArv, &[], &[], &[], None),
+            Opcode::ClusterWait => self.emit_sass(Op::UcgabarWait, &[], &[], &[], None),
             Opcode::Nanosleep => self.emit_sass(Op::Nanosleep, &[], &[(Role::B, Arg::v(args[0]))], &[], None),
             other => Err(self.unsupported(format!("MIR `{}`", other.name()))),
         }
@@ -93,15 +108,19 @@ impl Isel<'_> {
         self.emit_sass(Op::Bar, &[], &srcs, &mods, None)
     }
 
-    /// A memory fence at scope 0 (CTA), 1 (GPU) or 2 (system).
+    /// A memory fence at scope 0 (CTA), 1 (GPU), 2 (system) or
+    /// [`FENCE_CLUSTER`](ptxc_mir::lower::FENCE_CLUSTER) (`MEMBAR.GPU`, as ptxas 13.5 fences
+    /// the cluster); with [`FENCE_RELEASE`](ptxc_mir::lower::FENCE_RELEASE) without the L1
+    /// invalidation.
     fn fence(&mut self, imm: u64) -> Result<(), IselError> {
-        let scope = imm & !ptxc_mir::lower::FENCE_ALL;
+        use ptxc_mir::lower::{FENCE_ALL, FENCE_CLUSTER, FENCE_RELEASE};
+        let scope = imm & 0xf;
         let sass_scope = match scope {
             0 => Scope::Cta,
-            1 => Scope::Gpu,
+            1 | FENCE_CLUSTER => Scope::Gpu,
             _ => Scope::Sys,
         };
-        let sem = if imm & ptxc_mir::lower::FENCE_ALL != 0 {
+        let sem = if imm & FENCE_ALL != 0 {
             MembarSem::All
         } else {
             MembarSem::Sc
@@ -109,7 +128,12 @@ impl Isel<'_> {
         self.emit_sass(Op::Membar, &[], &[], &[sem.set(), sass_scope.set()], None)?;
         if scope > 0 {
             self.emit_sass(Op::Errbar, &[], &[], &[], None)?;
-            self.emit_sass(Op::Cctl, &[], &[], &[CctlOp::IvAll.set()], None)?;
+            if self.vcode.arch >= ptxc_sass::isa::Arch::Sm90 {
+                self.emit_sass(Op::Cgaerrbar, &[], &[], &[], None)?;
+            }
+            if imm & FENCE_RELEASE == 0 {
+                self.emit_sass(Op::Cctl, &[], &[], &[CctlOp::IvAll.set()], None)?;
+            }
         }
         Ok(())
     }

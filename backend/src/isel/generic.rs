@@ -10,10 +10,14 @@
 //! Hopper moves the constant window to `c[0x0][0xd0]` and takes the shared window's high
 //! word from `SR_SWINHI` (`Arch::shared_window_in_sreg`): a shared address `a` is generic as
 //! `{a, SR_SWINHI}` and a generic one is shared as its low word, as ptxas 13.5 writes
-//! `cvta.shared` and `cvta.to.shared` for sm_90. (ptxas also puts the CTA's rank in its
-//! cluster, `SR_CgaCtaId`, into bits 24.. of every shared address; ptxc launches no
-//! clusters, where the rank is 0, and leaves it out.)
+//! `cvta.shared` and `cvta.to.shared` for sm_90. The MIR puts the CTA's rank in its cluster
+//! into bits 24..31 of the shared addresses it takes as values (`SR_CgaCtaId`, as ptxas
+//! does), so the low word of a generic shared address names the CTA too.
+//!
+//! A `.shared::cluster` access (sm_90) is a generic one at `{a, SR_SWINHI}` (LD, ST, ATOM),
+//! as ptxas 13.5 writes it, and `isspacep.shared::cluster` is `QSPC.E.D`.
 
+use super::address::Base;
 use super::fit::Arg;
 use super::{Isel, IselError};
 use crate::vcode::{MOp, VClass, WideOp};
@@ -43,6 +47,7 @@ fn qspc_space(space: Space) -> Option<QspcSpace> {
         Space::Global => Some(QspcSpace::Global),
         Space::Local => Some(QspcSpace::Local),
         Space::Shared => Some(QspcSpace::Shared),
+        Space::SharedCluster => Some(QspcSpace::Cluster),
         _ => None,
     }
 }
@@ -60,7 +65,8 @@ impl Isel<'_> {
         let space = self.space_of(inst)?;
         let data = &self.func.insts[inst];
         let (a, ty, to) = (data.args[0], data.ty, data.op == Opcode::ToGeneric);
-        if space == Space::Shared && self.vcode.arch.shared_window_in_sreg() {
+        let shared = matches!(space, Space::Shared | Space::SharedCluster);
+        if shared && self.vcode.arch.shared_window_in_sreg() {
             return self.lower_shared_window_sreg(inst, a, ty, to);
         }
         let offset = window(space, self.vcode.arch)
@@ -98,6 +104,65 @@ impl Isel<'_> {
         )
     }
 
+    /// The address operand of an access to `addr + offset` in `space`: for the cluster's
+    /// shared memory, the generic address `[{a, SR_SWINHI} + offset]`.
+    pub(super) fn access_operand(&mut self, addr: Value, offset: i64, space: Space) -> Result<MOp, IselError> {
+        if space != Space::SharedCluster {
+            return self.mem_operand(addr, offset, space);
+        }
+        let (base, k) = self
+            .decompose(addr, offset, space)
+            .ok_or_else(|| self.unsupported(format!("address offset {offset} in shared::cluster accesses")))?;
+        let pair = match base {
+            Base::Value(v) => match self.cluster_pairs.get(&v) {
+                Some(&pair) => pair,
+                None => {
+                    let r = self.reg(v);
+                    let lo = if self.func.ty(v) == Type::I64 {
+                        MOp::Sub(r, 0)
+                    } else {
+                        MOp::Reg(r)
+                    };
+                    let pair = self.window_pair(lo)?;
+                    self.cluster_pairs.insert(v, pair);
+                    pair
+                }
+            },
+            Base::Zero => self.window_pair(MOp::Fixed(V::Reg(RZ)))?,
+            Base::Sp => return Err(self.unsupported("a shared::cluster address on the stack")),
+        };
+        Ok(MOp::Mem {
+            base: pair,
+            offset: k as i32,
+            uniform: None,
+        })
+    }
+
+    /// The pair `{lo, SR_SWINHI}`: a shared address in the generic window.
+    fn window_pair(&mut self, lo: MOp) -> Result<crate::vcode::VReg, IselError> {
+        let hi = self.shared_window_high()?;
+        let pair = self.vcode.new_vreg(VClass::Pair);
+        self.push(crate::vcode::MInst::new(crate::vcode::MKind::Wide {
+            op: WideOp::Pack,
+            d: pair,
+            srcs: smallvec::smallvec![lo, hi],
+            tmp: None,
+        }));
+        Ok(pair)
+    }
+
+    /// `S2R R, SR_SWINHI`: the high word of the shared window (read once per block).
+    fn shared_window_high(&mut self) -> Result<MOp, IselError> {
+        if let Some(hi) = self.swinhi {
+            return Ok(MOp::Reg(hi));
+        }
+        let hi = self.vcode.new_vreg(VClass::Single);
+        self.swinhi = Some(hi);
+        let sreg = Arg::op(MOp::Fixed(V::SReg(SR_SWINHI)));
+        self.emit_sass(Op::S2r, &[(Role::Dst, MOp::Reg(hi))], &[(Role::A, sreg)], &[], None)?;
+        Ok(MOp::Reg(hi))
+    }
+
     /// Hopper's shared window: to generic `{lo(a), SR_SWINHI}`, from generic `{lo(a), 0}`
     /// (32-bit results keep the low word).
     fn lower_shared_window_sreg(&mut self, inst: Inst, a: Value, ty: Type, to: bool) -> Result<(), IselError> {
@@ -112,10 +177,7 @@ impl Isel<'_> {
             return self.bind(result, lo);
         }
         let hi = if to {
-            let hi = self.vcode.new_vreg(VClass::Single);
-            let sreg = Arg::op(MOp::Fixed(V::SReg(SR_SWINHI)));
-            self.emit_sass(Op::S2r, &[(Role::Dst, MOp::Reg(hi))], &[(Role::A, sreg)], &[], None)?;
-            MOp::Reg(hi)
+            self.shared_window_high()?
         } else {
             MOp::Fixed(V::Reg(RZ))
         };

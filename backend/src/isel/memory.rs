@@ -21,12 +21,13 @@ fn tuple_class(bytes: u32) -> VClass {
 }
 
 /// The load and store operations of a space (`None`: no stores to it). Generic accesses
-/// use LDG/STG when `generic_is_global`.
+/// use LDG/STG when `generic_is_global`; the cluster's shared memory is reached through its
+/// generic addresses (LD/ST, as ptxas 13.5 writes `.shared::cluster` accesses).
 fn ops_of(space: Space, generic_is_global: bool) -> (Op, Option<Op>) {
     match space {
         Space::Global => (Op::Ldg, Some(Op::Stg)),
         Space::Generic if generic_is_global => (Op::Ldg, Some(Op::Stg)),
-        Space::Generic => (Op::Ld, Some(Op::St)),
+        Space::Generic | Space::SharedCluster => (Op::Ld, Some(Op::St)),
         Space::Shared => (Op::Lds, Some(Op::Sts)),
         Space::Local => (Op::Ldl, Some(Op::Stl)),
         Space::Const | Space::Param => (Op::Ldc, None),
@@ -73,7 +74,7 @@ impl Isel<'_> {
     fn mem_mods(&self, info: &MemInfo, bytes: u32) -> Result<Vec<ModSet>, IselError> {
         let size = MemSize::of_bytes(bytes).ok_or_else(|| self.unsupported(format!("{bytes}-byte memory accesses")))?;
         Ok(match info.space {
-            Space::Global | Space::Generic => {
+            Space::Global | Space::Generic | Space::SharedCluster => {
                 let sem = match (info.non_coherent && info.space == Space::Global, info.volatile) {
                     (true, _) => MemSem::Constant,
                     (false, true) => MemSem::Strong,
@@ -132,7 +133,7 @@ impl Isel<'_> {
         let bytes = self.access_shape(ty, results.len())?;
         let mut mods = self.mem_mods(&info, bytes)?;
         let policy = info.hint.policy.then(|| data.args[data.args.len() - 1]);
-        let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
+        let addr = self.access_operand(data.args[0], info.offset, info.space)?;
         let addr = match policy {
             Some(p) => self.policy_descriptor(p, addr, &mut mods)?,
             None => Arg::op(addr),
@@ -306,7 +307,7 @@ impl Isel<'_> {
         let (ty, values, policy) = (data.ty, data.args[1..n].to_vec(), data.args.get(n).copied());
         let bytes = self.access_shape(ty, values.len())?;
         let mut mods = self.mem_mods(&info, bytes)?;
-        let addr = self.mem_operand(data.args[0], info.offset, info.space)?;
+        let addr = self.access_operand(data.args[0], info.offset, info.space)?;
         let v = self.store_data(ty, &values, bytes)?;
         let addr = match policy {
             Some(p) => self.policy_descriptor(p, addr, &mut mods)?,

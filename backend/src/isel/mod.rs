@@ -82,6 +82,11 @@ pub struct Isel<'a> {
     regs: HashMap<Value, VReg>,
     /// Foldable values materialised in the current block.
     local: HashMap<Value, VReg>,
+    /// `SR_SWINHI` read in the current block (`generic.rs`).
+    swinhi: Option<VReg>,
+    /// The generic addresses `{a, SR_SWINHI}` of `.shared::cluster` addresses made in the
+    /// current block (`generic.rs`).
+    cluster_pairs: HashMap<Value, VReg>,
     /// Values that live in one register of a tuple (elements of vector loads).
     subs: HashMap<Value, (VReg, u8)>,
     /// Instructions of the block being selected.
@@ -127,6 +132,8 @@ pub fn select(
         },
         regs: HashMap::default(),
         local: HashMap::default(),
+        swinhi: None,
+        cluster_pairs: HashMap::default(),
         subs: HashMap::default(),
         out: Vec::new(),
         uses: HashMap::default(),
@@ -397,6 +404,8 @@ impl Isel<'_> {
     /// Starts a new block: forgets block-local materialisations.
     pub fn start_block(&mut self) {
         self.local.clear();
+        self.swinhi = None;
+        self.cluster_pairs.clear();
     }
 
     /// Block id of the VCode block for a MIR block (assigned by `cfg`).

@@ -210,13 +210,20 @@ impl Isel<'_> {
     }
 }
 
-/// The constant-bank offset of special registers the driver keeps in bank 0.
+/// The constant-bank offset of special registers the driver keeps in bank 0 (the cluster
+/// words of sm_90 where ptxas 13.5 reads them: the launch's cluster word, 1 with a cluster
+/// shape, at 0x140; the CTAs per cluster dimension at 0x144, the clusters per grid
+/// dimension at 0x15c, the CTAs per cluster at 0x188).
 pub fn driver_constant(sr: SpecialReg) -> Option<i32> {
     match sr {
         SpecialReg::Ntid(d) => Some(4 * d as i32),
         SpecialReg::Nctaid(d) => Some(0xc + 4 * d as i32),
         SpecialReg::DynamicSmemSize => Some(0x2c),
         SpecialReg::NSmId => Some(0x10c),
+        SpecialReg::IsExplicitCluster => Some(0x140),
+        SpecialReg::ClusterNctaId(d) => Some(0x144 + 4 * d as i32),
+        SpecialReg::NClusterId(d) => Some(0x15c + 4 * d as i32),
+        SpecialReg::ClusterNctaRank => Some(0x188),
         _ => None,
     }
 }

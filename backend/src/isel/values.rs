@@ -23,6 +23,8 @@ fn sr_number(sr: SpecialReg) -> Option<u8> {
         SpecialReg::LaneMaskGe => 0x3c,
         SpecialReg::TotalSmemSize => 0x32,
         SpecialReg::SmId => 0x43,
+        // SR_CgaCtaId (sm_90): the CTA's rank in its cluster.
+        SpecialReg::ClusterCtaRank => 0x88,
         _ => return None,
     })
 }

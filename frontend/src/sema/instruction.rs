@@ -265,6 +265,13 @@ fn check_shape(spec: &OpSpec, mods: &Mods, inst: &Instruction, target_sm: u32) -
             Some("an `mbarrier` arrival with a count needs `.noComplete` before sm_90")
         }
         Opcode::Mbarrier if count == 2 && mods.has_flag("noComplete") => Some("`.noComplete` needs a count operand"),
+        Opcode::Mbarrier
+            if mods.space == Some(crate::ast::StateSpace::SharedCluster)
+                && (mods.has_flag("arrive") || mods.has_flag("arrive_drop"))
+                && !matches!(inst.operands.first(), Some(crate::ast::Operand::Sink(_))) =>
+        {
+            Some("an arrival on a `.shared::cluster` barrier returns no state: its destination is `_`")
+        }
         Opcode::Match
             if mods.vote_mode == Some(VoteMode::Any)
                 && matches!(inst.operands.first(), Some(crate::ast::Operand::PredPair(..))) =>

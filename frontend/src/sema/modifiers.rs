@@ -71,7 +71,7 @@ pub enum Ctx {
     Mul,
     /// Video instructions: `.add/.min/.max` secondary operations are flags.
     Video,
-    /// `cp.async`: the two state spaces (`.shared.global`) are flags.
+    /// `cp.async` (and `fence.proxy`): the state spaces (`.shared::cluster.global`) are flags.
     Copy,
 }
 
@@ -116,6 +116,8 @@ const BARRIER: &[(&str, ModValue)] = &[
     ("and", ModValue::Bool(BoolOp::And)),
     ("or", ModValue::Bool(BoolOp::Or)),
     ("popc", ModValue::Bool(BoolOp::Popc)),
+    // `barrier.cluster`: the cluster's barrier, not a memory scope.
+    ("cluster", ModValue::Flag),
 ];
 
 const VOTE: &[(&str, ModValue)] = &[
@@ -136,6 +138,7 @@ const COMMON: &[(&str, ModValue)] = &[
     ("global", ModValue::Space(StateSpace::Global)),
     ("shared", ModValue::Space(StateSpace::Shared)),
     ("shared::cta", ModValue::Space(StateSpace::Shared)),
+    ("shared::cluster", ModValue::Space(StateSpace::SharedCluster)),
     ("local", ModValue::Space(StateSpace::Local)),
     ("const", ModValue::Space(StateSpace::Const)),
     ("param", ModValue::Space(StateSpace::Param)),
@@ -174,6 +177,7 @@ const COMMON: &[(&str, ModValue)] = &[
     ("sc", ModValue::Order(MemOrder::Sc)),
     ("volatile", ModValue::Order(MemOrder::Volatile)),
     ("cta", ModValue::Scope(MemScope::Cta)),
+    ("cluster", ModValue::Scope(MemScope::Cluster)),
     ("gpu", ModValue::Scope(MemScope::Gpu)),
     ("gl", ModValue::Scope(MemScope::Gpu)),
     ("sys", ModValue::Scope(MemScope::Sys)),
@@ -200,7 +204,9 @@ pub fn classify(ctx: Ctx, spelling: &str) -> ModValue {
         Ctx::Barrier => lookup(BARRIER, spelling),
         Ctx::Vote => lookup(VOTE, spelling),
         Ctx::Mul => lookup(MUL, spelling),
-        Ctx::Copy => matches!(spelling, "shared" | "shared::cta" | "global").then_some(ModValue::Flag),
+        Ctx::Copy => {
+            matches!(spelling, "shared" | "shared::cta" | "shared::cluster" | "global").then_some(ModValue::Flag)
+        }
     };
     specific.or_else(|| lookup(COMMON, spelling)).unwrap_or(ModValue::Flag)
 }

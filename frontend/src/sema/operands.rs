@@ -266,7 +266,13 @@ fn whole_reg(body: &Body<'_>, w: &Want<'_>, n: &Ident, r: RegId) -> Result<Check
 fn component(body: &Body<'_>, w: &Want<'_>, base: &Ident, comp: &Ident) -> Result<CheckedOperand, Diagnostic> {
     if special::is_vector(&base.name) && body.scopes.lookup(&base.name).is_none() {
         return match special::component(&base.name, &comp.name) {
-            Some(s) => Ok(CheckedOperand::Special(s)),
+            Some(s) => {
+                let name = format!("{}.{}", base.name, comp.name);
+                match special::refusal(s, &name, body.module.target_sm) {
+                    Some(message) => Err(Diagnostic::error(message, base.span)),
+                    None => Ok(CheckedOperand::Special(s)),
+                }
+            }
             None => Err(Diagnostic::error(
                 format!("`{}` has no component `.{}`", base.name, comp.name),
                 comp.span,
@@ -323,7 +329,10 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
     match op {
         Operand::Name(n) => match body.resolve(n)? {
             Resolved::Reg(r) => whole_reg(body, w, n, r),
-            Resolved::Special(s, _) => Ok(CheckedOperand::Special(s)),
+            Resolved::Special(s, _) => match special::refusal(s, &n.name, body.module.target_sm) {
+                Some(message) => Err(Diagnostic::error(message, n.span)),
+                None => Ok(CheckedOperand::Special(s)),
+            },
             Resolved::Var(v) if w.kind == 'm' => {
                 address_of_var(body, w, n, v)?;
                 Ok(CheckedOperand::VarAddr(v))
@@ -357,6 +366,13 @@ fn source(body: &Body<'_>, w: &Want<'_>, op: &Operand) -> Result<CheckedOperand,
     }
 }
 
+/// Whether an instruction of state space `space` reaches a variable of `var_space`: its own
+/// space, and a `.shared` variable from `.shared::cluster` (the CTA's shared memory is part of
+/// the cluster's).
+fn reaches(space: StateSpace, var_space: StateSpace) -> bool {
+    space == var_space || (space == StateSpace::SharedCluster && var_space == StateSpace::Shared)
+}
+
 /// Taking a variable's address (`mov`, `cvta`): into an integer register, from the space
 /// `cvta` names.
 fn address_of_var(body: &Body<'_>, w: &Want<'_>, n: &Ident, v: VarId) -> Result<(), Diagnostic> {
@@ -367,7 +383,7 @@ fn address_of_var(body: &Body<'_>, w: &Want<'_>, n: &Ident, v: VarId) -> Result<
         return Err(Diagnostic::error(message, n.span));
     }
     let space = body.vars[v.0 as usize].space;
-    if w.spec.op == Opcode::Cvta && w.mods.space.is_some_and(|s| s != space) {
+    if w.spec.op == Opcode::Cvta && w.mods.space.is_some_and(|s| !reaches(s, space)) {
         let wanted = w.mods.space.map_or("", |s| s.name());
         let message = format!("`{}` is in `.{}`, not `.{wanted}`", n.name, space.name());
         return Err(Diagnostic::error(message, n.span));
@@ -535,7 +551,7 @@ fn address(body: &Body<'_>, w: &Want<'_>, a: &Address) -> Result<CheckedOperand,
                 return Err(Diagnostic::error(message, base.span));
             }
             if let Some(space) = w.mods.space
-                && space != var.space
+                && !reaches(space, var.space)
                 && var.space != StateSpace::Generic
             {
                 let message = format!("`{}` is in `.{}`, not `.{}`", base.name, var.space.name(), space.name());

@@ -1,4 +1,5 @@
-//! Special registers (`%tid.x`, `%laneid`, `WARP_SZ`, ...) and their types.
+//! Special registers (`%tid.x`, `%laneid`, `WARP_SZ`, ...) and their types; the cluster
+//! registers of sm_90 (`%cluster_ctarank`, `%clusterid.x`, ...) with the target they need.
 
 use crate::ast::ScalarType;
 use crate::checked::SpecialReg;
@@ -24,6 +25,9 @@ const SCALARS: &[(&str, SpecialReg, ScalarType)] = &[
     ("%total_smem_size", SpecialReg::TotalSmemSize, ScalarType::U32),
     ("%dynamic_smem_size", SpecialReg::DynamicSmemSize, ScalarType::U32),
     ("WARP_SZ", SpecialReg::WarpSize, ScalarType::U32),
+    ("%cluster_ctarank", SpecialReg::ClusterCtaRank, ScalarType::U32),
+    ("%cluster_nctarank", SpecialReg::ClusterNctaRank, ScalarType::U32),
+    ("%is_explicit_cluster", SpecialReg::IsExplicitCluster, ScalarType::Pred),
 ];
 
 /// Vector special registers that take a `.x`/`.y`/`.z` component.
@@ -34,6 +38,10 @@ const VECTORS: &[(&str, MakeSpecial)] = &[
     ("%ntid", SpecialReg::Ntid),
     ("%ctaid", SpecialReg::Ctaid),
     ("%nctaid", SpecialReg::Nctaid),
+    ("%clusterid", SpecialReg::ClusterId),
+    ("%nclusterid", SpecialReg::NClusterId),
+    ("%cluster_ctaid", SpecialReg::ClusterCtaId),
+    ("%cluster_nctaid", SpecialReg::ClusterNctaId),
 ];
 
 /// The special register `name` (no component) and its type.
@@ -64,4 +72,11 @@ pub fn component_index(component: &str) -> Option<u8> {
         "w" | "a" => 3,
         _ => return None,
     })
+}
+
+/// The message refusing `sr` (written `name`) in a module whose `.target` is sm_`target`,
+/// if the target lacks it.
+pub fn refusal(sr: SpecialReg, name: &str, target: u32) -> Option<String> {
+    let sm = sr.first_sm().filter(|&sm| target < sm)?;
+    Some(super::features::needs_sm(name, sm, target))
 }

@@ -208,6 +208,24 @@ const SINCE: &[Since] = &[
         "`cvt` with `.satfinite`",
     ),
     since(On::Any, When::Written(&["mmio"]), (8, 2), "`.mmio`"),
+    since(
+        On::Only(&["barrier"]),
+        When::Written(&["release", "relaxed", "acquire"]),
+        (8, 0),
+        "an order on `barrier.cluster`",
+    ),
+    since(
+        On::Only(&["fence"]),
+        When::Written(&["mbarrier_init"]),
+        (8, 0),
+        "`fence.mbarrier_init`",
+    ),
+    since(
+        On::Only(&["mbarrier"]),
+        When::Written(&["shared::cluster", "cluster"]),
+        (8, 0),
+        "`mbarrier` at cluster scope or on `.shared::cluster`",
+    ),
 ];
 
 /// A feature the module's `.version` does not have.

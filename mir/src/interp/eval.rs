@@ -138,7 +138,7 @@ pub fn eval_pure(op: Opcode, ty: Type, aux: &Aux, args: &[u64]) -> Option<Result
         IsSpace => {
             let inside = |base: u64| a >= base && a < base + WINDOW_SIZE;
             let r = match aux {
-                Aux::Space(crate::ir::Space::Shared) => inside(SHARED_WINDOW),
+                Aux::Space(crate::ir::Space::Shared | crate::ir::Space::SharedCluster) => inside(SHARED_WINDOW),
                 Aux::Space(crate::ir::Space::Local) => inside(LOCAL_WINDOW),
                 Aux::Space(crate::ir::Space::Const) => inside(CONST_WINDOW),
                 Aux::Space(crate::ir::Space::Global) => {
@@ -172,7 +172,7 @@ fn cond(aux: &Aux) -> Cond {
 
 fn window(aux: &Aux) -> Option<u64> {
     match aux {
-        Aux::Space(crate::ir::Space::Shared) => Some(SHARED_WINDOW),
+        Aux::Space(crate::ir::Space::Shared | crate::ir::Space::SharedCluster) => Some(SHARED_WINDOW),
         Aux::Space(crate::ir::Space::Local) => Some(LOCAL_WINDOW),
         Aux::Space(crate::ir::Space::Const) => Some(CONST_WINDOW),
         _ => None,

@@ -1,6 +1,7 @@
 //! The execution engine: CTAs, warps in lock step (minimum position in reverse post-order
 //! first), per-thread values, memory accesses, collectives and barriers.
 
+use super::cluster::{Clusters, NO_CLUSTERS};
 use super::eval::{CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, eval_pure};
 use super::memory::{GlobalMemory, Layout, MODULE_BASE, Placement};
 use super::{InterpError, LaunchConfig, MAX_STRAY_REPORTS, STEP_LIMIT, Stats};
@@ -36,10 +37,18 @@ struct Machine<'f, 'm> {
     rpo: SecondaryMap<Block, u32>,
     stats: Stats,
     ctaid: [u32; 3],
+    /// The launch's cluster shape.
+    clusters: Clusters,
+    /// The CTA's rank in its cluster.
+    rank: u64,
     shared: Vec<u8>,
-    /// Threads that arrived at each of the 16 CTA barriers since it last completed.
-    arrived: [u32; 16],
+    /// Threads that arrived at each of the 16 CTA barriers since it last completed, and at
+    /// the cluster's barrier ([`CLUSTER_BARRIER`]).
+    arrived: [u32; 17],
 }
+
+/// The index of the cluster's barrier among the barriers of `Machine::arrived`.
+const CLUSTER_BARRIER: usize = 16;
 
 type Fault = String;
 
@@ -48,6 +57,12 @@ pub fn launch(func: &Function, cfg: &LaunchConfig, mem: &mut dyn GlobalMemory) -
     for (i, b) in reverse_post_order(func).into_iter().enumerate() {
         rpo[b] = i as u32;
     }
+    let clusters = Clusters::of(cfg).map_err(|what| InterpError {
+        kernel: func.name.clone(),
+        thread: None,
+        inst: None,
+        what,
+    })?;
     let mut m = Machine {
         func,
         cfg,
@@ -56,14 +71,17 @@ pub fn launch(func: &Function, cfg: &LaunchConfig, mem: &mut dyn GlobalMemory) -
         rpo,
         stats: Stats::default(),
         ctaid: [0; 3],
+        clusters,
+        rank: 0,
         shared: Vec::new(),
-        arrived: [0; 16],
+        arrived: [0; 17],
     };
     let [gx, gy, gz] = cfg.grid;
     for z in 0..gz {
         for y in 0..gy {
             for x in 0..gx {
                 m.ctaid = [x, y, z];
+                m.rank = m.clusters.rank(m.ctaid);
                 m.run_cta()?;
             }
         }
@@ -85,7 +103,7 @@ impl Machine<'_, '_> {
         let [bx, by, bz] = self.cfg.block;
         let n = (bx * by * bz) as usize;
         self.shared = vec![0; (self.layout.shared_static + self.cfg.dynamic_shared as u64) as usize];
-        self.arrived = [0; 16];
+        self.arrived = [0; 17];
         let entry = self
             .func
             .entry()
@@ -153,10 +171,10 @@ impl Machine<'_, '_> {
         }
     }
 
-    /// Whether `inst` is a volatile load from shared memory.
+    /// Whether `inst` is a volatile load from shared memory (the CTA's or the cluster's).
     fn polls(&self, inst: Inst) -> bool {
         let d = &self.func.insts[inst];
-        matches!((d.op, &d.aux), (Opcode::Load, Aux::Mem(m)) if m.volatile && m.space == Space::Shared)
+        matches!((d.op, &d.aux), (Opcode::Load, Aux::Mem(m)) if m.volatile && matches!(m.space, Space::Shared | Space::SharedCluster))
             || d.op == Opcode::MbarPhaseTest
     }
 
@@ -199,9 +217,17 @@ impl Machine<'_, '_> {
             }
             _ => {}
         }
-        let out = match eval_pure(data.op, data.ty, &data.aux, &args) {
-            Some(out) => out,
-            None => self.machine_op(t, inst, &args)?,
+        let out = match (data.op, &data.aux) {
+            (Opcode::IsSpace, Aux::Space(Space::Shared)) if self.clusters.size() > 1 => {
+                let inside = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&args[0]);
+                smallvec::smallvec![u64::from(
+                    inside && self.clusters.is_own(args[0] - SHARED_WINDOW, self.rank)
+                )]
+            }
+            _ => match eval_pure(data.op, data.ty, &data.aux, &args) {
+                Some(out) => out,
+                None => self.machine_op(t, inst, &args)?,
+            },
         };
         for (r, v) in results.iter().zip(out) {
             t.vals[r.index()] = v;
@@ -315,7 +341,8 @@ impl Machine<'_, '_> {
                 | Opcode::BulkWait
                 | Opcode::PrefetchL1
                 | Opcode::PrefetchL2
-                | Opcode::PrefetchL2Last,
+                | Opcode::PrefetchL2Last
+                | Opcode::L1Invalidate,
                 _,
             ) => smallvec::SmallVec::new(),
             (op, _) => return Err(format!("`{}` cannot be interpreted here", op.name())),
@@ -383,7 +410,7 @@ impl Machine<'_, '_> {
         let new = match a.op {
             AtomOp::Add => old.wrapping_add(b),
             AtomOp::Fadd => {
-                let global = !matches!(self.resolve_space(a.space, addr), Space::Shared);
+                let global = !matches!(self.resolve_space(a.space, addr), Space::Shared | Space::SharedCluster);
                 let mode = crate::ir::FloatMode {
                     rnd: None,
                     ftz: global && ty == Type::F32,
@@ -477,8 +504,11 @@ impl Machine<'_, '_> {
             }
         };
         match resolved {
-            Space::Shared => {
-                let off = offset_in(SHARED_WINDOW);
+            Space::Shared | Space::SharedCluster => {
+                // A `.shared::cta` access may leave out the rank; a generic or
+                // `.shared::cluster` one names the CTA by it.
+                let cta = space == Space::Shared;
+                let off = self.clusters.shared_offset(offset_in(SHARED_WINDOW), self.rank, cta)?;
                 let r = slice_of(&mut self.shared, off, "shared")?;
                 copy(&mut self.shared, r, buf);
             }
@@ -561,6 +591,13 @@ impl Machine<'_, '_> {
             SpecialReg::TotalSmemSize => self.shared.len() as u64,
             SpecialReg::DynamicSmemSize => self.cfg.dynamic_shared as u64,
             SpecialReg::WarpSize => 32,
+            SpecialReg::ClusterId(_)
+            | SpecialReg::NClusterId(_)
+            | SpecialReg::ClusterCtaId(_)
+            | SpecialReg::ClusterNctaId(_)
+            | SpecialReg::ClusterCtaRank
+            | SpecialReg::ClusterNctaRank
+            | SpecialReg::IsExplicitCluster => self.clusters.special(sr, self.ctaid, self.cfg.grid).unwrap_or(0),
         }
     }
 
@@ -580,6 +617,22 @@ impl Machine<'_, '_> {
                     }
                     self.arrived[id as usize] += 1;
                     warp[i].state = if data.op == Opcode::BarArrive {
+                        warp[i].idx += 1;
+                        State::Running
+                    } else {
+                        State::Waiting(inst)
+                    };
+                }
+                return Ok(());
+            }
+            Opcode::ClusterArrive | Opcode::ClusterWait => {
+                if self.clusters.size() > 1 {
+                    let t = group.first().map(|&i| &warp[i]);
+                    return Err(self.error(t, Some(inst), format!("`barrier.cluster`: {NO_CLUSTERS}")));
+                }
+                for &i in group {
+                    warp[i].state = if data.op == Opcode::ClusterArrive {
+                        self.arrived[CLUSTER_BARRIER] += 1;
                         warp[i].idx += 1;
                         State::Running
                     } else {
@@ -802,6 +855,7 @@ impl Machine<'_, '_> {
         let d = &self.func.insts[inst];
         let count_arg = match d.op {
             Opcode::BarSync | Opcode::BarArrive => d.args.get(1),
+            Opcode::ClusterWait => None,
             _ => d.args.get(2),
         };
         count_arg.map_or(live as u64, |v| t.vals[v.index()])
@@ -822,10 +876,13 @@ impl Machine<'_, '_> {
             State::Waiting(inst) => inst,
             _ => unreachable!("a waiting thread"),
         };
-        let id_of = |t: &Thread| t.vals[self.func.insts[inst_of(t)].args[0].index()];
+        let id_of = |t: &Thread| match self.func.insts[inst_of(t)].op {
+            Opcode::ClusterWait => CLUSTER_BARRIER as u64,
+            _ => t.vals[self.func.insts[inst_of(t)].args[0].index()],
+        };
         let ids: Vec<u64> = waiting.iter().map(|&i| id_of(&threads[i])).collect();
         let mut released = false;
-        for id in 0..16u64 {
+        for id in 0..=CLUSTER_BARRIER as u64 {
             let same: Vec<usize> = (0..waiting.len())
                 .filter(|&k| ids[k] == id)
                 .map(|k| waiting[k])

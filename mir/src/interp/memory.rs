@@ -96,7 +96,7 @@ impl Layout {
                     constant.extend(init);
                     offsets[i] = off;
                 }
-                Space::Global | Space::Param | Space::Generic => {
+                Space::Global | Space::Param | Space::Generic | Space::SharedCluster => {
                     let off = align_up(module.len() as u64, a);
                     module.resize(off as usize, 0);
                     let mut init = v.init.clone().unwrap_or_default();

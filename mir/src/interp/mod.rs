@@ -10,6 +10,7 @@
 //! live in a region of their own; shared and local memory are reached directly or through
 //! the generic windows [`eval::SHARED_WINDOW`] and [`eval::LOCAL_WINDOW`].
 
+mod cluster;
 pub mod eval;
 mod exec;
 pub mod float;
@@ -30,6 +31,11 @@ pub struct LaunchConfig {
     pub dynamic_shared: u32,
     /// The parameter block (kernel parameters at their offsets).
     pub params: Vec<u8>,
+    /// CTAs per cluster dimension (sm_90), or `None` for a launch without a cluster shape,
+    /// where every CTA is a cluster of its own and `%is_explicit_cluster` is false. The shape
+    /// must tile the grid. Only clusters of one CTA run whatever the kernel does: another
+    /// CTA's shared memory and the barrier of a cluster of several CTAs are refused.
+    pub cluster: Option<[u32; 3]>,
 }
 
 /// What a launch did.

@@ -133,11 +133,16 @@ pub struct FloatMode {
 #[allow(missing_docs)]
 pub enum Space {
     Global,
+    /// The executing CTA's shared memory (`.shared::cta`). On sm_90 an address may carry
+    /// the CTA's rank in its cluster in bits 24..31 (ptxas's form, `LowerOptions`).
     Shared,
     Local,
     Const,
     Param,
     Generic,
+    /// The shared memory of the cluster's CTAs (`.shared::cluster`, sm_90): a 32-bit
+    /// address whose bits 24..31 are the rank of the CTA whose memory it names.
+    SharedCluster,
 }
 
 /// Every space with its text-form name.
@@ -148,6 +153,7 @@ pub const SPACES: &[(Space, &str)] = &[
     (Space::Const, "const"),
     (Space::Param, "param"),
     (Space::Generic, "generic"),
+    (Space::SharedCluster, "shared_cluster"),
 ];
 
 impl Space {
@@ -160,6 +166,7 @@ impl Space {
             Space::Const => "const",
             Space::Param => "param",
             Space::Generic => "generic",
+            Space::SharedCluster => "shared_cluster",
         }
     }
 }

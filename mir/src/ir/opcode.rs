@@ -396,9 +396,20 @@ opcodes! {
     /// (`cp.async.bulk.wait_group`; [`BULK_WAIT_READ`](crate::lower::BULK_WAIT_READ): their
     /// reads only).
     BulkWait = "bulk_wait", EFFECT, "", "";
-    /// Memory fence; scope in `Aux::Imm` (0 cta, 1 gpu, 2 sys), plus
-    /// [`FENCE_ALL`](crate::lower::FENCE_ALL) for the `mbarrier` arrivals' fence.
+    /// Memory fence; scope in `Aux::Imm` bits 3..0 (0 cta, 1 gpu, 2 sys,
+    /// [`FENCE_CLUSTER`](crate::lower::FENCE_CLUSTER)), plus
+    /// [`FENCE_ALL`](crate::lower::FENCE_ALL) for the `MEMBAR.ALL` of `mbarrier` arrivals
+    /// and `.acq_rel` cluster fences, and [`FENCE_RELEASE`](crate::lower::FENCE_RELEASE)
+    /// for the release half alone (no invalidation of the L1 cache).
     Fence = "fence", EFFECT, "", "";
+    /// Invalidates the L1 cache (the acquire half of a fence at cluster scope or wider),
+    /// when `args[0]` holds or without an argument; no effect on any result.
+    L1Invalidate = "l1_invalidate", EFFECT, "p?", "";
+    /// Arrival of the thread at its cluster's barrier (`barrier.cluster.arrive`, sm_90).
+    ClusterArrive = "cluster_arrive", EFFECT | COLLECTIVE, "", "";
+    /// Waits until every thread of every CTA of the cluster has arrived at the cluster's
+    /// barrier since the thread's last wait (`barrier.cluster.wait`, sm_90).
+    ClusterWait = "cluster_wait", EFFECT | COLLECTIVE, "", "";
     /// Suspends the thread for about `args[0]` nanoseconds.
     Nanosleep = "nanosleep", EFFECT, "i", "";
     /// Unconditional branch (`Aux::Branch` with one target).

@@ -473,6 +473,10 @@ fn special(s: &str) -> Result<SpecialReg, String> {
             "ntid" => SpecialReg::Ntid(d),
             "ctaid" => SpecialReg::Ctaid(d),
             "nctaid" => SpecialReg::Nctaid(d),
+            "clusterid" => SpecialReg::ClusterId(d),
+            "nclusterid" => SpecialReg::NClusterId(d),
+            "cluster_ctaid" => SpecialReg::ClusterCtaId(d),
+            "cluster_nctaid" => SpecialReg::ClusterNctaId(d),
             _ => return Err(format!("unknown register `{s}`")),
         });
     }

@@ -108,6 +108,10 @@ pub fn special_name(sr: SpecialReg) -> String {
         Ntid(d) => format!("%ntid.{}", dim(d)),
         Ctaid(d) => format!("%ctaid.{}", dim(d)),
         Nctaid(d) => format!("%nctaid.{}", dim(d)),
+        ClusterId(d) => format!("%clusterid.{}", dim(d)),
+        NClusterId(d) => format!("%nclusterid.{}", dim(d)),
+        ClusterCtaId(d) => format!("%cluster_ctaid.{}", dim(d)),
+        ClusterNctaId(d) => format!("%cluster_nctaid.{}", dim(d)),
         other => format!(
             "%{}",
             SPECIAL_NAMES.iter().find(|(s, _)| *s == other).map_or("?", |(_, n)| *n)
@@ -136,6 +140,9 @@ pub const SPECIAL_NAMES: &[(SpecialReg, &str)] = &[
     (SpecialReg::TotalSmemSize, "total_smem_size"),
     (SpecialReg::DynamicSmemSize, "dynamic_smem_size"),
     (SpecialReg::WarpSize, "warpsize"),
+    (SpecialReg::ClusterCtaRank, "cluster_ctarank"),
+    (SpecialReg::ClusterNctaRank, "cluster_nctarank"),
+    (SpecialReg::IsExplicitCluster, "is_explicit_cluster"),
 ];
 
 fn convert_mods(s: &mut String, c: &ConvertInfo) {

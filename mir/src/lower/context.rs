@@ -58,6 +58,8 @@ pub struct Lowerer<'a> {
     pub wmma_lane: rustc_hash::FxHashMap<(Block, u32), Value>,
     /// What the target asks of the lowering.
     pub options: LowerOptions,
+    /// The values made once at the start of the kernel (`cluster.rs`).
+    pub prologue: super::cluster::Prologue,
 }
 
 /// Target facts the lowering needs (the MIR is otherwise target-independent).
@@ -73,6 +75,11 @@ pub struct LowerOptions {
     /// The tensor cores have no HMMA.884 (sm_80 on): `mma.m8n8k4` of f16 becomes warp
     /// shuffles and f32 arithmetic (`mma_m8n8k4.rs`).
     pub no_hmma_884: bool,
+    /// Shared addresses carry the CTA's rank in its cluster in bits 24..31 (sm_90 on, as
+    /// ptxas 13.5 writes them): a shared variable's address taken as a value is
+    /// `offset + (%cluster_ctarank << 24)`, a `.shared::cluster` address of the CTA's own
+    /// memory (`cluster.rs`).
+    pub rank_in_shared_addresses: bool,
 }
 
 /// MIR type of a PTX type.
@@ -125,6 +132,7 @@ impl<'a> Lowerer<'a> {
             var_suffix: rustc_hash::FxHashMap::default(),
             wmma_lane: rustc_hash::FxHashMap::default(),
             options,
+            prologue: Default::default(),
         })
     }
 
@@ -449,8 +457,8 @@ impl<'a> Lowerer<'a> {
                 let k = self.konst(ty, *k as u64);
                 Ok(self.emit(Opcode::Iadd, ty, &[v, k], Aux::None))
             }
-            CheckedOperand::VarAddr(var) => self.var_address(*var, ty, 0, span),
-            CheckedOperand::VarAddrOffset(var, k) => self.var_address(*var, ty, *k, span),
+            CheckedOperand::VarAddr(var) => self.var_value(*var, ty, 0, span),
+            CheckedOperand::VarAddrOffset(var, k) => self.var_value(*var, ty, *k, span),
             CheckedOperand::NotReg(r) => {
                 let v = self.read_reg(*r, Type::Pred, span)?;
                 Ok(self.emit(Opcode::Not, Type::Pred, &[v], Aux::None))
@@ -494,6 +502,9 @@ impl<'a> Lowerer<'a> {
 
     /// Reads a special register.
     pub fn special(&mut self, sr: SpecialReg) -> Value {
+        if let Some(v) = self.cluster_special(sr) {
+            return v;
+        }
         match sr {
             SpecialReg::WarpSize => self.konst(Type::I32, 32),
             SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridId => {
@@ -631,6 +642,7 @@ fn lowerings<'a>() -> Vec<(P, LowerFn<'a>)> {
         (P::Mad, Lowerer::lower_binary_family),
         (P::Mad24, Lowerer::lower_mul24),
         (P::Madc, Lowerer::lower_carry),
+        (P::Mapa, Lowerer::lower_mapa),
         (P::Match, Lowerer::lower_match),
         (P::Max, Lowerer::lower_binary_family),
         (P::Mbarrier, Lowerer::lower_mbarrier),

@@ -14,12 +14,18 @@
 //! (SYNCS.ARRIVE.TRANS64; no fence before it, as in ptxas's code); waits are
 //! `mbar_phase_test` (SYNCS.PHASECHK.TRANS64); `pending_count` is `2^20 - ((hi >> 11) &
 //! 0xfffff)`; `inval` emits nothing (ptxas: SYNCS.CCTL.IV, a cache invalidation).
+//!
+//! At cluster scope (sm_90), as ptxas 13.5 writes it: a `.release.cluster` arrival is
+//! preceded by `MEMBAR.ALL.CTA` and the cluster's release fence (`MEMBAR.ALL.GPU`, ERRBAR,
+//! CGAERRBAR), and an `.acquire.cluster` wait invalidates the L1 cache when the phase has
+//! completed. Arrivals and transaction counts may name another CTA's barrier
+//! (`.shared::cluster`: a `mbar_arrive` in that space, whose state is never read).
 
 use super::LowerError;
 use super::context::Lowerer;
 use super::memory::Address;
 use crate::ir::{AtomInfo, AtomOp, Aux, Cond, InstData, MemInfo, Opcode, Space, Type, Value};
-use ptxc_frontend::checked::{CheckedInst, CheckedOperand};
+use ptxc_frontend::checked::{CheckedInst, CheckedOperand, MemOrder, MemScope};
 
 /// The phase bit of the high word.
 const PHASE: u64 = 0x8000_0000;
@@ -58,6 +64,12 @@ impl Lowerer<'_> {
                     space: Space::Shared,
                     offset,
                 }
+            }
+            Space::SharedCluster if !self.options.hopper_mbarrier => {
+                return Err(LowerError::new(
+                    "an `mbarrier` of another CTA (`.shared::cluster`) needs Hopper's barriers (sm_90)",
+                    inst.span,
+                ));
             }
             _ => Barrier { addr, space, offset },
         };
@@ -121,6 +133,11 @@ impl Lowerer<'_> {
             _ if m.has_flag("arrive_drop") => AtomOp::HopperDrop,
             _ => AtomOp::HopperArrive,
         };
+        if m.order == Some(MemOrder::Release) && m.scope == Some(MemScope::Cluster) {
+            self.emit_effect(Opcode::Fence, &[], Aux::Imm(FENCE_ALL));
+            let cluster = super::FENCE_CLUSTER | FENCE_ALL | super::FENCE_RELEASE;
+            self.emit_effect(Opcode::Fence, &[], Aux::Imm(cluster));
+        }
         let state = self.hopper_op(bar.addr, bar.space, bar.offset, op, count);
         if at == 1 || matches!(inst.operands.first(), Some(CheckedOperand::Sink)) {
             return Ok(());
@@ -153,6 +170,9 @@ impl Lowerer<'_> {
             Aux::Mem(info),
             Type::Pred,
         );
+        if inst.mods.order == Some(MemOrder::Acquire) && inst.mods.scope == Some(MemScope::Cluster) {
+            self.emit_effect(Opcode::L1Invalidate, &[done], Aux::None);
+        }
         let d = self.dst(inst, 0)?;
         self.write_reg(d, done, false, inst.span)
     }

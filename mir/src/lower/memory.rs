@@ -20,6 +20,7 @@ pub fn space_of(s: Option<StateSpace>) -> Space {
     match s {
         Some(StateSpace::Global) => Space::Global,
         Some(StateSpace::Shared) => Space::Shared,
+        Some(StateSpace::SharedCluster) => Space::SharedCluster,
         Some(StateSpace::Local) => Space::Local,
         Some(StateSpace::Const) => Space::Const,
         Some(StateSpace::Param) => Space::Param,
@@ -234,12 +235,16 @@ impl Lowerer<'_> {
     }
 
     /// `cvta[.to].space.size d, a`: the window model (generic = window base + offset for
-    /// shared, local and const; global addresses are generic as they are).
+    /// shared, local and const; global addresses are generic as they are). The cluster's
+    /// shared memory shares the window of the CTA's (`.shared::cluster` is `.shared`).
     pub fn lower_cvta(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         let ty = mir_type(self.ptx_type(inst)?);
         let d = self.dst(inst, 0)?;
         let a = self.operand(self.arg(inst, 1)?, ty, false, inst.span)?;
-        let space = space_of(inst.mods.space);
+        let space = match space_of(inst.mods.space) {
+            Space::SharedCluster => Space::Shared,
+            s => s,
+        };
         let v = match space {
             Space::Shared | Space::Local | Space::Const | Space::Param => {
                 let op = if inst.mods.to_space {
@@ -442,6 +447,12 @@ impl Lowerer<'_> {
         Ok(match base {
             AddrBase::Var(v) => match self.var_place(v) {
                 VarPlace::KernelParam(off) => Address::Param((off as i64 + offset) as u32),
+                // On Hopper a shared variable's address carries the CTA's rank, as ptxas
+                // writes it (`cluster.rs`): a direct operand too.
+                VarPlace::Mem(_, Space::Shared) if self.options.rank_in_shared_addresses => {
+                    let a = self.var_value(v, Type::I32, 0, span)?;
+                    Address::Value(a, Space::Shared, offset)
+                }
                 VarPlace::Mem(i, var_space) => {
                     let a = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(i));
                     Address::Value(a, var_space, offset)

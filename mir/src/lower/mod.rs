@@ -7,6 +7,7 @@ mod bits;
 mod blocks;
 mod bulk_copy;
 mod call;
+mod cluster;
 mod compare;
 mod context;
 mod convert;
@@ -27,6 +28,7 @@ pub use async_copy::{
     CP_ASYNC_ARRIVE_ANNOUNCED, CP_ASYNC_ARRIVE_HOPPER, CP_ASYNC_CG, CP_ASYNC_L2_SHIFT, CP_ASYNC_POLICY,
 };
 pub use bulk_copy::{BULK_TO_SHARED, BULK_WAIT_READ};
+pub use cluster::{FENCE_CLUSTER, FENCE_RELEASE};
 pub use mbarrier::FENCE_ALL;
 
 use crate::ir::{Function, KernelParam, Module};

@@ -6,7 +6,7 @@ use super::LowerError;
 use super::context::Lowerer;
 use crate::ir::{Aux, InstData, Opcode, Space, Type, Value};
 use ptxc_frontend::ast::StateSpace;
-use ptxc_frontend::checked::{BoolOp, CheckedInst, CheckedOperand, MemScope, ShflMode, VoteMode};
+use ptxc_frontend::checked::{BoolOp, CheckedInst, CheckedOperand, MemOrder, MemScope, ShflMode, VoteMode};
 
 impl Lowerer<'_> {
     /// Appends a multi-result instruction; returns its results.
@@ -190,6 +190,9 @@ impl Lowerer<'_> {
         if inst.mods.has_flag("warp") {
             return Ok(());
         }
+        if inst.mods.has_flag("cluster") {
+            return self.lower_cluster_barrier(inst);
+        }
         let red = inst.mods.has_flag("red");
         let first = if red { 1 } else { 0 };
         let id = self.operand(self.arg(inst, first)?, Type::I32, false, inst.span)?;
@@ -222,7 +225,10 @@ impl Lowerer<'_> {
         self.write_reg(d, r[0], false, inst.span)
     }
 
-    /// `membar.scope` and `fence.*`.
+    /// `membar.scope` and `fence.*`: `fence.proxy.async` (`.shared::cluster` as without a
+    /// space, as ptxas 13.5 writes it), a fence at CTA, cluster, GPU or system scope (at
+    /// cluster scope `MEMBAR.ALL` unless `.sc`), and `fence.mbarrier_init.release.cluster`,
+    /// which ptxas compiles to nothing.
     pub fn lower_fence(&mut self, inst: &CheckedInst) -> Result<(), LowerError> {
         if inst.mods.has_flag("proxy") {
             // 0 shared::cta, 1 global, 2 every state space.
@@ -236,9 +242,14 @@ impl Lowerer<'_> {
             self.emit_multi(Opcode::FenceProxyAsync, Type::I32, &[], Aux::Imm(global));
             return Ok(());
         }
+        if inst.mods.has_flag("mbarrier_init") {
+            return Ok(());
+        }
         let scope = match inst.mods.scope {
             Some(MemScope::Cta) => 0,
             Some(MemScope::Sys) => 2,
+            Some(MemScope::Cluster) if inst.mods.order == Some(MemOrder::Sc) => super::FENCE_CLUSTER,
+            Some(MemScope::Cluster) => super::FENCE_CLUSTER | super::FENCE_ALL,
             _ if inst.mods.has_flag("sys") => 2,
             _ => 1,
         };

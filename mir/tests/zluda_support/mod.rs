@@ -96,6 +96,7 @@ pub fn run_case(case: &Case, transform: &dyn Fn(&mut Function)) -> Result<(), St
         block: [case.block, 1, 1],
         dynamic_shared: 1024,
         params,
+        cluster: None,
     };
     launch(&func, &cfg, &mut mem).map_err(|e| e.to_string())?;
     let got = &mem.bytes[OUTPUT_OFFSET as usize..OUTPUT_OFFSET as usize + case.output.len()];

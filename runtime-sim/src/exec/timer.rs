@@ -789,6 +789,16 @@ impl Timer {
             let pipe = pipe_index(timing.pipe);
             for a in &d.accesses.writes {
                 let lanes = file_lanes(a.reg, exec);
+                if d.op == Op::Atom && matches!(a.reg, Reg::P(_)) {
+                    // A generic ATOM's "done" predicate: ptxas's sm_90 code branches on it
+                    // in the next instruction without a scoreboard wait (the SASS alone), so
+                    // it is taken as known at issue.
+                    let s = self.state(a.reg);
+                    s.var = None;
+                    s.write_t = NEVER;
+                    s.write_lanes = 0;
+                    continue;
+                }
                 let s = self.state(a.reg);
                 s.write_lanes &= !lanes;
                 if s.write_lanes == 0 {

@@ -6,7 +6,7 @@ use super::*;
 fn memory_order(m: &Mods) -> Result<(), RuleError> {
     match m.order {
         Some(MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel) if m.scope.is_none() => Err(
-            "a `.relaxed`/`.acquire`/`.release` access needs a scope (`.cta`, `.gpu` or `.sys`)"
+            "a `.relaxed`/`.acquire`/`.release` access needs a scope (`.cta`, `.cluster`, `.gpu` or `.sys`)"
                 .to_string()
                 .into(),
         ),
@@ -62,8 +62,21 @@ pub(super) fn vector_size(m: &Mods) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// The cluster features of an access (sm_90): the `.shared::cluster` space and the
+/// `.cluster` scope.
+fn cluster_access(m: &Mods, name: &str, sm: u32) -> Result<(), RuleError> {
+    if m.space == Some(StateSpace::SharedCluster) {
+        since(sm, &format!("{name}.shared::cluster"), 90)?;
+    }
+    if m.scope == Some(MemScope::Cluster) {
+        since(sm, &format!("{name}.cluster"), 90)?;
+    }
+    Ok(())
+}
+
 /// `ld`.
 pub fn load(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    cluster_access(m, "ld", sm)?;
     vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "ld", sm)?;
@@ -85,6 +98,7 @@ pub fn load_uniform(m: &Mods, _sm: u32) -> Result<(), RuleError> {
 
 /// `st`.
 pub fn store(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    cluster_access(m, "st", sm)?;
     vector_size(m)?;
     memory_order(m)?;
     eviction_hints(m, "st", sm)?;
@@ -97,8 +111,9 @@ pub fn store(m: &Mods, sm: u32) -> Result<(), RuleError> {
 }
 
 /// `atom`/`red`.
-pub fn atomic(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+pub fn atomic(m: &Mods, sm: u32) -> Result<(), RuleError> {
     use ScalarType::*;
+    cluster_access(m, "atom", sm)?;
     let t = ty(m);
     let ok = match m.atom_op {
         Some(AtomOp::Add) => matches!(t, U32 | S32 | U64 | F32 | F64 | F16 | F16x2 | Bf16 | Bf16x2),
@@ -162,5 +177,28 @@ pub fn store_operands(m: &Mods) -> &'static str {
         "a s:T s:b64"
     } else {
         "a s:T"
+    }
+}
+
+/// `isspacep`: `.shared::cluster` needs sm_90.
+pub fn isspacep(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    cluster_access(m, "isspacep", sm)
+}
+
+/// `cvta`: `.shared::cluster` needs sm_90.
+pub fn cvta(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    cluster_access(m, "cvta", sm)
+}
+
+/// `mapa` (sm_90, the opcode's own check): a `.shared::cluster` address or a generic one.
+pub fn mapa(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    cluster_access(m, "mapa", sm)?;
+    match m.space {
+        None | Some(StateSpace::SharedCluster) => Ok(()),
+        Some(s) => Err(format!(
+            "`mapa` maps `.shared::cluster` or generic addresses, not `.{}`",
+            s.name()
+        )
+        .into()),
     }
 }

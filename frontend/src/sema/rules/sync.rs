@@ -1,9 +1,16 @@
-//! Synchronisation rules: `bar`/`barrier`, `fence`, `vote`, `redux.sync` and `mbarrier`.
+//! Synchronisation rules: `bar`/`barrier` (and `barrier.cluster`), `fence`, `vote`,
+//! `redux.sync` and `mbarrier`.
 
 use super::*;
 
 /// `bar`/`barrier`.
-pub fn barrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
+pub fn barrier(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    if m.has_flag("cluster") {
+        return cluster_barrier(m, sm);
+    }
+    if m.has_flag("wait") || m.order.is_some() {
+        return Err("`.wait` and memory orders go with `barrier.cluster`".to_string().into());
+    }
     let kinds = m.sync as u8 + m.has_flag("arrive") as u8 + m.has_flag("red") as u8;
     if kinds != 1 {
         return Err("a barrier is one of `.sync`, `.arrive` or `.red`".to_string().into());
@@ -24,31 +31,79 @@ pub fn barrier(m: &Mods, _sm: u32) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// `fence`.
+/// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` and
+/// `barrier.cluster.wait{.acquire}{.aligned}` (sm_90).
+fn cluster_barrier(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    if sm < 90 {
+        return Err(needs_sm("barrier.cluster", 90));
+    }
+    let (arrive, wait) = (m.has_flag("arrive"), m.has_flag("wait"));
+    if m.sync || m.has_flag("red") || arrive == wait {
+        return Err("`barrier.cluster` is `.arrive` or `.wait`".to_string().into());
+    }
+    if m.bool_op.is_some() || m.ty().is_some() {
+        return Err("`barrier.cluster` takes no reduction and no type".to_string().into());
+    }
+    let order_ok = match m.order {
+        None => true,
+        Some(MemOrder::Release | MemOrder::Relaxed) => arrive,
+        Some(MemOrder::Acquire) => wait,
+        Some(_) => false,
+    };
+    if !order_ok {
+        return Err(
+            "`barrier.cluster.arrive` takes `.release` or `.relaxed`, `barrier.cluster.wait` `.acquire`"
+                .to_string()
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The operand shapes of `barrier`: none for `barrier.cluster`.
+pub fn barrier_operands(m: &Mods) -> &'static str {
+    if m.has_flag("cluster") {
+        ""
+    } else {
+        "s:u32|s:u32 s:u32|d:T s:u32 n:pred|d:T s:u32 s:u32 n:pred"
+    }
+}
+
+/// `fence`: `fence{.sc|.acq_rel}.scope`, `fence.proxy.async{.space}` (sm_90) and
+/// `fence.mbarrier_init.release.cluster` (sm_90).
 pub fn fence(m: &Mods, sm: u32) -> Result<(), RuleError> {
-    let spaces = ["shared", "shared::cta", "global"];
+    let spaces = ["shared", "shared::cta", "shared::cluster", "global"];
     if m.has_flag("proxy") {
-        if !m.has_flag("async") || m.scope.is_some() {
+        if !m.has_flag("async") || m.scope.is_some() || m.order.is_some() || m.has_flag("mbarrier_init") {
             return Err(
-                "ptxc compiles `fence.proxy.async` (with `.shared::cta`, `.global` or no space) of the proxy fences"
+                "ptxc compiles `fence.proxy.async` (with `.shared::cta`, `.shared::cluster`, `.global` or no space) of the proxy fences"
                     .to_string()
                     .into(),
             );
         }
-        if sm < 90 {
-            return Err(needs_sm("fence.proxy.async", 90));
-        }
-        return Ok(());
+        return since(sm, "fence.proxy.async", 90);
     }
     if m.has_flag("async") || spaces.iter().any(|s| m.has_flag(s)) {
         return Err("only `fence.proxy.async` takes `.async` or a state space"
             .to_string()
             .into());
     }
-    if m.scope.is_none() {
-        return Err("`fence` needs a scope (`.cta`, `.gpu` or `.sys`)".to_string().into());
+    if m.has_flag("mbarrier_init") {
+        if m.order != Some(MemOrder::Release) || m.scope != Some(MemScope::Cluster) {
+            return Err("write `fence.mbarrier_init.release.cluster`".to_string().into());
+        }
+        return since(sm, "fence.mbarrier_init", 90);
     }
-    Ok(())
+    if !matches!(m.order, None | Some(MemOrder::Sc | MemOrder::AcqRel)) {
+        return Err("`fence` is `.sc` or `.acq_rel`".to_string().into());
+    }
+    match m.scope {
+        None => Err("`fence` needs a scope (`.cta`, `.cluster`, `.gpu` or `.sys`)"
+            .to_string()
+            .into()),
+        Some(MemScope::Cluster) => since(sm, "fence.cluster", 90),
+        Some(_) => Ok(()),
+    }
 }
 
 /// `vote`.
@@ -84,13 +139,32 @@ pub fn setmaxnreg(_: &Mods, sm: u32) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// The cluster forms of `mbarrier` (sm_90): the `.cluster` scope, and `.shared::cluster`
+/// barriers (another CTA's) for the arrivals and transaction counts alone.
+fn mbarrier_cluster(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    if m.scope == Some(MemScope::Cluster) {
+        since(sm, "mbarrier.cluster", 90)?;
+    }
+    if m.space != Some(StateSpace::SharedCluster) {
+        return Ok(());
+    }
+    since(sm, "mbarrier.shared::cluster", 90)?;
+    let local_only = ["init", "test_wait", "try_wait", "pending_count", "inval"];
+    if let Some(op) = local_only.iter().find(|o| m.has_flag(o)) {
+        return Err(format!("`mbarrier.{op}` takes a `.shared::cta` barrier, not a `.shared::cluster` one").into());
+    }
+    Ok(())
+}
+
 /// `mbarrier` (sm_80): one operation; on `.shared` or generic addresses; `.noComplete` on an arrival
 /// with a count (an arrival with a count but without `.noComplete`, and `try_wait`, need
 /// sm_90, as ptxas says); `.parity` on `test_wait`; `.release` on arrivals, `.acquire` on
-/// `test_wait`, both `.cta` only. Transaction counts (sm_90): `expect_tx` and `complete_tx`
-/// alone or `arrive.expect_tx`, `.relaxed.cta` or unordered (`arrive.expect_tx` also
-/// `.release.cta`).
+/// `test_wait`, at `.cta` scope or (sm_90) `.cluster`. Transaction counts (sm_90): `expect_tx`
+/// and `complete_tx` alone or `arrive.expect_tx`, `.relaxed` or unordered (`arrive.expect_tx`
+/// also `.release`). The arrivals and transaction counts also take another CTA's barrier
+/// (`.shared::cluster`).
 pub fn mbarrier(m: &Mods, sm: u32) -> Result<(), RuleError> {
+    mbarrier_cluster(m, sm)?;
     if m.has_flag("expect_tx") || m.has_flag("complete_tx") {
         return mbarrier_tx(m, sm);
     }
@@ -130,9 +204,9 @@ pub fn mbarrier(m: &Mods, sm: u32) -> Result<(), RuleError> {
     if !order_ok {
         return Err(format!("`.{order}` does not go with this `mbarrier` operation").into());
     }
-    if m.order.is_some() != m.scope.is_some() || m.scope.is_some_and(|s| s != MemScope::Cta) {
+    if m.order.is_some() != m.scope.is_some() || m.scope.is_some_and(|s| !mbarrier_scope(s)) {
         return Err(
-            "`mbarrier` orders at `.cta` scope: write `.release.cta` or `.acquire.cta`"
+            "`mbarrier` orders at `.cta` or `.cluster` scope: write `.release.cta` or `.acquire.cluster`, say"
                 .to_string()
                 .into(),
         );
@@ -140,9 +214,13 @@ pub fn mbarrier(m: &Mods, sm: u32) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// The scopes `mbarrier` orders at.
+fn mbarrier_scope(s: MemScope) -> bool {
+    matches!(s, MemScope::Cta | MemScope::Cluster)
+}
+
 /// `mbarrier.expect_tx`, `mbarrier.complete_tx` and `mbarrier.arrive.expect_tx` (sm_90, PTX
-/// 8.0) on `.shared` or `.shared::cta` barriers (`.shared::cluster` ones need clusters,
-/// which ptxc does not compile yet).
+/// 8.0) on `.shared`, `.shared::cta` or `.shared::cluster` barriers.
 fn mbarrier_tx(m: &Mods, sm: u32) -> Result<(), RuleError> {
     let name = if m.has_flag("complete_tx") {
         "complete_tx"
@@ -178,11 +256,11 @@ fn mbarrier_tx(m: &Mods, sm: u32) -> Result<(), RuleError> {
         Some(MemOrder::Release) => arrive,
         Some(_) => false,
     };
-    if !order_ok || m.order.is_some() != m.scope.is_some() || m.scope.is_some_and(|s| s != MemScope::Cta) {
+    if !order_ok || m.order.is_some() != m.scope.is_some() || m.scope.is_some_and(|s| !mbarrier_scope(s)) {
         let orders = if arrive {
-            "`.release.cta` or `.relaxed.cta`"
+            "`.release` or `.relaxed` at `.cta` or `.cluster` scope"
         } else {
-            "`.relaxed.cta`"
+            "`.relaxed` at `.cta` or `.cluster` scope"
         };
         return Err(format!(
             "`mbarrier.{}{name}` takes {orders} or no order",

@@ -128,9 +128,14 @@ fn run(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, exec: u32) -> Result<[u64; WARP
     Ok(old)
 }
 
-/// ATOMG / ATOMS / ATOM: the old value goes to the destination.
+/// ATOMG / ATOMS / ATOM: the old value goes to the destination. A generic ATOM's predicate
+/// destination says that the atomic was done: ptxas's sm_90 code for 64-bit `atom.exch`,
+/// `.cas`, `.add` and f32 `.add` on generic addresses runs a fallback (a plain LD/ST, or an
+/// ATOMS.CAST loop) where it is false (the SASS alone; when the hardware leaves it false is
+/// not established). The simulator does every atomic, so the predicate is true.
 pub fn atom(ctx: &mut Ctx, w: &mut Warp, d: &Decoded, _: u32, exec: u32) -> R {
     let old = run(ctx, w, d, exec)?;
+    w.set_pred(d.pd[0].idx, exec, exec);
     if d.m.atom_type.bytes() == 8 {
         super::write_dst64(w, &d.dst, exec, &old);
     } else {
