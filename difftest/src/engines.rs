@@ -271,7 +271,6 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, l: &Launch, config: &Config) -> Ou
         dynamic_shared: 0,
         cluster: None,
         params: params(a, b),
-        cluster: None,
     };
     if let Err(e) = ptxc_mir::interp::launch(func, &cfg, &mut ptxc::run::DeviceMemory(&mut dev)) {
         return Outcome::RunError(e.to_string());
