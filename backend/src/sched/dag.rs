@@ -10,6 +10,7 @@ use ptxc_sass::isa::desc::{Pipe, Role};
 use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw};
 use ptxc_sass::isa::uniform_timing::{upred_raw, upred_war, upred_waw, uraw, uwar, uwaw};
 use ptxc_sass::isa::{Arch, Inst, Op};
+use smallvec::SmallVec;
 
 /// Assumed latency of variable-latency results when ordering (the real wait is a scoreboard).
 /// Tensor-core results: NVIDIA's distance to a reader, the least any reader waits.
@@ -71,7 +72,7 @@ pub struct Edge {
 #[derive(Clone, Debug, Default)]
 pub struct Dag {
     /// Successor edges of each node.
-    pub succs: Vec<Vec<Edge>>,
+    pub succs: Vec<SmallVec<[Edge; 4]>>,
     /// Number of predecessors of each node.
     pub npreds: Vec<usize>,
     /// Longest latency path from each node to the end of the block.
@@ -84,7 +85,7 @@ impl Dag {
     pub fn new(insts: &[Emitted], arch: Arch) -> Dag {
         let n = insts.len();
         let mut dag = Dag {
-            succs: vec![Vec::new(); n],
+            succs: vec![SmallVec::new(); n],
             npreds: vec![0; n],
             height: vec![0; n],
         };
