@@ -36,6 +36,9 @@ struct Work {
     /// Two visit marks for the searches of [`reach`].
     marks: [SecondaryMap<Block, u32>; 2],
     stamp: u32,
+    /// The blocks of the loop [`Divergence::temporal`] looks at (a dense copy of its body,
+    /// cleared after each loop).
+    in_loop: SecondaryMap<Block, bool>,
 }
 
 impl Divergence {
@@ -54,6 +57,7 @@ impl Divergence {
             left: vec![false; loops.len()],
             marks: [SecondaryMap::new(), SecondaryMap::new()],
             stamp: 0,
+            in_loop: SecondaryMap::new(),
         };
         for &b in &func.layout {
             for &i in &func.blocks[b].insts {
@@ -180,22 +184,29 @@ impl Divergence {
                 continue;
             }
             work.left[n] = true;
+            for &b in &l.blocks {
+                work.in_loop[b] = true;
+            }
+            let (body, block_of) = (&work.in_loop, &work.block_of);
             let inside = |v: Value| match func.values[v].def {
-                ValueDef::Result(i, _) => work.block_of[i].is_some_and(|b| l.body.contains(&b)),
-                ValueDef::Param(blk, _) => l.body.contains(&blk),
+                ValueDef::Result(i, _) => block_of[i].is_some_and(|b| body[b]),
+                ValueDef::Param(blk, _) => body[blk],
             };
             let mut read_after: Vec<Value> = Vec::new();
             for &b in &func.layout {
-                let in_loop = l.body.contains(&b);
+                let in_loop = body[b];
                 for &i in &func.blocks[b].insts {
                     let data = &func.insts[i];
                     if !in_loop {
                         read_after.extend(data.args.iter().copied().filter(|&v| inside(v)));
                     }
-                    for call in data.targets().iter().filter(|c| !in_loop || !l.body.contains(&c.block)) {
+                    for call in data.targets().iter().filter(|c| !in_loop || !body[c.block]) {
                         read_after.extend(call.args.iter().copied().filter(|&v| inside(v)));
                     }
                 }
+            }
+            for &b in &l.blocks {
+                work.in_loop[b] = false;
             }
             for v in read_after {
                 changed |= self.mark(v);
