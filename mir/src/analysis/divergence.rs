@@ -13,7 +13,7 @@
 //! Everything else is uniform: the same in every thread executing it, such as a load of a
 //! uniform address (one instruction reads one location for all its threads).
 
-use super::dom::DomTree;
+use super::dom::{DomPreorder, DomTree};
 use super::loops::{Loop, natural_loops};
 use super::postdom::PostDomTree;
 use crate::ir::{Aux, Block, Function, InstData, Opcode, Space, SpecialReg, Value, ValueDef};
@@ -39,6 +39,10 @@ struct Work {
     /// The blocks of the loop [`Divergence::temporal`] looks at (a dense copy of its body,
     /// cleared after each loop).
     in_loop: SecondaryMap<Block, bool>,
+    /// The dominator tree in preorder: where a loop's values can be read.
+    dominated: DomPreorder,
+    /// The unreachable blocks (the verifier does not ask their reads to be dominated).
+    unreachable: Vec<Block>,
 }
 
 impl Divergence {
@@ -58,6 +62,8 @@ impl Divergence {
             marks: [SecondaryMap::new(), SecondaryMap::new()],
             stamp: 0,
             in_loop: SecondaryMap::new(),
+            dominated: dom.preorder(),
+            unreachable: func.layout.iter().copied().filter(|&b| !dom.is_reachable(b)).collect(),
         };
         for &b in &func.layout {
             for &i in &func.blocks[b].insts {
@@ -192,8 +198,17 @@ impl Divergence {
                 ValueDef::Result(i, _) => block_of[i].is_some_and(|b| body[b]),
                 ValueDef::Param(blk, _) => body[blk],
             };
+            // A value of the loop is read only where its definition, and so the loop's
+            // header, dominates (the verifier checks it in reachable blocks).
+            let reachable = work.dominated.dominated(l.header);
+            let scanned: &[Block] = if reachable.is_empty() { &func.layout } else { reachable };
+            let unreachable = if reachable.is_empty() {
+                &[][..]
+            } else {
+                &work.unreachable[..]
+            };
             let mut read_after: Vec<Value> = Vec::new();
-            for &b in &func.layout {
+            for &b in scanned.iter().chain(unreachable) {
                 let in_loop = body[b];
                 for &i in &func.blocks[b].insts {
                     let data = &func.insts[i];
