@@ -156,18 +156,17 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
         )));
     }
     let options = lower_options(opts.arch);
-    let module = ptxc_mir::lower::lower_module_with(&checked, options).map_err(|errs| {
+    let line_map = opts
+        .line_info
+        .then(|| std::sync::Arc::new(crate::lineinfo::line_map(src, &checked)));
+    // Lowering consumes the checked tree, freeing each kernel's body once it is lowered.
+    let module = ptxc_mir::lower::lower_module_owned(checked, options).map_err(|errs| {
         let diags: Vec<Diagnostic> = errs
             .iter()
             .map(|e| Diagnostic::error(e.message.clone(), e.span))
             .collect();
         render(&diags)
     })?;
-    let line_map = opts
-        .line_info
-        .then(|| std::sync::Arc::new(crate::lineinfo::line_map(src, &checked)));
-    // The checked tree is not needed past lowering; freeing it lowers the peak memory.
-    drop(checked);
     {
         use rayon::prelude::*;
         let verify = |f: &ptxc_mir::ir::Function| ptxc_mir::ir::verify(f).map_err(|e| e.to_string());

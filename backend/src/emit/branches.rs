@@ -4,6 +4,10 @@
 
 use super::{CodeBlock, Emitted};
 use ptxc_sass::isa::{Op, PT};
+use smallvec::SmallVec;
+
+/// The successors of a block (at most a few: held inline).
+pub type Successors = SmallVec<[usize; 4]>;
 
 /// True for an unconditional branch, EXIT or trap: control never falls through it.
 fn ends_flow(e: &Emitted) -> bool {
@@ -19,8 +23,8 @@ fn fallthrough(blocks: &[CodeBlock], b: usize) -> Option<usize> {
 }
 
 /// Successors of block `b`: branch targets, then the fall-through block.
-pub fn successors(blocks: &[CodeBlock], b: usize) -> Vec<usize> {
-    let mut s: Vec<usize> = blocks[b].insts.iter().filter_map(|e| e.target).collect();
+pub fn successors(blocks: &[CodeBlock], b: usize) -> Successors {
+    let mut s: Successors = blocks[b].insts.iter().filter_map(|e| e.target).collect();
     s.extend(fallthrough(blocks, b));
     s.dedup();
     s

@@ -12,6 +12,7 @@
 use super::{CodeBlock, Emitted, successors};
 use ptxc_sass::isa::access::{Reg, accesses};
 use ptxc_sass::isa::{Inst, Op, PT, Value};
+use smallvec::SmallVec;
 
 /// The longest block turned into predicated code.
 const MAX_BODY: usize = 8;
@@ -57,15 +58,18 @@ fn next_nonempty(blocks: &[CodeBlock], b: usize) -> Option<usize> {
     (b + 1..blocks.len()).find(|&n| !blocks[n].insts.is_empty())
 }
 
-/// Predecessors of every block.
-fn all_predecessors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
-    let mut preds = vec![Vec::new(); blocks.len()];
+/// The predecessors of a block (few: held inline).
+type Preds = SmallVec<[usize; 2]>;
+
+/// Predecessors of every block, into `preds` (its lists reused).
+fn all_predecessors(blocks: &[CodeBlock], preds: &mut Vec<Preds>) {
+    preds.iter_mut().for_each(SmallVec::clear);
+    preds.resize_with(blocks.len(), Preds::new);
     for b in (0..blocks.len()).filter(|&b| !blocks[b].insts.is_empty()) {
         for s in successors(blocks, b) {
             preds[s].push(b);
         }
     }
-    preds
 }
 
 /// True if `body` can run under a guard of predicate `p`.
@@ -102,14 +106,14 @@ fn guard_all(insts: &mut [Emitted], p: u8, neg: bool) {
 }
 
 /// Tries to predicate the block after `a`; true if the code changed.
-fn convert_triangle(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> bool {
+fn convert_triangle(blocks: &mut [CodeBlock], preds: &[Preds], a: usize) -> bool {
     let Some((t, p, neg)) = conditional_branch(&blocks[a]) else {
         return false;
     };
     let Some(b) = next_nonempty(blocks, a) else {
         return false;
     };
-    if b == t || next_nonempty(blocks, b) != Some(t) || preds[b] != [a] || !predicable(&blocks[b].insts, p) {
+    if b == t || next_nonempty(blocks, b) != Some(t) || preds[b].as_slice() != [a] || !predicable(&blocks[b].insts, p) {
         return false;
     }
     guard_all(&mut blocks[b].insts, p, !neg);
@@ -129,7 +133,7 @@ fn is_jump_to(e: &Emitted, j: usize) -> bool {
 }
 
 /// Tries to predicate the diamond that the branch ending `a` opens; true if the code changed.
-fn convert_diamond(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> bool {
+fn convert_diamond(blocks: &mut [CodeBlock], preds: &[Preds], a: usize) -> bool {
     let Some((t, p, neg)) = conditional_branch(&blocks[a]) else {
         return false;
     };
@@ -148,8 +152,8 @@ fn convert_diamond(blocks: &mut [CodeBlock], preds: &[Vec<usize>], a: usize) -> 
     let else_body = &blocks[e].insts[..blocks[e].insts.len() - 1];
     let arms = else_body.len() + blocks[t].insts.len();
     if !is_jump_to(jump, j)
-        || preds[e] != [a]
-        || preds[t] != [a]
+        || preds[e].as_slice() != [a]
+        || preds[t].as_slice() != [a]
         || arms > MAX_DIAMOND
         || !predicable(else_body, p)
         || !predicable(&blocks[t].insts, p)
@@ -244,14 +248,15 @@ fn convert_exit(blocks: &mut [CodeBlock], a: usize) -> bool {
 /// Predicates the short branches of `blocks`; returns how many were converted.
 pub fn predicate_short_branches(blocks: &mut [CodeBlock]) -> usize {
     let mut n = 0;
-    let mut preds = all_predecessors(blocks);
+    let mut preds = Vec::new();
+    all_predecessors(blocks, &mut preds);
     let mut a = 0;
     while a < blocks.len() {
         if convert_exit(blocks, a) || convert_triangle(blocks, &preds, a) || convert_diamond(blocks, &preds, a) {
             // A join merged into `a` may open the next diamond: look at `a` again (each
             // conversion removes a branch, so this ends).
             n += 1;
-            preds = all_predecessors(blocks);
+            all_predecessors(blocks, &mut preds);
         } else {
             a += 1;
         }

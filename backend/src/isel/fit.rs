@@ -166,7 +166,7 @@ impl Isel<'_> {
                 continue;
             };
             // A uniform guard names a uniform predicate: a vector predicate cannot guard it.
-            if guard.is_some() && ptxc_sass::isa::isa().form(form).uniform_guard {
+            if guard.is_some() && form.form().uniform_guard {
                 return Err(self.unsupported(format!("{op:?} under a per-thread guard")));
             }
             let mut slots: SmallVec<[Slot; 6]> = dsts

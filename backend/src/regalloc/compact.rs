@@ -619,7 +619,7 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
                     .into_iter()
                     .collect()
             } else {
-                successors(blocks, b)
+                successors(blocks, b).into_vec()
             }
         })
         .collect();

@@ -5,7 +5,7 @@
 //! in SSA form, so the allocation simply runs again (ptxas likewise moves predicates to
 //! general registers, with P2R/R2P).
 
-use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VBlock, VClass, VCode, VReg, is_def_role};
+use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VCode, VReg, is_def_role};
 use ptxc_sass::isa::Mod;
 use ptxc_sass::isa::desc::Role;
 use ptxc_sass::isa::values::{BoolOp, IntCmp};
@@ -114,12 +114,12 @@ pub fn demote(vcode: &mut VCode, preds: &[VReg]) {
     }
     let home_of = |v: VReg| home_index.get(v.0 as usize).copied().flatten();
     let old = std::mem::take(&mut vcode.insts);
-    let blocks: Vec<VBlock> = vcode.blocks.clone();
+    let ranges: Vec<(u32, u32)> = vcode.blocks.iter().map(|blk| (blk.start, blk.end)).collect();
     let mut out: Vec<MInst> = Vec::with_capacity(old.len() + 4 * preds.len());
     let mut used: Vec<usize> = Vec::new();
-    for (b, blk) in blocks.iter().enumerate() {
+    for (b, &(first, last)) in ranges.iter().enumerate() {
         let start = out.len() as u32;
-        for inst in &old[blk.start as usize..blk.end as usize] {
+        for inst in &old[first as usize..last as usize] {
             let mut inst = inst.clone();
             used.clear();
             inst.for_each_reg(|v, def| {

@@ -38,12 +38,44 @@ impl VSet {
         self.0[w] &= !bit;
         present
     }
-    fn union(&mut self, o: &VSet) {
-        self.0.iter_mut().zip(&o.0).for_each(|(a, b)| *a |= b);
-    }
     fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
         super::set_bits(&self.0).map(VReg)
     }
+}
+
+/// One dense set per block in one allocation: row `b` is `bits[b * words..(b + 1) * words]`.
+struct Rows {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Rows {
+    /// `rows` empty sets of `n` registers.
+    fn new(rows: usize, n: usize) -> Rows {
+        let words = n.div_ceil(64);
+        Rows {
+            words,
+            bits: vec![0; rows * words],
+        }
+    }
+
+    fn row(&self, b: usize) -> &[u64] {
+        &self.bits[b * self.words..(b + 1) * self.words]
+    }
+
+    fn row_mut(&mut self, b: usize) -> &mut [u64] {
+        &mut self.bits[b * self.words..(b + 1) * self.words]
+    }
+}
+
+/// Sets bit `v` of a set's words.
+fn set_bit(words: &mut [u64], v: VReg) {
+    words[v.0 as usize / 64] |= 1 << (v.0 % 64);
+}
+
+/// Clears bit `v` of a set's words.
+fn clear_bit(words: &mut [u64], v: VReg) {
+    words[v.0 as usize / 64] &= !(1 << (v.0 % 64));
 }
 
 /// The register pressure of a function, per class (single, pair, quad, predicate).
@@ -102,8 +134,9 @@ pub fn max_live(vcode: &VCode) -> Pressure {
     let mut defs = Vec::new();
     let mut uses = Vec::new();
     let mut extra: Vec<VReg> = Vec::new();
+    let mut live = VSet::new(num.count);
     for (b, blk) in vcode.blocks.iter().enumerate() {
-        let mut live = live_out[b].clone();
+        live.0.copy_from_slice(live_out.row(b));
         let mut count = [0usize; 4];
         for v in live.iter() {
             count[class(v)] += 1;
@@ -166,11 +199,11 @@ pub fn max_live(vcode: &VCode) -> Pressure {
     p
 }
 
-/// A block's effect on liveness: `live_in = (live_out - kills) | exposed`, where `kills`
-/// holds its definitions and parameters and `exposed` the uses not defined before them.
-struct Transfer {
-    kills: VSet,
-    exposed: VSet,
+/// The blocks' effects on liveness: `live_in = (live_out - kills) | exposed`, where `kills`
+/// holds a block's definitions and parameters and `exposed` the uses not defined before them.
+struct Transfers {
+    kills: Rows,
+    exposed: Rows,
 }
 
 /// Dense numbers for the virtual registers a liveness analysis tracks (the others are
@@ -234,36 +267,41 @@ impl Refs {
     }
 }
 
-fn transfer(vcode: &VCode, b: usize, num: &Numbering, refs: &Refs) -> Transfer {
-    let blk = &vcode.blocks[b];
-    let mut kills = VSet::new(num.count);
-    let mut exposed = VSet::new(num.count);
-    for i in (blk.start as usize..blk.end as usize).rev() {
-        let r = refs.of(i);
-        for &(v, _) in r.iter().filter(|&&(_, is_def)| is_def) {
-            kills.insert(v);
-            exposed.remove(v);
+fn transfers(vcode: &VCode, num: &Numbering, refs: &Refs) -> Transfers {
+    let n = vcode.blocks.len();
+    let mut t = Transfers {
+        kills: Rows::new(n, num.count),
+        exposed: Rows::new(n, num.count),
+    };
+    for (b, blk) in vcode.blocks.iter().enumerate() {
+        let (kills, exposed) = (t.kills.row_mut(b), t.exposed.row_mut(b));
+        for i in (blk.start as usize..blk.end as usize).rev() {
+            let r = refs.of(i);
+            for &(v, _) in r.iter().filter(|&&(_, is_def)| is_def) {
+                set_bit(kills, v);
+                clear_bit(exposed, v);
+            }
+            for &(v, _) in r.iter().filter(|&&(_, is_def)| !is_def) {
+                set_bit(exposed, v);
+            }
         }
-        for &(v, _) in r.iter().filter(|&&(_, is_def)| !is_def) {
-            exposed.insert(v);
+        for p in blk.params.iter().filter_map(|&p| num.of(p)) {
+            set_bit(kills, p);
+            clear_bit(exposed, p);
         }
     }
-    for p in blk.params.iter().filter_map(|&p| num.of(p)) {
-        kills.insert(p);
-        exposed.remove(p);
-    }
-    Transfer { kills, exposed }
+    t
 }
 
 /// Live-out sets per block (block parameters are defined at block entry; branch arguments
 /// are used at the end of the predecessor).
 /// (In `num`'s dense numbers.)
-fn live_out(vcode: &VCode, num: &Numbering, refs: &Refs) -> Vec<VSet> {
+fn live_out(vcode: &VCode, num: &Numbering, refs: &Refs) -> Rows {
     let n = vcode.blocks.len();
     let nv = num.count;
-    let transfers: Vec<Transfer> = (0..n).map(|b| transfer(vcode, b, num, refs)).collect();
-    let mut live_in: Vec<VSet> = vec![VSet::new(nv); n];
-    let mut live_out: Vec<VSet> = vec![VSet::new(nv); n];
+    let t = transfers(vcode, num, refs);
+    let mut live_in = Rows::new(n, nv);
+    let mut live_out = Rows::new(n, nv);
     let mut out = VSet::new(nv);
     let mut live = VSet::new(nv);
     let mut changed = true;
@@ -273,22 +311,24 @@ fn live_out(vcode: &VCode, num: &Numbering, refs: &Refs) -> Vec<VSet> {
             let blk = &vcode.blocks[b];
             out.0.fill(0);
             for (s, args) in blk.succs.iter().zip(&blk.succ_args) {
-                out.union(&live_in[s.0 as usize]);
+                out.0
+                    .iter_mut()
+                    .zip(live_in.row(s.0 as usize))
+                    .for_each(|(a, b)| *a |= b);
                 args.iter().filter_map(|&a| num.of(a)).for_each(|a| {
                     out.insert(a);
                 });
             }
-            let t = &transfers[b];
             live.0
                 .iter_mut()
-                .zip(out.0.iter().zip(t.kills.0.iter().zip(&t.exposed.0)))
+                .zip(out.0.iter().zip(t.kills.row(b).iter().zip(t.exposed.row(b))))
                 .for_each(|(l, (o, (k, e)))| *l = (o & !k) | e);
-            if live != live_in[b] {
-                live_in[b].0.copy_from_slice(&live.0);
+            if live.0 != live_in.row(b) {
+                live_in.row_mut(b).copy_from_slice(&live.0);
                 changed = true;
             }
-            if out != live_out[b] {
-                live_out[b].0.copy_from_slice(&out.0);
+            if out.0 != live_out.row(b) {
+                live_out.row_mut(b).copy_from_slice(&out.0);
                 changed = true;
             }
         }
@@ -305,8 +345,9 @@ pub fn pred_lower_bound(vcode: &VCode) -> usize {
     let live_out = live_out(vcode, &num, &refs);
     let mut bound = 0;
     let (mut defs, mut uses) = (Vec::new(), Vec::new());
+    let mut live = VSet::new(num.count);
     for (b, blk) in vcode.blocks.iter().enumerate() {
-        let mut live = live_out[b].clone();
+        live.0.copy_from_slice(live_out.row(b));
         let mut count = live.iter().count();
         bound = bound.max(count);
         for i in (blk.start as usize..blk.end as usize).rev() {

@@ -10,6 +10,7 @@ use ptxc_sass::isa::desc::{Pipe, Role};
 use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw};
 use ptxc_sass::isa::uniform_timing::{upred_raw, upred_war, upred_waw, uraw, uwar, uwaw};
 use ptxc_sass::isa::{Arch, Inst, Op};
+use smallvec::SmallVec;
 
 /// Assumed latency of variable-latency results when ordering (the real wait is a scoreboard).
 /// Tensor-core results: NVIDIA's distance to a reader, the least any reader waits.
@@ -71,7 +72,7 @@ pub struct Edge {
 #[derive(Clone, Debug, Default)]
 pub struct Dag {
     /// Successor edges of each node.
-    pub succs: Vec<Vec<Edge>>,
+    pub succs: Vec<SmallVec<[Edge; 4]>>,
     /// Number of predecessors of each node.
     pub npreds: Vec<usize>,
     /// Longest latency path from each node to the end of the block.
@@ -84,35 +85,27 @@ impl Dag {
     pub fn new(insts: &[Emitted], arch: Arch) -> Dag {
         let n = insts.len();
         let mut dag = Dag {
-            succs: vec![Vec::new(); n],
+            succs: vec![SmallVec::new(); n],
             npreds: vec![0; n],
             height: vec![0; n],
         };
         let acc: Vec<_> = insts.iter().map(|e| accesses(&e.inst)).collect();
-        let kinds: Vec<Kind> = insts.iter().map(|e| kind(&e.inst)).collect();
+        let traits: Vec<Traits> = insts.iter().map(|e| Traits::of(&e.inst)).collect();
         // Short blocks test every earlier instruction: indexing them costs more there.
         let mut earlier = (n > SHORT_BLOCK).then(|| Earlier::new(n));
         let all: Vec<usize> = (0..n.min(SHORT_BLOCK)).collect();
         for j in 0..n {
             let candidates = match &mut earlier {
-                Some(e) => e.candidates(j, kinds[j], &acc[j]),
+                Some(e) => e.candidates(j, traits[j].kind, &acc[j]),
                 None => &all[..j],
             };
             for &i in candidates {
-                if let Some(l) = dependence(
-                    arch,
-                    &insts[i].inst,
-                    &insts[j].inst,
-                    &acc[i],
-                    &acc[j],
-                    kinds[i],
-                    kinds[j],
-                ) {
+                if let Some(l) = dependence(arch, &insts[i].inst, &acc[i], &acc[j], traits[i], traits[j]) {
                     dag.add(i, j, l);
                 }
             }
             if let Some(e) = &mut earlier {
-                e.record(j, kinds[j], &acc[j]);
+                e.record(j, traits[j].kind, &acc[j]);
             }
         }
         for i in (0..n).rev() {
@@ -236,16 +229,39 @@ impl Earlier {
     }
 }
 
-/// The minimum distance from `a` to a later `b`, if `b` depends on `a`.
+/// What [`dependence`] asks of an instruction besides its accesses, found once per
+/// instruction rather than once per pair.
+#[derive(Clone, Copy)]
+struct Traits {
+    kind: Kind,
+    /// Its results have a variable latency (a write scoreboard).
+    variable: bool,
+    /// It reads its register sources through the address unit.
+    address_unit: bool,
+}
+
+impl Traits {
+    fn of(inst: &Inst) -> Traits {
+        let d = inst.desc();
+        Traits {
+            kind: kind(inst),
+            variable: d.meta.cat.needs_write_scoreboard(),
+            address_unit: address_unit(d.op, d.meta.pipe),
+        }
+    }
+}
+
+/// The minimum distance from `a` (accessing `aa`) to a later instruction accessing `ba`, if
+/// that one depends on `a`.
 fn dependence(
     arch: Arch,
     a: &Inst,
-    b: &Inst,
     aa: &ptxc_sass::isa::access::Accesses,
     ba: &ptxc_sass::isa::access::Accesses,
-    ka: Kind,
-    kb: Kind,
+    ta: Traits,
+    tb: Traits,
 ) -> Option<u32> {
+    let (ka, kb, variable, b_address_unit) = (ta.kind, tb.kind, ta.variable, tb.address_unit);
     let mut d: Option<u32> = None;
     let mut need = |l: u32| d = Some(d.map_or(l, |x| x.max(l)));
     if ka == Kind::Barrier || kb == Kind::Barrier {
@@ -255,8 +271,6 @@ fn dependence(
     if memory(ka) && memory(kb) && (ka == Kind::MemoryEffect || kb == Kind::MemoryEffect) {
         need(1);
     }
-    let variable = a.desc().meta.cat.needs_write_scoreboard();
-    let b_address_unit = address_unit(b.desc().op, b.desc().meta.pipe);
     for w in &aa.writes {
         for r in ba.reads.iter().filter(|r| r.reg == w.reg) {
             need(if variable {

@@ -18,6 +18,7 @@ use ptxc_sass::isa::make::make;
 use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw_on, war, waw};
 use ptxc_sass::isa::uniform_timing::{upred_raw, upred_war, upred_waw, uraw, uwar, uwaw};
 use ptxc_sass::isa::{Control, Op};
+use smallvec::SmallVec;
 use state::{BlockState, Pending};
 
 /// The scoreboard of the asynchronous-copy groups: every LDGDEPBAR sets it, `DEPBAR.LE
@@ -178,7 +179,7 @@ fn block_successors(blocks: &[CodeBlock]) -> Vec<Vec<usize>> {
                     .into_iter()
                     .collect()
             } else {
-                successors(blocks, b)
+                successors(blocks, b).into_vec()
             }
         })
         .collect()
@@ -291,7 +292,7 @@ fn schedule_block(
         } else {
             state.record_writes(&acc.writes, t, inst.guard != ptxc_sass::isa::PT);
         }
-        let late: Vec<Reg> = acc.reads.iter().filter(|r| !r.guard).map(|r| r.reg).collect();
+        let late: SmallVec<[Reg; 8]> = acc.reads.iter().filter(|r| !r.guard).map(|r| r.reg).collect();
         // Any other writer of a source, in this block (loops included) or another one.
         let overwritten = late.iter().any(|&r| {
             let own = u32::from(acc.writes.iter().any(|w| w.reg == r));

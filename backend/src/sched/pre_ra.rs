@@ -12,8 +12,9 @@
 //! (wmma_gemm: 1.23x to 1.12x ptxas's cycles, mma_gemm 1.03x to 0.90x).
 
 use crate::vcode::{MInst, MKind, MOp, VCode, VReg};
+use ptxc_sass::isa::Op;
 use ptxc_sass::isa::desc::{Pipe, Role};
-use ptxc_sass::isa::{Op, isa};
+use ptxc_sass::isa::table::first_form_of;
 use rustc_hash::FxHashMap as HashMap;
 
 /// A value no instruction reads.
@@ -49,7 +50,7 @@ enum Class {
 }
 
 fn class_of_op(op: Op) -> Class {
-    let Some((_, f)) = isa().forms().find(|(_, f)| f.op == op) else {
+    let Some(f) = first_form_of(op) else {
         return Class::Fixed;
     };
     match f.meta.pipe {

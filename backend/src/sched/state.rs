@@ -3,6 +3,13 @@
 
 use ptxc_sass::isa::access::{Access, Reg};
 use ptxc_sass::isa::timing::LatCat;
+use smallvec::SmallVec;
+
+/// A short list of registers (held inline: states are cloned at every block boundary).
+type Regs = SmallVec<[Reg; 8]>;
+
+/// The recent accesses of a state (a short list, held inline).
+type Recent = SmallVec<[(Reg, Pending); 8]>;
 
 /// Number of scoreboards.
 pub const SCOREBOARDS: usize = 6;
@@ -28,11 +35,11 @@ pub struct Pending {
 pub struct BlockState {
     /// Recent fixed-latency accesses (a short list: only the last `HORIZON` cycles), kept
     /// sorted at block boundaries so equal states compare equal.
-    recent: Vec<(Reg, Pending)>,
+    recent: Recent,
     /// Registers whose pending write scoreboard is `k`.
-    write_sb: [Vec<Reg>; SCOREBOARDS],
+    write_sb: [Regs; SCOREBOARDS],
     /// Registers read late under read scoreboard `k`.
-    read_sb: [Vec<Reg>; SCOREBOARDS],
+    read_sb: [Regs; SCOREBOARDS],
     /// Issue time of the last write to each scoreboard (a waiter needs 2 cycles after it).
     sb_time: [Option<i32>; SCOREBOARDS],
     /// Round-robin cursor for allocation.
@@ -214,15 +221,15 @@ impl BlockState {
 }
 
 /// The sorted union of two lists of recent accesses (each sorted; duplicates kept once).
-fn merge_sorted(a: &[(Reg, Pending)], b: &[(Reg, Pending)]) -> Vec<(Reg, Pending)> {
+fn merge_sorted(a: &[(Reg, Pending)], b: &[(Reg, Pending)]) -> Recent {
     if b.is_empty() {
-        return a.to_vec();
+        return a.into();
     }
-    let mut a = a.to_vec();
+    let mut a = Recent::from(a);
     if !a.is_sorted() {
         a.sort();
     }
-    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut out = Recent::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         let next = match (a.get(i), b.get(j)) {
@@ -250,7 +257,7 @@ fn merge_sorted(a: &[(Reg, Pending)], b: &[(Reg, Pending)]) -> Vec<(Reg, Pending
     out
 }
 
-fn merge(a: &mut Vec<Reg>, b: &[Reg]) {
+fn merge(a: &mut Regs, b: &[Reg]) {
     for r in b {
         if !a.contains(r) {
             a.push(*r);
@@ -259,7 +266,7 @@ fn merge(a: &mut Vec<Reg>, b: &[Reg]) {
     a.sort();
 }
 
-fn mask(sbs: &[Vec<Reg>; SCOREBOARDS], reg: Reg) -> u8 {
+fn mask(sbs: &[Regs; SCOREBOARDS], reg: Reg) -> u8 {
     (0..SCOREBOARDS)
         .filter(|&k| sbs[k].contains(&reg))
         .fold(0, |m, k| m | 1 << k)

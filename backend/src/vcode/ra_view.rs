@@ -36,10 +36,37 @@ pub struct View<'a> {
     file: File,
     operands: Vec<ra::Operand>,
     offsets: Vec<u32>,
-    params: Vec<Vec<ra::VReg>>,
-    succ_args: Vec<Vec<Vec<ra::VReg>>>,
-    succs: Vec<Vec<ra::Block>>,
-    preds: Vec<Vec<ra::Block>>,
+    params: Lists<ra::VReg>,
+    /// One list per block and successor: block `b`'s start at `succ_arg_base[b]`.
+    succ_args: Lists<ra::VReg>,
+    succ_arg_base: Vec<u32>,
+    succs: Lists<ra::Block>,
+    preds: Lists<ra::Block>,
+}
+
+/// Lists in one allocation: list `i` is `items[start[i]..start[i + 1]]`.
+struct Lists<T> {
+    start: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Lists<T> {
+    /// One list per element of `lists`.
+    fn of<L: IntoIterator<Item = T>>(lists: impl IntoIterator<Item = L>) -> Lists<T> {
+        let mut l = Lists {
+            start: vec![0],
+            items: Vec::new(),
+        };
+        for list in lists {
+            l.items.extend(list);
+            l.start.push(l.items.len() as u32);
+        }
+        l
+    }
+
+    fn get(&self, i: usize) -> &[T] {
+        &self.items[self.start[i] as usize..self.start[i + 1] as usize]
+    }
 }
 
 impl<'a> View<'a> {
@@ -68,26 +95,28 @@ impl<'a> View<'a> {
             });
         }
         offsets.push(operands.len() as u32);
-        let keep = |vs: &[VReg]| {
+        let keep = |vs: &'a [VReg]| {
             vs.iter()
-                .filter(|&&v| file.holds(vcode.class(v)))
-                .map(|&v| vr(v))
-                .collect::<Vec<_>>()
+                .filter(move |&&v| file.holds(vcode.class(v)))
+                .map(move |&v| vr(v))
         };
         let blk = |b: &BlockId| ra::Block::new(b.0 as usize);
+        let mut succ_arg_base = Vec::with_capacity(vcode.blocks.len());
+        let mut lists = 0u32;
+        for b in &vcode.blocks {
+            succ_arg_base.push(lists);
+            lists += b.succ_args.len() as u32;
+        }
         View {
             vcode,
             file,
             operands,
             offsets,
-            params: vcode.blocks.iter().map(|b| keep(&b.params)).collect(),
-            succ_args: vcode
-                .blocks
-                .iter()
-                .map(|b| b.succ_args.iter().map(|a| keep(a)).collect())
-                .collect(),
-            succs: vcode.blocks.iter().map(|b| b.succs.iter().map(blk).collect()).collect(),
-            preds: vcode.blocks.iter().map(|b| b.preds.iter().map(blk).collect()).collect(),
+            params: Lists::of(vcode.blocks.iter().map(|b| keep(&b.params))),
+            succ_args: Lists::of(vcode.blocks.iter().flat_map(|b| b.succ_args.iter().map(|a| keep(a)))),
+            succ_arg_base,
+            succs: Lists::of(vcode.blocks.iter().map(|b| b.succs.iter().map(blk))),
+            preds: Lists::of(vcode.blocks.iter().map(|b| b.preds.iter().map(blk))),
         }
     }
 
@@ -116,15 +145,15 @@ impl ra::Function for View<'_> {
     }
 
     fn block_succs(&self, block: ra::Block) -> &[ra::Block] {
-        &self.succs[block.index()]
+        self.succs.get(block.index())
     }
 
     fn block_preds(&self, block: ra::Block) -> &[ra::Block] {
-        &self.preds[block.index()]
+        self.preds.get(block.index())
     }
 
     fn block_params(&self, block: ra::Block) -> &[ra::VReg] {
-        &self.params[block.index()]
+        self.params.get(block.index())
     }
 
     fn is_ret(&self, insn: ra::Inst) -> bool {
@@ -139,7 +168,8 @@ impl ra::Function for View<'_> {
     }
 
     fn branch_blockparams(&self, block: ra::Block, _insn: ra::Inst, succ_idx: usize) -> &[ra::VReg] {
-        &self.succ_args[block.index()][succ_idx]
+        self.succ_args
+            .get(self.succ_arg_base[block.index()] as usize + succ_idx)
     }
 
     fn inst_operands(&self, insn: ra::Inst) -> &[ra::Operand] {

@@ -45,16 +45,36 @@ pub fn check(m: &ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
 
 /// Checks a parsed module that is not needed afterwards, freeing each function body once it
 /// is checked, so that the syntax tree and the checked tree are not both whole in memory.
+/// The bodies are checked in parallel when there are several (each against the module's
+/// declarations only); the results keep source order.
 pub fn check_owned(mut m: ast::Module) -> Result<CheckedModule, Vec<Diagnostic>> {
+    use rayon::prelude::*;
     let mut diags = Vec::new();
     let (target_sm, symbols, globals) = declarations(&m, &mut diags);
+    let mut bodies: Vec<&mut ast::Function> = m
+        .items
+        .iter_mut()
+        .filter_map(|item| match item {
+            Item::Function(f) if f.body.is_some() => Some(f),
+            _ => None,
+        })
+        .collect();
+    let check_and_free = |f: &mut &mut ast::Function| {
+        let checked = function::check(&symbols, &globals, f);
+        f.body = Some(Vec::new());
+        checked
+    };
+    // One body is checked on this thread, without starting rayon's pool.
+    let results: Vec<Result<crate::checked::CheckedFunction, Vec<Diagnostic>>> = if bodies.len() > 1 {
+        bodies.par_iter_mut().map(check_and_free).collect()
+    } else {
+        bodies.iter_mut().map(check_and_free).collect()
+    };
     let mut functions = Vec::new();
-    for item in &mut m.items {
-        if let Item::Function(f) = item
-            && f.body.is_some()
-        {
-            check_function(&symbols, &globals, f, &mut functions, &mut diags);
-            f.body = Some(Vec::new());
+    for result in results {
+        match result {
+            Ok(checked) => functions.push(checked),
+            Err(errors) => diags.extend(errors),
         }
     }
     finish(&m, target_sm, globals, functions, diags)

@@ -13,7 +13,7 @@
 //! Everything else is uniform: the same in every thread executing it, such as a load of a
 //! uniform address (one instruction reads one location for all its threads).
 
-use super::dom::DomTree;
+use super::dom::{DomPreorder, DomTree};
 use super::loops::{Loop, natural_loops};
 use super::postdom::PostDomTree;
 use crate::ir::{Aux, Block, Function, InstData, Opcode, Space, SpecialReg, Value, ValueDef};
@@ -36,6 +36,13 @@ struct Work {
     /// Two visit marks for the searches of [`reach`].
     marks: [SecondaryMap<Block, u32>; 2],
     stamp: u32,
+    /// The blocks of the loop [`Divergence::temporal`] looks at (a dense copy of its body,
+    /// cleared after each loop).
+    in_loop: SecondaryMap<Block, bool>,
+    /// The dominator tree in preorder: where a loop's values can be read.
+    dominated: DomPreorder,
+    /// The unreachable blocks (the verifier does not ask their reads to be dominated).
+    unreachable: Vec<Block>,
 }
 
 impl Divergence {
@@ -54,6 +61,9 @@ impl Divergence {
             left: vec![false; loops.len()],
             marks: [SecondaryMap::new(), SecondaryMap::new()],
             stamp: 0,
+            in_loop: SecondaryMap::new(),
+            dominated: dom.preorder(),
+            unreachable: func.layout.iter().copied().filter(|&b| !dom.is_reachable(b)).collect(),
         };
         for &b in &func.layout {
             for &i in &func.blocks[b].insts {
@@ -180,22 +190,38 @@ impl Divergence {
                 continue;
             }
             work.left[n] = true;
+            for &b in &l.blocks {
+                work.in_loop[b] = true;
+            }
+            let (body, block_of) = (&work.in_loop, &work.block_of);
             let inside = |v: Value| match func.values[v].def {
-                ValueDef::Result(i, _) => work.block_of[i].is_some_and(|b| l.body.contains(&b)),
-                ValueDef::Param(blk, _) => l.body.contains(&blk),
+                ValueDef::Result(i, _) => block_of[i].is_some_and(|b| body[b]),
+                ValueDef::Param(blk, _) => body[blk],
+            };
+            // A value of the loop is read only where its definition, and so the loop's
+            // header, dominates (the verifier checks it in reachable blocks).
+            let reachable = work.dominated.dominated(l.header);
+            let scanned: &[Block] = if reachable.is_empty() { &func.layout } else { reachable };
+            let unreachable = if reachable.is_empty() {
+                &[][..]
+            } else {
+                &work.unreachable[..]
             };
             let mut read_after: Vec<Value> = Vec::new();
-            for &b in &func.layout {
-                let in_loop = l.body.contains(&b);
+            for &b in scanned.iter().chain(unreachable) {
+                let in_loop = body[b];
                 for &i in &func.blocks[b].insts {
                     let data = &func.insts[i];
                     if !in_loop {
                         read_after.extend(data.args.iter().copied().filter(|&v| inside(v)));
                     }
-                    for call in data.targets().iter().filter(|c| !in_loop || !l.body.contains(&c.block)) {
+                    for call in data.targets().iter().filter(|c| !in_loop || !body[c.block]) {
                         read_after.extend(call.args.iter().copied().filter(|&v| inside(v)));
                     }
                 }
+            }
+            for &b in &l.blocks {
+                work.in_loop[b] = false;
             }
             for v in read_after {
                 changed |= self.mark(v);

@@ -75,6 +75,56 @@ impl DomTree {
     pub fn rpo(&self) -> &[Block] {
         &self.rpo
     }
+
+    /// The reachable blocks in a preorder of the tree, so that the blocks a block dominates
+    /// are one run of the order.
+    pub fn preorder(&self) -> DomPreorder {
+        let mut children: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        for &b in self.rpo.iter().skip(1) {
+            if let Some(d) = self.idom[b] {
+                children[d].push(b);
+            }
+        }
+        let mut pre = DomPreorder {
+            order: Vec::with_capacity(self.rpo.len()),
+            at: SecondaryMap::with_default(u32::MAX),
+            size: SecondaryMap::new(),
+        };
+        let mut stack: Vec<Block> = self.rpo.first().copied().into_iter().collect();
+        while let Some(b) = stack.pop() {
+            pre.at[b] = pre.order.len() as u32;
+            pre.order.push(b);
+            stack.extend(children[b].iter().rev());
+        }
+        for (k, &b) in pre.order.iter().enumerate().rev() {
+            pre.size[b] += 1;
+            if k > 0
+                && let Some(d) = self.idom[b]
+            {
+                pre.size[d] += pre.size[b];
+            }
+        }
+        pre
+    }
+}
+
+/// The reachable blocks in a preorder of the dominator tree ([`DomTree::preorder`]).
+pub struct DomPreorder {
+    order: Vec<Block>,
+    /// Each reachable block's position in `order` (`u32::MAX` for the others).
+    at: SecondaryMap<Block, u32>,
+    /// The number of blocks each block dominates, itself included.
+    size: SecondaryMap<Block, u32>,
+}
+
+impl DomPreorder {
+    /// The blocks `b` dominates, `b` first; none when `b` is unreachable.
+    pub fn dominated(&self, b: Block) -> &[Block] {
+        match self.at[b] {
+            u32::MAX => &[],
+            at => &self.order[at as usize..(at + self.size[b]) as usize],
+        }
+    }
 }
 
 fn intersect(

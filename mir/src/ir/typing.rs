@@ -57,9 +57,8 @@ fn matches_code(code: char, ty: Type, actual: Type) -> bool {
 
 /// Checks the argument count and types of `data` against the table.
 pub fn check_args(func: &Function, data: &InstData) -> Result<(), String> {
-    let codes: Vec<&str> = data.op.info().args.split_whitespace().collect();
     let mut i = 0;
-    for code in &codes {
+    for code in data.op.info().args.split_whitespace() {
         let c = code.chars().next().expect("non-empty code");
         let (optional, repeat) = (code.ends_with('?'), code.ends_with('*'));
         loop {

@@ -110,8 +110,8 @@ fn check_types(func: &Function, inst: Inst) -> Result<(), String> {
     let data = &func.insts[inst];
     super::typing::check_args(func, data)?;
     let want = super::typing::result_types(data);
-    let have: Vec<Type> = func.results[inst].iter().map(|&v| func.ty(v)).collect();
-    if have[..] != want[..] {
+    if !func.results[inst].iter().map(|&v| func.ty(v)).eq(want.iter().copied()) {
+        let have: Vec<Type> = func.results[inst].iter().map(|&v| func.ty(v)).collect();
         return Err(format!("results have types {have:?}, the opcode gives {want:?}"));
     }
     let targets = match data.op {

@@ -7,7 +7,7 @@ use super::build::{GUARD, GUARD_NEG, OPCODE};
 use super::control::Control;
 use super::desc::{Form, OpKind, OperandDesc};
 use super::inst::{FormId, Inst, Operand, RZ, Value};
-use super::table::{NotDescribed, isa};
+use super::table::{NotDescribed, arch_view};
 use smallvec::SmallVec;
 
 /// Why a word does not decode.
@@ -51,10 +51,10 @@ pub enum DecodeError {
 pub fn decode(arch: Arch, word: u128, offset: u64) -> Result<Inst, DecodeError> {
     let (w0, w1) = to_words(word);
     let opcode = OPCODE.get(word) as u16;
-    let candidates = isa().for_arch(arch)?.by_opcode(opcode);
+    let candidates = arch_view(arch)?.by_opcode(opcode);
     let mut last_why = String::new();
     for &id in candidates {
-        match decode_form(id, isa().form(id), word) {
+        match decode_form(id, id.form(), word) {
             Ok(inst) => return Ok(inst),
             Err(why) => last_why = why,
         }
@@ -62,7 +62,7 @@ pub fn decode(arch: Arch, word: u128, offset: u64) -> Result<Inst, DecodeError> 
     match candidates.first() {
         None => Err(DecodeError::UnknownOpcode { opcode, offset, w0, w1 }),
         Some(&id) => Err(DecodeError::Illegal {
-            mnemonic: isa().form(id).mnemonic,
+            mnemonic: id.form().mnemonic,
             offset,
             w0,
             w1,
@@ -75,12 +75,11 @@ pub fn decode(arch: Arch, word: u128, offset: u64) -> Result<Inst, DecodeError> 
 /// is at most one; the tests check that.
 pub fn matching_forms(arch: Arch, word: u128) -> Result<Vec<FormId>, NotDescribed> {
     let opcode = OPCODE.get(word) as u16;
-    Ok(isa()
-        .for_arch(arch)?
+    Ok(arch_view(arch)?
         .by_opcode(opcode)
         .iter()
         .copied()
-        .filter(|&id| decode_form(id, isa().form(id), word).is_ok())
+        .filter(|&id| decode_form(id, id.form(), word).is_ok())
         .collect())
 }
 

@@ -5,7 +5,6 @@ use super::build::{GUARD, GUARD_NEG};
 use super::control::ControlError;
 use super::desc::{Form, OpKind, OperandDesc};
 use super::inst::{Inst, Operand, RZ, Value};
-use super::table::isa;
 
 /// Why an instruction cannot be encoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -79,7 +78,7 @@ pub enum EncodeError {
 
 /// Encodes `inst` into its 128-bit word.
 pub fn encode(inst: &Inst) -> Result<u128, EncodeError> {
-    let form = isa().form(inst.form);
+    let form = inst.form.form();
     let mut word = form.template;
     GUARD.set(&mut word, inst.guard as u64);
     GUARD_NEG.set(&mut word, u64::from(inst.guard_neg));

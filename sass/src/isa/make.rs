@@ -7,7 +7,7 @@ use super::control::Control;
 use super::desc::{Form, ImmStyle, Op, OpKind, OperandDesc, Role, Show};
 use super::inst::{FormId, Inst, Operand, Value};
 use super::modifier::{Mod, ModSet, ModValue};
-use super::table::{NotDescribed, isa};
+use super::table::{NotDescribed, arch_view};
 use super::values::{
     AtomType, BulkDirection, BulkRedType, FloatAtomType, HmmaDType, HopperAtomType, LdsmCount, MemOrder, MemSem,
     MemSize, Scope, TmaDim,
@@ -33,7 +33,7 @@ pub enum MakeError {
 impl Inst {
     /// An instruction of form `id` with every operand and modifier at its default.
     pub fn with_defaults(id: FormId) -> Inst {
-        let form = isa().form(id);
+        let form = id.form();
         Inst {
             form: id,
             guard: 7,
@@ -46,7 +46,7 @@ impl Inst {
 
     /// The form description.
     pub fn desc(&self) -> &'static Form {
-        isa().form(self.form)
+        self.form.form()
     }
 
     /// The first operand with `role`.
@@ -283,12 +283,11 @@ pub fn find_form(
     mods: &[ModSet],
 ) -> Result<Option<FormId>, NotDescribed> {
     let mods = &for_arch(arch, op, mods)[..];
-    Ok(isa()
-        .for_arch(arch)?
+    Ok(arch_view(arch)?
         .of_op(op)
         .iter()
         .copied()
-        .find(|&id| fits(isa().form(id), operands, mods)))
+        .find(|&id| fits(id.form(), operands, mods)))
 }
 
 /// Builds an instruction of `op` for `arch`: operands by role (the first slot with that role), modifiers
@@ -304,7 +303,7 @@ pub fn make(arch: Arch, op: Op, operands: &[(Role, Operand)], mods: &[ModSet]) -
         ),
     })?;
     let mut inst = Inst::with_defaults(id);
-    let form = isa().form(id);
+    let form = id.form();
     for (role, o) in operands {
         if let Some(i) = form.operand_index(*role) {
             inst.operands[i] = *o;

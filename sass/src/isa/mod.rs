@@ -31,4 +31,4 @@ pub use desc::{Form, Op, Role};
 pub use encode::{EncodeError, encode};
 pub use inst::{FormId, Inst, Operand, PT, RZ, URZ, Value};
 pub use modifier::{Mod, ModSet, ModValue};
-pub use table::{NotDescribed, isa};
+pub use table::{NotDescribed, arch_view, isa};

@@ -4,7 +4,6 @@ use super::desc::{AliasCond, Form, ImmStyle, Op, OpKind, OperandDesc, Sep, Show}
 use super::floatfmt::{f16_text, f32_text, f64_text};
 use super::inst::{Inst, Operand, PT, RZ, URZ, Value};
 use super::modifier::Mod;
-use super::table::isa;
 use std::fmt::Write;
 
 /// Resolves the absolute byte address of a branch target to its text.
@@ -43,7 +42,7 @@ impl LabelNamer for RawAddresses {
 /// The instruction text as nvdisasm prints it (without the trailing ` ;`). `addr` is the
 /// instruction's byte offset, used to resolve branch targets.
 pub fn inst_text(inst: &Inst, addr: u64, labels: &dyn LabelNamer) -> String {
-    let form = isa().form(inst.form);
+    let form = inst.form.form();
     let mut s = String::new();
     if inst.guard != PT || inst.guard_neg {
         let p = if form.uniform_guard {
