@@ -23,33 +23,6 @@ fn cubin(name: &str, dir: &Path) -> PathBuf {
     out
 }
 
-/// Runs `cubin` on launch `spec` with `engine`: the words of each buffer in `buffers`.
-fn run(dir: &Path, cubin: &Path, spec: &str, engine: &str, buffers: &[&str]) -> Vec<Vec<u32>> {
-    let toml = dir.join(format!("{engine}.toml"));
-    std::fs::write(&toml, spec).unwrap();
-    let out = dir.join(engine);
-    let o = ptxc(&[
-        "run",
-        cubin.to_str().unwrap(),
-        "--launch",
-        toml.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--mode",
-        engine,
-    ]);
-    assert!(o.status.success(), "{engine}: {}{}", text(&o.stdout), text(&o.stderr));
-    assert!(text(&o.stdout).contains("hazards 0"), "{engine}: {}", text(&o.stdout));
-    buffers
-        .iter()
-        .map(|b| {
-            let bytes = std::fs::read(out.join(format!("{b}.npy"))).unwrap();
-            let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-            words(&bytes[10 + header..])
-        })
-        .collect()
-}
-
 /// Runs `cubin` on `spec` expecting a launch error; its message.
 fn run_error(dir: &Path, cubin: &Path, spec: &str) -> String {
     let toml = dir.join("bad.toml");
@@ -100,7 +73,7 @@ fn cluster_special_registers_follow_the_launch_shape() {
             ctas * 20
         );
         for engine in ENGINES {
-            let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+            let out = &run_words(&dir, &cubin, &spec, engine, &["out"])[0];
             for z in 0..grid[2] {
                 for y in 0..grid[1] {
                     for x in 0..grid[0] {
@@ -133,7 +106,7 @@ fn ctas_of_a_cluster_read_and_update_each_others_shared_memory() {
             ctas * 2
         );
         for engine in ENGINES {
-            let got = run(&dir, &cubin, &spec, engine, &["out", "counts"]);
+            let got = run_words(&dir, &cubin, &spec, engine, &["out", "counts"]);
             for c in 0..ctas {
                 let rank = c % size;
                 let next = c - rank + (rank + 1) % size;
@@ -169,7 +142,7 @@ fn ctas_arrive_on_another_ctas_mbarrier() {
             ctas / size * 16
         );
         for engine in ENGINES {
-            let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+            let out = &run_words(&dir, &cubin, &spec, engine, &["out"])[0];
             for cluster in 0..ctas / size {
                 let row = &out[(cluster * 16) as usize..(cluster * 16 + size.min(16)) as usize];
                 let mut want = vec![size];
@@ -279,7 +252,7 @@ fn a_kernels_cluster_directives_shape_and_check_its_launches() {
     // `.reqnctapercluster 2, 1, 1`: a launch without a shape gets the kernel's.
     let fixed = with(".reqnctapercluster 2, 1, 1", "fixed");
     for engine in ENGINES {
-        let out = &run(&dir, &fixed, &spec(""), engine, &["out"])[0];
+        let out = &run_words(&dir, &fixed, &spec(""), engine, &["out"])[0];
         for x in 0..8u32 {
             let want = expected_ids([x, 0, 0], [8, 1, 1], [2, 1, 1], true);
             assert_eq!(
@@ -314,7 +287,7 @@ fn a_bulk_copy_moves_shared_memory_into_another_cta_and_completes_its_barrier() 
         64 * clusters
     );
     for engine in ENGINES {
-        let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+        let out = &run_words(&dir, &cubin, &spec, engine, &["out"])[0];
         for c in 0..clusters {
             let want: Vec<u32> = (0..64).map(|t| 2 * c * 1000 + t).collect();
             assert_eq!(
@@ -346,7 +319,7 @@ fn multicast_copies_fill_every_cta_of_the_cluster() {
         ctas * 320
     );
     for engine in ENGINES {
-        let out = &run(&dir, &cubin, &spec, engine, &["out"])[0];
+        let out = &run_words(&dir, &cubin, &spec, engine, &["out"])[0];
         for c in 0..ctas {
             let k = c / size;
             let part = &out[(c * 320) as usize..(c * 320 + 320) as usize];
@@ -371,7 +344,7 @@ fn generic_64_bit_atomics_on_shared_memory_happen_once() {
                 [buffers.out]\ndtype = \"u32\"\nlen = 6\n";
     for cubin in [&theirs, &ours] {
         for engine in ENGINES {
-            let out = &run(&dir, cubin, spec, engine, &["out"])[0];
+            let out = &run_words(&dir, cubin, spec, engine, &["out"])[0];
             assert_eq!(out, &[5, 0, 7, 0, 8, 0], "{engine}, {}", cubin.display());
         }
     }

@@ -34,35 +34,6 @@ fn both(name: &str, dir: &Path, forms: &[&str]) -> [PathBuf; 2] {
     [theirs, ours]
 }
 
-/// Runs `cubin` on launch `spec` with `engine` (`functional` or `timed`): the words of each
-/// buffer named in `buffers`.
-fn run(dir: &Path, cubin: &Path, spec: &str, engine: &str, buffers: &[&str]) -> Vec<Vec<u32>> {
-    let toml = dir.join(format!("{engine}.toml"));
-    std::fs::write(&toml, spec).unwrap();
-    let out = dir.join(engine);
-    let mut args = vec!["run", cubin.to_str().unwrap(), "--launch", toml.to_str().unwrap()];
-    args.extend(["--out", out.to_str().unwrap()]);
-    args.extend(match engine {
-        "mir" => ["--engine", "mir"],
-        mode => ["--mode", mode],
-    });
-    let o = ptxc(&args);
-    assert!(o.status.success(), "{engine}: {}{}", text(&o.stdout), text(&o.stderr));
-    assert!(
-        engine == "mir" || text(&o.stdout).contains("hazards 0"),
-        "{engine}: {}",
-        text(&o.stdout)
-    );
-    buffers
-        .iter()
-        .map(|b| {
-            let bytes = std::fs::read(out.join(format!("{b}.npy"))).unwrap();
-            let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-            words(&bytes[10 + header..])
-        })
-        .collect()
-}
-
 const ENGINES: [&str; 2] = ["functional", "timed"];
 
 #[test]
@@ -93,7 +64,7 @@ fn bulk_copies_move_bytes_both_ways_and_complete_their_transaction_count() {
         (&ptx, "mir"),
     ];
     for (input, engine) in runs {
-        let b = run(&dir, input, spec, engine, &["out", "inp"]);
+        let b = run_words(&dir, input, spec, engine, &["out", "inp"]);
         let expected: Vec<u32> = b[1].iter().map(|v| v + 1).collect();
         assert_eq!(b[0], expected, "{} on {engine}", input.display());
     }
@@ -142,7 +113,7 @@ fn tma_loads_boxes_with_out_of_bounds_fill_and_swizzle() {
              [buffers.t]\ndtype = \"u32\"\nlen = 2400\nrandom = {{ seed = 3, min = 0, max = 1000000 }}\n"
         );
         for (cubin, engine) in cubins.iter().flat_map(|c| ENGINES.map(|e| (c, e))) {
-            let b = run(&dir, cubin, &spec, engine, &["out", "t"]);
+            let b = run_words(&dir, cubin, &spec, engine, &["out", "t"]);
             let expected = expected_tile(&b[1], (40, 60), (x, y), fill, swizzled);
             assert_eq!(
                 b[0],
@@ -165,7 +136,7 @@ fn tma_stores_write_the_box_inside_the_tensor_only() {
          [buffers.t]\ndtype = \"u32\"\nlen = 2400\n"
     );
     for (cubin, engine) in cubins.iter().flat_map(|c| ENGINES.map(|e| (c, e))) {
-        let b = run(&dir, cubin, &spec, engine, &["t"]);
+        let b = run_words(&dir, cubin, &spec, engine, &["t"]);
         for gy in 0..60i64 {
             for gx in 0..40i64 {
                 let (r, c) = (gy - y, gx - x);

@@ -224,3 +224,32 @@ pub fn words(bytes: &[u8]) -> Vec<u32> {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
 }
+
+/// Runs `cubin` through `ptxc run` on the launch specification text `spec` with `engine`
+/// (`functional`, `timed`, or `mir` for `--engine mir` on a PTX file), writing into `dir`:
+/// the words of each buffer named in `buffers`. The simulator's runs must report no hazard.
+pub fn run_words(dir: &Path, cubin: &Path, spec: &str, engine: &str, buffers: &[&str]) -> Vec<Vec<u32>> {
+    let toml = dir.join(format!("{engine}.toml"));
+    std::fs::write(&toml, spec).unwrap();
+    let out = dir.join(engine);
+    let mut args = vec!["run", cubin.to_str().unwrap(), "--launch", toml.to_str().unwrap()];
+    args.extend(["--out", out.to_str().unwrap()]);
+    args.extend(match engine {
+        "mir" => ["--engine", "mir"],
+        mode => ["--mode", mode],
+    });
+    let o = ptxc(&args);
+    assert!(o.status.success(), "{engine}: {}{}", text(&o.stdout), text(&o.stderr));
+    assert!(
+        engine == "mir" || text(&o.stdout).contains("hazards 0"),
+        "{engine}: {}",
+        text(&o.stdout)
+    );
+    buffers
+        .iter()
+        .map(|b| {
+            let a = ptxc::npy::read(&out.join(format!("{b}.npy"))).unwrap();
+            words(&a.bytes)
+        })
+        .collect()
+}

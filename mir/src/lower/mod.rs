@@ -64,41 +64,13 @@ pub fn lower_module(m: &CheckedModule) -> Result<Module, Vec<LowerError>> {
 
 /// Lowers every kernel (`.entry`) of the module with the target's `options`.
 pub fn lower_module_with(m: &CheckedModule, options: LowerOptions) -> Result<Module, Vec<LowerError>> {
-    let mut functions = Vec::new();
-    let mut errors = Vec::new();
     // Kernels lower independently (in parallel); results keep the module's order.
     let entries: Vec<&CheckedFunction> = m.functions.iter().filter(|f| f.is_entry).collect();
-    for result in lower_entries_with(m, &entries, options) {
-        match result {
-            Ok(func) => functions.push(func),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(Module { functions })
-    } else {
-        Err(errors)
-    }
+    module_of(lower_entries_with(m, &entries, options))
 }
 
-/// Lowers the kernels `entries` of `m`, in parallel (rayon) when there are several; the
-/// results keep their order.
-/// Lowers every kernel of `m`, consuming it: each kernel's checked body is freed as soon as
-/// the kernel is lowered (the device functions that calls inline stay to the end), so that
-/// the checked tree and the MIR of a large module are not both whole in memory. The result
-/// is [`lower_module_with`]'s: lowering reads only the kernel itself and the module's device
-/// functions (in source order), globals and target.
-pub fn lower_module_owned(mut m: CheckedModule, options: LowerOptions) -> Result<Module, Vec<LowerError>> {
-    use rayon::prelude::*;
-    let (entries, device): (Vec<CheckedFunction>, Vec<CheckedFunction>) =
-        std::mem::take(&mut m.functions).into_iter().partition(|f| f.is_entry);
-    m.functions = device;
-    let lower = |f: CheckedFunction| lower_function_with(&m, &f, options);
-    let results: Vec<Result<Function, Vec<LowerError>>> = if entries.len() > 1 {
-        entries.into_par_iter().map(lower).collect()
-    } else {
-        entries.into_iter().map(lower).collect()
-    };
+/// The module of the lowered kernels `results`, or every kernel's errors.
+fn module_of(results: Vec<Result<Function, Vec<LowerError>>>) -> Result<Module, Vec<LowerError>> {
     let mut functions = Vec::new();
     let mut errors = Vec::new();
     for result in results {
@@ -114,6 +86,28 @@ pub fn lower_module_owned(mut m: CheckedModule, options: LowerOptions) -> Result
     }
 }
 
+/// Lowers every kernel of `m`, consuming it: each kernel's checked body is freed as soon as
+/// the kernel is lowered (the device functions that calls inline stay to the end), so that
+/// the checked tree and the MIR of a large module are not both whole in memory. The result
+/// is [`lower_module_with`]'s: lowering reads only the kernel itself and the module's device
+/// functions (in source order), globals and target.
+pub fn lower_module_owned(mut m: CheckedModule, options: LowerOptions) -> Result<Module, Vec<LowerError>> {
+    use rayon::prelude::*;
+    let (entries, device): (Vec<CheckedFunction>, Vec<CheckedFunction>) =
+        std::mem::take(&mut m.functions).into_iter().partition(|f| f.is_entry);
+    m.functions = device;
+    let lower = |f: CheckedFunction| lower_function_with(&m, &f, options);
+    let results = if entries.len() > 1 {
+        entries.into_par_iter().map(lower).collect()
+    } else {
+        // Starting rayon's pool would cost more than one kernel.
+        entries.into_iter().map(lower).collect()
+    };
+    module_of(results)
+}
+
+/// Lowers the kernels `entries` of `m`, in parallel (rayon) when there are several; the
+/// results keep their order.
 pub fn lower_entries(m: &CheckedModule, entries: &[&CheckedFunction]) -> Vec<Result<Function, Vec<LowerError>>> {
     lower_entries_with(m, entries, LowerOptions::default())
 }

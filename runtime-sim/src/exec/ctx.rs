@@ -140,15 +140,19 @@ pub struct PeerSlices<'a> {
 
 impl ClusterPeers for PeerSlices<'_> {
     fn peer(&mut self, rank: u32) -> Option<&mut CtaShared> {
-        let r = rank as usize;
-        let own = self.before.len();
-        if r < own {
-            self.before.get_mut(r)
-        } else if r > own {
-            self.after.get_mut(r - own - 1)
-        } else {
-            None
-        }
+        by_rank(self.before, self.after, rank)
+    }
+}
+
+/// The entry of rank `rank` of a cluster stored by rank with the own CTA's taken out:
+/// `before` holds ranks `0..own`, `after` ranks `own + 1..` (`None` for the own rank and
+/// ranks outside the cluster).
+pub fn by_rank<'s, T>(before: &'s mut [T], after: &'s mut [T], rank: u32) -> Option<&'s mut T> {
+    let (r, own) = (rank as usize, before.len());
+    match r.cmp(&own) {
+        std::cmp::Ordering::Less => before.get_mut(r),
+        std::cmp::Ordering::Greater => after.get_mut(r - own - 1),
+        std::cmp::Ordering::Equal => None,
     }
 }
 

@@ -16,7 +16,7 @@ pub mod warp;
 
 pub use ctx::{
     ClusterPeers, ClusterPlace, ConstBanks, CtaShared, Ctx, LOCAL_WINDOW, NoPeers, PeerSlices, PendingArrival,
-    SHARED_WINDOW, split_shared,
+    SHARED_WINDOW, by_rank, split_shared,
 };
 pub use timer::{Timer, result_latency};
 pub use warp::{WARP, Warp, lanes};

@@ -79,16 +79,9 @@ struct ResidentPeers<'a> {
 
 impl ClusterPeers for ResidentPeers<'_> {
     fn peer(&mut self, rank: u32) -> Option<&mut CtaShared> {
-        let r = rank as usize;
-        let own = self.before.len();
-        let slot = if r < own {
-            self.before.get_mut(r)
-        } else if r > own {
-            self.after.get_mut(r - own - 1)
-        } else {
-            None
-        };
-        slot?.as_mut().map(|x| &mut x.cta)
+        exec::by_rank(self.before, self.after, rank)?
+            .as_mut()
+            .map(|x| &mut x.cta)
     }
 }
 

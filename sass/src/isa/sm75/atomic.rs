@@ -7,7 +7,7 @@ use crate::isa::build::*;
 use crate::isa::desc::{LatCat as L, Pipe, Role, *};
 
 /// The operation (bits 87..91).
-const OPS: &[(u16, &str)] = &[
+pub(crate) const OPS: &[(u16, &str)] = &[
     (0, ".ADD"),
     (1, ".MIN"),
     (2, ".MAX"),

@@ -70,16 +70,7 @@ const IM2COL: ModDesc = flag!(Mod::Im2col, 82, ".IM2COL");
 
 /// The reductions of UTMAREDG, UBLKRED and REDAS (their operation field): ATOM's first eight
 /// spellings.
-pub const RED_OPS: &[(u16, &str)] = &[
-    (0, ".ADD"),
-    (1, ".MIN"),
-    (2, ".MAX"),
-    (3, ".INC"),
-    (4, ".DEC"),
-    (5, ".AND"),
-    (6, ".OR"),
-    (7, ".XOR"),
-];
+pub const RED_OPS: &[(u16, &str)] = crate::isa::sm75::atomic::OPS.split_at(8).0;
 
 /// `.MULTICAST` (bit 75).
 pub const MULTICAST75: ModDesc = flag!(Mod::Multicast, 75, ".MULTICAST");
