@@ -2,7 +2,8 @@
 //! and changes the code it should: with each switch (and with all of them) the conformance
 //! kernels reproduce the hardware outputs and the benchmark suite's buffers equal the
 //! default build's, on the timed simulator; and the command line's switch reaches the
-//! code (a uniform loop gets its convergence barrier back, a guarded load its branch).
+//! code (a uniform loop gets its convergence barrier back, a guarded load its branch, a
+//! guarded multiply its select).
 
 mod common;
 
@@ -19,7 +20,11 @@ const ORDER_DEPENDENT: [&str; 1] = ["reduce_block"];
 
 /// The option sets under test: each switch alone, then all of them.
 fn switch_sets() -> Vec<Vec<Optimisation>> {
-    let all = vec![Optimisation::IfConvert, Optimisation::UniformBranches];
+    let all = vec![
+        Optimisation::IfConvert,
+        Optimisation::UniformBranches,
+        Optimisation::GuardedSelects,
+    ];
     let mut sets: Vec<Vec<Optimisation>> = all.iter().map(|&o| vec![o]).collect();
     sets.push(all);
     sets
@@ -117,6 +122,13 @@ fn disabling_uniform_branches_brings_the_barriers_of_uniform_loops_back() {
 fn disabling_if_conversion_branches_around_guarded_code() {
     // transpose_tiled guards its loads and stores with a bounds check per thread.
     switch_adds("tests/kernels/transpose_tiled.ptx", "if-convert", "BRA");
+}
+
+#[test]
+fn disabling_guarded_selects_brings_the_selects_back() {
+    // nbody_f32's rsqrt.approx scales subnormal inputs and results under a guard
+    // (`@P0 FMUL R, R, 16777216`); without the switch each scaling is an FSEL of constants.
+    switch_adds("tests/kernels/nbody_f32.ptx", "guarded-selects", "FSEL");
 }
 
 #[test]

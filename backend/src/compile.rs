@@ -91,6 +91,11 @@ pub enum Optimisation {
     /// No convergence barrier for a branch whose condition is the same in every thread of
     /// the warp (`mir/src/analysis/divergence.rs`); off, every conditional branch gets one.
     UniformBranches,
+    /// A select whose one value is computed for it alone becomes that instruction under the
+    /// select's guard, writing the other value's register in place (`isel/guarded_select.rs`),
+    /// and a guarded arm's ALU result joins the other way's value in place
+    /// (`isel/ifconvert.rs`); off, the values are merged with SEL.
+    GuardedSelects,
 }
 
 /// The default post-allocation scheduling heuristic.

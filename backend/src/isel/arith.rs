@@ -327,8 +327,16 @@ impl Isel<'_> {
         }
     }
 
-    /// `select p, a, b`.
+    /// `select p, a, b`: one guarded instruction where `guarded_select.rs` found one.
     pub fn lower_select(&mut self, inst: Inst) -> Result<(), IselError> {
+        match self.guarded_selects.get(&inst) {
+            Some(&arm) => self.lower_guarded_select(inst, arm),
+            None => self.lower_plain_select(inst),
+        }
+    }
+
+    /// `select p, a, b` as PLOP3, SEL or FSEL.
+    pub fn lower_plain_select(&mut self, inst: Inst) -> Result<(), IselError> {
         let data = &self.func.insts[inst];
         let (ty, args) = (data.ty, data.args.clone());
         let d = self.dst(inst);

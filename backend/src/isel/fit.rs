@@ -196,6 +196,7 @@ impl Isel<'_> {
                     mods: mods.iter().copied().collect(),
                 },
                 guard,
+                keep: None,
                 target: None,
                 srcloc: ptxc_mir::ir::SrcLoc::NONE,
             });

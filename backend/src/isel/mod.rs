@@ -23,6 +23,7 @@ mod fp16;
 mod fp64;
 mod frame;
 mod generic;
+mod guarded_select;
 mod ifconvert;
 mod lea;
 mod mathfn;
@@ -95,12 +96,16 @@ pub struct Isel<'a> {
     uses: HashMap<Value, u32>,
     /// Instructions folded into their single user (skipped when reached).
     fused: HashMap<Inst, ()>,
+    /// Selects made of one guarded instruction (`guarded_select.rs`).
+    guarded_selects: HashMap<Inst, guarded_select::GuardedArm>,
     /// Where the function's variables live.
     vars: &'a KernelVars,
     /// Which values and branches are uniform across a warp.
     pub divergence: ptxc_mir::analysis::divergence::Divergence,
     /// Select small branch arms as guarded code.
     pub if_convert: bool,
+    /// Select a select of a value computed for it alone as that instruction under a guard.
+    pub guarded_selects_on: bool,
     /// Leave the convergence barrier out of branches on uniform conditions.
     pub uniform_branches: bool,
     /// The source position of the MIR instruction being selected.
@@ -112,6 +117,13 @@ pub struct Isel<'a> {
     prepared_wgmma: HashMap<Inst, Option<crate::vcode::MOp>>,
     /// The pinned registers of A of each `wgmma` reading A from registers.
     a_quads: HashMap<Inst, [VReg; 4]>,
+}
+
+/// The block-local materialisations of the selector at one point.
+pub struct BlockValues {
+    local: HashMap<Value, VReg>,
+    swinhi: Option<VReg>,
+    cluster_pairs: HashMap<Value, VReg>,
 }
 
 /// Selects VCode of `arch` for `func`, whose variables live where `vars` says, without the
@@ -138,9 +150,11 @@ pub fn select(
         out: Vec::new(),
         uses: HashMap::default(),
         fused: HashMap::default(),
+        guarded_selects: HashMap::default(),
         vars,
         divergence: ptxc_mir::analysis::divergence::Divergence::new(func),
         if_convert: !disabled.contains(&Optimisation::IfConvert),
+        guarded_selects_on: !disabled.contains(&Optimisation::GuardedSelects),
         uniform_branches: !disabled.contains(&Optimisation::UniformBranches),
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
         tuple_params: HashMap::default(),
@@ -200,6 +214,9 @@ impl Isel<'_> {
         self.find_lea_fusions();
         self.find_sext_add_fusions();
         self.find_compare_fusions();
+        if self.guarded_selects_on {
+            self.find_guarded_selects();
+        }
     }
 
     /// Uses that fold into their user need no register: a predicate `not` feeding a branch
@@ -399,6 +416,23 @@ impl Isel<'_> {
     /// Whether `inst` was folded into its user.
     pub fn is_fused(&self, inst: Inst) -> bool {
         self.fused.contains_key(&inst)
+    }
+
+    /// The block-local materialisations, to forget those made under a guard
+    /// ([`Isel::restore_block_values`]).
+    pub fn save_block_values(&self) -> BlockValues {
+        BlockValues {
+            local: self.local.clone(),
+            swinhi: self.swinhi,
+            cluster_pairs: self.cluster_pairs.clone(),
+        }
+    }
+
+    /// Returns the block-local materialisations to what `saved` holds.
+    pub fn restore_block_values(&mut self, saved: BlockValues) {
+        self.local = saved.local;
+        self.swinhi = saved.swinhi;
+        self.cluster_pairs = saved.cluster_pairs;
     }
 
     /// Starts a new block: forgets block-local materialisations.

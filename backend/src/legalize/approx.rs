@@ -73,20 +73,25 @@ fn rcp(b: &mut Builder, a: Value) -> Value {
     mul(b, s, r)
 }
 
+/// `tiny ? x * k : x`, as ptxas scales: a multiply under the guard (`@P FMUL`) where the
+/// selector guards it (`isel/guarded_select.rs`).
+fn scale_if(b: &mut Builder, tiny: Value, x: Value, k: f32) -> Value {
+    let k = b.f32(k);
+    let scaled = mul(b, x, k);
+    b.select(Type::F32, tiny, scaled, x)
+}
+
 fn scaled_root(b: &mut Builder, op: Opcode, a: Value, fix: f32) -> Value {
     let tiny = is_tiny(b, a);
-    let s = pick(b, tiny, TWO_24, 1.0);
-    let x = mul(b, a, s);
+    let x = scale_if(b, tiny, a, TWO_24);
     let r = b.mufu(op, Type::F32, x);
-    let f = pick(b, tiny, fix, 1.0);
-    mul(b, r, f)
+    scale_if(b, tiny, r, fix)
 }
 
 fn ex2(b: &mut Builder, a: Value) -> Value {
     let k = b.f32(-126.0);
     let low = b.fcmp(Cond::Lt, Type::F32, a, k);
-    let s = pick(b, low, 0.5, 1.0);
-    let x = mul(b, a, s);
+    let x = scale_if(b, low, a, 0.5);
     let e = b.mufu(Opcode::Fex2Approx, Type::F32, x);
     let sq = mul(b, e, e);
     b.select(Type::F32, low, sq, e)
@@ -94,19 +99,19 @@ fn ex2(b: &mut Builder, a: Value) -> Value {
 
 fn lg2(b: &mut Builder, a: Value) -> Value {
     let tiny = is_tiny(b, a);
-    let s = pick(b, tiny, TWO_24, 1.0);
-    let x = mul(b, a, s);
+    let x = scale_if(b, tiny, a, TWO_24);
     let l = b.mufu(Opcode::Flg2Approx, Type::F32, x);
-    let fix = pick(b, tiny, -24.0, 0.0);
-    b.fop(
+    let k = b.f32(-24.0);
+    let fixed = b.fop(
         Opcode::Fadd,
         Type::F32,
-        &[l, fix],
+        &[l, k],
         FloatMode {
             rnd: Some(Rounding::Rn),
             ..FloatMode::default()
         },
-    )
+    );
+    b.select(Type::F32, tiny, fixed, l)
 }
 
 /// `div.approx` and `div.full`: `a * rcp(b)` with both operands scaled into the range where

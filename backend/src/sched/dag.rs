@@ -238,6 +238,11 @@ struct Traits {
     variable: bool,
     /// It reads its register sources through the address unit.
     address_unit: bool,
+    /// A CTA barrier (`BAR`).
+    cta_barrier: bool,
+    /// Register-only work that may move up across a CTA barrier before it (not a read of
+    /// a special register such as the clock, whose value depends on where it runs).
+    hoists_over_bar: bool,
 }
 
 impl Traits {
@@ -247,6 +252,8 @@ impl Traits {
             kind: kind(inst),
             variable: d.meta.cat.needs_write_scoreboard(),
             address_unit: address_unit(d.op, d.meta.pipe),
+            cta_barrier: d.op == Op::Bar,
+            hoists_over_bar: kind(inst) == Kind::Compute && !matches!(d.op, Op::S2r | Op::Cs2r),
         }
     }
 }
@@ -264,7 +271,10 @@ fn dependence(
     let (ka, kb, variable, b_address_unit) = (ta.kind, tb.kind, ta.variable, tb.address_unit);
     let mut d: Option<u32> = None;
     let mut need = |l: u32| d = Some(d.map_or(l, |x| x.max(l)));
-    if ka == Kind::Barrier || kb == Kind::Barrier {
+    // Register-only work after a CTA barrier may issue before it (ptxas computes a loop's
+    // exit test ahead of the `BAR.SYNC` ending the body); work before it stays before it.
+    let hoists = ta.cta_barrier && tb.hoists_over_bar;
+    if (ka == Kind::Barrier && !hoists) || kb == Kind::Barrier {
         need(1);
     }
     let memory = |k: Kind| matches!(k, Kind::Load | Kind::MemoryEffect);

@@ -86,6 +86,9 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     }
     let mut work: std::collections::BTreeSet<usize> = (0..n).collect();
     let mut scheduled: Vec<Option<Vec<Emitted>>> = vec![None; n];
+    let mut exit_pad: Vec<u8> = vec![0; n];
+    // The pad each block was last scheduled with.
+    let mut padded: Vec<u8> = vec![0; n];
     while let Some(r) = work.pop_first() {
         let b = by_rank[r];
         let mut state = BlockState::default();
@@ -94,13 +97,31 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
                 state.join(e);
             }
         }
-        if exit[b].is_some() && entry[b] == state {
+        if exit[b].is_some() && entry[b] == state && padded[b] == exit_pad[b] {
             // Same input, same result: nothing to propagate.
             continue;
         }
+        if let Some(forward) = preheader_waits(b, &state, &preds[b], &exit, &rank, blocks, &accs, arch) {
+            // The loop head would wait for its preheaders' results on every iteration: the
+            // preheaders wait once instead, and the head is visited again after them.
+            for (p, cycles) in forward {
+                if cycles > exit_pad[p] {
+                    exit_pad[p] = cycles;
+                    // Its exit state starts again from the padded schedule (pads only grow,
+                    // so this happens a bounded number of times).
+                    exit[p] = None;
+                    work.insert(rank[p]);
+                }
+            }
+            work.insert(r);
+            if work.first() != Some(&r) {
+                continue;
+            }
+        }
         entry[b] = state.clone();
+        padded[b] = exit_pad[b];
         let mut insts = blocks[b].insts.clone();
-        let mut out = schedule_block(&mut insts, &accs[b], state, arch, reserved, &|r, own| {
+        let mut out = schedule_block(&mut insts, &accs[b], state, arch, reserved, exit_pad[b], &|r, own| {
             written_elsewhere(b, r, own)
         });
         // The last visit ran from the final entry state: its code is the result.
@@ -125,12 +146,47 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
                     entry[b].clone(),
                     arch,
                     reserved,
+                    exit_pad[b],
                     &|r, own| written_elsewhere(b, r, own),
                 );
             }
         }
         reuse::set_reuse_flags(&mut blocks[b].insts);
     }
+}
+
+/// For a loop head `b` (a block with a predecessor not before it in reverse post-order)
+/// whose first instruction must wait at entry (`state`), only because of its forward
+/// predecessors' results: those predecessors with the cycles each must add at its end.
+#[allow(clippy::too_many_arguments)]
+fn preheader_waits(
+    b: usize,
+    state: &BlockState,
+    preds: &[usize],
+    exit: &[Option<BlockState>],
+    rank: &[usize],
+    blocks: &[CodeBlock],
+    accs: &[Vec<Accesses>],
+    arch: Arch,
+) -> Option<Vec<(usize, u8)>> {
+    let first = &blocks[b].insts.first()?.inst;
+    let wait_after = |s: &BlockState| earliest_issue(first, &accs[b][0], s, arch).0;
+    if wait_after(state) <= 0 || !preds.iter().any(|&p| rank[p] >= rank[b]) {
+        return None;
+    }
+    let mut forward = Vec::new();
+    for &p in preds {
+        let Some(e) = exit[p].as_ref() else { continue };
+        let w = wait_after(e);
+        if w <= 0 {
+            continue;
+        }
+        if rank[p] >= rank[b] || w > 15 || blocks[p].insts.is_empty() {
+            return None;
+        }
+        forward.push((p, w as u8));
+    }
+    Some(forward)
 }
 
 /// Registers written by each block with the number of its instructions that write each (a
@@ -198,13 +254,15 @@ fn predecessors(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
 
 /// Assigns control codes within one block starting from `state`; returns the state at the
 /// block's end (times relative to the end). `accs`: the accesses of `insts`. `reserved`:
-/// scoreboards (a mask) left to LDGDEPBAR.
+/// scoreboards (a mask) left to LDGDEPBAR. `exit_pad`: cycles added to the last stall
+/// (a loop's preheader settling results the loop head would otherwise wait for).
 fn schedule_block(
     insts: &mut Vec<Emitted>,
     accs: &[Accesses],
     mut state: BlockState,
     arch: Arch,
     reserved: u8,
+    exit_pad: u8,
     elsewhere: &dyn Fn(Reg, u32) -> bool,
 ) -> BlockState {
     if insts.is_empty() {
@@ -221,30 +279,8 @@ fn schedule_block(
         let inst = &insts[i].inst;
         let acc = if at_nop { &no_accesses } else { &accs[i - inserted] };
         at_nop = false;
-        let address_unit = address_unit(inst.desc().op, inst.desc().meta.pipe);
-        let mut earliest = i32::MIN;
-        let mut wait = 0u8;
-        for r in &acc.reads {
-            earliest = earliest.max(state.ready_for_read(r.reg, |w: &Pending| {
-                read_latency(arch, w, r.reg, r.cat, r.guard, address_unit)
-            }));
-            wait |= state.write_sbs(r.reg);
-        }
-        for w in &acc.writes {
-            earliest = earliest.max(state.ready_for_write(w.reg, |p: &Pending| write_latency(arch, p, w.reg, w.cat)));
-            wait |= state.write_sbs(w.reg) | state.read_sbs(w.reg);
-        }
-        if inst.desc().op == Op::Call {
-            // The callee reads what the caller left anywhere: every result must be complete.
-            wait = ALL_SCOREBOARDS;
-            earliest = earliest.max(state.settled());
-        }
-        earliest = earliest.max(state.sb_visible(wait));
+        let (earliest, wait) = earliest_issue(inst, acc, &state, arch);
         let op = inst.desc().op;
-        if op == Op::Depbar {
-            // DEPBAR.LE SB0 reads the copy groups' counter.
-            earliest = earliest.max(state.sb_visible(1 << COPY_SB));
-        }
         if i == 0 && earliest > 0 {
             // The block's first instruction must wait for a predecessor's result: a NOP at
             // time 0 stalls until then.
@@ -324,9 +360,42 @@ fn schedule_block(
         state.issued(t);
         i += 1;
     }
+    if let Some(last) = insts.last_mut().filter(|_| exit_pad > 0) {
+        let stall = (last.inst.ctrl.stall + exit_pad).min(15);
+        set_stall(&mut last.inst.ctrl, stall);
+    }
     let end = state.last_issue + insts.last().map_or(0, |e| e.inst.ctrl.stall as i32);
     state.rebase(end);
     state
+}
+
+/// The earliest issue time of `inst` (accessing `acc`) in `state`, and the scoreboards it
+/// must wait on.
+fn earliest_issue(inst: &ptxc_sass::isa::Inst, acc: &Accesses, state: &BlockState, arch: Arch) -> (i32, u8) {
+    let address_unit = address_unit(inst.desc().op, inst.desc().meta.pipe);
+    let mut earliest = i32::MIN;
+    let mut wait = 0u8;
+    for r in &acc.reads {
+        earliest = earliest.max(state.ready_for_read(r.reg, |w: &Pending| {
+            read_latency(arch, w, r.reg, r.cat, r.guard, address_unit)
+        }));
+        wait |= state.write_sbs(r.reg);
+    }
+    for w in &acc.writes {
+        earliest = earliest.max(state.ready_for_write(w.reg, |p: &Pending| write_latency(arch, p, w.reg, w.cat)));
+        wait |= state.write_sbs(w.reg) | state.read_sbs(w.reg);
+    }
+    if inst.desc().op == Op::Call {
+        // The callee reads what the caller left anywhere: every result must be complete.
+        wait = ALL_SCOREBOARDS;
+        earliest = earliest.max(state.settled());
+    }
+    earliest = earliest.max(state.sb_visible(wait));
+    if inst.desc().op == Op::Depbar {
+        // DEPBAR.LE SB0 reads the copy groups' counter.
+        earliest = earliest.max(state.sb_visible(1 << COPY_SB));
+    }
+    (earliest, wait)
 }
 
 fn set_stall(ctrl: &mut Control, stall: u8) {

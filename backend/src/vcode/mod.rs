@@ -229,6 +229,11 @@ pub struct MInst {
     pub kind: MKind,
     /// `@P` / `@!P`.
     pub guard: Option<(VReg, bool)>,
+    /// With a guard: the register whose value the definition keeps where the guard is off
+    /// (`d = guard ? op(..) : keep`). The allocator places the definition in `keep`'s
+    /// register (regalloc2's reuse constraint), so the guarded instruction writes it in
+    /// place, as ptxas's `@!P0 FMUL R4, R4, 16777216`; `keep` is read, never encoded.
+    pub keep: Option<VReg>,
     /// The block a non-branch instruction refers to (BSSY's reconvergence point).
     pub target: Option<BlockId>,
     /// The PTX instruction it was selected from (for line tables), if known.
@@ -241,16 +246,20 @@ impl MInst {
         MInst {
             kind,
             guard: None,
+            keep: None,
             target: None,
             srcloc: SrcLoc::NONE,
         }
     }
 
-    /// Calls `f(vreg, is_def)` for every register operand, guard included.
+    /// Calls `f(vreg, is_def)` for every register operand, guard included; a kept register
+    /// ([`MInst::keep`]) is a use, visited after the sources (once, if it is one of them) and
+    /// before the definitions.
     pub fn for_each_reg(&self, mut f: impl FnMut(VReg, bool)) {
         if let Some((g, _)) = self.guard {
             f(g, false);
         }
+        let keep = self.keep;
         let mut src = |op: &MOp| match *op {
             MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
                 f(v, false)
@@ -265,6 +274,10 @@ impl MInst {
                         (MOp::Reg(v) | MOp::Pred(v, _), true) => defs.push(v),
                         (op, _) => src(&op),
                     }
+                }
+                // A kept register that is also a source is visited once, as that source.
+                if let Some(k) = keep.filter(|&k| !slots.iter().any(|s| s.op == MOp::Reg(k) && !is_def_role(s.role))) {
+                    src(&MOp::Reg(k));
                 }
                 for d in defs {
                     f(d, true);
@@ -285,6 +298,18 @@ impl MInst {
                 f(*ret, true);
             }
             MKind::Jump(_) | MKind::Exit | MKind::Trap => {}
+        }
+    }
+
+    /// Makes the definition of `from` define `to` instead.
+    pub fn rename_def(&mut self, from: VReg, to: VReg) {
+        if let MKind::Sass { slots, .. } = &mut self.kind {
+            for s in slots.iter_mut().filter(|s| is_def_role(s.role)) {
+                match &mut s.op {
+                    MOp::Reg(v) | MOp::Pred(v, _) if *v == from => *v = to,
+                    _ => {}
+                }
+            }
         }
     }
 

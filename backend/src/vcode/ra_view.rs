@@ -82,14 +82,23 @@ impl<'a> View<'a> {
                 MKind::Wide { tmp, .. } => tmp,
                 _ => None,
             };
+            let start = operands.len();
+            // The operand index of the kept register: the definition reuses its location.
+            let mut kept: Option<usize> = None;
             inst.for_each_reg(|v, is_def| {
                 if !file.holds(vcode.class(v)) {
                     return;
                 }
+                if !is_def && Some(v) == inst.keep && kept.is_none() {
+                    kept = Some(operands.len() - start);
+                }
                 operands.push(match (is_def, Some(v) == temp) {
                     (true, true) => ra::Operand::reg_temp(vr(v)),
                     (true, false) if early_def => ra::Operand::reg_def_at_start(vr(v)),
-                    (true, false) => ra::Operand::reg_def(vr(v)),
+                    (true, false) => match kept {
+                        Some(k) => ra::Operand::reg_reuse_def(vr(v), k),
+                        None => ra::Operand::reg_def(vr(v)),
+                    },
                     (false, _) => ra::Operand::reg_use(vr(v)),
                 });
             });
