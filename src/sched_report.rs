@@ -54,12 +54,13 @@ pub fn static_counts(bytes: &[u8], kernel: &str) -> Result<(u32, usize), String>
         .arch()
         .ok_or_else(|| format!("bad cubin: unknown architecture sm_{}", m.sm))?;
     let insts = decode::decode_all(arch, &k.code).map_err(|e| e.to_string())?;
-    // The padding: NOPs and the closing `BRA` to itself after the last EXIT.
-    let last_exit = insts
-        .iter()
-        .rposition(|i| i.desc().op == Op::Exit)
-        .map_or(insts.len(), |p| p + 1);
-    let body = insts[..last_exit].iter().filter(|i| i.desc().op != Op::Nop).count();
+    // Every instruction but the padding (NOPs, and the `BRA` to itself that closes the
+    // code, a relative branch of -16 bytes): subroutines after the last EXIT (ptxas's slow paths, called with CALL.REL)
+    // count, as ptxc's slow paths, placed inline, do.
+    let closing = |i: &ptxc_sass::isa::Inst| {
+        i.desc().op == Op::Bra && i.operands.iter().any(|o| o.value == ptxc_sass::isa::Value::Rel(-16))
+    };
+    let body = insts.iter().filter(|i| i.desc().op != Op::Nop && !closing(i)).count();
     Ok((k.reg_count, body))
 }
 
