@@ -92,9 +92,8 @@ pub enum Optimisation {
     /// the warp (`mir/src/analysis/divergence.rs`); off, every conditional branch gets one.
     UniformBranches,
     /// A select whose one value is computed for it alone becomes that instruction under the
-    /// select's guard, writing the other value's register in place (`isel/guarded_select.rs`),
-    /// and a guarded arm's ALU result joins the other way's value in place
-    /// (`isel/ifconvert.rs`); off, the values are merged with SEL.
+    /// select's guard, writing the other value's register in place (`isel/guarded_select.rs`);
+    /// off, the value is computed unguarded and merged with SEL.
     GuardedSelects,
 }
 

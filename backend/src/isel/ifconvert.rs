@@ -98,14 +98,6 @@ fn arm_of(
     mergeable.then_some(Arm { body, join, when })
 }
 
-/// Loads, whose guarded forms keep the join value of the other way in a separate register
-/// merged by SEL: written in place, the zeroed register would have to be ready before the
-/// load issues (measured on the simulator: `matmul_tiled` 30105 cycles with SEL, 30711 in
-/// place).
-fn is_load(op: Op) -> bool {
-    matches!(op, Op::Ldg | Op::Lds | Op::Ldl | Op::Ldc | Op::Ld | Op::Ldsm)
-}
-
 /// Whether `v` is a constant or undefined predicate, possibly negated: selection folds it
 /// into an operand (PT), which cannot guard an instruction.
 fn is_constant(func: &Function, v: Value) -> bool {
@@ -131,8 +123,6 @@ impl Isel<'_> {
             return Err(self.unsupported("a guarded block under a constant condition"));
         };
         let guard = (p, if arm.when { neg } else { !neg });
-        let to_join = branch.targets().iter().find(|c| c.block == arm.join).expect("the join");
-        let from_body = &func.insts[func.terminator(arm.body).expect("a jump")].targets()[0];
         let start = self.out.len();
         let body = &func.blocks[arm.body].insts;
         for &i in &body[..body.len() - 1] {
@@ -147,12 +137,12 @@ impl Isel<'_> {
         }
         // Values made under the guard must not stand for unguarded ones below.
         self.start_block();
+        let to_join = branch.targets().iter().find(|c| c.block == arm.join).expect("the join");
+        let from_body = &func.insts[func.terminator(arm.body).expect("a jump")].targets()[0];
         let mut args = Vec::with_capacity(to_join.args.len());
         for (&other, &mine) in to_join.args.iter().zip(&from_body.args) {
             let v = if other == mine {
                 self.reg(other)
-            } else if let Some(v) = self.write_in_place(start, mine, other, &from_body.args) {
-                v
             } else if arm.when {
                 self.merge(cond, mine, other)?
             } else {
@@ -161,47 +151,6 @@ impl Isel<'_> {
             args.push(v);
         }
         Ok(args)
-    }
-
-    /// Makes the guarded instruction (from `start` on) that alone defines `mine`'s register
-    /// write it in place of `other`'s register (`MInst::keep`): where the guard is off the register holds
-    /// the other way's value, and no SEL merges them. `None` where `mine` is not such a
-    /// register (made before the arm, by several instructions, or passed to the join twice).
-    fn write_in_place(&mut self, start: usize, mine: Value, other: Value, passed: &[Value]) -> Option<VReg> {
-        let made = *self.regs.get(&mine)?;
-        if !self.guarded_selects_on
-            || passed.iter().filter(|&&v| self.regs.get(&v) == Some(&made)).count() != 1
-            || self.vcode.class(made) != super::class_of(self.func.ty(other))
-        {
-            return None;
-        }
-        let mut defining = None;
-        for (n, m) in self.out.iter().enumerate().skip(start) {
-            let mut defs = smallvec::SmallVec::<[VReg; 2]>::new();
-            m.for_each_reg(|v, is_def| {
-                if is_def {
-                    defs.push(v)
-                }
-            });
-            if defs.contains(&made) {
-                let only =
-                    defs.len() == 1 && m.keep.is_none() && matches!(&m.kind, MKind::Sass { op, .. } if !is_load(*op));
-                if defining.is_some() || !only {
-                    return None;
-                }
-                defining = Some(n);
-            }
-        }
-        let defining = defining?;
-        // The other way's value in a register before the guarded code: a constant's MOV
-        // goes in front of it.
-        let end = self.out.len();
-        let keep = self.reg(other);
-        let moves: Vec<MInst> = self.out.drain(end..).collect();
-        let shift = moves.len();
-        self.out.splice(start..start, moves);
-        self.out[defining + shift].keep = Some(keep);
-        Some(made)
     }
 
     /// A new register holding `if cond { yes } else { no }`.
