@@ -5,9 +5,11 @@
 //! position relative to everything.
 
 use crate::emit::Emitted;
-use ptxc_sass::isa::access::{Reg, accesses};
+use ptxc_sass::isa::access::{Reg, accesses, reads_late};
 use ptxc_sass::isa::desc::{Pipe, Role};
-use ptxc_sass::isa::timing::{LatCat, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw};
+use ptxc_sass::isa::timing::{
+    LATE_READ, LatCat, SB_VISIBLE, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw,
+};
 use ptxc_sass::isa::uniform_timing::{upred_raw, upred_war, upred_waw, uraw, uwar, uwaw};
 use ptxc_sass::isa::{Arch, Inst, Op};
 use smallvec::SmallVec;
@@ -303,10 +305,16 @@ fn dependence(
             });
         }
     }
+    // A late reader (a memory access reading its address or data after issue) holds its
+    // general-register sources until its read scoreboard is released and seen.
+    let late_war = reads_late(a).then_some(LATE_READ + SB_VISIBLE);
     for r in &aa.reads {
         for w in ba.writes.iter().filter(|w| w.reg == r.reg) {
             need(match r.reg {
-                Reg::R(_) => war(r.cat, w.cat),
+                Reg::R(_) => match late_war {
+                    Some(cycles) if !r.guard => cycles,
+                    _ => war(r.cat, w.cat),
+                },
                 Reg::P(_) => pred_war(r.cat, w.cat),
                 Reg::UR(_) => uwar(arch, r.cat, w.cat),
                 Reg::UP(_) => upred_war(arch, r.cat, w.cat),

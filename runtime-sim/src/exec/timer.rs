@@ -85,7 +85,7 @@ pub fn hgmma_occupancy(d: &Decoded) -> i64 {
 pub const GSB: u8 = 6;
 
 /// Cycles after issue until a late reader (store data, atomics) has read its sources.
-pub const LATE_READ: i64 = 4;
+pub const LATE_READ: i64 = ptxc_sass::isa::timing::LATE_READ as i64;
 
 /// What an access did wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

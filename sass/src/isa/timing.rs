@@ -97,6 +97,14 @@ pub enum LatCat {
 /// Number of latency categories.
 const CATS: usize = 17;
 
+/// Cycles after issue until an instruction that reads its register sources late (memory
+/// accesses: addresses, store data, atomic operands) has read them and releases its read
+/// scoreboard (the simulator's model; `runtime-sim/src/exec/timer.rs`).
+pub const LATE_READ: u32 = 4;
+
+/// Cycles after a scoreboard is released until a waiting instruction may issue.
+pub const SB_VISIBLE: u32 = 2;
+
 impl LatCat {
     fn index(self) -> usize {
         debug_assert!(
