@@ -151,6 +151,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
                 );
             }
         }
+        reuse::align_commuted_sources(&mut blocks[b].insts);
         reuse::set_reuse_flags(&mut blocks[b].insts);
     }
 }

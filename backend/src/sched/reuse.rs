@@ -5,7 +5,8 @@
 //! 1..=11; only fixed-latency instructions use the cache.
 
 use crate::emit::Emitted;
-use ptxc_sass::isa::{Inst, RZ, Value};
+use ptxc_sass::isa::desc::Role;
+use ptxc_sass::isa::{Inst, Op, RZ, Value};
 
 /// The register read in reuse slot `slot`, if any.
 fn slot_reg(inst: &Inst, slot: u8) -> Option<u8> {
@@ -17,6 +18,53 @@ fn slot_reg(inst: &Inst, slot: u8) -> Option<u8> {
             (Some(s), Value::Reg(r)) if s == slot && r != RZ && !d.is_def => Some(r),
             _ => None,
         })
+}
+
+/// Operations whose sources A and B commute (a sum or a product of the two, plus C).
+fn commutes_a_b(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Ffma | Op::Fmul | Op::Fadd | Op::Imad | Op::Iadd3 | Op::Dfma | Op::Dmul | Op::Dadd
+    )
+}
+
+/// The operand indices of sources A and B of `inst` if they may trade places: commuting
+/// operation, both plain registers of one width, no modifier on either.
+fn swappable(inst: &Inst) -> Option<(usize, usize)> {
+    if !commutes_a_b(inst.desc().op) {
+        return None;
+    }
+    let d = inst.desc();
+    let (a, b) = (d.operand_index(Role::A)?, d.operand_index(Role::B)?);
+    let plain = |i: usize| {
+        let o = &inst.operands[i];
+        matches!(o.value, Value::Reg(r) if r != RZ) && !o.neg && !o.abs && !o.not && o.swizzle == 0
+    };
+    (plain(a) && plain(b) && inst.reg_width(a) == inst.reg_width(b)).then_some((a, b))
+}
+
+/// Registers `next` reads in the same reuse slot as `cur`.
+fn shared_slots(cur: &Inst, next: &Inst) -> usize {
+    (0..3)
+        .filter(|&slot| matches!((slot_reg(cur, slot), slot_reg(next, slot)), (Some(a), Some(b)) if a == b))
+        .count()
+}
+
+/// Swaps the sources A and B of an instruction where that puts a register the previous
+/// instruction reads into the same operand slot, so the reuse cache can serve it (ptxas's
+/// `FFMA R43, R20, R23.reuse, R43; FFMA R48, R21, R23, R48`).
+pub fn align_commuted_sources(insts: &mut [Emitted]) {
+    for i in 1..insts.len() {
+        let Some((a, b)) = swappable(&insts[i].inst) else {
+            continue;
+        };
+        let before = shared_slots(&insts[i - 1].inst, &insts[i].inst);
+        let mut swapped = insts[i].inst.clone();
+        swapped.operands.swap(a, b);
+        if shared_slots(&insts[i - 1].inst, &swapped) > before {
+            insts[i].inst = swapped;
+        }
+    }
 }
 
 /// Sets reuse flags within one block.
