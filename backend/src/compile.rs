@@ -217,6 +217,9 @@ pub fn compile_kernel(
 ) -> Result<CompiledKernel, BackendError> {
     crate::legalize::zero_adds::run(&mut f, vars);
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
+    // The expansions of division, remainder and the float functions by a loop-invariant
+    // operand are invariant in turn (the reciprocal of a divisor): out of the loop they go.
+    ptxc_mir::opt::licm::run(&mut f);
     crate::legalize::wide_loads::run(&mut f, vars);
     let f = &f;
     let mut vcode = select(f, vars, opts.arch, &opts.disabled)?;
