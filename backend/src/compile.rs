@@ -217,9 +217,12 @@ pub fn compile_kernel(
 ) -> Result<CompiledKernel, BackendError> {
     crate::legalize::zero_adds::run(&mut f, vars);
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
-    // The expansions of division, remainder and the float functions by a loop-invariant
-    // operand are invariant in turn (the reciprocal of a divisor): out of the loop they go.
-    ptxc_mir::opt::licm::run(&mut f);
+    // The expansions of division, remainder and the float functions repeat work (two
+    // remainders by one divisor share its reciprocal) and, by a loop-invariant operand, are
+    // invariant in turn: value numbering merges them, and out of the loop they go. Not
+    // their comparisons: P0..P6 are few.
+    ptxc_mir::opt::gvn::run_except_predicates(&mut f);
+    ptxc_mir::opt::licm::run_except_predicates(&mut f);
     crate::legalize::wide_loads::run(&mut f, vars);
     let f = &f;
     let mut vcode = select(f, vars, opts.arch, &opts.disabled)?;

@@ -8,6 +8,17 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// Runs the pass; returns whether anything changed.
 pub fn run(func: &mut Function) -> bool {
+    run_with(func, true)
+}
+
+/// Runs the pass on everything but predicates (a merged comparison lives longer, and a
+/// back end with seven predicate registers may have none to spare); returns whether
+/// anything changed.
+pub fn run_except_predicates(func: &mut Function) -> bool {
+    run_with(func, false)
+}
+
+fn run_with(func: &mut Function, predicates: bool) -> bool {
     let dom = DomTree::new(func);
     let mut children: HashMap<Block, Vec<Block>> = HashMap::default();
     for &b in dom.rpo() {
@@ -18,7 +29,7 @@ pub fn run(func: &mut Function) -> bool {
     let Some(entry) = func.entry() else { return false };
     let mut table: HashMap<InstData, Value> = HashMap::default();
     let mut subst: HashMap<Value, Value> = HashMap::default();
-    visit(func, entry, &children, &mut table, &mut subst);
+    visit(func, entry, &children, &mut table, &mut subst, predicates);
     let changed = !subst.is_empty();
     func.replace_uses(&subst);
     changed
@@ -39,12 +50,16 @@ fn visit(
     children: &HashMap<Block, Vec<Block>>,
     table: &mut HashMap<InstData, Value>,
     subst: &mut HashMap<Value, Value>,
+    predicates: bool,
 ) {
     let mut added = Vec::new();
     for i in func.blocks[b].insts.clone() {
         func.insts[i].map_args(|v| *subst.get(&v).unwrap_or(&v));
         let d = &func.insts[i];
         if !mergeable(d) || func.results[i].len() != 1 {
+            continue;
+        }
+        if !predicates && func.ty(func.results[i][0]) == crate::ir::Type::Pred {
             continue;
         }
         let r = func.results[i][0];
@@ -59,7 +74,7 @@ fn visit(
         }
     }
     for &c in children.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
-        visit(func, c, children, table, subst);
+        visit(func, c, children, table, subst, predicates);
     }
     for d in added {
         table.remove(&d);
