@@ -219,9 +219,9 @@ pub fn compile_kernel(
     crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     // The expansions of division, remainder and the float functions repeat work (two
     // remainders by one divisor share its reciprocal) and, by a loop-invariant operand, are
-    // invariant in turn: value numbering merges them, and out of the loop they go. Not
-    // their comparisons: P0..P6 are few.
-    ptxc_mir::opt::gvn::run_except_predicates(&mut f);
+    // invariant in turn: value numbering merges them (not comparisons, P0..P6 are few, nor
+    // constants), and out of the loop they go (a comparison only with all its readers).
+    ptxc_mir::opt::gvn::run_on_computations(&mut f);
     ptxc_mir::opt::licm::run_except_predicates(&mut f);
     crate::legalize::wide_loads::run(&mut f, vars);
     let f = &f;

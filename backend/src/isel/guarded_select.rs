@@ -86,7 +86,12 @@ impl Isel<'_> {
         } else {
             (d.args[0], d.args[2], d.args[1])
         };
-        let MOp::Pred(p, neg) = self.pred(cond) else {
+        // Inside an if-converted arm every instruction takes the arm's guard instead.
+        let guard = match self.pred(cond) {
+            MOp::Pred(p, neg) if !self.in_guarded_arm => Some((p, neg)),
+            _ => None,
+        };
+        let Some((p, neg)) = guard else {
             self.lower_inst(arm.inst)?;
             return self.lower_plain_select(select);
         };

@@ -125,13 +125,18 @@ impl Isel<'_> {
         let guard = (p, if arm.when { neg } else { !neg });
         let start = self.out.len();
         let body = &func.blocks[arm.body].insts;
+        self.in_guarded_arm = true;
         for &i in &body[..body.len() - 1] {
             if self.is_fused(i) {
                 continue;
             }
             self.srcloc = func.srclocs[i];
-            self.lower_inst(i)?;
+            if let Err(e) = self.lower_inst(i) {
+                self.in_guarded_arm = false;
+                return Err(e);
+            }
         }
+        self.in_guarded_arm = false;
         for m in &mut self.out[start..] {
             m.guard = Some(guard);
         }

@@ -98,6 +98,9 @@ pub struct Isel<'a> {
     fused: HashMap<Inst, ()>,
     /// Selects made of one guarded instruction (`guarded_select.rs`).
     guarded_selects: HashMap<Inst, guarded_select::GuardedArm>,
+    /// Selecting the body of an if-converted arm, whose instructions all take the arm's
+    /// guard (a guarded select there falls back to SEL).
+    in_guarded_arm: bool,
     /// Where the function's variables live.
     vars: &'a KernelVars,
     /// Which values and branches are uniform across a warp.
@@ -151,6 +154,7 @@ pub fn select(
         uses: HashMap::default(),
         fused: HashMap::default(),
         guarded_selects: HashMap::default(),
+        in_guarded_arm: false,
         vars,
         divergence: ptxc_mir::analysis::divergence::Divergence::new(func),
         if_convert: !disabled.contains(&Optimisation::IfConvert),

@@ -11,10 +11,11 @@ pub fn run(func: &mut Function) -> bool {
     run_with(func, true)
 }
 
-/// Runs the pass on everything but predicates (a merged comparison lives longer, and a
-/// back end with seven predicate registers may have none to spare); returns whether
-/// anything changed.
-pub fn run_except_predicates(func: &mut Function) -> bool {
+/// Runs the pass on computations only: not on predicates (a merged comparison lives
+/// longer, and a back end with seven predicate registers may have none to spare), nor on
+/// constants (each use keeps its own, which the back end folds into an operand or zeroes in
+/// pairs); returns whether anything changed.
+pub fn run_on_computations(func: &mut Function) -> bool {
     run_with(func, false)
 }
 
@@ -59,7 +60,7 @@ fn visit(
         if !mergeable(d) || func.results[i].len() != 1 {
             continue;
         }
-        if !predicates && func.ty(func.results[i][0]) == crate::ir::Type::Pred {
+        if !predicates && (func.ty(func.results[i][0]) == crate::ir::Type::Pred || d.op == Opcode::Const) {
             continue;
         }
         let r = func.results[i][0];
