@@ -67,7 +67,8 @@ enum Command {
         lineinfo: bool,
         /// Switch an optimisation off (repeatable): if-convert (short branch arms as
         /// guarded code), uniform-branches (no convergence barrier for branches on
-        /// warp-uniform conditions).
+        /// warp-uniform conditions), warp-aggregation (one atomic per warp on a
+        /// warp-uniform address).
         #[arg(long, value_enum, value_name = "OPT")]
         disable: Vec<OptArg>,
     },
@@ -214,6 +215,7 @@ enum Mode {
 enum OptArg {
     IfConvert,
     UniformBranches,
+    WarpAggregation,
 }
 
 impl From<OptArg> for ptxc_backend::compile::Optimisation {
@@ -221,6 +223,7 @@ impl From<OptArg> for ptxc_backend::compile::Optimisation {
         match o {
             OptArg::IfConvert => Self::IfConvert,
             OptArg::UniformBranches => Self::UniformBranches,
+            OptArg::WarpAggregation => Self::WarpAggregation,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! and changes the code it should: with each switch (and with all of them) the conformance
 //! kernels reproduce the hardware outputs and the benchmark suite's buffers equal the
 //! default build's, on the timed simulator; and the command line's switch reaches the
-//! code (a uniform loop gets its convergence barrier back, a guarded load its branch).
+//! code (a uniform loop gets its convergence barrier back, a guarded load its branch, an
+//! atomic on a warp-uniform address one instruction per thread).
 
 mod common;
 
@@ -19,7 +20,11 @@ const ORDER_DEPENDENT: [&str; 1] = ["reduce_block"];
 
 /// The option sets under test: each switch alone, then all of them.
 fn switch_sets() -> Vec<Vec<Optimisation>> {
-    let all = vec![Optimisation::IfConvert, Optimisation::UniformBranches];
+    let all = vec![
+        Optimisation::IfConvert,
+        Optimisation::UniformBranches,
+        Optimisation::WarpAggregation,
+    ];
     let mut sets: Vec<Vec<Optimisation>> = all.iter().map(|&o| vec![o]).collect();
     sets.push(all);
     sets
@@ -117,6 +122,19 @@ fn disabling_uniform_branches_brings_the_barriers_of_uniform_loops_back() {
 fn disabling_if_conversion_branches_around_guarded_code() {
     // transpose_tiled guards its loads and stores with a bounds check per thread.
     switch_adds("tests/kernels/transpose_tiled.ptx", "if-convert", "BRA");
+}
+
+#[test]
+fn disabling_warp_aggregation_gives_each_thread_its_atomic() {
+    // atom_add adds a value loaded from one address to one shared word: aggregated, the
+    // active mask comes from VOTEU and the leader's old value from SHFL.IDX.
+    let ptx = "tests/data/conformance/atom_add.ptx";
+    let default = listing_with(ptx, &[], "atom_add_default.cubin");
+    let off = listing_with(ptx, &["--disable", "warp-aggregation"], "atom_add_off.cubin");
+    for mnemonic in ["VOTEU.ANY", "SHFL.IDX"] {
+        assert_eq!(count(&default, mnemonic), 1, "{mnemonic} by default:\n{default}");
+        assert_eq!(count(&off, mnemonic), 0, "{mnemonic} with the switch off:\n{off}");
+    }
 }
 
 #[test]

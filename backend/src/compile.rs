@@ -91,6 +91,9 @@ pub enum Optimisation {
     /// No convergence barrier for a branch whose condition is the same in every thread of
     /// the warp (`mir/src/analysis/divergence.rs`); off, every conditional branch gets one.
     UniformBranches,
+    /// Atomics on an address the same in every thread of the warp done once per warp, by
+    /// one leader thread, as ptxas does (`isel/aggregate.rs`).
+    WarpAggregation,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -425,7 +428,9 @@ fn finish_kernel(
     code.shrink_to_fit();
     image.code = code;
     image.reg_count = cubin::register_count(k.highest_gpr);
-    image.coop_group_offsets = crate::attrs::coop_group_offsets(&facts, &k.assembled.insts);
+    image.coop_group_offsets =
+        crate::attrs::coop_group_offsets(&facts, &k.assembled.insts, &k.assembled.warp_wide_offsets);
+    image.int_warp_wide_offsets = k.assembled.warp_wide_offsets.clone();
     image.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; image.coop_group_offsets.len()];
     image.crs_stack_size = crate::attrs::crs_stack_size(&k.assembled.insts, k.divergent_loop);
     image.ctaid_z_used = crate::attrs::ctaid_z_used(&k.assembled.insts);

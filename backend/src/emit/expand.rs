@@ -37,6 +37,7 @@ impl Expander<'_> {
             inst,
             target: None,
             srcloc: SrcLoc::NONE,
+            warp_wide: false,
         });
     }
 
@@ -131,6 +132,7 @@ impl Expander<'_> {
                     inst: i,
                     target: inst.target.map(|b| b.0 as usize),
                     srcloc: SrcLoc::NONE,
+                    warp_wide: false,
                 });
             }
             MKind::Wide { op, d, srcs, tmp } => self.wide(*op, *d, srcs, *tmp, locs)?,
@@ -204,6 +206,7 @@ impl Expander<'_> {
             inst: i,
             target: Some(target),
             srcloc: SrcLoc::NONE,
+            warp_wide: false,
         });
         Ok(())
     }

@@ -14,6 +14,9 @@ pub struct Assembled {
     pub exit_offsets: Vec<u32>,
     /// The PTX position of each instruction (for line tables), if known.
     pub srclocs: Vec<ptxc_mir::ir::SrcLoc>,
+    /// Byte offsets of the warp-wide instructions the compiler inserted
+    /// (`EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`).
+    pub warp_wide_offsets: Vec<u32>,
 }
 
 /// Resolves branch targets to offsets and encodes every instruction.
@@ -40,6 +43,9 @@ pub fn assemble(blocks: &[CodeBlock]) -> Result<Assembled, EncodeError> {
             }
             if inst.desc().op == Op::Exit {
                 out.exit_offsets.push(addr as u32);
+            }
+            if e.warp_wide {
+                out.warp_wide_offsets.push(addr as u32);
             }
             out.code.extend_from_slice(&encode(&inst)?.to_le_bytes());
             out.insts.push(inst);

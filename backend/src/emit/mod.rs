@@ -41,6 +41,8 @@ pub struct Emitted {
     pub target: Option<usize>,
     /// The PTX instruction it comes from (for line tables), if known.
     pub srcloc: SrcLoc,
+    /// A warp-wide instruction the compiler inserted (`MInst::warp_wide`).
+    pub warp_wide: bool,
 }
 
 /// A block of final code. Control leaves through its branches (whose targets are block
@@ -78,7 +80,10 @@ pub fn emit(vcode: &VCode, alloc: &Allocation, predicate: bool) -> Result<Emissi
                     let locs = locations(&gpr_view, &alloc.gpr, inst, &pred_view, &alloc.pred);
                     let (minst, start) = (&vcode.insts[i as usize], ex.out.len());
                     ex.inst(minst, &locs, b)?;
-                    ex.out[start..].iter_mut().for_each(|e| e.srcloc = minst.srcloc);
+                    ex.out[start..].iter_mut().for_each(|e| {
+                        e.srcloc = minst.srcloc;
+                        e.warp_wide = minst.warp_wide;
+                    });
                 }
                 while let Some((_, ra::Edit::Move { from, to })) = gpr_edits.next_if(|(p, _)| *p == point) {
                     ex.gpr_move(*from, *to)?;

@@ -118,6 +118,7 @@ mod tests {
             inst,
             target: None,
             srcloc: ptxc_mir::ir::SrcLoc::NONE,
+            warp_wide: false,
         }
     }
 

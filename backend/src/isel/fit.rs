@@ -198,6 +198,7 @@ impl Isel<'_> {
                 guard,
                 target: None,
                 srcloc: ptxc_mir::ir::SrcLoc::NONE,
+                warp_wide: false,
             });
             return Ok(());
         }

@@ -5,6 +5,7 @@
 
 mod accumulators;
 mod address;
+mod aggregate;
 mod arith;
 mod async_copy;
 mod atomic;
@@ -103,6 +104,14 @@ pub struct Isel<'a> {
     pub if_convert: bool,
     /// Leave the convergence barrier out of branches on uniform conditions.
     pub uniform_branches: bool,
+    /// Aggregate atomics on warp-uniform addresses (`aggregate.rs`).
+    pub aggregate_atomics: bool,
+    /// The active mask, its leader and whether this thread is the leader, as computed for
+    /// the last aggregated atomic, and the MIR block that computed them (`aggregate.rs`).
+    pub warp_leader: Option<(ptxc_mir::ir::Block, aggregate::Leader)>,
+    /// The instructions being selected are warp-wide ones the compiler inserts itself
+    /// (`MInst::warp_wide`).
+    pub warp_wide: bool,
     /// The source position of the MIR instruction being selected.
     pub srcloc: ptxc_mir::ir::SrcLoc,
     /// Blocks whose parameters travel partly as register tuples.
@@ -142,6 +151,9 @@ pub fn select(
         divergence: ptxc_mir::analysis::divergence::Divergence::new(func),
         if_convert: !disabled.contains(&Optimisation::IfConvert),
         uniform_branches: !disabled.contains(&Optimisation::UniformBranches),
+        aggregate_atomics: !disabled.contains(&Optimisation::WarpAggregation),
+        warp_wide: false,
+        warp_leader: None,
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
         tuple_params: HashMap::default(),
         prepared_wgmma: HashMap::default(),
@@ -344,6 +356,7 @@ impl Isel<'_> {
         if inst.srcloc.is_none() {
             inst.srcloc = self.srcloc;
         }
+        inst.warp_wide |= self.warp_wide;
         self.out.push(inst);
     }
 

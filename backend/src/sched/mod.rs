@@ -341,6 +341,7 @@ fn nop(arch: Arch, stall: u8) -> Emitted {
         inst,
         target: None,
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
+        warp_wide: false,
     }
 }
 

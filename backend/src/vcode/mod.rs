@@ -233,6 +233,9 @@ pub struct MInst {
     pub target: Option<BlockId>,
     /// The PTX instruction it was selected from (for line tables), if known.
     pub srcloc: SrcLoc,
+    /// A warp-wide instruction the compiler inserted itself, implementing no PTX warp
+    /// operation (`EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`; `isel/aggregate.rs`).
+    pub warp_wide: bool,
 }
 
 impl MInst {
@@ -243,6 +246,7 @@ impl MInst {
             guard: None,
             target: None,
             srcloc: SrcLoc::NONE,
+            warp_wide: false,
         }
     }
 
