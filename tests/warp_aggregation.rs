@@ -1,7 +1,8 @@
 //! Warp-aggregated atomics (`backend/src/isel/aggregate.rs`): atomics on a warp-uniform
 //! address, reached by partial warps (a per-thread guard) and by full ones, give on the
-//! simulator the results of the threads running one after the other (the MIR interpreter's)
-//! and the same memory as with `--disable warp-aggregation`, without hazards; the inserted
+//! simulator the results of the threads running one after the other (lowest lane first in a
+//! warp; the warps in any order), as the MIR interpreter and the code without aggregation
+//! (`--disable warp-aggregation`) give them, without hazards; the inserted
 //! warp-wide instructions are listed in `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` and not in
 //! `EIATTR_COOP_GROUP_INSTR_OFFSETS`, and an atomic only `%tid.x == 0` reaches is left
 //! alone, as ptxas does.
@@ -14,7 +15,8 @@ use common::*;
 /// `out[0]` and keeps the old value in `out[8 + tid]`, adds `k` to `out[1]` without using
 /// the result, takes the minimum and maximum of its `tid ^ 13` into shared words copied to
 /// `out[2]` and `out[3]`, and the maximum into `out[4]` directly; thread 0 alone adds 1 to
-/// `out[5]`.
+/// `out[5]`; each thread below `n` also adds 1 to `out[6]`, keeping the old value in
+/// `out[104 + tid]`.
 const KERNEL: &str = r#"
 .version 7.0
 .target sm_75
@@ -45,6 +47,8 @@ INIT_DONE:
     mul.wide.u32 %rd3, %r3, 4;
     add.s64 %rd4, %rd2, %rd3;
     st.global.u32 [%rd4+32], %r5;
+    atom.global.add.u32 %r13, [%rd2+24], 1;
+    st.global.u32 [%rd4+416], %r13;
     red.global.add.u32 [%rd2+4], %r1;
     xor.b32 %r6, %r3, 13;
     atom.shared.min.u32 %r7, [lo], %r6;
@@ -71,13 +75,36 @@ fn spec(n: u32) -> String {
         "kernel = \"agg\"\ngrid = [1]\nblock = [{THREADS}]\n\
          params = [ {{ ptr = \"out\" }}, {{ u32 = 7 }}, {{ u32 = {n} }} ]\n\
          [buffers.out]\ndtype = \"u32\"\nlen = {}\n",
-        8 + THREADS
+        8 + 2 * THREADS
     )
 }
 
-/// What the kernel stores when threads `0..n` run one after the other.
+/// Checks `got` against what the kernel stores when threads `0..n` run one after the other,
+/// warp by warp in some order (the warps of a block run in any order), lowest lane first in
+/// a warp: the old values each warp's threads get are consecutive multiples of the operand,
+/// and all of them together are every multiple below `n` once.
+fn check(got: &[u32], n: u32, what: &str) {
+    let want = expected(n);
+    let (scalars, olds) = got.split_at(8);
+    assert_eq!(scalars, &want[..8], "{what}: the words at out[0..8]");
+    for (base, step) in [(0usize, 7u32), (THREADS as usize, 1)] {
+        let olds = &olds[base..base + THREADS as usize];
+        let mut all: Vec<u32> = olds[..n as usize].to_vec();
+        all.sort_unstable();
+        let every: Vec<u32> = (0..n).map(|t| step * t).collect();
+        assert_eq!(all, every, "{what}: old values of the adds of {step}");
+        for t in 1..n as usize {
+            if t % 32 != 0 {
+                assert_eq!(olds[t], olds[t - 1] + step, "{what}: thread {t}, adds of {step}");
+            }
+        }
+        assert!(olds[n as usize..].iter().all(|&v| v == 0), "{what}: threads from {n}");
+    }
+}
+
+/// What the kernel stores when threads `0..n` run one after the other, lowest first.
 fn expected(n: u32) -> Vec<u32> {
-    let mut out = vec![0u32; (8 + THREADS) as usize];
+    let mut out = vec![0u32; (8 + 2 * THREADS) as usize];
     let vals: Vec<u32> = (0..n).map(|t| t ^ 13).collect();
     out[0] = 7 * n;
     out[1] = 7 * n;
@@ -85,8 +112,10 @@ fn expected(n: u32) -> Vec<u32> {
     out[3] = vals.iter().copied().max().unwrap_or(0);
     out[4] = out[3];
     out[5] = 1;
+    out[6] = n;
     for t in 0..n {
         out[(8 + t) as usize] = 7 * t;
+        out[(8 + THREADS + t) as usize] = t;
     }
     out
 }
@@ -119,14 +148,13 @@ fn aggregated_atomics_give_the_results_of_threads_in_order() {
         // 96 threads: three full warps; 45: one full, one partial and one idle warp; 1: one
         // thread.
         for n in [96, 45, 1] {
-            let want = expected(n);
             let mir = &run_words(&dir, &dir.join("agg.ptx"), &spec(n), "mir", &["out"])[0];
-            assert_eq!(mir, &want, "{arch} n={n}: MIR interpreter");
+            check(mir, n, &format!("{arch} n={n}: MIR interpreter"));
             for engine in ["functional", "timed"] {
                 let got = &run_words(&dir, &on, &spec(n), engine, &["out"])[0];
-                assert_eq!(got, &want, "{arch} n={n}: {engine}, aggregated");
+                check(got, n, &format!("{arch} n={n}: {engine}, aggregated"));
                 let got = &run_words(&dir, &off, &spec(n), engine, &["out"])[0];
-                assert_eq!(got, &want, "{arch} n={n}: {engine}, not aggregated");
+                check(got, n, &format!("{arch} n={n}: {engine}, not aggregated"));
             }
         }
     }

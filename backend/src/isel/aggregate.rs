@@ -228,15 +228,16 @@ impl Isel<'_> {
             is_leader,
         } = self.leader(inst)?;
         let count = self.emit_temp(Op::Popc, &[(Role::B, Arg::op(mask))], &[])?;
-        let total = self.emit_temp(
-            Op::Imad,
-            &[
+        let total = if self.is_one(operand) {
+            count
+        } else {
+            let srcs = [
                 (Role::A, Arg::op(count)),
                 (Role::B, Arg::v(operand)),
                 (Role::C, Arg::rz()),
-            ],
-            &[Mod::Signed.flag(true)],
-        )?;
+            ];
+            self.emit_temp(Op::Imad, &srcs, &[Mod::Signed.flag(true)])?
+        };
         if !used {
             return self.emit_atom(site, total, None, None, Some((is_leader, false)));
         }
@@ -258,6 +259,10 @@ impl Isel<'_> {
             None,
         )?;
         let d = MOp::Reg(self.def_reg(result));
+        if self.is_one(operand) {
+            let srcs = [(Role::A, Arg::op(rank)), (Role::B, Arg::op(base)), (Role::C, Arg::rz())];
+            return self.emit_sass(Op::Iadd3, &[(Role::Dst, d)], &srcs, &[], None);
+        }
         self.emit_sass(
             Op::Imad,
             &[(Role::Dst, d)],
@@ -269,6 +274,11 @@ impl Isel<'_> {
             &[Mod::Signed.flag(true)],
             None,
         )
+    }
+
+    /// Whether `v` is the constant 1 (a multiplication by it is left out).
+    fn is_one(&self, v: Value) -> bool {
+        matches!(self.foldable(v), Some(V::Imm(1)))
     }
 
     /// `atom.min` / `atom.max` with an unused result, sm_80 on: the warp's value from
