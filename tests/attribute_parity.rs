@@ -72,8 +72,8 @@ const KOKKOS: &str = "ptx90parser__matrix_free_device_matrix_vector";
 /// The known differences (`docs/CUBIN.md`, section 4, says why each is there).
 /// `EIATTR_CRS_STACK_SIZE` only in ptxas's cubin: ptxas calls a `.func` or its own slow path
 /// with `CALL.REL` where ptxc inlines it (`call`, `call_rnd`, `extern_shared_call`,
-/// `multiple_return`, `shared_unify_*`, `vector`, `write_float`; `div_*`, `rcp_f64`, `rsqrt`,
-/// `sqrt_rn_ftz`), or keeps a `BSSY` around a diamond ptxc if-converts (`warp_vote`). Only in
+/// `multiple_return`, `shared_unify_*`, `vector`; `div_*`, `rcp_f64`, `rsqrt`, `sqrt_rn_ftz`,
+/// `write_float`'s f64 division), or keeps a `BSSY` around a diamond ptxc if-converts (`warp_vote`). Only in
 /// ptxc's: it branches (with a `BSSY`) around a block ptxas predicates (`dynamic_shared`,
 /// two Kokkos `copy_constrained_values` kernels). `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` only
 /// in ptxas's on sm_75: its forward-progress latch.
