@@ -70,31 +70,21 @@ const fn sm75_latch(file: &'static str, section: &'static str, count: usize) -> 
 const KOKKOS: &str = "ptx90parser__matrix_free_device_matrix_vector";
 
 /// The known differences (`docs/CUBIN.md`, section 4, says why each is there).
-/// `EIATTR_CRS_STACK_SIZE` only in ptxas's cubin: ptxas calls a `.func` or its own slow path
-/// with `CALL.REL` where ptxc inlines it (`call`, `call_rnd`, `extern_shared_call`,
-/// `multiple_return`, `shared_unify_*`, `vector`; `div_*`, `rcp_f64`, `rsqrt`, `sqrt_rn_ftz`,
-/// `write_float`'s f64 division), or keeps a `BSSY` around a diamond ptxc if-converts (`warp_vote`). Only in
+/// `EIATTR_CRS_STACK_SIZE` only in ptxas's cubin: ptxas calls a `.func` with `CALL.REL`
+/// where ptxc inlines it (`call`, `call_rnd`, `extern_shared_call`, `multiple_return`,
+/// `shared_unify_*`, `vector`; ptxc calls its slow paths as ptxas does), or keeps a `BSSY` around a diamond ptxc if-converts (`warp_vote`). Only in
 /// ptxc's: it branches (with a `BSSY`) around a block ptxas predicates (`dynamic_shared`,
 /// two Kokkos `copy_constrained_values` kernels). `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` only
 /// in ptxas's on sm_75: its forward-progress latch.
 const KNOWN: &[Known] = &[
     ptxas_crs("call", ".nv.info.call"),
     ptxas_crs("call_rnd", ".nv.info.call_rnd"),
-    ptxas_crs("div_ftz", ".nv.info.div_ftz"),
-    ptxas_crs("div_noftz", ".nv.info.div_noftz"),
     ptxas_crs("extern_shared_call", ".nv.info.extern_shared_call"),
     ptxas_crs("multiple_return", ".nv.info.multiple_return"),
-    ptxas_crs("rcp_f64", ".nv.info.rcp_f64"),
-    ptxas_crs("rsqrt", ".nv.info.rsqrt"),
     ptxas_crs("shared_unify_extern", ".nv.info.shared_unify_extern"),
     ptxas_crs("shared_unify_local", ".nv.info.shared_unify_local"),
-    ptxas_crs("sqrt_rn_ftz", ".nv.info.sqrt_rn_ftz"),
     ptxas_crs("vector", ".nv.info.vector"),
     ptxas_crs("warp_vote", ".nv.info.warp_vote"),
-    ptxas_crs(
-        "mikex86_LibreCuda__tests_async_kernels_write_float",
-        ".nv.info.write_float",
-    ),
     Known {
         archs: ALL,
         file: "dynamic_shared",

@@ -107,13 +107,13 @@ fn branches_back(inst: &Inst) -> bool {
     inst.operands.iter().any(|o| matches!(o.value, Value::Rel(r) if r < 0))
 }
 
-/// `EIATTR_SYSCALL_OFFSETS`: the byte offset of every `CALL` (ptxc calls only the
-/// functions the driver provides).
+/// `EIATTR_SYSCALL_OFFSETS`: the byte offset of every call of a function the driver
+/// provides (`CALL.ABS`; not the `CALL.REL` of a slow path).
 pub fn syscall_offsets(insts: &[Inst]) -> Vec<u32> {
     insts
         .iter()
         .enumerate()
-        .filter(|(_, i)| i.desc().op == Op::Call)
+        .filter(|(_, i)| i.desc().op == Op::Call && !calls_relative(i))
         .map(|(n, _)| 16 * n as u32)
         .collect()
 }

@@ -9,6 +9,7 @@ mod expand;
 pub mod layout;
 pub mod pipe_balance;
 mod predicate;
+pub mod subroutine;
 mod wide;
 pub mod zero_pairs;
 
@@ -43,6 +44,10 @@ pub struct Emitted {
     pub srcloc: SrcLoc,
     /// A warp-wide instruction the compiler inserted (`MInst::warp_wide`).
     pub warp_wide: bool,
+    /// The register operand of a slow path's return address (`MOV`s and `RET`): the slow
+    /// path's number and the pair's component, filled in after allocation
+    /// ([`subroutine::assign_return_pairs`]).
+    pub return_pair: Option<(u16, u8)>,
 }
 
 /// A block of final code. Control leaves through its branches (whose targets are block

@@ -119,6 +119,7 @@ mod tests {
             target: None,
             srcloc: ptxc_mir::ir::SrcLoc::NONE,
             warp_wide: false,
+            return_pair: None,
         }
     }
 

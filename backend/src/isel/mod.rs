@@ -33,6 +33,7 @@ mod operand;
 mod policy;
 mod reconverge;
 mod setp_logic;
+mod subroutine;
 mod subword;
 mod tensor;
 mod tuple_params;
@@ -109,6 +110,8 @@ pub struct Isel<'a> {
     /// The active mask, its leader and whether this thread is the leader, as computed for
     /// the last aggregated atomic, and the MIR block that computed them (`aggregate.rs`).
     pub warp_leader: Option<(ptxc_mir::ir::Block, aggregate::Leader)>,
+    /// The slow paths called as subroutines (`subroutine.rs`).
+    subroutines: Vec<crate::legalize::Subroutine>,
     /// The instructions being selected are warp-wide ones the compiler inserts itself
     /// (`MInst::warp_wide`).
     pub warp_wide: bool,
@@ -124,12 +127,13 @@ pub struct Isel<'a> {
 }
 
 /// Selects VCode of `arch` for `func`, whose variables live where `vars` says, without the
-/// `disabled` optimisations.
+/// `disabled` optimisations; the slow paths `subroutines` names are called as subroutines.
 pub fn select(
     func: &Function,
     vars: &KernelVars,
     arch: Arch,
     disabled: &[crate::compile::Optimisation],
+    subroutines: &[crate::legalize::Subroutine],
 ) -> Result<VCode, IselError> {
     use crate::compile::Optimisation;
     let mut isel = Isel {
@@ -154,6 +158,7 @@ pub fn select(
         aggregate_atomics: !disabled.contains(&Optimisation::WarpAggregation),
         warp_wide: false,
         warp_leader: None,
+        subroutines: subroutines.to_vec(),
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
         tuple_params: HashMap::default(),
         prepared_wgmma: HashMap::default(),

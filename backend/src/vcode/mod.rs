@@ -187,6 +187,26 @@ pub enum MKind {
         /// The result (an unused single register for functions without one).
         ret: VReg,
     },
+    /// A call of a slow path made a subroutine (`CALL.REL.NOINC`, `isel/subroutine.rs`):
+    /// control goes to the block and comes back where its [`MKind::Return`] says.
+    SubCall(BlockId),
+    /// The end of slow path `n` (`RET.REL.NODEC`): back to the block `to`, whose address
+    /// the slow path's return-address pair holds. The pair is a register pair the layout
+    /// picks after allocation (`emit/subroutine.rs`), so the allocator does not see it.
+    Return {
+        /// The block returned to.
+        to: BlockId,
+        /// The slow path's number.
+        n: u16,
+    },
+    /// Slow path `n`'s return-address pair = the address of block `of` in the kernel's code
+    /// (low register) and 0 (high).
+    ReturnAddress {
+        /// The block.
+        of: BlockId,
+        /// The slow path's number.
+        n: u16,
+    },
 }
 
 /// The operations of [`MKind::Wide`].
@@ -288,7 +308,12 @@ impl MInst {
                 }
                 f(*ret, true);
             }
-            MKind::Jump(_) | MKind::Exit | MKind::Trap => {}
+            MKind::Jump(_)
+            | MKind::Exit
+            | MKind::Trap
+            | MKind::SubCall(_)
+            | MKind::Return { .. }
+            | MKind::ReturnAddress { .. } => {}
         }
     }
 
@@ -310,7 +335,12 @@ impl MInst {
     pub fn is_terminator(&self) -> bool {
         matches!(
             self.kind,
-            MKind::Jump(_) | MKind::CondJump { .. } | MKind::Exit | MKind::Trap
+            MKind::Jump(_)
+                | MKind::CondJump { .. }
+                | MKind::Exit
+                | MKind::Trap
+                | MKind::SubCall(_)
+                | MKind::Return { .. }
         )
     }
 }
