@@ -189,8 +189,8 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
     }
     if data.op == Opcode::Jump {
         let to = data.targets()[0].block;
-        if let Some(merge) = isel.called_from(b) {
-            isel.call_slow_path(merge, edges.block_of[&merge], succs[0]);
+        if let Some((merge, &back)) = isel.called_from(b).and_then(|m| Some((m, edges.block_of.get(&m)?))) {
+            isel.call_slow_path(merge, back, succs[0]);
         } else if isel.returns_to(to) {
             isel.return_from_slow_path(to, succs[0]);
         } else {
