@@ -68,7 +68,8 @@ enum Command {
         /// Switch an optimisation off (repeatable): if-convert (short branch arms as
         /// guarded code), uniform-branches (no convergence barrier for branches on
         /// warp-uniform conditions), guarded-selects (a select of a value computed for it
-        /// alone as that instruction under a guard).
+        /// alone as that instruction under a guard), warp-aggregation (one atomic per warp
+        /// on a warp-uniform address).
         #[arg(long, value_enum, value_name = "OPT")]
         disable: Vec<OptArg>,
     },
@@ -216,6 +217,7 @@ enum OptArg {
     IfConvert,
     UniformBranches,
     GuardedSelects,
+    WarpAggregation,
 }
 
 impl From<OptArg> for ptxc_backend::compile::Optimisation {
@@ -224,6 +226,7 @@ impl From<OptArg> for ptxc_backend::compile::Optimisation {
             OptArg::IfConvert => Self::IfConvert,
             OptArg::UniformBranches => Self::UniformBranches,
             OptArg::GuardedSelects => Self::GuardedSelects,
+            OptArg::WarpAggregation => Self::WarpAggregation,
         }
     }
 }

@@ -3,7 +3,8 @@
 //! kernels reproduce the hardware outputs and the benchmark suite's buffers equal the
 //! default build's, on the timed simulator; and the command line's switch reaches the
 //! code (a uniform loop gets its convergence barrier back, a guarded load its branch, a
-//! guarded multiply its select).
+//! guarded multiply its select, an atomic on a warp-uniform address one instruction per
+//! thread).
 
 mod common;
 
@@ -24,6 +25,7 @@ fn switch_sets() -> Vec<Vec<Optimisation>> {
         Optimisation::IfConvert,
         Optimisation::UniformBranches,
         Optimisation::GuardedSelects,
+        Optimisation::WarpAggregation,
     ];
     let mut sets: Vec<Vec<Optimisation>> = all.iter().map(|&o| vec![o]).collect();
     sets.push(all);
@@ -129,6 +131,19 @@ fn disabling_guarded_selects_brings_the_selects_back() {
     // nbody_f32's rsqrt.approx scales subnormal inputs and results under a guard
     // (`@P0 FMUL R, R, 16777216`); without the switch each scaling is an FSEL of constants.
     switch_adds("tests/kernels/nbody_f32.ptx", "guarded-selects", "FSEL");
+}
+
+#[test]
+fn disabling_warp_aggregation_gives_each_thread_its_atomic() {
+    // atom_add adds a value loaded from one address to one shared word: aggregated, the
+    // active mask comes from VOTEU and the leader's old value from SHFL.IDX.
+    let ptx = "tests/data/conformance/atom_add.ptx";
+    let default = listing_with(ptx, &[], "atom_add_default.cubin");
+    let off = listing_with(ptx, &["--disable", "warp-aggregation"], "atom_add_off.cubin");
+    for mnemonic in ["VOTEU.ANY", "SHFL.IDX"] {
+        assert_eq!(count(&default, mnemonic), 1, "{mnemonic} by default:\n{default}");
+        assert_eq!(count(&off, mnemonic), 0, "{mnemonic} with the switch off:\n{off}");
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Kernel attributes that follow from the emitted code, written as ptxas 13.5 writes them
 //! (`docs/CUBIN.md`, section 4): `EIATTR_SYSCALL_OFFSETS`, `EIATTR_COOP_GROUP_INSTR_OFFSETS` with
 //! `EIATTR_COOP_GROUP_MASK_REGIDS`, `EIATTR_CRS_STACK_SIZE`, `EIATTR_CTAIDZ_USED` and
-//! `EIATTR_UNUSED_LOAD_BYTE_OFFSET`.
+//! `EIATTR_UNUSED_LOAD_BYTE_OFFSET` (`EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` is the list of
+//! instructions marked inserted, `emit::layout::Assembled::warp_wide_offsets`).
 
 use crate::emit::layout::Assembled;
 use ptxc_mir::ir::{Function, Opcode, SrcLoc};
@@ -45,13 +46,16 @@ fn votes_pt(inst: &Inst) -> bool {
 
 /// Byte offsets of the instructions that implement PTX `shfl.sync`, `vote.sync` and
 /// `match.sync` (ptxas lists these in `EIATTR_COOP_GROUP_INSTR_OFFSETS`; `activemask`'s VOTE
-/// is not listed). ptxc emits SHFL, VOTE and MATCH only for warp operations; a VOTE of the
-/// constant-true predicate is `activemask` unless the kernel has no `activemask` but votes.
-pub fn coop_group_offsets(f: &MirFacts, insts: &[Inst]) -> Vec<u32> {
+/// is not listed). Besides the warp-wide instructions it inserts itself (`inserted`, listed in
+/// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS` instead), ptxc emits SHFL, VOTE and MATCH only for
+/// warp operations; a VOTE of the constant-true predicate is `activemask` unless the kernel
+/// has no `activemask` but votes.
+pub fn coop_group_offsets(f: &MirFacts, insts: &[Inst], inserted: &[u32]) -> Vec<u32> {
     let (activemask, votes) = (f.activemask, f.votes);
     insts
         .iter()
         .enumerate()
+        .filter(|(n, _)| inserted.binary_search(&(16 * *n as u32)).is_err())
         .filter(|(_, i)| match i.desc().op {
             Op::Shfl | Op::Match => true,
             Op::Vote => votes && (!activemask || !votes_pt(i)),
@@ -103,13 +107,13 @@ fn branches_back(inst: &Inst) -> bool {
     inst.operands.iter().any(|o| matches!(o.value, Value::Rel(r) if r < 0))
 }
 
-/// `EIATTR_SYSCALL_OFFSETS`: the byte offset of every `CALL` (ptxc calls only the
-/// functions the driver provides).
+/// `EIATTR_SYSCALL_OFFSETS`: the byte offset of every call of a function the driver
+/// provides (`CALL.ABS`; not the `CALL.REL` of a slow path).
 pub fn syscall_offsets(insts: &[Inst]) -> Vec<u32> {
     insts
         .iter()
         .enumerate()
-        .filter(|(_, i)| i.desc().op == Op::Call)
+        .filter(|(_, i)| i.desc().op == Op::Call && !calls_relative(i))
         .map(|(n, _)| 16 * n as u32)
         .collect()
 }

@@ -95,6 +95,9 @@ pub enum Optimisation {
     /// select's guard, writing the other value's register in place (`isel/guarded_select.rs`);
     /// off, the value is computed unguarded and merged with SEL.
     GuardedSelects,
+    /// Atomics on an address the same in every thread of the warp done once per warp, by
+    /// one leader thread, as ptxas does (`isel/aggregate.rs`).
+    WarpAggregation,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -216,7 +219,7 @@ pub fn compile_kernel(
     dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
     crate::legalize::zero_adds::run(&mut f, vars);
-    crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
+    let subroutines = crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     // The expansions of division, remainder and the float functions repeat work (two
     // remainders by one divisor share its reciprocal) and, by a loop-invariant operand, are
     // invariant in turn: value numbering merges them (not comparisons, P0..P6 are few, nor
@@ -225,22 +228,7 @@ pub fn compile_kernel(
     ptxc_mir::opt::licm::run_except_predicates(&mut f);
     crate::legalize::wide_loads::run(&mut f, vars);
     let f = &f;
-    let mut vcode = select(f, vars, opts.arch, &opts.disabled)?;
     let hard_limit = [opts.max_registers, f.max_nreg].into_iter().flatten().min();
-    let shape = crate::sched::budget::KernelShape {
-        threads: f.req_ntid.or(f.max_ntid).map(|d| d.iter().product()),
-        shared: vars.shared_size,
-        limit: hard_limit,
-    };
-    let budget = crate::sched::budget::register_budget(opts.arch, &shape);
-    if !crate::sched::pre_ra::schedule(&mut vcode, &opts.pre_sched, budget) {
-        return Err(BackendError::Options(format!(
-            "unknown pre-allocation scheduling heuristic `{}` (known: {})",
-            opts.pre_sched,
-            crate::sched::pre_ra::NAMES.join(", ")
-        )));
-    }
-    dump(Stage::Vcode, &|| vcode.to_string());
     let limit = hard_limit.unwrap_or(255);
     if limit < MIN_REGISTERS {
         return Err(BackendError::Options(format!(
@@ -248,16 +236,19 @@ pub fn compile_kernel(
             f.name
         )));
     }
-    let alloc = allocate(&mut vcode, limit)?;
-    let calls = vcode.insts.iter().any(|i| i.is_call());
-    let if_convert = !opts.disabled.contains(&Optimisation::IfConvert);
-    let emission = emit(&vcode, &alloc, if_convert)?;
-    let mut blocks = emission.blocks;
-    if !calls {
-        // Renaming registers would move the ABI's fixed registers of a call sequence.
-        crate::regalloc::compact::compact(&mut blocks);
-        crate::regalloc::banks::spread_banks(&mut blocks);
-    }
+    // Slow paths are subroutines unless their return addresses would not fit the limit;
+    // then they are selected in line.
+    let lowered = match lower(f, vars, opts, &subroutines, hard_limit)? {
+        Some(l) => l,
+        None => lower(f, vars, opts, &[], hard_limit)?.expect("no return address to place"),
+    };
+    let Lowered {
+        vcode,
+        alloc,
+        emission,
+        mut blocks,
+    } = lowered;
+    dump(Stage::Vcode, &|| vcode.to_string());
     crate::emit::zero_pairs::run(&mut blocks, opts.arch);
     if let Some(name) = &opts.post_sched {
         let h = crate::sched::heuristics::by_name(name).ok_or_else(|| {
@@ -313,6 +304,79 @@ pub fn compile_kernel(
         unused_load_bytes,
         divergent_loop: vcode.divergent_loop,
     })
+}
+
+/// A kernel selected, allocated and emitted (its registers recoloured).
+struct Lowered {
+    vcode: crate::vcode::VCode,
+    alloc: crate::regalloc::Allocation,
+    emission: crate::emit::Emission,
+    blocks: Vec<crate::emit::CodeBlock>,
+}
+
+/// Selects, allocates and emits `f` with the slow paths `subroutines` names called as
+/// subroutines; None when their return addresses do not fit the register limit.
+fn lower(
+    f: &Function,
+    vars: &KernelVars,
+    opts: &Options,
+    subroutines: &[crate::legalize::Subroutine],
+    hard_limit: Option<u32>,
+) -> Result<Option<Lowered>, BackendError> {
+    let mut vcode = select(f, vars, opts.arch, &opts.disabled, subroutines)?;
+    let shape = crate::sched::budget::KernelShape {
+        threads: f.req_ntid.or(f.max_ntid).map(|d| d.iter().product()),
+        shared: vars.shared_size,
+        limit: hard_limit,
+    };
+    let budget = crate::sched::budget::register_budget(opts.arch, &shape);
+    if !crate::sched::pre_ra::schedule(&mut vcode, &opts.pre_sched, budget) {
+        return Err(BackendError::Options(format!(
+            "unknown pre-allocation scheduling heuristic `{}` (known: {})",
+            opts.pre_sched,
+            crate::sched::pre_ra::NAMES.join(", ")
+        )));
+    }
+    let limit = hard_limit.unwrap_or(255);
+    let alloc = allocate(&mut vcode, limit)?;
+    let calls = vcode.insts.iter().any(|i| i.is_call());
+    let if_convert = !opts.disabled.contains(&Optimisation::IfConvert);
+    let mut emission = emit(&vcode, &alloc, if_convert)?;
+    let mut blocks = std::mem::take(&mut emission.blocks);
+    if !crate::emit::subroutine::assign_return_pairs(&mut blocks) {
+        return Ok(None);
+    }
+    if !calls {
+        // Renaming registers would move the ABI's fixed registers of a call sequence.
+        crate::regalloc::compact::compact(&mut blocks);
+        crate::regalloc::banks::spread_banks(&mut blocks);
+    }
+    let allowed = alloc.raised_limit.unwrap_or(limit);
+    if !subroutines.is_empty() && cubin::register_count(highest_register(&blocks)) > allowed {
+        return Ok(None);
+    }
+    Ok(Some(Lowered {
+        vcode,
+        alloc,
+        emission,
+        blocks,
+    }))
+}
+
+/// The highest general register the code names.
+fn highest_register(blocks: &[crate::emit::CodeBlock]) -> Option<u32> {
+    blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .flat_map(|e| {
+            let a = accesses(&e.inst);
+            a.reads.into_iter().chain(a.writes)
+        })
+        .filter_map(|a| match a.reg {
+            Reg::R(r) => Some(r as u32),
+            Reg::P(_) | Reg::UR(_) | Reg::UP(_) => None,
+        })
+        .max()
 }
 
 /// A listing of assembled code: address, control code, text.
@@ -435,7 +499,9 @@ fn finish_kernel(
     code.shrink_to_fit();
     image.code = code;
     image.reg_count = cubin::register_count(k.highest_gpr);
-    image.coop_group_offsets = crate::attrs::coop_group_offsets(&facts, &k.assembled.insts);
+    image.coop_group_offsets =
+        crate::attrs::coop_group_offsets(&facts, &k.assembled.insts, &k.assembled.warp_wide_offsets);
+    image.int_warp_wide_offsets = k.assembled.warp_wide_offsets.clone();
     image.coop_group_mask_regids = vec![crate::attrs::NO_MASK_REGISTER; image.coop_group_offsets.len()];
     image.crs_stack_size = crate::attrs::crs_stack_size(&k.assembled.insts, k.divergent_loop);
     image.ctaid_z_used = crate::attrs::ctaid_z_used(&k.assembled.insts);

@@ -7,12 +7,14 @@ use crate::isa::{Arch, Value, decode};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Labels `.L_x_<n>` numbered by target address.
-struct Labels(BTreeMap<u64, usize>);
+/// Labels `.L_x_<n>` numbered by target address; the kernel's start is its name (as nvdisasm
+/// prints it: a `RET.REL` relative to the kernel's start, a loop from the first instruction).
+struct Labels<'a>(BTreeMap<u64, usize>, &'a str);
 
-impl LabelNamer for Labels {
+impl LabelNamer for Labels<'_> {
     fn label(&self, target: u64) -> String {
         match self.0.get(&target) {
+            _ if target == 0 => self.1.to_string(),
             Some(n) => format!(".L_x_{n}"),
             None => format!("{target:#x}"),
         }
@@ -46,9 +48,10 @@ pub fn disassemble_kernel(arch: Arch, name: &str, code: &[u8], controls: bool) -
             })
         })
         .collect();
+    targets.retain(|&t| t != 0);
     targets.sort();
     targets.dedup();
-    let labels = Labels(targets.iter().enumerate().map(|(n, &t)| (t, n)).collect());
+    let labels = Labels(targets.iter().enumerate().map(|(n, &t)| (t, n)).collect(), name);
     let mut out = String::new();
     let _ = writeln!(out, "\n.text.{name}:");
     for (i, inst) in insts.iter().enumerate() {

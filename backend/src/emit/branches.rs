@@ -9,9 +9,11 @@ use smallvec::SmallVec;
 /// The successors of a block (at most a few: held inline).
 pub type Successors = SmallVec<[usize; 4]>;
 
-/// True for an unconditional branch, EXIT or trap: control never falls through it.
+/// True for an unconditional branch, EXIT or trap, a slow path's call (`CALL.REL`; control
+/// comes back at its return address) or return: control never falls through it.
 fn ends_flow(e: &Emitted) -> bool {
-    e.inst.unguarded() && matches!(e.inst.desc().op, Op::Bra | Op::Exit | Op::Bpt)
+    let op = e.inst.desc().op;
+    e.inst.unguarded() && (matches!(op, Op::Bra | Op::Exit | Op::Bpt | Op::Ret) || op == Op::Call && e.target.is_some())
 }
 
 /// The block control falls into after `b` (the next non-empty block), if it falls through.
@@ -42,7 +44,9 @@ pub fn simplify(blocks: &mut [CodeBlock]) {
 fn final_target(blocks: &[CodeBlock], mut b: usize) -> usize {
     for _ in 0..blocks.len() {
         match blocks[b].insts.as_slice() {
-            [only] if ends_flow(only) && only.target.is_some() => b = only.target.expect("checked"),
+            [only] if only.inst.desc().op == Op::Bra && ends_flow(only) && only.target.is_some() => {
+                b = only.target.expect("checked")
+            }
             [] => match (b + 1..blocks.len()).find(|&n| !blocks[n].insts.is_empty()) {
                 Some(n) => b = n,
                 None => return b,

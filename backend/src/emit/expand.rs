@@ -7,7 +7,7 @@ use ptxc_mir::ir::SrcLoc;
 use ptxc_sass::isa::ModSet;
 use ptxc_sass::isa::make::make;
 use ptxc_sass::isa::values::{BptMode, MemSize};
-use ptxc_sass::isa::{Inst, Op, Operand, PT, RZ, Role, Value as V};
+use ptxc_sass::isa::{Inst, Mod, Op, Operand, PT, RZ, Role, Value as V};
 use regalloc2 as ra;
 
 /// Expands instructions into `out`.
@@ -37,6 +37,8 @@ impl Expander<'_> {
             inst,
             target: None,
             srcloc: SrcLoc::NONE,
+            warp_wide: false,
+            return_pair: None,
         });
     }
 
@@ -131,6 +133,8 @@ impl Expander<'_> {
                     inst: i,
                     target: inst.target.map(|b| b.0 as usize),
                     srcloc: SrcLoc::NONE,
+                    warp_wide: false,
+                    return_pair: None,
                 });
             }
             MKind::Wide { op, d, srcs, tmp } => self.wide(*op, *d, srcs, *tmp, locs)?,
@@ -155,6 +159,9 @@ impl Expander<'_> {
                 self.push(i);
             }
             MKind::Call { f, slot, args, ret } => self.call(*f, *slot, args, *ret, locs)?,
+            MKind::SubCall(t) => self.sub_call(t.0 as usize)?,
+            MKind::Return { to, n } => self.sub_return(*n, to.0 as usize)?,
+            MKind::ReturnAddress { of, n } => self.slow_path_return_address(*n, of.0 as usize)?,
         }
         if guard != PT || guard_neg {
             for e in &mut self.out[start..] {
@@ -196,6 +203,60 @@ impl Expander<'_> {
         Ok(())
     }
 
+    /// `CALL.REL.NOINC` of the slow path starting at block `target`.
+    fn sub_call(&mut self, target: usize) -> Result<(), EmitError> {
+        let i = self.make(
+            Op::Call,
+            &[(Role::Target, Operand::new(V::Rel(0)))],
+            &[Mod::NoInc.flag(true)],
+        )?;
+        self.out.push(Emitted {
+            inst: i,
+            target: Some(target),
+            srcloc: SrcLoc::NONE,
+            warp_wide: false,
+            return_pair: None,
+        });
+        Ok(())
+    }
+
+    /// `RET.REL.NODEC Rr` of slow path `n` relative to the kernel's start, back to block `to`
+    /// (whose address `Rr` holds; the layout keeps `to` as the instruction's target for the
+    /// control-flow graph and writes the kernel's start in its offset). `Rr` is picked later.
+    fn sub_return(&mut self, n: u16, to: usize) -> Result<(), EmitError> {
+        let i = self.make(
+            Op::Ret,
+            &[(Role::A, Operand::reg(0)), (Role::Target, Operand::new(V::Rel(0)))],
+            &[Mod::NoDec.flag(true)],
+        )?;
+        self.out.push(Emitted {
+            inst: i,
+            target: Some(to),
+            srcloc: SrcLoc::NONE,
+            warp_wide: false,
+            return_pair: Some((n, 0)),
+        });
+        Ok(())
+    }
+
+    /// Slow path `n`'s return address: `MOV Rr, <address of block of>` (the layout writes the
+    /// address) and `MOV Rr+1, 0`; `Rr` is picked later.
+    fn slow_path_return_address(&mut self, n: u16, of: usize) -> Result<(), EmitError> {
+        let word = |v: V| [(Role::Dst, Operand::reg(0)), (Role::B, Operand::new(v))];
+        let low = self.make(Op::Mov, &word(V::Imm(super::layout::ADDRESS_PLACEHOLDER)), &[])?;
+        let high = self.make(Op::Mov, &word(V::Imm(0)), &[])?;
+        for (inst, target, k) in [(low, Some(of), 0), (high, None, 1)] {
+            self.out.push(Emitted {
+                inst,
+                target,
+                srcloc: SrcLoc::NONE,
+                warp_wide: false,
+                return_pair: Some((n, k)),
+            });
+        }
+        Ok(())
+    }
+
     fn branch(&mut self, pred: u8, neg: bool, target: usize) -> Result<(), EmitError> {
         let mut i = self.make(Op::Bra, &[(Role::Target, Operand::new(V::Rel(0)))], &[])?;
         i.guard = pred;
@@ -204,6 +265,8 @@ impl Expander<'_> {
             inst: i,
             target: Some(target),
             srcloc: SrcLoc::NONE,
+            warp_wide: false,
+            return_pair: None,
         });
         Ok(())
     }

@@ -14,6 +14,35 @@ pub struct Assembled {
     pub exit_offsets: Vec<u32>,
     /// The PTX position of each instruction (for line tables), if known.
     pub srclocs: Vec<ptxc_mir::ir::SrcLoc>,
+    /// Byte offsets of the warp-wide instructions the compiler inserted
+    /// (`EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`).
+    pub warp_wide_offsets: Vec<u32>,
+}
+
+/// The immediate a return address's `MOV` holds until the layout writes the address
+/// (nonzero: no pass takes the `MOV` for a zeroing).
+pub const ADDRESS_PLACEHOLDER: u64 = 0xadd0;
+
+/// Writes the address of the block at `target` into `inst` at `addr`: a branch's or call's
+/// offset to it; for a `RET`, which returns where its register says, the offset to the
+/// kernel's start; in any other instruction (a return address's `MOV`, or the `IMAD.MOV`
+/// pipe balancing made of it) the block's address itself, in place of
+/// [`ADDRESS_PLACEHOLDER`].
+fn resolve(inst: &mut ptxc_sass::isa::Inst, target: i64, addr: i64) {
+    use ptxc_sass::isa::Role;
+    let at = |inst: &ptxc_sass::isa::Inst, role| inst.desc().operand_index(role);
+    let (i, value) = match inst.desc().op {
+        Op::Ret => (at(inst, Role::Target), Value::Rel(-(addr + 16))),
+        _ if at(inst, Role::Target).is_some() => (at(inst, Role::Target), Value::Rel(target - (addr + 16))),
+        _ => (
+            inst.operands
+                .iter()
+                .position(|o| o.value == Value::Imm(ADDRESS_PLACEHOLDER)),
+            Value::Imm(target as u64),
+        ),
+    };
+    let i = i.expect("the operand the target goes to");
+    inst.operands[i].value = value;
 }
 
 /// Resolves branch targets to offsets and encodes every instruction.
@@ -31,15 +60,13 @@ pub fn assemble(blocks: &[CodeBlock]) -> Result<Assembled, EncodeError> {
         for e in &b.insts {
             let mut inst = e.inst.clone();
             if let Some(t) = e.target {
-                let rel = starts[t] - (addr + 16);
-                let i = inst
-                    .desc()
-                    .operand_index(ptxc_sass::isa::Role::Target)
-                    .expect("branch has a target");
-                inst.operands[i].value = Value::Rel(rel);
+                resolve(&mut inst, starts[t], addr);
             }
             if inst.desc().op == Op::Exit {
                 out.exit_offsets.push(addr as u32);
+            }
+            if e.warp_wide {
+                out.warp_wide_offsets.push(addr as u32);
             }
             out.code.extend_from_slice(&encode(&inst)?.to_le_bytes());
             out.insts.push(inst);

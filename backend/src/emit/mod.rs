@@ -9,6 +9,7 @@ mod expand;
 pub mod layout;
 pub mod pipe_balance;
 mod predicate;
+pub mod subroutine;
 mod wide;
 pub mod zero_pairs;
 
@@ -41,6 +42,12 @@ pub struct Emitted {
     pub target: Option<usize>,
     /// The PTX instruction it comes from (for line tables), if known.
     pub srcloc: SrcLoc,
+    /// A warp-wide instruction the compiler inserted (`MInst::warp_wide`).
+    pub warp_wide: bool,
+    /// The register operand of a slow path's return address (`MOV`s and `RET`): the slow
+    /// path's number and the pair's component, filled in after allocation
+    /// ([`subroutine::assign_return_pairs`]).
+    pub return_pair: Option<(u16, u8)>,
 }
 
 /// A block of final code. Control leaves through its branches (whose targets are block
@@ -78,7 +85,10 @@ pub fn emit(vcode: &VCode, alloc: &Allocation, predicate: bool) -> Result<Emissi
                     let locs = locations(&gpr_view, &alloc.gpr, inst, &pred_view, &alloc.pred);
                     let (minst, start) = (&vcode.insts[i as usize], ex.out.len());
                     ex.inst(minst, &locs, b)?;
-                    ex.out[start..].iter_mut().for_each(|e| e.srcloc = minst.srcloc);
+                    ex.out[start..].iter_mut().for_each(|e| {
+                        e.srcloc = minst.srcloc;
+                        e.warp_wide = minst.warp_wide;
+                    });
                 }
                 while let Some((_, ra::Edit::Move { from, to })) = gpr_edits.next_if(|(p, _)| *p == point) {
                     ex.gpr_move(*from, *to)?;

@@ -118,6 +118,8 @@ mod tests {
             inst,
             target: None,
             srcloc: ptxc_mir::ir::SrcLoc::NONE,
+            warp_wide: false,
+            return_pair: None,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::fit::Arg;
 use super::{Isel, IselError};
-use crate::vcode::MOp;
+use crate::vcode::{MOp, VReg};
 use ptxc_mir::ir::{AtomInfo, AtomOp, Aux, Inst, Space, Type};
 use ptxc_sass::isa::values::{self, AtomType, CasKind, MemSem, Scope};
 use ptxc_sass::isa::{Mod, Op, RZ, Role, Value as V};
@@ -88,26 +88,44 @@ impl Isel<'_> {
             );
         }
         let used = self.use_count(result) > 0;
+        let site = AtomSite { op, space, atype, addr };
+        if self.aggregate_atomics && self.aggregated(inst, &site)? {
+            return Ok(());
+        }
         let b = MOp::Reg(self.reg(args[1]));
+        let d = used.then(|| MOp::Reg(self.def_reg(result)));
+        let c = (op == AtomOp::Cas).then(|| MOp::Reg(self.reg(args[2])));
+        self.emit_atom(&site, b, c, d, None)
+    }
+
+    /// One atomic instruction at `site` with operand `b` (and `c`, compare-and-swap's new
+    /// value), the old value into `d` (`None`: unused, then a global atomic other than
+    /// exchange and compare-and-swap is a RED), under `guard`.
+    pub(super) fn emit_atom(
+        &mut self,
+        site: &AtomSite,
+        b: MOp,
+        c: Option<MOp>,
+        d: Option<MOp>,
+        guard: Option<(VReg, bool)>,
+    ) -> Result<(), IselError> {
+        let AtomSite { op, space, atype, addr } = *site;
+        let shared = space == Space::Shared;
         let mut mods = vec![atype.set()];
         if !shared {
             mods.extend([Mod::E.flag(true), MemSem::Strong.set(), Scope::Gpu.set()]);
         }
-        if space == Space::Global && !used && !matches!(op, AtomOp::Exch | AtomOp::Cas) {
+        if space == Space::Global && d.is_none() && !matches!(op, AtomOp::Exch | AtomOp::Cas) {
             mods.push(sass_atom_op(op).expect("not cas").set());
             return self.emit_sass(
                 Op::Red,
                 &[],
                 &[(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(b))],
                 &mods,
-                None,
+                guard,
             );
         }
-        let d = if used {
-            MOp::Reg(self.def_reg(result))
-        } else {
-            MOp::Fixed(V::Reg(RZ))
-        };
+        let d = d.unwrap_or(MOp::Fixed(V::Reg(RZ)));
         let pt = MOp::Fixed(V::Pred { idx: 7, neg: false });
         let mut dsts = vec![(Role::Dst, d)];
         if !shared {
@@ -121,18 +139,36 @@ impl Isel<'_> {
             (_, Space::Shared) => Op::Atoms,
             _ => Op::Atom,
         };
-        let srcs = if op == AtomOp::Cas {
-            mods.push(CasKind::Cas.set());
-            let c = MOp::Reg(self.reg(args[2]));
-            vec![
-                (Role::Addr, Arg::op(addr)),
-                (Role::B, Arg::op(b)),
-                (Role::C, Arg::op(c)),
-            ]
-        } else {
-            mods.push(sass_atom_op(op).expect("not cas").set());
-            vec![(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(b))]
+        let srcs = match c {
+            Some(c) if op == AtomOp::Cas => {
+                mods.push(CasKind::Cas.set());
+                vec![
+                    (Role::Addr, Arg::op(addr)),
+                    (Role::B, Arg::op(b)),
+                    (Role::C, Arg::op(c)),
+                ]
+            }
+            _ => {
+                let sass =
+                    sass_atom_op(op).ok_or_else(|| self.unsupported("compare-and-swap without its new value"))?;
+                mods.push(sass.set());
+                vec![(Role::Addr, Arg::op(addr)), (Role::Data, Arg::op(b))]
+            }
         };
-        self.emit_sass(sass_op, &dsts, &srcs, &mods, None)
+        self.emit_sass(sass_op, &dsts, &srcs, &mods, guard)
     }
+}
+
+/// Where and how an atomic accesses memory: its operation, state space, SASS data type and
+/// address operand.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AtomSite {
+    /// The operation.
+    pub op: AtomOp,
+    /// The state space.
+    pub space: Space,
+    /// The SASS data type.
+    pub atype: AtomType,
+    /// The address operand.
+    pub addr: MOp,
 }

@@ -187,10 +187,23 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
             }
         }
     }
+    if data.op == Opcode::Jump {
+        let to = data.targets()[0].block;
+        if let Some((merge, &back)) = isel.called_from(b).and_then(|m| Some((m, edges.block_of.get(&m)?))) {
+            isel.call_slow_path(merge, back, succs[0]);
+        } else if isel.returns_to(to) {
+            isel.return_from_slow_path(to, succs[0]);
+        } else {
+            isel.push(MInst::new(MKind::Jump(succs[0])));
+        }
+        let blk = &mut isel.vcode.blocks[id];
+        blk.succs = succs;
+        blk.succ_args = succ_args;
+        return Ok(());
+    }
     let kind = match data.op {
         Opcode::Exit => MKind::Exit,
         Opcode::Trap => MKind::Trap,
-        Opcode::Jump => MKind::Jump(succs[0]),
         Opcode::Brif => match isel.pred(data.args[0]) {
             crate::vcode::MOp::Pred(cond, neg) => MKind::CondJump {
                 cond,

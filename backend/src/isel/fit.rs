@@ -199,6 +199,7 @@ impl Isel<'_> {
                 keep: None,
                 target: None,
                 srcloc: ptxc_mir::ir::SrcLoc::NONE,
+                warp_wide: false,
             });
             return Ok(());
         }

@@ -5,6 +5,7 @@
 
 mod accumulators;
 mod address;
+mod aggregate;
 mod arith;
 mod async_copy;
 mod atomic;
@@ -33,6 +34,7 @@ mod operand;
 mod policy;
 mod reconverge;
 mod setp_logic;
+mod subroutine;
 mod subword;
 mod tensor;
 mod tuple_params;
@@ -111,6 +113,16 @@ pub struct Isel<'a> {
     pub guarded_selects_on: bool,
     /// Leave the convergence barrier out of branches on uniform conditions.
     pub uniform_branches: bool,
+    /// Aggregate atomics on warp-uniform addresses (`aggregate.rs`).
+    pub aggregate_atomics: bool,
+    /// The active mask, its leader and whether this thread is the leader, as computed for
+    /// the last aggregated atomic, and the MIR block that computed them (`aggregate.rs`).
+    pub warp_leader: Option<(ptxc_mir::ir::Block, aggregate::Leader)>,
+    /// The slow paths called as subroutines (`subroutine.rs`).
+    subroutines: Vec<crate::legalize::Subroutine>,
+    /// The instructions being selected are warp-wide ones the compiler inserts itself
+    /// (`MInst::warp_wide`).
+    pub warp_wide: bool,
     /// The source position of the MIR instruction being selected.
     pub srcloc: ptxc_mir::ir::SrcLoc,
     /// Blocks whose parameters travel partly as register tuples.
@@ -130,12 +142,13 @@ pub struct BlockValues {
 }
 
 /// Selects VCode of `arch` for `func`, whose variables live where `vars` says, without the
-/// `disabled` optimisations.
+/// `disabled` optimisations; the slow paths `subroutines` names are called as subroutines.
 pub fn select(
     func: &Function,
     vars: &KernelVars,
     arch: Arch,
     disabled: &[crate::compile::Optimisation],
+    subroutines: &[crate::legalize::Subroutine],
 ) -> Result<VCode, IselError> {
     use crate::compile::Optimisation;
     let mut isel = Isel {
@@ -160,6 +173,10 @@ pub fn select(
         if_convert: !disabled.contains(&Optimisation::IfConvert),
         guarded_selects_on: !disabled.contains(&Optimisation::GuardedSelects),
         uniform_branches: !disabled.contains(&Optimisation::UniformBranches),
+        aggregate_atomics: !disabled.contains(&Optimisation::WarpAggregation),
+        warp_wide: false,
+        warp_leader: None,
+        subroutines: subroutines.to_vec(),
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
         tuple_params: HashMap::default(),
         prepared_wgmma: HashMap::default(),
@@ -365,6 +382,7 @@ impl Isel<'_> {
         if inst.srcloc.is_none() {
             inst.srcloc = self.srcloc;
         }
+        inst.warp_wide |= self.warp_wide;
         self.out.push(inst);
     }
 

@@ -17,6 +17,20 @@ pub struct Builder<'f> {
     pub block: Block,
     /// Blocks created by this expansion, with whether they are cold (placed at the end).
     pub created: Vec<(Block, bool)>,
+    /// The slow paths this expansion made subroutines of.
+    pub subroutines: Vec<Subroutine>,
+}
+
+/// A slow path called as a subroutine, as ptxas calls its own (`CALL.REL.NOINC` after the
+/// return address is set, `RET.REL.NODEC` back; `docs/CUBIN.md`, section 4): `call` holds
+/// only a jump to the slow path's first block, and every jump to `merge` comes from the slow
+/// path's end (the fast path reaches `merge` by a conditional branch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subroutine {
+    /// The block that calls the slow path.
+    pub call: Block,
+    /// The block the slow path returns to.
+    pub merge: Block,
 }
 
 impl<'f> Builder<'f> {
@@ -26,6 +40,7 @@ impl<'f> Builder<'f> {
             func,
             block,
             created: Vec::new(),
+            subroutines: Vec::new(),
         }
     }
 
@@ -229,9 +244,9 @@ impl<'f> Builder<'f> {
         self.block = block;
     }
 
-    /// Branches on `slow`: to a new cold block where `slow_path` computes the value, else
-    /// straight to a new merge block with `fast`; continues in the merge block and returns
-    /// the merged value.
+    /// Branches on `slow`: to a new cold block where `slow_path` computes the value (called
+    /// as a subroutine, [`Subroutine`]), else straight to a new merge block with `fast`;
+    /// continues in the merge block and returns the merged value.
     pub fn with_slow_path(
         &mut self,
         ty: Type,
@@ -239,14 +254,46 @@ impl<'f> Builder<'f> {
         fast: Value,
         slow_path: impl FnOnce(&mut Builder) -> Value,
     ) -> Value {
-        let (cold, merge) = (self.new_block(true), self.new_block(false));
+        let merge = self.new_block(false);
         let merged = self.param(merge, ty);
-        self.brif(slow, (cold, &[]), (merge, &[fast]));
+        self.subroutine(slow, merge, &[fast], |b| vec![slow_path(b)]);
+        merged
+    }
+
+    /// Calls a new cold block where `body` computes a value of type `ty` (as a subroutine,
+    /// [`Subroutine`]; the current block is the call block); continues in a new block and
+    /// returns the value.
+    pub fn call(&mut self, ty: Type, body: impl FnOnce(&mut Builder) -> Value) -> Value {
+        let (cold, merge) = (self.new_block(true), self.new_block(false));
+        let v = self.param(merge, ty);
+        let call = self.block;
+        self.jump(cold, &[]);
+        self.switch_to(cold);
+        let r = body(self);
+        self.jump(merge, &[r]);
+        self.switch_to(merge);
+        self.subroutines.push(Subroutine { call, merge });
+        v
+    }
+
+    /// Branches on `slow` to a call of a new cold block where `slow_path` computes the
+    /// arguments of `merge`, else to `merge` with `fast`; continues in `merge`.
+    pub fn subroutine(
+        &mut self,
+        slow: Value,
+        merge: Block,
+        fast: &[Value],
+        slow_path: impl FnOnce(&mut Builder) -> Vec<Value>,
+    ) {
+        let (call, cold) = (self.new_block(false), self.new_block(true));
+        self.brif(slow, (call, &[]), (merge, fast));
+        self.switch_to(call);
+        self.jump(cold, &[]);
         self.switch_to(cold);
         let v = slow_path(self);
-        self.jump(merge, &[v]);
+        self.jump(merge, &v);
         self.switch_to(merge);
-        merged
+        self.subroutines.push(Subroutine { call, merge });
     }
 }
 

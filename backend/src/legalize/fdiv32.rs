@@ -31,17 +31,35 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
     let nearest = rnd == Rounding::Rn && !m.sat;
     let v = match d.op {
         Opcode::Fdiv if nearest => divide(b, m.ftz, d.args[0], d.args[1]),
+        Opcode::Fdiv if rnd != Rounding::Rn => {
+            let (x, y) = (d.args[0], d.args[1]);
+            let r = b.call(Type::F32, |b| slow_divide(b, m.ftz, rnd, x, y));
+            saturate(b, m, r)
+        }
         Opcode::Fdiv => {
             let r = slow_divide(b, m.ftz, rnd, d.args[0], d.args[1]);
             saturate(b, m, r)
         }
         Opcode::Frcp if nearest => reciprocal(b, m.ftz, d.args[0]),
+        Opcode::Frcp if rnd != Rounding::Rn => {
+            let x = d.args[0];
+            let r = b.call(Type::F32, |b| {
+                let one = b.f32(1.0);
+                slow_divide(b, m.ftz, rnd, one, x)
+            });
+            saturate(b, m, r)
+        }
         Opcode::Frcp => {
             let one = b.f32(1.0);
             let r = slow_divide(b, m.ftz, rnd, one, d.args[0]);
             saturate(b, m, r)
         }
         Opcode::Fsqrt if nearest => square_root(b, m.ftz, d.args[0]),
+        Opcode::Fsqrt if rnd != Rounding::Rn => {
+            let x = d.args[0];
+            let r = b.call(Type::F32, |b| slow_sqrt(b, m.ftz, rnd, x));
+            saturate(b, m, r)
+        }
         Opcode::Fsqrt => {
             let r = slow_sqrt(b, m.ftz, rnd, d.args[0]);
             saturate(b, m, r)

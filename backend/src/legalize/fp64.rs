@@ -34,14 +34,17 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
     let x = d.args[0];
     Some(match d.op {
         Opcode::Fdiv if nearest => divide(b, x, d.args[1]),
-        Opcode::Fdiv => slow_divide(b, rnd, x, d.args[1]),
+        Opcode::Fdiv => {
+            let y = d.args[1];
+            b.call(Type::F64, |b| slow_divide(b, rnd, x, y))
+        }
         Opcode::Frcp if nearest => reciprocal(b, x),
-        Opcode::Frcp => {
+        Opcode::Frcp => b.call(Type::F64, |b| {
             let one = b.f64(1.0);
             slow_divide(b, rnd, one, x)
-        }
+        }),
         Opcode::Fsqrt if nearest => square_root(b, x),
-        Opcode::Fsqrt => slow_sqrt(b, rnd, x),
+        Opcode::Fsqrt => b.call(Type::F64, |b| slow_sqrt(b, rnd, x)),
         Opcode::FrsqrtApprox if !m.ftz => rsqrt(b, x),
         _ => return None,
     })

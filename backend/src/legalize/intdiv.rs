@@ -210,17 +210,16 @@ fn udivrem64(b: &mut Builder, n: Value, d: Value) -> (Value, Value) {
     let (q32, r32) = udivrem32(b, n32, d32);
     let zext = |b: &mut Builder, v: Value| b.convert(Type::I64, v, int_convert(Type::I32));
     let (q, r) = (zext(b, q32), zext(b, r32));
-    let (cold, merge) = (b.new_block(true), b.new_block(false));
+    let merge = b.new_block(false);
     let (mq, mr) = (b.param(merge, Type::I64), b.param(merge, Type::I64));
-    b.brif(wide, (cold, &[]), (merge, &[q, r]));
-    b.switch_to(cold);
-    let x = reciprocal_estimate(b, Type::I64, d);
-    let nd = b.op(Opcode::Ineg, Type::I64, &[d], Aux::None);
-    let x = newton_step(b, Type::I64, x, nd);
-    let x = newton_step(b, Type::I64, x, nd);
-    let (q, r) = finish(b, Type::I64, x, n, d, nd);
-    b.jump(merge, &[q, r]);
-    b.switch_to(merge);
+    b.subroutine(wide, merge, &[q, r], |b| {
+        let x = reciprocal_estimate(b, Type::I64, d);
+        let nd = b.op(Opcode::Ineg, Type::I64, &[d], Aux::None);
+        let x = newton_step(b, Type::I64, x, nd);
+        let x = newton_step(b, Type::I64, x, nd);
+        let (q, r) = finish(b, Type::I64, x, n, d, nd);
+        vec![q, r]
+    });
     (mq, mr)
 }
 

@@ -34,6 +34,7 @@ mod approx;
 mod atomics;
 mod bitfield64;
 mod builder;
+pub use builder::Subroutine;
 mod contract;
 mod cvtftz;
 mod f64bits;
@@ -83,29 +84,33 @@ const EXPANSIONS: &[Expand] = &[
 /// Legalizes `func` in place. The instructions an expansion creates are scanned too (an
 /// expansion may use operations another one expands), in blocks laid out after the current
 /// one or at the end.
-pub fn legalize(func: &mut Function, opts: &LegalizeOptions) {
+///
+/// Returns the slow paths made subroutines ([`Subroutine`]).
+pub fn legalize(func: &mut Function, opts: &LegalizeOptions) -> Vec<Subroutine> {
     if opts.fmad {
         contract::run(func);
     }
+    let mut subroutines = Vec::new();
     let mut bi = 0;
     while bi < func.layout.len() {
         let block = func.layout[bi];
         let mut ii = 0;
         while ii < func.blocks[block].insts.len() {
             let inst = func.blocks[block].insts[ii];
-            if !expand_at(func, block, ii, inst) {
+            if !expand_at(func, block, ii, inst, &mut subroutines) {
                 ii += 1;
             }
         }
         bi += 1;
     }
     loop_entry::run(func);
+    subroutines
 }
 
 /// Tries every expansion on the instruction at index `at` of `block`; on success the
 /// instruction becomes a `copy` of the expansion's value, placed in the block where the
 /// expansion ended with the instructions that followed it.
-fn expand_at(func: &mut Function, block: Block, at: usize, inst: Inst) -> bool {
+fn expand_at(func: &mut Function, block: Block, at: usize, inst: Inst, subroutines: &mut Vec<Subroutine>) -> bool {
     let data = func.insts[inst].clone();
     if data.op.is_terminator() || data.op == Opcode::Copy {
         return false;
@@ -116,6 +121,7 @@ fn expand_at(func: &mut Function, block: Block, at: usize, inst: Inst) -> bool {
     let mut b = Builder::new(func, block);
     let value = EXPANSIONS.iter().find_map(|e| e(&mut b, &data));
     let (end, created) = (b.block, std::mem::take(&mut b.created));
+    let called = std::mem::take(&mut b.subroutines);
     func.cur_srcloc = ptxc_mir::ir::SrcLoc::NONE;
     let Some(value) = value else {
         func.blocks[block].insts.extend(rest);
@@ -130,6 +136,7 @@ fn expand_at(func: &mut Function, block: Block, at: usize, inst: Inst) -> bool {
     };
     func.blocks[end].insts.extend(rest);
     place_blocks(func, block, &created);
+    subroutines.extend(called);
     true
 }
 

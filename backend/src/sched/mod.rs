@@ -339,7 +339,7 @@ fn schedule_block(
         // A CALL takes no read scoreboard (nvdisasm rejects one): its target register is
         // next written after the callee returned. Nor does a WARPSYNC (nvdisasm rejects one
         // on WARPSYNC.EXCLUSIVE R, ptxas sets none): it settles like a branch instead.
-        if reads_late(inst) && overwritten && !matches!(inst.desc().op, Op::Call | Op::Warpsync) {
+        if reads_late(inst) && overwritten && !matches!(inst.desc().op, Op::Call | Op::Ret | Op::Warpsync) {
             let sb = state.alloc_sb(t, reserved);
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);
@@ -355,6 +355,7 @@ fn schedule_block(
                 | Op::Cctl
                 | Op::Cctll
                 | Op::Call
+                | Op::Ret
                 | Op::Warpsync
         );
         set_stall(&mut inst.ctrl, if settles { BRANCH_STALL } else { 1 });
@@ -386,8 +387,9 @@ fn earliest_issue(inst: &ptxc_sass::isa::Inst, acc: &Accesses, state: &BlockStat
         earliest = earliest.max(state.ready_for_write(w.reg, |p: &Pending| write_latency(arch, p, w.reg, w.cat)));
         wait |= state.write_sbs(w.reg) | state.read_sbs(w.reg);
     }
-    if inst.desc().op == Op::Call {
-        // The callee reads what the caller left anywhere: every result must be complete.
+    if matches!(inst.desc().op, Op::Call | Op::Ret) {
+        // The callee reads what the caller left anywhere, and the code returned to what
+        // the callee left: every result must be complete.
         wait = ALL_SCOREBOARDS;
         earliest = earliest.max(state.settled());
     }
@@ -411,6 +413,8 @@ fn nop(arch: Arch, stall: u8) -> Emitted {
         inst,
         target: None,
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
+        warp_wide: false,
+        return_pair: None,
     }
 }
 

@@ -187,6 +187,26 @@ pub enum MKind {
         /// The result (an unused single register for functions without one).
         ret: VReg,
     },
+    /// A call of a slow path made a subroutine (`CALL.REL.NOINC`, `isel/subroutine.rs`):
+    /// control goes to the block and comes back where its [`MKind::Return`] says.
+    SubCall(BlockId),
+    /// The end of slow path `n` (`RET.REL.NODEC`): back to the block `to`, whose address
+    /// the slow path's return-address pair holds. The pair is a register pair the layout
+    /// picks after allocation (`emit/subroutine.rs`), so the allocator does not see it.
+    Return {
+        /// The block returned to.
+        to: BlockId,
+        /// The slow path's number.
+        n: u16,
+    },
+    /// Slow path `n`'s return-address pair = the address of block `of` in the kernel's code
+    /// (low register) and 0 (high).
+    ReturnAddress {
+        /// The block.
+        of: BlockId,
+        /// The slow path's number.
+        n: u16,
+    },
 }
 
 /// The operations of [`MKind::Wide`].
@@ -238,6 +258,9 @@ pub struct MInst {
     pub target: Option<BlockId>,
     /// The PTX instruction it was selected from (for line tables), if known.
     pub srcloc: SrcLoc,
+    /// A warp-wide instruction the compiler inserted itself, implementing no PTX warp
+    /// operation (`EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`; `isel/aggregate.rs`).
+    pub warp_wide: bool,
 }
 
 impl MInst {
@@ -249,6 +272,7 @@ impl MInst {
             keep: None,
             target: None,
             srcloc: SrcLoc::NONE,
+            warp_wide: false,
         }
     }
 
@@ -297,7 +321,12 @@ impl MInst {
                 }
                 f(*ret, true);
             }
-            MKind::Jump(_) | MKind::Exit | MKind::Trap => {}
+            MKind::Jump(_)
+            | MKind::Exit
+            | MKind::Trap
+            | MKind::SubCall(_)
+            | MKind::Return { .. }
+            | MKind::ReturnAddress { .. } => {}
         }
     }
 
@@ -331,7 +360,12 @@ impl MInst {
     pub fn is_terminator(&self) -> bool {
         matches!(
             self.kind,
-            MKind::Jump(_) | MKind::CondJump { .. } | MKind::Exit | MKind::Trap
+            MKind::Jump(_)
+                | MKind::CondJump { .. }
+                | MKind::Exit
+                | MKind::Trap
+                | MKind::SubCall(_)
+                | MKind::Return { .. }
         )
     }
 }

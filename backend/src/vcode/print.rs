@@ -93,6 +93,15 @@ impl VCode {
                 let parts: Vec<String> = args.iter().map(|a| self.reg(*a)).collect();
                 let _ = write!(s, "{} = call {}({})", self.reg(*ret), f.name(), parts.join(", "));
             }
+            MKind::SubCall(b) => {
+                let _ = write!(s, "subcall b{}", b.0);
+            }
+            MKind::Return { to, n } => {
+                let _ = write!(s, "return {n} to b{}", to.0);
+            }
+            MKind::ReturnAddress { of, n } => {
+                let _ = write!(s, "return address {n} = b{}", of.0);
+            }
         }
         s
     }

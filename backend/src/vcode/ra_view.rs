@@ -172,7 +172,7 @@ impl ra::Function for View<'_> {
     fn is_branch(&self, insn: ra::Inst) -> bool {
         matches!(
             self.vcode.insts[insn.index()].kind,
-            MKind::Jump(_) | MKind::CondJump { .. }
+            MKind::Jump(_) | MKind::CondJump { .. } | MKind::SubCall(_) | MKind::Return { .. }
         )
     }
 
