@@ -10,7 +10,6 @@ use ptxc_mir::ir::{Function, Module};
 use ptxc_sass::cubin::{self, CubinModule, ElfFlavour, KernelImage, KernelParam};
 use ptxc_sass::isa::Arch;
 use ptxc_sass::isa::EncodeError;
-use ptxc_sass::isa::access::{Reg, accesses};
 
 /// A back-end failure.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -265,18 +264,7 @@ pub fn compile_kernel(
     let assembled = assemble(&blocks)?;
     dump(Stage::Sass, &|| sass_text(&assembled));
     let unused_load_bytes = crate::attrs::unused_load_bytes(&vcode.partly_used_loads, &assembled);
-    let highest_gpr = assembled
-        .insts
-        .iter()
-        .flat_map(|i| {
-            let a = accesses(i);
-            a.reads.into_iter().chain(a.writes)
-        })
-        .filter_map(|a| match a.reg {
-            Reg::R(r) => Some(r as u32),
-            Reg::P(_) | Reg::UR(_) | Reg::UP(_) => None,
-        })
-        .max();
+    let highest_gpr = crate::emit::highest_gpr(&assembled.insts);
     let mut warnings: Vec<String> = alloc
         .raised_limit
         .map(|n| {
@@ -365,18 +353,7 @@ fn lower(
 
 /// The highest general register the code names.
 fn highest_register(blocks: &[crate::emit::CodeBlock]) -> Option<u32> {
-    blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .flat_map(|e| {
-            let a = accesses(&e.inst);
-            a.reads.into_iter().chain(a.writes)
-        })
-        .filter_map(|a| match a.reg {
-            Reg::R(r) => Some(r as u32),
-            Reg::P(_) | Reg::UR(_) | Reg::UP(_) => None,
-        })
-        .max()
+    crate::emit::highest_gpr(blocks.iter().flat_map(|b| &b.insts).map(|e| &e.inst))
 }
 
 /// A listing of assembled code: address, control code, text.

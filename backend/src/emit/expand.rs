@@ -3,7 +3,6 @@
 use super::{EmitError, Emitted, Locations};
 use crate::regalloc::Regions;
 use crate::vcode::{MInst, MKind, MOp, Slot, VCode, VReg};
-use ptxc_mir::ir::SrcLoc;
 use ptxc_sass::isa::ModSet;
 use ptxc_sass::isa::make::make;
 use ptxc_sass::isa::values::{BptMode, MemSize};
@@ -33,13 +32,7 @@ impl Expander<'_> {
     }
 
     pub(super) fn push(&mut self, inst: Inst) {
-        self.out.push(Emitted {
-            inst,
-            target: None,
-            srcloc: SrcLoc::NONE,
-            warp_wide: false,
-            return_pair: None,
-        });
+        self.out.push(Emitted::new(inst));
     }
 
     pub(super) fn make(&self, op: Op, ops: &[(Role, Operand)], mods: &[ModSet]) -> Result<Inst, EmitError> {
@@ -130,11 +123,8 @@ impl Expander<'_> {
                     .collect::<Result<Vec<_>, EmitError>>()?;
                 let i = self.make(*op, &ops, mods)?;
                 self.out.push(Emitted {
-                    inst: i,
                     target: inst.target.map(|b| b.0 as usize),
-                    srcloc: SrcLoc::NONE,
-                    warp_wide: false,
-                    return_pair: None,
+                    ..Emitted::new(i)
                 });
             }
             MKind::Wide { op, d, srcs, tmp } => self.wide(*op, *d, srcs, *tmp, locs)?,
@@ -211,11 +201,8 @@ impl Expander<'_> {
             &[Mod::NoInc.flag(true)],
         )?;
         self.out.push(Emitted {
-            inst: i,
             target: Some(target),
-            srcloc: SrcLoc::NONE,
-            warp_wide: false,
-            return_pair: None,
+            ..Emitted::new(i)
         });
         Ok(())
     }
@@ -230,11 +217,9 @@ impl Expander<'_> {
             &[Mod::NoDec.flag(true)],
         )?;
         self.out.push(Emitted {
-            inst: i,
             target: Some(to),
-            srcloc: SrcLoc::NONE,
-            warp_wide: false,
             return_pair: Some((n, 0)),
+            ..Emitted::new(i)
         });
         Ok(())
     }
@@ -247,11 +232,9 @@ impl Expander<'_> {
         let high = self.make(Op::Mov, &word(V::Imm(0)), &[])?;
         for (inst, target, k) in [(low, Some(of), 0), (high, None, 1)] {
             self.out.push(Emitted {
-                inst,
                 target,
-                srcloc: SrcLoc::NONE,
-                warp_wide: false,
                 return_pair: Some((n, k)),
+                ..Emitted::new(inst)
             });
         }
         Ok(())
@@ -262,11 +245,8 @@ impl Expander<'_> {
         i.guard = pred;
         i.guard_neg = neg;
         self.out.push(Emitted {
-            inst: i,
             target: Some(target),
-            srcloc: SrcLoc::NONE,
-            warp_wide: false,
-            return_pair: None,
+            ..Emitted::new(i)
         });
         Ok(())
     }

@@ -8,7 +8,7 @@ mod call;
 mod expand;
 pub mod layout;
 pub mod pipe_balance;
-mod predicate;
+pub(crate) mod predicate;
 pub mod subroutine;
 mod wide;
 pub mod zero_pairs;
@@ -48,6 +48,35 @@ pub struct Emitted {
     /// path's number and the pair's component, filled in after allocation
     /// ([`subroutine::assign_return_pairs`]).
     pub return_pair: Option<(u16, u8)>,
+}
+
+impl Emitted {
+    /// `inst` alone: no branch target, source position, warp-wide mark or return pair.
+    pub fn new(inst: Inst) -> Emitted {
+        Emitted {
+            inst,
+            target: None,
+            srcloc: SrcLoc::NONE,
+            warp_wide: false,
+            return_pair: None,
+        }
+    }
+}
+
+/// The highest general register any of `insts` reads or writes.
+pub fn highest_gpr<'a>(insts: impl IntoIterator<Item = &'a Inst>) -> Option<u32> {
+    use ptxc_sass::isa::access::{Reg, accesses};
+    insts
+        .into_iter()
+        .flat_map(|i| {
+            let a = accesses(i);
+            a.reads.into_iter().chain(a.writes)
+        })
+        .filter_map(|a| match a.reg {
+            Reg::R(r) => Some(r as u32),
+            Reg::P(_) | Reg::UR(_) | Reg::UP(_) => None,
+        })
+        .max()
 }
 
 /// A block of final code. Control leaves through its branches (whose targets are block

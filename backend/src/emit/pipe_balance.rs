@@ -113,16 +113,6 @@ mod tests {
     use crate::emit::Emitted;
     use ptxc_sass::isa::values::ShfType;
 
-    fn emitted(inst: Inst) -> Emitted {
-        Emitted {
-            inst,
-            target: None,
-            srcloc: ptxc_mir::ir::SrcLoc::NONE,
-            warp_wide: false,
-            return_pair: None,
-        }
-    }
-
     fn alu_run(arch: Arch) -> CodeBlock {
         let r = Operand::reg;
         let iadd3 = make(
@@ -152,7 +142,7 @@ mod tests {
         CodeBlock {
             insts: [iadd3, mov, shf, iadd3_b]
                 .into_iter()
-                .map(|i| emitted(i.unwrap()))
+                .map(|i| Emitted::new(i.unwrap()))
                 .collect(),
         }
     }
@@ -197,7 +187,7 @@ mod tests {
                 ],
                 &[],
             );
-            block.insts.push(emitted(imad.unwrap()));
+            block.insts.push(Emitted::new(imad.unwrap()));
         }
         let before = block.clone();
         let mut blocks = [block];

@@ -22,7 +22,7 @@ const MAX_DIAMOND: usize = 12;
 
 /// Operations that must not be predicated in place of a branch: control flow, and warp- or
 /// CTA-collective operations whose participants a branch decides.
-fn blocks_predication(op: Op) -> bool {
+pub(crate) fn blocks_predication(op: Op) -> bool {
     matches!(
         op,
         Op::Bra

@@ -5,7 +5,6 @@
 //! where there are such.
 
 use super::CodeBlock;
-use ptxc_sass::isa::access::{Reg, accesses};
 use ptxc_sass::isa::{Role, Value};
 
 /// The highest general register number an instruction may name (R255 is RZ).
@@ -18,19 +17,8 @@ pub fn assign_return_pairs(blocks: &mut [CodeBlock]) -> bool {
     let Some(last) = marked.map(|(n, _)| n as u32).max() else {
         return true;
     };
-    let highest = blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter(|e| e.return_pair.is_none())
-        .flat_map(|e| {
-            let a = accesses(&e.inst);
-            a.reads.into_iter().chain(a.writes)
-        })
-        .filter_map(|a| match a.reg {
-            Reg::R(r) => Some(r as u32),
-            Reg::P(_) | Reg::UR(_) | Reg::UP(_) => None,
-        })
-        .max();
+    let unmarked = blocks.iter().flat_map(|b| &b.insts).filter(|e| e.return_pair.is_none());
+    let highest = super::highest_gpr(unmarked.map(|e| &e.inst));
     let base = highest.map_or(0, |h| (h + 2) & !1);
     if base + 2 * last + 1 > LAST_REGISTER {
         return false;

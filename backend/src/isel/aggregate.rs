@@ -164,6 +164,27 @@ impl Isel<'_> {
         done
     }
 
+    /// A new register with `value` of the lane `lane` selects in `mode` (an inserted
+    /// `SHFL` over the whole warp), under `guard`.
+    fn warp_shuffle(
+        &mut self,
+        mode: ShflMode,
+        value: MOp,
+        lane: Arg,
+        guard: Option<(VReg, bool)>,
+    ) -> Result<MOp, IselError> {
+        let d = MOp::Reg(self.vcode.new_vreg(VClass::Single));
+        let srcs = [(Role::A, Arg::op(value)), (Role::B, lane), (Role::C, Arg::imm(0x1f))];
+        self.warp_wide_sass(
+            Op::Shfl,
+            &[(Role::PredDst0, PT), (Role::Dst, d)],
+            &srcs,
+            &[mode.set()],
+            guard,
+        )?;
+        Ok(d)
+    }
+
     /// The active mask in a register, from `VOTEU.ANY UR4, UPT, PT`.
     fn uniform_active_mask(&mut self) -> Result<MOp, IselError> {
         let ur = MOp::Fixed(V::UReg(super::FIXED_UR));
@@ -246,18 +267,7 @@ impl Isel<'_> {
         let below = self.special(SR_LTMASK)?;
         let below = self.lop3_temp(Arg::op(below), Arg::op(mask), Arg::rz(), AND as u16)?;
         let rank = self.emit_temp(Op::Popc, &[(Role::B, Arg::op(below))], &[])?;
-        let base = MOp::Reg(self.vcode.new_vreg(VClass::Single));
-        self.warp_wide_sass(
-            Op::Shfl,
-            &[(Role::PredDst0, PT), (Role::Dst, base)],
-            &[
-                (Role::A, Arg::op(old)),
-                (Role::B, Arg::op(leader)),
-                (Role::C, Arg::imm(0x1f)),
-            ],
-            &[ShflMode::Idx.set()],
-            None,
-        )?;
+        let base = self.warp_shuffle(ShflMode::Idx, old, Arg::op(leader), None)?;
         let d = MOp::Reg(self.def_reg(result));
         if self.is_one(operand) {
             let srcs = [(Role::A, Arg::op(rank)), (Role::B, Arg::op(base)), (Role::C, Arg::rz())];
@@ -316,18 +326,7 @@ impl Isel<'_> {
         let (max, signed) = minmax_of(site.op);
         let mut value = own;
         for step in [1, 2, 4, 8, 16] {
-            let other = MOp::Reg(self.vcode.new_vreg(VClass::Single));
-            self.warp_wide_sass(
-                Op::Shfl,
-                &[(Role::PredDst0, PT), (Role::Dst, other)],
-                &[
-                    (Role::A, Arg::op(value)),
-                    (Role::B, Arg::imm(step)),
-                    (Role::C, Arg::imm(0x1f)),
-                ],
-                &[ShflMode::Bfly.set()],
-                Some((whole, false)),
-            )?;
+            let other = self.warp_shuffle(ShflMode::Bfly, value, Arg::imm(step), Some((whole, false)))?;
             let next = MOp::Reg(self.vcode.new_vreg(VClass::Single));
             let srcs = [
                 (Role::A, Arg::op(value)),

@@ -9,7 +9,6 @@
 use super::{Isel, IselError};
 use crate::vcode::{MKind, MOp, VClass};
 use ptxc_mir::ir::{Block, Inst, Opcode, Value, ValueDef};
-use ptxc_sass::isa::Op;
 
 /// The instruction computing one arm of a select, and the select's condition value under
 /// which that arm is chosen.
@@ -26,14 +25,6 @@ pub struct GuardedArm {
 fn guardable(op: Opcode) -> bool {
     use super::family::{Family, family};
     op.is_pure() && matches!(family(op), Family::Int | Family::Float) && op != Opcode::Select
-}
-
-/// SASS operations a guard must not be put on here (control flow and warp-collective work).
-fn keeps_unguarded(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Bra | Op::Exit | Op::Bssy | Op::Bsync | Op::Bmov | Op::Warpsync | Op::Call | Op::Ret | Op::Bar
-    ) || matches!(op, Op::Shfl | Op::Vote | Op::Voteu | Op::Match)
 }
 
 impl Isel<'_> {
@@ -102,7 +93,7 @@ impl Isel<'_> {
         self.lower_inst(arm.inst)?;
         let made = self.reg(chosen);
         let plain = self.out[start..].iter().all(|m| match &m.kind {
-            MKind::Sass { op, .. } => m.guard.is_none() && !keeps_unguarded(*op),
+            MKind::Sass { op, .. } => m.guard.is_none() && !crate::emit::predicate::blocks_predication(*op),
             _ => false,
         });
         let last_defines_only_made = self.out.len() > start && {

@@ -409,13 +409,7 @@ fn set_stall(ctrl: &mut Control, stall: u8) {
 fn nop(arch: Arch, stall: u8) -> Emitted {
     let mut inst = make(arch, Op::Nop, &[], &[]).expect("every architecture has NOP");
     set_stall(&mut inst.ctrl, stall);
-    Emitted {
-        inst,
-        target: None,
-        srcloc: ptxc_mir::ir::SrcLoc::NONE,
-        warp_wide: false,
-        return_pair: None,
-    }
+    Emitted::new(inst)
 }
 
 /// Cycles after a pending write until `reg` may be read by a reader of category `cat` on
