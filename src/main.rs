@@ -69,7 +69,8 @@ enum Command {
         /// guarded code), uniform-branches (no convergence barrier for branches on
         /// warp-uniform conditions), guarded-selects (a select of a value computed for it
         /// alone as that instruction under a guard), warp-aggregation (one atomic per warp
-        /// on a warp-uniform address).
+        /// on a warp-uniform address), uniform-registers (warp-uniform values in uniform
+        /// registers and uniform address parts).
         #[arg(long, value_enum, value_name = "OPT")]
         disable: Vec<OptArg>,
     },
@@ -218,6 +219,7 @@ enum OptArg {
     UniformBranches,
     GuardedSelects,
     WarpAggregation,
+    UniformRegisters,
 }
 
 impl From<OptArg> for ptxc_backend::compile::Optimisation {
@@ -227,6 +229,7 @@ impl From<OptArg> for ptxc_backend::compile::Optimisation {
             OptArg::UniformBranches => Self::UniformBranches,
             OptArg::GuardedSelects => Self::GuardedSelects,
             OptArg::WarpAggregation => Self::WarpAggregation,
+            OptArg::UniformRegisters => Self::UniformRegisters,
         }
     }
 }

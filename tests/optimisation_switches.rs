@@ -4,7 +4,7 @@
 //! default build's, on the timed simulator; and the command line's switch reaches the
 //! code (a uniform loop gets its convergence barrier back, a guarded load its branch, a
 //! guarded multiply its select, an atomic on a warp-uniform address one instruction per
-//! thread).
+//! thread, a warp-uniform address part its general register).
 
 mod common;
 
@@ -26,6 +26,7 @@ fn switch_sets() -> Vec<Vec<Optimisation>> {
         Optimisation::UniformBranches,
         Optimisation::GuardedSelects,
         Optimisation::WarpAggregation,
+        Optimisation::UniformRegisters,
     ];
     let mut sets: Vec<Vec<Optimisation>> = all.iter().map(|&o| vec![o]).collect();
     sets.push(all);
@@ -144,6 +145,19 @@ fn disabling_warp_aggregation_gives_each_thread_its_atomic() {
         assert_eq!(count(&default, mnemonic), 1, "{mnemonic} by default:\n{default}");
         assert_eq!(count(&off, mnemonic), 0, "{mnemonic} with the switch off:\n{off}");
     }
+}
+
+#[test]
+fn disabling_uniform_registers_takes_the_address_parts_back_to_general_registers() {
+    // scan_block's double buffer offset is the same in every thread: by default it is a
+    // uniform register read by the shared accesses (`LDS R4, [R3+UR22]`).
+    let ptx = "tests/kernels/scan_block.ptx";
+    let default = listing_with(ptx, &[], "scan_block_default.cubin");
+    let off = listing_with(ptx, &["--disable", "uniform-registers"], "scan_block_off.cubin");
+    let uniform_addresses = |l: &str| l.lines().filter(|l| l.contains("LDS") && l.contains("+UR")).count();
+    assert!(uniform_addresses(&default) >= 2, "by default:\n{default}");
+    assert_eq!(uniform_addresses(&off), 0, "with the switch off:\n{off}");
+    assert_eq!(count(&off, "USHF"), 0, "with the switch off:\n{off}");
 }
 
 #[test]

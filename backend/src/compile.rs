@@ -97,6 +97,9 @@ pub enum Optimisation {
     /// Atomics on an address the same in every thread of the warp done once per warp, by
     /// one leader thread, as ptxas does (`isel/aggregate.rs`).
     WarpAggregation,
+    /// Warp-uniform values in uniform registers, computed by uniform instructions and read
+    /// as uniform address parts (`uniform/`); off, every value is in general registers.
+    UniformRegisters,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -237,9 +240,9 @@ pub fn compile_kernel(
     }
     // Slow paths are subroutines unless their return addresses would not fit the limit;
     // then they are selected in line.
-    let lowered = match lower(f, vars, opts, &subroutines, hard_limit)? {
+    let lowered = match lower_uniform_or_not(f, vars, opts, &subroutines, hard_limit)? {
         Some(l) => l,
-        None => lower(f, vars, opts, &[], hard_limit)?.expect("no return address to place"),
+        None => lower_uniform_or_not(f, vars, opts, &[], hard_limit)?.expect("no return address to place"),
     };
     let Lowered {
         vcode,
@@ -302,16 +305,39 @@ struct Lowered {
     blocks: Vec<crate::emit::CodeBlock>,
 }
 
-/// Selects, allocates and emits `f` with the slow paths `subroutines` names called as
-/// subroutines; None when their return addresses do not fit the register limit.
-fn lower(
+/// [`lower`] with uniform registers unless switched off, and again without them where
+/// more uniform values are live at once than there are uniform registers.
+fn lower_uniform_or_not(
     f: &Function,
     vars: &KernelVars,
     opts: &Options,
     subroutines: &[crate::legalize::Subroutine],
     hard_limit: Option<u32>,
 ) -> Result<Option<Lowered>, BackendError> {
+    let uniform = !opts.disabled.contains(&Optimisation::UniformRegisters);
+    match lower(f, vars, opts, subroutines, hard_limit, uniform) {
+        Err(BackendError::Alloc(AllocError::UniformSpill { .. })) => {
+            lower(f, vars, opts, subroutines, hard_limit, false)
+        }
+        other => other,
+    }
+}
+
+/// Selects, allocates and emits `f` with the slow paths `subroutines` names called as
+/// subroutines, with uniform values in uniform registers if `uniform`; None when the
+/// return addresses do not fit the register limit.
+fn lower(
+    f: &Function,
+    vars: &KernelVars,
+    opts: &Options,
+    subroutines: &[crate::legalize::Subroutine],
+    hard_limit: Option<u32>,
+    uniform: bool,
+) -> Result<Option<Lowered>, BackendError> {
     let mut vcode = select(f, vars, opts.arch, &opts.disabled, subroutines)?;
+    if uniform {
+        crate::uniform::promote(&mut vcode);
+    }
     let shape = crate::sched::budget::KernelShape {
         threads: f.req_ntid.or(f.max_ntid).map(|d| d.iter().product()),
         shared: vars.shared_size,

@@ -10,5 +10,6 @@ pub mod legalize;
 pub mod lines;
 pub mod regalloc;
 pub mod sched;
+pub mod uniform;
 pub mod vars;
 pub mod vcode;

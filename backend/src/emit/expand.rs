@@ -50,6 +50,12 @@ impl Expander<'_> {
         Ok(r.hw_enc() as u8)
     }
 
+    /// The uniform register of an allocation (regalloc2's register index is its number).
+    pub(super) fn uniform_index(&self, a: ra::Allocation) -> Result<u8, EmitError> {
+        let r = a.as_reg().ok_or_else(|| self.err("a spilled uniform register"))?;
+        Ok(r.hw_enc() as u8)
+    }
+
     pub(super) fn loc(&self, locs: &Locations, v: VReg) -> Result<ra::Allocation, EmitError> {
         locs.get(&v)
             .copied()
@@ -66,6 +72,9 @@ impl Expander<'_> {
                 idx: self.pred_index(self.loc(locs, v)?)?,
                 neg: false,
             },
+            MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::Uniform => {
+                V::UReg(self.uniform_index(self.loc(locs, v)?)?)
+            }
             MOp::Reg(v) => V::Reg(self.phys(self.loc(locs, v)?)?),
             MOp::Sub(v, i) => V::Reg(self.phys(self.loc(locs, v)?)? + i),
             MOp::Pred(v, neg) => V::Pred {
@@ -82,6 +91,17 @@ impl Expander<'_> {
                 uniform,
                 offset,
                 scale: 0,
+            },
+            MOp::UMem {
+                base,
+                ubase,
+                offset,
+                scale,
+            } => V::Mem {
+                base: self.phys(self.loc(locs, base)?)?,
+                uniform: Some(self.uniform_index(self.loc(locs, ubase)?)?),
+                offset,
+                scale,
             },
             MOp::Sp => V::Reg(self.stack_pointer()?),
             MOp::SpMem { offset } => V::Mem {
@@ -343,6 +363,22 @@ impl Expander<'_> {
             (Role::Aux, Operand::imm(0)),
         ];
         let i = self.make(Op::Plop3, &ops, &[])?;
+        self.push(i);
+        Ok(())
+    }
+
+    /// A move regalloc2 inserted between uniform registers (`UMOV`); uniform registers do
+    /// not spill (the allocation fails instead, `regalloc::AllocError::UniformSpill`).
+    pub fn uniform_move(&mut self, from: ra::Allocation, to: ra::Allocation) -> Result<(), EmitError> {
+        let (f, t) = (self.uniform_index(from)?, self.uniform_index(to)?);
+        if f == t {
+            return Ok(());
+        }
+        let ops = [
+            (Role::Dst, Operand::new(V::UReg(t))),
+            (Role::B, Operand::new(V::UReg(f))),
+        ];
+        let i = self.make(Op::Umov, &ops, &[])?;
         self.push(i);
         Ok(())
     }

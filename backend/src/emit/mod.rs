@@ -95,6 +95,7 @@ pub type Locations = HashMap<crate::vcode::VReg, ra::Allocation>;
 pub fn emit(vcode: &VCode, alloc: &Allocation, predicate: bool) -> Result<Emission, EmitError> {
     let gpr_view = View::new(vcode, File::Gpr);
     let pred_view = View::new(vcode, File::Pred);
+    let uniform_view = alloc.uniform.as_ref().map(|_| View::new(vcode, File::Uniform));
     let mut ex = expand::Expander {
         vcode,
         regions: alloc.regions,
@@ -103,15 +104,20 @@ pub fn emit(vcode: &VCode, alloc: &Allocation, predicate: bool) -> Result<Emissi
         spill_bytes: (0, 0),
     };
     ex.prologue()?;
+    let mut files = vec![(&gpr_view, &alloc.gpr), (&pred_view, &alloc.pred)];
+    if let (Some(v), Some(out)) = (&uniform_view, &alloc.uniform) {
+        files.push((v, out));
+    }
     let mut blocks = Vec::with_capacity(vcode.blocks.len());
     let mut gpr_edits = alloc.gpr.edits.iter().peekable();
     let mut pred_edits = alloc.pred.edits.iter().peekable();
+    let mut uniform_edits = alloc.uniform.iter().flat_map(|u| u.edits.iter()).peekable();
     for (b, blk) in vcode.blocks.iter().enumerate() {
         for i in blk.start..blk.end {
             let inst = ra::Inst::new(i as usize);
             for point in [ra::ProgPoint::before(inst), ra::ProgPoint::after(inst)] {
                 if point == ra::ProgPoint::after(inst) {
-                    let locs = locations(&gpr_view, &alloc.gpr, inst, &pred_view, &alloc.pred);
+                    let locs = locations(&files, inst);
                     let (minst, start) = (&vcode.insts[i as usize], ex.out.len());
                     ex.inst(minst, &locs, b)?;
                     ex.out[start..].iter_mut().for_each(|e| {
@@ -124,6 +130,9 @@ pub fn emit(vcode: &VCode, alloc: &Allocation, predicate: bool) -> Result<Emissi
                 }
                 while let Some((_, ra::Edit::Move { from, to })) = pred_edits.next_if(|(p, _)| *p == point) {
                     ex.pred_move(*from, *to)?;
+                }
+                while let Some((_, ra::Edit::Move { from, to })) = uniform_edits.next_if(|(p, _)| *p == point) {
+                    ex.uniform_move(*from, *to)?;
                 }
             }
         }
@@ -151,11 +160,11 @@ pub struct Emission {
     pub spill_loads: u32,
 }
 
-/// Allocations of every register operand of `inst` in both files.
-fn locations(gv: &View, gout: &ra::Output, inst: ra::Inst, pv: &View, pout: &ra::Output) -> Locations {
+/// Allocations of every register operand of `inst` in every allocated register file.
+fn locations(files: &[(&View, &ra::Output)], inst: ra::Inst) -> Locations {
     use ra::Function;
     let mut m = Locations::default();
-    for (view, out) in [(gv, gout), (pv, pout)] {
+    for &(view, out) in files {
         for (op, a) in view.inst_operands(inst).iter().zip(out.inst_allocs(inst)) {
             m.insert(crate::vcode::VReg(op.vreg().vreg() as u32), *a);
         }

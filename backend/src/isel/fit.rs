@@ -68,7 +68,7 @@ fn single_source(op: Op, role: Role) -> bool {
 }
 
 /// A stand-in isa operand with the kind an `MOp` will have after allocation.
-fn representative(op: MOp, mods: SrcMods) -> Operand {
+pub(crate) fn representative(op: MOp, mods: SrcMods) -> Operand {
     let value = match op {
         MOp::Reg(_) | MOp::Sub(..) => V::Reg(0),
         MOp::Pred(_, neg) => V::Pred { idx: 0, neg },
@@ -82,6 +82,12 @@ fn representative(op: MOp, mods: SrcMods) -> Operand {
             uniform,
             offset,
             scale: 0,
+        },
+        MOp::UMem { offset, scale, .. } => V::Mem {
+            base: 0,
+            uniform: Some(0),
+            offset,
+            scale,
         },
         MOp::Sp => V::Reg(0),
         MOp::SpMem { offset } => V::Mem {

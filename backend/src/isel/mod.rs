@@ -17,7 +17,7 @@ mod call;
 mod cfg;
 mod convert;
 mod family;
-mod fit;
+pub(crate) mod fit;
 mod float;
 mod float_fold;
 mod fp16;

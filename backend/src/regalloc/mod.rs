@@ -35,6 +35,10 @@ pub enum AllocError {
     /// The kernel cannot be allocated within the register limit (or needs predicates spilled).
     #[error("kernel `{kernel}`: {what}")]
     TooFewRegisters { kernel: String, what: String },
+    /// More uniform values are live at once than there are free uniform registers (which do
+    /// not spill): the kernel is compiled again without them (`compile.rs`).
+    #[error("kernel `{kernel}`: more uniform values live at once than uniform registers")]
+    UniformSpill { kernel: String },
 }
 
 /// The thread's stack frame: local variables, then spill slots.
@@ -57,6 +61,9 @@ pub struct Allocation {
     pub gpr: ra::Output,
     /// Predicate allocation.
     pub pred: ra::Output,
+    /// Uniform-register allocation, if the code has uniform values (regalloc2's register
+    /// index is the UR number).
+    pub uniform: Option<ra::Output>,
     /// Where each general-register class lives.
     pub regions: Regions,
     /// The stack frame.
@@ -95,7 +102,7 @@ fn minimum_sizes(vcode: &VCode, used: [bool; 3]) -> [usize; 3] {
             VClass::Single => n[0] += 1,
             VClass::Pair => n[1] += 1,
             VClass::Quad => n[2] += 1,
-            VClass::Pred | VClass::Fixed(_) => {}
+            VClass::Pred | VClass::Uniform | VClass::Fixed(_) => {}
         });
         for k in 0..3 {
             min[k] = min[k].max(n[k]);
@@ -266,6 +273,7 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
     };
     let with_sp = uses_stack || spilled_class(&gpr).is_some();
 
+    let uniform = allocate_uniform(vcode, &options)?;
     let pred_view = View::new(vcode, File::Pred);
     let pred_env = machine_env_for([7, 0, 0]);
     check(vcode, &gpr_view, &gpr, &regions.machine_env())?;
@@ -274,10 +282,55 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
     Ok(Allocation {
         gpr,
         pred,
+        uniform,
         regions,
         frame,
         raised_limit,
     })
+}
+
+/// Allocates the uniform values onto the uniform registers no instruction names itself
+/// (`isel::FIXED_UR` and the registers after it); None without uniform values.
+fn allocate_uniform(vcode: &VCode, options: &ra::RegallocOptions) -> Result<Option<ra::Output>, AllocError> {
+    if !vcode.classes.contains(&VClass::Uniform) {
+        return Ok(None);
+    }
+    let mut named = [false; 64];
+    for inst in &vcode.insts {
+        inst.for_each_op(|op| match op {
+            crate::vcode::MOp::Fixed(ptxc_sass::isa::Value::UReg(r))
+            | crate::vcode::MOp::Mem { uniform: Some(r), .. }
+            | crate::vcode::MOp::Fixed(ptxc_sass::isa::Value::Mem { uniform: Some(r), .. }) => {
+                // Tuples (descriptors, policy pairs, matrix descriptors) span up to 4.
+                for k in 0..4 {
+                    named[usize::from(*r + k).min(63)] = true;
+                }
+            }
+            _ => {}
+        });
+    }
+    let mut free = ra::PRegSet::empty();
+    for r in (0..usize::from(ptxc_sass::isa::URZ)).filter(|&r| !named[r]) {
+        free.add(ra::PReg::new(r, ra::RegClass::Int));
+    }
+    let env = ra::MachineEnv {
+        preferred_regs_by_class: [free, ra::PRegSet::empty(), ra::PRegSet::empty()],
+        non_preferred_regs_by_class: [ra::PRegSet::empty(); 3],
+        scratch_by_class: [None; 3],
+        fixed_stack_slots: Vec::new(),
+    };
+    let view = View::new(vcode, File::Uniform);
+    let out = ra::run(&view, &env, options).map_err(|e| AllocError::Internal {
+        kernel: vcode.name.clone(),
+        what: format!("{e:?}"),
+    })?;
+    if spilled_class(&out).is_some() {
+        return Err(AllocError::UniformSpill {
+            kernel: vcode.name.clone(),
+        });
+    }
+    check(vcode, &view, &out, &env)?;
+    Ok(Some(out))
 }
 
 /// The frame: local variables, then 16-byte aligned spill slots, then (in kernels with

@@ -104,7 +104,9 @@ impl Pressure {
 /// The register pressure of `vcode`'s general registers (the predicate entries stay 0:
 /// `pred_lower_bound` measures those), by backward liveness over its blocks.
 pub fn max_live(vcode: &VCode) -> Pressure {
-    let num = Numbering::new(vcode, |v| !matches!(vcode.class(v), VClass::Pred | VClass::Fixed(_)));
+    let num = Numbering::new(vcode, |v| {
+        !matches!(vcode.class(v), VClass::Pred | VClass::Uniform | VClass::Fixed(_))
+    });
     let refs = Refs::new(vcode, &num);
     let live_out = live_out(vcode, &num, &refs);
     // The class index of each tracked register, by dense number.

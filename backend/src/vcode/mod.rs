@@ -29,6 +29,8 @@ pub enum VClass {
     Quad,
     /// A predicate.
     Pred,
+    /// One 32-bit uniform register (UR0..UR62): a warp-uniform value (`uniform/`).
+    Uniform,
     /// One 32-bit register pinned to `R<n>`, outside the allocator: a warpgroup accumulator,
     /// which HGMMA writes in place asynchronously (`isel/accumulators.rs`).
     Fixed(u8),
@@ -38,7 +40,7 @@ impl VClass {
     /// Number of 32-bit registers.
     pub fn width(self) -> u8 {
         match self {
-            VClass::Single | VClass::Pred | VClass::Fixed(_) => 1,
+            VClass::Single | VClass::Pred | VClass::Uniform | VClass::Fixed(_) => 1,
             VClass::Pair => 2,
             VClass::Quad => 4,
         }
@@ -67,6 +69,18 @@ pub enum MOp {
         /// A fixed uniform register added to the address or, with `Mod::Desc`, naming the
         /// memory descriptor (the `.L2::cache_hint` policy pair `desc[UR4]`).
         uniform: Option<u8>,
+    },
+    /// A memory address `[base.scale + ubase + offset]`: a 32-bit or 64-bit general-register
+    /// part (`scale` 0 = none, 1 = `.X4`, 2 = `.X8`, 3 = `.X16`) plus a uniform register.
+    UMem {
+        /// General-register part of the address.
+        base: VReg,
+        /// Uniform part ([`VClass::Uniform`]).
+        ubase: VReg,
+        /// Byte offset.
+        offset: i32,
+        /// Scale field of `base`.
+        scale: u8,
     },
     /// A constant-bank operand indexed by a register: `c[bank][base + offset]`.
     CMem {
@@ -287,6 +301,10 @@ impl MInst {
         let mut src = |op: &MOp| match *op {
             MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
                 f(v, false)
+            }
+            MOp::UMem { base, ubase, .. } => {
+                f(base, false);
+                f(ubase, false);
             }
             MOp::Fixed(_) | MOp::Sp | MOp::SpMem { .. } => {}
         };

@@ -1,5 +1,5 @@
 //! Text form of VCode for dumps: one instruction per line with virtual registers
-//! (`v3` singles, `v4:2` pairs, `v5:p` predicates).
+//! (`v3` singles, `v4:2` pairs, `v5:p` predicates, `v6:u` uniform registers).
 
 use super::{MInst, MKind, MOp, Slot, VClass, VCode, VReg};
 use std::fmt::{self, Write};
@@ -11,6 +11,7 @@ impl VCode {
             VClass::Pair => format!("v{}:2", v.0),
             VClass::Quad => format!("v{}:4", v.0),
             VClass::Pred => format!("v{}:p", v.0),
+            VClass::Uniform => format!("v{}:u", v.0),
             VClass::Fixed(r) => format!("v{}:R{r}", v.0),
         }
     }
@@ -30,6 +31,15 @@ impl VCode {
                 offset,
                 uniform: Some(u),
             } => format!("[{}+UR{u}{offset:+#x}]", self.reg(*base)),
+            MOp::UMem {
+                base,
+                ubase,
+                offset,
+                scale,
+            } => {
+                let x = ["", ".X4", ".X8", ".X16"][usize::from(*scale & 3)];
+                format!("[{}{x}+{}{offset:+#x}]", self.reg(*base), self.reg(*ubase))
+            }
             MOp::CMem { bank, base, offset } => format!("c[{bank:#x}][{}{offset:+#x}]", self.reg(*base)),
             MOp::Sp => "SP".to_string(),
             MOp::SpMem { offset } => format!("[SP{offset:+#x}]"),

@@ -1,6 +1,7 @@
-//! The two views of a [`VCode`] that regalloc2 allocates: the general registers (three
-//! classes: singles, pairs, quads) and the predicates (one class). Each view lists only the
-//! operands of its register file, in the order [`MInst::for_each_reg`] visits them.
+//! The views of a [`VCode`] that regalloc2 allocates: the general registers (three
+//! classes: singles, pairs, quads), the predicates (one class) and the uniform registers
+//! (one class). Each view lists only the operands of its register file, in the order
+//! [`MInst::for_each_reg`] visits them.
 
 use super::{BlockId, MKind, VClass, VCode, VReg};
 use regalloc2 as ra;
@@ -12,19 +13,26 @@ pub enum File {
     Gpr,
     /// P0..P6.
     Pred,
+    /// The uniform registers UR0..UR62 (those no instruction names itself).
+    Uniform,
 }
 
 impl File {
     /// True if registers of class `c` belong to this file.
     pub fn holds(self, c: VClass) -> bool {
-        !matches!(c, VClass::Fixed(_)) && (c == VClass::Pred) == (self == File::Pred)
+        match c {
+            VClass::Single | VClass::Pair | VClass::Quad => self == File::Gpr,
+            VClass::Pred => self == File::Pred,
+            VClass::Uniform => self == File::Uniform,
+            VClass::Fixed(_) => false,
+        }
     }
 }
 
 /// The regalloc2 class of a virtual-register class.
 pub fn ra_class(c: VClass) -> ra::RegClass {
     match c {
-        VClass::Single | VClass::Pred | VClass::Fixed(_) => ra::RegClass::Int,
+        VClass::Single | VClass::Pred | VClass::Uniform | VClass::Fixed(_) => ra::RegClass::Int,
         VClass::Pair => ra::RegClass::Float,
         VClass::Quad => ra::RegClass::Vector,
     }

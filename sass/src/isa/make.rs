@@ -184,8 +184,18 @@ fn default_operand(d: &OperandDesc) -> Operand {
     Operand::new(value)
 }
 
-/// True if a value of this kind can go in the slot.
+/// True if a value of this kind can go in the slot. An address with a uniform register or
+/// a scale goes only where the form has a field for it.
 pub fn accepts(kind: OpKind, value: &Value) -> bool {
+    if let (
+        OpKind::Mem { uniform, scale, .. },
+        Value::Mem {
+            uniform: u, scale: s, ..
+        },
+    ) = (kind, value)
+    {
+        return (u.is_none() || uniform.is_some()) && (*s == 0 || scale.is_some());
+    }
     matches!(
         (kind, value),
         (OpKind::Gpr { .. }, Value::Reg(_))
@@ -200,7 +210,6 @@ pub fn accepts(kind: OpKind, value: &Value) -> bool {
             | (OpKind::Imm { .. } | OpKind::ImmSplit { .. }, Value::Imm(_))
             | (OpKind::CBank { .. }, Value::CBank { reg: None, .. })
             | (OpKind::CBankIndexed { .. }, Value::CBank { reg: Some(_), .. })
-            | (OpKind::Mem { .. }, Value::Mem { .. })
             | (OpKind::Rel { .. }, Value::Rel(_))
             | (OpKind::SReg { .. }, Value::SReg(_))
             | (OpKind::Barrier { .. }, Value::Barrier(_))
