@@ -14,10 +14,11 @@
 //!   that takes a uniform register, or a block argument (of a general-register parameter,
 //!   through a `MOV R, UR` before the jump).
 //!
-//! The values stay in single registers: uniformity comes from the divergence analysis
-//! indirectly, since only constants, constant-bank words and what is computed from them
-//! (and from block parameters merging such values in converged blocks) qualify.
-//! Kernels with calls keep general registers (the call sequence saves only those).
+//! Only 32-bit values are promoted, and uniformity follows from their sources, without
+//! the divergence analysis: constants, constant-bank words, the uniform special registers
+//! (`uniform_special_register`), what is computed from them, and block parameters merging
+//! such values in converged blocks. Kernels with calls keep general registers (the call
+//! sequence saves only those).
 
 mod converged;
 mod fold;
@@ -254,13 +255,18 @@ fn fitted(vcode: &VCode, inst: &MInst, is_uniform: impl Fn(VReg) -> bool) -> Opt
 
 /// `inst` with sources A and B exchanged, where they commute.
 fn commuted(inst: &MInst) -> Option<MInst> {
-    let MKind::Sass { op, slots, .. } = &inst.kind else {
+    let MKind::Sass { op, slots, mods } = &inst.kind else {
         return None;
     };
     if !matches!(
         op,
         Op::Iadd3 | Op::Imad | Op::ImadWide | Op::ImadHi | Op::Imnmx | Op::Isetp
     ) {
+        return None;
+    }
+    // An extended comparison (`.EX`, the high word of a 64-bit one) takes its low word's
+    // outcome in the operand order it was computed in.
+    if mods.iter().any(|m| m.id == Mod::Ex && m.code != 0) {
         return None;
     }
     let a = slots.iter().position(|s| s.role == Role::A)?;
