@@ -9,7 +9,9 @@
 //! reconverges at the join (a `BSYNC` opens it) or the join only exits; otherwise, the lanes
 //! of one side may run ahead past the join, so every block the branch reaches is marked.
 //! A branch one of whose sides is empty (a jump straight to a reconverging or exiting
-//! join) marks nothing: the lanes of that side run no code until the others arrive.
+//! join) marks nothing: the lanes of that side run no code until the others arrive; unless
+//! the other side loops back to the branch (a loop that threads leave in different
+//! iterations), whose values differ per thread after the loop.
 
 use crate::vcode::graph::Cfg;
 use crate::vcode::{BlockId, MKind, VCode};
@@ -34,7 +36,12 @@ pub fn converged_blocks(vcode: &VCode) -> Vec<bool> {
         let join = cfg.ipdom[b].filter(|&j| j != cfg.exit());
         let reconverges = join.is_none_or(|j| opens_with_bsync(vcode, j) || only_exits(vcode, j));
         let sides = [*taken, *not_taken].map(|s| reach(&cfg, s.0 as usize, join.filter(|_| reconverges)));
-        if reconverges && sides.iter().any(|side| side.iter().all(|&s| is_empty(vcode, s))) {
+        // A side that comes back to the branch is a loop its threads leave in different
+        // iterations: a uniform value of the loop would hold the last iteration's value for
+        // every thread after it (temporal divergence), so the loop is marked even when the
+        // leaving side is empty.
+        let loops_back = sides.iter().any(|side| side.contains(&b));
+        if reconverges && !loops_back && sides.iter().any(|side| side.iter().all(|&s| is_empty(vcode, s))) {
             continue;
         }
         for s in sides.into_iter().flatten() {
