@@ -6,7 +6,8 @@
 //!
 //! A divergent branch marks the blocks of both sides (those reached from each successor
 //! without passing the branch's immediate post-dominator, its join) when the warp
-//! reconverges at the join (a `BSYNC` opens it) or the join only exits; otherwise, the lanes
+//! reconverges at the join (a `BSYNC` opens it, whose `BSSY` dominates the branch) or the
+//! join only exits; otherwise, the lanes
 //! of one side may run ahead past the join, so every block the branch reaches is marked.
 //! A branch one of whose sides is empty (a jump straight to a reconverging or exiting
 //! join) marks nothing: the lanes of that side run no code until the others arrive; unless
@@ -23,6 +24,7 @@ pub fn converged_blocks(vcode: &VCode) -> Vec<bool> {
     let n = vcode.blocks.len();
     let mut converged = vec![true; n];
     let mut seen = vec![u32::MAX; n];
+    let barriers = barrier_starts(vcode);
     for b in 0..n {
         let Some(MKind::CondJump {
             uniform: false,
@@ -34,7 +36,10 @@ pub fn converged_blocks(vcode: &VCode) -> Vec<bool> {
             continue;
         };
         let join = cfg.ipdom[b].filter(|&j| j != cfg.exit());
-        let reconverges = join.is_none_or(|j| opens_with_bsync(vcode, j) || only_exits(vcode, j));
+        let reconverges = join.is_none_or(|j| {
+            only_exits(vcode, j)
+                || opens_with_bsync(vcode, j) && barriers[j].iter().any(|&start| cfg.dominates(start, b))
+        });
         let sides = [*taken, *not_taken].map(|s| reach(&cfg, s.0 as usize, join.filter(|_| reconverges)));
         // A side that comes back to the branch is a loop its threads leave in different
         // iterations: a uniform value of the loop would hold the last iteration's value for
@@ -84,6 +89,20 @@ fn only_exits(vcode: &VCode, b: usize) -> bool {
         .block_insts(BlockId(b as u32))
         .iter()
         .all(|i| matches!(i.kind, MKind::Exit | MKind::Trap))
+}
+
+/// For every block, the blocks whose `BSSY` names it as its join: a branch reconverges at
+/// its join only if one of them dominates it (its lanes are in the barrier's mask).
+fn barrier_starts(vcode: &VCode) -> Vec<Vec<usize>> {
+    let mut starts = vec![Vec::new(); vcode.blocks.len()];
+    for b in 0..vcode.blocks.len() {
+        for i in vcode.block_insts(BlockId(b as u32)) {
+            if let (MKind::Sass { op: Op::Bssy, .. }, Some(join)) = (&i.kind, i.target) {
+                starts[join.0 as usize].push(b);
+            }
+        }
+    }
+    starts
 }
 
 /// True if block `b` starts with a `BSYNC` (a convergence barrier's join).
