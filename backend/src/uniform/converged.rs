@@ -23,7 +23,6 @@ pub fn converged_blocks(vcode: &VCode) -> Vec<bool> {
     let cfg = Cfg::new(vcode);
     let n = vcode.blocks.len();
     let mut converged = vec![true; n];
-    let mut seen = vec![u32::MAX; n];
     let barriers = barrier_starts(vcode);
     for b in 0..n {
         let Some(MKind::CondJump {
@@ -50,10 +49,7 @@ pub fn converged_blocks(vcode: &VCode) -> Vec<bool> {
             continue;
         }
         for s in sides.into_iter().flatten() {
-            if seen[s] != b as u32 {
-                seen[s] = b as u32;
-                converged[s] = false;
-            }
+            converged[s] = false;
         }
     }
     converged
