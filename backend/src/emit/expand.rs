@@ -46,13 +46,18 @@ impl Expander<'_> {
     }
 
     pub(super) fn pred_index(&self, a: ra::Allocation) -> Result<u8, EmitError> {
-        let r = a.as_reg().ok_or_else(|| self.err("a spilled predicate"))?;
-        Ok(r.hw_enc() as u8)
+        self.register_number(a, "a spilled predicate")
     }
 
-    /// The uniform register of an allocation (regalloc2's register index is its number).
+    /// The uniform register of an allocation.
     pub(super) fn uniform_index(&self, a: ra::Allocation) -> Result<u8, EmitError> {
-        let r = a.as_reg().ok_or_else(|| self.err("a spilled uniform register"))?;
+        self.register_number(a, "a spilled uniform register")
+    }
+
+    /// The number of a predicate or uniform register (regalloc2's register index), or
+    /// the error `spilled` where the allocation is a stack slot.
+    fn register_number(&self, a: ra::Allocation, spilled: &str) -> Result<u8, EmitError> {
+        let r = a.as_reg().ok_or_else(|| self.err(spilled))?;
         Ok(r.hw_enc() as u8)
     }
 

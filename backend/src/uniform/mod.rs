@@ -53,6 +53,9 @@ enum Def {
 /// Where every value is read.
 type Uses = HashMap<VReg, SmallVec<[Use; 4]>>;
 
+/// The values still candidates for promotion.
+type Candidates = rustc_hash::FxHashSet<VReg>;
+
 /// Moves the uniform values of `vcode` to uniform registers.
 pub fn promote(vcode: &mut VCode) {
     if vcode
@@ -108,7 +111,7 @@ fn defs_and_uses(vcode: &VCode) -> (HashMap<VReg, Def>, Uses) {
 
 /// The values to promote; None if the fixed point does not settle.
 fn choose(vcode: &VCode, converged: &[bool], defs: &HashMap<VReg, Def>, uses: &Uses) -> Option<Vec<VReg>> {
-    let mut cand: HashMap<VReg, bool> = HashMap::default();
+    let mut cand = Candidates::default();
     for (&v, &d) in defs {
         if vcode.class(v) != VClass::Single {
             continue;
@@ -118,10 +121,9 @@ fn choose(vcode: &VCode, converged: &[bool], defs: &HashMap<VReg, Def>, uses: &U
             Def::Inst { inst, block } => converged[block] && uniform_op(vcode.arch, &vcode.insts[inst]).is_some(),
         };
         if ok {
-            cand.insert(v, true);
+            cand.insert(v);
         }
     }
-    let is = |cand: &HashMap<VReg, bool>, v: VReg| cand.get(&v).copied().unwrap_or(false);
     // The definitions first (to their fixed point: a value is definable while its sources
     // are), then the reads of what is left, which may drop more.
     for _ in 0..MAX_ROUNDS {
@@ -129,20 +131,20 @@ fn choose(vcode: &VCode, converged: &[bool], defs: &HashMap<VReg, Def>, uses: &U
             Def::Param { block, index } => vcode.blocks[block]
                 .preds
                 .iter()
-                .all(|&p| arg_into(vcode, p.0 as usize, block, index).is_some_and(|a| is(cand, a))),
-            Def::Inst { inst, .. } => encodable(vcode, &vcode.insts[inst], true, &|r| is(cand, r)),
+                .all(|&p| arg_into(vcode, p.0 as usize, block, index).is_some_and(|a| cand.contains(&a))),
+            Def::Inst { inst, .. } => encodable(vcode, &vcode.insts[inst], true, &|r| cand.contains(&r)),
         });
         let mut changed = drop_where(&mut cand, |v, cand| {
             uses.get(&v).is_none_or(|us| {
                 us.iter()
-                    .all(|&u| readable(vcode, converged, defs, u, v, |r| is(cand, r)))
+                    .all(|&u| readable(vcode, converged, defs, u, v, |r| cand.contains(&r)))
             })
         });
         if !changed {
             changed = prune_copied_only(vcode, &mut cand, uses);
         }
         if !changed {
-            let mut chosen: Vec<VReg> = cand.into_iter().filter(|&(_, c)| c).map(|(v, _)| v).collect();
+            let mut chosen: Vec<VReg> = cand.into_iter().collect();
             chosen.sort_unstable();
             return Some(chosen);
         }
@@ -152,20 +154,16 @@ fn choose(vcode: &VCode, converged: &[bool], defs: &HashMap<VReg, Def>, uses: &U
 
 /// Drops the candidates for which `keep` fails, judged on the set as it was before this
 /// round, until none fails; true if any was dropped.
-fn drop_where(cand: &mut HashMap<VReg, bool>, keep: impl Fn(VReg, &HashMap<VReg, bool>) -> bool) -> bool {
+fn drop_where(cand: &mut Candidates, keep: impl Fn(VReg, &Candidates) -> bool) -> bool {
     let mut dropped = false;
     for _ in 0..MAX_ROUNDS {
-        let failing: Vec<VReg> = cand
-            .iter()
-            .filter(|&(&v, &c)| c && !keep(v, cand))
-            .map(|(&v, _)| v)
-            .collect();
+        let failing: Vec<VReg> = cand.iter().copied().filter(|&v| !keep(v, cand)).collect();
         if failing.is_empty() {
             break;
         }
         dropped = true;
         for v in failing {
-            cand.insert(v, false);
+            cand.remove(&v);
         }
     }
     dropped
@@ -173,25 +171,21 @@ fn drop_where(cand: &mut HashMap<VReg, bool>, keep: impl Fn(VReg, &HashMap<VReg,
 
 /// Drops the candidates that only go to general-register parameters (each would cost a
 /// `MOV R, UR` for nothing); true if any was dropped.
-fn prune_copied_only(vcode: &VCode, cand: &mut HashMap<VReg, bool>, uses: &Uses) -> bool {
-    let copied_only = |v: VReg, cand: &HashMap<VReg, bool>| {
+fn prune_copied_only(vcode: &VCode, cand: &mut Candidates, uses: &Uses) -> bool {
+    let copied_only = |v: VReg, cand: &Candidates| {
         uses.get(&v).is_none_or(|us| {
             us.iter().all(|&u| match u {
                 Use::Arg { block, succ, arg } => {
                     let target = vcode.blocks[block].succs[succ].0 as usize;
-                    !cand.get(&vcode.blocks[target].params[arg]).copied().unwrap_or(false)
+                    !cand.contains(&vcode.blocks[target].params[arg])
                 }
                 Use::Inst { .. } => false,
             })
         })
     };
-    let useless: Vec<VReg> = cand
-        .iter()
-        .filter(|&(&v, &c)| c && copied_only(v, cand))
-        .map(|(&v, _)| v)
-        .collect();
+    let useless: Vec<VReg> = cand.iter().copied().filter(|&v| copied_only(v, cand)).collect();
     for v in &useless {
-        cand.insert(*v, false);
+        cand.remove(v);
     }
     !useless.is_empty()
 }
@@ -305,11 +299,9 @@ fn reads_as_register(slots: &[Slot], v: VReg) -> bool {
 
 /// True if operand `op` names register `v`.
 fn names(op: &MOp, v: VReg) -> bool {
-    match *op {
-        MOp::Reg(r) | MOp::Sub(r, _) | MOp::Pred(r, _) | MOp::Mem { base: r, .. } | MOp::CMem { base: r, .. } => r == v,
-        MOp::UMem { base, ubase, .. } => base == v || ubase == v,
-        MOp::Fixed(_) | MOp::Sp | MOp::SpMem { .. } => false,
-    }
+    let mut found = false;
+    op.for_each_vreg(|r| found |= r == v);
+    found
 }
 
 /// The one register `inst` defines, if it defines exactly one.
@@ -377,13 +369,14 @@ fn encodable(vcode: &VCode, inst: &MInst, promoted: bool, is_uniform: &impl Fn(V
     let mut uniform_sources = 0;
     for s in slots {
         let value = match s.op {
-            MOp::Reg(r) if promoted || (is_uniform(r) && !crate::vcode::is_def_role(s.role)) => {
-                if !promoted && !crate::vcode::is_def_role(s.role) {
-                    uniform_sources += 1;
-                }
-                if promoted && !is_uniform(r) {
+            MOp::Reg(r) if promoted => {
+                if !is_uniform(r) {
                     return false;
                 }
+                V::UReg(0)
+            }
+            MOp::Reg(r) if is_uniform(r) && !crate::vcode::is_def_role(s.role) => {
+                uniform_sources += 1;
                 V::UReg(0)
             }
             MOp::Fixed(V::Reg(RZ)) if promoted => V::UReg(URZ),
@@ -403,12 +396,10 @@ fn encodable(vcode: &VCode, inst: &MInst, promoted: bool, is_uniform: &impl Fn(V
             }
             other => crate::isel::fit::representative(other, s.mods).value,
         };
-        let mut operand = crate::isel::fit::representative(MOp::Fixed(value), s.mods);
         if promoted && s.mods.abs {
             return false;
         }
-        operand.value = value;
-        ops.push((s.role, operand));
+        ops.push((s.role, crate::isel::fit::representative(MOp::Fixed(value), s.mods)));
     }
     // A vector instruction reads at most one uniform register.
     if uniform_sources > 1 {

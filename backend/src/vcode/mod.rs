@@ -102,6 +102,23 @@ pub enum MOp {
     Fixed(Value),
 }
 
+impl MOp {
+    /// Calls `f` for every virtual register the operand names (an address's base and
+    /// uniform part both).
+    pub fn for_each_vreg(&self, mut f: impl FnMut(VReg)) {
+        match *self {
+            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
+                f(v)
+            }
+            MOp::UMem { base, ubase, .. } => {
+                f(base);
+                f(ubase);
+            }
+            MOp::Fixed(_) | MOp::Sp | MOp::SpMem { .. } => {}
+        }
+    }
+}
+
 /// Source-operand modifiers kept beside an `MOp`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SrcMods {
@@ -298,16 +315,7 @@ impl MInst {
             f(g, false);
         }
         let keep = self.keep;
-        let mut src = |op: &MOp| match *op {
-            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
-                f(v, false)
-            }
-            MOp::UMem { base, ubase, .. } => {
-                f(base, false);
-                f(ubase, false);
-            }
-            MOp::Fixed(_) | MOp::Sp | MOp::SpMem { .. } => {}
-        };
+        let mut src = |op: &MOp| op.for_each_vreg(|v| f(v, false));
         match &self.kind {
             MKind::Sass { slots, .. } => {
                 let mut defs = SmallVec::<[VReg; 2]>::new();
