@@ -220,6 +220,11 @@ pub fn compile_kernel(
     opts: &Options,
     dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
+    // Spin loops are found on the PTX's operations, before legalization adds loops.
+    let spin_headers = match opts.arch {
+        Arch::Sm75 => ptxc_mir::analysis::spin_loops::spin_loop_headers(&f),
+        _ => Default::default(),
+    };
     crate::legalize::zero_adds::run(&mut f, vars);
     let subroutines = crate::legalize::legalize(&mut f, &crate::legalize::LegalizeOptions { fmad: opts.fmad });
     // The expansions of division, remainder and the float functions repeat work (two
@@ -240,9 +245,13 @@ pub fn compile_kernel(
     }
     // Slow paths are subroutines unless their return addresses would not fit the limit;
     // then they are selected in line.
-    let lowered = match lower_uniform_or_not(f, vars, opts, &subroutines, hard_limit)? {
+    let ctx = Selection {
+        spin_headers: &spin_headers,
+        hard_limit,
+    };
+    let lowered = match lower_uniform_or_not(f, vars, opts, &subroutines, &ctx)? {
         Some(l) => l,
-        None => lower_uniform_or_not(f, vars, opts, &[], hard_limit)?.expect("no return address to place"),
+        None => lower_uniform_or_not(f, vars, opts, &[], &ctx)?.expect("no return address to place"),
     };
     let Lowered {
         vcode,
@@ -305,6 +314,14 @@ struct Lowered {
     blocks: Vec<crate::emit::CodeBlock>,
 }
 
+/// What every selection of one kernel shares.
+struct Selection<'a> {
+    /// Headers of the loops that get a forward-progress latch (`isel/progress.rs`).
+    spin_headers: &'a rustc_hash::FxHashSet<ptxc_mir::ir::Block>,
+    /// The register limit of `--max-registers` and `.maxnreg`, if any.
+    hard_limit: Option<u32>,
+}
+
 /// [`lower`] with uniform registers unless switched off, and again without them where
 /// more uniform values are live at once than there are uniform registers.
 fn lower_uniform_or_not(
@@ -312,13 +329,11 @@ fn lower_uniform_or_not(
     vars: &KernelVars,
     opts: &Options,
     subroutines: &[crate::legalize::Subroutine],
-    hard_limit: Option<u32>,
+    ctx: &Selection,
 ) -> Result<Option<Lowered>, BackendError> {
     let uniform = !opts.disabled.contains(&Optimisation::UniformRegisters);
-    match lower(f, vars, opts, subroutines, hard_limit, uniform) {
-        Err(BackendError::Alloc(AllocError::UniformSpill { .. })) => {
-            lower(f, vars, opts, subroutines, hard_limit, false)
-        }
+    match lower(f, vars, opts, subroutines, ctx, uniform) {
+        Err(BackendError::Alloc(AllocError::UniformSpill { .. })) => lower(f, vars, opts, subroutines, ctx, false),
         other => other,
     }
 }
@@ -331,10 +346,11 @@ fn lower(
     vars: &KernelVars,
     opts: &Options,
     subroutines: &[crate::legalize::Subroutine],
-    hard_limit: Option<u32>,
+    ctx: &Selection,
     uniform: bool,
 ) -> Result<Option<Lowered>, BackendError> {
-    let mut vcode = select(f, vars, opts.arch, &opts.disabled, subroutines)?;
+    let hard_limit = ctx.hard_limit;
+    let mut vcode = select(f, vars, opts.arch, &opts.disabled, subroutines, ctx.spin_headers)?;
     if uniform {
         crate::uniform::promote(&mut vcode);
     }

@@ -5,7 +5,7 @@ use crate::regalloc::Regions;
 use crate::vcode::{MInst, MKind, MOp, Slot, VCode, VReg};
 use ptxc_sass::isa::ModSet;
 use ptxc_sass::isa::make::make;
-use ptxc_sass::isa::values::{BptMode, MemSize};
+use ptxc_sass::isa::values::{BptMode, BranchKind, MemSize};
 use ptxc_sass::isa::{Inst, Mod, Op, Operand, PT, RZ, Role, Value as V};
 use regalloc2 as ra;
 
@@ -159,10 +159,16 @@ impl Expander<'_> {
                 neg,
                 taken,
                 not_taken,
+                active_agree,
                 ..
             } => {
                 let p = self.pred_index(self.loc(locs, *cond)?)?;
-                self.branch(p, *neg, taken.0 as usize)?;
+                let kind = if *active_agree {
+                    BranchKind::Uniform
+                } else {
+                    BranchKind::Plain
+                };
+                self.branch_of_kind(p, *neg, taken.0 as usize, kind)?;
                 self.branch(PT, false, not_taken.0 as usize)?;
             }
             MKind::Exit => {
@@ -266,7 +272,12 @@ impl Expander<'_> {
     }
 
     fn branch(&mut self, pred: u8, neg: bool, target: usize) -> Result<(), EmitError> {
-        let mut i = self.make(Op::Bra, &[(Role::Target, Operand::new(V::Rel(0)))], &[])?;
+        self.branch_of_kind(pred, neg, target, BranchKind::Plain)
+    }
+
+    /// A branch of `kind` (`BRA`, `BRA.U`) to block `target` under `pred`.
+    fn branch_of_kind(&mut self, pred: u8, neg: bool, target: usize, kind: BranchKind) -> Result<(), EmitError> {
+        let mut i = self.make(Op::Bra, &[(Role::Target, Operand::new(V::Rel(0)))], &[kind.set()])?;
         i.guard = pred;
         i.guard_neg = neg;
         self.out.push(Emitted {

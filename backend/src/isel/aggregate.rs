@@ -150,7 +150,7 @@ impl Isel<'_> {
 
     /// Emits warp-wide instructions the compiler inserts (marked for
     /// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`).
-    fn warp_wide_sass(
+    pub(super) fn warp_wide_sass(
         &mut self,
         op: Op,
         dsts: &[(Role, MOp)],

@@ -59,7 +59,7 @@ impl Isel<'_> {
         let Aux::Atom(info) = data.aux else {
             return Err(self.unsupported("an atomic without its operation"));
         };
-        let AtomInfo { op, space, offset } = info;
+        let AtomInfo { op, space, offset, .. } = info;
         let unsupported = || format!("atom.{}.{}.{ty}", space.name(), op.name());
         let atype = atom_type(op, ty).ok_or_else(|| self.unsupported(unsupported()))?;
         let shared = space == Space::Shared;

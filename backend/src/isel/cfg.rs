@@ -5,6 +5,9 @@
 //! end of the branching block instead (`ifconvert.rs`) and gets no block of its own; when
 //! the branching block is then the join's only predecessor, the join continues the same
 //! VCode block, so a row of guarded loads and stores is one block for the scheduler.
+//! A back edge of a spin loop goes through its forward-progress latch (`progress.rs`): the
+//! latch's test block, which takes the header's parameters (the edge's moves come before
+//! it, as in ptxas's code), a block going round it again, and an edge block into the header.
 
 use super::ifconvert::{self, Arm};
 use super::{Isel, IselError};
@@ -18,6 +21,16 @@ use rustc_hash::FxHashMap as HashMap;
 enum Entry {
     Block(Block),
     Edge(Block, usize),
+    /// The edge block of successor `n` of a MIR block into its forward-progress latch (the
+    /// next block), with the edge's arguments.
+    IntoLatch(Block, usize),
+    /// The test of the forward-progress latch on back edge `n` of a MIR block, with the
+    /// header's parameters; the two blocks after it go round again and into the header.
+    Latch(Block, usize),
+    /// The latch's way round again (the block before it).
+    LatchRetry,
+    /// The latch's way into the header of successor `n` of a MIR block (two blocks back).
+    LatchExit(Block, usize),
 }
 
 /// Where a MIR edge lands in VCode: the target block, or an edge block that jumps there.
@@ -25,6 +38,9 @@ struct Edges {
     block_of: HashMap<Block, BlockId>,
     /// `(from, successor index)` -> edge block.
     split: HashMap<(Block, usize), BlockId>,
+    /// `(from, successor index)` -> the forward-progress latch the edge enters directly
+    /// (with its arguments, as into the header).
+    latches: HashMap<(Block, usize), BlockId>,
     /// Blocks that end by absorbing a guarded arm.
     arms: HashMap<Block, Arm>,
     /// Joins of arms that continue the VCode block of the arm's branching block.
@@ -57,6 +73,11 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     if !isel.if_convert {
         arms.clear();
     }
+    // The header of a spin loop keeps the branches into it: its back edges get latches.
+    arms.retain(|_, arm| !isel.spin_headers.contains(&arm.join));
+    let dom = (!isel.spin_headers.is_empty()).then(|| ptxc_mir::analysis::dom::DomTree::new(func));
+    let is_latch_edge =
+        |from: Block, to: Block| isel.spin_headers.contains(&to) && dom.as_ref().is_some_and(|d| d.dominates(to, from));
     // A join with tuple parameters keeps its branches (SEL merges single values and pairs).
     arms.retain(|_, arm| !isel.has_tuple_params(arm.join));
     // Nor does a join with pinned accumulator parameters (SEL would not write their registers).
@@ -86,6 +107,7 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
     let mut edges = Edges {
         block_of: HashMap::default(),
         split: HashMap::default(),
+        latches: HashMap::default(),
         arms,
         continued,
     };
@@ -102,7 +124,18 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
         };
         let same_twice = succs.len() == 2 && succs[0] == succs[1];
         for (i, s) in succs.iter().enumerate() {
-            if succs.len() > 1 && (preds[*s].len() > 1 || same_twice) {
+            if is_latch_edge(end, *s) {
+                if succs.len() > 1 {
+                    // A critical edge into the latch (the retry block enters it too).
+                    edges.split.insert((end, i), BlockId(next));
+                    layout.push(Entry::IntoLatch(end, i));
+                    next += 1;
+                } else {
+                    edges.latches.insert((end, i), BlockId(next));
+                }
+                layout.extend([Entry::Latch(end, i), Entry::LatchRetry, Entry::LatchExit(end, i)]);
+                next += 3;
+            } else if succs.len() > 1 && (preds[*s].len() > 1 || same_twice) {
                 edges.split.insert((end, i), BlockId(next));
                 layout.push(Entry::Edge(end, i));
                 next += 1;
@@ -117,6 +150,25 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
             Entry::Edge(from, i) => {
                 let call = func.insts[func.terminator(from).expect("terminator")].targets()[i].clone();
                 edge_block(isel, &edges, id, &call);
+            }
+            Entry::IntoLatch(from, i) => {
+                isel.start_block();
+                let call = func.insts[func.terminator(from).expect("terminator")].targets()[i].clone();
+                let args = isel.edge_args(call.block, &call.args);
+                jump_block(isel, id, BlockId(id as u32 + 1), args);
+            }
+            Entry::Latch(from, i) => latch_block(isel, from, i, id)?,
+            Entry::LatchRetry => {
+                isel.start_block();
+                let latch = BlockId(id as u32 - 1);
+                let params = isel.vcode.blocks[id - 1].params.clone();
+                jump_block(isel, id, latch, params);
+            }
+            Entry::LatchExit(from, i) => {
+                isel.start_block();
+                let header = func.insts[func.terminator(from).expect("terminator")].targets()[i].block;
+                let params = isel.vcode.blocks[id - 2].params.clone();
+                jump_block(isel, id, edges.block_of[&header], params);
             }
         }
         let end = isel.vcode.insts.len() as u32;
@@ -182,7 +234,8 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
                 succ_args.push(Vec::new());
             }
             None => {
-                succs.push(edges.block_of[&call.block]);
+                let into_latch = edges.latches.get(&(b, i)).copied();
+                succs.push(into_latch.unwrap_or(edges.block_of[&call.block]));
                 succ_args.push(isel.edge_args(call.block, &call.args));
             }
         }
@@ -211,6 +264,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
                 taken: succs[0],
                 not_taken: succs[1],
                 uniform: isel.uniform_branches && isel.divergence.is_uniform(data.args[0]),
+                active_agree: false,
             },
             _ => {
                 // A constant condition lives in a predicate register like any other.
@@ -221,6 +275,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
                     taken: succs[0],
                     not_taken: succs[1],
                     uniform: isel.uniform_branches,
+                    active_agree: false,
                 }
             }
         },
@@ -231,6 +286,45 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
     blk.succs = succs;
     blk.succ_args = succ_args;
     Ok(())
+}
+
+/// The test of a forward-progress latch (`progress.rs`) at `id`, on back edge `i` of `from`,
+/// with parameters like the header's: the block after it goes round again, the one after
+/// that enters the header.
+fn latch_block(isel: &mut Isel, from: Block, i: usize, id: usize) -> Result<(), IselError> {
+    let func = isel.func;
+    let term = func.terminator(from).expect("terminator");
+    let header = func.insts[term].targets()[i].block;
+    let params: Vec<_> = isel
+        .block_params(header)
+        .into_iter()
+        .map(|p| {
+            let class = isel.vcode.class(p);
+            isel.vcode.new_vreg(class)
+        })
+        .collect();
+    isel.start_block();
+    isel.srcloc = func.srclocs[term];
+    let (retry, exit) = (BlockId(id as u32 + 1), BlockId(id as u32 + 2));
+    isel.spin_latch(exit, retry)?;
+    isel.srcloc = ptxc_mir::ir::SrcLoc::NONE;
+    let out = std::mem::take(&mut isel.out);
+    isel.vcode.insts.extend(out);
+    let blk = &mut isel.vcode.blocks[id];
+    blk.params = params;
+    blk.succs = vec![exit, retry];
+    blk.succ_args = vec![Vec::new(), Vec::new()];
+    Ok(())
+}
+
+/// Ends the block at `id` (started by the caller) with a jump to `target` with `args`.
+fn jump_block(isel: &mut Isel, id: usize, target: BlockId, args: Vec<crate::vcode::VReg>) {
+    isel.push(MInst::new(MKind::Jump(target)));
+    let out = std::mem::take(&mut isel.out);
+    isel.vcode.insts.extend(out);
+    let blk = &mut isel.vcode.blocks[id];
+    blk.succs = vec![target];
+    blk.succ_args = vec![args];
 }
 
 fn edge_block(isel: &mut Isel, edges: &Edges, id: usize, call: &BlockCall) {

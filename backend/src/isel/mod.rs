@@ -32,6 +32,7 @@ mod mbarrier;
 mod memory;
 mod operand;
 mod policy;
+mod progress;
 mod reconverge;
 mod setp_logic;
 mod subroutine;
@@ -120,6 +121,8 @@ pub struct Isel<'a> {
     pub warp_leader: Option<(ptxc_mir::ir::Block, aggregate::Leader)>,
     /// The slow paths called as subroutines (`subroutine.rs`).
     subroutines: Vec<crate::legalize::Subroutine>,
+    /// Headers of the loops whose back edges get a forward-progress latch (`progress.rs`).
+    spin_headers: &'a rustc_hash::FxHashSet<ptxc_mir::ir::Block>,
     /// The instructions being selected are warp-wide ones the compiler inserts itself
     /// (`MInst::warp_wide`).
     pub warp_wide: bool,
@@ -142,13 +145,15 @@ pub struct BlockValues {
 }
 
 /// Selects VCode of `arch` for `func`, whose variables live where `vars` says, without the
-/// `disabled` optimisations; the slow paths `subroutines` names are called as subroutines.
+/// `disabled` optimisations; the slow paths `subroutines` names are called as subroutines,
+/// and the back edges of the loops `spin_headers` heads get a forward-progress latch.
 pub fn select(
     func: &Function,
     vars: &KernelVars,
     arch: Arch,
     disabled: &[crate::compile::Optimisation],
     subroutines: &[crate::legalize::Subroutine],
+    spin_headers: &rustc_hash::FxHashSet<ptxc_mir::ir::Block>,
 ) -> Result<VCode, IselError> {
     use crate::compile::Optimisation;
     let mut isel = Isel {
@@ -177,6 +182,7 @@ pub fn select(
         warp_wide: false,
         warp_leader: None,
         subroutines: subroutines.to_vec(),
+        spin_headers,
         srcloc: ptxc_mir::ir::SrcLoc::NONE,
         tuple_params: HashMap::default(),
         prepared_wgmma: HashMap::default(),

@@ -49,6 +49,7 @@ pub fn expand(b: &mut Builder, d: &InstData) -> Option<Value> {
         op: AtomOp::Cas,
         space: Space::Shared,
         offset: info.offset,
+        red: false,
     };
     let seen = b.op(Opcode::Atom, ity, &[addr, old, sum_bits], Aux::Atom(cas));
     let lost = b.icmp(Cond::Ne, ity, seen, old);

@@ -199,6 +199,9 @@ pub enum MKind {
         /// Every thread of the warp branches the same way (the condition is uniform): no
         /// convergence barrier.
         uniform: bool,
+        /// The threads active here all branch the same way (their condition comes from a
+        /// vote), which the branch tells the hardware: `BRA.U`.
+        active_agree: bool,
     },
     /// End of the thread.
     Exit,

@@ -92,9 +92,14 @@ impl VCode {
                 taken,
                 not_taken,
                 uniform,
+                active_agree,
             } => {
                 let c = format!("{}{}", if *neg { "!" } else { "" }, self.reg(*cond));
-                let u = if *uniform { ".uniform" } else { "" };
+                let u = match (uniform, active_agree) {
+                    (_, true) => ".u",
+                    (true, false) => ".uniform",
+                    (false, false) => "",
+                };
                 let _ = write!(s, "brif{u} {c}, b{}, b{}", taken.0, not_taken.0);
             }
             MKind::Exit => s.push_str("exit"),

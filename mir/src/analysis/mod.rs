@@ -4,3 +4,4 @@ pub mod divergence;
 pub mod dom;
 pub mod loops;
 pub mod postdom;
+pub mod spin_loops;

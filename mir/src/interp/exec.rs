@@ -320,6 +320,7 @@ impl Machine<'_, '_> {
                     op: if hopper { AtomOp::HopperArrive } else { AtomOp::Arrive },
                     space: Space::Shared,
                     offset: 0,
+                    red: false,
                 };
                 let args = if hopper {
                     [args[0] & 0xffff_ffff, 1]
@@ -391,6 +392,7 @@ impl Machine<'_, '_> {
                 op: AtomOp::HopperCompleteTx,
                 space: Space::Shared,
                 offset: 0,
+                red: false,
             };
             self.atomic(t, Type::I64, &complete, &[args[3] & 0xffff_ffff, bytes])?;
         }

@@ -388,6 +388,8 @@ pub struct AtomInfo {
     pub space: Space,
     /// Constant byte offset added to the address.
     pub offset: i64,
+    /// Written as PTX `red` (a reduction without a result) rather than `atom`.
+    pub red: bool,
 }
 
 /// One instruction.

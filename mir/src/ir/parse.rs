@@ -401,12 +401,13 @@ impl FuncParser {
             }
             AuxKind::Mem => Aux::Mem(mem_info(mods)?),
             AuxKind::Atom => match mods {
-                [sp, o] => Aux::Atom(AtomInfo {
+                [sp, o, rest @ ..] if rest.is_empty() || rest == ["red"] => Aux::Atom(AtomInfo {
                     op: ATOM_OPS.iter().find(|(_, n)| n == o).ok_or("unknown atomic op")?.0,
                     space: space(sp)?,
                     offset: 0,
+                    red: !rest.is_empty(),
                 }),
-                _ => return Err("expected .space.op".into()),
+                _ => return Err("expected .space.op or .space.op.red".into()),
             },
             AuxKind::Space => match mods {
                 [sp] => Aux::Space(space(sp)?),

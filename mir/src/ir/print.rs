@@ -212,6 +212,9 @@ fn aux_mods(s: &mut String, aux: &Aux) {
         Aux::Convert(c) => convert_mods(s, c),
         Aux::Atom(a) => {
             let _ = write!(s, ".{}.{}", a.space.name(), a.op.name());
+            if a.red {
+                s.push_str(".red");
+            }
         }
         Aux::Space(sp) => {
             let _ = write!(s, ".{}", sp.name());

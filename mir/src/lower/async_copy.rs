@@ -159,6 +159,7 @@ impl Lowerer<'_> {
                     op: AtomOp::Add,
                     space: Space::Shared,
                     offset: 4,
+                    red: false,
                 }),
             };
             self.func.ins(self.cur, data);

@@ -153,7 +153,12 @@ impl Lowerer<'_> {
             op: Opcode::MbarArrive,
             ty: Type::I64,
             args: smallvec::smallvec![addr, count],
-            aux: Aux::Atom(AtomInfo { op, space, offset }),
+            aux: Aux::Atom(AtomInfo {
+                op,
+                space,
+                offset,
+                red: false,
+            }),
         };
         let i = self.func.ins(self.cur, data);
         self.func.results[i][0]
@@ -294,6 +299,7 @@ impl Lowerer<'_> {
                 op,
                 space: bar.space,
                 offset: bar.offset + at,
+                red: false,
             }),
         };
         let i = self.func.ins(self.cur, data);

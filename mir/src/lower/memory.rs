@@ -496,7 +496,12 @@ impl Lowerer<'_> {
             op: Opcode::Atom,
             ty,
             args: args.into(),
-            aux: Aux::Atom(AtomInfo { op, space, offset }),
+            aux: Aux::Atom(AtomInfo {
+                op,
+                space,
+                offset,
+                red: is_red,
+            }),
         };
         let i = self.func.ins(self.cur, data);
         if !is_red {
