@@ -6,7 +6,9 @@
 //! A region whose branch sits inside a loop that does not contain the join starts before the
 //! loop; a region whose join other paths reach too (nested branches sharing one join) starts
 //! at the join's nearest dominator, so that every path into a BSYNC has executed its BSSY
-//! (branches sharing a join share its barrier). Nested regions use distinct barriers
+//! (branches sharing a join share its barrier); a join that only jumps on (an edge block)
+//! moves to where it jumps, unless that heads a loop, so a loop's exit and the guard around
+//! the loop share one barrier as in ptxas's code. Nested regions use distinct barriers
 //! B0..B15 (outermost B0). A branch that leaves a region other than through its join (a
 //! `break` out of a loop whose `continue`s reconverge at the loop head) first takes its lanes
 //! out of the barrier with `BREAK Bn` (guarded as the branch is), as ptxas does: the
@@ -78,6 +80,7 @@ pub fn insert_reconvergence(vcode: &mut VCode) {
 
 fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
     let loops = cfg.loops();
+    let headers = loop_headers(cfg);
     let mut out: Vec<Region> = Vec::new();
     for b in 0..vcode.blocks.len() {
         let divergent = vcode
@@ -94,6 +97,9 @@ fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
         let Some(join) = cfg.ipdom[b].filter(|&j| divergent && j != cfg.exit() && !only_exits(j)) else {
             continue;
         };
+        // Paths that meet in a block that only jumps on meet where it jumps (an edge block
+        // before an outer join): one barrier serves both, as in ptxas's code.
+        let join = past_jumps(vcode, &headers, join);
         let Some(entry) = region_entry(cfg, &loops, b, join) else {
             continue;
         };
@@ -103,6 +109,33 @@ fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
         }
     }
     out
+}
+
+/// The first block from `j` on that does more than jump, or that heads a loop (a barrier
+/// there would be waited on again each time round).
+fn past_jumps(vcode: &VCode, headers: &[bool], mut j: usize) -> usize {
+    for _ in 0..vcode.blocks.len() {
+        match vcode.block_insts(BlockId(j as u32)) {
+            [
+                MInst {
+                    kind: MKind::Jump(t), ..
+                },
+            ] if !headers[t.0 as usize] => j = t.0 as usize,
+            _ => break,
+        }
+    }
+    j
+}
+
+/// The blocks a back edge enters (a block they dominate branches to them).
+fn loop_headers(cfg: &Cfg) -> Vec<bool> {
+    let mut headers = vec![false; cfg.succs.len()];
+    for (p, succs) in cfg.succs.iter().enumerate() {
+        for &s in succs.iter().filter(|&&s| cfg.dominates(s, p)) {
+            headers[s] = true;
+        }
+    }
+    headers
 }
 
 /// Where the region of the branch at `b` joining at `join` starts: out of every loop that

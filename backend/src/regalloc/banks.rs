@@ -1,7 +1,8 @@
 //! Bank-aware renaming: after allocation, the registers that only ever hold single values
 //! are permuted among themselves (a consistent renaming keeps the program valid) so that
 //! the register sources of each fixed-latency instruction fall in different banks (bank =
-//! register index mod 2). Registers of pairs and quads keep their alignment and stay put.
+//! register index mod 2). Registers of pairs and quads keep their alignment and stay put,
+//! but their components count as sources (a single beside a quad's component conflicts).
 
 use crate::emit::CodeBlock;
 use ptxc_sass::isa::{Inst, RZ, Value};
@@ -33,9 +34,10 @@ fn single_only(blocks: &[CodeBlock]) -> BTreeSet<u8> {
     single.difference(&wide).copied().collect()
 }
 
-/// Register sources (slots A, B, C) of a fixed-latency instruction that are single-only
-/// registers.
-fn sources(inst: &Inst, singles: &BTreeSet<u8>) -> Vec<u8> {
+/// Register sources (slots A, B, C) of a fixed-latency instruction, one register wide: the
+/// single-only ones may be renamed, the others (components of pairs and quads) keep their
+/// banks but conflict all the same.
+fn sources(inst: &Inst) -> Vec<u8> {
     if !inst.desc().meta.cat.is_coupled() {
         return Vec::new();
     }
@@ -45,9 +47,7 @@ fn sources(inst: &Inst, singles: &BTreeSet<u8>) -> Vec<u8> {
         .zip(&inst.operands)
         .enumerate()
         .filter_map(|(i, (d, o))| match (d.reuse, o.value) {
-            (Some(_), Value::Reg(r)) if r != RZ && !d.is_def && inst.reg_width(i) == 1 && singles.contains(&r) => {
-                Some(r)
-            }
+            (Some(_), Value::Reg(r)) if r != RZ && !d.is_def && inst.reg_width(i) == 1 => Some(r),
             _ => None,
         })
         .collect()
@@ -73,20 +73,21 @@ pub fn spread_banks(blocks: &mut [CodeBlock]) -> u32 {
     let groups: Vec<Vec<u8>> = blocks
         .iter()
         .flat_map(|b| b.insts.iter())
-        .map(|e| sources(&e.inst, &singles))
-        .filter(|s| s.len() > 1)
+        .map(|e| sources(&e.inst))
+        .filter(|s| s.len() > 1 && s.iter().any(|r| singles.contains(r)))
         .collect();
     if groups.is_empty() {
         return 0;
     }
     let mut by_reg: HashMap<u8, Vec<usize>> = HashMap::default();
     for (g, srcs) in groups.iter().enumerate() {
-        for &r in srcs {
+        for &r in srcs.iter().filter(|r| singles.contains(r)) {
             by_reg.entry(r).or_default().push(g);
         }
     }
     let mut map: HashMap<u8, u8> = singles.iter().map(|&r| (r, r)).collect();
-    let before: u32 = groups.iter().map(|g| conflicts(g, &map)).sum();
+    let total = |m: &HashMap<u8, u8>| -> u32 { groups.iter().map(|g| conflicts(g, m)).sum() };
+    let before = total(&map);
     let regs: Vec<u8> = singles.iter().copied().collect();
     let mut improved = true;
     let mut rounds = 0;
@@ -118,7 +119,7 @@ pub fn spread_banks(blocks: &mut [CodeBlock]) -> u32 {
             }
         }
     }
-    let after: u32 = groups.iter().map(|g| conflicts(g, &map)).sum();
+    let after = total(&map);
     if after < before {
         for e in blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
             rename(&mut e.inst, &map);
@@ -135,6 +136,72 @@ fn rename(inst: &mut Inst, map: &HashMap<u8, u8>) {
             Value::Mem { base, .. } => *base = *map.get(base).unwrap_or(base),
             Value::CBank { reg: Some(r), .. } => *r = *map.get(r).unwrap_or(r),
             _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::Emitted;
+    use ptxc_sass::isa::make::make;
+    use ptxc_sass::isa::values::MemSize;
+    use ptxc_sass::isa::{Arch, Op, Operand, Role};
+
+    fn emitted(op: Op, ops: &[(Role, Operand)], mods: &[ptxc_sass::isa::ModSet]) -> Emitted {
+        Emitted::new(make(Arch::Sm75, op, ops, mods).expect("encodable"))
+    }
+
+    fn fadd(d: u8, a: u8, b: u8) -> Emitted {
+        let r = Operand::reg;
+        emitted(Op::Fadd, &[(Role::Dst, r(d)), (Role::A, r(a)), (Role::B, r(b))], &[])
+    }
+
+    /// The register sources of the FADD at `i`.
+    fn fadd_sources(block: &CodeBlock, i: usize) -> (u8, u8) {
+        match (
+            &block.insts[i].inst.operands[1].value,
+            &block.insts[i].inst.operands[2].value,
+        ) {
+            (Value::Reg(a), Value::Reg(b)) => (*a, *b),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn singles_move_to_the_other_bank_than_the_quad_components_beside_them() {
+        // A quad R4..R7 loaded at once; R9 meets R5 (both odd) and R8 meets R4 (both
+        // even): swapping the two singles puts every FADD's sources in two banks.
+        let addr = Operand::new(Value::Mem {
+            base: 0,
+            uniform: None,
+            offset: 0,
+            scale: 0,
+        });
+        let mov = |d: u8, v: u64| {
+            emitted(
+                Op::Mov,
+                &[(Role::Dst, Operand::reg(d)), (Role::B, Operand::imm(v))],
+                &[],
+            )
+        };
+        let mut blocks = vec![CodeBlock {
+            insts: vec![
+                emitted(
+                    Op::Lds,
+                    &[(Role::Dst, Operand::reg(4)), (Role::Addr, addr)],
+                    &[MemSize::B128.set()],
+                ),
+                mov(8, 0x3f80_0000),
+                mov(9, 0x4000_0000),
+                fadd(10, 5, 9),
+                fadd(11, 4, 8),
+            ],
+        }];
+        assert!(spread_banks(&mut blocks) > 0);
+        for i in [3, 4] {
+            let (a, b) = fadd_sources(&blocks[0], i);
+            assert_ne!(a % 2, b % 2, "FADD at {i}: R{a}, R{b}");
         }
     }
 }

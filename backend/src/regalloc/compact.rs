@@ -340,6 +340,42 @@ struct Problem {
     prefs: Vec<Vec<(i32, usize, i32)>>,
     /// First program position of each group.
     first: Vec<usize>,
+    /// Soft interference of each group (same form as `edges`): registers a memory
+    /// instruction shortly before one of its definitions is still to read ([`WAR_WINDOW`]).
+    soft: Vec<Vec<Edge>>,
+}
+
+/// Instructions after a late reader (a memory instruction, which reads its register sources
+/// `ptxc_sass::isa::timing::LATE_READ` cycles after issue) within which a definition of one
+/// of its sources would wait for that read: such a definition prefers another register.
+const WAR_WINDOW: usize = 3;
+
+/// The register sources of the late readers before instruction `i` of block `b`, within
+/// [`WAR_WINDOW`] instructions: (instruction, operand).
+fn late_sources<'a>(
+    block: &'a CodeBlock,
+    ops: &'a OpTable,
+    b: usize,
+    i: usize,
+) -> impl Iterator<Item = (usize, &'a RegOperand)> + 'a {
+    (i.saturating_sub(WAR_WINDOW)..i)
+        .filter(move |&j| ptxc_sass::isa::access::reads_late(&block.insts[j].inst))
+        .flat_map(move |j| ops.at(b, j).iter().filter(|o| !o.is_def).map(move |o| (j, o)))
+}
+
+/// The late-read sources (group, offset) before instruction `i` of block `b`, within
+/// [`WAR_WINDOW`] instructions.
+fn recent_late_reads(
+    block: &CodeBlock,
+    ops: &OpTable,
+    webs: &Webs,
+    web_group: &[(usize, i32)],
+    b: usize,
+    i: usize,
+) -> Vec<(usize, i32)> {
+    late_sources(block, ops, b, i)
+        .flat_map(|(j, o)| (0..o.width).map(move |k| web_group[web_at(webs, ops, b, j, o, k)]))
+        .collect()
 }
 
 /// The operand component's web.
@@ -472,12 +508,30 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
             }
         }
     }
+    let mut soft = vec![Vec::new(); n];
+    for (b, block) in blocks.iter().enumerate() {
+        for i in 0..ops.len(b) {
+            let reads = recent_late_reads(block, ops, webs, &web_group, b, i);
+            if reads.is_empty() {
+                continue;
+            }
+            for o in ops.at(b, i).iter().filter(|o| o.is_def) {
+                let (gd, od) = web_group[web_at(webs, ops, b, i, o, 0)];
+                for &(gs, os) in &reads {
+                    if gs != gd && colours_after(gd, gs) {
+                        soft[gd].push((gs as u32, os - od));
+                    }
+                }
+            }
+        }
+    }
     Some(Problem {
         web_group,
         edges,
         align,
         prefs,
         first,
+        soft,
     })
 }
 
@@ -510,36 +564,57 @@ fn extents(p: &Problem) -> Vec<Option<(i32, i32)>> {
     ext
 }
 
+/// The bases `edges` name, given the bases coloured so far, shifted by 256 (a base may be
+/// negative when offset 0 is unused).
+fn bases_named(edges: &[Edge], base: &[Option<i32>]) -> [u64; 8] {
+    let mut named = [0u64; 8];
+    for &(other, delta) in edges {
+        if let Some(f) = base[other as usize]
+            .map(|bo| bo + delta + 256)
+            .filter(|f| (0..512).contains(f))
+        {
+            named[f as usize / 64] |= 1 << (f % 64);
+        }
+    }
+    named
+}
+
+/// Whether `b` is among the bases of [`bases_named`].
+fn is_named(named: &[u64; 8], b: i32) -> bool {
+    let f = b + 256;
+    (0..512).contains(&f) && named[f as usize / 64] & (1 << (f % 64)) != 0
+}
+
 /// Colours the groups; the base register of each group root (the register of offset 0).
-fn colour(p: &Problem) -> Option<Vec<i32>> {
+/// With a `limit`, a group avoids its soft interference where a register up to it (or the
+/// highest coloured so far) allows.
+fn colour(p: &Problem, limit: Option<i32>) -> Option<Vec<i32>> {
     let ext = extents(p);
     let mut order: Vec<usize> = (0..ext.len()).filter(|&g| ext[g].is_some()).collect();
     order.sort_by_key(|&g| (p.first[g], g));
     let mut base: Vec<Option<i32>> = vec![None; ext.len()];
+    // The highest register coloured so far: a soft preference may not raise it past `limit`.
+    let mut highest = limit.unwrap_or(-1);
     for g in order {
         let (lo, hi) = ext[g].expect("a group");
-        // Forbidden bases, shifted by 256 (a base may be negative when offset 0 is unused).
-        let mut forbidden = [0u64; 8];
-        for &(other, delta) in &p.edges[g] {
-            if let Some(f) = base[other as usize]
-                .map(|bo| bo + delta + 256)
-                .filter(|f| (0..512).contains(f))
-            {
-                forbidden[f as usize / 64] |= 1 << (f % 64);
-            }
-        }
-        let is_forbidden = |b: i32| {
-            let f = b + 256;
-            (0..512).contains(&f) && forbidden[f as usize / 64] & (1 << (f % 64)) != 0
-        };
+        let forbidden = bases_named(&p.edges[g], &base);
+        let soft = bases_named(&p.soft[g], &base);
         let ok = |b: i32| -> bool {
-            b + lo >= 0 && b + hi < RZ as i32 && !is_forbidden(b) && p.align[g].iter().all(|&(o, m)| (b + o) % m == 0)
+            b + lo >= 0
+                && b + hi < RZ as i32
+                && !is_named(&forbidden, b)
+                && p.align[g].iter().all(|&(o, m)| (b + o) % m == 0)
         };
         let preferred = p.prefs[g]
             .iter()
             .filter_map(|&(o, other, oo)| base[other].map(|bo| bo + oo - o))
             .find(|&b| ok(b));
-        let chosen = preferred.or_else(|| (-lo..RZ as i32).find(|&b| ok(b)))?;
+        let unhindered =
+            || (-lo..RZ as i32).find(|&b| limit.is_some() && ok(b) && !is_named(&soft, b) && b + hi <= highest);
+        let chosen = preferred
+            .or_else(unhindered)
+            .or_else(|| (-lo..RZ as i32).find(|&b| ok(b)))?;
+        highest = highest.max(chosen + hi);
         base[g] = Some(chosen);
     }
     Some(base.into_iter().map(|b| b.unwrap_or(0)).collect())
@@ -598,6 +673,26 @@ fn outcome(
     (old, new, vanishing)
 }
 
+/// Definitions of a register a late reader within [`WAR_WINDOW`] instructions before is
+/// still to read, before and after recolouring.
+fn late_read_waits(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, p: &Problem, base: &[i32]) -> (usize, usize) {
+    let (mut old, mut new) = (0, 0);
+    let covers = |r: i32, from: i32, w: u8| (from..from + w as i32).contains(&r);
+    for (b, block) in blocks.iter().enumerate() {
+        for i in 0..ops.len(b) {
+            for o in ops.at(b, i).iter().filter(|o| o.is_def) {
+                let (g, off) = p.web_group[web_at(webs, ops, b, i, o, 0)];
+                for (j, s) in late_sources(block, ops, b, i) {
+                    let (gs, os) = p.web_group[web_at(webs, ops, b, j, s, 0)];
+                    old += usize::from(covers(o.reg as i32, s.reg as i32, s.width));
+                    new += usize::from(covers(base[g] + off, base[gs] + os, s.width));
+                }
+            }
+        }
+    }
+    (old, new)
+}
+
 /// Recolours the general registers of `blocks` when that needs fewer registers or removes
 /// copies; returns true if the code changed.
 pub fn compact(blocks: &mut [CodeBlock]) -> bool {
@@ -629,12 +724,25 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
     let Some(problem) = build_problem(blocks, &ops, &webs, &live) else {
         return false;
     };
-    let Some(base) = colour(&problem) else {
+    let Some(plain) = colour(&problem, None) else {
         return false;
     };
-    // Fewer registers, or as many and fewer instructions.
+    // Avoiding late readers' registers may not take more registers than colouring without.
+    let highest = |base: &[i32]| -> i32 {
+        let ext = extents(&problem);
+        (0..base.len())
+            .filter_map(|g| ext[g].map(|(_, hi)| base[g] + hi))
+            .max()
+            .unwrap_or(-1)
+    };
+    let base = match colour(&problem, Some(highest(&plain))) {
+        Some(b) if highest(&b) <= highest(&plain) => b,
+        _ => plain,
+    };
+    // Fewer registers, or as many and fewer instructions or fewer waits for late readers.
     let (old_highest, new_highest, vanishing) = outcome(blocks, &ops, &webs, &problem, &base);
-    let better = new_highest < old_highest || new_highest == old_highest && vanishing > 0;
+    let (old_waits, new_waits) = late_read_waits(blocks, &ops, &webs, &problem, &base);
+    let better = new_highest < old_highest || new_highest == old_highest && (vanishing > 0 || new_waits < old_waits);
     if better {
         rewrite(blocks, &ops, &webs, &problem, &base);
     }
@@ -644,6 +752,78 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::emit::Emitted;
+    use ptxc_sass::isa::make::make;
+    use ptxc_sass::isa::values::MemSize;
+    use ptxc_sass::isa::{Arch, Operand, Role};
+
+    fn mov(d: u8, v: u64) -> Emitted {
+        let i = make(
+            Arch::Sm75,
+            Op::Mov,
+            &[(Role::Dst, Operand::reg(d)), (Role::B, Operand::imm(v))],
+            &[],
+        );
+        Emitted::new(i.expect("MOV"))
+    }
+
+    fn sts(base: u8, offset: i32, data: u8) -> Emitted {
+        let addr = Operand::new(Value::Mem {
+            base,
+            uniform: None,
+            offset,
+            scale: 0,
+        });
+        let ops = [(Role::Addr, addr), (Role::Data, Operand::reg(data))];
+        Emitted::new(make(Arch::Sm75, Op::Sts, &ops, &[MemSize::B32.set()]).expect("STS"))
+    }
+
+    fn iadd3(d: u8, a: u8, b: u8, c: u8) -> Emitted {
+        let r = Operand::reg;
+        let ops = [(Role::Dst, r(d)), (Role::A, r(a)), (Role::B, r(b)), (Role::C, r(c))];
+        Emitted::new(make(Arch::Sm75, Op::Iadd3, &ops, &[]).expect("IADD3"))
+    }
+
+    /// The destination register of instruction `i`.
+    fn dst(block: &CodeBlock, i: usize) -> u8 {
+        match block.insts[i].inst.operands[0].value {
+            Value::Reg(r) => r,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_definition_after_a_store_avoids_the_registers_the_store_is_still_to_read() {
+        // R0..R4 live at once, three of them summed into R2; R3 is a store's address, R0
+        // its data; the next definition (the second address) was given R0, which the store
+        // reads after issue: R4 is free and no higher.
+        let mut blocks = vec![CodeBlock {
+            insts: vec![
+                mov(0, 1),
+                mov(1, 2),
+                mov(2, 3),
+                mov(3, 4),
+                mov(4, 5),
+                iadd3(2, 2, 3, 4),
+                mov(3, 0x10),
+                sts(3, 0, 0),
+                mov(0, 0x20),
+                sts(0, 0, 1),
+                sts(0, 4, 2),
+            ],
+        }];
+        assert!(compact(&mut blocks));
+        let b = &blocks[0];
+        let second_address = dst(b, 8);
+        let first_address = dst(b, 6);
+        let first_data = dst(b, 0);
+        assert!(
+            second_address != first_address && second_address != first_data,
+            "R{second_address}"
+        );
+        assert!(second_address <= 4, "R{second_address}");
+    }
 
     #[test]
     fn regset_basics() {
