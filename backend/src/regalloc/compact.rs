@@ -735,13 +735,18 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
             .max()
             .unwrap_or(-1)
     };
-    let base = match colour(&problem, Some(highest(&plain))) {
+    let soft = problem.soft.iter().any(|s| !s.is_empty());
+    let base = match soft.then(|| colour(&problem, Some(highest(&plain)))).flatten() {
         Some(b) if highest(&b) <= highest(&plain) => b,
         _ => plain,
     };
     // Fewer registers, or as many and fewer instructions or fewer waits for late readers.
     let (old_highest, new_highest, vanishing) = outcome(blocks, &ops, &webs, &problem, &base);
-    let (old_waits, new_waits) = late_read_waits(blocks, &ops, &webs, &problem, &base);
+    let (old_waits, new_waits) = if soft {
+        late_read_waits(blocks, &ops, &webs, &problem, &base)
+    } else {
+        (0, 0)
+    };
     let better = new_highest < old_highest || new_highest == old_highest && (vanishing > 0 || new_waits < old_waits);
     if better {
         rewrite(blocks, &ops, &webs, &problem, &base);

@@ -26,6 +26,9 @@ use rustc_hash::FxHashSet as HashSet;
 
 /// The headers of the spin loops of `func`.
 pub fn spin_loop_headers(func: &Function) -> HashSet<Block> {
+    if !func.insts.values().any(waits_on_others) {
+        return HashSet::default();
+    }
     let dom = DomTree::new(func);
     // Outer loops before the loops they contain.
     let candidates: Vec<Loop> = natural_loops(func, &dom)
