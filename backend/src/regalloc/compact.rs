@@ -770,7 +770,7 @@ mod tests {
             &[(Role::Dst, Operand::reg(d)), (Role::B, Operand::imm(v))],
             &[],
         );
-        Emitted::new(i.expect("MOV"))
+        Emitted::new(i.expect("encodable"))
     }
 
     fn sts(base: u8, offset: i32, data: u8) -> Emitted {
@@ -781,13 +781,13 @@ mod tests {
             scale: 0,
         });
         let ops = [(Role::Addr, addr), (Role::Data, Operand::reg(data))];
-        Emitted::new(make(Arch::Sm75, Op::Sts, &ops, &[MemSize::B32.set()]).expect("STS"))
+        Emitted::new(make(Arch::Sm75, Op::Sts, &ops, &[MemSize::B32.set()]).expect("encodable"))
     }
 
     fn iadd3(d: u8, a: u8, b: u8, c: u8) -> Emitted {
         let r = Operand::reg;
         let ops = [(Role::Dst, r(d)), (Role::A, r(a)), (Role::B, r(b)), (Role::C, r(c))];
-        Emitted::new(make(Arch::Sm75, Op::Iadd3, &ops, &[]).expect("IADD3"))
+        Emitted::new(make(Arch::Sm75, Op::Iadd3, &ops, &[]).expect("encodable"))
     }
 
     /// The destination register of instruction `i`.
