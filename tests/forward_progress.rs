@@ -249,8 +249,7 @@ fn sm75_latches_where_ptxas_puts_them() {
     let ptx = dir.join("probes.ptx");
     std::fs::write(&ptx, probes_ptx("sm_75")).unwrap();
     let (theirs, ours) = both_cubins("sm_75", &ptx, &dir);
-    let listing = |c: &std::path::Path| text(&ptxc(&["disasm", c.to_str().unwrap()]).stdout);
-    let (a, c) = (latches(&listing(&theirs)), latches(&listing(&ours)));
+    let (a, c) = (latches(&disasm(&theirs)), latches(&disasm(&ours)));
     assert_eq!(a.len(), PROBES.len());
     let mut latched = 0;
     for p in PROBES {
@@ -291,7 +290,7 @@ fn other_targets_get_no_latch() {
         let cubin = dir.join("ptxc.cubin");
         let o = ptxc_compile(arch, &ptx, &cubin);
         assert!(o.status.success(), "{}", text(&o.stderr));
-        let listing = text(&ptxc(&["disasm", cubin.to_str().unwrap()]).stdout);
+        let listing = disasm(&cubin);
         assert!(!listing.contains("YIELD"), "{arch}");
     }
 }
@@ -333,7 +332,7 @@ fn a_spin_lock_runs_to_completion_with_either_compiler() {
     let ptx = dir.join("spin_lock.ptx");
     std::fs::write(&ptx, SPIN_LOCK).unwrap();
     let (theirs, ours) = both_cubins("sm_75", &ptx, &dir);
-    let listing = text(&ptxc(&["disasm", ours.to_str().unwrap()]).stdout);
+    let listing = disasm(&ours);
     assert_eq!(latches(&listing)["spin_lock"].len(), 1, "{listing}");
     let spec = "kernel = \"spin_lock\"\ngrid = [3]\nblock = [80]\n\
                 params = [ { ptr = \"out\" } ]\n[buffers.out]\ndtype = \"u32\"\nlen = 2\n";

@@ -96,7 +96,7 @@ fn listing_with(ptx: &str, extra: &[&str], out: &str) -> String {
     args.extend_from_slice(extra);
     let o = ptxc(&args);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    text(&ptxc(&["disasm", cubin.to_str().unwrap()]).stdout)
+    disasm(&cubin)
 }
 
 fn count(listing: &str, mnemonic: &str) -> usize {

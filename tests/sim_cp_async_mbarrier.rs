@@ -183,7 +183,7 @@ fn cp_async_mbarrier_cubins_disassemble_as_nvdisasm_reads_them() {
             // `ptxc disasm` prints the URZ of ptxc's LDGSTS global address (bit 76 clear),
             // which nvdisasm leaves out (`[R2.64]`): a printing difference of LDGSTS that
             // predates this test, left out of the comparison here.
-            let mut got = listing(&text(&ptxc(&["disasm", c.to_str().unwrap()]).stdout));
+            let mut got = listing(&disasm(c));
             for t in got
                 .values_mut()
                 .filter(|t| t.starts_with("LDGSTS") || t.contains(" LDGSTS"))

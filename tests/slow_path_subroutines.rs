@@ -68,7 +68,7 @@ fn compile(
         .and_then(|s| s.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no register count in {}", text(&o.stderr)));
-    let listing = text(&ptxc(&["disasm", cubin.to_str().unwrap()]).stdout);
+    let listing = disasm(&cubin);
     (cubin, listing, used)
 }
 

@@ -125,6 +125,11 @@ pub fn listing(s: &str) -> BTreeMap<u64, String> {
         .collect()
 }
 
+/// `ptxc disasm` of `cubin`: its listing.
+pub fn disasm(cubin: &Path) -> String {
+    text(&ptxc(&["disasm", cubin.to_str().unwrap()]).stdout)
+}
+
 /// Compiles `ptx` with ptxas into `out`.
 pub fn ptxas(ptx: &Path, out: &Path) {
     ptxas_for("sm_75", ptx, out);

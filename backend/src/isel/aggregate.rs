@@ -150,7 +150,7 @@ impl Isel<'_> {
 
     /// Emits warp-wide instructions the compiler inserts (marked for
     /// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`).
-    pub(super) fn warp_wide_sass(
+    fn warp_wide_sass(
         &mut self,
         op: Op,
         dsts: &[(Role, MOp)],
@@ -185,17 +185,22 @@ impl Isel<'_> {
         Ok(d)
     }
 
-    /// The active mask in a register, from `VOTEU.ANY UR4, UPT, PT`.
-    fn uniform_active_mask(&mut self) -> Result<MOp, IselError> {
-        let ur = MOp::Fixed(V::UReg(super::FIXED_UR));
-        let dsts = [(Role::Dst, ur), (Role::PredDst0, PT)];
+    /// `VOTE.ANY dst, PT, PT` or `VOTEU.ANY dst, UPT, PT` (`op`): the threads active here,
+    /// inserted by the compiler (listed as warp-wide).
+    pub(super) fn vote_any(&mut self, op: Op, dst: MOp) -> Result<(), IselError> {
         self.warp_wide_sass(
-            Op::Voteu,
-            &dsts,
+            op,
+            &[(Role::Dst, dst), (Role::PredDst0, PT)],
             &[(Role::PredSrc0, Arg::op(PT))],
             &[VoteMode::Any.set()],
             None,
-        )?;
+        )
+    }
+
+    /// The active mask in a register, from `VOTEU.ANY UR4, UPT, PT`.
+    fn uniform_active_mask(&mut self) -> Result<MOp, IselError> {
+        let ur = MOp::Fixed(V::UReg(super::FIXED_UR));
+        self.vote_any(Op::Voteu, ur)?;
         self.emit_temp(Op::Mov, &[(Role::B, Arg::op(ur))], &[])
     }
 
@@ -313,13 +318,7 @@ impl Isel<'_> {
     /// `SHFL.BFLY` reduction stored by lane 0; otherwise each thread's own atomic.
     fn shuffled_minmax(&mut self, site: &AtomSite, operand: Value) -> Result<(), IselError> {
         let mask = MOp::Reg(self.vcode.new_vreg(VClass::Single));
-        self.warp_wide_sass(
-            Op::Vote,
-            &[(Role::Dst, mask), (Role::PredDst0, PT)],
-            &[(Role::PredSrc0, Arg::op(PT))],
-            &[VoteMode::Any.set()],
-            None,
-        )?;
+        self.vote_any(Op::Vote, mask)?;
         let whole = self.equal(Arg::op(mask), Arg::imm(u32::MAX), None)?;
         let own = MOp::Reg(self.reg(operand));
         self.emit_atom(site, own, None, None, Some((whole, true)))?;

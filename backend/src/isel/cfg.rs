@@ -148,27 +148,20 @@ pub fn build(isel: &mut Isel) -> Result<(), IselError> {
         match *entry {
             Entry::Block(b) => select_block(isel, &edges, b, id)?,
             Entry::Edge(from, i) => {
-                let call = func.insts[func.terminator(from).expect("terminator")].targets()[i].clone();
-                edge_block(isel, &edges, id, &call);
+                let call = edge_call(func, from, i);
+                edge_block(isel, id, call, edges.block_of[&call.block]);
             }
-            Entry::IntoLatch(from, i) => {
-                isel.start_block();
-                let call = func.insts[func.terminator(from).expect("terminator")].targets()[i].clone();
-                let args = isel.edge_args(call.block, &call.args);
-                jump_block(isel, id, BlockId(id as u32 + 1), args);
-            }
+            Entry::IntoLatch(from, i) => edge_block(isel, id, edge_call(func, from, i), BlockId(id as u32 + 1)),
             Entry::Latch(from, i) => latch_block(isel, from, i, id)?,
             Entry::LatchRetry => {
                 isel.start_block();
-                let latch = BlockId(id as u32 - 1);
                 let params = isel.vcode.blocks[id - 1].params.clone();
-                jump_block(isel, id, latch, params);
+                jump_block(isel, id, BlockId(id as u32 - 1), params);
             }
             Entry::LatchExit(from, i) => {
                 isel.start_block();
-                let header = func.insts[func.terminator(from).expect("terminator")].targets()[i].block;
                 let params = isel.vcode.blocks[id - 2].params.clone();
-                jump_block(isel, id, edges.block_of[&header], params);
+                jump_block(isel, id, edges.block_of[&edge_call(func, from, i).block], params);
             }
         }
         let end = isel.vcode.insts.len() as u32;
@@ -293,8 +286,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
 /// that enters the header.
 fn latch_block(isel: &mut Isel, from: Block, i: usize, id: usize) -> Result<(), IselError> {
     let func = isel.func;
-    let term = func.terminator(from).expect("terminator");
-    let header = func.insts[term].targets()[i].block;
+    let header = edge_call(func, from, i).block;
     let params: Vec<_> = isel
         .block_params(header)
         .into_iter()
@@ -304,37 +296,39 @@ fn latch_block(isel: &mut Isel, from: Block, i: usize, id: usize) -> Result<(), 
         })
         .collect();
     isel.start_block();
-    isel.srcloc = func.srclocs[term];
     let (retry, exit) = (BlockId(id as u32 + 1), BlockId(id as u32 + 2));
+    isel.srcloc = func.srclocs[func.terminator(from).expect("terminator")];
     isel.spin_latch(exit, retry)?;
     isel.srcloc = ptxc_mir::ir::SrcLoc::NONE;
-    let out = std::mem::take(&mut isel.out);
-    isel.vcode.insts.extend(out);
-    let blk = &mut isel.vcode.blocks[id];
-    blk.params = params;
-    blk.succs = vec![exit, retry];
-    blk.succ_args = vec![Vec::new(), Vec::new()];
+    end_block(isel, id, vec![exit, retry], vec![Vec::new(), Vec::new()]);
+    isel.vcode.blocks[id].params = params;
     Ok(())
 }
 
 /// Ends the block at `id` (started by the caller) with a jump to `target` with `args`.
 fn jump_block(isel: &mut Isel, id: usize, target: BlockId, args: Vec<crate::vcode::VReg>) {
     isel.push(MInst::new(MKind::Jump(target)));
-    let out = std::mem::take(&mut isel.out);
-    isel.vcode.insts.extend(out);
-    let blk = &mut isel.vcode.blocks[id];
-    blk.succs = vec![target];
-    blk.succ_args = vec![args];
+    end_block(isel, id, vec![target], vec![args]);
 }
 
-fn edge_block(isel: &mut Isel, edges: &Edges, id: usize, call: &BlockCall) {
-    isel.start_block();
-    let target = edges.block_of[&call.block];
-    let args = isel.edge_args(call.block, &call.args);
-    isel.push(MInst::new(MKind::Jump(target)));
+/// Moves the selected instructions into the block at `id`, whose last instruction (already
+/// pushed) goes to `succs` with `succ_args`.
+fn end_block(isel: &mut Isel, id: usize, succs: Vec<BlockId>, succ_args: Vec<Vec<crate::vcode::VReg>>) {
     let out = std::mem::take(&mut isel.out);
     isel.vcode.insts.extend(out);
     let blk = &mut isel.vcode.blocks[id];
-    blk.succs = vec![target];
-    blk.succ_args = vec![args];
+    blk.succs = succs;
+    blk.succ_args = succ_args;
+}
+
+/// Successor `i` of MIR block `from`'s terminator.
+fn edge_call(func: &ptxc_mir::ir::Function, from: Block, i: usize) -> &BlockCall {
+    &func.insts[func.terminator(from).expect("terminator")].targets()[i]
+}
+
+/// The block at `id` on the edge `call`: its arguments, then a jump to `target`.
+fn edge_block(isel: &mut Isel, id: usize, call: &BlockCall, target: BlockId) {
+    isel.start_block();
+    let args = isel.edge_args(call.block, &call.args);
+    jump_block(isel, id, target, args);
 }

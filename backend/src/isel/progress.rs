@@ -15,11 +15,7 @@
 use super::fit::Arg;
 use super::{FIXED_UR, Isel, IselError};
 use crate::vcode::{BlockId, MInst, MKind, MOp, VClass};
-use ptxc_sass::isa::values::VoteMode;
 use ptxc_sass::isa::{Op, Role, Value as V};
-
-/// `PT` as a destination.
-const PT: MOp = MOp::Fixed(V::Pred { idx: 7, neg: false });
 
 /// `LOP3.LUT`'s table for `!a & b` (a = 0xf0, b = 0xcc).
 const ARRIVED_LUT: u32 = 0x0c;
@@ -29,22 +25,10 @@ impl Isel<'_> {
     /// thread has arrived while yielding, else with `retry` (which comes back here).
     pub(super) fn spin_latch(&mut self, header_edge: BlockId, retry: BlockId) -> Result<(), IselError> {
         let before = MOp::Reg(self.vcode.new_vreg(VClass::Single));
-        self.warp_wide_sass(
-            Op::Vote,
-            &[(Role::Dst, before), (Role::PredDst0, PT)],
-            &[(Role::PredSrc0, Arg::pt(false))],
-            &[VoteMode::Any.set()],
-            None,
-        )?;
+        self.vote_any(Op::Vote, before)?;
         self.emit_sass(Op::Yield, &[], &[], &[], None)?;
         let after = MOp::Fixed(V::UReg(FIXED_UR));
-        self.warp_wide_sass(
-            Op::Voteu,
-            &[(Role::Dst, after), (Role::PredDst0, PT)],
-            &[(Role::PredSrc0, Arg::pt(false))],
-            &[VoteMode::Any.set()],
-            None,
-        )?;
+        self.vote_any(Op::Voteu, after)?;
         let arrived = self.vcode.new_vreg(VClass::Pred);
         let srcs = [
             (Role::A, Arg::op(before)),

@@ -80,7 +80,10 @@ pub fn insert_reconvergence(vcode: &mut VCode) {
 
 fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
     let loops = cfg.loops();
-    let headers = loop_headers(cfg);
+    let mut headers = vec![false; vcode.blocks.len()];
+    for (h, _) in &loops {
+        headers[*h] = true;
+    }
     let mut out: Vec<Region> = Vec::new();
     for b in 0..vcode.blocks.len() {
         let divergent = vcode
@@ -125,17 +128,6 @@ fn past_jumps(vcode: &VCode, headers: &[bool], mut j: usize) -> usize {
         }
     }
     j
-}
-
-/// The blocks a back edge enters (a block they dominate branches to them).
-fn loop_headers(cfg: &Cfg) -> Vec<bool> {
-    let mut headers = vec![false; cfg.succs.len()];
-    for (p, succs) in cfg.succs.iter().enumerate() {
-        for &s in succs.iter().filter(|&&s| cfg.dominates(s, p)) {
-            headers[s] = true;
-        }
-    }
-    headers
 }
 
 /// Where the region of the branch at `b` joining at `join` starts: out of every loop that

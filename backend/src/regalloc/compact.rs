@@ -609,8 +609,10 @@ fn colour(p: &Problem, limit: Option<i32>) -> Option<Vec<i32>> {
             .iter()
             .filter_map(|&(o, other, oo)| base[other].map(|bo| bo + oo - o))
             .find(|&b| ok(b));
-        let unhindered =
-            || (-lo..RZ as i32).find(|&b| limit.is_some() && ok(b) && !is_named(&soft, b) && b + hi <= highest);
+        let unhindered = || {
+            limit?;
+            (-lo..RZ as i32).find(|&b| ok(b) && !is_named(&soft, b) && b + hi <= highest)
+        };
         let chosen = preferred
             .or_else(unhindered)
             .or_else(|| (-lo..RZ as i32).find(|&b| ok(b)))?;
@@ -728,8 +730,8 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
         return false;
     };
     // Avoiding late readers' registers may not take more registers than colouring without.
+    let ext = extents(&problem);
     let highest = |base: &[i32]| -> i32 {
-        let ext = extents(&problem);
         (0..base.len())
             .filter_map(|g| ext[g].map(|(_, hi)| base[g] + hi))
             .max()
