@@ -80,6 +80,9 @@ impl Expander<'_> {
             MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::Uniform => {
                 V::UReg(self.uniform_index(self.loc(locs, v)?)?)
             }
+            MOp::Reg(v) if self.vcode.class(v) == crate::vcode::VClass::UniformPair => {
+                V::UReg(self.uniform_index(self.loc(locs, v)?)?)
+            }
             MOp::Reg(v) => V::Reg(self.phys(self.loc(locs, v)?)?),
             MOp::Sub(v, i) => V::Reg(self.phys(self.loc(locs, v)?)? + i),
             MOp::Pred(v, neg) => V::Pred {
@@ -107,6 +110,12 @@ impl Expander<'_> {
                 uniform: Some(self.uniform_index(self.loc(locs, ubase)?)?),
                 offset,
                 scale,
+            },
+            MOp::UAddr { ubase, offset } => V::Mem {
+                base: RZ,
+                uniform: Some(self.uniform_index(self.loc(locs, ubase)?)?),
+                offset,
+                scale: 0,
             },
             MOp::Sp => V::Reg(self.stack_pointer()?),
             MOp::SpMem { offset } => V::Mem {
@@ -390,12 +399,17 @@ impl Expander<'_> {
         if f == t {
             return Ok(());
         }
-        let ops = [
-            (Role::Dst, Operand::new(V::UReg(t))),
-            (Role::B, Operand::new(V::UReg(f))),
-        ];
-        let i = self.make(Op::Umov, &ops, &[])?;
-        self.push(i);
+        let width = from.as_reg().map_or(1, |r| class_width(r.class()));
+        // A pair moving one register up writes its high half first.
+        let halves: &[u8] = if t > f { &[1, 0] } else { &[0, 1] };
+        for &k in halves.iter().filter(|&&k| k < width) {
+            let ops = [
+                (Role::Dst, Operand::new(V::UReg(t + k))),
+                (Role::B, Operand::new(V::UReg(f + k))),
+            ];
+            let i = self.make(Op::Umov, &ops, &[])?;
+            self.push(i);
+        }
         Ok(())
     }
 }

@@ -45,7 +45,7 @@ fn bank_offset(space: Space, k: i64, param_base: i64) -> i64 {
 
 impl Isel<'_> {
     /// The integer constant `v` holds (sign-extended from its width).
-    fn int_const(&self, v: Value) -> Option<i64> {
+    pub(super) fn int_const(&self, v: Value) -> Option<i64> {
         let d = self.def_of(v)?;
         match (d.op, &d.aux, self.func.ty(v)) {
             (Opcode::Const, Aux::Imm(k), Type::I32) => Some(*k as u32 as i32 as i64),

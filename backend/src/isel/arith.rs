@@ -329,6 +329,9 @@ impl Isel<'_> {
 
     /// `select p, a, b`: one guarded instruction where `guarded_select.rs` found one.
     pub fn lower_select(&mut self, inst: Inst) -> Result<(), IselError> {
+        if let Some(&idiom) = self.select_idioms.get(&inst) {
+            return self.lower_select_idiom(inst, idiom);
+        }
         match self.guarded_selects.get(&inst) {
             Some(&arm) => self.lower_guarded_select(inst, arm),
             None => self.lower_plain_select(inst),

@@ -89,6 +89,12 @@ pub(crate) fn representative(op: MOp, mods: SrcMods) -> Operand {
             offset,
             scale,
         },
+        MOp::UAddr { offset, .. } => V::Mem {
+            base: ptxc_sass::isa::RZ,
+            uniform: Some(0),
+            offset,
+            scale: 0,
+        },
         MOp::Sp => V::Reg(0),
         MOp::SpMem { offset } => V::Mem {
             base: 0,

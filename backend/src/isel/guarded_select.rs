@@ -36,7 +36,12 @@ impl Isel<'_> {
             for &s in &func.blocks[b].insts {
                 let d = &func.insts[s];
                 let dead = func.results[s].iter().all(|&r| self.use_count(r) == 0);
-                if d.op != Opcode::Select || dead || super::class_of(d.ty) != VClass::Single || d.args[1] == d.args[2] {
+                if d.op != Opcode::Select
+                    || dead
+                    || self.select_idioms.contains_key(&s)
+                    || super::class_of(d.ty) != VClass::Single
+                    || d.args[1] == d.args[2]
+                {
                     continue;
                 }
                 let arm = [(1, true), (2, false)]

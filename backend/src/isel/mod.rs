@@ -25,6 +25,7 @@ mod fp64;
 mod frame;
 mod generic;
 mod guarded_select;
+mod idioms;
 mod ifconvert;
 mod lea;
 mod mathfn;
@@ -101,6 +102,8 @@ pub struct Isel<'a> {
     fused: HashMap<Inst, ()>,
     /// Selects made of one guarded instruction (`guarded_select.rs`).
     guarded_selects: HashMap<Inst, guarded_select::GuardedArm>,
+    /// Selects that are one instruction (`idioms.rs`).
+    select_idioms: HashMap<Inst, idioms::Idiom>,
     /// Selecting the body of an if-converted arm, whose instructions all take the arm's
     /// guard (a guarded select there falls back to SEL).
     in_guarded_arm: bool,
@@ -172,6 +175,7 @@ pub fn select(
         uses: HashMap::default(),
         fused: HashMap::default(),
         guarded_selects: HashMap::default(),
+        select_idioms: HashMap::default(),
         in_guarded_arm: false,
         vars,
         divergence: ptxc_mir::analysis::divergence::Divergence::new(func),
@@ -216,6 +220,7 @@ impl Isel<'_> {
     fn find_fusions(&mut self) {
         self.fuse_flushed_compares();
         use ptxc_mir::ir::{Opcode, Type, ValueDef};
+        self.find_select_idioms();
         self.discount_folded_uses();
         self.find_float_folds();
         for &b in &self.func.layout {

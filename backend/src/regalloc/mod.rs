@@ -102,7 +102,7 @@ fn minimum_sizes(vcode: &VCode, used: [bool; 3]) -> [usize; 3] {
             VClass::Single => n[0] += 1,
             VClass::Pair => n[1] += 1,
             VClass::Quad => n[2] += 1,
-            VClass::Pred | VClass::Uniform | VClass::Fixed(_) => {}
+            VClass::Pred | VClass::Uniform | VClass::UniformPair | VClass::Fixed(_) => {}
         });
         for k in 0..3 {
             min[k] = min[k].max(n[k]);
@@ -290,9 +290,10 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
 }
 
 /// Allocates the uniform values onto the uniform registers no instruction names itself
-/// (`isel::FIXED_UR` and the registers after it); None without uniform values.
+/// (`isel::FIXED_UR` and the registers after it), each pair value onto a pair of its own
+/// (`uniform/pointers.rs` promotes few); None without uniform values.
 fn allocate_uniform(vcode: &VCode, options: &ra::RegallocOptions) -> Result<Option<ra::Output>, AllocError> {
-    if !vcode.classes.contains(&VClass::Uniform) {
+    if !vcode.classes.contains(&VClass::Uniform) && !vcode.classes.contains(&VClass::UniformPair) {
         return Ok(None);
     }
     let mut named = [false; 64];
@@ -309,12 +310,23 @@ fn allocate_uniform(vcode: &VCode, options: &ra::RegallocOptions) -> Result<Opti
             _ => {}
         });
     }
+    // Pairs take the highest free even-aligned pairs, one per pair value; singles the rest.
+    let pairs_wanted = vcode.classes.iter().filter(|&&c| c == VClass::UniformPair).count();
+    let mut pairs = ra::PRegSet::empty();
+    let mut taken = 0;
+    for r in (0..usize::from(ptxc_sass::isa::URZ) - 1).step_by(2).rev() {
+        if taken < pairs_wanted && !named[r] && !named[r + 1] {
+            pairs.add(ra::PReg::new(r, ra::RegClass::Float));
+            (named[r], named[r + 1]) = (true, true);
+            taken += 1;
+        }
+    }
     let mut free = ra::PRegSet::empty();
     for r in (0..usize::from(ptxc_sass::isa::URZ)).filter(|&r| !named[r]) {
         free.add(ra::PReg::new(r, ra::RegClass::Int));
     }
     let env = ra::MachineEnv {
-        preferred_regs_by_class: [free, ra::PRegSet::empty(), ra::PRegSet::empty()],
+        preferred_regs_by_class: [free, pairs, ra::PRegSet::empty()],
         non_preferred_regs_by_class: [ra::PRegSet::empty(); 3],
         scratch_by_class: [None; 3],
         fixed_stack_slots: Vec::new(),

@@ -105,7 +105,10 @@ impl Pressure {
 /// `pred_lower_bound` measures those), by backward liveness over its blocks.
 pub fn max_live(vcode: &VCode) -> Pressure {
     let num = Numbering::new(vcode, |v| {
-        !matches!(vcode.class(v), VClass::Pred | VClass::Uniform | VClass::Fixed(_))
+        !matches!(
+            vcode.class(v),
+            VClass::Pred | VClass::Uniform | VClass::UniformPair | VClass::Fixed(_)
+        )
     });
     let refs = Refs::new(vcode, &num);
     let live_out = live_out(vcode, &num, &refs);

@@ -224,6 +224,56 @@ fn writers_in(counts: &[(Reg, u32)], r: Reg) -> u32 {
         .map_or(0, |k| counts[k].1)
 }
 
+/// How many instructions after a late-reading instruction its source registers may be
+/// written again without a read scoreboard, on sm_75, where ptxas 13.5 leaves them
+/// unprotected that close (`scripts/late-read-distances`, `docs/TIMING-SM75.md` section
+/// 6.2): FP64 arithmetic, `F2I`, `I2F` and `SHFL` from 6 instructions on (ptxas: from 1 to
+/// 4), shared-memory loads and stores from 8 (ptxas: 7 and 8), `MUFU` from 18 (ptxas: 18;
+/// it protects one at 2, and on sm_80 and sm_90 at 5 to 7). Every other late reader (global,
+/// generic and local accesses, atomics: ptxas protects global loads at every distance) and
+/// every other target: None, always protected.
+fn late_read_window(inst: &ptxc_sass::isa::Inst, arch: Arch) -> Option<usize> {
+    if arch != Arch::Sm75 {
+        return None;
+    }
+    match inst.desc().op {
+        Op::Dfma | Op::Dadd | Op::Dmul | Op::F2i | Op::I2f | Op::Shfl => Some(LATE_READ_WINDOW),
+        Op::Lds | Op::Sts => Some(SHARED_LATE_READ_WINDOW),
+        Op::Mufu => Some(MUFU_LATE_READ_WINDOW),
+        _ => None,
+    }
+}
+
+/// The distance (instructions, so at least as many cycles) from which a register read late
+/// by FP64 arithmetic, a conversion or a shuffle is written again without a read scoreboard:
+/// `LATE_READ + SB_VISIBLE`, the simulator's release.
+const LATE_READ_WINDOW: usize = (ptxc_sass::isa::timing::LATE_READ + ptxc_sass::isa::timing::SB_VISIBLE) as usize;
+
+/// The distance from which ptxas leaves the sources of a shared-memory access unprotected.
+const SHARED_LATE_READ_WINDOW: usize = 8;
+
+/// The distance from which ptxas leaves the source of a `MUFU` unprotected.
+const MUFU_LATE_READ_WINDOW: usize = 18;
+
+/// True if `r`, read late by instruction `at` of a block with accesses `accs`, may be
+/// written again within `window` instructions (each issues at least a cycle after the one
+/// before it, on every path): by a later instruction of the block that close, or by any
+/// other writer (`elsewhere`, with `own` writes of the reader itself; in another block, or
+/// earlier in this one) when the block ends that close.
+fn written_within(
+    accs: &[Accesses],
+    at: usize,
+    r: Reg,
+    elsewhere: &dyn Fn(Reg, u32) -> bool,
+    own: u32,
+    window: usize,
+) -> bool {
+    let writes = |a: &Accesses| a.writes.iter().any(|w| w.reg == r);
+    let near = accs[at + 1..accs.len().min(at + window)].iter().any(writes);
+    let later = accs[at + 1..].iter().filter(|a| writes(a)).count() as u32;
+    near || (accs.len() - at < window && elsewhere(r, own + later))
+}
+
 /// Successors of every block. An empty block (a branch may still target it: it has the
 /// address of the block that follows) falls through to the next non-empty block, so the
 /// state a branch to it carries reaches that block.
@@ -279,6 +329,7 @@ fn schedule_block(
     while i < insts.len() {
         let inst = &insts[i].inst;
         let acc = if at_nop { &no_accesses } else { &accs[i - inserted] };
+        let at_nop_now = at_nop;
         at_nop = false;
         let (earliest, wait) = earliest_issue(inst, acc, &state, arch);
         let op = inst.desc().op;
@@ -330,11 +381,16 @@ fn schedule_block(
             state.record_writes(&acc.writes, t, inst.guard != ptxc_sass::isa::PT);
         }
         let late: SmallVec<[Reg; 8]> = acc.reads.iter().filter(|r| !r.guard).map(|r| r.reg).collect();
-        // Any other writer of a source, in this block (loops included) or another one.
-        let overwritten = late.iter().any(|&r| {
-            let own = u32::from(acc.writes.iter().any(|w| w.reg == r));
-            elsewhere(r, own)
-        });
+        // Another writer of a source within `LATE_READ + SB_VISIBLE` instructions (each
+        // issues at least a cycle after the one before it on every path): one later in
+        // this block, or any other (in another block, or before this instruction, reached
+        // only past this block's end).
+        let window = late_read_window(inst, arch);
+        let overwritten = !at_nop_now
+            && late.iter().any(|&r| {
+                let own = u32::from(acc.writes.iter().any(|w| w.reg == r));
+                elsewhere(r, own) && window.is_none_or(|w| written_within(accs, i - inserted, r, elsewhere, own, w))
+            });
         let inst = &mut insts[i].inst;
         // A CALL takes no read scoreboard (nvdisasm rejects one): its target register is
         // next written after the callee returned. Nor does a WARPSYNC (nvdisasm rejects one

@@ -18,10 +18,12 @@
 //! the divergence analysis: constants, constant-bank words, the uniform special registers
 //! (`uniform_special_register`), what is computed from them, and block parameters merging
 //! such values in converged blocks. Kernels with calls keep general registers (the call
-//! sequence saves only those).
+//! sequence saves only those); kernels that call slow paths as subroutines promote only
+//! their parameter pointers (`pointers.rs`).
 
 mod converged;
 mod fold;
+mod pointers;
 
 use crate::vcode::{BlockId, MInst, MKind, MOp, Slot, SrcMods, VClass, VCode, VReg};
 use ptxc_sass::isa::make::make;
@@ -58,14 +60,14 @@ type Candidates = rustc_hash::FxHashSet<VReg>;
 
 /// Moves the uniform values of `vcode` to uniform registers.
 pub fn promote(vcode: &mut VCode) {
-    if vcode
-        .insts
-        .iter()
-        .any(|i| i.is_call() || matches!(i.kind, MKind::SubCall(_)))
-    {
+    if vcode.insts.iter().any(|i| i.is_call()) {
         return;
     }
     let converged = converged::converged_blocks(vcode);
+    pointers::promote_pointers(vcode, &converged);
+    if vcode.insts.iter().any(|i| matches!(i.kind, MKind::SubCall(_))) {
+        return;
+    }
     let (defs, uses) = defs_and_uses(vcode);
     let Some(chosen) = choose(vcode, &converged, &defs, &uses) else {
         return;

@@ -31,6 +31,9 @@ pub enum VClass {
     Pred,
     /// One 32-bit uniform register (UR0..UR62): a warp-uniform value (`uniform/`).
     Uniform,
+    /// An even-aligned uniform register pair: a warp-uniform 64-bit address, a parameter
+    /// pointer that memory accesses read as `[UR]` (`uniform/pointers.rs`).
+    UniformPair,
     /// One 32-bit register pinned to `R<n>`, outside the allocator: a warpgroup accumulator,
     /// which HGMMA writes in place asynchronously (`isel/accumulators.rs`).
     Fixed(u8),
@@ -41,7 +44,7 @@ impl VClass {
     pub fn width(self) -> u8 {
         match self {
             VClass::Single | VClass::Pred | VClass::Uniform | VClass::Fixed(_) => 1,
-            VClass::Pair => 2,
+            VClass::Pair | VClass::UniformPair => 2,
             VClass::Quad => 4,
         }
     }
@@ -82,6 +85,14 @@ pub enum MOp {
         /// Scale field of `base`.
         scale: u8,
     },
+    /// A memory address `[ubase + offset]` with no general-register part: a 64-bit
+    /// address in a uniform pair ([`VClass::UniformPair`]).
+    UAddr {
+        /// The uniform pair holding the address.
+        ubase: VReg,
+        /// Byte offset.
+        offset: i32,
+    },
     /// A constant-bank operand indexed by a register: `c[bank][base + offset]`.
     CMem {
         /// Constant bank.
@@ -107,9 +118,12 @@ impl MOp {
     /// uniform part both).
     pub fn for_each_vreg(&self, mut f: impl FnMut(VReg)) {
         match *self {
-            MOp::Reg(v) | MOp::Sub(v, _) | MOp::Pred(v, _) | MOp::Mem { base: v, .. } | MOp::CMem { base: v, .. } => {
-                f(v)
-            }
+            MOp::Reg(v)
+            | MOp::Sub(v, _)
+            | MOp::Pred(v, _)
+            | MOp::Mem { base: v, .. }
+            | MOp::CMem { base: v, .. }
+            | MOp::UAddr { ubase: v, .. } => f(v),
             MOp::UMem { base, ubase, .. } => {
                 f(base);
                 f(ubase);

@@ -12,6 +12,7 @@ impl VCode {
             VClass::Quad => format!("v{}:4", v.0),
             VClass::Pred => format!("v{}:p", v.0),
             VClass::Uniform => format!("v{}:u", v.0),
+            VClass::UniformPair => format!("v{}:u2", v.0),
             VClass::Fixed(r) => format!("v{}:R{r}", v.0),
         }
     }
@@ -40,6 +41,7 @@ impl VCode {
                 let x = ["", ".X4", ".X8", ".X16"][usize::from(*scale & 3)];
                 format!("[{}{x}+{}{offset:+#x}]", self.reg(*base), self.reg(*ubase))
             }
+            MOp::UAddr { ubase, offset } => format!("[{}{offset:+#x}]", self.reg(*ubase)),
             MOp::CMem { bank, base, offset } => format!("c[{bank:#x}][{}{offset:+#x}]", self.reg(*base)),
             MOp::Sp => "SP".to_string(),
             MOp::SpMem { offset } => format!("[SP{offset:+#x}]"),

@@ -23,7 +23,7 @@ impl File {
         match c {
             VClass::Single | VClass::Pair | VClass::Quad => self == File::Gpr,
             VClass::Pred => self == File::Pred,
-            VClass::Uniform => self == File::Uniform,
+            VClass::Uniform | VClass::UniformPair => self == File::Uniform,
             VClass::Fixed(_) => false,
         }
     }
@@ -33,7 +33,7 @@ impl File {
 pub fn ra_class(c: VClass) -> ra::RegClass {
     match c {
         VClass::Single | VClass::Pred | VClass::Uniform | VClass::Fixed(_) => ra::RegClass::Int,
-        VClass::Pair => ra::RegClass::Float,
+        VClass::Pair | VClass::UniformPair => ra::RegClass::Float,
         VClass::Quad => ra::RegClass::Vector,
     }
 }
