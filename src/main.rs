@@ -220,6 +220,7 @@ enum OptArg {
     GuardedSelects,
     WarpAggregation,
     UniformRegisters,
+    MirPasses,
 }
 
 impl From<OptArg> for ptxc_backend::compile::Optimisation {
@@ -230,6 +231,7 @@ impl From<OptArg> for ptxc_backend::compile::Optimisation {
             OptArg::GuardedSelects => Self::GuardedSelects,
             OptArg::WarpAggregation => Self::WarpAggregation,
             OptArg::UniformRegisters => Self::UniformRegisters,
+            OptArg::MirPasses => Self::MirPasses,
         }
     }
 }

@@ -4,7 +4,8 @@
 //! default build's, on the timed simulator; and the command line's switch reaches the
 //! code (a uniform loop gets its convergence barrier back, a guarded load its branch, a
 //! guarded multiply its select, an atomic on a warp-uniform address one instruction per
-//! thread, a warp-uniform address part its general register).
+//! thread, a warp-uniform address part its general register, folded arithmetic its
+//! instructions).
 
 mod common;
 
@@ -27,6 +28,7 @@ fn switch_sets() -> Vec<Vec<Optimisation>> {
         Optimisation::GuardedSelects,
         Optimisation::WarpAggregation,
         Optimisation::UniformRegisters,
+        Optimisation::MirPasses,
     ];
     let mut sets: Vec<Vec<Optimisation>> = all.iter().map(|&o| vec![o]).collect();
     sets.push(all);
@@ -158,6 +160,19 @@ fn disabling_uniform_registers_takes_the_address_parts_back_to_general_registers
     assert!(uniform_addresses(&default) >= 2, "by default:\n{default}");
     assert_eq!(uniform_addresses(&off), 0, "with the switch off:\n{off}");
     assert_eq!(count(&off, "USHF"), 0, "with the switch off:\n{off}");
+}
+
+#[test]
+fn disabling_mir_passes_keeps_the_folded_arithmetic() {
+    // addc_cc_s32 sets the carry flag with `add.cc.u32 cc, 0xffffffff, 1` and builds its
+    // result with `mov.b64 {a, b}`: constant folding leaves one IADD3.X, and the pair needs
+    // no shift; without the passes the constant add and the 64-bit shifts stay.
+    let ptx = "tests/data/conformance/addc_cc_s32.ptx";
+    let default = listing_with(ptx, &[], "addc_default.cubin");
+    let off = listing_with(ptx, &["--disable", "mir-passes"], "addc_off.cubin");
+    assert_eq!(count(&default, "IADD3.X"), 2, "by default:\n{default}");
+    assert_eq!(count(&default, "SHF"), 0, "by default:\n{default}");
+    assert!(count(&off, "SHF") > 0, "with the switch off:\n{off}");
 }
 
 #[test]

@@ -100,6 +100,10 @@ pub enum Optimisation {
     /// Warp-uniform values in uniform registers, computed by uniform instructions and read
     /// as uniform address parts (`uniform/`); off, every value is in general registers.
     UniformRegisters,
+    /// The MIR optimisation passes of `ptxc_mir::opt::DEFAULT_PIPELINE` (constant folding,
+    /// copy propagation, value numbering, strength reduction, address folding, dead code)
+    /// before legalization; off, the back end selects the MIR as lowered from the PTX.
+    MirPasses,
 }
 
 /// The default post-allocation scheduling heuristic.
@@ -220,6 +224,9 @@ pub fn compile_kernel(
     opts: &Options,
     dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
+    if !opts.disabled.contains(&Optimisation::MirPasses) {
+        ptxc_mir::opt::run_passes(&mut f, ptxc_mir::opt::DEFAULT_PIPELINE).map_err(BackendError::Options)?;
+    }
     // Spin loops are found on the PTX's operations, before legalization adds loops.
     let spin_headers = match opts.arch {
         Arch::Sm75 => ptxc_mir::analysis::spin_loops::spin_loop_headers(&f),

@@ -250,28 +250,25 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
     let kind = match data.op {
         Opcode::Exit => MKind::Exit,
         Opcode::Trap => MKind::Trap,
-        Opcode::Brif => match isel.pred(data.args[0]) {
-            crate::vcode::MOp::Pred(cond, neg) => MKind::CondJump {
+        Opcode::Brif => {
+            // A constant condition (`PT`, `!PT`, or the `not` of one, which is not selected
+            // itself) lives in a predicate register like any other.
+            let (cond, neg, constant) = match isel.pred(data.args[0]) {
+                crate::vcode::MOp::Pred(cond, neg) => (cond, neg, false),
+                crate::vcode::MOp::Fixed(val @ ptxc_sass::isa::Value::Pred { .. }) => {
+                    (isel.constant_pred_reg(val), false, true)
+                }
+                _ => (isel.reg(data.args[0]), false, true),
+            };
+            MKind::CondJump {
                 cond,
                 neg,
                 taken: succs[0],
                 not_taken: succs[1],
-                uniform: isel.uniform_branches && isel.divergence.is_uniform(data.args[0]),
+                uniform: isel.uniform_branches && (constant || isel.divergence.is_uniform(data.args[0])),
                 active_agree: false,
-            },
-            _ => {
-                // A constant condition lives in a predicate register like any other.
-                let cond = isel.reg(data.args[0]);
-                MKind::CondJump {
-                    cond,
-                    neg: false,
-                    taken: succs[0],
-                    not_taken: succs[1],
-                    uniform: isel.uniform_branches,
-                    active_agree: false,
-                }
             }
-        },
+        }
         other => return Err(isel.unsupported(format!("terminator {other:?}"))),
     };
     isel.push(MInst::new(kind));

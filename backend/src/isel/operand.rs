@@ -208,6 +208,13 @@ impl Isel<'_> {
         }
         MOp::Pred(self.reg(v), false)
     }
+
+    /// A fresh predicate register set to the constant `val` (`PT` or `!PT`).
+    pub fn constant_pred_reg(&mut self, val: V) -> VReg {
+        let r = self.vcode.new_vreg(VClass::Pred);
+        self.push(pred_const(r, val));
+        r
+    }
 }
 
 /// The constant-bank offset of special registers the driver keeps in bank 0 (the cluster

@@ -53,10 +53,11 @@ pub static PASSES: &[Pass] = &[
     },
 ];
 
-/// The passes the compile pipeline runs by default. Empty for now: the back end selects
-/// only a subset of MIR, and folded forms (e.g. `shl` for `imul`, immediate address offsets
-/// on every space) are not all selectable yet.
-pub static DEFAULT_PIPELINE: &[&str] = &[];
+/// The passes the compile pipeline runs by default (`ptxc compile --disable mir-passes`
+/// leaves them out), before the back end legalizes the function. Not `licm`: hoisting
+/// comparisons out of loops keeps predicates live across them, and P0..P6 are few (the back
+/// end hoists everything else after legalization, `licm::run_except_predicates`).
+pub static DEFAULT_PIPELINE: &[&str] = &["constfold", "copyprop", "gvn", "strength", "addrfold", "dce"];
 
 /// The pass named `name`.
 pub fn pass_named(name: &str) -> Option<&'static Pass> {
