@@ -290,8 +290,8 @@ pub fn allocate(vcode: &mut VCode, max_registers: u32) -> Result<Allocation, All
 }
 
 /// Allocates the uniform values onto the uniform registers no instruction names itself
-/// (`isel::FIXED_UR` and the registers after it), each pair value onto a pair of its own
-/// (`uniform/pointers.rs` promotes few); None without uniform values.
+/// (`isel::FIXED_UR` and the registers after it), the pair values onto as many pairs set
+/// apart (`uniform/pointers.rs` promotes few); None without uniform values.
 fn allocate_uniform(vcode: &VCode, options: &ra::RegallocOptions) -> Result<Option<ra::Output>, AllocError> {
     if !vcode.classes.contains(&VClass::Uniform) && !vcode.classes.contains(&VClass::UniformPair) {
         return Ok(None);
@@ -310,7 +310,9 @@ fn allocate_uniform(vcode: &VCode, options: &ra::RegallocOptions) -> Result<Opti
             _ => {}
         });
     }
-    // Pairs take the highest free even-aligned pairs, one per pair value; singles the rest.
+    // The pairs get the highest free even-aligned pairs, as many as there are pair values
+    // (so they never spill), the singles the rest: regalloc2 does not know that the classes
+    // share registers.
     let pairs_wanted = vcode.classes.iter().filter(|&&c| c == VClass::UniformPair).count();
     let mut pairs = ra::PRegSet::empty();
     let mut taken = 0;

@@ -329,7 +329,6 @@ fn schedule_block(
     while i < insts.len() {
         let inst = &insts[i].inst;
         let acc = if at_nop { &no_accesses } else { &accs[i - inserted] };
-        let at_nop_now = at_nop;
         at_nop = false;
         let (earliest, wait) = earliest_issue(inst, acc, &state, arch);
         let op = inst.desc().op;
@@ -381,16 +380,13 @@ fn schedule_block(
             state.record_writes(&acc.writes, t, inst.guard != ptxc_sass::isa::PT);
         }
         let late: SmallVec<[Reg; 8]> = acc.reads.iter().filter(|r| !r.guard).map(|r| r.reg).collect();
-        // Another writer of a source within `LATE_READ + SB_VISIBLE` instructions (each
-        // issues at least a cycle after the one before it on every path): one later in
-        // this block, or any other (in another block, or before this instruction, reached
-        // only past this block's end).
+        // Any other writer of a source (in this block, loops included, or another one);
+        // for the kinds of instruction `late_read_window` names, only one that close.
         let window = late_read_window(inst, arch);
-        let overwritten = !at_nop_now
-            && late.iter().any(|&r| {
-                let own = u32::from(acc.writes.iter().any(|w| w.reg == r));
-                elsewhere(r, own) && window.is_none_or(|w| written_within(accs, i - inserted, r, elsewhere, own, w))
-            });
+        let overwritten = late.iter().any(|&r| {
+            let own = u32::from(acc.writes.iter().any(|w| w.reg == r));
+            elsewhere(r, own) && window.is_none_or(|w| written_within(accs, i - inserted, r, elsewhere, own, w))
+        });
         let inst = &mut insts[i].inst;
         // A CALL takes no read scoreboard (nvdisasm rejects one): its target register is
         // next written after the callee returned. Nor does a WARPSYNC (nvdisasm rejects one

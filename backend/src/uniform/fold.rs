@@ -137,7 +137,7 @@ fn uniform_sum(vcode: &VCode, inst: &MInst) -> Option<(VReg, VReg, u8)> {
 }
 
 /// True if `inst` encodes with operand `slot` replaced by `op`.
-fn encodes_with(vcode: &VCode, inst: &MInst, slot: usize, op: MOp) -> bool {
+pub(super) fn encodes_with(vcode: &VCode, inst: &MInst, slot: usize, op: MOp) -> bool {
     let MKind::Sass { op: code, slots, mods } = &inst.kind else {
         return false;
     };

@@ -13,7 +13,6 @@
 //! the allocator sets aside one pair per pointer, so they never run out.
 
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VCode, VReg, WideOp};
-use ptxc_sass::isa::make::make;
 use ptxc_sass::isa::values::MemSize;
 use ptxc_sass::isa::{Op, Role, Value as V};
 use rustc_hash::FxHashMap as HashMap;
@@ -166,19 +165,11 @@ fn reads(inst: &MInst) -> Vec<(VReg, Option<usize>)> {
 
 /// True if `inst` encodes with the address in slot `slot` read from a uniform pair.
 fn encodes_as_uniform_address(vcode: &VCode, inst: &MInst, slot: usize) -> bool {
-    let MKind::Sass { op, slots, mods } = &inst.kind else {
+    let MKind::Sass { slots, .. } = &inst.kind else {
         return false;
     };
-    let ops: Vec<_> = slots
-        .iter()
-        .enumerate()
-        .map(|(k, s)| {
-            let o = match (k == slot, s.op) {
-                (true, MOp::Mem { offset, .. }) => MOp::UAddr { ubase: VReg(0), offset },
-                (_, o) => o,
-            };
-            (s.role, crate::isel::fit::representative(o, s.mods))
-        })
-        .collect();
-    make(vcode.arch, *op, &ops, mods).is_ok()
+    let MOp::Mem { offset, .. } = slots[slot].op else {
+        return false;
+    };
+    super::fold::encodes_with(vcode, inst, slot, MOp::UAddr { ubase: VReg(0), offset })
 }
