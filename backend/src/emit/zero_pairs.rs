@@ -3,8 +3,8 @@
 //! `CS2R R2k, SRZ`, as ptxas zeroes accumulators. A `MOV Rd, Rs` whose source is known to
 //! hold zero counts as a zeroing move (and is one when it pairs; unpaired it stays as it
 //! was, so no dependence moves) (an MMA kernel's 32 accumulator registers take 16 instructions
-//! instead of 32). A control instruction (branch, call, exit, barrier) ends the search: a
-//! zeroing never moves across one.
+//! instead of 32). A control instruction (branch, call, exit, barrier; not a convergence
+//! barrier's set-up) ends the search: a zeroing never moves across one.
 
 use crate::emit::CodeBlock;
 use ptxc_sass::isa::access::{Reg, accesses};
@@ -41,9 +41,12 @@ fn zeroed(inst: &Inst) -> Option<u8> {
     }
 }
 
-/// True for instructions no zeroing may move across or be tracked through.
+/// True for instructions no zeroing may move across or be tracked through. A convergence
+/// barrier's set-up (`BMOV.32.CLEAR`, `BSSY`) transfers no control: the block's moves on
+/// either side of it run for the same threads (its register accesses count as any other's).
 fn is_control(inst: &Inst) -> bool {
-    inst.desc().meta.pipe == Pipe::Branch || inst.desc().meta.terminator
+    let barrier_setup = matches!(inst.desc().op, Op::Bssy | Op::Bmov);
+    !barrier_setup && (inst.desc().meta.pipe == Pipe::Branch || inst.desc().meta.terminator)
 }
 
 /// `MOV Rd, Rs` with `Rs` holding zero (set earlier in the block) becomes `MOV Rd, 0x0`;
