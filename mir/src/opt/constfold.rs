@@ -39,7 +39,11 @@ fn const_args(func: &Function, inst: Inst) -> Option<Vec<u64>> {
 
 fn fold_constant(func: &mut Function, b: crate::ir::Block, inst: Inst, subst: &mut HashMap<Value, Value>) -> bool {
     let data = &func.insts[inst];
-    if !data.op.is_pure() || matches!(data.op, Opcode::Const | Opcode::Undef) || data.args.is_empty() {
+    // Address-space conversions depend on where the machine puts each space (the back end
+    // maps a parameter's generic address to its constant-bank copy): not constants.
+    let space_dependent = matches!(data.op, Opcode::ToGeneric | Opcode::FromGeneric | Opcode::IsSpace);
+    if !data.op.is_pure() || matches!(data.op, Opcode::Const | Opcode::Undef) || space_dependent || data.args.is_empty()
+    {
         return false;
     }
     let Some(args) = const_args(func, inst) else {
