@@ -106,13 +106,15 @@ fn lower_ptx_with(
     Ok(module)
 }
 
-/// What `arch` asks of the lowering to MIR.
+/// What `arch` asks of the lowering to MIR (calls inlined, as the MIR interpreter runs
+/// them; compiling keeps them).
 pub fn lower_options(arch: Arch) -> ptxc_mir::lower::LowerOptions {
     ptxc_mir::lower::LowerOptions {
         hopper_mbarrier: arch >= Arch::Sm90,
         no_sub_byte_mma: arch >= Arch::Sm90,
         no_hmma_884: arch >= Arch::Sm80,
         rank_in_shared_addresses: arch >= Arch::Sm90,
+        keep_calls: false,
     }
 }
 
@@ -155,7 +157,11 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
             opts.arch.name()
         )));
     }
-    let options = lower_options(opts.arch);
+    // Calls of device functions stay calls, as ptxas keeps them.
+    let options = ptxc_mir::lower::LowerOptions {
+        keep_calls: true,
+        ..lower_options(opts.arch)
+    };
     let line_map = opts
         .line_info
         .then(|| std::sync::Arc::new(crate::lineinfo::line_map(src, &checked)));
@@ -169,7 +175,11 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
     })?;
     {
         use rayon::prelude::*;
-        let verify = |f: &ptxc_mir::ir::Function| ptxc_mir::ir::verify(f).map_err(|e| e.to_string());
+        let verify = |f: &ptxc_mir::ir::Function| {
+            std::iter::once(f)
+                .chain(&f.callees)
+                .try_for_each(|g| ptxc_mir::ir::verify(g).map_err(|e| e.to_string()))
+        };
         // One kernel is verified on this thread, without starting rayon's pool.
         let verified: Result<(), String> = if module.functions.len() > 1 {
             module.functions.par_iter().try_for_each(verify)
@@ -185,7 +195,11 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
         if let Some(last) = &opts.dump_mir_after {
             let mut g = f.clone();
             let last = (!last.is_empty()).then_some(last.as_str());
-            ptxc_mir::opt::run_until(&mut g, last).map_err(|e| CompileError(format!("error: {e}")))?;
+            let mut callees = std::mem::take(&mut g.callees);
+            for h in std::iter::once(&mut g).chain(&mut callees) {
+                ptxc_mir::opt::run_until(h, last).map_err(|e| CompileError(format!("error: {e}")))?;
+            }
+            g.callees = callees;
             eprintln!("// {} after {}\n{g}", f.name, last.unwrap_or("every pass"));
         }
     }

@@ -54,19 +54,10 @@ const fn ptxas_crs(file: &'static str, kernel: &'static str) -> Known {
 const KOKKOS: &str = "ptx90parser__matrix_free_device_matrix_vector";
 
 /// The known differences (`docs/CUBIN.md`, section 4, says why each is there).
-/// `EIATTR_CRS_STACK_SIZE` only in ptxas's cubin: ptxas calls a `.func` with `CALL.REL`
-/// where ptxc inlines it (`call`, `call_rnd`, `extern_shared_call`, `multiple_return`,
-/// `shared_unify_*`, `vector`; ptxc calls its slow paths as ptxas does), or keeps a `BSSY` around a diamond ptxc if-converts (`warp_vote`). Only in
-/// ptxc's: it branches (with a `BSSY`) around a block ptxas predicates (`dynamic_shared`,
-/// two Kokkos `copy_constrained_values` kernels).
+/// `EIATTR_CRS_STACK_SIZE` only in ptxas's cubin: ptxas keeps a `BSSY` around a diamond ptxc
+/// if-converts (`warp_vote`). Only in ptxc's: it branches (with a `BSSY`) around a block
+/// ptxas predicates (`dynamic_shared`, two Kokkos `copy_constrained_values` kernels).
 const KNOWN: &[Known] = &[
-    ptxas_crs("call", ".nv.info.call"),
-    ptxas_crs("call_rnd", ".nv.info.call_rnd"),
-    ptxas_crs("extern_shared_call", ".nv.info.extern_shared_call"),
-    ptxas_crs("multiple_return", ".nv.info.multiple_return"),
-    ptxas_crs("shared_unify_extern", ".nv.info.shared_unify_extern"),
-    ptxas_crs("shared_unify_local", ".nv.info.shared_unify_local"),
-    ptxas_crs("vector", ".nv.info.vector"),
     ptxas_crs("warp_vote", ".nv.info.warp_vote"),
     Known {
         archs: ALL,
@@ -96,10 +87,11 @@ struct KnownKinds {
 }
 
 /// The kernels of HelmholtzOperator<3> (`docs/CUBIN.md`, section 4): ptxas calls the
-/// operator (a `.func`) from the kernel's loop and gives that loop no forward-progress
-/// latch, though it gives one to the same loop of the HelmholtzOperator<2> kernels and to
-/// every probed loop around a spin loop or a call of one; ptxc inlines the operator, and its
-/// loop, holding spin loops, gets the latch (one `VOTE` and one `VOTEU` more).
+/// operator (a `.func` with spin loops) from the kernel's loop and gives that loop no
+/// forward-progress latch, though it gives one to the same loop of the HelmholtzOperator<2>
+/// kernels and to every probed loop around a call of a function with a spin loop; ptxc calls
+/// the operator too and latches the loop (one `VOTE` and one `VOTEU` more; 30 latches in
+/// the kernel's text against ptxas's 29).
 const KNOWN_KINDS: &[KnownKinds] = &[KnownKinds {
     arch: "sm_75",
     section: "ApplyKernelILi3Ed17HelmholtzOperator",

@@ -3,7 +3,9 @@
 //! ptxas 13.5, ptxc's sm_75 kernels have a latch (`VOTE.ANY R, PT, PT; YIELD; VOTEU.ANY;
 //! LOP3.LUT P, RZ, R, UR, RZ, 0xc; BRA.U`) exactly as often as ptxas's, listed in
 //! `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`; no other target gets one; and a lock every thread
-//! takes in turn runs to completion on the simulator with either compiler's code.
+//! takes in turn runs to completion on the simulator with either compiler's code. Loops
+//! around calls of device functions (`tests/data/calls/spin_calls.ptx`) are latched as ptxas
+//! latches them.
 
 mod common;
 
@@ -278,6 +280,23 @@ fn sm75_latches_where_ptxas_puts_them() {
         latched > 5 && latched < PROBES.len() - 5,
         "{latched} of {} latched",
         PROBES.len()
+    );
+}
+
+#[test]
+fn sm75_latches_loops_around_calls_where_ptxas_puts_them() {
+    let dir = scratch("forward_progress_calls");
+    let ptx = root().join("tests/data/calls/spin_calls.ptx");
+    let (theirs, ours) = both_cubins("sm_75", &ptx, &dir);
+    let (a, c) = (latches(&disasm(&theirs)), latches(&disasm(&ours)));
+    let counts = |m: &std::collections::BTreeMap<String, Vec<u64>>| -> Vec<(String, usize)> {
+        m.iter().map(|(k, v)| (k.clone(), v.len())).collect()
+    };
+    assert_eq!(counts(&c), counts(&a));
+    // The probes cover both answers: k1's two loops and k3's, not k2's or k4's.
+    assert_eq!(
+        counts(&a),
+        [("k1", 2), ("k2", 0), ("k3", 1), ("k4", 0)].map(|(k, n)| (k.to_string(), n))
     );
 }
 

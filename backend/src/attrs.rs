@@ -26,13 +26,20 @@ pub struct MirFacts {
 }
 
 impl MirFacts {
-    /// The facts of `f`.
+    /// The facts of kernel `f` with its device functions.
     pub fn of(f: &Function) -> MirFacts {
-        let has = |ops: &[Opcode]| f.insts.values().any(|d| ops.contains(&d.op));
+        let all = || std::iter::once(f).chain(&f.callees);
+        let has = |ops: &[Opcode]| all().any(|g| g.insts.values().any(|d| ops.contains(&d.op)));
+        let mut driver_calls = Vec::new();
+        for d in all().flat_map(crate::vars::driver_calls) {
+            if !driver_calls.contains(&d) {
+                driver_calls.push(d);
+            }
+        }
         MirFacts {
             activemask: has(&[Opcode::Activemask]),
             votes: has(&[Opcode::VoteAll, Opcode::VoteAny, Opcode::VoteUni, Opcode::VoteBallot]),
-            driver_calls: crate::vars::driver_calls(f),
+            driver_calls,
         }
     }
 }

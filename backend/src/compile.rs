@@ -1,11 +1,12 @@
 //! The back end's driver: MIR kernel to encoded SASS, and a module of kernels to a cubin.
 
-use crate::emit::layout::{Assembled, assemble};
+use crate::emit::layout::Assembled;
 use crate::emit::{EmitError, emit};
 use crate::isel::{IselError, select};
 use crate::regalloc::{AllocError, allocate};
 use crate::sched::assign_control;
 use crate::vars::{KernelVars, ModuleVars};
+use ptxc_mir::analysis::spin_loops::CalleeSpin;
 use ptxc_mir::ir::{Function, Module};
 use ptxc_sass::cubin::{self, CubinModule, ElfFlavour, KernelImage, KernelParam};
 use ptxc_sass::isa::Arch;
@@ -198,6 +199,26 @@ pub struct CompiledKernel {
     pub unused_load_bytes: Vec<[u32; 2]>,
     /// Some loop is left by a divergent branch (`EIATTR_CRS_STACK_SIZE`).
     pub divergent_loop: bool,
+    /// Stack bytes per thread: the kernel's frame and the deepest chain of its device
+    /// functions' frames.
+    pub stack_size: u32,
+    /// The device functions placed after the kernel's code.
+    pub functions: Vec<LinkedFunction>,
+}
+
+/// A device function in a kernel's text section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkedFunction {
+    /// The function's name in the PTX.
+    pub name: String,
+    /// Byte offset of its first instruction.
+    pub offset: u32,
+    /// Bytes of code.
+    pub size: u32,
+    /// Its stack frame in bytes.
+    pub frame_size: u32,
+    /// Its linkage, which its symbol's binding follows.
+    pub linkage: ptxc_mir::ir::Linkage,
 }
 
 /// Fewest registers `--max-registers` accepts (ptxas' minimum for `-maxrregcount`).
@@ -217,19 +238,107 @@ pub fn compile_function(
     compile_kernel(f.clone(), vars, opts, dump)
 }
 
-/// Compiles one kernel, consuming its MIR (legalized in place).
+/// Compiles one kernel, consuming its MIR (legalized in place), with its device functions
+/// (`Function::callees`) placed after its code in order.
 pub fn compile_kernel(
     mut f: Function,
     vars: &KernelVars,
     opts: &Options,
     dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
+    let callees = std::mem::take(&mut f.callees);
+    let vars_owner = f.name.clone();
+    // The kernel's register limit holds in its device functions too.
+    let max_nreg = f.max_nreg;
+    let calls: Vec<Vec<usize>> = std::iter::once(&f)
+        .chain(&callees)
+        .map(ptxc_mir::analysis::calls::called)
+        .collect();
+    let order = ptxc_mir::analysis::calls::callers_first(&calls);
+    let spin = match opts.arch {
+        Arch::Sm75 => callee_spin(&callees, &order),
+        _ => Vec::new(),
+    };
+    let mut parts: Vec<Option<Code>> = (0..=callees.len()).map(|_| None).collect();
+    parts[0] = Some(compile_code(f, vars, &spin, opts, dump)?);
+    let mut barrier_base = vec![0u8; callees.len()];
+    let mut callees: Vec<Option<Function>> = callees.into_iter().map(Some).collect();
+    for &i in &order {
+        if i > 0 {
+            let mut fvars = vars.callees.get(i - 1).cloned().ok_or_else(|| {
+                BackendError::Options(format!(
+                    "kernel `{}`: no variable layout for its device functions",
+                    vars_owner
+                ))
+            })?;
+            fvars.barrier_base = barrier_base[i - 1];
+            let mut callee = callees[i - 1].take().expect("each function compiles once");
+            callee.max_nreg = max_nreg;
+            parts[i] = Some(compile_code(callee, &fvars, &spin, opts, &mut |_, _| {})?);
+        }
+        let held = parts[i].as_ref().map_or(0, |c| c.barriers_held);
+        for &j in &calls[i] {
+            barrier_base[j] = barrier_base[j].max(held);
+        }
+    }
+    let parts: Vec<Code> = parts.into_iter().map(|p| p.expect("every function compiled")).collect();
+    let kernel = crate::link::link(parts, &calls)?;
+    dump(Stage::Sass, &|| sass_text(&kernel.assembled));
+    Ok(kernel)
+}
+
+/// What each device function means for the spin loops around its calls (sm_75's latch),
+/// callees before callers (`order` has callers first; node `i + 1` is function `i`).
+fn callee_spin(callees: &[Function], order: &[usize]) -> Vec<CalleeSpin> {
+    use ptxc_mir::analysis::spin_loops;
+    let mut spin = vec![CalleeSpin::default(); callees.len()];
+    for &n in order.iter().rev().filter(|&&n| n > 0) {
+        let f = &callees[n - 1];
+        let headers = spin_loops::spin_loop_headers(f, &spin);
+        spin[n - 1] = spin_loops::callee_spin(f, &spin, &headers);
+    }
+    spin
+}
+
+/// One function compiled to final blocks, before its place in the text section is known.
+pub(crate) struct Code {
+    /// Name.
+    pub name: String,
+    /// Scheduled blocks with control codes.
+    pub blocks: Vec<crate::emit::CodeBlock>,
+    /// Stack frame bytes (local variables and spill slots).
+    pub frame_size: u32,
+    /// Bytes written by spill stores.
+    pub spill_stores: u32,
+    /// Bytes read by spill reloads.
+    pub spill_loads: u32,
+    /// Warnings for the user.
+    pub warnings: Vec<String>,
+    /// Loads the code does not read in full (`VCode::partly_used_loads`).
+    pub partly_used_loads: Vec<(ptxc_mir::ir::SrcLoc, u32)>,
+    /// Some loop is left by a divergent branch.
+    pub divergent_loop: bool,
+    /// The convergence barriers held while the code runs: its callees' start after them.
+    pub barriers_held: u8,
+    /// The function's linkage.
+    pub linkage: ptxc_mir::ir::Linkage,
+}
+
+/// Compiles one function (a kernel or a device function) to final blocks, the kernel's
+/// device functions being as `callee_spin` says for spin loops; `dump` receives its VCode.
+fn compile_code(
+    mut f: Function,
+    vars: &KernelVars,
+    callee_spin: &[CalleeSpin],
+    opts: &Options,
+    dump: DumpSink,
+) -> Result<Code, BackendError> {
     if !opts.disabled.contains(&Optimisation::MirPasses) {
         ptxc_mir::opt::run_passes(&mut f, ptxc_mir::opt::DEFAULT_PIPELINE).map_err(BackendError::Options)?;
     }
     // Spin loops are found on the PTX's operations, before legalization adds loops.
     let spin_headers = match opts.arch {
-        Arch::Sm75 => ptxc_mir::analysis::spin_loops::spin_loop_headers(&f),
+        Arch::Sm75 => ptxc_mir::analysis::spin_loops::spin_loop_headers(&f, callee_spin),
         _ => Default::default(),
     };
     crate::legalize::zero_adds::run(&mut f, vars);
@@ -280,10 +389,6 @@ pub fn compile_kernel(
     crate::emit::pipe_balance::run(&mut blocks, opts.arch);
     assign_control(&mut blocks, opts.arch);
     crate::emit::fix_return_addresses(&mut blocks);
-    let assembled = assemble(&blocks)?;
-    dump(Stage::Sass, &|| sass_text(&assembled));
-    let unused_load_bytes = crate::attrs::unused_load_bytes(&vcode.partly_used_loads, &assembled);
-    let highest_gpr = crate::emit::highest_gpr(&assembled.insts);
     let mut warnings: Vec<String> = alloc
         .raised_limit
         .map(|n| {
@@ -300,16 +405,18 @@ pub fn compile_kernel(
             f.name
         ));
     }
-    Ok(CompiledKernel {
-        warnings,
+    let barriers_held = crate::link::barriers_held(&blocks).max(vars.barrier_base);
+    Ok(Code {
+        name: f.name.clone(),
+        blocks,
         frame_size: alloc.frame.size,
         spill_stores: emission.spill_stores,
         spill_loads: emission.spill_loads,
-        name: f.name.clone(),
-        assembled,
-        highest_gpr,
-        unused_load_bytes,
+        warnings,
+        partly_used_loads: vcode.partly_used_loads,
         divergent_loop: vcode.divergent_loop,
+        barriers_held,
+        linkage: f.linkage,
     })
 }
 
@@ -383,8 +490,9 @@ fn lower(
     if !crate::emit::subroutine::assign_return_pairs(&mut blocks) {
         return Ok(None);
     }
-    if !calls {
-        // Renaming registers would move the ABI's fixed registers of a call sequence.
+    if !calls && !vcode.device_function {
+        // Renaming registers would move the ABI's fixed registers of a call sequence (or
+        // of a device function's prologue and return).
         crate::regalloc::compact::compact(&mut blocks);
         crate::regalloc::banks::spread_banks(&mut blocks);
     }
@@ -536,10 +644,27 @@ fn finish_kernel(
     image.syscall_offsets = crate::attrs::syscall_offsets(&k.assembled.insts);
     image.exit_offsets = k.assembled.exit_offsets;
     image.frame_size = k.frame_size;
-    if k.frame_size > 0 {
-        image.min_stack_size = Some(k.frame_size);
-        image.max_stack_size = Some(k.frame_size);
+    if k.stack_size > 0 {
+        image.min_stack_size = Some(k.stack_size);
+        image.max_stack_size = Some(k.stack_size);
     }
+    image.functions = k
+        .functions
+        .iter()
+        .map(|d| cubin::DeviceFunction {
+            name: format!("${}${}", image.name, d.name),
+            binding: match d.linkage {
+                ptxc_mir::ir::Linkage::Internal => cubin::Binding::Local,
+                ptxc_mir::ir::Linkage::Visible => cubin::Binding::Global,
+                ptxc_mir::ir::Linkage::Weak => cubin::Binding::Weak,
+            },
+            offset: d.offset.into(),
+            size: d.size.into(),
+            frame_size: Some(d.frame_size),
+            min_stack_size: None,
+            max_stack_size: None,
+        })
+        .collect();
     let resources = Resources {
         name: image.name.clone(),
         registers: image.reg_count,
@@ -569,7 +694,11 @@ fn kernel_shell(f: &Function, vars: &KernelVars) -> KernelImage {
         .map(|(i, p)| KernelParam::new(i as u32, p.offset, p.size))
         .collect();
     img.param_size = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
-    img.num_barriers = barriers_used(f);
+    img.num_barriers = std::iter::once(f)
+        .chain(&f.callees)
+        .map(barriers_used)
+        .max()
+        .unwrap_or(0);
     img.shared_size = vars.shared_size;
     img.shared_align = vars.shared_align;
     img.uses_dynamic_shared = vars.dynamic_shared;

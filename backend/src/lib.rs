@@ -8,6 +8,7 @@ pub mod emit;
 pub mod isel;
 pub mod legalize;
 pub mod lines;
+pub mod link;
 pub mod regalloc;
 pub mod sched;
 pub mod uniform;

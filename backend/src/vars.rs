@@ -53,6 +53,13 @@ pub struct KernelVars {
     pub frame_align: u32,
     /// The bank-4 address slot of every driver function of the module.
     pub driver_slots: Vec<(DriverFn, u32)>,
+    /// The variables of each of the kernel's device functions (`Function::callees`): their
+    /// own local variables in their own frames, the kernel's shared variables where the
+    /// kernel has them.
+    pub callees: Vec<KernelVars>,
+    /// The first convergence barrier a device function may use (those below it are its
+    /// callers'; set while the kernel compiles); 0 in a kernel.
+    pub barrier_base: u8,
 }
 
 impl KernelVars {
@@ -77,6 +84,11 @@ pub fn driver_calls(f: &Function) -> Vec<DriverFn> {
         }
     }
     out
+}
+
+/// The kernels of `m` and their device functions.
+fn with_callees(m: &Module) -> impl Iterator<Item = &Function> {
+    m.functions.iter().flat_map(|f| std::iter::once(f).chain(&f.callees))
 }
 
 /// A variable-layout error (bad input that the front end let through).
@@ -121,7 +133,7 @@ impl ModuleVars {
             reserved_shared,
             ..ModuleVars::default()
         };
-        for f in &m.functions {
+        for f in with_callees(m) {
             for d in driver_calls(f) {
                 if mv.drivers.iter().all(|(g, _)| *g != d) {
                     let slot = mv.bank4.len() as u32;
@@ -132,14 +144,14 @@ impl ModuleVars {
                 }
             }
         }
-        for f in &m.functions {
+        for f in with_callees(m) {
             for v in &f.vars {
                 if matches!(v.space, Space::Global | Space::Const) && !mv.by_name.contains_key(&v.name) {
                     mv.place(v)?;
                 }
             }
         }
-        for f in &m.functions {
+        for f in with_callees(m) {
             for v in &f.vars {
                 mv.relocate(f, v)?;
             }
@@ -314,11 +326,30 @@ impl ModuleVars {
         k
     }
 
-    /// The places of `f`'s variables.
+    /// The places of `f`'s variables, and of its device functions'.
     pub fn kernel(&self, f: &Function) -> KernelVars {
         let mut k = self.lay_out_kernel(f, |v| self.by_name.get(&v.name).copied());
         k.driver_slots = self.drivers.clone();
+        k.callees = f.callees.iter().map(|c| self.device_function(c, f, &k)).collect();
         k
+    }
+
+    /// The places of the variables of `c`, a device function of `kernel` (whose variables
+    /// are at `kv`): its local variables in its own frame, its shared variables where the
+    /// kernel has them (the lowering gives the kernel every shared variable its device
+    /// functions name).
+    fn device_function(&self, c: &Function, kernel: &Function, kv: &KernelVars) -> KernelVars {
+        let mut d = self.lay_out_kernel(c, |v| self.by_name.get(&v.name).copied());
+        for (i, v) in c.vars.iter().enumerate().filter(|(_, v)| v.space == Space::Shared) {
+            if let Some(j) = kernel.vars.iter().position(|k| k.name == v.name) {
+                d.places[i] = kv.places[j];
+            }
+        }
+        d.shared_size = kv.shared_size;
+        d.shared_align = kv.shared_align;
+        d.dynamic_shared = kv.dynamic_shared;
+        d.driver_slots = self.drivers.clone();
+        d
     }
 
     /// Bytes of `.global` variables (as `ptxas -v` reports "gmem").

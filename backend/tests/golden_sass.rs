@@ -163,7 +163,16 @@ fn list_kernels(cubin_bytes: &[u8]) -> Result<Vec<KernelListing>, String> {
         }
         out.push(KernelListing {
             resources,
-            listing: disasm::disassemble_kernel(arch, &k.name, &k.code, true)?,
+            listing: disasm::disassemble_kernel(
+                arch,
+                &k.name,
+                &k.code,
+                &k.functions
+                    .iter()
+                    .map(|f| (f.offset, f.name.clone()))
+                    .collect::<Vec<_>>(),
+                true,
+            )?,
         });
     }
     Ok(out)

@@ -109,6 +109,8 @@ pub struct CheckedFunction {
     pub name: String,
     /// `.entry`?
     pub is_entry: bool,
+    /// The linkage directive written before it (`.visible`, `.weak`, none).
+    pub linkage: crate::ast::Linkage,
     /// Parameters in order with their layout.
     pub params: Vec<ParamInfo>,
     /// Return values (device functions).

@@ -8,13 +8,23 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Labels `.L_x_<n>` numbered by target address; the kernel's start is its name (as nvdisasm
-/// prints it: a `RET.REL` relative to the kernel's start, a loop from the first instruction).
-struct Labels<'a>(BTreeMap<u64, usize>, &'a str);
+/// prints it: a `RET.REL` relative to the kernel's start, a loop from the first instruction),
+/// and a device function's start in the kernel's code is its symbol (`$kernel$function`).
+struct Labels<'a> {
+    numbered: BTreeMap<u64, usize>,
+    kernel: &'a str,
+    functions: &'a [(u64, String)],
+}
 
 impl LabelNamer for Labels<'_> {
     fn label(&self, target: u64) -> String {
-        match self.0.get(&target) {
-            _ if target == 0 => self.1.to_string(),
+        if target == 0 {
+            return self.kernel.to_string();
+        }
+        if let Some((_, f)) = self.functions.iter().find(|(at, _)| *at == target) {
+            return f.clone();
+        }
+        match self.numbered.get(&target) {
             Some(n) => format!(".L_x_{n}"),
             None => format!("{target:#x}"),
         }
@@ -29,14 +39,22 @@ pub fn disassemble(bytes: &[u8], controls: bool) -> Result<String, String> {
         .arch()
         .ok_or_else(|| format!("bad cubin: unknown architecture sm_{}", module.sm))?;
     for k in &module.kernels {
-        out.push_str(&disassemble_kernel(arch, &k.name, &k.code, controls)?);
+        let functions: Vec<(u64, String)> = k.functions.iter().map(|f| (f.offset, f.name.clone())).collect();
+        out.push_str(&disassemble_kernel(arch, &k.name, &k.code, &functions, controls)?);
     }
     Ok(out)
 }
 
 /// Disassembles one kernel's code for `arch`: a blank line, `.text.<name>:`, then one line
-/// per instruction (`/*addr*/ [control] TEXT ;`) with a label line before each branch target.
-pub fn disassemble_kernel(arch: Arch, name: &str, code: &[u8], controls: bool) -> Result<String, String> {
+/// per instruction (`/*addr*/ [control] TEXT ;`) with a label line before each branch target
+/// and before each of the device functions `functions` (offset, symbol) placed in it.
+pub fn disassemble_kernel(
+    arch: Arch,
+    name: &str,
+    code: &[u8],
+    functions: &[(u64, String)],
+    controls: bool,
+) -> Result<String, String> {
     let insts = decode::decode_all(arch, code).map_err(|e| format!("kernel `{name}`: {e}"))?;
     let mut targets: Vec<u64> = insts
         .iter()
@@ -48,15 +66,22 @@ pub fn disassemble_kernel(arch: Arch, name: &str, code: &[u8], controls: bool) -
             })
         })
         .collect();
-    targets.retain(|&t| t != 0);
+    targets.retain(|&t| t != 0 && functions.iter().all(|(at, _)| *at != t));
     targets.sort();
     targets.dedup();
-    let labels = Labels(targets.iter().enumerate().map(|(n, &t)| (t, n)).collect(), name);
+    let labels = Labels {
+        numbered: targets.iter().enumerate().map(|(n, &t)| (t, n)).collect(),
+        kernel: name,
+        functions,
+    };
     let mut out = String::new();
     let _ = writeln!(out, "\n.text.{name}:");
     for (i, inst) in insts.iter().enumerate() {
         let addr = 16 * i as u64;
-        if let Some(n) = labels.0.get(&addr) {
+        if let Some((_, f)) = functions.iter().find(|(at, _)| *at == addr) {
+            let _ = writeln!(out, "{f}:");
+        }
+        if let Some(n) = labels.numbered.get(&addr) {
             let _ = writeln!(out, ".L_x_{n}:");
         }
         let ctrl = if controls {

@@ -1,4 +1,4 @@
-//! The ABI call of a driver function (`MKind::Call`), as ptxas 13.5 calls `vprintf`,
+//! The ABI call of a driver function or device function (`MKind::Call`), as ptxas 13.5 calls `vprintf`,
 //! `malloc`, `free` and `__assertfail` on sm_75 (`docs/CUBIN.md`, section 11): arguments in
 //! `R4` and up (64-bit ones in the next even pair), the stack pointer in `R1`, the
 //! function's address from its slot of constant bank 4 (an `R_CUDA_64` relocation), the
@@ -13,9 +13,9 @@
 //! that `LEPC` adds is fixed after scheduling ([`fix_return_addresses`]).
 
 use super::expand::Expander;
-use super::{CodeBlock, EmitError, Locations};
-use crate::vcode::VReg;
-use ptxc_mir::ir::DriverFn;
+use super::layout::CALL_RETURN_PLACEHOLDER;
+use super::{CodeBlock, EmitError, Emitted, Locations};
+use crate::vcode::{CallTarget, VReg};
 use ptxc_sass::isa::values::MemSize;
 use ptxc_sass::isa::{Mod, Op, Operand, RZ, Role, Value as V};
 
@@ -30,12 +30,20 @@ const TARGET: u8 = 2;
 /// Registers the call sequence itself uses (`R0`..`R21`): the stack pointer of a kernel
 /// that calls lives above them.
 pub const CALL_SEQUENCE_REGS: u32 = 22;
+/// The return address pair of a device function's call (`emit/function.rs`).
+pub const FUNCTION_RETURN_ADDRESS: u8 = 2;
+/// The register that holds the argument area's local address at a device function's call.
+pub const FUNCTION_ARG_AREA: u8 = 0;
+/// Registers a device function's call uses (`R0`..`R3`: the argument area's address, the
+/// stack pointer, the return address): the stack pointer of a kernel that calls only
+/// device functions, and of a device function, lives above them.
+pub const FUNCTION_CALL_REGS: u32 = 4;
 /// All seven predicates, as a `P2R`/`R2P` mask.
 const ALL_PREDICATES: u64 = 0x7f;
 
 impl Expander<'_> {
     /// A load or store of `width` registers from `r` at `offset` in the frame.
-    fn frame_access(&mut self, op: Op, r: u8, width: u8, offset: u32) -> Result<(), EmitError> {
+    pub(super) fn frame_access(&mut self, op: Op, r: u8, width: u8, offset: u32) -> Result<(), EmitError> {
         let size = match width {
             1 => MemSize::B32,
             2 => MemSize::B64,
@@ -78,16 +86,8 @@ impl Expander<'_> {
         Ok(())
     }
 
-    /// Expands a call of `f` (bank-4 address slot `slot`) with arguments `args` and result
-    /// `ret`.
-    pub fn call(
-        &mut self,
-        f: DriverFn,
-        slot: u32,
-        args: &[VReg],
-        ret: VReg,
-        locs: &Locations,
-    ) -> Result<(), EmitError> {
+    /// Expands a call of `target` with arguments `args` and result `ret`.
+    pub fn call(&mut self, target: CallTarget, args: &[VReg], ret: VReg, locs: &Locations) -> Result<(), EmitError> {
         let sp = self.stack_pointer()?;
         let total = self.regions.total() as u8;
         let all: Vec<u8> = (0..total).collect();
@@ -97,16 +97,55 @@ impl Expander<'_> {
         self.save_or_restore(Op::Stl, &all)?;
         self.p2r(0)?;
         self.frame_access(Op::Stl, 0, 1, pred_slot)?;
-        // Arguments from their save slots into the ABI registers.
+        // Arguments from their save slots into the ABI registers (a device function's one
+        // argument, the argument area's local address, is 32 bits wide: into R0).
         let mut next = FIRST_ARG;
         for &a in args {
+            let from = self.phys(self.loc(locs, a)?)?;
+            if let CallTarget::Function(_) = target {
+                self.frame_access(Op::Ldl, FUNCTION_ARG_AREA, 1, save + 4 * u32::from(from))?;
+                continue;
+            }
             let width = self.vcode.class(a).width();
             next = next.next_multiple_of(width);
-            let from = self.phys(self.loc(locs, a)?)?;
             self.frame_access(Op::Ldl, next, width, save + 4 * u32::from(from))?;
             next += width;
         }
         self.mov(ABI_SP, V::Reg(sp))?;
+        let has_result = match target {
+            CallTarget::Driver { f, slot } => {
+                self.call_driver(slot)?;
+                f.sig().ret.is_some()
+            }
+            CallTarget::Function(n) => {
+                self.call_function(n)?;
+                false
+            }
+        };
+        // After the call: the stack pointer from R1 (preserved by the callee), the result,
+        // then everything else.
+        self.mov(sp, V::Reg(ABI_SP))?;
+        let mut keep: Vec<u8> = Vec::new();
+        if has_result {
+            let d = self.phys(self.loc(locs, ret)?)?;
+            for k in 0..self.vcode.class(ret).width() {
+                self.mov(d + k, V::Reg(FIRST_ARG + k))?;
+                keep.push(d + k);
+            }
+        }
+        let tmp = (0..4u8)
+            .find(|r| !keep.contains(r))
+            .expect("a result takes at most two registers");
+        self.frame_access(Op::Ldl, tmp, 1, pred_slot)?;
+        self.r2p(tmp)?;
+        let restore: Vec<u8> = all.into_iter().filter(|r| !keep.contains(r)).collect();
+        self.save_or_restore(Op::Ldl, &restore)?;
+        Ok(())
+    }
+
+    /// The call of a driver function whose address is in bank-4 slot `slot`: the address,
+    /// the return address from `LEPC`, `CALL.ABS.NOINC`.
+    fn call_driver(&mut self, slot: u32) -> Result<(), EmitError> {
         for k in 0..2u8 {
             let half = V::CBank {
                 bank: 4,
@@ -122,24 +161,24 @@ impl Expander<'_> {
             &[Mod::NoInc.flag(true)],
         )?;
         self.push(call);
-        // After the call: the stack pointer from R1 (preserved by the callee), the result,
-        // then everything else.
-        self.mov(sp, V::Reg(ABI_SP))?;
-        let mut keep: Vec<u8> = Vec::new();
-        if f.sig().ret.is_some() {
-            let d = self.phys(self.loc(locs, ret)?)?;
-            for k in 0..self.vcode.class(ret).width() {
-                self.mov(d + k, V::Reg(FIRST_ARG + k))?;
-                keep.push(d + k);
-            }
-        }
-        let tmp = (0..4u8)
-            .find(|r| !keep.contains(r))
-            .expect("a result takes at most two registers");
-        self.frame_access(Op::Ldl, tmp, 1, pred_slot)?;
-        self.r2p(tmp)?;
-        let restore: Vec<u8> = all.into_iter().filter(|r| !keep.contains(r)).collect();
-        self.save_or_restore(Op::Ldl, &restore)?;
+        Ok(())
+    }
+
+    /// The call of device function `n`: the return address (the offset of the instruction
+    /// after the `CALL` from the kernel's start, which the layout writes) in `R2:R3`,
+    /// then `CALL.REL.NOINC` to the function (`emit/function.rs` has its side).
+    fn call_function(&mut self, n: u32) -> Result<(), EmitError> {
+        self.mov(FUNCTION_RETURN_ADDRESS, V::Imm(CALL_RETURN_PLACEHOLDER))?;
+        self.mov(FUNCTION_RETURN_ADDRESS + 1, V::Reg(RZ))?;
+        let call = self.make(
+            Op::Call,
+            &[(Role::Target, Operand::new(V::Rel(0)))],
+            &[Mod::NoInc.flag(true)],
+        )?;
+        self.out.push(Emitted {
+            callee: Some(n),
+            ..Emitted::new(call)
+        });
         Ok(())
     }
 

@@ -188,7 +188,9 @@ impl Expander<'_> {
                 let i = self.make(Op::Bpt, &[(Role::A, Operand::imm(1))], &[BptMode::Trap.set()])?;
                 self.push(i);
             }
-            MKind::Call { f, slot, args, ret } => self.call(*f, *slot, args, *ret, locs)?,
+            MKind::Call { target, args, ret } => self.call(*target, args, *ret, locs)?,
+            MKind::ArgArea(d) => self.arg_area(*d, locs)?,
+            MKind::FuncReturn => self.function_return()?,
             MKind::SubCall(t) => self.sub_call(t.0 as usize)?,
             MKind::Return { to, n } => self.sub_return(*n, to.0 as usize)?,
             MKind::ReturnAddress { of, n } => self.slow_path_return_address(*n, of.0 as usize)?,
@@ -345,11 +347,15 @@ impl Expander<'_> {
         Ok(())
     }
 
-    /// The stack pointer's setup at the kernel's entry: the driver's stack top minus the frame.
+    /// The stack pointer's setup at the kernel's entry: the driver's stack top minus the frame
+    /// (a device function's: `emit/function.rs`).
     pub fn prologue(&mut self) -> Result<(), EmitError> {
         let Some(sp) = self.frame.sp else {
             return Ok(());
         };
+        if self.vcode.device_function {
+            return self.function_prologue();
+        }
         self.mov(
             sp,
             V::CBank {

@@ -6,6 +6,7 @@
 mod branches;
 mod call;
 mod expand;
+mod function;
 pub mod layout;
 pub mod pipe_balance;
 pub(crate) mod predicate;
@@ -14,7 +15,7 @@ mod wide;
 pub mod zero_pairs;
 
 pub use branches::successors;
-pub use call::{CALL_SEQUENCE_REGS, fix_return_addresses};
+pub use call::{CALL_SEQUENCE_REGS, FUNCTION_CALL_REGS, fix_return_addresses};
 
 use crate::regalloc::Allocation;
 use crate::vcode::{File, VCode, View};
@@ -48,6 +49,9 @@ pub struct Emitted {
     /// path's number and the pair's component, filled in after allocation
     /// ([`subroutine::assign_return_pairs`]).
     pub return_pair: Option<(u16, u8)>,
+    /// A call of the kernel's device function `n` (`CALL.REL`): the layout writes the
+    /// offset to its start ([`layout::Placement`]).
+    pub callee: Option<u32>,
 }
 
 impl Emitted {
@@ -59,6 +63,7 @@ impl Emitted {
             srcloc: SrcLoc::NONE,
             warp_wide: false,
             return_pair: None,
+            callee: None,
         }
     }
 }

@@ -249,6 +249,7 @@ fn terminator(isel: &mut Isel, edges: &Edges, b: Block, id: usize, inst: ptxc_mi
     }
     let kind = match data.op {
         Opcode::Exit => MKind::Exit,
+        Opcode::Return => MKind::FuncReturn,
         Opcode::Trap => MKind::Trap,
         Opcode::Brif => {
             // A constant condition (`PT`, `!PT`, or the `not` of one, which is not selected

@@ -190,6 +190,9 @@ const TABLE: &[(Opcode, Family)] = &[
     (Exit, Control),
     (Trap, Control),
     (CallDriver, Call),
+    (CallFunc, Call),
+    (ArgArea, Call),
+    (Return, Control),
 ];
 
 /// The family of `op`.

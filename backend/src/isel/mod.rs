@@ -163,6 +163,8 @@ pub fn select(
         func,
         vcode: VCode {
             name: func.name.clone(),
+            device_function: func.is_device_function,
+            barrier_base: vars.barrier_base,
             arch,
             ..VCode::default()
         },

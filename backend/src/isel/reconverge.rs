@@ -43,6 +43,8 @@ pub fn insert_reconvergence(vcode: &mut VCode) {
     let mut blocks: Vec<Vec<MInst>> = (0..vcode.blocks.len())
         .map(|b| vcode.block_insts(BlockId(b as u32)).to_vec())
         .collect();
+    // A device function's barriers start after those its callers hold at its calls.
+    let depth: Vec<usize> = depth.into_iter().map(|d| d + usize::from(vcode.barrier_base)).collect();
     let mut order: Vec<usize> = (0..regions.len()).filter(|&i| depth[i] < BARRIERS).collect();
     order.sort_by_key(|&i| depth[i]);
     for &i in &order {

@@ -59,7 +59,7 @@ impl Isel<'_> {
             Family::Warp => self.lower_warp(inst),
             Family::Tensor => self.lower_tensor(inst),
             Family::Barrier => self.lower_barrier(inst),
-            Family::Call => self.lower_call_driver(inst),
+            Family::Call => self.lower_call(inst),
             Family::AsyncCopy => self.lower_async_copy(inst),
             Family::Mbarrier => self.lower_mbarrier(inst),
             Family::Control => unreachable!("terminators are selected by cfg"),

@@ -53,6 +53,9 @@ pub struct Frame {
     /// Offset of the area where a call keeps every register (4 bytes each) and then the
     /// predicates (4 bytes); 0 without calls.
     pub call_save: u32,
+    /// In a device function, the offset of the link area: its return address, then the
+    /// caller's argument area's address (8 bytes each, `emit/function.rs`); 0 in a kernel.
+    pub link: u32,
 }
 
 /// The result of both allocations.
@@ -115,6 +118,7 @@ fn minimum_sizes(vcode: &VCode, used: [bool; 3]) -> [usize; 3] {
 fn uses_stack(vcode: &VCode) -> bool {
     vcode.local_bytes > 0
         || has_calls(vcode)
+        || vcode.device_function
         || vcode.insts.iter().any(|i| {
             let mut found = false;
             i.for_each_op(|op| found |= matches!(op, crate::vcode::MOp::Sp | crate::vcode::MOp::SpMem { .. }));
@@ -377,10 +381,21 @@ fn frame(vcode: &VCode, out: &ra::Output, regions: &Regions, with_sp: bool) -> F
     } else {
         (0, end, spill_align)
     };
+    let (link, end) = if vcode.device_function {
+        let link = end.div_ceil(8) * 8;
+        (link, link + 16)
+    } else {
+        (0, end)
+    };
     // The stack top is 16-byte aligned; the frame size keeps its contents aligned.
     let align = vcode.local_align.max(spill_align).max(8);
-    let sp = if calls {
+    // Above the registers the call sequences use (a device function's prologue reads the
+    // ABI's registers after setting it).
+    let driver_calls = vcode.insts.iter().any(|i| i.is_call() && !i.calls_function());
+    let sp = if driver_calls {
         (regions.total() as u32).max(crate::emit::CALL_SEQUENCE_REGS)
+    } else if calls || vcode.device_function {
+        (regions.total() as u32).max(crate::emit::FUNCTION_CALL_REGS)
     } else {
         regions.total() as u32
     };
@@ -389,6 +404,7 @@ fn frame(vcode: &VCode, out: &ra::Output, regions: &Regions, with_sp: bool) -> F
         spill_base,
         size: end.div_ceil(align) * align,
         call_save,
+        link,
     }
 }
 

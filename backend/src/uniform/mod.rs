@@ -60,7 +60,9 @@ type Candidates = rustc_hash::FxHashSet<VReg>;
 
 /// Moves the uniform values of `vcode` to uniform registers.
 pub fn promote(vcode: &mut VCode) {
-    if vcode.insts.iter().any(|i| i.is_call()) {
+    // Calls keep general registers and predicates across them, not uniform registers; and
+    // a device function must leave its callers' uniform registers alone.
+    if vcode.device_function || vcode.insts.iter().any(|i| i.is_call()) {
         return;
     }
     let converged = converged::converged_blocks(vcode);

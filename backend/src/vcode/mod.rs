@@ -225,16 +225,22 @@ pub enum MKind {
     /// `R4` and up, the result comes back in `R4` (`R4:R5`). The expansion keeps every
     /// register and predicate in the frame's call save area across the call
     /// (`emit/call.rs`), so the allocator sees only uses and a definition.
+    ///
+    /// A device function of the kernel (`CallTarget::Function`) is called the same way,
+    /// with `CALL.REL.NOINC`; its one argument is the address of the argument area.
     Call {
         /// The function.
-        f: ptxc_mir::ir::DriverFn,
-        /// Offset of the slot of constant bank 4 that holds the function's address.
-        slot: u32,
+        target: CallTarget,
         /// Argument registers, in parameter order.
         args: SmallVec<[VReg; 5]>,
         /// The result (an unused single register for functions without one).
         ret: VReg,
     },
+    /// In a device function: the address of the caller's argument area (a pair), which the
+    /// prologue keeps in the frame (`emit/function.rs`).
+    ArgArea(VReg),
+    /// The end of a device function: back to the caller (`RET.REL.NODEC`).
+    FuncReturn,
     /// A call of a slow path made a subroutine (`CALL.REL.NOINC`, `isel/subroutine.rs`):
     /// control goes to the block and comes back where its [`MKind::Return`] says.
     SubCall(BlockId),
@@ -255,6 +261,21 @@ pub enum MKind {
         /// The slow path's number.
         n: u16,
     },
+}
+
+/// What a [`MKind::Call`] calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallTarget {
+    /// A function the driver provides, at the address in a slot of constant bank 4.
+    Driver {
+        /// The function.
+        f: ptxc_mir::ir::DriverFn,
+        /// Offset of the slot of constant bank 4 that holds the function's address.
+        slot: u32,
+    },
+    /// Device function `n` of the kernel (`Function::callees`), placed after the kernel's
+    /// code in the same text section.
+    Function(u32),
 }
 
 /// The operations of [`MKind::Wide`].
@@ -364,9 +385,11 @@ impl MInst {
                 }
                 f(*ret, true);
             }
+            MKind::ArgArea(d) => f(*d, true),
             MKind::Jump(_)
             | MKind::Exit
             | MKind::Trap
+            | MKind::FuncReturn
             | MKind::SubCall(_)
             | MKind::Return { .. }
             | MKind::ReturnAddress { .. } => {}
@@ -390,6 +413,22 @@ impl MInst {
         matches!(self.kind, MKind::Call { .. })
     }
 
+    /// True for calls of the kernel's device functions.
+    pub fn calls_function(&self) -> bool {
+        matches!(
+            self.kind,
+            MKind::Call {
+                target: CallTarget::Function(_),
+                ..
+            }
+        )
+    }
+
+    /// True for the end of the thread or of a device function (no successor).
+    pub fn ends_function(&self) -> bool {
+        matches!(self.kind, MKind::Exit | MKind::Trap | MKind::FuncReturn)
+    }
+
     /// Calls `f` for every operand of a SASS or wide instruction.
     pub fn for_each_op(&self, mut f: impl FnMut(&MOp)) {
         match &self.kind {
@@ -407,6 +446,7 @@ impl MInst {
                 | MKind::CondJump { .. }
                 | MKind::Exit
                 | MKind::Trap
+                | MKind::FuncReturn
                 | MKind::SubCall(_)
                 | MKind::Return { .. }
         )
@@ -461,6 +501,12 @@ pub struct VCode {
     /// Registers R0 up to this one (exclusive) hold [`VClass::Fixed`] values; the
     /// allocator's regions start after them (a multiple of 4).
     pub reserved: u8,
+    /// A device function (called by its kernel), not a kernel: its frame starts below the
+    /// caller's stack pointer and it ends with [`MKind::FuncReturn`].
+    pub device_function: bool,
+    /// The first convergence barrier the code may use: a device function's callers hold
+    /// the barriers below it across their calls.
+    pub barrier_base: u8,
 }
 
 impl VCode {

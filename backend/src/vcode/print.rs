@@ -106,10 +106,18 @@ impl VCode {
             }
             MKind::Exit => s.push_str("exit"),
             MKind::Trap => s.push_str("trap"),
-            MKind::Call { f, args, ret, .. } => {
+            MKind::Call { target, args, ret } => {
                 let parts: Vec<String> = args.iter().map(|a| self.reg(*a)).collect();
-                let _ = write!(s, "{} = call {}({})", self.reg(*ret), f.name(), parts.join(", "));
+                let name = match target {
+                    crate::vcode::CallTarget::Driver { f, .. } => f.name().to_string(),
+                    crate::vcode::CallTarget::Function(n) => format!("function {n}"),
+                };
+                let _ = write!(s, "{} = call {name}({})", self.reg(*ret), parts.join(", "));
             }
+            MKind::ArgArea(d) => {
+                let _ = write!(s, "{} = arg_area", self.reg(*d));
+            }
+            MKind::FuncReturn => s.push_str("return"),
             MKind::SubCall(b) => {
                 let _ = write!(s, "subcall b{}", b.0);
             }

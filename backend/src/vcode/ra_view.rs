@@ -174,7 +174,7 @@ impl ra::Function for View<'_> {
     }
 
     fn is_ret(&self, insn: ra::Inst) -> bool {
-        matches!(self.vcode.insts[insn.index()].kind, MKind::Exit | MKind::Trap)
+        self.vcode.insts[insn.index()].ends_function()
     }
 
     fn is_branch(&self, insn: ra::Inst) -> bool {

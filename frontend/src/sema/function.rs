@@ -28,6 +28,7 @@ pub fn check(module: &ModuleSymbols, globals: &[VarInfo], f: &Function) -> Resul
     let mut checked = CheckedFunction {
         name: f.name.name.clone(),
         is_entry: f.is_entry,
+        linkage: f.linkage,
         params,
         returns,
         regs: body.regs,

@@ -4,8 +4,9 @@
 //! iterations.
 //!
 //! A value is divergent when it comes from a per-thread source (`%tid`, `%laneid`, the lane
-//! masks, the clocks, per-thread memory, atomics, shuffles, `match.any`, matrix fragments,
-//! driver calls), reads a divergent value, or is a block parameter that merges the paths of
+//! masks, the clocks, per-thread memory (but a device function's arguments that every call
+//! passes uniform), atomics, shuffles, `match.any`, matrix fragments, driver calls), reads a
+//! divergent value, or is a block parameter that merges the paths of
 //! a divergent branch (sync dependence: its join or any block both paths reach before it).
 //! A loop that a divergent branch leaves is left by the threads in different iterations, so
 //! every value of the loop that is read after it is divergent there (temporal divergence;
@@ -238,7 +239,7 @@ fn source_is_divergent(func: &Function, data: &InstData) -> bool {
         O::Special => matches!(data.aux, Aux::Special(sr) if per_thread_special(sr)),
         O::Addr => matches!(data.aux, Aux::Var(v) if func.vars[v as usize].space == Space::Local),
         O::ToGeneric => matches!(data.aux, Aux::Space(Space::Local)),
-        O::Load => matches!(data.aux, Aux::Mem(m) if m.space == Space::Local),
+        O::Load => matches!(data.aux, Aux::Mem(m) if m.space == Space::Local && !uniform_argument(func, data)),
         O::Atom
         | O::Shfl
         | O::MatchAny
@@ -256,6 +257,24 @@ fn source_is_divergent(func: &Function, data: &InstData) -> bool {
         | O::CallDriver => true,
         _ => false,
     }
+}
+
+/// Whether `data`, a load of local memory, reads an argument of a device function that
+/// every call passes the same in every thread (`Function::uniform_args`).
+fn uniform_argument(func: &Function, data: &InstData) -> bool {
+    let (Some(&addr), Aux::Mem(m)) = (data.args.first(), &data.aux) else {
+        return false;
+    };
+    let from_area = matches!(func.values[addr].def, ValueDef::Result(i, _) if func.insts[i].op == Opcode::ArgArea);
+    let (start, end) = (
+        m.offset,
+        m.offset + i64::from(data.ty.bytes()) * i64::from(m.vector.max(1)),
+    );
+    from_area
+        && func
+            .uniform_args
+            .iter()
+            .any(|&(at, size)| i64::from(at) <= start && end <= i64::from(at + size))
 }
 
 /// Special registers whose value differs between the threads of a warp (the clocks too:

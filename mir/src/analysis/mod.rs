@@ -1,5 +1,6 @@
 //! Analyses over MIR functions.
 
+pub mod calls;
 pub mod divergence;
 pub mod dom;
 pub mod loops;

@@ -24,9 +24,23 @@ use crate::ir::{Aux, Block, Function, InstData, Opcode, Space};
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashSet as HashSet;
 
-/// The headers of the spin loops of `func`.
-pub fn spin_loop_headers(func: &Function) -> HashSet<Block> {
-    if !func.insts.values().any(waits_on_others) {
+/// What a call of a device function means for the loops around it: the function (or one
+/// it calls) makes an access another thread may wait on, or has a spin loop. ptxas's probes
+/// (sm_75): a divergent loop around a call of a function with a plain `atom` gets the latch,
+/// as does any loop around a call of a function with a spin loop, one or two calls deep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CalleeSpin {
+    /// It makes an access another thread may wait on.
+    pub waits: bool,
+    /// It has a spin loop.
+    pub spins: bool,
+}
+
+/// The headers of the spin loops of `func`, whose device functions (`call_func` indexes
+/// them) are as `callees` says.
+pub fn spin_loop_headers(func: &Function, callees: &[CalleeSpin]) -> HashSet<Block> {
+    let waits = |d: &InstData| waits_on_others(d) || called(d, callees).is_some_and(|c| c.waits);
+    if !func.insts.values().any(waits) {
         return HashSet::default();
     }
     let dom = DomTree::new(func);
@@ -36,22 +50,48 @@ pub fn spin_loop_headers(func: &Function) -> HashSet<Block> {
         .filter(|l| {
             l.blocks
                 .iter()
-                .any(|&b| func.blocks[b].insts.iter().any(|&i| waits_on_others(&func.insts[i])))
+                .any(|&b| func.blocks[b].insts.iter().any(|&i| waits(&func.insts[i])))
         })
         .collect();
     if candidates.is_empty() {
         return HashSet::default();
     }
     let split = split_blocks(func, &dom);
+    let calls_spinning = |l: &Loop| {
+        l.blocks.iter().any(|&b| {
+            func.blocks[b]
+                .insts
+                .iter()
+                .any(|&i| called(&func.insts[i], callees).is_some_and(|c| c.spins))
+        })
+    };
     let mut spin = HashSet::default();
     // Inner loops first: a loop holding a spin loop is one too (ptxas's latch does not
     // reconverge the inner loop, so the warp runs the outer one split).
     for l in candidates.iter().rev() {
-        if split[l.header] || spin.iter().any(|h| l.body.contains(h)) {
+        if split[l.header] || spin.iter().any(|h| l.body.contains(h)) || calls_spinning(l) {
             spin.insert(l.header);
         }
     }
     spin
+}
+
+/// What a call of `func` means for the loops around it (`callees` as for
+/// [`spin_loop_headers`], `headers` its spin loops).
+pub fn callee_spin(func: &Function, callees: &[CalleeSpin], headers: &HashSet<Block>) -> CalleeSpin {
+    let calls = || func.insts.values().filter_map(|d| called(d, callees));
+    CalleeSpin {
+        waits: func.insts.values().any(waits_on_others) || calls().any(|c| c.waits),
+        spins: !headers.is_empty() || calls().any(|c| c.spins),
+    }
+}
+
+/// The facts of the device function a `call_func` calls.
+fn called<'c>(d: &InstData, callees: &'c [CalleeSpin]) -> Option<&'c CalleeSpin> {
+    match (d.op, &d.aux) {
+        (Opcode::CallFunc, Aux::Imm(i)) => callees.get(*i as usize),
+        _ => None,
+    }
 }
 
 /// True for an access another thread may be waiting on (or for): an atomic other than a
@@ -108,7 +148,7 @@ mod tests {
     /// The headers of the spin loops of the function `text` describes, by block number.
     fn spin(text: &str) -> Vec<u32> {
         let f = parse_function(text).expect("valid MIR");
-        let mut h: Vec<u32> = spin_loop_headers(&f).into_iter().map(|b| b.as_u32()).collect();
+        let mut h: Vec<u32> = spin_loop_headers(&f, &[]).into_iter().map(|b| b.as_u32()).collect();
         h.sort_unstable();
         h
     }

@@ -205,6 +205,12 @@ impl Machine<'_, '_> {
                 return Ok(());
             }
             Opcode::Trap => return Err("trap".into()),
+            Opcode::CallFunc | Opcode::ArgArea | Opcode::Return => {
+                return Err(
+                    "a device-function call kept as a call (the MIR interpreter runs calls inlined: lower without `keep_calls`)"
+                        .into(),
+                );
+            }
             Opcode::CallDriver => {
                 let name = DriverFn::from_index(match data.aux {
                     Aux::Imm(i) => i,

@@ -104,9 +104,36 @@ pub struct Function {
     /// The register budgets the kernel's `setmaxnreg` instructions ask for (ptxc allocates
     /// one register count for the whole kernel and reports them as ignored).
     pub setmaxnreg: Vec<u32>,
-    /// The PTX kernel calls a device function (inlined by the lowering); ptxas keeps such
-    /// calls as subroutines, which decides some of the attributes it writes.
+    /// The PTX kernel calls a device function (inlined by the lowering, or kept as a call);
+    /// ptxas keeps such calls as subroutines, which decides some of the attributes it writes.
     pub calls_functions: bool,
+    /// The device functions the kernel calls, directly or through one another, each lowered
+    /// on its own when calls are kept (`LowerOptions::keep_calls`): `call_func` names one
+    /// by its index here, in the kernel and in the device functions alike (whose own list
+    /// is empty).
+    pub callees: Vec<Function>,
+    /// A device function (its `return` goes back to the caller), not a kernel.
+    pub is_device_function: bool,
+    /// Whether other modules see the function (`.visible`, `.weak`): a device function's
+    /// symbol in the cubin binds as written.
+    pub linkage: Linkage,
+    /// In a device function, the byte ranges (offset, size) of its argument area that every
+    /// call fills with values the same in every thread of the warp: the divergence analysis
+    /// takes the loads of them as uniform (as ptxas, compiling the kernel's functions
+    /// together, takes such arguments).
+    pub uniform_args: Vec<(u32, u32)>,
+}
+
+/// The linkage of a function, as written before it in the PTX.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Linkage {
+    /// No directive: the module's own.
+    #[default]
+    Internal,
+    /// `.visible`.
+    Visible,
+    /// `.weak`.
+    Weak,
 }
 
 impl Function {

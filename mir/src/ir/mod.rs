@@ -16,7 +16,7 @@ pub mod verify;
 
 pub use driver::{DRIVER_FNS, DriverFn, DriverSig};
 pub use entities::{Block, Inst, Value};
-pub use function::{BlockData, Function, KernelParam, MemVar, Module, ValueData, ValueDef};
+pub use function::{BlockData, Function, KernelParam, Linkage, MemVar, Module, ValueData, ValueDef};
 pub use inst::*;
 pub use srcloc::SrcLoc;
 pub use types::Type;

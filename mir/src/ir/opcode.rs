@@ -424,6 +424,16 @@ opcodes! {
     /// (the ABI call ptxas compiles `.extern .func vprintf` and its kin to); the result is
     /// the function's, or an unused `i32` for functions without one.
     CallDriver = "call_driver", EFFECT, "x*", "T";
+    /// A call of the device function `Aux::Imm`, an index into the kernel's
+    /// [`Function::callees`](crate::ir::Function::callees), compiled on its own and called
+    /// as a subroutine (`CALL.REL`); `args[0]` is the local address (`i64`) of the caller's
+    /// argument area, where the arguments are stored before the call and the return values
+    /// are found after it (`lower/device.rs`).
+    CallFunc = "call_func", EFFECT, "T", "";
+    /// In a device function, the local address (`i64`) of the caller's argument area.
+    ArgArea = "arg_area", EFFECT, "", "T";
+    /// The end of a device function: back to the caller.
+    Return = "return", TERM | EFFECT, "", "";
 }
 
 impl Opcode {

@@ -20,9 +20,9 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// Parses every kernel in `text`.
+/// Parses every kernel in `text`, each with the device functions that follow it.
 pub fn parse_functions(text: &str) -> Result<Vec<Function>, ParseError> {
-    let mut out = Vec::new();
+    let mut out: Vec<Function> = Vec::new();
     let mut lines = text.lines().enumerate().peekable();
     while let Some((n, line)) = lines.next() {
         let line = line.trim();
@@ -43,12 +43,18 @@ pub fn parse_functions(text: &str) -> Result<Vec<Function>, ParseError> {
                 p.line(line).map_err(|m| err(n, m))?;
             }
         }
-        out.push(p.finish());
+        let f = p.finish();
+        match out.last_mut() {
+            // A device function belongs to the kernel before it.
+            Some(k) if f.is_device_function => k.callees.push(f),
+            None if f.is_device_function => return Err(err(n, "a device function before any kernel".into())),
+            _ => out.push(f),
+        }
     }
     Ok(out)
 }
 
-/// Parses a text holding exactly one kernel.
+/// Parses a text holding exactly one kernel (and its device functions).
 pub fn parse_function(text: &str) -> Result<Function, ParseError> {
     let mut fs = parse_functions(text)?;
     match fs.len() {
@@ -125,7 +131,13 @@ fn split_top(s: &str) -> Vec<&str> {
 
 impl FuncParser {
     fn header(&mut self, line: &str) -> Result<(), String> {
-        let rest = line.strip_prefix("kernel ").ok_or("expected `kernel`")?;
+        let rest = match line.strip_prefix("function ") {
+            Some(rest) => {
+                self.func.is_device_function = true;
+                rest
+            }
+            None => line.strip_prefix("kernel ").ok_or("expected `kernel` or `function`")?,
+        };
         let open = rest.find('(').ok_or("expected `(`")?;
         let close = rest.rfind(')').ok_or("expected `)`")?;
         self.func.name = rest[..open].trim().to_string();

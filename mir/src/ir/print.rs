@@ -25,7 +25,8 @@ use std::fmt::{self, Write};
 
 impl fmt::Display for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "kernel {}(", self.name)?;
+        let keyword = if self.is_device_function { "function" } else { "kernel" };
+        write!(f, "{keyword} {}(", self.name)?;
         for (i, p) in self.params.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
             write!(f, "{sep}{}: {}@{} align {}", p.name, p.size, p.offset, p.align)?;
@@ -57,7 +58,12 @@ impl fmt::Display for Function {
         for &b in &self.layout {
             write_block(self, b, f)?;
         }
-        writeln!(f, "}}")
+        writeln!(f, "}}")?;
+        // A kernel's device functions follow it.
+        for c in &self.callees {
+            write!(f, "{c}")?;
+        }
+        Ok(())
     }
 }
 

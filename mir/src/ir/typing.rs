@@ -126,8 +126,8 @@ pub fn aux_kind(op: Opcode) -> AuxKind {
     use Opcode::*;
     match op {
         Const | Prmt | Lop3 | Dp4a | Dp2a | Ftestp | Shfl | Redux | Ldmatrix | MmaInt | MmaF16 | MmaIntM16n8
-        | Mma884 | Fence | CallDriver | CpAsync | CpAsyncWait | CpAsyncArrive | Wgmma | WgmmaWait | FenceProxyAsync
-        | Stmatrix | BulkCopy | BulkWait | TmaLoad | TmaStore => AuxKind::Imm,
+        | Mma884 | Fence | CallDriver | CallFunc | CpAsync | CpAsyncWait | CpAsyncArrive | Wgmma | WgmmaWait
+        | FenceProxyAsync | Stmatrix | BulkCopy | BulkWait | TmaLoad | TmaStore => AuxKind::Imm,
         Icmp | Fcmp => AuxKind::Cond,
         Param => AuxKind::Param,
         Special => AuxKind::Special,

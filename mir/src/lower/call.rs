@@ -9,18 +9,21 @@
 use super::LowerError;
 use super::blocks;
 use super::context::{Frame, Lowerer, mir_type, register_slots};
+use super::device::LocalAt;
 use super::memory::VarPlace;
 use crate::ir::{Aux, DriverFn, Opcode, Space, Type, Value};
 use ptxc_frontend::checked::{CheckedFunction, CheckedInst, CheckedOperand, ParamInfo};
 
 /// A bound argument: values to write into a callee `.reg`, or bytes to copy.
-enum Binding {
+pub(super) enum Binding {
     /// Element values of a `.reg` parameter.
     Regs(Vec<Value>),
     /// Caller variable (MIR variable index) whose bytes fill the callee's slot.
     Copy(u32),
     /// One value stored into the callee's slot.
     Store(Value),
+    /// Bytes at this place of an argument area (a return value of a kept call).
+    At(LocalAt),
 }
 
 impl<'a> Lowerer<'a> {
@@ -97,6 +100,9 @@ impl<'a> Lowerer<'a> {
             (None, Some(d)) => return self.lower_driver_call(inst, d, rets, args),
             (None, None) => return Err(LowerError::new(format!("`{name}` has no body to call"), inst.span)),
         };
+        if self.options.keep_calls {
+            return self.call_device_function(inst, callee, rets, args);
+        }
         if self.call_stack.contains(name) {
             return Err(LowerError::new(
                 format!("`{name}` is recursive; ptxc inlines calls and cannot lower recursion"),
@@ -223,7 +229,12 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Evaluates one argument in the caller.
-    fn bind_argument(&mut self, inst: &CheckedInst, a: &CheckedOperand, p: &ParamInfo) -> Result<Binding, LowerError> {
+    pub(super) fn bind_argument(
+        &mut self,
+        inst: &CheckedInst,
+        a: &CheckedOperand,
+        p: &ParamInfo,
+    ) -> Result<Binding, LowerError> {
         let ty = mir_type(p.ty);
         if p.reg.is_some() {
             let elems = self.elements(a);
@@ -269,41 +280,23 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The MIR variable of a callee `.param` parameter or return value.
-    fn slot_of(&mut self, p: &ParamInfo) -> u32 {
+    pub(super) fn slot_of(&mut self, p: &ParamInfo) -> u32 {
         match self.var_place(p.var) {
             VarPlace::Mem(i, _) => i,
             VarPlace::KernelParam(_) => unreachable!("device functions have no kernel parameters"),
         }
     }
 
-    /// Copies `size` bytes between two local variables.
+    /// Copies `size` bytes between two variables.
     fn copy_var(&mut self, from: u32, to: u32, size: u64) {
         let src = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(from));
         let dst = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(to));
         let align = self.func.vars[from as usize]
             .align
-            .min(self.func.vars[to as usize].align)
-            .clamp(1, 8) as u64;
-        let chunk = [8u64, 4, 2, 1]
-            .into_iter()
-            .find(|c| *c <= align && size.is_multiple_of(*c))
-            .unwrap_or(1);
-        let ty = Type::int(chunk as u32 * 8).expect("chunk width");
-        let space = |v: u32, this: &Self| this.func.vars[v as usize].space;
-        for k in 0..size / chunk {
-            let off = (k * chunk) as i64;
-            let load = Self::plain_mem(space(from, self), off, 1);
-            let data = crate::ir::InstData {
-                op: Opcode::Load,
-                ty,
-                args: smallvec::smallvec![src],
-                aux: Aux::Mem(load),
-            };
-            let i = self.func.ins(self.cur, data);
-            let v = self.func.results[i][0];
-            let store = Self::plain_mem(space(to, self), off, 1);
-            self.store(ty, vec![dst, v], store);
-        }
+            .min(self.func.vars[to as usize].align);
+        let place = |addr, v: u32, this: &Self| (LocalAt { addr, offset: 0 }, this.func.vars[v as usize].space);
+        let (from, to) = (place(src, from, self), place(dst, to, self));
+        self.copy_bytes(from, to, size, align);
     }
 
     /// The callee's return values (its frame is current), as values or slots.
@@ -323,7 +316,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Writes one return value into the caller's destination (the caller's frame is current).
-    fn store_return(
+    pub(super) fn store_return(
         &mut self,
         inst: &CheckedInst,
         dst: &CheckedOperand,
@@ -372,6 +365,27 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 Ok(())
+            }
+            (CheckedOperand::VarAddr(var), Binding::At(at)) => {
+                let VarPlace::Mem(to, space) = self.var_place(*var) else {
+                    return Err(LowerError::new("cannot return into a kernel parameter", inst.span));
+                };
+                let addr = self.emit(Opcode::Addr, Type::I64, &[], Aux::Var(to));
+                let align = self.func.vars[to as usize].align.min(16);
+                self.copy_bytes(
+                    (at, Space::Local),
+                    (LocalAt { addr, offset: 0 }, space),
+                    p.size.into(),
+                    align,
+                );
+                Ok(())
+            }
+            (d, Binding::At(at)) => {
+                let v = self.load_local(ty, at.addr, at.offset);
+                let id = self
+                    .dst_of(d)
+                    .ok_or_else(|| LowerError::new("bad return destination", inst.span))?;
+                self.write_reg(id, v, p.ty.is_signed(), inst.span)
             }
             (_, Binding::Store(_)) => unreachable!("returns are never stores"),
         }

@@ -37,6 +37,8 @@ pub struct Lowerer<'a> {
     pub carry: RegId,
     /// Names of the device functions being inlined (to refuse recursion).
     pub call_stack: Vec<String>,
+    /// The kernel's device functions kept as calls so far (`call_func` indexes them).
+    pub callee_names: Vec<String>,
     /// The MIR under construction.
     pub func: Function,
     /// SSA state.
@@ -80,6 +82,10 @@ pub struct LowerOptions {
     /// `offset + (%cluster_ctarank << 24)`, a `.shared::cluster` address of the CTA's own
     /// memory (`cluster.rs`).
     pub rank_in_shared_addresses: bool,
+    /// Calls of device functions stay calls (`call_func`, each function lowered once per
+    /// kernel into `Function::callees`, `device.rs`), as ptxas keeps them; otherwise they
+    /// are inlined (what the MIR interpreter runs).
+    pub keep_calls: bool,
 }
 
 /// MIR type of a PTX type.
@@ -122,6 +128,7 @@ impl<'a> Lowerer<'a> {
             },
             carry,
             call_stack: vec![src.name.clone()],
+            callee_names: Vec::new(),
             func,
             ssa: SsaBuilder::new(reg_types),
             cur,

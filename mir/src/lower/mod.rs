@@ -11,6 +11,7 @@ mod cluster;
 mod compare;
 mod context;
 mod convert;
+mod device;
 mod float;
 mod fragment;
 mod mbarrier;
@@ -158,7 +159,10 @@ pub fn lower_function_with(
     let segments = blocks::split(f).map_err(|i| vec![LowerError::new("branch to an unknown label", span_of(f, i))])?;
     let mut lowerer = Lowerer::new(m, f, func, options)?;
     lowerer.lower_segments(&segments)?;
-    Ok(lowerer.finish())
+    let names = std::mem::take(&mut lowerer.callee_names);
+    let mut func = lowerer.finish();
+    device::lower_callees(m, options, &mut func, names)?;
+    Ok(func)
 }
 
 fn span_of(f: &CheckedFunction, index: usize) -> Span {
