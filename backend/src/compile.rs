@@ -239,65 +239,14 @@ pub fn compile_function(
 }
 
 /// Compiles one kernel, consuming its MIR (legalized in place), with its device functions
-/// (`Function::callees`) placed after its code in order.
+/// (`Function::callees`) placed after its code in order (`link.rs`).
 pub fn compile_kernel(
-    mut f: Function,
+    f: Function,
     vars: &KernelVars,
     opts: &Options,
     dump: DumpSink,
 ) -> Result<CompiledKernel, BackendError> {
-    let callees = std::mem::take(&mut f.callees);
-    let vars_owner = f.name.clone();
-    // The kernel's register limit holds in its device functions too.
-    let max_nreg = f.max_nreg;
-    let calls: Vec<Vec<usize>> = std::iter::once(&f)
-        .chain(&callees)
-        .map(ptxc_mir::analysis::calls::called)
-        .collect();
-    let order = ptxc_mir::analysis::calls::callers_first(&calls);
-    let spin = match opts.arch {
-        Arch::Sm75 => callee_spin(&callees, &order),
-        _ => Vec::new(),
-    };
-    let mut parts: Vec<Option<Code>> = (0..=callees.len()).map(|_| None).collect();
-    parts[0] = Some(compile_code(f, vars, &spin, opts, dump)?);
-    let mut barrier_base = vec![0u8; callees.len()];
-    let mut callees: Vec<Option<Function>> = callees.into_iter().map(Some).collect();
-    for &i in &order {
-        if i > 0 {
-            let mut fvars = vars.callees.get(i - 1).cloned().ok_or_else(|| {
-                BackendError::Options(format!(
-                    "kernel `{}`: no variable layout for its device functions",
-                    vars_owner
-                ))
-            })?;
-            fvars.barrier_base = barrier_base[i - 1];
-            let mut callee = callees[i - 1].take().expect("each function compiles once");
-            callee.max_nreg = max_nreg;
-            parts[i] = Some(compile_code(callee, &fvars, &spin, opts, &mut |_, _| {})?);
-        }
-        let held = parts[i].as_ref().map_or(0, |c| c.barriers_held);
-        for &j in &calls[i] {
-            barrier_base[j] = barrier_base[j].max(held);
-        }
-    }
-    let parts: Vec<Code> = parts.into_iter().map(|p| p.expect("every function compiled")).collect();
-    let kernel = crate::link::link(parts, &calls)?;
-    dump(Stage::Sass, &|| sass_text(&kernel.assembled));
-    Ok(kernel)
-}
-
-/// What each device function means for the spin loops around its calls (sm_75's latch),
-/// callees before callers (`order` has callers first; node `i + 1` is function `i`).
-fn callee_spin(callees: &[Function], order: &[usize]) -> Vec<CalleeSpin> {
-    use ptxc_mir::analysis::spin_loops;
-    let mut spin = vec![CalleeSpin::default(); callees.len()];
-    for &n in order.iter().rev().filter(|&&n| n > 0) {
-        let f = &callees[n - 1];
-        let headers = spin_loops::spin_loop_headers(f, &spin);
-        spin[n - 1] = spin_loops::callee_spin(f, &spin, &headers);
-    }
-    spin
+    crate::link::compile_linked(f, vars, opts, dump)
 }
 
 /// One function compiled to final blocks, before its place in the text section is known.
@@ -326,7 +275,7 @@ pub(crate) struct Code {
 
 /// Compiles one function (a kernel or a device function) to final blocks, the kernel's
 /// device functions being as `callee_spin` says for spin loops; `dump` receives its VCode.
-fn compile_code(
+pub(crate) fn compile_code(
     mut f: Function,
     vars: &KernelVars,
     callee_spin: &[CalleeSpin],

@@ -4,10 +4,70 @@
 //! section, as ptxas places `$kernel$function`, and is assembled at its place (calls reach
 //! their callees' starts, return addresses and `RET` offsets count from the kernel's start).
 
-use crate::compile::{BackendError, Code, CompiledKernel, LinkedFunction};
+use crate::compile::{BackendError, Code, CompiledKernel, DumpSink, LinkedFunction, Options, Stage, compile_code};
 use crate::emit::CodeBlock;
 use crate::emit::layout::{Assembled, Placement, assemble_at};
-use ptxc_sass::isa::Value;
+use crate::vars::KernelVars;
+use ptxc_mir::analysis::calls::{called, callers_first};
+use ptxc_mir::analysis::spin_loops::{self, CalleeSpin};
+use ptxc_mir::ir::Function;
+use ptxc_sass::isa::{Arch, Value};
+
+/// Compiles kernel `f` and its device functions, callers first (each function's barriers
+/// start after those its callers hold; the kernel's register limit holds in them too), and
+/// links them; `dump` receives the kernel's VCode and the linked SASS.
+pub(crate) fn compile_linked(
+    mut f: Function,
+    vars: &KernelVars,
+    opts: &Options,
+    dump: DumpSink,
+) -> Result<CompiledKernel, BackendError> {
+    let callees = std::mem::take(&mut f.callees);
+    let (kernel_name, max_nreg) = (f.name.clone(), f.max_nreg);
+    let calls: Vec<Vec<usize>> = std::iter::once(&f).chain(&callees).map(called).collect();
+    let order = callers_first(&calls);
+    let spin = match opts.arch {
+        Arch::Sm75 => callee_spin(&callees, &order),
+        _ => Vec::new(),
+    };
+    let mut parts: Vec<Option<Code>> = (0..=callees.len()).map(|_| None).collect();
+    parts[0] = Some(compile_code(f, vars, &spin, opts, dump)?);
+    let mut barrier_base = vec![0u8; callees.len()];
+    let mut callees: Vec<Option<Function>> = callees.into_iter().map(Some).collect();
+    for &n in &order {
+        if n > 0 {
+            let mut fvars = vars.callees.get(n - 1).cloned().ok_or_else(|| {
+                BackendError::Options(format!(
+                    "kernel `{kernel_name}`: no variable layout for its device functions"
+                ))
+            })?;
+            fvars.barrier_base = barrier_base[n - 1];
+            let mut callee = callees[n - 1].take().expect("each function compiles once");
+            callee.max_nreg = max_nreg;
+            parts[n] = Some(compile_code(callee, &fvars, &spin, opts, &mut |_, _| {})?);
+        }
+        let held = parts[n].as_ref().map_or(0, |c| c.barriers_held);
+        for &j in &calls[n] {
+            barrier_base[j] = barrier_base[j].max(held);
+        }
+    }
+    let parts: Vec<Code> = parts.into_iter().map(|p| p.expect("every function compiled")).collect();
+    let kernel = link(parts, &calls)?;
+    dump(Stage::Sass, &|| crate::compile::sass_text(&kernel.assembled));
+    Ok(kernel)
+}
+
+/// What each device function means for the spin loops around its calls (sm_75's latch),
+/// callees before callers (`order` has callers first; node `j + 1` is function `j`).
+fn callee_spin(callees: &[Function], order: &[usize]) -> Vec<CalleeSpin> {
+    let mut spin = vec![CalleeSpin::default(); callees.len()];
+    for &n in order.iter().rev().filter(|&&n| n > 0) {
+        let f = &callees[n - 1];
+        let headers = spin_loops::spin_loop_headers(f, &spin);
+        spin[n - 1] = spin_loops::callee_spin(f, &spin, &headers);
+    }
+    spin
+}
 
 /// The number of convergence barriers the code names (its highest plus one).
 pub fn barriers_held(blocks: &[CodeBlock]) -> u8 {
@@ -24,8 +84,8 @@ pub fn barriers_held(blocks: &[CodeBlock]) -> u8 {
 }
 
 /// The kernel (`parts[0]`) and its device functions, in that order in one text section;
-/// `calls` as for `ptxc_mir::analysis::calls::callers_first`.
-pub(crate) fn link(parts: Vec<Code>, calls: &[Vec<usize>]) -> Result<CompiledKernel, BackendError> {
+/// `calls` as for [`callers_first`].
+fn link(parts: Vec<Code>, calls: &[Vec<usize>]) -> Result<CompiledKernel, BackendError> {
     let mut starts = Vec::with_capacity(parts.len());
     let mut at = 0i64;
     for p in &parts {

@@ -7,6 +7,7 @@ mod bits;
 mod blocks;
 mod bulk_copy;
 mod call;
+mod callees;
 mod cluster;
 mod compare;
 mod context;
@@ -161,7 +162,7 @@ pub fn lower_function_with(
     lowerer.lower_segments(&segments)?;
     let names = std::mem::take(&mut lowerer.callee_names);
     let mut func = lowerer.finish();
-    device::lower_callees(m, options, &mut func, names)?;
+    callees::lower_callees(m, options, &mut func, names)?;
     Ok(func)
 }
 
