@@ -221,7 +221,7 @@ pub const OPTIONS: &[OptSpec] = &[
         "func-maxrregcount",
         RegCount,
         Ignored,
-        "only matters with -c; device functions are inlined",
+        "only matters with -c; a kernel's register limit holds in the device functions it calls",
     ),
     opt(
         "device-stack-protector",

@@ -1,10 +1,12 @@
-//! `call` of a device function: the callee is inlined. Its registers get fresh SSA ids, its
+//! `call` of a device function: kept as a call when `LowerOptions::keep_calls` is set
+//! (`device.rs`), else inlined. Inlined, the callee's registers get fresh SSA ids, its
 //! `.param` parameters and return values become local-memory variables filled from the
 //! caller's arguments (copied byte for byte from a caller `.param` variable, or stored from
 //! a register or immediate), `.reg` parameters are bound directly, and `ret` jumps to the
-//! block after the call. Recursion and indirect calls are refused. Calls of the functions
-//! the driver provides (`vprintf`, `malloc`, `free`, `__assertfail`) become one
-//! `call_driver` instruction with the argument values.
+//! block after the call; recursion is refused. A call through a function pointer compares
+//! it with the address of every function whose signature fits and calls (or inlines) the
+//! one that matches. Calls of the functions the driver provides (`vprintf`, `malloc`,
+//! `free`, `__assertfail`) become one `call_driver` instruction with the argument values.
 
 use super::LowerError;
 use super::blocks;
