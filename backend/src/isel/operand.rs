@@ -3,7 +3,7 @@
 
 use super::Isel;
 use crate::vars::Place;
-use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VReg, WideOp};
+use crate::vcode::{MInst, MKind, MOp, Slot, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, Opcode, SpecialReg, Type, Value, ValueDef};
 use ptxc_sass::isa::{Op, Role, Value as V};
 use smallvec::smallvec;
@@ -259,9 +259,5 @@ fn pred_const(d: VReg, val: V) -> MInst {
 
 /// An operand slot without modifiers.
 pub fn slot(role: Role, op: MOp) -> Slot {
-    Slot {
-        role,
-        op,
-        mods: SrcMods::default(),
-    }
+    Slot::plain(role, op)
 }

@@ -5,7 +5,7 @@
 //! in SSA form, so the allocation simply runs again (ptxas likewise moves predicates to
 //! general registers, with P2R/R2P).
 
-use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VCode, VReg, is_def_role};
+use crate::vcode::{MInst, MKind, MOp, Slot, VClass, VCode, VReg, is_def_role};
 use ptxc_sass::isa::Mod;
 use ptxc_sass::isa::desc::Role;
 use ptxc_sass::isa::values::{BoolOp, IntCmp};
@@ -13,23 +13,15 @@ use ptxc_sass::isa::{Op, PT, RZ, Value};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::smallvec;
 
-fn slot(role: Role, op: MOp) -> Slot {
-    Slot {
-        role,
-        op,
-        mods: SrcMods::default(),
-    }
-}
-
 /// `SEL g, RZ, 0x1, !p`: 1 where `p` holds.
 fn store(g: VReg, p: VReg) -> MInst {
     MInst::new(MKind::Sass {
         op: Op::Sel,
         slots: smallvec![
-            slot(Role::Dst, MOp::Reg(g)),
-            slot(Role::A, MOp::Fixed(Value::Reg(RZ))),
-            slot(Role::B, MOp::Fixed(Value::Imm(1))),
-            slot(Role::PredSrc0, MOp::Pred(p, true)),
+            Slot::plain(Role::Dst, MOp::Reg(g)),
+            Slot::plain(Role::A, MOp::Fixed(Value::Reg(RZ))),
+            Slot::plain(Role::B, MOp::Fixed(Value::Imm(1))),
+            Slot::plain(Role::PredSrc0, MOp::Pred(p, true)),
         ],
         mods: smallvec![],
     })
@@ -41,11 +33,11 @@ fn reload(p: VReg, g: VReg) -> MInst {
     MInst::new(MKind::Sass {
         op: Op::Isetp,
         slots: smallvec![
-            slot(Role::PredDst0, MOp::Pred(p, false)),
-            slot(Role::PredDst1, pt),
-            slot(Role::A, MOp::Reg(g)),
-            slot(Role::B, MOp::Fixed(Value::Reg(RZ))),
-            slot(Role::PredSrc0, pt),
+            Slot::plain(Role::PredDst0, MOp::Pred(p, false)),
+            Slot::plain(Role::PredDst1, pt),
+            Slot::plain(Role::A, MOp::Reg(g)),
+            Slot::plain(Role::B, MOp::Fixed(Value::Reg(RZ))),
+            Slot::plain(Role::PredSrc0, pt),
         ],
         mods: smallvec![IntCmp::Ne.set(), Mod::Signed.flag(false), BoolOp::And.set()],
     })

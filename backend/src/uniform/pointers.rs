@@ -12,13 +12,14 @@
 //! argument, no arithmetic, no store of it as data). At most [`MAX_POINTERS`] are promoted:
 //! the allocator sets aside one pair per pointer, so they never run out.
 
-use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass, VCode, VReg, WideOp};
+use crate::vcode::{MInst, MKind, MOp, Slot, VClass, VCode, VReg, WideOp};
 use ptxc_sass::isa::values::MemSize;
 use ptxc_sass::isa::{Op, Role, Value as V};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::smallvec;
 
-/// The most pointers promoted per kernel (each takes a uniform pair of its own).
+/// The most pointers promoted per kernel (the allocator sets one uniform pair aside per
+/// pointer).
 pub const MAX_POINTERS: usize = 8;
 
 /// A promotable pointer: its definition and the reads (instruction, slot) of its address.
@@ -50,7 +51,10 @@ pub fn promote_pointers(vcode: &mut VCode, converged: &[bool]) {
         let def = &mut vcode.insts[p.def];
         def.kind = MKind::Sass {
             op: Op::Uldc,
-            slots: smallvec![slot(Role::Dst, MOp::Reg(*v)), slot(Role::B, MOp::Fixed(p.bank))],
+            slots: smallvec![
+                Slot::plain(Role::Dst, MOp::Reg(*v)),
+                Slot::plain(Role::B, MOp::Fixed(p.bank))
+            ],
             mods: smallvec![MemSize::B64.set()],
         };
         for &(i, s) in &p.reads {
@@ -60,15 +64,6 @@ pub fn promote_pointers(vcode: &mut VCode, converged: &[bool]) {
                 slots[s].op = MOp::UAddr { ubase: *v, offset };
             }
         }
-    }
-}
-
-/// An operand slot without modifiers.
-fn slot(role: Role, op: MOp) -> Slot {
-    Slot {
-        role,
-        op,
-        mods: SrcMods::default(),
     }
 }
 

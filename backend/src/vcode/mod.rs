@@ -171,6 +171,17 @@ pub struct Slot {
     pub mods: SrcMods,
 }
 
+impl Slot {
+    /// A slot without modifiers.
+    pub fn plain(role: Role, op: MOp) -> Slot {
+        Slot {
+            role,
+            op,
+            mods: SrcMods::default(),
+        }
+    }
+}
+
 /// What a machine instruction does. Nearly every instruction is `Sass`, so boxing it to
 /// shrink the rare variants would only add an allocation per instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
