@@ -106,13 +106,9 @@ fn link(parts: Vec<Code>, calls: &[Vec<usize>]) -> Result<CompiledKernel, Backen
         };
         let code = assemble_at(&p.blocks, &placement)?;
         let base = starts[n] as u32;
-        let local = Assembled {
-            insts: code.insts.clone(),
-            srclocs: code.srclocs.clone(),
-            ..Assembled::default()
-        };
+        // Offsets from this part's start (its instructions alone), then from the section's.
         unused_load_bytes.extend(
-            crate::attrs::unused_load_bytes(&p.partly_used_loads, &local)
+            crate::attrs::unused_load_bytes(&p.partly_used_loads, &code)
                 .into_iter()
                 .map(|[off, mask]| [off + base, mask]),
         );

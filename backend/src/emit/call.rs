@@ -170,11 +170,7 @@ impl Expander<'_> {
     fn call_function(&mut self, n: u32) -> Result<(), EmitError> {
         self.mov(FUNCTION_RETURN_ADDRESS, V::Imm(CALL_RETURN_PLACEHOLDER))?;
         self.mov(FUNCTION_RETURN_ADDRESS + 1, V::Reg(RZ))?;
-        let call = self.make(
-            Op::Call,
-            &[(Role::Target, Operand::new(V::Rel(0)))],
-            &[Mod::NoInc.flag(true)],
-        )?;
+        let call = self.call_rel()?;
         self.out.push(Emitted {
             callee: Some(n),
             ..Emitted::new(call)

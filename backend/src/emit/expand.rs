@@ -235,13 +235,18 @@ impl Expander<'_> {
         Ok(())
     }
 
-    /// `CALL.REL.NOINC` of the slow path starting at block `target`.
-    fn sub_call(&mut self, target: usize) -> Result<(), EmitError> {
-        let i = self.make(
+    /// `CALL.REL.NOINC` with its offset still 0 (the layout writes it).
+    pub(super) fn call_rel(&self) -> Result<Inst, EmitError> {
+        self.make(
             Op::Call,
             &[(Role::Target, Operand::new(V::Rel(0)))],
             &[Mod::NoInc.flag(true)],
-        )?;
+        )
+    }
+
+    /// `CALL.REL.NOINC` of the slow path starting at block `target`.
+    fn sub_call(&mut self, target: usize) -> Result<(), EmitError> {
+        let i = self.call_rel()?;
         self.out.push(Emitted {
             target: Some(target),
             ..Emitted::new(i)
