@@ -50,32 +50,10 @@ const fn ptxas_crs(file: &'static str, kernel: &'static str) -> Known {
     }
 }
 
-/// The corpus module with the Kokkos kernels.
-const KOKKOS: &str = "ptx90parser__matrix_free_device_matrix_vector";
-
 /// The known differences (`docs/CUBIN.md`, section 4, says why each is there).
 /// `EIATTR_CRS_STACK_SIZE` only in ptxas's cubin: ptxas keeps a `BSSY` around a diamond ptxc
-/// if-converts (`warp_vote`). Only in ptxc's: it branches (with a `BSSY`) around a block
-/// ptxas predicates (`dynamic_shared`, two Kokkos `copy_constrained_values` kernels).
-const KNOWN: &[Known] = &[
-    ptxas_crs("warp_vote", ".nv.info.warp_vote"),
-    Known {
-        archs: ALL,
-        file: "dynamic_shared",
-        section: ".nv.info.dynamic_shared",
-        count: 1,
-        ptxas_only: &[],
-        ptxc_only: PTXAS_CRS,
-    },
-    Known {
-        archs: ALL,
-        file: KOKKOS,
-        section: "copy_constrained_values",
-        count: 2,
-        ptxas_only: &[],
-        ptxc_only: PTXAS_CRS,
-    },
-];
+/// if-converts (`warp_vote`).
+const KNOWN: &[Known] = &[ptxas_crs("warp_vote", ".nv.info.warp_vote")];
 
 /// Sections where both compilers list inserted warp-wide instructions but of other kinds or
 /// counts: on `arch`, exactly `count` sections whose names contain `section` (a fixed gap
@@ -125,14 +103,15 @@ fn kernel_code(cubin: &Path, kernel: &str) -> Vec<ptxc_sass::isa::Inst> {
 
 /// `EIATTR_CRS_STACK_SIZE` follows the code (`ptxc_backend::attrs::crs_stack_size`): each
 /// compiler writes it for every kernel whose code has `BSSY`, `WARPSYNC` or `CALL.REL`, and
-/// beyond those only for kernels with a divergent loop, which branches conditionally (ptxc
-/// knows it from its divergence analysis; uniform loops get none).
+/// beyond those only for kernels with a divergent loop, which branches or exits
+/// conditionally (ptxc knows it from its divergence analysis; uniform loops get none).
 fn check_crs_rule(theirs: &Path, ours: &Path, kernel: &str, ptxas_crs: bool, ptxc_crs: bool) {
     use ptxc_backend::attrs::{converges, loops_conditionally};
+    use ptxc_sass::isa::Op;
     let code = kernel_code(ours, kernel);
     let branches_conditionally = code
         .iter()
-        .any(|i| i.desc().op == ptxc_sass::isa::Op::Bra && !i.unguarded());
+        .any(|i| matches!(i.desc().op, Op::Bra | Op::Exit) && !i.unguarded());
     assert!(!converges(&code) || ptxc_crs, "ptxc: {kernel} converges without {CRS}");
     assert!(
         !ptxc_crs || converges(&code) || branches_conditionally,

@@ -5,7 +5,8 @@
 //! instructions marked inserted, `emit::layout::Assembled::warp_wide_offsets`).
 
 use crate::emit::layout::Assembled;
-use ptxc_mir::ir::{Function, Opcode, SrcLoc};
+use ptxc_mir::analysis::divergence::Divergence;
+use ptxc_mir::ir::{Block, Function, Opcode, SrcLoc};
 use ptxc_sass::isa::desc::OpKind;
 use ptxc_sass::isa::{Inst, Op, Role, Value};
 
@@ -80,6 +81,28 @@ pub fn coop_group_offsets(f: &MirFacts, insts: &[Inst], inserted: &[u32]) -> Vec
 /// such a loop in the kernel.
 pub fn crs_stack_size(insts: &[Inst], divergent_loop: bool) -> Option<u32> {
     (converges(insts) || divergent_loop).then_some(0)
+}
+
+/// Whether `func` has a divergent loop in the sense of [`crs_stack_size`]: a loop a divergent
+/// branch leaves, except where every such exit goes to a block that only jumps to the
+/// kernel's exit. That is PTX's `@p bra head; bra.uni end;` with `end: ret`, which ptxas
+/// compiles to `@!P0 EXIT; BRA head` (no conditional branch back) and gives no attribute,
+/// where `@p bra head;` falling through to `ret` keeps its conditional branch back and gets
+/// it (`docs/CUBIN.md`, section 4: the Kokkos `copy_constrained_values` and `ViewCopy`
+/// kernels).
+pub fn has_divergent_loop(func: &Function, divergence: &Divergence) -> bool {
+    let only_exits = |b: Block| {
+        let insts = &func.blocks[b].insts;
+        insts.len() == 1 && func.insts[insts[0]].op == Opcode::Exit
+    };
+    let jumps_to_exit = |b: Block| match func.blocks[b].insts.as_slice() {
+        &[jump] => {
+            let data = &func.insts[jump];
+            data.op == Opcode::Jump && data.targets().first().is_some_and(|t| only_exits(t.block))
+        }
+        _ => false,
+    };
+    divergence.has_divergent_loop() && !divergence.divergent_exits().iter().all(|&(_, to)| jumps_to_exit(to))
 }
 
 /// Whether the code has a convergence barrier (`BSSY`), a `WARPSYNC` or a subroutine call

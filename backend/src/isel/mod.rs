@@ -201,7 +201,7 @@ pub fn select(
     isel.assign_tuple_params();
     isel.pin_accumulators()?;
     cfg::build(&mut isel)?;
-    isel.vcode.divergent_loop = isel.divergence.has_divergent_loop();
+    isel.vcode.divergent_loop = crate::attrs::has_divergent_loop(isel.func, &isel.divergence);
     reconverge::insert_reconvergence(&mut isel.vcode);
     Ok(isel.vcode)
 }

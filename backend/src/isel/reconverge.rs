@@ -105,6 +105,9 @@ fn regions(vcode: &VCode, cfg: &Cfg) -> Vec<Region> {
         // Paths that meet in a block that only jumps on meet where it jumps (an edge block
         // before an outer join): one barrier serves both, as in ptxas's code.
         let join = past_jumps(vcode, &headers, join);
+        if only_exits(join) {
+            continue;
+        }
         let Some(entry) = region_entry(cfg, &loops, b, join) else {
             continue;
         };

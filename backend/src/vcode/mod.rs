@@ -384,6 +384,9 @@ impl MInst {
             }
             MKind::Wide { d, srcs, tmp, .. } => {
                 srcs.iter().for_each(&mut src);
+                if let Some(k) = keep.filter(|&k| !srcs.contains(&MOp::Reg(k))) {
+                    src(&MOp::Reg(k));
+                }
                 if let Some(t) = tmp {
                     f(*t, true);
                 }

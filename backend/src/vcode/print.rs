@@ -74,9 +74,6 @@ impl VCode {
                 }
                 let parts: Vec<String> = slots.iter().map(|x| self.slot(x)).collect();
                 let _ = write!(s, " {}", parts.join(", "));
-                if let Some(k) = inst.keep {
-                    let _ = write!(s, " (keep {})", self.reg(k));
-                }
             }
             MKind::Wide { op, d, srcs, tmp } => {
                 let parts: Vec<String> = srcs.iter().map(|o| self.mop(o)).collect();
@@ -127,6 +124,9 @@ impl VCode {
             MKind::ReturnAddress { of, n } => {
                 let _ = write!(s, "return address {n} = b{}", of.0);
             }
+        }
+        if let Some(k) = inst.keep {
+            let _ = write!(s, " (keep {})", self.reg(k));
         }
         s
     }

@@ -102,9 +102,11 @@ impl<'a> View<'a> {
                 }
                 operands.push(match (is_def, Some(v) == temp) {
                     (true, true) => ra::Operand::reg_temp(vr(v)),
-                    (true, false) if early_def => ra::Operand::reg_def_at_start(vr(v)),
+                    // A kept register is written in place (a guarded 64-bit copy: its own
+                    // register, distinct from every source).
                     (true, false) => match kept {
                         Some(k) => ra::Operand::reg_reuse_def(vr(v), k),
+                        None if early_def => ra::Operand::reg_def_at_start(vr(v)),
                         None => ra::Operand::reg_def(vr(v)),
                     },
                     (false, _) => ra::Operand::reg_use(vr(v)),

@@ -24,6 +24,8 @@ use cranelift_entity::SecondaryMap;
 pub struct Divergence {
     divergent: SecondaryMap<Value, bool>,
     divergent_loop: bool,
+    /// The edges by which divergent branches leave loops (from the branching block).
+    divergent_exits: Vec<(Block, Block)>,
 }
 
 /// The analysis state besides the facts: what has been done once and need not be redone.
@@ -52,6 +54,7 @@ impl Divergence {
         let mut d = Divergence {
             divergent: SecondaryMap::new(),
             divergent_loop: false,
+            divergent_exits: Vec::new(),
         };
         let dom = DomTree::new(func);
         let pdom = PostDomTree::new(func);
@@ -80,6 +83,14 @@ impl Divergence {
             }
         }
         d.divergent_loop = work.left.iter().any(|&l| l);
+        let mut exits = Vec::new();
+        for l in loops.iter().zip(&work.left).filter(|(_, left)| **left).map(|(l, _)| l) {
+            for &b in l.blocks.iter().filter(|&&b| d.divergent_branch(func, b)) {
+                let outside = func.successors(b).into_iter().filter(|s| !l.body.contains(s));
+                exits.extend(outside.map(|s| (b, s)));
+            }
+        }
+        d.divergent_exits = exits;
         d
     }
 
@@ -97,6 +108,11 @@ impl Divergence {
     /// iterations).
     pub fn has_divergent_loop(&self) -> bool {
         self.divergent_loop
+    }
+
+    /// The edges `(from, to)` by which divergent branches leave loops.
+    pub fn divergent_exits(&self) -> &[(Block, Block)] {
+        &self.divergent_exits
     }
 
     /// Marks `v` divergent; true if it was not.
