@@ -5,7 +5,7 @@
 //! in the block where the expansion ends, followed by the instructions that came after it.
 
 use ptxc_mir::ir::{
-    Aux, Block, BlockCall, Cond, ConvertInfo, FloatMode, Function, Inst, InstData, Opcode, Rounding, Type, Value,
+    Aux, Block, BlockCall, Cond, ConvertInfo, FloatMode, Function, Inst, InstData, Opcode, Rounding, Type, Value, ValueDef,
 };
 use smallvec::smallvec;
 
@@ -181,10 +181,27 @@ impl<'f> Builder<'f> {
         self.convert(Type::I32, shifted, int_convert(Type::I64))
     }
 
-    /// The lower 32 bits of a 64-bit value, as an i32.
+    /// The lower 32 bits of a 64-bit value, as an i32: the word itself where `a` widens
+    /// one (`cvt.u64.u32`, `cvt.s64.s32`), as nvcc's PTX reassembles a shuffled double.
     pub fn lo(&mut self, a: Value) -> Value {
+        if let Some(word) = self.widened_word(a) {
+            return word;
+        }
         let bits = self.as_i64(a);
         self.convert(Type::I32, bits, int_convert(Type::I64))
+    }
+
+    /// The 32-bit integer that `a` is the zero or sign extension of, if it is one.
+    fn widened_word(&self, a: Value) -> Option<Value> {
+        let ValueDef::Result(i, 0) = self.func.values[a].def else {
+            return None;
+        };
+        let d = &self.func.insts[i];
+        let widens = |c: &ConvertInfo| c.from == Type::I32 && c.rnd.is_none() && !c.sat;
+        match &d.aux {
+            Aux::Convert(c) if d.op == Opcode::Convert && d.ty == Type::I64 && widens(c) => Some(d.args[0]),
+            _ => None,
+        }
     }
 
     /// The 64-bit value of type `ty` with upper word `hi` and lower word `lo` (i32 values).
