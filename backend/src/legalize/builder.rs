@@ -5,7 +5,8 @@
 //! in the block where the expansion ends, followed by the instructions that came after it.
 
 use ptxc_mir::ir::{
-    Aux, Block, BlockCall, Cond, ConvertInfo, FloatMode, Function, Inst, InstData, Opcode, Rounding, Type, Value, ValueDef,
+    Aux, Block, BlockCall, Cond, ConvertInfo, FloatMode, Function, Inst, InstData, Opcode, Rounding, Type, Value,
+    ValueDef,
 };
 use smallvec::smallvec;
 
