@@ -3,6 +3,7 @@
 //! typed operands. This is the input of the MIR lowering.
 
 use crate::ast::{ScalarType, Span, StateSpace};
+use std::collections::HashMap;
 
 /// A register (a `.reg` variable, after scopes are flattened) in one function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,6 +32,52 @@ pub struct CheckedModule {
     pub functions: Vec<CheckedFunction>,
     /// The `.file` directives, in source order (the files `.loc` lines refer to).
     pub files: Vec<SourceFile>,
+    /// Each function's position in `functions` by name ([`CheckedModule::index_functions`]).
+    function_index: HashMap<String, usize>,
+}
+
+impl CheckedModule {
+    /// The module of these parts, its functions indexed by name.
+    pub fn new(
+        version: (u32, u32),
+        target_sm: u32,
+        arch_specific: bool,
+        globals: Vec<VarInfo>,
+        functions: Vec<CheckedFunction>,
+        files: Vec<SourceFile>,
+    ) -> CheckedModule {
+        let mut m = CheckedModule {
+            version,
+            target_sm,
+            arch_specific,
+            globals,
+            functions,
+            files,
+            function_index: HashMap::new(),
+        };
+        m.index_functions();
+        m
+    }
+
+    /// Indexes `functions` by name again, after the list has changed.
+    pub fn index_functions(&mut self) {
+        self.function_index = self
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
+    }
+
+    /// The function named `name`: looked up in the index, or searched for where the list
+    /// has changed since it was indexed (a module's names are unique).
+    pub fn function(&self, name: &str) -> Option<&CheckedFunction> {
+        let indexed = self.function_index.get(name).and_then(|&i| self.functions.get(i));
+        match indexed.filter(|f| f.name == name) {
+            Some(f) => Some(f),
+            None => self.functions.iter().find(|f| f.name == name),
+        }
+    }
 }
 
 /// A `.file N "name"` directive.

@@ -143,14 +143,14 @@ fn finish(
             _ => None,
         })
         .collect();
-    Ok(CheckedModule {
-        version: m.version,
+    Ok(CheckedModule::new(
+        m.version,
         target_sm,
-        arch_specific: arch_specific(m),
+        arch_specific(m),
         globals,
         functions,
         files,
-    })
+    ))
 }
 
 /// The `sm_NN` of `.target`; an error when it is missing, above sm_90, or architecture-specific

@@ -96,7 +96,7 @@ impl<'a> Lowerer<'a> {
         args: &[CheckedOperand],
     ) -> Result<(), LowerError> {
         let module = self.module;
-        let callee = module.functions.iter().find(|f| &f.name == name && !f.is_entry);
+        let callee = module.function(name).filter(|f| !f.is_entry);
         let callee: &'a CheckedFunction = match (callee, DriverFn::by_name(name)) {
             (Some(f), _) => f,
             (None, Some(d)) => return self.lower_driver_call(inst, d, rets, args),

@@ -23,9 +23,8 @@ pub(super) fn lower_callees(
     let mut done = 0;
     while done < names.len() {
         let src = m
-            .functions
-            .iter()
-            .find(|f| f.name == names[done] && !f.is_entry)
+            .function(&names[done])
+            .filter(|f| !f.is_entry)
             .expect("only functions with a body are called");
         let (func, more) = lower_device_function(m, src, options, names)?;
         names = more;
@@ -108,12 +107,7 @@ fn refuse_recursion(m: &CheckedModule, kernel: &Function) -> Result<(), Vec<Lowe
             && let Some(c) = visit(kernel, i, &mut state)
         {
             let name = &kernel.callees[c].name;
-            let span = m
-                .functions
-                .iter()
-                .find(|f| &f.name == name)
-                .map(|f| f.span)
-                .unwrap_or_default();
+            let span = m.function(name).map(|f| f.span).unwrap_or_default();
             return Err(vec![LowerError::new(
                 format!(
                     "`{name}` is recursive; ptxc sizes each kernel's stack statically and cannot compile recursion"

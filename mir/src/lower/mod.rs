@@ -98,6 +98,7 @@ pub fn lower_module_owned(mut m: CheckedModule, options: LowerOptions) -> Result
     let (entries, device): (Vec<CheckedFunction>, Vec<CheckedFunction>) =
         std::mem::take(&mut m.functions).into_iter().partition(|f| f.is_entry);
     m.functions = device;
+    m.index_functions();
     let lower = |f: CheckedFunction| lower_function_with(&m, &f, options);
     let results = if entries.len() > 1 {
         entries.into_par_iter().map(lower).collect()
