@@ -91,14 +91,10 @@ pub fn crs_stack_size(insts: &[Inst], divergent_loop: bool) -> Option<u32> {
 /// it (`docs/CUBIN.md`, section 4: the Kokkos `copy_constrained_values` and `ViewCopy`
 /// kernels).
 pub fn has_divergent_loop(func: &Function, divergence: &Divergence) -> bool {
-    let only_exits = |b: Block| {
-        let insts = &func.blocks[b].insts;
-        insts.len() == 1 && func.insts[insts[0]].op == Opcode::Exit
-    };
     let jumps_to_exit = |b: Block| match func.blocks[b].insts.as_slice() {
         &[jump] => {
             let data = &func.insts[jump];
-            data.op == Opcode::Jump && data.targets().first().is_some_and(|t| only_exits(t.block))
+            data.op == Opcode::Jump && data.targets().first().is_some_and(|t| func.only_exits(t.block))
         }
         _ => false,
     };

@@ -89,7 +89,7 @@ fn arm_of(
     }
     // The rest of a kernel is guarded only when short: otherwise a guarded EXIT before it
     // (`emit/predicate.rs`) lets the lanes that skip it leave instead of issuing it.
-    let limit = if only_exits(func, join) { MAX_TAIL } else { MAX_BODY };
+    let limit = if func.only_exits(join) { MAX_TAIL } else { MAX_BODY };
     let insts = &func.blocks[body].insts;
     let inner = &insts[..insts.len() - 1];
     let cost = inner.iter().filter(|&&i| func.insts[i].op != Opcode::Const).count();
@@ -109,12 +109,6 @@ fn arm_of(
         .zip(from_body)
         .all(|(&x, &y)| x == y || func.ty(y) != Type::Pred && func.ty(y).bits() <= 64);
     mergeable.then_some(Arm { body, join, when })
-}
-
-/// Whether block `b` holds only a kernel's exit.
-fn only_exits(func: &Function, b: Block) -> bool {
-    let insts = &func.blocks[b].insts;
-    insts.len() == 1 && func.insts[insts[0]].op == Opcode::Exit
 }
 
 /// Whether `v` is a constant or undefined predicate, possibly negated: selection folds it

@@ -23,7 +23,6 @@ use cranelift_entity::SecondaryMap;
 /// The divergence facts of one function.
 pub struct Divergence {
     divergent: SecondaryMap<Value, bool>,
-    divergent_loop: bool,
     /// The edges by which divergent branches leave loops (from the branching block).
     divergent_exits: Vec<(Block, Block)>,
 }
@@ -53,7 +52,6 @@ impl Divergence {
     pub fn new(func: &Function) -> Divergence {
         let mut d = Divergence {
             divergent: SecondaryMap::new(),
-            divergent_loop: false,
             divergent_exits: Vec::new(),
         };
         let dom = DomTree::new(func);
@@ -82,7 +80,6 @@ impl Divergence {
                 break;
             }
         }
-        d.divergent_loop = work.left.iter().any(|&l| l);
         let mut exits = Vec::new();
         for l in loops.iter().zip(&work.left).filter(|(_, left)| **left).map(|(l, _)| l) {
             for &b in l.blocks.iter().filter(|&&b| d.divergent_branch(func, b)) {
@@ -107,7 +104,8 @@ impl Divergence {
     /// True if some loop is left by a divergent branch (its threads leave in different
     /// iterations).
     pub fn has_divergent_loop(&self) -> bool {
-        self.divergent_loop
+        // Every loop a divergent branch leaves has such an exit edge.
+        !self.divergent_exits.is_empty()
     }
 
     /// The edges `(from, to)` by which divergent branches leave loops.

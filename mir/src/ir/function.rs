@@ -296,6 +296,14 @@ impl Function {
             .filter(|&i| self.insts[i].op.is_terminator())
     }
 
+    /// Whether `block` holds only the kernel's exit.
+    pub fn only_exits(&self, block: Block) -> bool {
+        match self.blocks[block].insts.as_slice() {
+            &[exit] => self.insts[exit].op == Opcode::Exit,
+            _ => false,
+        }
+    }
+
     /// Successor blocks of `block`.
     pub fn successors(&self, block: Block) -> SmallVec<[Block; 2]> {
         self.terminator(block)
