@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// The most MIR instructions (constants aside) a guarded block may hold: each is selected
 /// under the guard, so every lane issues them whichever way the branch goes. ptxas guards
-/// `dynamic_shared`'s block of 16. Measured on the suite (sm_75, with the in-place writes),
+/// `dynamic_shared`'s block of 15. Measured on the suite (sm_75, with the in-place writes),
 /// 24 here and [`MAX_TAIL`] against 6 for both: geometric mean 0.994 against 0.999, no
 /// kernel slower (`saxpy_f32` 0.976 to 0.932, `scan_block` 0.964 to 0.941).
 const MAX_BODY: usize = 24;
