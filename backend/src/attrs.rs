@@ -98,7 +98,7 @@ pub fn has_divergent_loop(func: &Function, divergence: &Divergence) -> bool {
         }
         _ => false,
     };
-    divergence.has_divergent_loop() && !divergence.divergent_exits().iter().all(|&(_, to)| jumps_to_exit(to))
+    divergence.divergent_exits().iter().any(|&(_, to)| !jumps_to_exit(to))
 }
 
 /// Whether the code has a convergence barrier (`BSSY`), a `WARPSYNC` or a subroutine call

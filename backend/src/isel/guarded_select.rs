@@ -7,7 +7,7 @@
 //! with `a` and `b` swapped, under `!p`.
 
 use super::{Isel, IselError};
-use crate::vcode::{MKind, MOp, VClass};
+use crate::vcode::{MInst, MKind, MOp, VClass};
 use ptxc_mir::ir::{Block, Inst, Opcode, Value, ValueDef};
 
 /// The instruction computing one arm of a select, and the select's condition value under
@@ -101,15 +101,8 @@ impl Isel<'_> {
             MKind::Sass { op, .. } => m.guard.is_none() && !crate::emit::predicate::blocks_predication(*op),
             _ => false,
         });
-        let last_defines_only_made = self.out.len() > start && {
-            let mut defs = Vec::new();
-            self.out[self.out.len() - 1].for_each_reg(|v, is_def| {
-                if is_def {
-                    defs.push(v)
-                }
-            });
-            defs == [made]
-        };
+        let last_defines_only_made =
+            self.out.len() > start && self.out.last().and_then(MInst::single_def) == Some(made);
         // Values made under the guard must not stand for unguarded ones below.
         self.restore_block_values(saved);
         if !plain || !last_defines_only_made || self.vcode.class(keep) != VClass::Single {

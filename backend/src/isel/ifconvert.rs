@@ -220,7 +220,7 @@ impl Isel<'_> {
             // A 64-bit copy (of a vector load's element) is two MOVs, each writing its half
             // in place.
             let in_place = matches!(m.kind, MKind::Sass { .. } | MKind::Wide { op: WideOp::Mov, .. });
-            if !in_place || m.guard.is_none() || m.keep.is_some() || !only_defines(m, made) {
+            if !in_place || m.guard.is_none() || m.keep.is_some() || m.single_def() != Some(made) {
                 continue;
             }
             let (keep, inserted) = self.make_before(start, other);
@@ -287,11 +287,4 @@ fn defines(m: &MInst, v: VReg) -> bool {
     let mut found = false;
     m.for_each_reg(|r, is_def| found |= is_def && r == v);
     found
-}
-
-/// Whether `v` is the only register `m` defines.
-fn only_defines(m: &MInst, v: VReg) -> bool {
-    let mut only = true;
-    m.for_each_reg(|r, is_def| only &= !is_def || r == v);
-    only
 }

@@ -232,7 +232,7 @@ fn readable(
             if !reads_as_register(slots, v) {
                 return false;
             }
-            let promoted = single_def(i).is_some_and(|d| defs.contains_key(&d) && is_uniform(d));
+            let promoted = i.single_def().is_some_and(|d| defs.contains_key(&d) && is_uniform(d));
             // A reader that cannot be promoted is dropped in turn and read as a vector
             // instruction.
             promoted && encodable(vcode, i, true, &is_uniform) || fitted(vcode, i, is_uniform).is_some()
@@ -308,17 +308,6 @@ fn names(op: &MOp, v: VReg) -> bool {
     found
 }
 
-/// The one register `inst` defines, if it defines exactly one.
-fn single_def(inst: &MInst) -> Option<VReg> {
-    let mut defs = SmallVec::<[VReg; 2]>::new();
-    inst.for_each_reg(|v, is_def| {
-        if is_def {
-            defs.push(v)
-        }
-    });
-    (defs.len() == 1).then(|| defs[0])
-}
-
 /// The uniform form of a vector instruction with one single-register result, unguarded
 /// and writing no predicate: the uniform operation, None where there is none.
 fn uniform_op(arch: Arch, inst: &MInst) -> Option<Op> {
@@ -331,7 +320,7 @@ fn uniform_op(arch: Arch, inst: &MInst) -> Option<Op> {
     let writes_predicate = slots
         .iter()
         .any(|s| matches!(s.role, Role::PredDst0 | Role::PredDst1) && !matches!(s.op, MOp::Fixed(_)));
-    if writes_predicate || single_def(inst).is_none() {
+    if writes_predicate || inst.single_def().is_none() {
         return None;
     }
     let has_cbank = slots
@@ -426,7 +415,9 @@ fn rewrite(vcode: &mut VCode, chosen: &[VReg], defs: &HashMap<VReg, Def>, uses: 
         }
         for &u in uses.get(&v).into_iter().flatten() {
             if let Use::Inst { inst, .. } = u
-                && single_def(&vcode.insts[inst]).is_none_or(|d| vcode.class(d) != VClass::Uniform)
+                && vcode.insts[inst]
+                    .single_def()
+                    .is_none_or(|d| vcode.class(d) != VClass::Uniform)
             {
                 let is_uniform = |r: VReg| vcode.class(r) == VClass::Uniform;
                 if let Some(f) = fitted(vcode, &vcode.insts[inst], is_uniform) {

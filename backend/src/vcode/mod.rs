@@ -410,6 +410,17 @@ impl MInst {
         }
     }
 
+    /// The one register the instruction defines, if it defines exactly one.
+    pub fn single_def(&self) -> Option<VReg> {
+        let mut defs = SmallVec::<[VReg; 2]>::new();
+        self.for_each_reg(|v, is_def| {
+            if is_def {
+                defs.push(v)
+            }
+        });
+        (defs.len() == 1).then(|| defs[0])
+    }
+
     /// Makes the definition of `from` define `to` instead.
     pub fn rename_def(&mut self, from: VReg, to: VReg) {
         if let MKind::Sass { slots, .. } = &mut self.kind {

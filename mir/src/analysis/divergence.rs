@@ -80,14 +80,8 @@ impl Divergence {
                 break;
             }
         }
-        let mut exits = Vec::new();
-        for l in loops.iter().zip(&work.left).filter(|(_, left)| **left).map(|(l, _)| l) {
-            for &b in l.blocks.iter().filter(|&&b| d.divergent_branch(func, b)) {
-                let outside = func.successors(b).into_iter().filter(|s| !l.body.contains(s));
-                exits.extend(outside.map(|s| (b, s)));
-            }
-        }
-        d.divergent_exits = exits;
+        let left = loops.iter().zip(&work.left).filter(|(_, left)| **left);
+        d.divergent_exits = left.flat_map(|(l, _)| d.exits_divergently(func, l)).collect();
         d
     }
 
@@ -191,9 +185,16 @@ impl Divergence {
 
     /// Whether a divergent branch leaves loop `l`.
     fn leaves_divergently(&self, func: &Function, l: &Loop) -> bool {
-        l.blocks
-            .iter()
-            .any(|&b| self.divergent_branch(func, b) && func.successors(b).iter().any(|s| !l.body.contains(s)))
+        self.exits_divergently(func, l).next().is_some()
+    }
+
+    /// The edges `(from, to)` by which divergent branches leave loop `l`.
+    fn exits_divergently<'f>(&'f self, func: &'f Function, l: &'f Loop) -> impl Iterator<Item = (Block, Block)> + 'f {
+        let branches = l.blocks.iter().filter(move |&&b| self.divergent_branch(func, b));
+        branches.flat_map(move |&b| {
+            let outside = func.successors(b).into_iter().filter(move |s| !l.body.contains(s));
+            outside.map(move |s| (b, s))
+        })
     }
 
     /// Values of a loop that a divergent branch leaves, read after the loop (by an
