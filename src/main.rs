@@ -434,7 +434,14 @@ fn run(cli: Cli) -> Result<(), String> {
             if run_engine == Engine::Mir {
                 let src = read_text(&module)?;
                 let m = ptxc::pipeline::lower_ptx(&src, &module.display().to_string()).map_err(|e| e.0)?;
-                let result = ptxc::run::run_mir(&m, &spec, opts.config.clone()).map_err(|e| format!("error: {e}"))?;
+                // The target's shared layout (Hopper reserves 1 KiB before the variables).
+                let mut config = opts.config.clone();
+                config.arch = match (&arch, device_named) {
+                    (Some(name), _) => target_arch(name)?,
+                    (None, true) => config.arch,
+                    (None, false) => ptx_target_arch(&src),
+                };
+                let result = ptxc::run::run_mir(&m, &spec, config).map_err(|e| format!("error: {e}"))?;
                 return report(&result, out.as_deref(), stats.as_deref());
             }
             let cubin = if module.extension().is_some_and(|e| e == "ptx") {

@@ -187,6 +187,7 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, spec: &LaunchSpec, config: Config)
             names.join(", ")
         )
     })?;
+    let reserved_shared = config.arch.reserved_shared();
     let mut dev = Device::new(config);
     let layout: Vec<(u32, u32)> = func.params.iter().map(|p| (p.offset, p.size)).collect();
     let size = func.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
@@ -195,6 +196,7 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, spec: &LaunchSpec, config: Config)
         grid: spec.grid,
         block: spec.block,
         dynamic_shared: spec.dynamic_shared_bytes,
+        reserved_shared,
         params: block,
         cluster: spec.cluster.or(func.cluster_dims),
     };

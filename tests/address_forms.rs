@@ -9,13 +9,27 @@
 mod common;
 
 use common::*;
+use std::path::Path;
 
-/// ptxc's listing of the op test on sm_75.
-fn listing() -> String {
-    let dir = scratch("address_forms");
+/// ptxc's listing of the op test on `arch`.
+fn listing(arch: &str) -> String {
+    listing_of("tests/ops/address_forms.ptx", arch)
+}
+
+/// ptxc's listing of the PTX file `path` (from the repository root) on `arch`.
+fn listing_of(path: &str, arch: &str) -> String {
+    let stem = Path::new(path).file_stem().unwrap().to_string_lossy().into_owned();
+    let dir = scratch(&format!("address_forms_{stem}_{arch}"));
     let cubin = dir.join("address_forms.cubin");
-    let ptx = root().join("tests/ops/address_forms.ptx");
-    let o = ptxc(&["compile", ptx.to_str().unwrap(), "-o", cubin.to_str().unwrap()]);
+    let ptx = root().join(path);
+    let o = ptxc(&[
+        "compile",
+        ptx.to_str().unwrap(),
+        "--arch",
+        arch,
+        "-o",
+        cubin.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let o = ptxc(&["disasm", cubin.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -33,7 +47,7 @@ fn instructions(listing: &str) -> Vec<String> {
 
 #[test]
 fn address_arithmetic_and_compares_take_ptxas_forms() {
-    let insts = instructions(&listing());
+    let insts = instructions(&listing("sm_75"));
     let count = |prefix: &str| insts.iter().filter(|i| i.starts_with(prefix)).count();
     let report = insts.join("\n");
     // The input row's address: in + t * 16 in two instructions; in + sext(n), twice.
@@ -56,4 +70,20 @@ fn address_arithmetic_and_compares_take_ptxas_forms() {
         .filter(|i| i.starts_with("IADD3 ") && i.split(", ").nth(2) == Some("0x0"))
         .count();
     assert_eq!(adds_zero, 0, "{report}");
+}
+
+/// Hopper's shared addresses carry the CTA's rank in bits 24..31 (`%cluster_ctarank << 24`
+/// added to every shared variable's address); the rank's shift keeps the alignment the
+/// variable gives, so the same loads merge as on Turing (ptxas 13.5 merges `matmul_tiled`'s
+/// row reads into `LDS.128` on sm_90 as on sm_75).
+#[test]
+fn hopper_shared_loads_merge_through_the_rank_tag() {
+    let insts = instructions(&listing("sm_90"));
+    let count = |prefix: &str| insts.iter().filter(|i| i.starts_with(prefix)).count();
+    let report = insts.join("\n");
+    assert_eq!(
+        (count("LDS.128 "), count("LDS.64 "), count("LDS ")),
+        (1, 1, 3),
+        "{report}"
+    );
 }

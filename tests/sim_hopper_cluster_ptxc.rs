@@ -109,6 +109,7 @@ fn mir_run(
         grid,
         block: [threads, 1, 1],
         dynamic_shared: 0,
+        reserved_shared: ptxc_sass::isa::Arch::Sm90.reserved_shared(),
         params: base.to_le_bytes().to_vec(),
         cluster,
     };

@@ -269,6 +269,7 @@ pub fn run_mir(module: &ptxc_mir::ir::Module, l: &Launch, config: &Config) -> Ou
         grid: d.grid,
         block: d.block,
         dynamic_shared: 0,
+        reserved_shared: 0,
         cluster: None,
         params: params(a, b),
     };

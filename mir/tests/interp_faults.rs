@@ -14,6 +14,7 @@ fn run(ptx: &str, block: u32) -> Result<(), String> {
         grid: [1, 1, 1],
         block: [block, 1, 1],
         dynamic_shared: 0,
+        reserved_shared: 0,
         params: 0x1000u64.to_le_bytes().to_vec(),
         cluster: None,
     };

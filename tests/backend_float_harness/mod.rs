@@ -106,6 +106,7 @@ pub fn run(func: &Function, k: &OpKernel, inputs: &[[u64; 3]]) -> Vec<u64> {
         grid: [(padded / BLOCK as u64) as u32, 1, 1],
         block: [BLOCK, 1, 1],
         dynamic_shared: 0,
+        reserved_shared: 0,
         params,
         cluster: None,
     };

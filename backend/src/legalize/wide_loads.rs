@@ -204,8 +204,9 @@ impl Alignment<'_> {
                 self.of(func, d.args[0])
             }
             (Opcode::Iadd, _) => self.of(func, d.args[0]).min(self.of(func, d.args[1])),
+            // Hopper's shared addresses carry the CTA's rank shifted by 24 (`cluster.rs`).
             (Opcode::Shl, _) => match func.const_value(d.args[1]) {
-                Some(k) if k < 24 => self.of(func, d.args[0]).saturating_mul(1 << k),
+                Some(k) if k < 32 => self.of(func, d.args[0]).saturating_mul(1 << k.min(24)),
                 _ => 1,
             },
             (Opcode::Imul, _) => self.of(func, d.args[0]).saturating_mul(self.of(func, d.args[1])),

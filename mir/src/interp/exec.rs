@@ -67,7 +67,7 @@ pub fn launch(func: &Function, cfg: &LaunchConfig, mem: &mut dyn GlobalMemory) -
         func,
         cfg,
         mem,
-        layout: Layout::new(func),
+        layout: Layout::new(func, cfg.reserved_shared),
         rpo,
         stats: Stats::default(),
         ctaid: [0; 3],

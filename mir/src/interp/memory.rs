@@ -80,10 +80,13 @@ fn align_up(x: u64, a: u64) -> u64 {
 }
 
 impl Layout {
-    /// Lays out the variables of `func`; dynamic shared arrays (size 0) all start at the end
-    /// of the static ones, aligned to 16.
-    pub fn new(func: &Function) -> Layout {
-        let (mut module, mut constant, mut shared, mut local) = (Vec::new(), Vec::new(), 0u64, 0u64);
+    /// Lays out the variables of `func`; shared ones start after the `reserved_shared` bytes
+    /// when the kernel has any, and dynamic shared arrays (size 0) all start at the end of
+    /// the static ones, aligned to 16.
+    pub fn new(func: &Function, reserved_shared: u32) -> Layout {
+        let has_shared = func.vars.iter().any(|v| v.space == Space::Shared);
+        let shared = if has_shared { u64::from(reserved_shared) } else { 0 };
+        let (mut module, mut constant, mut shared, mut local) = (Vec::new(), Vec::new(), shared, 0u64);
         let mut offsets = vec![0; func.vars.len()];
         for (i, v) in func.vars.iter().enumerate() {
             let a = v.align as u64;

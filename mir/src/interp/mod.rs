@@ -29,6 +29,10 @@ pub struct LaunchConfig {
     pub block: [u32; 3],
     /// Dynamic shared memory bytes per CTA.
     pub dynamic_shared: u32,
+    /// Shared bytes the target reserves before a kernel's shared variables (Hopper's 1 KiB,
+    /// `Arch::reserved_shared`): the variables' shared addresses start there, as in the
+    /// compilers' cubins for the target.
+    pub reserved_shared: u32,
     /// The parameter block (kernel parameters at their offsets).
     pub params: Vec<u8>,
     /// CTAs per cluster dimension (sm_90), or `None` for a launch without a cluster shape,

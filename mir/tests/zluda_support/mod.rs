@@ -95,6 +95,7 @@ pub fn run_case(case: &Case, transform: &dyn Fn(&mut Function)) -> Result<(), St
         grid: [1, 1, 1],
         block: [case.block, 1, 1],
         dynamic_shared: 1024,
+        reserved_shared: 0,
         params,
         cluster: None,
     };

@@ -335,9 +335,11 @@ const PRED_RAW_SM80: [[u8; 13]; 13] = [
 /// reader: ptxas's sm_86 code reads a LOP3 result with MATCH 4 cycles later, and so are
 /// Hopper's SYNCS.ARRIVE and PHASECHK: ptxas's sm_90 code reads an IMAD.MOV result with ARRIVE
 /// and a SHF result with PHASECHK 4 cycles later,
-/// `tests/ampere/mbarrier.ptx`).
+/// `tests/ampere/mbarrier.ptx`; and LDC, NVIDIA's `Decoupled` reader in NAK's sm_80 table:
+/// ptxas's sm_80, sm_86 and sm_89 code reads a SHF result as LDC's index 4 cycles later,
+/// `tests/ops/spaces.ptx`).
 pub fn address_unit(op: Op, pipe: Pipe) -> bool {
-    pipe == Pipe::Lsu && !matches!(op, Op::Match | Op::SyncsArrive | Op::SyncsPhasechk)
+    pipe == Pipe::Lsu && !matches!(op, Op::Match | Op::SyncsArrive | Op::SyncsPhasechk | Op::Ldc)
 }
 
 /// Whether a distance between `a` and `b` on `arch` comes from the Ampere/Ada tables. Those

@@ -8,7 +8,9 @@
 //!   (`F2FP.RELU.BF16.MERGE_C Rd, B, RZ`: ptxas's `cvt.rn.relu.bf16.f32`). Ada spells the
 //!   types `.F16.F32` / `.BF16.F32`.
 //! * `I2FP.F32.S32|U32` (sm_86 on, 0x245, 0x845, 0xa45, 0xc45): I2F to f32 on the FMA pipe; rounding
-//!   RN or RZ.
+//!   RN or RZ. Its result is timed as an ALU one: ptxas 13.5 reads it with FSETP 4 cycles
+//!   later on sm_90 (ALU after ALU; an FMA-pipe writer would need 5) and with FMUL/FADD 5
+//!   cycles later on sm_86, sm_89 and sm_90 (FMA after ALU).
 //! * `F2IP.U8|S8.F32` (sm_86 on, 0x243): f32 to packed saturated bytes.
 //! * `REDUX.op URd, A` (0x3c4): a reduction over the active lanes into a uniform register;
 //!   op 78..81, `.S32` 73.
@@ -152,7 +154,7 @@ fn i2fp() -> Vec<Form> {
                     itype(types),
                     modifier(Mod::Rnd, 78, 2, &[(0, ""), (3, ".RZ")], 0),
                 ])
-                .timing(L::Fma, Pipe::Fma)
+                .timing(L::Alu, Pipe::Fma)
                 .build()
         })
         .collect()
