@@ -87,3 +87,17 @@ fn hopper_shared_loads_merge_through_the_rank_tag() {
         "{report}"
     );
 }
+
+/// Two neighbouring 64-bit shared loads from a 16-byte aligned address merge into one
+/// 128-bit load: `dgemm_small` reads its A tile's row of doubles (`[r]`, `[r+8]`, ...,
+/// `[r+120]`, the row 128 bytes) in eight `LDS.128`, as ptxas does on sm_75, sm_80 and
+/// sm_90; the B tile's column (`[r+128k]`) stays 64-bit.
+#[test]
+fn neighbouring_doubles_merge_into_128_bit_loads() {
+    for arch in ["sm_75", "sm_80", "sm_90"] {
+        let insts = instructions(&listing_of("tests/kernels/dgemm_small.ptx", arch));
+        let count = |prefix: &str| insts.iter().filter(|i| i.starts_with(prefix)).count();
+        let report = insts.join("\n");
+        assert_eq!((count("LDS.128 "), count("LDS.64 ")), (8, 16), "{arch}\n{report}");
+    }
+}

@@ -243,8 +243,13 @@ impl Isel<'_> {
         }
         match (from.bits(), to.bits()) {
             (64, 64) => {
-                let r = self.reg(a);
-                self.alias(result, r);
+                match self.sub_of(a) {
+                    Some((t, i)) => self.alias_sub(result, t, i),
+                    None => {
+                        let r = self.reg(a);
+                        self.alias(result, r);
+                    }
+                }
                 Ok(())
             }
             (64, _) => {

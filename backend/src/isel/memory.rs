@@ -254,22 +254,13 @@ impl Isel<'_> {
         Ok(words)
     }
 
-    /// Makes the elements of a vector load name the registers of the loaded tuple `d`.
+    /// Makes the elements of a vector load name the registers of the loaded tuple `d`: a
+    /// 64-bit element the aligned pair starting at its first register (`LDS.128 R4` gives
+    /// `R4:R5` and `R6:R7`, read in place as ptxas's DFMAs read them).
     fn split_vector(&mut self, results: &[Value], ty: Type, d: VReg) {
         let regs_per = (ty.bytes() / 4) as u8;
         for (i, &r) in results.iter().enumerate() {
-            let first = i as u8 * regs_per;
-            if regs_per == 1 {
-                self.alias_sub(r, d, first);
-            } else {
-                let pair = self.def_reg(r);
-                self.push(MInst::new(MKind::Wide {
-                    op: WideOp::Mov,
-                    d: pair,
-                    srcs: smallvec::smallvec![MOp::Sub(d, first)],
-                    tmp: None,
-                }));
-            }
+            self.alias_sub(r, d, i as u8 * regs_per);
         }
     }
 

@@ -104,7 +104,17 @@ impl Isel<'_> {
         let class = super::class_of(ty);
         let r = self.vcode.new_vreg(class);
         if let Some((tuple, index)) = self.sub_of(v) {
-            self.push(mov(r, MOp::Sub(tuple, index)));
+            let element = MOp::Sub(tuple, index);
+            if class == VClass::Pair {
+                self.push(MInst::new(MKind::Wide {
+                    op: WideOp::Mov,
+                    d: r,
+                    srcs: smallvec![element],
+                    tmp: None,
+                }));
+            } else {
+                self.push(mov(r, element));
+            }
             self.local.insert(v, r);
             return r;
         }

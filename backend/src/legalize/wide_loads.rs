@@ -1,7 +1,8 @@
 //! Wide shared-memory loads: neighbouring 32-bit loads from one base address (`[r]`,
 //! `[r+4]`, `[r+8]`, `[r+12]`) become one 128-bit (or 64-bit) load when the first address
 //! is provably aligned to the access size, as ptxas merges a tiled GEMM's row reads into
-//! `LDS.U.128`. Alignment comes from the addresses' arithmetic: the kernel's layout of its
+//! `LDS.U.128`; two neighbouring 64-bit loads (`[r]`, `[r+8]`) become one 128-bit load the
+//! same way, as ptxas reads a DGEMM tile's row of doubles with `LDS.128`. Alignment comes from the addresses' arithmetic: the kernel's layout of its
 //! shared variables (their offsets are the addresses), constants, shifts, multiplications
 //! by constants, masks and sums.
 //!
@@ -33,26 +34,31 @@ pub fn run(func: &mut Function, vars: &KernelVars) -> usize {
     merged
 }
 
-/// One candidate load: instruction, base value, constant offset.
+/// One candidate load: instruction, base value, constant offset, bytes loaded.
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
     inst: Inst,
     base: Value,
     offset: i64,
+    size: i64,
 }
 
-/// A 32-bit, non-volatile, scalar shared load.
+/// A 32- or 64-bit, non-volatile, scalar shared load.
 fn candidate(func: &Function, i: Inst) -> Option<Candidate> {
     let d = &func.insts[i];
     let Aux::Mem(m) = d.aux else { return None };
-    let scalar32 = matches!(d.ty, Type::I32 | Type::F32) && m.vector == 1;
-    (d.op == Opcode::Load && m.space == Space::Shared && scalar32 && !m.volatile && func.results[i].len() == 1).then(
-        || Candidate {
-            inst: i,
-            base: d.args[0],
-            offset: m.offset,
-        },
-    )
+    let size = match d.ty {
+        Type::I32 | Type::F32 => 4,
+        Type::I64 | Type::F64 => 8,
+        _ => return None,
+    };
+    let scalar = m.vector == 1 && func.results[i].len() == 1;
+    (d.op == Opcode::Load && m.space == Space::Shared && scalar && !m.volatile).then(|| Candidate {
+        inst: i,
+        base: d.args[0],
+        offset: m.offset,
+        size,
+    })
 }
 
 /// Groups the loads of `b` between side effects and merges each group's runs.
@@ -71,33 +77,30 @@ fn merge_block(func: &mut Function, b: Block, align: &mut Alignment) -> usize {
     merged + merge_group(func, b, &group, align)
 }
 
-/// Merges runs of loads from one base with consecutive offsets: four into a 128-bit load
-/// where the first address is 16-byte aligned, else two into a 64-bit one where it is
-/// 8-byte aligned.
+/// Merges runs of loads of one size from one base with consecutive offsets into loads of at
+/// most 128 bits: four 32-bit ones where the first address is 16-byte aligned, else two
+/// where it is 8-byte aligned; two 64-bit ones where it is 16-byte aligned.
 fn merge_group(func: &mut Function, b: Block, group: &[Candidate], align: &mut Alignment) -> usize {
-    let mut by_base: HashMap<Value, Vec<Candidate>> = HashMap::default();
+    let mut by_base: HashMap<(Value, i64), Vec<Candidate>> = HashMap::default();
     for c in group {
-        by_base.entry(c.base).or_default().push(*c);
+        by_base.entry((c.base, c.size)).or_default().push(*c);
     }
-    let mut bases: Vec<Value> = by_base.keys().copied().collect();
+    let mut bases: Vec<(Value, i64)> = by_base.keys().copied().collect();
     bases.sort();
     let mut merged = 0;
-    for base in bases {
-        let mut loads = by_base.remove(&base).unwrap_or_default();
+    for (base, size) in bases {
+        let mut loads = by_base.remove(&(base, size)).unwrap_or_default();
         loads.sort_by_key(|c| c.offset);
         loads.dedup_by_key(|c| c.offset);
         let base_align = align.of(func, base);
         let mut k = 0;
         while k < loads.len() {
             let run = consecutive_run(&loads[k..]);
-            let aligned = |bytes: u64| offset_align(base_align, loads[k].offset) >= bytes;
-            let n = if run >= 4 && aligned(16) {
-                4
-            } else if run >= 2 && aligned(8) {
-                2
-            } else {
-                1
-            };
+            let aligned = |bytes: i64| offset_align(base_align, loads[k].offset) >= bytes as u64;
+            let n = (1..=run)
+                .rev()
+                .find(|&n| n.is_power_of_two() && n as i64 * size <= 16 && aligned(n as i64 * size))
+                .unwrap_or(1);
             if n > 1 {
                 replace_with_vector(func, b, &loads[k..k + n]);
                 merged += n - 1;
@@ -108,11 +111,11 @@ fn merge_group(func: &mut Function, b: Block, group: &[Candidate], align: &mut A
     merged
 }
 
-/// How many loads from the start of `loads` (sorted by offset) follow each other 4 bytes
-/// apart.
+/// How many loads from the start of `loads` (sorted by offset, of one size) follow each
+/// other without a gap.
 fn consecutive_run(loads: &[Candidate]) -> usize {
     let mut n = 1;
-    while n < loads.len() && loads[n].offset == loads[0].offset + 4 * n as i64 {
+    while n < loads.len() && loads[n].offset == loads[0].offset + loads[0].size * n as i64 {
         n += 1;
     }
     n

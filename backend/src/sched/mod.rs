@@ -274,6 +274,22 @@ fn written_within(
     near || (accs.len() - at < window && elsewhere(r, own + later))
 }
 
+/// How far ahead a shared scoreboard's registers are looked for ([`next_need`]).
+const NEED_WINDOW: usize = 64;
+
+/// How many of the instructions `ahead` (the rest of the block) come before the first that
+/// needs a register of a scoreboard: reads or writes one of `written` (its pending writes)
+/// or writes one of `read_late` (its late reads); [`NEED_WINDOW`] when none does that close.
+fn next_need(ahead: &[Accesses], written: &[Reg], read_late: &[Reg]) -> usize {
+    let needs = |a: &Accesses| {
+        a.writes
+            .iter()
+            .any(|w| written.contains(&w.reg) || read_late.contains(&w.reg))
+            || a.reads.iter().any(|r| written.contains(&r.reg))
+    };
+    ahead.iter().take(NEED_WINDOW).position(needs).unwrap_or(NEED_WINDOW)
+}
+
 /// Successors of every block. An empty block (a branch may still target it: it has the
 /// address of the block that follows) falls through to the next non-empty block, so the
 /// state a branch to it carries reaches that block.
@@ -373,7 +389,9 @@ fn schedule_block(
             inst.ctrl.read_sb = COPY_SB;
             state.mark_sb(COPY_SB, t);
         } else if needs_write_scoreboard(inst) && !acc.writes.is_empty() {
-            let sb = state.alloc_sb(t, reserved);
+            let sb = state.alloc_sb(reserved, |w, r| {
+                next_need(accs.get(i - inserted + 1..).unwrap_or(&[]), w, r)
+            });
             inst.ctrl.write_sb = sb;
             state.protect_writes(sb, &acc.writes, t);
         } else {
@@ -392,7 +410,9 @@ fn schedule_block(
         // next written after the callee returned. Nor does a WARPSYNC (nvdisasm rejects one
         // on WARPSYNC.EXCLUSIVE R, ptxas sets none): it settles like a branch instead.
         if reads_late(inst) && overwritten && !matches!(inst.desc().op, Op::Call | Op::Ret | Op::Warpsync) {
-            let sb = state.alloc_sb(t, reserved);
+            let sb = state.alloc_sb(reserved, |w, r| {
+                next_need(accs.get(i - inserted + 1..).unwrap_or(&[]), w, r)
+            });
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);
         }

@@ -123,9 +123,11 @@ impl BlockState {
         }
     }
 
-    /// A free scoreboard, or the least recently set one (shared counters stay correct),
-    /// never one of `reserved` (a mask).
-    pub fn alloc_sb(&mut self, _t: i32, reserved: u8) -> u8 {
+    /// A free scoreboard, else a shared one (shared counters stay correct): the one whose
+    /// protected registers are needed last, as `need(written, read late)` counts
+    /// instructions ahead, so that a wait for them does not also wait for the new
+    /// instruction; ties go to the least recently set one. Never one of `reserved` (a mask).
+    pub fn alloc_sb(&mut self, reserved: u8, need: impl Fn(&[Reg], &[Reg]) -> usize) -> u8 {
         let usable = |k: &usize| reserved & (1 << k) == 0;
         let free = (0..SCOREBOARDS)
             .map(|i| (self.next_sb + i) % SCOREBOARDS)
@@ -134,7 +136,10 @@ impl BlockState {
         let k = free.unwrap_or_else(|| {
             (0..SCOREBOARDS)
                 .filter(usable)
-                .min_by_key(|&k| self.sb_time[k].unwrap_or(i32::MIN))
+                .max_by_key(|&k| {
+                    let later = need(&self.write_sb[k], &self.read_sb[k]);
+                    (later, std::cmp::Reverse(self.sb_time[k].unwrap_or(i32::MIN)))
+                })
                 .expect("an unreserved scoreboard")
         });
         self.next_sb = (k + 1) % SCOREBOARDS;
