@@ -101,7 +101,7 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
             // Same input, same result: nothing to propagate.
             continue;
         }
-        if let Some(forward) = preheader_waits(b, &state, &preds[b], &exit, &rank, blocks, &accs, arch) {
+        if let Some(forward) = preheader_waits(b, &state, &preds[b], &succs, &exit, &rank, blocks, &accs, arch) {
             // The loop head would wait for its preheaders' results on every iteration: the
             // preheaders wait once instead, and the head is visited again after them.
             for (p, cycles) in forward {
@@ -156,22 +156,48 @@ pub fn assign_control(blocks: &mut [CodeBlock], arch: Arch) {
     }
 }
 
+/// Instructions at the start of a loop head whose waits for its forward predecessors' results
+/// those predecessors take over when each of them leads only to the head
+/// ([`preheader_waits`]; else the first instruction's alone).
+const HEAD_WAITS: usize = 4;
+
 /// For a loop head `b` (a block with a predecessor not before it in reverse post-order)
-/// whose first instruction must wait at entry (`state`), only because of its forward
-/// predecessors' results: those predecessors with the cycles each must add at its end.
+/// one of whose first [`HEAD_WAITS`] instructions (the first alone when a forward
+/// predecessor also leads elsewhere: a preheader's pad costs that path too) must wait at
+/// entry (`state`) beyond its place in the block, only because of its forward predecessors'
+/// results: those predecessors with the cycles each must add at its end. (`mandelbrot`'s
+/// preheader ends with `MOV R6, R5`, which the loop head's second instruction reads: without
+/// this every iteration stalled 4 cycles for it; ptxas puts `S05` on the preheader's last
+/// MOV.)
 #[allow(clippy::too_many_arguments)]
 fn preheader_waits(
     b: usize,
     state: &BlockState,
     preds: &[usize],
+    succs: &[Vec<usize>],
     exit: &[Option<BlockState>],
     rank: &[usize],
     blocks: &[CodeBlock],
     accs: &[Vec<Accesses>],
     arch: Arch,
 ) -> Option<Vec<(usize, u8)>> {
-    let first = &blocks[b].insts.first()?.inst;
-    let wait_after = |s: &BlockState| earliest_issue(first, &accs[b][0], s, arch).0;
+    blocks[b].insts.first()?;
+    let only_to_head = preds
+        .iter()
+        .filter(|&&p| rank[p] < rank[b])
+        .all(|&p| succs[p].len() == 1);
+    let head = if only_to_head { HEAD_WAITS } else { 1 };
+    let wait_after = |s: &BlockState| {
+        blocks[b]
+            .insts
+            .iter()
+            .zip(&accs[b])
+            .take(head)
+            .enumerate()
+            .map(|(j, (i, a))| earliest_issue(&i.inst, a, s, arch).0.saturating_sub(j as i32))
+            .max()
+            .unwrap_or(0)
+    };
     if wait_after(state) <= 0 || !preds.iter().any(|&p| rank[p] >= rank[b]) {
         return None;
     }
