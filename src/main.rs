@@ -436,20 +436,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 let m = ptxc::pipeline::lower_ptx(&src, &module.display().to_string()).map_err(|e| e.0)?;
                 // The target's shared layout (Hopper reserves 1 KiB before the variables).
                 let mut config = opts.config.clone();
-                config.arch = match (&arch, device_named) {
-                    (Some(name), _) => target_arch(name)?,
-                    (None, true) => config.arch,
-                    (None, false) => ptx_target_arch(&src),
-                };
+                config.arch = run_arch(arch.as_deref(), device_named.then_some(config.arch), &src)?;
                 let result = ptxc::run::run_mir(&m, &spec, config).map_err(|e| format!("error: {e}"))?;
                 return report(&result, out.as_deref(), stats.as_deref());
             }
             let cubin = if module.extension().is_some_and(|e| e == "ptx") {
-                let arch = match (&arch, device_named) {
-                    (Some(name), _) => target_arch(name)?,
-                    (None, true) => opts.config.arch,
-                    (None, false) => ptx_target_arch(&read_text(&module)?),
-                };
+                let device_arch = device_named.then_some(opts.config.arch);
+                let arch = run_arch(arch.as_deref(), device_arch, &read_text(&module)?)?;
                 compile_file(
                     &module,
                     &CompileOptions {
@@ -585,6 +578,16 @@ fn target_arch(name: &str) -> Result<Arch, String> {
             "error: unsupported architecture `{name}` (ptxc compiles for {})",
             described()
         )),
+    }
+}
+
+/// The architecture `ptxc run` takes a `.ptx` module `src` for: `--arch` if given, else the
+/// named device's, else the one the module's `.target` allows ([`ptx_target_arch`]).
+fn run_arch(arch: Option<&str>, device: Option<Arch>, src: &str) -> Result<Arch, String> {
+    match (arch, device) {
+        (Some(name), _) => target_arch(name),
+        (None, Some(a)) => Ok(a),
+        (None, None) => Ok(ptx_target_arch(src)),
     }
 }
 

@@ -2,9 +2,10 @@
 //! `[r+4]`, `[r+8]`, `[r+12]`) become one 128-bit (or 64-bit) load when the first address
 //! is provably aligned to the access size, as ptxas merges a tiled GEMM's row reads into
 //! `LDS.U.128`; two neighbouring 64-bit loads (`[r]`, `[r+8]`) become one 128-bit load the
-//! same way, as ptxas reads a DGEMM tile's row of doubles with `LDS.128`. Alignment comes from the addresses' arithmetic: the kernel's layout of its
-//! shared variables (their offsets are the addresses), constants, shifts, multiplications
-//! by constants, masks and sums.
+//! same way, as ptxas reads a DGEMM tile's row of doubles with `LDS.128`. Alignment comes
+//! from the addresses' arithmetic: the kernel's layout of its shared variables (their
+//! offsets are the addresses), constants, shifts, multiplications by constants, masks and
+//! sums.
 //!
 //! Loads merge only within a block and only across other loads: a store, atomic, barrier,
 //! fence, call or any other instruction with side effects ends every group, so no load
@@ -81,15 +82,15 @@ fn merge_block(func: &mut Function, b: Block, align: &mut Alignment) -> usize {
 /// most 128 bits: four 32-bit ones where the first address is 16-byte aligned, else two
 /// where it is 8-byte aligned; two 64-bit ones where it is 16-byte aligned.
 fn merge_group(func: &mut Function, b: Block, group: &[Candidate], align: &mut Alignment) -> usize {
-    let mut by_base: HashMap<(Value, i64), Vec<Candidate>> = HashMap::default();
+    let mut by_base_and_size: HashMap<(Value, i64), Vec<Candidate>> = HashMap::default();
     for c in group {
-        by_base.entry((c.base, c.size)).or_default().push(*c);
+        by_base_and_size.entry((c.base, c.size)).or_default().push(*c);
     }
-    let mut bases: Vec<(Value, i64)> = by_base.keys().copied().collect();
-    bases.sort();
+    let mut keys: Vec<(Value, i64)> = by_base_and_size.keys().copied().collect();
+    keys.sort();
     let mut merged = 0;
-    for (base, size) in bases {
-        let mut loads = by_base.remove(&(base, size)).unwrap_or_default();
+    for (base, size) in keys {
+        let mut loads = by_base_and_size.remove(&(base, size)).unwrap_or_default();
         loads.sort_by_key(|c| c.offset);
         loads.dedup_by_key(|c| c.offset);
         let base_align = align.of(func, base);

@@ -403,6 +403,8 @@ fn schedule_block(
             state.last_issue + stall as i32
         };
         state.clear_sbs(wait);
+        // The rest of the block, for a scoreboard this instruction shares (`next_need`).
+        let ahead = accs.get(i - inserted + 1..).unwrap_or(&[]);
         let inst = &mut insts[i].inst;
         inst.ctrl.wait = wait;
         state.record_reads(&acc.reads, t);
@@ -415,9 +417,7 @@ fn schedule_block(
             inst.ctrl.read_sb = COPY_SB;
             state.mark_sb(COPY_SB, t);
         } else if needs_write_scoreboard(inst) && !acc.writes.is_empty() {
-            let sb = state.alloc_sb(reserved, |w, r| {
-                next_need(accs.get(i - inserted + 1..).unwrap_or(&[]), w, r)
-            });
+            let sb = state.alloc_sb(reserved, |w, r| next_need(ahead, w, r));
             inst.ctrl.write_sb = sb;
             state.protect_writes(sb, &acc.writes, t);
         } else {
@@ -436,9 +436,7 @@ fn schedule_block(
         // next written after the callee returned. Nor does a WARPSYNC (nvdisasm rejects one
         // on WARPSYNC.EXCLUSIVE R, ptxas sets none): it settles like a branch instead.
         if reads_late(inst) && overwritten && !matches!(inst.desc().op, Op::Call | Op::Ret | Op::Warpsync) {
-            let sb = state.alloc_sb(reserved, |w, r| {
-                next_need(accs.get(i - inserted + 1..).unwrap_or(&[]), w, r)
-            });
+            let sb = state.alloc_sb(reserved, |w, r| next_need(ahead, w, r));
             inst.ctrl.read_sb = sb;
             state.protect_reads(sb, &late, t);
         }
