@@ -45,10 +45,15 @@ fn instructions(listing: &str) -> Vec<String> {
         .collect()
 }
 
+/// How many of `insts` start with `prefix`.
+fn starting_with(insts: &[String], prefix: &str) -> usize {
+    insts.iter().filter(|i| i.starts_with(prefix)).count()
+}
+
 #[test]
 fn address_arithmetic_and_compares_take_ptxas_forms() {
     let insts = instructions(&listing("sm_75"));
-    let count = |prefix: &str| insts.iter().filter(|i| i.starts_with(prefix)).count();
+    let count = |prefix: &str| starting_with(&insts, prefix);
     let report = insts.join("\n");
     // The input row's address: in + t * 16 in two instructions; in + sext(n), twice.
     assert_eq!(count("LEA.HI.X "), 1, "{report}");
@@ -79,13 +84,12 @@ fn address_arithmetic_and_compares_take_ptxas_forms() {
 #[test]
 fn hopper_shared_loads_merge_through_the_rank_tag() {
     let insts = instructions(&listing("sm_90"));
-    let count = |prefix: &str| insts.iter().filter(|i| i.starts_with(prefix)).count();
-    let report = insts.join("\n");
-    assert_eq!(
-        (count("LDS.128 "), count("LDS.64 "), count("LDS ")),
-        (1, 1, 3),
-        "{report}"
-    );
+    let lds = [
+        starting_with(&insts, "LDS.128 "),
+        starting_with(&insts, "LDS.64 "),
+        starting_with(&insts, "LDS "),
+    ];
+    assert_eq!(lds, [1, 1, 3], "{}", insts.join("\n"));
 }
 
 /// Two neighbouring 64-bit shared loads from a 16-byte aligned address merge into one
@@ -96,8 +100,7 @@ fn hopper_shared_loads_merge_through_the_rank_tag() {
 fn neighbouring_doubles_merge_into_128_bit_loads() {
     for arch in ["sm_75", "sm_80", "sm_90"] {
         let insts = instructions(&listing_of("tests/kernels/dgemm_small.ptx", arch));
-        let count = |prefix: &str| insts.iter().filter(|i| i.starts_with(prefix)).count();
-        let report = insts.join("\n");
-        assert_eq!((count("LDS.128 "), count("LDS.64 ")), (8, 16), "{arch}\n{report}");
+        let lds = [starting_with(&insts, "LDS.128 "), starting_with(&insts, "LDS.64 ")];
+        assert_eq!(lds, [8, 16], "{arch}\n{}", insts.join("\n"));
     }
 }

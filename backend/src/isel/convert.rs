@@ -243,13 +243,7 @@ impl Isel<'_> {
         }
         match (from.bits(), to.bits()) {
             (64, 64) => {
-                match self.sub_of(a) {
-                    Some((t, i)) => self.alias_sub(result, t, i),
-                    None => {
-                        let r = self.reg(a);
-                        self.alias(result, r);
-                    }
-                }
+                self.alias_value(result, a);
                 Ok(())
             }
             (64, _) => {

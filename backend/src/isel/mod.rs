@@ -433,6 +433,18 @@ impl Isel<'_> {
         self.regs.insert(alias, of);
     }
 
+    /// Makes `alias` name what `of` names: the same element of a tuple, else the same
+    /// register.
+    pub fn alias_value(&mut self, alias: Value, of: Value) {
+        match self.sub_of(of) {
+            Some((tuple, index)) => self.alias_sub(alias, tuple, index),
+            None => {
+                let r = self.reg(of);
+                self.alias(alias, r);
+            }
+        }
+    }
+
     /// Makes `v` name register `index` of the tuple `of`.
     pub fn alias_sub(&mut self, v: Value, of: VReg, index: u8) {
         self.subs.insert(v, (of, index));

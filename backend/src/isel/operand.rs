@@ -104,17 +104,7 @@ impl Isel<'_> {
         let class = super::class_of(ty);
         let r = self.vcode.new_vreg(class);
         if let Some((tuple, index)) = self.sub_of(v) {
-            let element = MOp::Sub(tuple, index);
-            if class == VClass::Pair {
-                self.push(MInst::new(MKind::Wide {
-                    op: WideOp::Mov,
-                    d: r,
-                    srcs: smallvec![element],
-                    tmp: None,
-                }));
-            } else {
-                self.push(mov(r, element));
-            }
+            self.push(copy(class, r, MOp::Sub(tuple, index)));
             self.local.insert(v, r);
             return r;
         }
@@ -124,14 +114,8 @@ impl Isel<'_> {
             self.foldable(v)
         };
         match folded {
-            Some(val) if class == VClass::Pair => self.push(MInst::new(MKind::Wide {
-                op: WideOp::Mov,
-                d: r,
-                srcs: smallvec![MOp::Fixed(val)],
-                tmp: None,
-            })),
             Some(val) if class == VClass::Pred => self.push(pred_const(r, val)),
-            Some(val) => self.push(mov(r, MOp::Fixed(val))),
+            Some(val) => self.push(copy(class, r, MOp::Fixed(val))),
             None => {
                 // Defined later in program order (a loop-carried use cannot reach here in
                 // SSA) or by an instruction that selects its own register.
@@ -242,6 +226,25 @@ pub fn driver_constant(sr: SpecialReg) -> Option<i32> {
         SpecialReg::NClusterId(d) => Some(0x15c + 4 * d as i32),
         SpecialReg::ClusterNctaRank => Some(0x188),
         _ => None,
+    }
+}
+
+/// A 64-bit move of `src` into the pair `d` (two MOVs after allocation).
+pub fn wide_mov(d: VReg, src: MOp) -> MInst {
+    MInst::new(MKind::Wide {
+        op: WideOp::Mov,
+        d,
+        srcs: smallvec![src],
+        tmp: None,
+    })
+}
+
+/// A copy of `src` into `d` of `class`: a pair's as one 64-bit move, else `MOV`.
+fn copy(class: VClass, d: VReg, src: MOp) -> MInst {
+    if class == VClass::Pair {
+        wide_mov(d, src)
+    } else {
+        mov(d, src)
     }
 }
 

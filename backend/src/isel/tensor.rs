@@ -302,12 +302,7 @@ impl Isel<'_> {
         let results = self.func.results[inst].clone();
         for (i, &r) in results.iter().enumerate() {
             let pair = self.def_reg(r);
-            self.push(MInst::new(MKind::Wide {
-                op: WideOp::Mov,
-                d: pair,
-                srcs: smallvec::smallvec![MOp::Sub(d, 2 * i as u8)],
-                tmp: None,
-            }));
+            self.push(super::operand::wide_mov(pair, MOp::Sub(d, 2 * i as u8)));
         }
         Ok(())
     }

@@ -103,11 +103,10 @@ impl Isel<'_> {
             Opcode::Addr => self.lower_addr(inst),
             Opcode::Copy | Opcode::Bitcast => {
                 let (src, dst) = (data.args[0], self.func.results[inst][0]);
-                if let Some((tuple, index)) = self.sub_of(src) {
-                    self.alias_sub(dst, tuple, index);
-                } else if self.foldable(src).is_none() && self.foldable64(src).is_none() {
-                    let r = self.reg(src);
-                    self.alias(dst, r);
+                // A constant is left to fold again at each use.
+                let folds = self.foldable(src).is_some() || self.foldable64(src).is_some();
+                if self.sub_of(src).is_some() || !folds {
+                    self.alias_value(dst, src);
                 }
                 Ok(())
             }

@@ -181,7 +181,9 @@ fn preheader_waits(
     accs: &[Vec<Accesses>],
     arch: Arch,
 ) -> Option<Vec<(usize, u8)>> {
-    blocks[b].insts.first()?;
+    if blocks[b].insts.is_empty() {
+        return None;
+    }
     let only_to_head = preds
         .iter()
         .filter(|&&p| rank[p] < rank[b])
