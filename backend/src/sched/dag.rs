@@ -7,6 +7,7 @@
 use crate::emit::Emitted;
 use ptxc_sass::isa::access::{Reg, accesses, reads_late};
 use ptxc_sass::isa::desc::{Pipe, Role};
+use ptxc_sass::isa::sm75::is_thread_constant_sreg;
 use ptxc_sass::isa::timing::{
     LATE_READ, LatCat, SB_VISIBLE, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw,
 };
@@ -255,8 +256,22 @@ impl Traits {
             variable: d.meta.cat.needs_write_scoreboard(),
             address_unit: address_unit(d.op, d.meta.pipe),
             cta_barrier: d.op == Op::Bar,
-            hoists_over_bar: kind(inst) == Kind::Compute && !matches!(d.op, Op::S2r | Op::Cs2r),
+            hoists_over_bar: kind(inst) == Kind::Compute && moves_over_bar(inst),
         }
+    }
+}
+
+/// Whether `inst` reads no special register whose value depends on where it runs (no
+/// `CS2R` of a clock, `S2R` only of a thread-constant register such as `SR_TID.X`) and no
+/// value that depends on which threads of the warp run it (`VOTE`, `SHFL`, `MATCH`).
+fn moves_over_bar(inst: &Inst) -> bool {
+    match inst.desc().op {
+        Op::Cs2r | Op::Vote | Op::Voteu | Op::Shfl | Op::Match | Op::Redux => false,
+        Op::S2r => inst
+            .operands
+            .iter()
+            .any(|o| matches!(o.value, ptxc_sass::isa::Value::SReg(n) if is_thread_constant_sreg(n))),
+        _ => true,
     }
 }
 

@@ -12,9 +12,10 @@
 //! (wmma_gemm: 1.23x to 1.12x ptxas's cycles, mma_gemm 1.03x to 0.90x).
 
 use crate::vcode::{MInst, MKind, MOp, VCode, VReg};
-use ptxc_sass::isa::Op;
 use ptxc_sass::isa::desc::{Pipe, Role};
+use ptxc_sass::isa::sm75::is_thread_constant_sreg;
 use ptxc_sass::isa::table::first_form_of;
+use ptxc_sass::isa::{Op, Value as V};
 use rustc_hash::FxHashMap as HashMap;
 
 /// A value no instruction reads.
@@ -186,6 +187,30 @@ fn memory_spaces(inst: &MInst) -> u8 {
     }
 }
 
+/// Whether `inst` is a CTA barrier (`BAR.SYNC`, `BAR.ARV`, `BAR.RED`).
+fn is_cta_barrier(inst: &MInst) -> bool {
+    matches!(inst.kind, MKind::Sass { op: Op::Bar, .. })
+}
+
+/// Whether register-only `inst` may move up across a CTA barrier: it reads no clock or
+/// counter (`CS2R`), no special register whose value depends on where it runs, and does
+/// not depend on which threads of the warp run it (`VOTE`, `SHFL`, `MATCH`, `REDUX`).
+fn hoists_over_bar(inst: &MInst) -> bool {
+    if inst.warp_wide {
+        return false;
+    }
+    match &inst.kind {
+        MKind::Sass {
+            op: Op::Cs2r | Op::Vote | Op::Voteu | Op::Shfl | Op::Match | Op::Redux,
+            ..
+        } => false,
+        MKind::Sass { op: Op::S2r, slots, .. } => slots
+            .iter()
+            .any(|s| matches!(s.op, MOp::Fixed(V::SReg(n)) if is_thread_constant_sreg(n))),
+        _ => true,
+    }
+}
+
 /// The dependences of one block: predecessors of each instruction. Loads stay after the
 /// last memory effect on their spaces, effects after the last effect and the loads since it
 /// on theirs.
@@ -194,6 +219,8 @@ fn dependences(insts: &[MInst], classes: &[Class]) -> Vec<Vec<usize>> {
     let mut preds = vec![Vec::new(); n];
     let mut def_at: HashMap<VReg, usize> = HashMap::default();
     let mut last_fixed = None::<usize>;
+    // The last fixed instruction other than a CTA barrier.
+    let mut last_fence = None::<usize>;
     // Per space (global, shared, local): the last effect and the loads since it.
     let mut last_effect: [Option<usize>; 3] = [None; 3];
     let mut loads_since_effect: [Vec<usize>; 3] = Default::default();
@@ -209,13 +236,23 @@ fn dependences(insts: &[MInst], classes: &[Class]) -> Vec<Vec<usize>> {
                 def_at.insert(v, i);
             }
         });
-        preds[i].extend(last_fixed);
+        // Register-only work may move up across CTA barriers (not past other fixed
+        // instructions): ptxas computes addresses and indices needed after a `BAR.SYNC`
+        // while warps wait at it.
+        if classes[i] == Class::Compute && hoists_over_bar(inst) {
+            preds[i].extend(last_fence);
+        } else {
+            preds[i].extend(last_fixed);
+        }
         let spaces = memory_spaces(inst);
         let touched = (0..3).filter(|k| spaces >> k & 1 == 1);
         match classes[i] {
             Class::Fixed => {
                 preds[i].append(&mut since_fixed);
                 last_fixed = Some(i);
+                if !is_cta_barrier(inst) {
+                    last_fence = Some(i);
+                }
                 last_effect = [Some(i); 3];
                 loads_since_effect.iter_mut().for_each(Vec::clear);
             }

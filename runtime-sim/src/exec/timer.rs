@@ -256,7 +256,7 @@ impl Scoreboard {
     /// (operations complete in issue order).
     fn ready_le(&self, mut t: i64, n: usize) -> i64 {
         loop {
-            let visible: SmallVec<[&SbOp; 8]> = self.ops.iter().filter(|o| o.issue + SB_VISIBLE <= t).collect();
+            let visible: SmallVec<[&SbOp; 8]> = self.ops.iter().filter(|o| o.issue + DEPBAR_SEES <= t).collect();
             if visible.len() <= n {
                 return t;
             }
@@ -276,7 +276,7 @@ impl Scoreboard {
 
     /// Marks the oldest visible operations, all but `n`, as waited for; returns them.
     fn wait_le(&mut self, t: i64, n: usize) -> SmallVec<[SbOp; 8]> {
-        let visible = self.ops.iter().filter(|o| o.issue + SB_VISIBLE <= t).count();
+        let visible = self.ops.iter().filter(|o| o.issue + DEPBAR_SEES <= t).count();
         let done = visible.saturating_sub(n);
         if done > 0 {
             self.waited = self.waited.max(self.ops[done - 1].issue);
@@ -437,6 +437,13 @@ impl Timer {
         }
     }
 }
+
+/// Cycles after issue from which `DEPBAR.LE` counts an operation on its scoreboard: the
+/// instruction right before it counts (ptxas issues `DEPBAR.LE SB0, 0x0` one cycle after
+/// the `LDGDEPBAR` it waits for, and `DEPBAR.LE SB1, 0x0` one cycle after an
+/// `S2UR UR4, SR_CLOCKLO` on SB1 whose result it reads after a `BAR.SYNC`), where a wait
+/// mask sees an operation only [`SB_VISIBLE`] cycles after its issue.
+const DEPBAR_SEES: i64 = 1;
 
 /// `DEPBAR.LE SBx, n`: the scoreboard and count an instruction waits for, if it is one.
 pub fn depbar_of(d: &Decoded) -> Option<(usize, usize)> {

@@ -47,6 +47,22 @@ pub static TURING_SREGS: SRegNames = SRegNames {
     base: None,
 };
 
+/// Special registers whose value a thread reads the same wherever it reads them: its lane,
+/// thread and CTA indices, the block size and the lane masks (not the clocks, timers,
+/// counters or the SM and warp slot, which may change while it runs). A read of one may move
+/// across a CTA barrier.
+pub const THREAD_CONSTANT_SREGS: &[u8] = &[
+    0x00, // SR_LANEID
+    0x21, 0x22, 0x23, // SR_TID.X/Y/Z
+    0x25, 0x26, 0x27, // SR_CTAID.X/Y/Z
+    0x38, 0x39, 0x3a, 0x3b, 0x3c, // SR_EQMASK .. SR_GEMASK
+];
+
+/// Whether special register `n` is one of [`THREAD_CONSTANT_SREGS`].
+pub fn is_thread_constant_sreg(n: u8) -> bool {
+    THREAD_CONSTANT_SREGS.contains(&n)
+}
+
 /// Names of special registers as nvdisasm prints them; other numbers print as `SR<n>`.
 pub const SPECIAL_REGS: &[(u8, &str)] = &[
     (0x00, "SR_LANEID"),

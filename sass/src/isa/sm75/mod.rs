@@ -37,7 +37,7 @@ mod warp;
 
 use super::desc::Form;
 
-pub use misc::{SPECIAL_REGS, TURING_SREGS};
+pub use misc::{SPECIAL_REGS, THREAD_CONSTANT_SREGS, TURING_SREGS, is_thread_constant_sreg};
 
 /// Every sm_75 form: the shared core of all architectures.
 pub fn forms() -> Vec<Form> {
