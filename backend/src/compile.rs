@@ -442,7 +442,10 @@ fn lower(
     if !calls && !vcode.device_function {
         // Renaming registers would move the ABI's fixed registers of a call sequence (or
         // of a device function's prologue and return).
-        crate::regalloc::compact::compact(&mut blocks);
+        // The budget heuristic may also spend registers the occupancy leaves free on
+        // keeping a definition off a register a memory access is still to read.
+        let room = (opts.pre_sched == "budget").then(|| (budget - 1 - cubin::EXTRA_REGISTERS) as i32);
+        crate::regalloc::compact::compact(&mut blocks, room);
         crate::regalloc::banks::spread_banks(&mut blocks);
     }
     let allowed = alloc.raised_limit.unwrap_or(limit);

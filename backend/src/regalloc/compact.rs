@@ -695,9 +695,15 @@ fn late_read_waits(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, p: &Problem
     (old, new)
 }
 
-/// Recolours the general registers of `blocks` when that needs fewer registers or removes
-/// copies; returns true if the code changed.
-pub fn compact(blocks: &mut [CodeBlock]) -> bool {
+/// The most registers above the plain colouring's highest that keeping definitions off
+/// late-read registers may add (within the room the caller allows).
+const MAX_EXTRA: i32 = 4;
+
+/// Recolours the general registers of `blocks` when that needs fewer registers, removes
+/// copies or keeps definitions off registers memory accesses are still to read; `room` is
+/// the highest register the kernel's occupancy leaves free, which the last may use (at most
+/// [`MAX_EXTRA`] above the plain colouring's highest). Returns true if the code changed.
+pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
     // HGMMA writes its accumulators asynchronously, until the warpgroup's wait: data flow
     // alone cannot tell when their registers are free, so such code keeps its registers.
     if blocks
@@ -738,8 +744,11 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
             .unwrap_or(-1)
     };
     let soft = problem.soft.iter().any(|s| !s.is_empty());
-    let base = match soft.then(|| colour(&problem, Some(highest(&plain)))).flatten() {
-        Some(b) if highest(&b) <= highest(&plain) => b,
+    let ceiling = room.map_or(highest(&plain), |r| {
+        r.min(highest(&plain) + MAX_EXTRA).max(highest(&plain))
+    });
+    let base = match soft.then(|| colour(&problem, Some(ceiling))).flatten() {
+        Some(b) if highest(&b) <= ceiling => b,
         _ => plain,
     };
     // Fewer registers, or as many and fewer instructions or fewer waits for late readers.
@@ -749,7 +758,10 @@ pub fn compact(blocks: &mut [CodeBlock]) -> bool {
     } else {
         (0, 0)
     };
-    let better = new_highest < old_highest || new_highest == old_highest && (vanishing > 0 || new_waits < old_waits);
+    let within_room = new_highest.map(i32::from) <= Some(ceiling);
+    let better = new_highest < old_highest
+        || new_highest == old_highest && (vanishing > 0 || new_waits < old_waits)
+        || within_room && new_waits < old_waits;
     if better {
         rewrite(blocks, &ops, &webs, &problem, &base);
     }
@@ -820,7 +832,7 @@ mod tests {
                 sts(0, 4, 2),
             ],
         }];
-        assert!(compact(&mut blocks));
+        assert!(compact(&mut blocks, None));
         let b = &blocks[0];
         let second_address = dst(b, 8);
         let first_address = dst(b, 6);
@@ -830,6 +842,37 @@ mod tests {
             "R{second_address}"
         );
         assert!(second_address <= 4, "R{second_address}");
+    }
+
+    /// R0..R2 live, a store reading R1 and R0, then R0 defined again at once: with no
+    /// register free below the highest, the definition keeps R0 (and waits for the store's
+    /// read) unless the occupancy leaves room above.
+    fn store_then_redefinition() -> Vec<CodeBlock> {
+        vec![CodeBlock {
+            insts: vec![
+                mov(0, 1),
+                mov(1, 2),
+                mov(2, 3),
+                sts(1, 0, 0),
+                mov(0, 0x20),
+                sts(2, 0, 0),
+                sts(2, 4, 1),
+            ],
+        }]
+    }
+
+    #[test]
+    fn room_above_the_highest_register_keeps_a_definition_off_a_register_still_to_be_read() {
+        let mut tight = store_then_redefinition();
+        compact(&mut tight, None);
+        let late = [dst(&tight[0], 0), dst(&tight[0], 1)];
+        assert!(late.contains(&dst(&tight[0], 4)), "{:?}", dst(&tight[0], 4));
+        let mut roomy = store_then_redefinition();
+        assert!(compact(&mut roomy, Some(10)));
+        let b = &roomy[0];
+        let redefined = dst(b, 4);
+        assert!(![dst(b, 0), dst(b, 1)].contains(&redefined), "R{redefined}");
+        assert!(redefined <= 10, "R{redefined}");
     }
 
     #[test]

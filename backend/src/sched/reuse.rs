@@ -85,7 +85,16 @@ pub fn set_reuse_flags(insts: &mut [Emitted]) {
             }
         }
         insts[i].inst.ctrl.reuse = reuse;
+        // Some forms take no reuse flag on some sources (HADD2.F32 on sm_90).
+        if reuse != 0 && !encodable(&insts[i].inst) {
+            insts[i].inst.ctrl.reuse = 0;
+        }
     }
+}
+
+/// Whether `inst` encodes, its control bits included.
+fn encodable(inst: &Inst) -> bool {
+    ptxc_sass::isa::encode(inst).is_ok()
 }
 
 /// True if `inst` writes register `r` (a cached value would be stale).

@@ -96,13 +96,14 @@ pub fn encode(inst: &Inst) -> Result<u128, EncodeError> {
         }
         m.set(&mut word, value);
     }
+    inst.ctrl.encode_into(&mut word)?;
+    // Checked with the control bits: some combinations involve reuse flags.
     if let Some(mask) = form.invalid_combination(word) {
         return Err(EncodeError::Combination {
             mnemonic: form.mnemonic,
             mask,
         });
     }
-    inst.ctrl.encode_into(&mut word)?;
     Ok(word)
 }
 

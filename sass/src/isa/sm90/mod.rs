@@ -95,6 +95,19 @@ pub fn apply(forms: &mut Vec<Form>) {
                 .timing(L::Alu, f.meta.pipe)
         },
     );
+    // HADD2.F32 takes no reuse flag on A or B: nvdisasm 13.5 rejects bits 122 and 123 with
+    // `.F32` (bit 78) set ("undefined value 0x31 / 0x51 for table 'TABLES_opex_8'", opclass
+    // `hadd2_F32__RR`; probed by flipping the bits of ptxc's `HADD2.F32 R14, R8.reuse.H0_H0,
+    // -RZ.H0_H0`), and prints bit 124 as B's reuse flag.
+    changed(
+        forms,
+        Arch::Sm90,
+        |f| f.op == Op::Hadd2,
+        |_, b| {
+            b.invalid_when(&[(78, true), (122, true)])
+                .invalid_when(&[(78, true), (123, true)])
+        },
+    );
     dropped::apply(forms);
     forms.extend(viadd());
     forms.extend(viaddmnmx());
