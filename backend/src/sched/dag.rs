@@ -4,10 +4,10 @@
 //! and scheduling barriers (branches, barriers, convergence operations) that keep their
 //! position relative to everything.
 
+use super::barrier_motion::moves_over_cta_barrier;
 use crate::emit::Emitted;
 use ptxc_sass::isa::access::{Reg, accesses, reads_late};
 use ptxc_sass::isa::desc::{Pipe, Role};
-use ptxc_sass::isa::sm75::is_thread_constant_sreg;
 use ptxc_sass::isa::timing::{
     LATE_READ, LatCat, SB_VISIBLE, address_unit, pred_raw_on, pred_war, pred_waw, raw, raw_on, war, waw,
 };
@@ -261,18 +261,14 @@ impl Traits {
     }
 }
 
-/// Whether `inst` reads no special register whose value depends on where it runs (no
-/// `CS2R` of a clock, `S2R` only of a thread-constant register such as `SR_TID.X`) and no
-/// value that depends on which threads of the warp run it (`VOTE`, `SHFL`, `MATCH`).
+/// Whether register-only `inst` may move above a CTA barrier
+/// ([`super::barrier_motion`]).
 fn moves_over_bar(inst: &Inst) -> bool {
-    match inst.desc().op {
-        Op::Cs2r | Op::Vote | Op::Voteu | Op::Shfl | Op::Match | Op::Redux => false,
-        Op::S2r => inst
-            .operands
-            .iter()
-            .any(|o| matches!(o.value, ptxc_sass::isa::Value::SReg(n) if is_thread_constant_sreg(n))),
-        _ => true,
-    }
+    let sreg = inst.operands.iter().find_map(|o| match o.value {
+        ptxc_sass::isa::Value::SReg(n) => Some(n),
+        _ => None,
+    });
+    moves_over_cta_barrier(inst.desc().op, sreg)
 }
 
 /// The minimum distance from `a` (accessing `aa`) to a later instruction accessing `ba`, if

@@ -3,6 +3,7 @@
 //! description. The state of outstanding results flows across block boundaries by a
 //! dataflow over the CFG, so a block waits only for what its predecessors left pending.
 
+mod barrier_motion;
 pub mod budget;
 mod dag;
 pub mod heuristics;
