@@ -243,24 +243,6 @@ enum DumpArg {
     Sass,
 }
 
-/// Allocations of at least this many bytes get their own mapping, returned to the system
-/// when freed (glibc's initial threshold).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const MMAP_THRESHOLD: libc::c_int = 128 * 1024;
-
-/// Keeps glibc's mmap threshold where it starts. By default glibc raises it to the size of
-/// each large block freed, so after the parser's growing vectors are freed, later large blocks
-/// (every kernel's intermediate forms, on each compiling thread's own arena) come from the
-/// heap and stay there: the 1 MB corpus file peaked at about 43 MiB resident, 38 MiB with
-/// the threshold fixed, at the same speed.
-fn fixed_mmap_threshold() {
-    // SAFETY: sets one allocator parameter, before any thread starts or allocates much.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
-    }
-}
-
 fn main() -> ExitCode {
     // A reader that closes the pipe early (`ptxc run ... | head -1`) ends ptxc as it ends
     // other Unix tools, by SIGPIPE, instead of a panic in `println!`.
@@ -268,7 +250,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    fixed_mmap_threshold();
+    ptxc::memory::keep_mmap_threshold();
     let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
     if let Some(rest) = ptxas_args(&args) {
         exit_now(ptxas(rest));

@@ -173,6 +173,8 @@ pub fn compile_ptx_module(src: &str, file_name: &str, opts: &CompileOptions) -> 
             .collect();
         render(&diags)
     })?;
+    // The syntax tree is freed: its pages go back before the kernels compile elsewhere.
+    crate::memory::return_free_pages();
     {
         use rayon::prelude::*;
         let verify = |f: &ptxc_mir::ir::Function| {

@@ -502,9 +502,8 @@ struct FinishedKernel {
     texts: Vec<(Stage, String)>,
 }
 
-/// Compiles every kernel of `m` into a cubin, the kernels in parallel (rayon) when there
-/// are several. `wanted`
-/// says which stages to print; `dump` receives them in module order after compilation.
+/// Compiles every kernel of `m` into a cubin, the kernels in parallel (rayon, the largest
+/// first: `largest_first.rs`) when there are several. `wanted` says which stages to print; `dump` receives them in module order after compilation.
 /// The module is consumed: each kernel's MIR is freed once compiled, and each kernel is
 /// reduced to its image (code bytes and attributes) inside the parallel step, so that
 /// memory holds at most one kernel's intermediate forms per thread.
@@ -514,19 +513,14 @@ pub fn compile_module(
     wanted: &(dyn Fn(Stage) -> bool + Sync),
     dump: &mut dyn FnMut(&str, Stage, &str),
 ) -> Result<Compiled, BackendError> {
-    use rayon::prelude::*;
     let mut module = CubinModule::for_arch(opts.arch);
     module.flavour = opts.flavour;
     module.tool.tool_options = format!("-arch {} ", opts.arch.name());
     let module_vars = ModuleVars::new(&m, opts.arch.reserved_shared())?;
     let finish = |f: Function| finish_kernel(f, &module_vars, opts, wanted);
-    // A lone kernel compiles on this thread: starting rayon's pool costs more than a small
-    // kernel.
-    let compiled: Vec<Result<FinishedKernel, BackendError>> = if m.functions.len() > 1 {
-        m.functions.into_par_iter().map(finish).collect()
-    } else {
-        m.functions.into_iter().map(finish).collect()
-    };
+    // The largest kernels first, so that none is left to finish alone at the end.
+    let compiled: Vec<Result<FinishedKernel, BackendError>> =
+        crate::largest_first::map_largest_first(m.functions, kernel_size, finish);
     let mut resources = Vec::new();
     let mut warnings = Vec::new();
     let mut kernel_srclocs = Vec::new();
@@ -560,6 +554,12 @@ pub fn compile_module(
 }
 
 /// Compiles kernel `f` and reduces it to what the cubin needs.
+/// A kernel's size for scheduling the compilation: its MIR instructions and its device
+/// functions' (compile time grows about linearly with them).
+fn kernel_size(f: &Function) -> usize {
+    f.insts.len() + f.callees.iter().map(|c| c.insts.len()).sum::<usize>()
+}
+
 fn finish_kernel(
     f: Function,
     module_vars: &ModuleVars,

@@ -6,6 +6,7 @@ pub mod attrs;
 pub mod compile;
 pub mod emit;
 pub mod isel;
+pub mod largest_first;
 pub mod legalize;
 pub mod lines;
 pub mod link;
