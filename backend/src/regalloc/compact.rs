@@ -758,7 +758,8 @@ pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
     } else {
         (0, 0)
     };
-    let within_room = new_highest.map(i32::from) <= Some(ceiling);
+    // Registers above the original allocation's only where the caller gives room for them.
+    let within_room = room.is_some() && new_highest.map(i32::from) <= Some(ceiling);
     let better = new_highest < old_highest
         || new_highest == old_highest && (vanishing > 0 || new_waits < old_waits)
         || within_room && new_waits < old_waits;
