@@ -87,7 +87,7 @@ pub fn set_reuse_flags(insts: &mut [Emitted]) {
         insts[i].inst.ctrl.reuse = reuse;
         // Some forms take no reuse flag on some sources (HADD2.F32 on sm_90).
         if reuse != 0 && !encodable(&insts[i].inst) {
-            insts[i].inst.ctrl.reuse = 0;
+            insts[i].inst.ctrl.reuse = encodable_flags(&insts[i].inst, reuse);
         }
     }
 }
@@ -97,10 +97,59 @@ fn encodable(inst: &Inst) -> bool {
     ptxc_sass::isa::encode(inst).is_ok()
 }
 
+/// The largest part of the reuse flags `flags` that `inst` encodes (most flags first, then
+/// the lower slots), 0 if none does.
+fn encodable_flags(inst: &Inst, flags: u8) -> u8 {
+    let mut parts: Vec<u8> = (1..flags).filter(|p| p & !flags == 0).collect();
+    parts.sort_by_key(|p| (std::cmp::Reverse(p.count_ones()), *p));
+    let mut trial = inst.clone();
+    parts
+        .into_iter()
+        .find(|&p| {
+            trial.ctrl.reuse = p;
+            encodable(&trial)
+        })
+        .unwrap_or(0)
+}
+
 /// True if `inst` writes register `r` (a cached value would be stale).
 fn writes(inst: &Inst, r: u8) -> bool {
     ptxc_sass::isa::access::accesses(inst)
         .writes
         .iter()
         .any(|w| w.reg == ptxc_sass::isa::access::Reg::R(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxc_sass::isa::make::make;
+    use ptxc_sass::isa::{Arch, Mod, Op, Operand};
+
+    /// `HADD2.F32 R4, R8, R9` on sm_90, whose A and B slots take no reuse flag (bits 122 and
+    /// 123 with `.F32`, which nvdisasm 13.5 rejects) while the third slot's flag encodes.
+    fn hadd2_f32() -> Inst {
+        make(
+            Arch::Sm90,
+            Op::Hadd2,
+            &[
+                (Role::Dst, Operand::reg(4)),
+                (Role::A, Operand::reg(8)),
+                (Role::B, Operand::reg(9)),
+            ],
+            &[Mod::HalfF32.flag(true)],
+        )
+        .expect("HADD2.F32 encodes on sm_90")
+    }
+
+    #[test]
+    fn flags_a_form_cannot_encode_are_dropped_one_by_one() {
+        let inst = hadd2_f32();
+        let mut all = inst.clone();
+        all.ctrl.reuse = 0b111;
+        assert!(!encodable(&all));
+        let kept = encodable_flags(&inst, 0b111);
+        assert_eq!(kept, 0b100, "the third slot's flag encodes, the others do not");
+        assert_eq!(encodable_flags(&inst, 0b011), 0);
+    }
 }
