@@ -43,6 +43,20 @@ fn f32_reciprocal_and_square_root_are_exact_in_every_mode() {
     }
 }
 
+/// `sqrt.rn.f32`'s slow path scales values below the fast path's range (exponent field under
+/// 26) into it: every 1021st bit pattern of them, subnormals and their negations included.
+#[test]
+fn f32_square_root_below_the_fast_range_is_exact() {
+    let tiny: Vec<[u64; 3]> = (1u64..0x0d00_0000)
+        .step_by(1021)
+        .flat_map(|bits| [[bits, 0, 0], [bits | 0x8000_0000, 0, 0]])
+        .collect();
+    for m in ["rn", "rn.ftz"] {
+        let k = OpKernel::new(&format!("sqrt.{m}.f32 %d, %a;"), "f32", "f32");
+        check_legalized(&k, &tiny, Compare::Exact(32));
+    }
+}
+
 #[test]
 fn f64_division_is_exact_in_every_mode() {
     let cases = f64_cases();

@@ -9,6 +9,9 @@
 //! - `sqrt(a)`: `y = rsqrt(a)`, `s = a y`, `s + (a - s s) y / 2`, when
 //!   `bits - 0xd000000 <= 0x727fffff` (positive, exponent field 26..=254).
 //!
+//! `sqrt.rn`'s slow path stays in f32, as ptxas's does: it scales a value below the fast
+//! path's range by 2^64 into it and the root back by 2^-32, both exactly.
+//!
 //! Every other case, and every directed rounding (ptxas always calls its full routine for
 //! those), takes the slow path: zero, infinite and NaN operands get their IEEE results
 //! directly; finite operands (subnormals included) are widened to f64, where the same
@@ -137,6 +140,13 @@ fn square_root(b: &mut Builder, ftz: bool, x: Value) -> Value {
     let t = b.bin(Opcode::Iadd, Type::I32, bits, k);
     let limit = b.i32(0x727f_ffff);
     let slow = b.icmp(Cond::Ugt, Type::I32, t, limit);
+    let r = newton_sqrt(b, x);
+    b.with_slow_path(Type::F32, slow, r, |b| slow_sqrt_nearest(b, ftz, x))
+}
+
+/// The fast path's square root of `x`: `y = rsqrt(x)`, `s = x y`, `s + (x - s s) y / 2`,
+/// correctly rounded to nearest for `x` positive with exponent field 26..=254.
+fn newton_sqrt(b: &mut Builder, x: Value) -> Value {
     let y = b.mufu(Opcode::FrsqrtApprox, Type::F32, x);
     let flush = FloatMode {
         rnd: Some(Rounding::Rn),
@@ -151,8 +161,32 @@ fn square_root(b: &mut Builder, ftz: bool, x: Value) -> Value {
     let h = b.fop(Opcode::Fmul, Type::F32, &[y, half], flush);
     let ns = b.neg(Type::F32, s);
     let e = fma(b, ns, s, x);
-    let r = fma(b, e, h, s);
-    b.with_slow_path(Type::F32, slow, r, |b| slow_sqrt(b, ftz, Rounding::Rn, x))
+    fma(b, e, h, s)
+}
+
+/// The slow path of `sqrt.rn.f32`, in f32 as ptxas's: ±0 and +inf stay, negative values and
+/// NaN give NaN, and a positive value below the fast path's range (exponent field under 26,
+/// subnormals included unless `ftz` flushed them) is scaled by 2^64 into it, exactly, and
+/// its square root by 2^-32 back, exactly (the root of the smallest subnormal, 2^-74.5, is
+/// normal). The slow path is taken only outside the fast path's range, so no positive
+/// finite value it sees overflows when scaled.
+fn slow_sqrt_nearest(b: &mut Builder, ftz: bool, x: Value) -> Value {
+    let x = flushed(b, ftz, x);
+    let (zero, inf) = (b.f32(0.0), b.f32(f32::INFINITY));
+    let positive = b.fcmp(Cond::Gt, Type::F32, x, zero);
+    let finite = b.fcmp(Cond::Lt, Type::F32, x, inf);
+    let regular = b.pred(Opcode::And, positive, finite);
+    let is_zero = b.fcmp(Cond::Eq, Type::F32, x, zero);
+    let is_inf = b.fcmp(Cond::Eq, Type::F32, x, inf);
+    let keep = b.pred(Opcode::Or, is_zero, is_inf);
+    let nan = b.k(Type::F32, 0x7fff_ffff);
+    let special = b.select(Type::F32, keep, x, nan);
+    let up = b.f32(2f32.powi(64));
+    let scaled = b.mul(Type::F32, x, up, Rounding::Rn);
+    let root = newton_sqrt(b, scaled);
+    let down = b.f32(2f32.powi(-32));
+    let root = b.mul(Type::F32, root, down, Rounding::Rn);
+    b.select(Type::F32, regular, root, special)
 }
 
 /// `x` flushed if `ftz`.
