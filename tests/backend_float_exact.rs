@@ -43,6 +43,45 @@ fn f32_reciprocal_and_square_root_are_exact_in_every_mode() {
     }
 }
 
+/// An f32 with a random sign and significand and a biased exponent field in `exponents`.
+fn f32_with_exponent(rng: &mut Rng, exponents: std::ops::Range<u64>) -> u64 {
+    let r = rng.next();
+    let exponent = exponents.start + (r >> 40) % (exponents.end - exponents.start);
+    (r & 0x807f_ffff) | exponent << 23
+}
+
+/// The slow paths of `div.rn.f32` and `rcp.rn.f32` at the ends of the range, 20000 draws of
+/// each: operands whose exponents put the quotient around the smallest normal, deep in the
+/// subnormals, under the smallest subnormal or around the largest finite value, and
+/// subnormal operands (an f32 version of the slow path that dropped the tie rule's sticky
+/// bit failed here).
+#[test]
+fn f32_division_at_the_ends_of_the_range_is_exact() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut cases = Vec::new();
+    for _ in 0..20000 {
+        // Quotient exponents from about -152 to -120: subnormal results and their edges.
+        let y = f32_with_exponent(&mut rng, 140..170);
+        let x = f32_with_exponent(&mut rng, 1..30);
+        cases.push([x, y, 0]);
+        // Around overflow.
+        let x = f32_with_exponent(&mut rng, 230..255);
+        let y = f32_with_exponent(&mut rng, 100..130);
+        cases.push([x, y, 0]);
+        // Subnormal operands (exponent field 0).
+        let x = f32_with_exponent(&mut rng, 0..1);
+        let y = f32_with_exponent(&mut rng, 0..255);
+        cases.push([x, y, 0]);
+        cases.push([y, x, 0]);
+    }
+    for m in ["rn", "rn.ftz"] {
+        let k = OpKernel::new(&format!("div.{m}.f32 %d, %a, %b;"), "f32", "f32");
+        check_legalized(&k, &cases, Compare::Exact(32));
+        let k = OpKernel::new(&format!("rcp.{m}.f32 %d, %a;"), "f32", "f32");
+        check_legalized(&k, &cases, Compare::Exact(32));
+    }
+}
+
 /// `sqrt.rn.f32`'s slow path scales values below the fast path's range (exponent field under
 /// 26) into it: every 1021st bit pattern of them, subnormals and their negations included.
 #[test]
