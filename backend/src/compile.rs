@@ -503,7 +503,8 @@ struct FinishedKernel {
 }
 
 /// Compiles every kernel of `m` into a cubin, the kernels in parallel (rayon, the largest
-/// first: `largest_first.rs`) when there are several. `wanted` says which stages to print; `dump` receives them in module order after compilation.
+/// first: `largest_first.rs`) when there are several. `wanted` says which stages to print;
+/// `dump` receives them in module order after compilation.
 /// The module is consumed: each kernel's MIR is freed once compiled, and each kernel is
 /// reduced to its image (code bytes and attributes) inside the parallel step, so that
 /// memory holds at most one kernel's intermediate forms per thread.
@@ -553,13 +554,13 @@ pub fn compile_module(
     })
 }
 
-/// Compiles kernel `f` and reduces it to what the cubin needs.
 /// A kernel's size for scheduling the compilation: its MIR instructions and its device
 /// functions' (compile time grows about linearly with them).
 fn kernel_size(f: &Function) -> usize {
     f.insts.len() + f.callees.iter().map(|c| c.insts.len()).sum::<usize>()
 }
 
+/// Compiles kernel `f` and reduces it to what the cubin needs.
 fn finish_kernel(
     f: Function,
     module_vars: &ModuleVars,
