@@ -172,15 +172,7 @@ fn newton_sqrt(b: &mut Builder, x: Value) -> Value {
 /// finite value it sees overflows when scaled.
 fn slow_sqrt_nearest(b: &mut Builder, ftz: bool, x: Value) -> Value {
     let x = flushed(b, ftz, x);
-    let (zero, inf) = (b.f32(0.0), b.f32(f32::INFINITY));
-    let positive = b.fcmp(Cond::Gt, Type::F32, x, zero);
-    let finite = b.fcmp(Cond::Lt, Type::F32, x, inf);
-    let regular = b.pred(Opcode::And, positive, finite);
-    let is_zero = b.fcmp(Cond::Eq, Type::F32, x, zero);
-    let is_inf = b.fcmp(Cond::Eq, Type::F32, x, inf);
-    let keep = b.pred(Opcode::Or, is_zero, is_inf);
-    let nan = b.k(Type::F32, 0x7fff_ffff);
-    let special = b.select(Type::F32, keep, x, nan);
+    let (regular, special) = sqrt_cases(b, Type::F32, x, 0x7fff_ffff);
     let up = b.f32(2f32.powi(64));
     let scaled = b.mul(Type::F32, x, up, Rounding::Rn);
     let root = newton_sqrt(b, scaled);
@@ -210,6 +202,26 @@ pub fn finite_nonzero(b: &mut Builder, ty: Type, x: Value) -> Value {
     let finite = b.fcmp(Cond::Lt, ty, ax, inf);
     let nonzero = b.fcmp(Cond::Ne, ty, x, zero);
     b.pred(Opcode::And, finite, nonzero)
+}
+
+/// The cases of a square root of `x` (of type `ty`): whether `x` is positive and finite
+/// (the root is computed), and the result otherwise: ±0 and +inf stay, negative values and
+/// NaN give the NaN `nan` (its bits).
+pub fn sqrt_cases(b: &mut Builder, ty: Type, x: Value, nan: u64) -> (Value, Value) {
+    let (zero, inf) = if ty == Type::F64 {
+        (b.f64(0.0), b.f64(f64::INFINITY))
+    } else {
+        (b.f32(0.0), b.f32(f32::INFINITY))
+    };
+    let positive = b.fcmp(Cond::Gt, ty, x, zero);
+    let finite = b.fcmp(Cond::Lt, ty, x, inf);
+    let regular = b.pred(Opcode::And, positive, finite);
+    let is_zero = b.fcmp(Cond::Eq, ty, x, zero);
+    let is_inf = b.fcmp(Cond::Eq, ty, x, inf);
+    let keep = b.pred(Opcode::Or, is_zero, is_inf);
+    let nan = b.k(ty, nan);
+    let special = b.select(ty, keep, x, nan);
+    (regular, special)
 }
 
 /// The IEEE quotient when `x` or `y` is zero, infinite or NaN: `x * c` with `c` = ±inf for a
@@ -248,15 +260,7 @@ fn slow_divide(b: &mut Builder, ftz: bool, rnd: Rounding, x: Value, y: Value) ->
 /// and NaN give NaN.
 fn slow_sqrt(b: &mut Builder, ftz: bool, rnd: Rounding, x: Value) -> Value {
     let x = flushed(b, ftz, x);
-    let (zero, inf) = (b.f32(0.0), b.f32(f32::INFINITY));
-    let positive = b.fcmp(Cond::Gt, Type::F32, x, zero);
-    let finite = b.fcmp(Cond::Lt, Type::F32, x, inf);
-    let regular = b.pred(Opcode::And, positive, finite);
-    let is_zero = b.fcmp(Cond::Eq, Type::F32, x, zero);
-    let is_inf = b.fcmp(Cond::Eq, Type::F32, x, inf);
-    let keep = b.pred(Opcode::Or, is_zero, is_inf);
-    let nan = b.k(Type::F32, 0x7fff_ffff);
-    let special = b.select(Type::F32, keep, x, nan);
+    let (regular, special) = sqrt_cases(b, Type::F32, x, 0x7fff_ffff);
     let wx = b.f32_to_f64(x);
     let s = super::fp64::newton_sqrt(b, wx).0;
     let s = narrow(b, s, rnd, ftz);

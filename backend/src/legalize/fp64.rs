@@ -17,7 +17,7 @@
 //! in ptxas's routines.
 
 use super::builder::Builder;
-use super::fdiv32::{finite_nonzero, special_quotient};
+use super::fdiv32::{finite_nonzero, special_quotient, sqrt_cases};
 use super::subnormal::{Direction, scale};
 use ptxc_mir::ir::{Aux, Cond, InstData, Opcode, Rounding, Type, Value};
 
@@ -250,15 +250,7 @@ fn slow_divide(b: &mut Builder, rnd: Rounding, x: Value, y: Value) -> Value {
 
 /// The exact square root in mode `rnd` for any operand.
 fn slow_sqrt(b: &mut Builder, rnd: Rounding, x: Value) -> Value {
-    let (zero, inf) = (b.f64(0.0), b.f64(f64::INFINITY));
-    let positive = b.fcmp(Cond::Gt, Type::F64, x, zero);
-    let finite = b.fcmp(Cond::Lt, Type::F64, x, inf);
-    let regular = b.pred(Opcode::And, positive, finite);
-    let is_zero = b.fcmp(Cond::Eq, Type::F64, x, zero);
-    let is_inf = b.fcmp(Cond::Eq, Type::F64, x, inf);
-    let keep = b.pred(Opcode::Or, is_zero, is_inf);
-    let nan = b.k(Type::F64, NAN64);
-    let special = b.select(Type::F64, keep, x, nan);
+    let (regular, special) = sqrt_cases(b, Type::F64, x, NAN64);
     let (m, e) = normalize(b, x);
     let one = b.i32(1);
     let low = b.bin(Opcode::And, Type::I32, e, one);
