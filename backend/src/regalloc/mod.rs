@@ -180,8 +180,16 @@ fn allocate_predicates(vcode: &mut VCode, options: &ra::RegallocOptions) -> Resu
         if candidates.is_empty() {
             break;
         }
+        let chosen = demote::cheapest_cover(vcode, &candidates, &pressure::pred_crowding(vcode));
         let take = candidates.len().div_ceil(4);
-        demote::demote(vcode, &candidates[..take]);
+        demote::demote(
+            vcode,
+            if chosen.is_empty() {
+                &candidates[..take]
+            } else {
+                &chosen
+            },
+        );
     }
     Err(AllocError::TooFewRegisters {
         kernel: vcode.name.clone(),

@@ -374,3 +374,70 @@ pub fn pred_lower_bound(vcode: &VCode) -> usize {
     }
     bound
 }
+
+/// A program point where more predicates are live than P0..P6 hold: how many too many,
+/// and the predicates live there.
+pub struct Crowded {
+    /// Live predicates beyond seven.
+    pub excess: usize,
+    /// The predicates live at the point (its definitions included).
+    pub live: Vec<VReg>,
+}
+
+/// The points where more than seven predicates are live, as [`pred_lower_bound`] counts
+/// them (into an instruction, or out of it with its definitions).
+pub fn pred_crowding(vcode: &VCode) -> Vec<Crowded> {
+    const HELD: usize = 7;
+    let num = Numbering::new(vcode, |v| vcode.class(v) == VClass::Pred);
+    let mut vreg_of = vec![VReg(0); num.count];
+    for v in (0..vcode.classes.len() as u32).map(VReg) {
+        if let Some(n) = num.of(v) {
+            vreg_of[n.0 as usize] = v;
+        }
+    }
+    let refs = Refs::new(vcode, &num);
+    let live_out = live_out(vcode, &num, &refs);
+    // One point per distinct set of live predicates (points in a row often share one).
+    let mut points: Vec<Crowded> = Vec::new();
+    let mut seen: rustc_hash::FxHashSet<Vec<VReg>> = Default::default();
+    let mut record = |live: &VSet, extra: &[VReg]| {
+        if live.iter().count() + extra.len() <= HELD {
+            return;
+        }
+        let mut set: Vec<VReg> = live
+            .iter()
+            .chain(extra.iter().copied())
+            .map(|n| vreg_of[n.0 as usize])
+            .collect();
+        set.sort_unstable_by_key(|v| v.0);
+        if seen.insert(set.clone()) {
+            points.push(Crowded {
+                excess: set.len() - HELD,
+                live: set,
+            });
+        }
+    };
+    let (mut defs, mut uses) = (Vec::new(), Vec::new());
+    let mut live = VSet::new(num.count);
+    for (b, blk) in vcode.blocks.iter().enumerate() {
+        live.0.copy_from_slice(live_out.row(b));
+        record(&live, &[]);
+        for i in (blk.start as usize..blk.end as usize).rev() {
+            defs.clear();
+            uses.clear();
+            for &(v, is_def) in refs.of(i) {
+                if is_def { defs.push(v) } else { uses.push(v) }
+            }
+            let dead: Vec<VReg> = defs.iter().copied().filter(|&d| !live.contains(d)).collect();
+            record(&live, &dead);
+            for &d in &defs {
+                live.remove(d);
+            }
+            for &u in &uses {
+                live.insert(u);
+            }
+            record(&live, &[]);
+        }
+    }
+    points
+}
