@@ -1,6 +1,8 @@
 //! Choosing operand forms: given the MIR values an instruction reads, fold as many as
 //! possible into immediates and constant-bank operands such that some form of the SASS
-//! operation encodes them, and put the rest in registers.
+//! operation encodes them, and put the rest in registers. A 32-bit zero that cannot stay an
+//! immediate reads RZ, which costs no instruction (`IMAD R5, R2, 0x84, RZ`, not a `MOV` of
+//! `0x84` for `IMAD R5, R2, R5, 0x0`).
 
 use super::{Isel, IselError};
 use crate::vcode::{MInst, MKind, MOp, Slot, SrcMods, VClass};
@@ -148,15 +150,34 @@ impl Isel<'_> {
             })
             .collect();
         let positions: Vec<usize> = (0..srcs.len()).filter(|&i| foldable[i].is_some()).collect();
-        let mut masks: Vec<u32> = (0..1u32 << positions.len()).collect();
-        // Most folds first; among equals, keep later operands folded (materialise earlier ones).
-        masks.sort_by_key(|m| (std::cmp::Reverse(m.count_ones()), std::cmp::Reverse(*m)));
+        // A 32-bit zero left unfolded reads RZ, which costs no instruction.
+        let zero = |k: usize| {
+            let i = positions[k];
+            matches!(srcs[i].1, Arg::Val(v, _) if self.vcode_class(v) == VClass::Single)
+                && foldable[i] == Some(V::Imm(0))
+        };
+        let zeros: u32 = (0..positions.len()).filter(|&k| zero(k)).map(|k| 1 << k).sum();
+        let all = (1u32 << positions.len()) - 1;
+        let mut masks: Vec<u32> = (0..=all).collect();
+        // Fewest values materialised first, then most folds; among equals, keep later
+        // operands folded (materialise earlier ones).
+        masks.sort_by_key(|m| {
+            let materialised = (all & !m & !zeros).count_ones();
+            (materialised, std::cmp::Reverse(m.count_ones()), std::cmp::Reverse(*m))
+        });
         for mask in masks {
             let fold = |i: usize| {
                 positions
                     .iter()
                     .position(|&p| p == i)
                     .is_some_and(|k| mask & (1 << k) != 0)
+            };
+            let as_rz = |i: usize| {
+                !fold(i)
+                    && positions
+                        .iter()
+                        .position(|&p| p == i)
+                        .is_some_and(|k| zeros & (1 << k) != 0)
             };
             let mut ops: SmallVec<[(Role, Operand); 8]> = dsts
                 .iter()
@@ -166,6 +187,7 @@ impl Isel<'_> {
                 let (mop, m) = match *a {
                     Arg::Op(o, m) => (o, m),
                     Arg::Val(_, m) if fold(i) => (MOp::Fixed(foldable[i].expect("foldable")), m),
+                    Arg::Val(_, m) if as_rz(i) => (MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)), m),
                     Arg::Val(v, m) if self.vcode_class(v) == VClass::Pred => {
                         (MOp::Pred(crate::vcode::VReg(0), false), m)
                     }
@@ -193,6 +215,7 @@ impl Isel<'_> {
                 let (mop, m) = match *a {
                     Arg::Op(o, m) => (o, m),
                     Arg::Val(_, m) if fold(i) => (MOp::Fixed(foldable[i].expect("foldable")), m),
+                    Arg::Val(_, m) if as_rz(i) => (MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)), m),
                     Arg::Val(v, m) => (self.reg_op(v), m),
                 };
                 slots.push(Slot {

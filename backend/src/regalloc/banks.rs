@@ -34,9 +34,9 @@ fn single_only(blocks: &[CodeBlock]) -> BTreeSet<u8> {
     single.difference(&wide).copied().collect()
 }
 
-/// Register sources (slots A, B, C) of a fixed-latency instruction, one register wide: the
-/// single-only ones may be renamed, the others (components of pairs and quads) keep their
-/// banks but conflict all the same.
+/// Register sources (slots A, B, C) of a fixed-latency instruction: the single-only ones
+/// may be renamed; a pair or quad keeps its bank, the bank of its first register (as the
+/// simulator reads it, `runtime-sim/src/timed/banks.rs`), and conflicts all the same.
 fn sources(inst: &Inst) -> Vec<u8> {
     if !inst.desc().meta.cat.is_coupled() {
         return Vec::new();
@@ -45,9 +45,8 @@ fn sources(inst: &Inst) -> Vec<u8> {
         .operands
         .iter()
         .zip(&inst.operands)
-        .enumerate()
-        .filter_map(|(i, (d, o))| match (d.reuse, o.value) {
-            (Some(_), Value::Reg(r)) if r != RZ && !d.is_def && inst.reg_width(i) == 1 => Some(r),
+        .filter_map(|(d, o)| match (d.reuse, o.value) {
+            (Some(_), Value::Reg(r)) if r != RZ && !d.is_def => Some(r),
             _ => None,
         })
         .collect()

@@ -7,6 +7,11 @@
 //! free registers, preferring the source's register for copies (which then disappear).
 //! The result replaces the original only when it uses fewer registers or fewer copies.
 
+mod bank_moves;
+
+pub use bank_moves::spread_bank_webs;
+
+use super::bank_costs;
 use crate::emit::CodeBlock;
 use crate::emit::successors;
 use ptxc_sass::isa::desc::OpKind;
@@ -343,6 +348,10 @@ struct Problem {
     /// Soft interference of each group (same form as `edges`): registers a memory
     /// instruction shortly before one of its definitions is still to read ([`WAR_WINDOW`]).
     soft: Vec<Vec<Edge>>,
+    /// Bank partners of each group, kept at the one coloured later: (other group, offset
+    /// difference, weight) for two sources of one fixed-latency instruction, which cost a
+    /// bubble when their registers share a bank (`bank_costs.rs`).
+    banks: Vec<Vec<(u32, i32, u64)>>,
 }
 
 /// Instructions after a late reader (a memory instruction, which reads its register sources
@@ -394,7 +403,13 @@ fn is_copy(inst: &Inst) -> Option<(u8, u8)> {
     }
 }
 
-fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Liveness) -> Option<Problem> {
+fn build_problem(
+    blocks: &[CodeBlock],
+    ops: &OpTable,
+    webs: &Webs,
+    live: &Liveness,
+    weights: &[u64],
+) -> Option<Problem> {
     let mut groups = Groups {
         parent: (0..webs.count).collect(),
         offset: vec![0; webs.count],
@@ -525,6 +540,7 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
             }
         }
     }
+    let banks = bank_partners(blocks, ops, webs, &web_group, &first, weights);
     Some(Problem {
         web_group,
         edges,
@@ -532,7 +548,85 @@ fn build_problem(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, live: &Livene
         prefs,
         first,
         soft,
+        banks,
     })
+}
+
+/// The (group, offset) of each bank source of instruction `i` of block `b`.
+fn bank_groups(
+    block: &CodeBlock,
+    ops: &OpTable,
+    webs: &Webs,
+    web_group: &[(usize, i32)],
+    b: usize,
+    i: usize,
+) -> Vec<(usize, i32)> {
+    let sources = bank_costs::bank_sources(&block.insts[i].inst);
+    ops.at(b, i)
+        .iter()
+        .filter(|o| sources.contains(&o.index))
+        .map(|o| web_group[web_at(webs, ops, b, i, o, 0)])
+        .collect()
+}
+
+/// [`Problem::banks`]: every two sources of a fixed-latency instruction in different groups,
+/// kept at the group coloured later, weighted by the instruction's block.
+fn bank_partners(
+    blocks: &[CodeBlock],
+    ops: &OpTable,
+    webs: &Webs,
+    web_group: &[(usize, i32)],
+    first: &[usize],
+    weights: &[u64],
+) -> Vec<Vec<(u32, i32, u64)>> {
+    let mut banks = vec![Vec::new(); web_group.len()];
+    for (b, block) in blocks.iter().enumerate() {
+        for i in 0..ops.len(b) {
+            let srcs = bank_groups(block, ops, webs, web_group, b, i);
+            for (x, &(ga, oa)) in srcs.iter().enumerate() {
+                for &(gb, ob) in &srcs[x + 1..] {
+                    if ga == gb {
+                        continue;
+                    }
+                    let (later, entry) = if (first[ga], ga) > (first[gb], gb) {
+                        (ga, (gb as u32, ob - oa, weights[b]))
+                    } else {
+                        (gb, (ga as u32, oa - ob, weights[b]))
+                    };
+                    banks[later].push(entry);
+                }
+            }
+        }
+    }
+    banks
+}
+
+/// The weighted bank bubbles of the code under the original registers and under `base`.
+fn bank_bubbles(
+    blocks: &[CodeBlock],
+    ops: &OpTable,
+    webs: &Webs,
+    p: &Problem,
+    base: &[i32],
+    weights: &[u64],
+) -> (u64, u64) {
+    let (mut old, mut new) = (0, 0);
+    for (b, block) in blocks.iter().enumerate() {
+        for i in 0..ops.len(b) {
+            let sources = bank_costs::bank_sources(&block.insts[i].inst);
+            let srcs: Vec<&RegOperand> = ops.at(b, i).iter().filter(|o| sources.contains(&o.index)).collect();
+            if srcs.len() < 2 {
+                continue;
+            }
+            old += weights[b] * bank_costs::bubbles(srcs.iter().map(|o| o.reg as i32));
+            new += weights[b]
+                * bank_costs::bubbles(srcs.iter().map(|o| {
+                    let (g, off) = p.web_group[web_at(webs, ops, b, i, o, 0)];
+                    base[g] + off
+                }));
+        }
+    }
+    (old, new)
 }
 
 /// The first program position (instruction index over all blocks) of each group, by root.
@@ -695,23 +789,25 @@ fn late_read_waits(blocks: &[CodeBlock], ops: &OpTable, webs: &Webs, p: &Problem
     (old, new)
 }
 
-/// The most registers above the plain colouring's highest that keeping definitions off
-/// late-read registers may add (within the room the caller allows).
-const MAX_EXTRA: i32 = 4;
+/// What recolouring works on: the registers' operands, their webs, the colouring problem
+/// and the blocks' weights for bank costs.
+struct Analysis {
+    ops: OpTable,
+    webs: Webs,
+    problem: Problem,
+    weights: Vec<u64>,
+}
 
-/// Recolours the general registers of `blocks` when that needs fewer registers, removes
-/// copies or keeps definitions off registers memory accesses are still to read; `room` is
-/// the highest register the kernel's occupancy leaves free, which the last may use (at most
-/// [`MAX_EXTRA`] above the plain colouring's highest). Returns true if the code changed.
-pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
-    // HGMMA writes its accumulators asynchronously, until the warpgroup's wait: data flow
-    // alone cannot tell when their registers are free, so such code keeps its registers.
+/// The webs of `blocks` and their colouring problem; `None` where the registers must stay
+/// (HGMMA writes its accumulators asynchronously, until the warpgroup's wait: data flow
+/// alone cannot tell when their registers are free) or no colouring keeps the code valid.
+fn analyse(blocks: &[CodeBlock]) -> Option<Analysis> {
     if blocks
         .iter()
         .flat_map(|b| &b.insts)
         .any(|e| e.inst.desc().op == Op::Hgmma)
     {
-        return false;
+        return None;
     }
     let succ: Vec<Vec<usize>> = (0..blocks.len())
         .map(|b| {
@@ -729,7 +825,32 @@ pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
     let ops = OpTable::new(blocks);
     let live = liveness(blocks, &succ, &ops);
     let webs = build_webs(blocks, &succ, &ops, &live);
-    let Some(problem) = build_problem(blocks, &ops, &webs, &live) else {
+    let weights = bank_costs::block_weights(&succ);
+    let problem = build_problem(blocks, &ops, &webs, &live, &weights)?;
+    Some(Analysis {
+        ops,
+        webs,
+        problem,
+        weights,
+    })
+}
+
+/// The most registers above the plain colouring's highest that keeping definitions off
+/// late-read registers may add (within the room the caller allows).
+const MAX_EXTRA: i32 = 4;
+
+/// Recolours the general registers of `blocks` when that needs fewer registers, removes
+/// copies or keeps definitions off registers memory accesses are still to read; `room` is
+/// the highest register the kernel's occupancy leaves free, which the last may use (at most
+/// [`MAX_EXTRA`] above the plain colouring's highest). Returns true if the code changed.
+pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
+    let Some(Analysis {
+        ops,
+        webs,
+        problem,
+        weights: _,
+    }) = analyse(blocks)
+    else {
         return false;
     };
     let Some(plain) = colour(&problem, None) else {

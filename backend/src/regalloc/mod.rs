@@ -15,6 +15,7 @@
 //! (`spill_pressure` of `tests/kernels` needed five more registers), and those would otherwise
 //! keep spills they do not need.
 
+mod bank_costs;
 pub mod banks;
 pub mod compact;
 mod demote;
