@@ -446,7 +446,6 @@ fn lower(
         // keeping a definition off a register a memory access is still to read.
         let room = (opts.pre_sched == "budget").then(|| (budget - 1 - cubin::EXTRA_REGISTERS) as i32);
         crate::regalloc::compact::compact(&mut blocks, room);
-        crate::regalloc::compact::spread_bank_webs(&mut blocks);
         crate::regalloc::banks::spread_banks(&mut blocks);
     }
     let allowed = alloc.raised_limit.unwrap_or(limit);

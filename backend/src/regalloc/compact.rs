@@ -6,10 +6,10 @@
 //! into aligned groups, and colours the groups greedily in program order with the lowest
 //! free registers, preferring the source's register for copies (which then disappear).
 //! The result replaces the original only when it uses fewer registers or fewer copies.
+//! Last, on whichever colouring stays, webs move to the other bank where the hottest code
+//! reads two sources from one (`compact/bank_moves.rs`).
 
 mod bank_moves;
-
-pub use bank_moves::spread_bank_webs;
 
 use super::bank_costs;
 use crate::emit::CodeBlock;
@@ -601,32 +601,37 @@ fn bank_partners(
     banks
 }
 
-/// The weighted bank bubbles of the code under the original registers and under `base`.
-fn bank_bubbles(
-    blocks: &[CodeBlock],
-    ops: &OpTable,
-    webs: &Webs,
-    p: &Problem,
-    base: &[i32],
-    weights: &[u64],
-) -> (u64, u64) {
-    let (mut old, mut new) = (0, 0);
+/// The bank bubbles of the code with the groups at `base`, each weighted by its block.
+fn weighted_bubbles(blocks: &[CodeBlock], a: &Analysis, base: &[i32]) -> u64 {
+    let mut total = 0;
     for (b, block) in blocks.iter().enumerate() {
-        for i in 0..ops.len(b) {
+        for i in 0..a.ops.len(b) {
             let sources = bank_costs::bank_sources(&block.insts[i].inst);
-            let srcs: Vec<&RegOperand> = ops.at(b, i).iter().filter(|o| sources.contains(&o.index)).collect();
-            if srcs.len() < 2 {
+            if sources.len() < 2 {
                 continue;
             }
-            old += weights[b] * bank_costs::bubbles(srcs.iter().map(|o| o.reg as i32));
-            new += weights[b]
-                * bank_costs::bubbles(srcs.iter().map(|o| {
-                    let (g, off) = p.web_group[web_at(webs, ops, b, i, o, 0)];
-                    base[g] + off
-                }));
+            let regs = a.ops.at(b, i).iter().filter(|o| sources.contains(&o.index)).map(|o| {
+                let (g, off) = a.problem.web_group[web_at(&a.webs, &a.ops, b, i, o, 0)];
+                base[g] + off
+            });
+            total += a.weights[b] * bank_costs::bubbles(regs);
         }
     }
-    (old, new)
+    total
+}
+
+/// The base register of each group in the code as it is.
+fn current_bases(blocks: &[CodeBlock], a: &Analysis) -> Vec<i32> {
+    let mut base = vec![0; a.problem.web_group.len()];
+    for b in 0..blocks.len() {
+        for i in 0..a.ops.len(b) {
+            for o in a.ops.at(b, i) {
+                let (g, off) = a.problem.web_group[web_at(&a.webs, &a.ops, b, i, o, 0)];
+                base[g] = o.reg as i32 - off;
+            }
+        }
+    }
+    base
 }
 
 /// The first program position (instruction index over all blocks) of each group, by root.
@@ -842,22 +847,18 @@ const MAX_EXTRA: i32 = 4;
 /// Recolours the general registers of `blocks` when that needs fewer registers, removes
 /// copies or keeps definitions off registers memory accesses are still to read; `room` is
 /// the highest register the kernel's occupancy leaves free, which the last may use (at most
-/// [`MAX_EXTRA`] above the plain colouring's highest). Returns true if the code changed.
+/// [`MAX_EXTRA`] above the plain colouring's highest). Then moves webs off shared banks
+/// (`bank_moves::spread`). Returns true if the code changed.
 pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
-    let Some(Analysis {
-        ops,
-        webs,
-        problem,
-        weights: _,
-    }) = analyse(blocks)
-    else {
+    let Some(a) = analyse(blocks) else {
         return false;
     };
-    let Some(plain) = colour(&problem, None) else {
+    let (ops, webs, problem) = (&a.ops, &a.webs, &a.problem);
+    let Some(plain) = colour(problem, None) else {
         return false;
     };
     // Avoiding late readers' registers may not take more registers than colouring without.
-    let ext = extents(&problem);
+    let ext = extents(problem);
     let highest = |base: &[i32]| -> i32 {
         (0..base.len())
             .filter_map(|g| ext[g].map(|(_, hi)| base[g] + hi))
@@ -868,14 +869,14 @@ pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
     let ceiling = room.map_or(highest(&plain), |r| {
         r.min(highest(&plain) + MAX_EXTRA).max(highest(&plain))
     });
-    let base = match soft.then(|| colour(&problem, Some(ceiling))).flatten() {
+    let base = match soft.then(|| colour(problem, Some(ceiling))).flatten() {
         Some(b) if highest(&b) <= ceiling => b,
         _ => plain,
     };
     // Fewer registers, or as many and fewer instructions or fewer waits for late readers.
-    let (old_highest, new_highest, vanishing) = outcome(blocks, &ops, &webs, &problem, &base);
+    let (old_highest, new_highest, vanishing) = outcome(blocks, ops, webs, problem, &base);
     let (old_waits, new_waits) = if soft {
-        late_read_waits(blocks, &ops, &webs, &problem, &base)
+        late_read_waits(blocks, ops, webs, problem, &base)
     } else {
         (0, 0)
     };
@@ -884,10 +885,13 @@ pub fn compact(blocks: &mut [CodeBlock], room: Option<i32>) -> bool {
     let better = new_highest < old_highest
         || new_highest == old_highest && (vanishing > 0 || new_waits < old_waits)
         || within_room && new_waits < old_waits;
-    if better {
-        rewrite(blocks, &ops, &webs, &problem, &base);
+    // Then webs move to the other bank where the hottest code reads two in one.
+    let mut chosen = if better { base } else { current_bases(blocks, &a) };
+    let moved = bank_moves::spread(blocks, &a, &mut chosen);
+    if better || moved {
+        rewrite(blocks, ops, webs, problem, &chosen);
     }
-    better
+    better || moved
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! interferes with, nor onto one a memory instruction shortly before its definition is still
 //! to read ([`super::WAR_WINDOW`]).
 
-use super::{Analysis, Edge, RZ, analyse, bank_bubbles, extents, rewrite, web_at};
+use super::{Analysis, Edge, RZ, extents, weighted_bubbles};
 use crate::emit::CodeBlock;
 
 /// Rounds over the groups with bubbles.
@@ -36,29 +36,13 @@ fn symmetric_banks(banks: &[Vec<(u32, i32, u64)>]) -> Vec<Vec<(u32, i32, u64)>> 
     all
 }
 
-/// The base register of each group in the code as it is.
-fn current_bases(blocks: &[CodeBlock], a: &Analysis) -> Vec<i32> {
-    let mut base = vec![0; a.problem.web_group.len()];
-    for b in 0..blocks.len() {
-        for i in 0..a.ops.len(b) {
-            for o in a.ops.at(b, i) {
-                let (g, off) = a.problem.web_group[web_at(&a.webs, &a.ops, b, i, o, 0)];
-                base[g] = o.reg as i32 - off;
-            }
-        }
-    }
-    base
-}
-
-/// Moves webs of `blocks` to registers in the other bank where that removes weighted bank
-/// bubbles. Returns true if the code changed.
-pub fn spread_bank_webs(blocks: &mut [CodeBlock]) -> bool {
-    let Some(a) = analyse(blocks) else {
-        return false;
-    };
+/// Moves groups of `a` from their registers in `base` to registers in the other bank where
+/// that removes weighted bank bubbles from `blocks`; true if it did (`base` then holds the
+/// moves; otherwise it is unchanged).
+pub(super) fn spread(blocks: &[CodeBlock], a: &Analysis, base: &mut [i32]) -> bool {
     let p = &a.problem;
     let ext = extents(p);
-    let mut base = current_bases(blocks, &a);
+    let start = base.to_vec();
     let highest = (0..base.len())
         .filter_map(|g| ext[g].map(|(_, hi)| base[g] + hi))
         .max()
@@ -84,13 +68,13 @@ pub fn spread_bank_webs(blocks: &mut [CodeBlock]) -> bool {
     let mut moved = false;
     for _ in 0..ROUNDS {
         let mut order: Vec<(u64, usize)> = (0..base.len())
-            .filter(|&g| ext[g].is_some() && hot(g, &base))
-            .map(|g| (cost(g, base[g], &base), g))
+            .filter(|&g| ext[g].is_some() && hot(g, base))
+            .map(|g| (cost(g, base[g], base), g))
             .collect();
         order.sort_by_key(|&(c, g)| (std::cmp::Reverse(c), g));
         let mut changed = false;
         for (_, g) in order {
-            let now = cost(g, base[g], &base);
+            let now = cost(g, base[g], base);
             let (lo, hi) = ext[g].expect("a group");
             let free = |b: i32| {
                 b + lo >= 0
@@ -102,7 +86,7 @@ pub fn spread_bank_webs(blocks: &mut [CodeBlock]) -> bool {
             };
             let best = (-lo..=highest - hi)
                 .filter(|&b| b != base[g] && free(b))
-                .map(|b| (cost(g, b, &base), b))
+                .map(|b| (cost(g, b, base), b))
                 .min();
             if let Some((_, b)) = best.filter(|&(c, _)| c < now) {
                 base[g] = b;
@@ -114,19 +98,16 @@ pub fn spread_bank_webs(blocks: &mut [CodeBlock]) -> bool {
             break;
         }
     }
-    if !moved {
-        return false;
+    if moved && weighted_bubbles(blocks, a, base) < weighted_bubbles(blocks, a, &start) {
+        return true;
     }
-    let (old, new) = bank_bubbles(blocks, &a.ops, &a.webs, p, &base, &a.weights);
-    if new >= old {
-        return false;
-    }
-    rewrite(blocks, &a.ops, &a.webs, p, &base);
-    true
+    base.copy_from_slice(&start);
+    false
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::{analyse, current_bases, rewrite};
     use super::*;
     use crate::emit::Emitted;
     use ptxc_sass::isa::make::make;
@@ -153,6 +134,17 @@ mod tests {
         });
         let ops = [(Role::Addr, addr), (Role::Data, Operand::reg(data))];
         Emitted::new(make(Arch::Sm75, Op::Sts, &ops, &[MemSize::B32.set()]).expect("encodable"))
+    }
+
+    /// Runs [`spread`] from the code's registers and applies its moves.
+    fn moves(blocks: &mut [CodeBlock]) -> bool {
+        let a = analyse(blocks).expect("a colouring problem");
+        let mut base = current_bases(blocks, &a);
+        let moved = spread(blocks, &a, &mut base);
+        if moved {
+            rewrite(blocks, &a.ops, &a.webs, &a.problem, &base);
+        }
+        moved
     }
 
     /// The register operands of instruction `i` of `block`.
@@ -183,7 +175,7 @@ mod tests {
                 sts(3, 4),
             ],
         }];
-        assert!(spread_bank_webs(&mut blocks));
+        assert!(moves(&mut blocks));
         let sources = regs(&blocks[0], 2);
         assert_eq!(sources.len(), 3, "{sources:?}");
         assert_ne!(sources[1] % 2, sources[2] % 2, "{sources:?}");
@@ -208,6 +200,6 @@ mod tests {
                 sts(3, 4),
             ],
         }];
-        assert!(!spread_bank_webs(&mut blocks));
+        assert!(!moves(&mut blocks));
     }
 }
