@@ -4,6 +4,7 @@
 //! register index mod 2). Registers of pairs and quads keep their alignment and stay put,
 //! but their components count as sources (a single beside a quad's component conflicts).
 
+use super::bank_costs;
 use crate::emit::CodeBlock;
 use ptxc_sass::isa::{Inst, RZ, Value};
 use rustc_hash::FxHashMap as HashMap;
@@ -34,19 +35,15 @@ fn single_only(blocks: &[CodeBlock]) -> BTreeSet<u8> {
     single.difference(&wide).copied().collect()
 }
 
-/// Register sources (slots A, B, C) of a fixed-latency instruction: the single-only ones
-/// may be renamed; a pair or quad keeps its bank, the bank of its first register (as the
-/// simulator reads it, `runtime-sim/src/timed/banks.rs`), and conflicts all the same.
+/// Register sources (slots A, B, C) of a fixed-latency instruction
+/// ([`bank_costs::bank_sources`]): the single-only ones may be renamed; a pair or quad keeps
+/// its bank, the bank of its first register (as the simulator reads it,
+/// `runtime-sim/src/timed/banks.rs`), and conflicts all the same.
 fn sources(inst: &Inst) -> Vec<u8> {
-    if !inst.desc().meta.cat.is_coupled() {
-        return Vec::new();
-    }
-    inst.desc()
-        .operands
-        .iter()
-        .zip(&inst.operands)
-        .filter_map(|(d, o)| match (d.reuse, o.value) {
-            (Some(_), Value::Reg(r)) if r != RZ && !d.is_def => Some(r),
+    bank_costs::bank_sources(inst)
+        .into_iter()
+        .filter_map(|i| match inst.operands[i].value {
+            Value::Reg(r) => Some(r),
             _ => None,
         })
         .collect()

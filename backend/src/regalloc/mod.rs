@@ -181,16 +181,15 @@ fn allocate_predicates(vcode: &mut VCode, options: &ra::RegallocOptions) -> Resu
         if candidates.is_empty() {
             break;
         }
+        // The cheapest cover of the crowded points, else (no candidate is live at one) a
+        // quarter of the candidates, longest-lived first.
         let chosen = demote::cheapest_cover(vcode, &candidates, &pressure::pred_crowding(vcode));
-        let take = candidates.len().div_ceil(4);
-        demote::demote(
-            vcode,
-            if chosen.is_empty() {
-                &candidates[..take]
-            } else {
-                &chosen
-            },
-        );
+        let demoted = if chosen.is_empty() {
+            &candidates[..candidates.len().div_ceil(4)]
+        } else {
+            &chosen[..]
+        };
+        demote::demote(vcode, demoted);
     }
     Err(AllocError::TooFewRegisters {
         kernel: vcode.name.clone(),

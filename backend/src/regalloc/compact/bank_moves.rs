@@ -1,11 +1,11 @@
-//! Bank moves: after compaction, webs move one at a time to another free register where
-//! that removes bank bubbles (two sources of a fixed-latency instruction in one bank,
-//! `bank_costs.rs`), weighted by loop depth; only webs with a bubble in the hottest code
-//! (the deepest loops, or all of a kernel without loops) move. Unlike recolouring the whole file, the rest of
-//! the allocation stays where it is, and so do the dependences the scheduler sees; a web
-//! moves only within the registers the code already uses, never onto a register it
-//! interferes with, nor onto one a memory instruction shortly before its definition is still
-//! to read ([`super::WAR_WINDOW`]).
+//! Bank moves, the last step of compaction: on the colouring compaction keeps, webs move one
+//! at a time to another free register where that removes bank bubbles (two sources of a
+//! fixed-latency instruction in one bank, `bank_costs.rs`), weighted by loop depth. Only
+//! webs with a bubble in the hottest code (the deepest loops, or all of a kernel without
+//! loops) move. Unlike recolouring the whole file, the rest of the allocation stays where it
+//! is, and so do the dependences the scheduler sees; a web moves only within the registers
+//! the code already uses, never onto a register it interferes with, nor onto one a memory
+//! instruction shortly before its definition is still to read ([`super::WAR_WINDOW`]).
 
 use super::{Analysis, Edge, RZ, extents, weighted_bubbles};
 use crate::emit::CodeBlock;
