@@ -8,7 +8,7 @@ use super::{Isel, IselError, class_of};
 use crate::vcode::{MInst, MKind, MOp, VClass, VReg, WideOp};
 use ptxc_mir::ir::{Aux, CacheHint, Evict, Inst, L2Prefetch, MemInfo, Opcode, Space, Type, Value};
 use ptxc_sass::isa::values::{CachePolicy, CctlOp, MemSem, MemSize, Prefetch, Scope, ShfType};
-use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role};
+use ptxc_sass::isa::{Arch, Mod, ModSet, Op, Role, Value as V};
 use smallvec::SmallVec;
 
 /// The register class holding `bytes` of data.
@@ -334,6 +334,15 @@ impl Isel<'_> {
     /// The register (or tuple) holding the data of a store.
     fn store_data(&mut self, ty: Type, values: &[Value], bytes: u32) -> Result<MOp, IselError> {
         if values.len() == 1 {
+            // A stored zero reads RZ (`STS [R4], RZ`, `STG.E.64 [R2], RZ`), as ptxas stores it.
+            let zero = match class_of(ty) {
+                VClass::Single => self.foldable(values[0]) == Some(V::Imm(0)),
+                VClass::Pair => self.const64(values[0]) == Some(V::Imm(0)),
+                _ => false,
+            };
+            if zero {
+                return Ok(MOp::Fixed(V::Reg(ptxc_sass::isa::RZ)));
+            }
             return Ok(MOp::Reg(self.reg(values[0])));
         }
         if ty.bytes() < 4 {
