@@ -606,15 +606,8 @@ fn weighted_bubbles(blocks: &[CodeBlock], a: &Analysis, base: &[i32]) -> u64 {
     let mut total = 0;
     for (b, block) in blocks.iter().enumerate() {
         for i in 0..a.ops.len(b) {
-            let sources = bank_costs::bank_sources(&block.insts[i].inst);
-            if sources.len() < 2 {
-                continue;
-            }
-            let regs = a.ops.at(b, i).iter().filter(|o| sources.contains(&o.index)).map(|o| {
-                let (g, off) = a.problem.web_group[web_at(&a.webs, &a.ops, b, i, o, 0)];
-                base[g] + off
-            });
-            total += a.weights[b] * bank_costs::bubbles(regs);
+            let srcs = bank_groups(block, &a.ops, &a.webs, &a.problem.web_group, b, i);
+            total += a.weights[b] * bank_costs::bubbles(srcs.iter().map(|&(g, off)| base[g] + off));
         }
     }
     total

@@ -341,37 +341,47 @@ fn live_out(vcode: &VCode, num: &Numbering, refs: &Refs) -> Rows {
     live_out
 }
 
-/// A lower bound on the predicate registers any allocation needs: the most predicates live
-/// into an instruction (sources read early) or out of it with its definitions (written
-/// late). Above seven, regalloc2 cannot place them in P0..P6 without spilling.
-pub fn pred_lower_bound(vcode: &VCode) -> usize {
-    let num = Numbering::new(vcode, |v| vcode.class(v) == VClass::Pred);
-    let refs = Refs::new(vcode, &num);
-    let live_out = live_out(vcode, &num, &refs);
-    let mut bound = 0;
-    let (mut defs, mut uses) = (Vec::new(), Vec::new());
+/// Walks the predicates' program points backwards through every block, as
+/// [`pred_lower_bound`] counts them: `visit(live, dead, count)` sees each block's live-out
+/// set, then for each instruction the set live out of it with the definitions nobody reads
+/// (`dead`, written late), then the set live into it (`dead` empty); `count` is the number
+/// of predicates in `live`. The sets are in `num`'s dense numbers.
+fn walk_pred_points(vcode: &VCode, num: &Numbering, mut visit: impl FnMut(&VSet, &[VReg], usize)) {
+    let refs = Refs::new(vcode, num);
+    let live_out = live_out(vcode, num, &refs);
+    let (mut defs, mut uses, mut dead) = (Vec::new(), Vec::new(), Vec::new());
     let mut live = VSet::new(num.count);
     for (b, blk) in vcode.blocks.iter().enumerate() {
         live.0.copy_from_slice(live_out.row(b));
         let mut count = live.iter().count();
-        bound = bound.max(count);
+        visit(&live, &[], count);
         for i in (blk.start as usize..blk.end as usize).rev() {
             defs.clear();
             uses.clear();
             for &(v, is_def) in refs.of(i) {
                 if is_def { defs.push(v) } else { uses.push(v) }
             }
-            let dead_defs = defs.iter().filter(|&&d| !live.contains(d)).count();
-            bound = bound.max(count + dead_defs);
+            dead.clear();
+            dead.extend(defs.iter().copied().filter(|&d| !live.contains(d)));
+            visit(&live, &dead, count);
             for &d in &defs {
                 count -= usize::from(live.remove(d));
             }
             for &u in &uses {
                 count += usize::from(live.insert(u));
             }
-            bound = bound.max(count);
+            visit(&live, &[], count);
         }
     }
+}
+
+/// A lower bound on the predicate registers any allocation needs: the most predicates live
+/// into an instruction (sources read early) or out of it with its definitions (written
+/// late). Above seven, regalloc2 cannot place them in P0..P6 without spilling.
+pub fn pred_lower_bound(vcode: &VCode) -> usize {
+    let num = Numbering::new(vcode, |v| vcode.class(v) == VClass::Pred);
+    let mut bound = 0;
+    walk_pred_points(vcode, &num, |_, dead, count| bound = bound.max(count + dead.len()));
     bound
 }
 
@@ -395,18 +405,16 @@ pub fn pred_crowding(vcode: &VCode) -> Vec<Crowded> {
             vreg_of[n.0 as usize] = v;
         }
     }
-    let refs = Refs::new(vcode, &num);
-    let live_out = live_out(vcode, &num, &refs);
     // One point per distinct set of live predicates (points in a row often share one).
     let mut points: Vec<Crowded> = Vec::new();
     let mut seen: rustc_hash::FxHashSet<Vec<VReg>> = Default::default();
-    let mut record = |live: &VSet, extra: &[VReg]| {
-        if live.iter().count() + extra.len() <= HELD {
+    walk_pred_points(vcode, &num, |live, dead, count| {
+        if count + dead.len() <= HELD {
             return;
         }
         let mut set: Vec<VReg> = live
             .iter()
-            .chain(extra.iter().copied())
+            .chain(dead.iter().copied())
             .map(|n| vreg_of[n.0 as usize])
             .collect();
         set.sort_unstable_by_key(|v| v.0);
@@ -416,28 +424,6 @@ pub fn pred_crowding(vcode: &VCode) -> Vec<Crowded> {
                 live: set,
             });
         }
-    };
-    let (mut defs, mut uses) = (Vec::new(), Vec::new());
-    let mut live = VSet::new(num.count);
-    for (b, blk) in vcode.blocks.iter().enumerate() {
-        live.0.copy_from_slice(live_out.row(b));
-        record(&live, &[]);
-        for i in (blk.start as usize..blk.end as usize).rev() {
-            defs.clear();
-            uses.clear();
-            for &(v, is_def) in refs.of(i) {
-                if is_def { defs.push(v) } else { uses.push(v) }
-            }
-            let dead: Vec<VReg> = defs.iter().copied().filter(|&d| !live.contains(d)).collect();
-            record(&live, &dead);
-            for &d in &defs {
-                live.remove(d);
-            }
-            for &u in &uses {
-                live.insert(u);
-            }
-            record(&live, &[]);
-        }
-    }
+    });
     points
 }
